@@ -1,0 +1,3 @@
+from knoc.cli import main
+
+main()

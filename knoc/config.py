@@ -1,0 +1,67 @@
+"""Finding the content repo and reading knoc.toml."""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+from knoc.wire import TARGETS
+
+CONFIG_FILE = "knoc.toml"
+_KEYS = {"specs", "content", "output", "a2a"}
+
+
+class ConfigError(Exception):
+    """A usage or configuration problem: exit code 2."""
+
+
+@dataclass(frozen=True)
+class Config:
+    root: Path
+    specs: str = "specs"
+    content: str = "content"
+    output: str = "build"
+    a2a: str = "1.0"
+
+    @property
+    def out_dir(self) -> Path:
+        return self.root / self.output
+
+
+def find_root(start: Path) -> Path:
+    here = start.resolve()
+    for folder in (here, *here.parents):
+        if (folder / CONFIG_FILE).is_file() or (folder / "specs").is_dir():
+            return folder
+    raise ConfigError(f"no content repo here: no {CONFIG_FILE} or specs/ in {here} or above it "
+                      "(run knoc inside a content repo, or pass --root)")
+
+
+def load_config(root: Path, a2a: str | None = None) -> Config:
+    values: dict[str, str] = {}
+    path = root / CONFIG_FILE
+    if path.is_file():
+        try:
+            raw = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise ConfigError(f"{CONFIG_FILE}: {exc}") from None
+        section = raw.get("knoc", {})
+        unknown = sorted(set(raw) - {"knoc"}) + sorted(set(section) - _KEYS)
+        if unknown:
+            raise ConfigError(f"{CONFIG_FILE}: unknown setting(s) {', '.join(unknown)}; "
+                              f"[knoc] takes {', '.join(sorted(_KEYS))}")
+        for key, value in section.items():
+            if not isinstance(value, str):
+                raise ConfigError(f"{CONFIG_FILE}: `{key}` must be a string")
+            values[key] = value
+    if a2a is not None:
+        values["a2a"] = a2a
+    config = Config(root=root, **values)
+    if config.a2a not in TARGETS:
+        raise ConfigError(f"unknown A2A target `{config.a2a}`; choose one of {', '.join(TARGETS)}")
+    for key in ("specs", "content", "output"):
+        folder = (root / getattr(config, key)).resolve()
+        if root.resolve() not in (folder, *folder.parents) or folder == root.resolve():
+            raise ConfigError(f"{CONFIG_FILE}: `{key}` must be a folder inside the repo")
+    return config

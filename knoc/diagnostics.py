@@ -1,0 +1,95 @@
+"""The one diagnostic type every stage produces and every renderer reads."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable
+
+
+class Severity(str, enum.Enum):
+    ERROR = "error"
+    WARNING = "warning"
+
+
+@dataclass(frozen=True)
+class Span:
+    """A 1-based source position; end_column is exclusive, 0 when unknown."""
+
+    line: int
+    column: int
+    end_column: int = 0
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    code: str
+    severity: Severity
+    message: str
+    file: str | None = None  # repo-relative, forward slashes
+    span: Span | None = None
+    hint: str | None = None
+    json_path: str | None = None  # for schema errors: where in the entity
+    spec: str | None = None  # for schema errors: the spec that rejected it
+
+    @property
+    def sort_key(self) -> tuple[str, int, int, str, str]:
+        line, col = (self.span.line, self.span.column) if self.span else (0, 0)
+        return (self.file or "", line, col, self.code, self.message)
+
+    def to_dict(self) -> dict[str, object]:
+        out: dict[str, object] = {
+            "code": self.code,
+            "severity": self.severity.value,
+            "message": self.message,
+            "file": self.file,
+            "line": self.span.line if self.span else None,
+            "column": self.span.column if self.span else None,
+            "end_column": (self.span.end_column or None) if self.span else None,
+            "hint": self.hint,
+        }
+        if self.json_path is not None:
+            out["json_path"] = self.json_path
+        if self.spec is not None:
+            out["spec"] = self.spec
+        return out
+
+
+def error(code: str, message: str, **kw: object) -> Diagnostic:
+    return Diagnostic(code, Severity.ERROR, message, **kw)  # type: ignore[arg-type]
+
+
+def warning(code: str, message: str, **kw: object) -> Diagnostic:
+    return Diagnostic(code, Severity.WARNING, message, **kw)  # type: ignore[arg-type]
+
+
+@dataclass
+class Report:
+    """Diagnostics collected across stages, deduplicated and sorted on read."""
+
+    items: list[Diagnostic] = field(default_factory=list)
+
+    def add(self, diag: Diagnostic) -> None:
+        self.items.append(diag)
+
+    def extend(self, diags: Iterable[Diagnostic]) -> None:
+        self.items.extend(diags)
+
+    def sorted(self) -> list[Diagnostic]:
+        return sorted(set(self.items), key=lambda d: d.sort_key)
+
+    @property
+    def errors(self) -> int:
+        return sum(1 for d in set(self.items) if d.severity is Severity.ERROR)
+
+    @property
+    def warnings(self) -> int:
+        return sum(1 for d in set(self.items) if d.severity is Severity.WARNING)
+
+
+def rel(path: Path, root: Path) -> str:
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return path.as_posix()

@@ -1,0 +1,77 @@
+"""The runtime index: perception domain -> agents, and the agent catalog.
+
+`build_domains` / `build_catalog` compute them at compile time; `DomainIndex`
+reads `build/index/domains.json` at run time (seed 004's
+getAgentsForDomain), so routing names a domain, never an agent."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from knoc.project import Card
+from knoc.resolve import Repo
+
+# Seed 000: inference reads skills.tags only, never names; principal first.
+INFERENCE = (
+    ("principal", frozenset({"play", "game", "diplomacy"})),
+    ("utility", frozenset({"api", "search", "discovery", "feed", "index"})),
+)
+
+
+def service_class(declared: str | None, tags: set[str]) -> dict[str, str]:
+    if declared:
+        return {"class": declared, "source": "declared"}
+    for cls, signal in INFERENCE:
+        if tags & signal:
+            return {"class": cls, "source": "inferred"}
+    return {"class": "unknown", "source": "unknown"}
+
+
+def build_domains(repo: Repo, cards: list[Card]) -> dict[str, Any]:
+    public = {d.slug for d in repo.domains if d.public}
+    index: dict[str, list[str]] = {slug: [] for slug in sorted(public)}
+    for card in cards:
+        for slug in card.agent.domains:
+            if slug in index and card.agent.slug not in index[slug]:
+                index[slug].append(card.agent.slug)
+    return {"domains": {k: sorted(v) for k, v in index.items()}}
+
+
+def build_catalog(repo: Repo, cards: list[Card], card_paths: dict[str, str]) -> dict[str, Any]:
+    public = {d.slug for d in repo.domains if d.public}
+    agents = []
+    for card in sorted(cards, key=lambda c: c.agent.slug):
+        a = card.agent
+        tags = {t for s in a.card.get("skills") or [] for t in s.get("tags") or []}
+        agents.append({
+            "slug": a.slug,
+            "id": a.id,
+            "name": a.card["name"],
+            "url": a.card["url"],
+            "card": card_paths[a.slug],
+            "domains": sorted({d for d in a.domains if d in public}),
+            "service_class": service_class(a.service_class, tags),
+        })
+    return {"agents": agents}
+
+
+@dataclass(frozen=True)
+class DomainIndex:
+    """Which public agents watch a perception domain."""
+
+    domains: dict[str, tuple[str, ...]]
+
+    @classmethod
+    def load(cls, path: str | Path) -> "DomainIndex":
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        return cls({k: tuple(v) for k, v in data["domains"].items()})
+
+    def agents_for(self, domain: str) -> list[str]:
+        """Slugs of the agents watching `domain`; KeyError for an unknown domain."""
+        return list(self.domains[domain])
+
+    def __contains__(self, domain: object) -> bool:
+        return domain in self.domains

@@ -1,0 +1,301 @@
+"""Stage 5, project (P10): each public agent becomes an A2A AgentCard for the
+target version. One pure transformation: read the card-shaped fields, apply
+the derivation rules written in the docs, and build the wire model. Nothing
+reaches a card unless a wire model names it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable
+from urllib.parse import urlsplit
+
+from pydantic import ValidationError
+
+from knoc.diagnostics import Diagnostic, error, warning
+from knoc.resolve import Agent
+from knoc.source import JsonPath
+from knoc.wire import compat, v03, v10
+from knoc.wire.common import AgentExtension, AgentProvider, AgentSkill, Wire
+
+SERVICE_CLASS_URI = "https://connect.actex.ai/extensions/service-class"
+DEFAULT_MODES = ["text/plain"]
+DEFAULT_TRANSPORT = "JSONRPC"
+# Legacy `authentication.schemes` names that map onto an HTTP auth scheme.
+HTTP_SCHEMES = {"bearer": "bearer", "basic": "basic", "digest": "digest"}
+
+
+@dataclass(frozen=True)
+class Card:
+    """A projected card: where it is published and what it says."""
+
+    agent: Agent
+    host: str
+    path: str  # url path without leading or trailing slash, "" for the root
+    model: Wire
+
+    @property
+    def site_dir(self) -> str:
+        return "/".join(p for p in (self.host, self.path) if p)
+
+
+@dataclass
+class _Fields:
+    """The card fields after defaults and derivations, target-neutral."""
+
+    name: str
+    description: str
+    url: str
+    version: str
+    transport: str
+    interfaces: list[dict[str, Any]]
+    provider: AgentProvider | None
+    documentation_url: str | None
+    icon_url: str | None
+    streaming: bool | None
+    push_notifications: bool | None
+    state_transition_history: bool | None
+    extended_agent_card: bool | None
+    extensions: list[AgentExtension]
+    schemes: dict[str, dict[str, Any]]
+    security: list[dict[str, list[str]]]
+    input_modes: list[str]
+    output_modes: list[str]
+    skills: list[AgentSkill] = field(default_factory=list)
+
+
+def project_all(agents: Iterable[Agent], target: str) -> tuple[list[Card], list[Diagnostic]]:
+    cards: list[Card] = []
+    diags: list[Diagnostic] = []
+    by_url: dict[tuple[str, str], Agent] = {}
+    build = BUILDERS[target]
+    for agent in agents:
+        if not agent.public or not agent.typed.valid:
+            continue
+        found: list[Diagnostic] = []
+        fields = _fields(agent, found)
+        location = _location(agent, found)
+        if fields is not None and target == "1.0" and fields.state_transition_history:
+            found.append(_warn(agent, ("capabilities", "state_transition_history"),
+                               "KNO-PROJECT-DROPPED",
+                               "`state_transition_history` does not exist in A2A 1.0 and is left out",
+                               "remove it, or build with `--a2a 0.3` or `--a2a compat`"))
+        diags += found
+        if fields is None or location is None or any(d.severity.value == "error" for d in found):
+            continue
+        if location in by_url:
+            diags.append(_err(agent, ("url",), "KNO-URL-DUPLICATE",
+                              f"url `{fields.url}` is also the url of `{by_url[location].slug}`",
+                              "two public agents cannot share one card path: give each its own url"))
+            continue
+        by_url[location] = agent
+        try:
+            model = build(fields)
+        except ValidationError as exc:  # a derivation rule let something through: say so
+            diags.append(_err(agent, (), "KNO-PROJECT-WIRE",
+                              f"the card does not fit the A2A {target} model: {exc.errors()[0]['msg']}",
+                              "report this as a knoc bug, with the entity"))
+            continue
+        cards.append(Card(agent, *location, model))
+    return cards, diags
+
+
+def _fields(agent: Agent, diags: list[Diagnostic]) -> _Fields | None:
+    c = agent.card
+    caps = c.get("capabilities") or {}
+    description = c.get("description")
+    if not description:
+        diags.append(_err(agent, ("name",), "KNO-PROJECT-REQUIRED",
+                          "the card has no `description`, which A2A requires",
+                          "add `description:` saying what the agent does"))
+    provider = None
+    if isinstance(c.get("provider"), dict):
+        p = c["provider"]
+        if not p.get("url"):
+            diags.append(_err(agent, ("provider",), "KNO-PROJECT-REQUIRED",
+                              "`provider` has no `url`, which A2A requires",
+                              "add `url:` with the provider's website"))
+        else:
+            provider = AgentProvider(organization=p["organization"], url=p["url"])
+    schemes, security = _security(agent, diags)
+    extensions = [AgentExtension(**e) for e in caps.get("extensions") or []]
+    if agent.service_class is not None:
+        if any(e.uri == SERVICE_CLASS_URI for e in extensions):
+            diags.append(_err(agent, ("capabilities", "extensions"), "KNO-SERVICE-CLASS-TWICE",
+                              "`service_class` is set and a service-class extension is written by hand",
+                              "keep `service_class` and remove the hand-written entry"))
+        extensions.append(AgentExtension(uri=SERVICE_CLASS_URI, required=False,
+                                         params={"class": agent.service_class}))
+    skills = [s for i, raw in enumerate(c.get("skills") or []) if (s := _skill(agent, i, raw, diags))]
+    if not description:
+        return None
+    return _Fields(
+        name=c["name"], description=description, url=c["url"].rstrip("/") or c["url"],
+        version=str(c["version"]), transport=c.get("preferred_transport") or DEFAULT_TRANSPORT,
+        interfaces=list(c.get("additional_interfaces") or []), provider=provider,
+        documentation_url=c.get("documentation_url"), icon_url=c.get("icon_url"),
+        streaming=caps.get("streaming"), push_notifications=caps.get("push_notifications"),
+        state_transition_history=caps.get("state_transition_history"),
+        extended_agent_card=caps.get("extended_agent_card"), extensions=extensions,
+        schemes=schemes, security=security,
+        input_modes=list(c.get("default_input_modes") or DEFAULT_MODES),
+        output_modes=list(c.get("default_output_modes") or DEFAULT_MODES),
+        skills=skills,
+    )
+
+
+def _skill(agent: Agent, i: int, raw: dict[str, Any], diags: list[Diagnostic]) -> AgentSkill | None:
+    missing = [k for k in ("description", "tags") if not raw.get(k)]
+    for key in missing:
+        what = "a description" if key == "description" else "tags"
+        diags.append(_err(agent, ("skills", i, "id"), "KNO-PROJECT-REQUIRED",
+                          f"skill `{raw.get('id')}` has no {what}, which A2A requires",
+                          f"add `{key}:` to the skill"))
+    if missing:
+        return None
+    return AgentSkill(id=raw["id"], name=raw["name"], description=raw["description"],
+                      tags=list(raw["tags"]), examples=raw.get("examples"),
+                      input_modes=raw.get("input_modes"), output_modes=raw.get("output_modes"))
+
+
+def _security(agent: Agent, diags: list[Diagnostic]) -> tuple[dict[str, dict[str, Any]], list[dict[str, list[str]]]]:
+    c = agent.card
+    schemes: dict[str, dict[str, Any]] = dict(c.get("security_schemes") or {})
+    security: list[dict[str, list[str]]] = [dict(r) for r in c.get("security") or []]
+    legacy = c.get("authentication")
+    if isinstance(legacy, dict) and legacy.get("schemes"):
+        if schemes:
+            diags.append(_err(agent, ("authentication",), "KNO-PROJECT-AUTH",
+                              "both `authentication` (legacy) and `security_schemes` are set",
+                              "declare security once: move the legacy schemes into `security_schemes`"))
+        for j, name in enumerate(legacy["schemes"]):
+            http = HTTP_SCHEMES.get(str(name).lower())
+            if http is None:
+                diags.append(_err(agent, ("authentication", "schemes", j), "KNO-PROJECT-AUTH",
+                                  f"legacy scheme `{name}` cannot be mapped to an A2A security scheme",
+                                  "only Bearer, Basic and Digest map directly; declare others under "
+                                  "`security_schemes` (e.g. type: oauth2 with its flows)"))
+                continue
+            schemes[http] = {"type": "http", "scheme": http}
+            security.append({http: []})
+    for j, requirement in enumerate(security):
+        for name in requirement:
+            if name not in schemes:
+                diags.append(_err(agent, ("security", j), "KNO-PROJECT-AUTH",
+                                  f"security requirement names `{name}`, which is not in `security_schemes`",
+                                  f"declare `{name}` under `security_schemes`"))
+    return schemes, security
+
+
+def _location(agent: Agent, diags: list[Diagnostic]) -> tuple[str, str] | None:
+    url = str(agent.card.get("url", ""))
+    parts = urlsplit(url)
+    segments = [s for s in parts.path.split("/") if s]
+    if not parts.hostname or any(s in (".", "..") or "\\" in s for s in segments):
+        diags.append(_err(agent, ("url",), "KNO-PROJECT-URL",
+                          f"url `{url}` cannot be mapped to a card path",
+                          "use an absolute https URL without `.` or `..` segments"))
+        return None
+    host = parts.hostname + (f":{parts.port}" if parts.port else "")
+    return host, "/".join(segments)
+
+
+# --- targets -------------------------------------------------------------
+
+
+def _snake_flows(flows: dict[str, Any]) -> dict[str, Any]:
+    return {k: dict(v) for k, v in flows.items()}
+
+
+def _v10_scheme(s: dict[str, Any]) -> dict[str, Any]:
+    desc = {"description": s["description"]} if s.get("description") else {}
+    kind = s["type"]
+    if kind == "apiKey":
+        return {"api_key_security_scheme": {**desc, "location": s["in"], "name": s["name"]}}
+    if kind == "http":
+        return {"http_auth_security_scheme": {**desc, "scheme": s["scheme"],
+                                              "bearer_format": s.get("bearer_format")}}
+    if kind == "oauth2":
+        return {"oauth2_security_scheme": {**desc, "flows": _snake_flows(s["flows"]),
+                                           "oauth2_metadata_url": s.get("oauth2_metadata_url")}}
+    if kind == "openIdConnect":
+        return {"open_id_connect_security_scheme": {**desc, "open_id_connect_url": s["open_id_connect_url"]}}
+    return {"mtls_security_scheme": desc}
+
+
+def _v03_scheme(s: dict[str, Any]) -> dict[str, Any]:
+    out = {k: v for k, v in s.items() if k != "in"}
+    if "in" in s:
+        out["in_"] = s["in"]
+    if "flows" in s:
+        out["flows"] = _snake_flows(s["flows"])
+    return out
+
+
+def _capabilities_v10(f: _Fields) -> v10.AgentCapabilities:
+    return v10.AgentCapabilities(streaming=f.streaming, push_notifications=f.push_notifications,
+                                 extensions=f.extensions or None,
+                                 extended_agent_card=f.extended_agent_card)
+
+
+def _v10_kwargs(f: _Fields, versions: tuple[str, ...]) -> dict[str, Any]:
+    interfaces = [v10.AgentInterface(url=f.url, protocol_binding=f.transport, protocol_version=v)
+                  for v in versions]
+    interfaces += [v10.AgentInterface(url=i["url"], protocol_binding=i["transport"],
+                                      protocol_version=versions[0], tenant=i.get("tenant"))
+                   for i in f.interfaces]
+    return dict(
+        name=f.name, description=f.description, supported_interfaces=interfaces,
+        provider=f.provider, version=f.version, documentation_url=f.documentation_url,
+        capabilities=_capabilities_v10(f),
+        security_requirements=[v10.SecurityRequirement(schemes={n: v10.StringList(list=s)
+                                                                for n, s in r.items()})
+                               for r in f.security] or None,
+        default_input_modes=f.input_modes, default_output_modes=f.output_modes,
+        skills=f.skills, icon_url=f.icon_url,
+    )
+
+
+def to_v10(f: _Fields) -> v10.AgentCard:
+    return v10.AgentCard(**_v10_kwargs(f, ("1.0",)),
+                         security_schemes={n: v10.SecurityScheme(**_v10_scheme(s))
+                                           for n, s in f.schemes.items()} or None)
+
+
+def to_compat(f: _Fields) -> compat.AgentCard:
+    return compat.AgentCard(
+        **_v10_kwargs(f, ("1.0", compat.PROTOCOL_VERSION)),
+        security_schemes={n: compat.SecurityScheme(**_v10_scheme(s), **_v03_scheme(s))
+                          for n, s in f.schemes.items()} or None,
+        url=f.url, preferred_transport=f.transport, security=f.security or None,
+    )
+
+
+def to_v03(f: _Fields) -> v03.AgentCard:
+    return v03.AgentCard(
+        name=f.name, description=f.description, url=f.url, preferred_transport=f.transport,
+        additional_interfaces=[v03.AgentInterface(url=i["url"], transport=i["transport"])
+                               for i in f.interfaces] or None,
+        icon_url=f.icon_url, provider=f.provider, version=f.version,
+        documentation_url=f.documentation_url,
+        capabilities=v03.AgentCapabilities(streaming=f.streaming,
+                                           push_notifications=f.push_notifications,
+                                           state_transition_history=f.state_transition_history,
+                                           extensions=f.extensions or None),
+        security_schemes={n: v03.SecurityScheme(**_v03_scheme(s)) for n, s in f.schemes.items()} or None,
+        security=f.security or None,
+        default_input_modes=f.input_modes, default_output_modes=f.output_modes, skills=f.skills,
+        supports_authenticated_extended_card=f.extended_agent_card,
+    )
+
+
+BUILDERS: dict[str, Callable[[_Fields], Wire]] = {"1.0": to_v10, "0.3": to_v03, "compat": to_compat}
+
+
+def _err(agent: Agent, path: JsonPath, code: str, message: str, hint: str) -> Diagnostic:
+    src = agent.typed.entity.source
+    return error(code, message, file=src.rel, span=src.locate((*agent.card_path, *path)), hint=hint)
+
+
+def _warn(agent: Agent, path: JsonPath, code: str, message: str, hint: str) -> Diagnostic:
+    src = agent.typed.entity.source
+    return warning(code, message, file=src.rel, span=src.locate((*agent.card_path, *path)), hint=hint)

@@ -1,0 +1,38 @@
+"""Models whose JSON shape is the same in A2A 0.3 and 1.0."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+from pydantic.alias_generators import to_camel
+
+
+class Wire(BaseModel):
+    model_config = ConfigDict(extra="forbid", alias_generator=to_camel, populate_by_name=True,
+                              frozen=True)
+
+    def to_json_dict(self) -> dict[str, Any]:
+        return self.model_dump(by_alias=True, exclude_none=True, mode="json")
+
+
+class AgentProvider(Wire):
+    organization: str
+    url: str
+
+
+class AgentExtension(Wire):
+    uri: str
+    description: str | None = None
+    required: bool | None = None
+    params: dict[str, Any] | None = None
+
+
+class AgentSkill(Wire):
+    id: str
+    name: str
+    description: str
+    tags: list[str]
+    examples: list[str] | None = None
+    input_modes: list[str] | None = None
+    output_modes: list[str] | None = None
