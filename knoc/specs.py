@@ -39,6 +39,15 @@ class SpecSet:
 
     specs: dict[str, Spec] = field(default_factory=dict)  # by slug
     by_declaration: dict[str, Spec] = field(default_factory=dict)
+    registry: Registry = field(default_factory=Registry)
+
+    def resolver_for(self, node: Any) -> Any:
+        """A resolver based at the spec whose schema holds `node` (relative
+        `$ref`s inside it are relative to that spec)."""
+        for spec in self.specs.values():
+            if any(n is node for n in _nodes(spec.schema)):
+                return self.registry.resolver(uri(spec.slug))
+        return self.registry.resolver()
 
     def versions_of(self, type_: str) -> list[str]:
         found = [d.split("@", 1)[1] for d in self.by_declaration if d.split("@", 1)[0] == type_]
@@ -89,7 +98,7 @@ def compile_specs(entities: list[Entity]) -> tuple[SpecSet, list[Diagnostic]]:
         for s in candidates
     )
     fast_registry = jsonschema_rs.Registry([(uri(s.slug), s.schema) for s in candidates])
-    out = SpecSet()
+    out = SpecSet(registry=registry)
     for spec in candidates:
         bad_ref = _first_unresolvable(spec, registry)
         if bad_ref is not None:
@@ -145,3 +154,40 @@ def _refs(node: Any, path: tuple[str | int, ...]) -> Iterator[tuple[tuple[str | 
     elif isinstance(node, list):
         for i, value in enumerate(node):
             yield from _refs(value, (*path, i))
+
+
+def property_names(schema: Any, resolver: Any) -> set[str]:
+    """Every property name a schema defines at this level, through `allOf`,
+    conditionals and `$ref`s: the names an author may write here."""
+    names: set[str] = set()
+    seen: set[int] = set()
+
+    def walk(node: Any, res: Any) -> None:
+        if not isinstance(node, dict) or id(node) in seen:
+            return
+        seen.add(id(node))
+        names.update(node.get("properties", {}))
+        if isinstance(node.get("$ref"), str):
+            try:
+                hit = res.lookup(node["$ref"])
+            except Unresolvable:
+                return
+            walk(hit.contents, hit.resolver)
+        for key in ("allOf", "anyOf", "oneOf"):
+            for sub in node.get(key, []):
+                walk(sub, res)
+        for key in ("then", "else"):
+            walk(node.get(key), res)
+
+    walk(schema, resolver)
+    return names
+
+
+def _nodes(node: Any) -> Iterator[Any]:
+    if isinstance(node, dict):
+        yield node
+        for v in node.values():
+            yield from _nodes(v)
+    elif isinstance(node, list):
+        for v in node:
+            yield from _nodes(v)

@@ -15,7 +15,7 @@ from jsonschema.exceptions import ValidationError, best_match
 
 from knoc.diagnostics import Diagnostic, error, warning
 from knoc.load import Entity
-from knoc.specs import DECLARATION, Spec, SpecSet
+from knoc.specs import DECLARATION, Spec, SpecSet, property_names
 
 ULID_CHARS = "0-9A-HJKMNP-TV-Z"
 BOUNDARY_PREFIXES = ("MUST NOT", "SHOULD NOT")
@@ -45,7 +45,7 @@ def validate_all(entities: list[Entity], specs: SpecSet) -> tuple[list[Typed], l
         if isinstance(result, Diagnostic):
             diags.append(result)
             continue
-        found = list(check(result))
+        found = list(check(result, specs))
         result.valid = not any(d.severity.value == "error" for d in found)
         diags.extend(found)
         typed.append(result)
@@ -81,12 +81,12 @@ def declaration(ent: Entity, specs: SpecSet) -> Typed | Diagnostic:
                  hint=f"accepted versions: {', '.join(accepted)}")
 
 
-def check(t: Typed) -> Iterable[Diagnostic]:
+def check(t: Typed, specs: SpecSet) -> Iterable[Diagnostic]:
     assert t.spec.validator is not None
     if not t.spec.fast.is_valid(t.data):
         detailed = list(t.spec.validator.iter_errors(t.data))
         for err in detailed:
-            yield from schema_diagnostics(t, err)
+            yield from schema_diagnostics(t, err, specs)
         if not detailed:  # the two engines disagree: report the fast one's words
             for fast_err in t.spec.fast.iter_errors(t.data):
                 path = tuple(fast_err.instance_path)
@@ -112,7 +112,7 @@ def _boundary_wording(t: Typed) -> Iterable[Diagnostic]:
                           hint="say whether it is a hard rule (MUST NOT) or advice (SHOULD NOT)")
 
 
-def schema_diagnostics(t: Typed, err: ValidationError) -> Iterable[Diagnostic]:
+def schema_diagnostics(t: Typed, err: ValidationError, specs: SpecSet) -> Iterable[Diagnostic]:
     if err.validator in ("anyOf", "oneOf") and err.context:
         err = best_match(err.context)
     src = t.entity.source
@@ -121,8 +121,12 @@ def schema_diagnostics(t: Typed, err: ValidationError) -> Iterable[Diagnostic]:
     kw, value, instance = err.validator, err.validator_value, err.instance
 
     if kw in ("unevaluatedProperties", "additionalProperties") and isinstance(instance, dict):
-        allowed = _property_names(err.schema)
+        # After another error, unevaluatedProperties also flags the keys of the
+        # subschema that failed: only names defined nowhere here are unknown.
+        allowed = sorted(property_names(err.schema, specs.resolver_for(err.schema)))
         for name in _unexpected(err.message, instance):
+            if name in allowed:
+                continue
             near = difflib.get_close_matches(name, allowed, n=1)
             yield error("KNO-SCHEMA-UNKNOWN-FIELD", f"unknown field `{name}`",
                         span=src.locate((*path, name), key=True),
@@ -185,13 +189,6 @@ def _unexpected(message: str, instance: dict[str, Any]) -> list[str]:
     inside = message[message.find("(") :]
     names = [n for n in _UNEXPECTED.findall(inside) if n in instance]
     return names or sorted(instance)[:1]
-
-
-def _property_names(schema: Any) -> list[str]:
-    names: set[str] = set()
-    if isinstance(schema, dict):
-        names.update(schema.get("properties", {}))
-    return sorted(names)
 
 
 def _json_path(path: tuple[Any, ...]) -> str:

@@ -1,0 +1,52 @@
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any, Callable
+
+import pytest
+from click.testing import CliRunner
+
+from knoc.cli import main
+from knoc.config import load_config
+from knoc.pipeline import Result, compile_repo
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE_PARTS = ("knoc.toml", "specs", "content")
+
+
+def compile_example(target: str | None = None, root: Path = ROOT) -> Result:
+    return compile_repo(load_config(root, target))
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    """A private copy of the example content repo, not yet built."""
+    for part in EXAMPLE_PARTS:
+        src = ROOT / part
+        if src.is_dir():
+            shutil.copytree(src, tmp_path / part)
+        else:
+            shutil.copy(src, tmp_path / part)
+    return tmp_path
+
+
+@pytest.fixture
+def knoc() -> Callable[..., Any]:
+    """Run the CLI in-process: knoc("build", root=path) -> (exit code, stdout, stderr)."""
+
+    def run(*args: str, root: Path) -> tuple[int, str, str]:
+        result = CliRunner().invoke(main, [args[0], "--root", str(root), *args[1:]],
+                                    catch_exceptions=False)
+        return result.exit_code, result.stdout, result.stderr
+
+    return run
+
+
+def json_diags(stdout: str) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in stdout.splitlines() if line.strip()]
+
+
+def tree(path: Path) -> dict[str, bytes]:
+    return {p.relative_to(path).as_posix(): p.read_bytes() for p in sorted(path.rglob("*")) if p.is_file()}

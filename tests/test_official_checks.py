@@ -1,0 +1,115 @@
+"""Every example card, for every target, passes the official A2A checks."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from a2a.client.card_resolver import parse_agent_card
+from a2a.compat.v0_3 import types as sdk_v03
+from a2a.types import AgentCard
+from a2a.utils.proto_utils import validate_proto_required_fields
+from google.protobuf.json_format import ParseDict
+from jsonschema import Draft7Validator
+
+from tests.conftest import compile_example
+
+SCHEMA_V03 = json.loads((Path(__file__).parent / "data/a2a/a2a-v0.3.0.schema.json").read_text())
+V03_VALIDATOR = Draft7Validator({"$ref": "#/definitions/AgentCard", "definitions": SCHEMA_V03["definitions"]})
+
+
+def cards(target: str) -> list[tuple[str, dict[str, Any]]]:
+    result = compile_example(target)
+    assert result.ok, result.report.sorted()
+    return [(path, json.loads(body)) for path, body in result.files.items()
+            if path.endswith("/agent-card.json")]
+
+
+def ids(items: list[tuple[str, Any]]) -> list[str]:
+    return [path.split("/")[-3] for path, _ in items]
+
+
+def assert_v03_schema(card: dict[str, Any]) -> None:
+    errors = [e.message for e in V03_VALIDATOR.iter_errors(card)]
+    assert errors == []
+
+
+def assert_v10_strict(card: dict[str, Any]) -> None:
+    message = ParseDict(copy.deepcopy(card), AgentCard())  # unknown keys raise ParseError
+    validate_proto_required_fields(message)
+
+
+V10, V03, COMPAT = cards("1.0"), cards("0.3"), cards("compat")
+
+
+def test_every_public_agent_has_a_card_per_target() -> None:
+    assert len(V10) == len(V03) == len(COMPAT) == 7
+
+
+@pytest.mark.parametrize("path,card", V10, ids=ids(V10))
+def test_v10_cards_parse_strictly_with_required_fields(path: str, card: dict[str, Any]) -> None:
+    assert_v10_strict(card)
+    assert card["supportedInterfaces"][0]["protocolVersion"] == "1.0"
+    assert "url" not in card and "stateTransitionHistory" not in card["capabilities"]
+
+
+@pytest.mark.parametrize("path,card", V03, ids=ids(V03))
+def test_v03_cards_pass_the_official_schema_and_sdk_model(path: str, card: dict[str, Any]) -> None:
+    assert_v03_schema(card)
+    sdk_v03.AgentCard.model_validate(card)
+    assert card["protocolVersion"] == "0.3.0"
+
+
+@pytest.mark.parametrize("path,card", COMPAT, ids=ids(COMPAT))
+def test_compat_cards_serve_both_generations(path: str, card: dict[str, Any]) -> None:
+    assert_v03_schema(card)
+    parsed = parse_agent_card(copy.deepcopy(card))
+    validate_proto_required_fields(parsed)
+    versions = [i["protocolVersion"] for i in card["supportedInterfaces"]]
+    assert versions == ["1.0", "0.3"]
+    assert card["url"] == card["supportedInterfaces"][0]["url"]
+
+
+def test_compat_card_matches_what_the_sdk_server_publishes() -> None:
+    """a2a-sdk's own server turns a parsed card back into the dual format; our
+    compat card must already be that document (no field added or lost)."""
+    from a2a.server.request_handlers.response_helpers import agent_card_to_dict
+
+    for _, card in COMPAT:
+        served = agent_card_to_dict(parse_agent_card(copy.deepcopy(card)))
+        assert _normal(served) == _normal(card)
+
+
+def _normal(card: dict[str, Any]) -> dict[str, Any]:
+    # ProtoJSON drops `required: false` and empty scope lists; compare modulo those.
+    text = json.dumps(card, sort_keys=True)
+    value = json.loads(text)
+    for ext in value.get("capabilities", {}).get("extensions", []):
+        if ext.get("required") is False:
+            del ext["required"]
+    for req in value.get("securityRequirements", []):
+        for name, scopes in req["schemes"].items():
+            if scopes == {"list": []}:
+                req["schemes"][name] = {}
+    return value
+
+
+def test_service_class_becomes_the_extension_entry() -> None:
+    by_name = {card["name"]: card for _, card in V10}
+    entry = {"uri": "https://connect.actex.ai/extensions/service-class", "required": False,
+             "params": {"class": "utility"}}
+    assert entry in by_name["Schema Steward"]["capabilities"]["extensions"]
+    search = by_name["Catalog Search"]  # declares no class: nothing inferred onto the card
+    assert "extensions" not in search["capabilities"]
+
+
+def test_legacy_authentication_maps_to_each_targets_security_fields() -> None:
+    v10 = next(c for _, c in V10 if c["name"] == "Possibility Auth Agent")
+    v03 = next(c for _, c in V03 if c["name"] == "Possibility Auth Agent")
+    assert v10["securitySchemes"] == {"bearer": {"httpAuthSecurityScheme": {"scheme": "bearer"}}}
+    assert v10["securityRequirements"] == [{"schemes": {"bearer": {"list": []}}}]
+    assert v03["securitySchemes"] == {"bearer": {"type": "http", "scheme": "bearer"}}
+    assert v03["security"] == [{"bearer": []}]

@@ -1,0 +1,66 @@
+"""Nothing private reaches a published file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from ruamel.yaml import YAML
+
+from tests.conftest import ROOT, tree
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _strings(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v)]
+    return [str(value)] if value is not None and not isinstance(value, bool) else []
+
+
+def _load(rel: str) -> dict[str, Any]:
+    return YAML(typ="safe").load((ROOT / rel).read_text(encoding="utf-8"))
+
+
+def _secrets() -> list[str]:
+    """Every value an outsider must never see."""
+    found: list[str] = []
+    private = _load("content/agent-blueprints/ledger-auditor.kno")
+    found += [private["a2a_projection"]["name"], private["a2a_projection"]["url"],
+              private["slug"], private["id"], private["title"]]
+    for path in sorted((ROOT / "content").rglob("*.kno")):
+        data = _load(path.relative_to(ROOT).as_posix())
+        persona = data.get("persona", data)
+        for key in ("goals", "boundaries"):
+            found += _strings(persona.get(key))
+        found += _strings(data.get("budget_override"))
+        ownership = data.get("ownership") or {}
+        found += _strings(ownership.get("possibility_slug"))
+        if "credentials" in (data.get("authentication") or {}):
+            found.append(data["authentication"]["credentials"])
+    # Short generic values ("0", "blocked") also occur in public text by chance.
+    return sorted({s for s in found if len(s) >= 8})
+
+
+SECRETS = _secrets()
+
+
+def test_the_secret_list_is_not_empty() -> None:
+    assert "Zephyr Ledger Auditor" in SECRETS
+    assert "MUST NOT write to the production ledger" in SECRETS
+    assert len(SECRETS) > 20
+
+
+@pytest.mark.parametrize("secret", SECRETS)
+def test_no_private_value_under_build(secret: str) -> None:
+    needle = secret.encode("utf-8")
+    leaks = [path for path, body in tree(ROOT / "build").items() if needle in body]
+    assert leaks == []
+
+
+def test_private_agent_is_validated_but_not_published(repo: Path, knoc) -> None:  # type: ignore[no-untyped-def]
+    bp = repo / "content/agent-blueprints/ledger-auditor.kno"
+    bp.write_text(bp.read_text().replace("domains: [entity-health]", "domains: [no-such]"))
+    code, _, err = knoc("validate", root=repo)
+    assert code == 1 and "KNO-RESOLVE-DOMAIN" in err
