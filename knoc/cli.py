@@ -99,7 +99,7 @@ def _report(config: Config, result: Result, diags: list[Diagnostic], fmt: str, o
         if diags:
             click.echo(render.json_lines(diags))
     else:
-        stream = click.get_text_stream("stderr")
+        stream = sys.stderr
         body = render.text(diags, _source_reader(config.root), color=render.use_color(stream))
         if body:
             click.echo(body + "\n", err=True)
