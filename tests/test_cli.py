@@ -1,0 +1,135 @@
+"""The command line as a user meets it: exit codes, root discovery, the
+build directory's safety, determinism and the runtime domain index."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from knoc import __version__
+from knoc.cli import main
+from knoc.emit import write_tree
+from knoc.index import DomainIndex
+from tests.conftest import ROOT, json_diags, tree
+
+
+def test_version_and_help() -> None:
+    runner = CliRunner()
+    assert __version__ in runner.invoke(main, ["--version"]).output
+    for command in ([], ["build"], ["validate"]):
+        result = runner.invoke(main, [*command, "--help"])
+        assert result.exit_code == 0 and "Usage:" in result.output
+
+
+def test_build_finds_the_root_by_walking_up(repo: Path) -> None:
+    env = {**os.environ, "NO_COLOR": "1"}
+    done = subprocess.run([sys.executable, "-m", "knoc", "build"], cwd=repo / "content" / "agents",
+                          capture_output=True, text=True, env=env)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.strip().endswith("(wrote 7 cards (A2A 1.0) to build/)")
+    assert (repo / "build/site/api.possibility.space/a2a/.well-known/agent-card.json").is_file()
+    assert "Traceback" not in done.stderr
+
+
+def test_outside_a_content_repo_is_a_usage_error(tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, "-m", "knoc", "validate"], cwd=tmp_path,
+                          capture_output=True, text=True)
+    assert done.returncode == 2
+    assert "no content repo here" in done.stderr and "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("toml,message", [
+    ('[knoc]\na2a = "2.0"\n', "unknown A2A target"),
+    ('[knoc]\noutput = "../elsewhere"\n', "inside the repo"),
+    ('[knoc]\ncolour = "red"\n', "unknown setting"),
+    ("[knoc\n", "knoc.toml"),
+])
+def test_bad_configuration_exits_2(repo: Path, knoc, toml: str, message: str) -> None:  # type: ignore[no-untyped-def]
+    (repo / "knoc.toml").write_text(toml)
+    code, _, err = knoc("build", root=repo)
+    assert code == 2 and message in err
+
+
+def test_a2a_flag_overrides_knoc_toml(repo: Path, knoc) -> None:  # type: ignore[no-untyped-def]
+    assert knoc("build", "--a2a", "0.3", root=repo)[0] == 0
+    card = (repo / "build/site/api.possibility.space/a2a/.well-known/agent-card.json").read_text()
+    assert '"protocolVersion": "0.3.0"' in card
+    assert '"a2a_target": "0.3"' in (repo / "build/manifest.json").read_text()
+
+
+def test_validate_writes_nothing_and_filters_by_file(repo: Path, knoc) -> None:  # type: ignore[no-untyped-def]
+    bp = repo / "content/agent-blueprints/drift-sentinel.kno"
+    bp.write_text(bp.read_text().replace("lifecycle: ephemeral", "lifecycle: forever"))
+    code, out, _ = knoc("validate", "--format", "json", root=repo)
+    assert code == 1 and not (repo / "build").exists()
+    assert {d["file"] for d in json_diags(out)} == {"content/agent-blueprints/drift-sentinel.kno"}
+    other = str(repo / "content/agents/echo-agent.kno")
+    assert knoc("validate", other, root=repo)[0] == 0
+
+
+def test_same_sources_same_bytes(repo: Path, knoc) -> None:  # type: ignore[no-untyped-def]
+    assert knoc("build", root=repo)[0] == 0
+    first = tree(repo / "build")
+    for path in sorted((repo / "content").rglob("*.kno")):  # touch every input
+        path.write_bytes(path.read_bytes())
+    assert knoc("build", root=repo)[0] == 0
+    assert tree(repo / "build") == first == tree(ROOT / "build")
+
+
+def test_files_no_longer_produced_disappear(repo: Path, knoc) -> None:  # type: ignore[no-untyped-def]
+    assert knoc("build", root=repo)[0] == 0
+    (repo / "content/agent-blueprints/catalog-search.kno").unlink()
+    assert knoc("build", root=repo)[0] == 0
+    assert not (repo / "build/site/agents.possibility.space/catalog-search").exists()
+    assert "catalog-search" not in (repo / "build/index/agents.json").read_text()
+
+
+def test_build_refuses_to_replace_files_it_did_not_write(repo: Path, knoc) -> None:  # type: ignore[no-untyped-def]
+    assert knoc("build", root=repo)[0] == 0
+    (repo / "build/NOTES.md").write_text("mine")
+    code, _, err = knoc("build", root=repo)
+    assert code == 2 and "NOTES.md" in err
+    assert (repo / "build/NOTES.md").read_text() == "mine"
+
+
+def test_build_refuses_a_foreign_output_folder(repo: Path, knoc) -> None:  # type: ignore[no-untyped-def]
+    (repo / "build").mkdir()
+    (repo / "build/index.html").write_text("<h1>my site</h1>")
+    code, _, err = knoc("build", root=repo)
+    assert code == 2 and "no knoc manifest.json" in err
+    assert (repo / "build/index.html").read_text() == "<h1>my site</h1>"
+
+
+def test_an_interrupted_write_leaves_the_old_tree(repo: Path, knoc, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    assert knoc("build", root=repo)[0] == 0
+    before = tree(repo / "build")
+
+    calls = {"n": 0}
+    real = Path.write_bytes
+
+    def failing(self: Path, data: bytes) -> int:
+        calls["n"] += 1
+        if calls["n"] == 3:
+            raise KeyboardInterrupt
+        return real(self, data)
+
+    monkeypatch.setattr(Path, "write_bytes", failing)
+    with pytest.raises(KeyboardInterrupt):
+        write_tree(repo / "build", {"a.json": b"1", "b.json": b"2", "c.json": b"3"})
+    monkeypatch.undo()
+    assert tree(repo / "build") == before
+    assert [p.name for p in repo.iterdir() if p.name.startswith(".build")] == []
+
+
+def test_domain_index_answers_which_agents_watch_a_domain() -> None:
+    index = DomainIndex.load(ROOT / "build/index/domains.json")
+    assert index.agents_for("schemas") == ["catalog-search", "schema-steward"]
+    assert index.agents_for("billing-events") == []  # listed though nobody watches it
+    assert "no-such-domain" not in index
+    with pytest.raises(KeyError):
+        index.agents_for("no-such-domain")
