@@ -1,0 +1,64 @@
+"""Cold-build benchmark: generate repos of 1,000 and 10,000 agents, run
+`knoc build` in a fresh process on each, print wall time and peak memory.
+
+    python bench/run.py [--sizes 1000 10000] [--repeat 3]
+
+Each run is a new interpreter with a removed build/, so imports, spec
+compilation and every file are paid for: what a CI job or a hook sees."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from gen_repo import generate  # noqa: E402
+
+MEASURE = ("import resource, subprocess, sys, time;"
+           "t = time.perf_counter();"
+           "rc = subprocess.call(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL);"
+           "wall = time.perf_counter() - t;"
+           "rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss;"
+           "print(rc, wall, rss)")
+
+
+def cold_build(repo: Path) -> tuple[float, float]:
+    shutil.rmtree(repo / "build", ignore_errors=True)
+    out = subprocess.run([sys.executable, "-c", MEASURE, sys.executable, "-m", "knoc", "build",
+                          "--root", str(repo)], capture_output=True, text=True, check=True)
+    rc, wall, rss_kb = out.stdout.split()
+    if rc != "0":
+        raise SystemExit(f"knoc build failed on {repo} (exit {rc})")
+    return float(wall), int(rss_kb) / 1024
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000])
+    ap.add_argument("--repeat", type=int, default=3)
+    args = ap.parse_args()
+    print(f"# knoc cold build, {platform.python_implementation()} {platform.python_version()}, "
+          f"{os.cpu_count()} cores")
+    print("| agents | files | wall (median of %d) | peak RSS |" % args.repeat)
+    print("|---:|---:|---:|---:|")
+    with tempfile.TemporaryDirectory(prefix="knoc-bench-") as tmp:
+        for n in args.sizes:
+            repo = Path(tmp) / f"repo-{n}"
+            generate(repo, n)
+            files = sum(1 for _ in repo.rglob("*.kno"))
+            runs = [cold_build(repo) for _ in range(args.repeat)]
+            wall = statistics.median(r[0] for r in runs)
+            rss = max(r[1] for r in runs)
+            print(f"| {n:,} | {files:,} | {wall:.2f} s | {rss:.0f} MiB |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
