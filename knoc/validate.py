@@ -177,12 +177,15 @@ def schema_diagnostics(t: Typed, err: ValidationError, specs: SpecSet) -> Iterab
                     f"expected {_types(value)}, found {_type_name(instance)}",
                     span=span, hint=_type_hint(value, instance), **common)
     else:
-        yield error(f"KNO-SCHEMA-{kw.upper()}" if kw in _KNOWN else "KNO-SCHEMA",
-                    err.message, span=span, **common)
+        yield error(_CODES.get(kw, "KNO-SCHEMA"), err.message, span=span, **common)
 
 
-_KNOWN = {"pattern", "minItems", "maxItems", "minLength", "maxLength", "minimum", "maximum",
-          "minProperties", "maxProperties", "const"}
+_CODES = {
+    "pattern": "KNO-SCHEMA-PATTERN", "const": "KNO-SCHEMA-CONST",
+    "minimum": "KNO-SCHEMA-RANGE", "maximum": "KNO-SCHEMA-RANGE",
+    "minItems": "KNO-SCHEMA-SIZE", "maxItems": "KNO-SCHEMA-SIZE", "minLength": "KNO-SCHEMA-SIZE",
+    "maxLength": "KNO-SCHEMA-SIZE", "minProperties": "KNO-SCHEMA-SIZE", "maxProperties": "KNO-SCHEMA-SIZE",
+}
 
 
 def _unexpected(message: str, instance: dict[str, Any]) -> list[str]:

@@ -1,0 +1,28 @@
+# knoc: every target sets up .venv first, so each works on a fresh machine.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: build test bench snapshot-update clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+build: $(STAMP)  ## compile the example content repo into build/
+	$(BIN)/knoc build
+
+test: $(STAMP)  ## the whole test suite (what CI runs)
+	$(BIN)/pytest -q
+
+bench: $(STAMP)  ## cold-build benchmark at 1,000 and 10,000 agents
+	$(BIN)/python bench/run.py
+
+snapshot-update: $(STAMP)  ## rewrite snapshots after an intended output change; review the diff
+	$(BIN)/pytest -q tests/test_snapshots.py --snapshot-update
+
+clean:
+	rm -rf $(VENV) .pytest_cache
