@@ -6,6 +6,7 @@ configuration error."""
 from __future__ import annotations
 
 import functools
+import json
 import sys
 from pathlib import Path
 from typing import Callable
@@ -15,7 +16,8 @@ import click
 from knoc import __version__, render
 from knoc.config import Config, ConfigError, find_root, load_config
 from knoc.diagnostics import Diagnostic
-from knoc.emit import OutputError, write_tree
+from knoc.drift import compare
+from knoc.emit import OutputError, read_tree, write_tree
 from knoc.pipeline import Result, compile_repo
 from knoc.source import SourceFile
 from knoc.wire import TARGETS
@@ -68,6 +70,36 @@ def build(config: Config, fmt: str) -> int:
     cards = len(result.cards)
     return _report(config, result, result.report.sorted(), fmt,
                    f"wrote {cards} card{'s' if cards != 1 else ''} (A2A {config.a2a}) to {out}")
+
+
+@main.command()
+@_common
+def check(config: Config, fmt: str) -> int:
+    """Compile in memory and compare with build/ on disk (the drift guard).
+
+    Exit 0 when build/ matches the sources; exit 1 with each stale, missing
+    or extra file (and a short diff) when it does not, or on any finding."""
+    result = compile_repo(config)
+    diags = result.report.sorted()
+    if not result.ok:
+        return _report(config, result, diags, fmt, "build/ not compared")
+    drift = compare(result.files, read_tree(config.out_dir))
+    out = config.output + "/"
+    if fmt == "json":
+        for d in drift:
+            click.echo(json.dumps({"code": "KNO-DRIFT", "severity": "error", "file": f"{out}{d.path}",
+                                   "state": d.state, "message": f"{d.state}: {out}{d.path}"}))
+    for d in drift if fmt == "text" else []:
+        click.echo(f"{d.state}: {out}{d.path}", err=True)
+        if d.diff:
+            click.echo(d.diff, err=True)
+    if drift:
+        click.echo(f"error: {out} has drifted from the sources ({len(drift)} file"
+                   f"{'s' if len(drift) != 1 else ''}); run `knoc build` and commit {out}", err=True)
+        if diags:  # warnings still deserve to be seen
+            _report(config, result, diags, fmt, f"{out} drifted")
+        return EXIT_FINDINGS
+    return _report(config, result, diags, fmt, f"{out} is up to date")
 
 
 @main.command()

@@ -10,7 +10,7 @@ from typing import Any, Iterator
 
 from ruamel.yaml.constructor import ConstructorError, DuplicateKeyError, SafeConstructor
 from ruamel.yaml.cyaml import CSafeLoader
-from ruamel.yaml.error import MarkedYAMLError, YAMLError
+from ruamel.yaml.error import YAMLError
 
 from knoc.diagnostics import Diagnostic, Span, error, rel
 from knoc.source import SourceFile
@@ -236,4 +236,4 @@ _Loader.add_constructor("tag:yaml.org,2002:timestamp", SafeConstructor.construct
 for _tag in ("binary", "set", "omap", "pairs"):
     _Loader.add_constructor(f"tag:yaml.org,2002:{_tag}", _Loader.reject)
 
-__all__ = ["Entity", "discover", "load_all", "load_file", "parse", "MarkedYAMLError"]
+__all__ = ["Entity", "discover", "load_all", "load_file", "parse"]

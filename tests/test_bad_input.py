@@ -43,6 +43,22 @@ BOMB = b"$schema: perception-domain@0.1.0\na: &a [x, x, x, x, x, x, x, x, x, x]\
     f"{chr(98 + i)}: &{chr(98 + i)} [" .encode() + b", ".join([f"*{chr(97 + i)}".encode()] * 10) + b"]\n"
     for i in range(8))
 
+# A spec that, unlike the example's, does not constrain slugs: knoc itself
+# still refuses a slug that is not one safe path segment.
+NOTE_SPEC = b"""$schema: kno@0.0.9
+id: 01KKSY7A0000000000000N0TES
+slug: note-schema
+type: spec
+version: 0.1.0
+spec:
+  status: Draft
+  schema:
+    type: object
+    properties:
+      $schema: {enum: ["note@0.1.0"]}
+"""
+NOTE = b"$schema: note@0.1.0\nid: 01KKSY7A0000000000000N0TE1\nslug: ../../etc\n"
+
 CASES = {
     # --- load ------------------------------------------------------------
     "yaml-syntax": (replace(SENTINEL, "  name: Drift Sentinel", "  name: [Drift Sentinel"),
@@ -103,6 +119,11 @@ CASES = {
     "extends-cycle": (replace("specs/document-schema.kno", "relationships:\n  depends_on:",
                               'relationships:\n  extends:\n    - xri: "kno://specs/kno-spec"\n  depends_on:'),
                       "KNO-EXTENDS-CYCLE", "specs/document-schema.kno", 'xri: "kno://specs/kno-spec"'),
+    "slug-format": (replace(SENTINEL, "slug: drift-sentinel", "slug: Drift_Sentinel"), "KNO-SCHEMA-PATTERN",
+                    SENTINEL, "slug: Drift_Sentinel"),
+    "unsafe-slug": (lambda root: (write("specs/note-schema.kno", NOTE_SPEC)(root),
+                                  write("content/notes/escape.kno", NOTE)(root)),
+                    "KNO-SLUG-UNSAFE", "content/notes/escape.kno", 3),
     # --- project ---------------------------------------------------------
     "skill-without-description": (replace(SENTINEL, "      description: Rebuilds a tree in memory and lists the files that drifted.\n", ""),
                                   "KNO-PROJECT-REQUIRED", SENTINEL, "- id: sweep"),

@@ -133,3 +133,23 @@ def test_domain_index_answers_which_agents_watch_a_domain() -> None:
     assert "no-such-domain" not in index
     with pytest.raises(KeyError):
         index.agents_for("no-such-domain")
+
+
+def test_check_is_clean_on_the_committed_example(knoc) -> None:  # type: ignore[no-untyped-def]
+    code, _, err = knoc("check", root=ROOT)
+    assert code == 0 and err.strip().endswith("(build/ is up to date)")
+
+
+def test_check_names_stale_missing_and_extra_files(repo: Path, knoc) -> None:  # type: ignore[no-untyped-def]
+    assert knoc("build", root=repo)[0] == 0
+    bp = repo / "content/agent-blueprints/drift-sentinel.kno"
+    bp.write_text(bp.read_text().replace('version: "0.2.1"', 'version: "0.2.2"'))
+    (repo / "build/site/api.possibility.space/a2a/.well-known/agent.json").unlink()
+    (repo / "build/index/stray.json").write_text("{}")
+    code, _, err = knoc("check", root=repo)
+    assert code == 1
+    assert "stale: build/site/agents.possibility.space/drift-sentinel/.well-known/agent-card.json" in err
+    assert '+  "version": "0.2.2",' in err
+    assert "missing: build/site/api.possibility.space/a2a/.well-known/agent.json" in err
+    assert "extra: build/index/stray.json" in err
+    assert "run `knoc build`" in err
