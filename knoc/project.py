@@ -291,11 +291,12 @@ def to_v03(f: _Fields) -> v03.AgentCard:
 BUILDERS: dict[str, Callable[[_Fields], Wire]] = {"1.0": to_v10, "0.3": to_v03, "compat": to_compat}
 
 
-def _err(agent: Agent, path: JsonPath, code: str, message: str, hint: str) -> Diagnostic:
+def _err(agent: Agent, path: JsonPath, code: str, message: str, hint: str,
+         make: Callable[..., Diagnostic] = error) -> Diagnostic:
+    """A diagnostic at `path` inside the agent's card fields."""
     src = agent.typed.entity.source
-    return error(code, message, file=src.rel, span=src.locate((*agent.card_path, *path)), hint=hint)
+    return make(code, message, file=src.rel, span=src.locate((*agent.card_path, *path)), hint=hint)
 
 
 def _warn(agent: Agent, path: JsonPath, code: str, message: str, hint: str) -> Diagnostic:
-    src = agent.typed.entity.source
-    return warning(code, message, file=src.rel, span=src.locate((*agent.card_path, *path)), hint=hint)
+    return _err(agent, path, code, message, hint, make=warning)

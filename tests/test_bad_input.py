@@ -75,6 +75,12 @@ CASES = {
                    "content/perception-domains/bomb.kno", 1),
     "unsupported-tag": (replace(SENTINEL, "version: 0.2.1", "version: !!binary aGVsbG8="),
                         "KNO-YAML-TAG", SENTINEL, "!!binary"),
+    # --- specs -----------------------------------------------------------
+    "spec-not-a-schema": (replace("specs/perception-domain-schema.kno", "    type: object", "    type: objekt"),
+                          "KNO-SPEC-SCHEMA", "specs/perception-domain-schema.kno", "type: objekt"),
+    "spec-bad-ref": (replace("specs/perception-domain-schema.kno", "document-schema#/$defs/envelope",
+                             "document-schema#/$defs/envelop"),
+                     "KNO-SPEC-REF", "specs/perception-domain-schema.kno", "$defs/envelop"),
     # --- validate --------------------------------------------------------
     "unknown-type": (replace(SENTINEL, "$schema: agent-blueprint@0.2.0", "$schema: agent-bluprint@0.2.0"),
                      "KNO-TYPE-UNKNOWN", SENTINEL, "$schema"),

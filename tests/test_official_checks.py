@@ -113,3 +113,64 @@ def test_legacy_authentication_maps_to_each_targets_security_fields() -> None:
     assert v10["securityRequirements"] == [{"schemes": {"bearer": {"list": []}}}]
     assert v03["securitySchemes"] == {"bearer": {"type": "http", "scheme": "bearer"}}
     assert v03["security"] == [{"bearer": []}]
+
+
+VAULT = """$schema: agent-blueprint@0.2.0
+id: 01KKV1VAV1T0000000000000A7
+slug: vault-keeper
+type: agent-blueprint
+version: 0.1.0
+ownership: {context: platform}
+a2a_projection:
+  name: Vault Keeper
+  description: Every security scheme shape A2A knows.
+  url: https://agents.example.net/vault/
+  version: "0.1.0"
+  preferred_transport: HTTP+JSON
+  additional_interfaces:
+    - {url: "https://agents.example.net/vault/rpc", transport: JSONRPC}
+  capabilities: {streaming: true, state_transition_history: true, extended_agent_card: true}
+  security_schemes:
+    key: {type: apiKey, in: header, name: X-API-Key, description: Static key}
+    code:
+      type: oauth2
+      oauth2_metadata_url: https://auth.example.net/.well-known/oauth-authorization-server
+      flows:
+        authorization_code:
+          authorization_url: https://auth.example.net/authorize
+          token_url: https://auth.example.net/token
+          scopes: {vault.read: Read secrets}
+    mtls: {type: mutualTLS}
+  security:
+    - {key: []}
+    - {code: [vault.read], mtls: []}
+  skills:
+    - {id: open, name: Open, description: Opens the vault., tags: [secrets]}
+"""
+
+
+@pytest.mark.parametrize("target", ["1.0", "0.3", "compat"])
+def test_every_security_scheme_shape_passes_the_official_checks(repo, target: str) -> None:  # type: ignore[no-untyped-def]
+    (repo / "content/agent-blueprints/vault-keeper.kno").write_text(VAULT)
+    result = compile_example(target, root=repo)
+    assert result.ok, result.report.sorted()
+    card = json.loads(result.files["site/agents.example.net/vault/.well-known/agent-card.json"])
+    if target in ("0.3", "compat"):
+        assert_v03_schema(card)
+    if target == "0.3":
+        sdk_v03.AgentCard.model_validate(card)
+        assert card["supportsAuthenticatedExtendedCard"] is True
+        assert card["capabilities"]["stateTransitionHistory"] is True
+        assert card["additionalInterfaces"] == [{"url": "https://agents.example.net/vault/rpc",
+                                                 "transport": "JSONRPC"}]
+    if target == "1.0":
+        assert_v10_strict(card)
+        assert card["capabilities"]["extendedAgentCard"] is True
+        assert card["securitySchemes"]["key"] == {"apiKeySecurityScheme": {
+            "description": "Static key", "location": "header", "name": "X-API-Key"}}
+        assert [i["url"] for i in card["supportedInterfaces"]] == [
+            "https://agents.example.net/vault", "https://agents.example.net/vault/rpc"]
+    if target == "compat":
+        validate_proto_required_fields(parse_agent_card(copy.deepcopy(card)))
+    warnings = [d.code for d in result.report.sorted()]
+    assert warnings == (["KNO-PROJECT-DROPPED"] if target == "1.0" else [])

@@ -28,6 +28,26 @@ class AgentExtension(Wire):
     params: dict[str, Any] | None = None
 
 
+class AuthorizationCodeOAuthFlow(Wire):
+    authorization_url: str
+    token_url: str
+    refresh_url: str | None = None
+    scopes: dict[str, str]
+
+
+class ClientCredentialsOAuthFlow(Wire):
+    token_url: str
+    refresh_url: str | None = None
+    scopes: dict[str, str]
+
+
+class OAuthFlows(Wire):
+    """0.3 allows several flows at once; 1.0 narrows this to a oneof."""
+
+    authorization_code: AuthorizationCodeOAuthFlow | None = None
+    client_credentials: ClientCredentialsOAuthFlow | None = None
+
+
 class AgentSkill(Wire):
     id: str
     name: str

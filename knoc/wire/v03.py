@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from knoc.wire.common import AgentExtension, AgentProvider, AgentSkill, Wire
+from knoc.wire.common import AgentExtension, AgentProvider, AgentSkill, OAuthFlows, Wire
 
 PROTOCOL_VERSION = "0.3.0"
 
@@ -21,24 +21,6 @@ class AgentCapabilities(Wire):
     push_notifications: bool | None = None
     state_transition_history: bool | None = None
     extensions: list[AgentExtension] | None = None
-
-
-class AuthorizationCodeOAuthFlow(Wire):
-    authorization_url: str
-    token_url: str
-    refresh_url: str | None = None
-    scopes: dict[str, str]
-
-
-class ClientCredentialsOAuthFlow(Wire):
-    token_url: str
-    refresh_url: str | None = None
-    scopes: dict[str, str]
-
-
-class OAuthFlows(Wire):
-    authorization_code: AuthorizationCodeOAuthFlow | None = None
-    client_credentials: ClientCredentialsOAuthFlow | None = None
 
 
 class SecurityScheme(Wire):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field, model_validator
 
+from knoc.wire import common
 from knoc.wire.common import AgentExtension, AgentProvider, AgentSkill, Wire
 
 
@@ -33,23 +34,7 @@ class HTTPAuthSecurityScheme(Wire):
     bearer_format: str | None = None
 
 
-class AuthorizationCodeOAuthFlow(Wire):
-    authorization_url: str
-    token_url: str
-    refresh_url: str | None = None
-    scopes: dict[str, str]
-
-
-class ClientCredentialsOAuthFlow(Wire):
-    token_url: str
-    refresh_url: str | None = None
-    scopes: dict[str, str]
-
-
-class OAuthFlows(Wire):
-    authorization_code: AuthorizationCodeOAuthFlow | None = None
-    client_credentials: ClientCredentialsOAuthFlow | None = None
-
+class OAuthFlows(common.OAuthFlows):
     @model_validator(mode="after")
     def _one_flow(self) -> "OAuthFlows":
         if (self.authorization_code is None) == (self.client_credentials is None):
