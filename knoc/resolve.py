@@ -101,10 +101,11 @@ def resolve(typed: list[Typed]) -> tuple[Repo, list[Diagnostic]]:
 
 def _agent(t: Typed) -> Agent:
     data = t.data
+    card_path: tuple[str, ...]
     if t.type == "agent-blueprint":
         card, card_path = data.get("a2a_projection", {}), ("a2a_projection",)
-        persona = data.get("persona") if isinstance(data.get("persona"), dict) else {}
-        perception = persona.get("perception", {})
+        persona = data.get("persona")
+        perception = persona.get("perception", {}) if isinstance(persona, dict) else {}
     else:  # legacy: card fields at the top level
         card, card_path = data, ()
         perception = data.get("perception", {})

@@ -62,7 +62,7 @@ def declaration(ent: Entity, specs: SpecSet) -> Typed | Diagnostic:
     match = DECLARATION.match(decl) if isinstance(decl, str) else None
     spec = specs.by_declaration.get(decl) if match else None
     if spec is not None and match is not None:
-        return Typed(ent, *match.groups(), spec)
+        return Typed(ent, match.group(1), match.group(2), spec)
     span = src.locate(("$schema",))
     if match is None:
         return error("KNO-DECL-FORMAT", f"`$schema: {decl}` is not `<type>@<semver>`",
