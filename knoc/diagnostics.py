@@ -70,9 +70,6 @@ class Report:
 
     items: list[Diagnostic] = field(default_factory=list)
 
-    def add(self, diag: Diagnostic) -> None:
-        self.items.append(diag)
-
     def extend(self, diags: Iterable[Diagnostic]) -> None:
         self.items.extend(diags)
 
@@ -82,10 +79,6 @@ class Report:
     @property
     def errors(self) -> int:
         return sum(1 for d in set(self.items) if d.severity is Severity.ERROR)
-
-    @property
-    def warnings(self) -> int:
-        return sum(1 for d in set(self.items) if d.severity is Severity.WARNING)
 
 
 def rel(path: Path, root: Path) -> str:

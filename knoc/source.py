@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Sequence
 
 from ruamel.yaml.cyaml import CSafeLoader
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
@@ -79,8 +79,3 @@ def _span(node: Node) -> Span:
     end_col = end.column + 1 if end.line == start.line and end.column > start.column else 0
     return Span(start.line + 1, start.column + 1, end_col)
 
-
-def value_at(data: Any, path: JsonPath) -> Any:
-    for part in path:
-        data = data[part]
-    return data
