@@ -6,7 +6,6 @@ configuration error."""
 from __future__ import annotations
 
 import functools
-import json
 import sys
 from pathlib import Path
 from typing import Callable
@@ -16,7 +15,7 @@ import click
 from knoc import __version__, render
 from knoc.config import Config, ConfigError, find_root, load_config
 from knoc.diagnostics import Diagnostic
-from knoc.drift import compare
+from knoc.drift import drift
 from knoc.emit import OutputError, read_tree, write_tree
 from knoc.pipeline import Result, compile_repo
 from knoc.source import SourceFile
@@ -80,26 +79,12 @@ def check(config: Config, fmt: str) -> int:
     Exit 0 when build/ matches the sources; exit 1 with each stale, missing
     or extra file (and a short diff) when it does not, or on any finding."""
     result = compile_repo(config)
-    diags = result.report.sorted()
-    if not result.ok:
-        return _report(config, result, diags, fmt, "build/ not compared")
-    drift = compare(result.files, read_tree(config.out_dir))
     out = config.output + "/"
-    if fmt == "json":
-        for d in drift:
-            click.echo(json.dumps({"code": "KNO-DRIFT", "severity": "error", "file": f"{out}{d.path}",
-                                   "state": d.state, "message": f"{d.state}: {out}{d.path}"}))
-    for d in drift if fmt == "text" else []:
-        click.echo(f"{d.state}: {out}{d.path}", err=True)
-        if d.diff:
-            click.echo(d.diff, err=True)
-    if drift:
-        click.echo(f"error: {out} has drifted from the sources ({len(drift)} file"
-                   f"{'s' if len(drift) != 1 else ''}); run `knoc build` and commit {out}", err=True)
-        if diags:  # warnings still deserve to be seen
-            _report(config, result, diags, fmt, f"{out} drifted")
-        return EXIT_FINDINGS
-    return _report(config, result, diags, fmt, f"{out} is up to date")
+    if not result.ok:
+        return _report(config, result, result.report.sorted(), fmt, f"{out} not compared")
+    drifted = drift(result.files, read_tree(config.out_dir), out)
+    outcome = f"{out} drifted: run `knoc build`" if drifted else f"{out} is up to date"
+    return _report(config, result, result.report.sorted() + drifted, fmt, outcome)
 
 
 @main.command()
@@ -131,12 +116,11 @@ def _report(config: Config, result: Result, diags: list[Diagnostic], fmt: str, o
         if diags:
             click.echo(render.json_lines(diags))
     else:
-        stream = sys.stderr
-        body = render.text(diags, _source_reader(config.root), color=render.use_color(stream))
+        body = render.text(diags, _source_reader(config.root), color=render.use_color(sys.stderr))
         if body:
             click.echo(body + "\n", err=True)
         click.echo(render.summary(diags, result.entities, outcome), err=True)
-    return EXIT_FINDINGS if any(d.severity.value == "error" for d in diags) else EXIT_OK
+    return EXIT_FINDINGS if any(d.is_error for d in diags) else EXIT_OK
 
 
 def _source_reader(root: Path) -> Callable[[str], SourceFile | None]:

@@ -32,6 +32,11 @@ class Diagnostic:
     hint: str | None = None
     json_path: str | None = None  # for schema errors: where in the entity
     spec: str | None = None  # for schema errors: the spec that rejected it
+    detail: str | None = None  # a block shown under the message, e.g. a diff
+
+    @property
+    def is_error(self) -> bool:
+        return self.severity is Severity.ERROR
 
     @property
     def sort_key(self) -> tuple[str, int, int, str, str]:
@@ -53,6 +58,8 @@ class Diagnostic:
             out["json_path"] = self.json_path
         if self.spec is not None:
             out["spec"] = self.spec
+        if self.detail is not None:
+            out["detail"] = self.detail
         return out
 
 
@@ -78,7 +85,7 @@ class Report:
 
     @property
     def errors(self) -> int:
-        return sum(1 for d in set(self.items) if d.severity is Severity.ERROR)
+        return sum(1 for d in set(self.items) if d.is_error)
 
 
 def rel(path: Path, root: Path) -> str:

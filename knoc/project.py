@@ -80,7 +80,7 @@ def project_all(agents: Iterable[Agent], target: str) -> tuple[list[Card], list[
                                "`state_transition_history` does not exist in A2A 1.0 and is left out",
                                "remove it, or build with `--a2a 0.3` or `--a2a compat`"))
         diags += found
-        if fields is None or location is None or any(d.severity.value == "error" for d in found):
+        if fields is None or location is None or any(d.is_error for d in found):
             continue
         if location in by_url:
             diags.append(_err(agent, ("url",), "KNO-URL-DUPLICATE",
@@ -202,10 +202,6 @@ def _location(agent: Agent, diags: list[Diagnostic]) -> tuple[str, str] | None:
 # --- targets -------------------------------------------------------------
 
 
-def _snake_flows(flows: dict[str, Any]) -> dict[str, Any]:
-    return {k: dict(v) for k, v in flows.items()}
-
-
 def _v10_scheme(s: dict[str, Any]) -> dict[str, Any]:
     desc = {"description": s["description"]} if s.get("description") else {}
     kind = s["type"]
@@ -215,7 +211,7 @@ def _v10_scheme(s: dict[str, Any]) -> dict[str, Any]:
         return {"http_auth_security_scheme": {**desc, "scheme": s["scheme"],
                                               "bearer_format": s.get("bearer_format")}}
     if kind == "oauth2":
-        return {"oauth2_security_scheme": {**desc, "flows": _snake_flows(s["flows"]),
+        return {"oauth2_security_scheme": {**desc, "flows": s["flows"],
                                            "oauth2_metadata_url": s.get("oauth2_metadata_url")}}
     if kind == "openIdConnect":
         return {"open_id_connect_security_scheme": {**desc, "open_id_connect_url": s["open_id_connect_url"]}}
@@ -225,9 +221,7 @@ def _v10_scheme(s: dict[str, Any]) -> dict[str, Any]:
 def _v03_scheme(s: dict[str, Any]) -> dict[str, Any]:
     out = {k: v for k, v in s.items() if k != "in"}
     if "in" in s:
-        out["in_"] = s["in"]
-    if "flows" in s:
-        out["flows"] = _snake_flows(s["flows"])
+        out["in_"] = s["in"]  # `in` is a Python keyword: the model names it in_
     return out
 
 

@@ -7,7 +7,7 @@ import json
 import os
 from typing import Callable, Iterable, TextIO
 
-from knoc.diagnostics import Diagnostic, Severity
+from knoc.diagnostics import Diagnostic
 from knoc.source import SourceFile
 
 Sources = Callable[[str], SourceFile | None]
@@ -39,8 +39,10 @@ def text(diags: Iterable[Diagnostic], sources: Sources, color: bool = False) -> 
                     f"{gutter} {paint('blue', '|')} {' ' * (d.span.column - 1)}"
                     + paint(d.severity.value, "^" * width),
                 ]
+        pad = " " * (len(str(d.span.line)) if d.span else 1)
+        if d.detail:
+            lines += [f"{pad}   {line}" for line in d.detail.splitlines()]
         if d.hint:
-            pad = " " * (len(str(d.span.line)) if d.span else 1)
             lines.append(f"{pad} = help: {d.hint}")
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks)
@@ -51,7 +53,7 @@ def json_lines(diags: Iterable[Diagnostic]) -> str:
 
 
 def summary(diags: list[Diagnostic], entities: int, outcome: str) -> str:
-    errors = sum(d.severity is Severity.ERROR for d in diags)
+    errors = sum(d.is_error for d in diags)
     warnings = len(diags) - errors
     counts = ", ".join(p for p in (_plural(errors, "error"), _plural(warnings, "warning")) if p) or "no problems"
     head = "error" if errors else "ok"

@@ -46,7 +46,7 @@ def validate_all(entities: list[Entity], specs: SpecSet) -> tuple[list[Typed], l
             diags.append(result)
             continue
         found = list(check(result, specs))
-        result.valid = not any(d.severity.value == "error" for d in found)
+        result.valid = not any(d.is_error for d in found)
         diags.extend(found)
         typed.append(result)
     return typed, diags
