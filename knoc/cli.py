@@ -1,22 +1,26 @@
 """The command line: parse arguments, run the pipeline, render diagnostics.
 
-Exit codes: 0 clean (warnings allowed), 1 findings in the content, 2 usage or
-configuration error."""
+Exit codes: 0 clean, 1 findings at or above `--fail-on` (default: errors),
+2 usage or configuration error."""
 
 from __future__ import annotations
 
 import functools
+import os
 import sys
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
 import click
 
 from knoc import __version__, render
+from knoc.cache import DIR, OutputMemo
 from knoc.config import Config, ConfigError, find_root, load_config
-from knoc.diagnostics import Diagnostic
+from knoc.diagnostics import Diagnostic, Severity
 from knoc.drift import drift
-from knoc.emit import OutputError, read_tree, write_tree
+from knoc.emit import OutputError, scan_tree, stat_tree, write_tree
 from knoc.pipeline import Result, compile_repo
 from knoc.source import SourceFile
 from knoc.wire import TARGETS
@@ -24,23 +28,74 @@ from knoc.wire import TARGETS
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 
 
+class UsageError(Exception):
+    """A problem with the invocation or the environment: exit 2."""
+
+    def __init__(self, code: str, message: str, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.code, self.hint = code, hint
+
+
+@dataclass(frozen=True)
+class Run:
+    """What every command is given: the repo's config and how to report."""
+
+    config: Config
+    fmt: str
+    fail_on: Severity
+    use_cache: bool
+
+    def compile(self) -> Result:
+        return compile_repo(self.config, use_cache=self.use_cache)
+
+    def report(self, diags: list[Diagnostic], inputs: list[str], outcome: str, suite: str) -> int:
+        """Render `diags` in the chosen format; the exit code they deserve."""
+        if self.fmt == "text":
+            body = render.text(diags, _source_reader(self.config.root), color=render.use_color(sys.stderr))
+            if body:
+                click.echo(body + "\n", err=True)
+        else:
+            out = {"json": lambda: render.json_lines(diags),
+                   "sarif": lambda: render.sarif(diags),
+                   "junit": lambda: render.junit(diags, inputs, suite, self.fail_on is Severity.WARNING),
+                   "github": lambda: render.github(diags)}[self.fmt]()
+            if out:
+                click.echo(out)
+        click.echo(render.summary(diags, len(inputs), outcome), err=True)
+        failing = [d for d in diags if d.is_error or self.fail_on is Severity.WARNING]
+        return EXIT_FINDINGS if failing else EXIT_OK
+
+
 def _common(f: Callable[..., int]) -> Callable[..., None]:
     @click.option("--root", type=click.Path(file_okay=False, path_type=Path),
                   help="Content repo root (default: walk up to knoc.toml or specs/).")
     @click.option("--a2a", type=click.Choice(TARGETS), help="A2A target version (default: knoc.toml, else 1.0).")
-    @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
-                  show_default=True, help="Diagnostics as text for people or JSON lines for tools.")
+    @click.option("--format", "fmt", type=click.Choice(render.FORMATS),
+                  help="How findings are written: text (default; `github` under GITHUB_ACTIONS=true), "
+                       "json lines, sarif, junit or github workflow commands.")
+    @click.option("--fail-on", type=click.Choice(["error", "warning"]), default="error", show_default=True,
+                  help="The least severe finding that makes the exit code 1.")
+    @click.option("--no-cache", is_flag=True, help=f"Neither read nor write {DIR}/ (compile everything).")
     @functools.wraps(f)
-    def wrapper(root: Path | None, a2a: str | None, fmt: str, **kw: object) -> None:
+    def wrapper(root: Path | None, a2a: str | None, fmt: str | None, fail_on: str, no_cache: bool,
+                **kw: object) -> None:
+        if fmt is None:
+            fmt = "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
         try:
             config = load_config(root.resolve() if root else find_root(Path.cwd()), a2a)
-            code = f(config, fmt, **kw)
+            code = f(Run(config, fmt, Severity(fail_on), not no_cache), **kw)
         except ConfigError as exc:
-            click.echo(f"error[KNO-CONFIG]: {exc}", err=True)
-            code = EXIT_USAGE
+            code = _usage(UsageError("KNO-CONFIG", str(exc)))
+        except UsageError as exc:
+            code = _usage(exc)
         sys.exit(code)
 
     return wrapper
+
+
+def _usage(exc: UsageError) -> int:
+    click.echo(f"error[{exc.code}]: {exc}" + (f"\n  = help: {exc.hint}" if exc.hint else ""), err=True)
+    return EXIT_USAGE
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -51,56 +106,70 @@ def main() -> None:
 
 @main.command()
 @_common
-def build(config: Config, fmt: str) -> int:
+def build(run: Run) -> int:
     """Compile the repo and write build/ (cards, domain index, catalog, manifest).
 
     The new tree is written aside and swapped in: a failed build leaves the
     previous build/ untouched."""
-    result = compile_repo(config)
+    config, result = run.config, run.compile()
     out = config.output + "/"
-    if not result.ok:
-        return _report(config, result, result.report.sorted(), fmt, f"{out} left unchanged")
-    try:
-        write_tree(config.out_dir, result.files)
-    except OutputError as exc:
-        click.echo(f"error[KNO-OUTPUT]: {exc}\n  = help: move those files away, or set another "
-                   "`output` in knoc.toml", err=True)
-        return EXIT_USAGE
+    if result.ok:
+        try:
+            write_tree(config.out_dir, result.files)
+        except OutputError as exc:
+            raise UsageError("KNO-OUTPUT", str(exc),
+                             "move those files away, or set another `output` in knoc.toml") from None
+        memo = OutputMemo.open(config.root, run.use_cache)
+        memo.snapshot = stat_tree(config.out_dir, result.files)
+        memo.save()
+    result.cache.save()
     cards = len(result.cards)
-    return _report(config, result, result.report.sorted(), fmt,
-                   f"wrote {cards} card{'s' if cards != 1 else ''} (A2A {config.a2a}) to {out}")
+    outcome = (f"wrote {cards} card{'s' if cards != 1 else ''} (A2A {config.a2a}) to {out}"
+               if result.ok else f"{out} left unchanged")
+    return run.report(result.report.sorted(), result.inputs, outcome, "knoc build")
 
 
 @main.command()
 @_common
-def check(config: Config, fmt: str) -> int:
+def check(run: Run) -> int:
     """Compile in memory and compare with build/ on disk (the drift guard).
 
     Exit 0 when build/ matches the sources; exit 1 with each stale, missing
     or extra file (and a short diff) when it does not, or on any finding."""
-    result = compile_repo(config)
+    config = run.config
     out = config.output + "/"
+    memo = OutputMemo.open(config.root, run.use_cache)
+    # Reading build/ is mostly waiting on the disk: do it while compiling.
+    with ThreadPoolExecutor(1) as pool:
+        scanning = pool.submit(scan_tree, config.out_dir, memo.snapshot)
+        result = run.compile()
+        memo.snapshot = scanning.result()
+    result.cache.save()
+    memo.save()
     if not result.ok:
-        return _report(config, result, result.report.sorted(), fmt, f"{out} not compared")
-    drifted = drift(result.files, read_tree(config.out_dir), out)
+        return run.report(result.report.sorted(), result.inputs, f"{out} not compared", "knoc check")
+    drifted = drift(result.files, {rel: st[2] for rel, st in memo.snapshot.files.items()},
+                    lambda rel: (config.out_dir / rel).read_bytes(), out)
     outcome = f"{out} drifted: run `knoc build`" if drifted else f"{out} is up to date"
-    return _report(config, result, result.report.sorted() + drifted, fmt, outcome)
+    return run.report(result.report.sorted() + drifted, result.inputs, outcome, "knoc check")
 
 
 @main.command()
 @click.argument("files", nargs=-1, type=click.Path(path_type=Path))
 @_common
-def validate(config: Config, fmt: str, files: tuple[Path, ...]) -> int:
+def validate(run: Run, files: tuple[Path, ...]) -> int:
     """Run every check of `build` without writing anything.
 
     With FILES, report only their diagnostics (the whole repo is still read,
     since references cross files)."""
-    result = compile_repo(config)
-    diags = result.report.sorted()
+    result = run.compile()
+    result.cache.save()
+    diags, inputs = result.report.sorted(), result.inputs
     if files:
-        wanted = {_rel(config.root, f) for f in files}
+        wanted = {_rel(run.config.root, f) for f in files}
         diags = [d for d in diags if d.file in wanted]
-    return _report(config, result, diags, fmt, "nothing written")
+        inputs = [i for i in inputs if i in wanted]
+    return run.report(diags, inputs, "nothing written", "knoc validate")
 
 
 def _rel(root: Path, path: Path) -> str:
@@ -109,18 +178,6 @@ def _rel(root: Path, path: Path) -> str:
         return full.resolve().relative_to(root.resolve()).as_posix()
     except ValueError:
         return path.as_posix()
-
-
-def _report(config: Config, result: Result, diags: list[Diagnostic], fmt: str, outcome: str) -> int:
-    if fmt == "json":
-        if diags:
-            click.echo(render.json_lines(diags))
-    else:
-        body = render.text(diags, _source_reader(config.root), color=render.use_color(sys.stderr))
-        if body:
-            click.echo(body + "\n", err=True)
-        click.echo(render.summary(diags, result.entities, outcome), err=True)
-    return EXIT_FINDINGS if any(d.is_error for d in diags) else EXIT_OK
 
 
 def _source_reader(root: Path) -> Callable[[str], SourceFile | None]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable
+from typing import Any, Iterable
 
 
 class Severity(str, enum.Enum):
@@ -63,6 +63,14 @@ class Diagnostic:
         return out
 
 
+def from_dict(d: dict[str, Any]) -> Diagnostic:
+    """The inverse of Diagnostic.to_dict (the cache stores diagnostics so)."""
+    line, column = d.get("line"), d.get("column")
+    span = Span(line, column, d.get("end_column") or 0) if line is not None and column is not None else None
+    return Diagnostic(d["code"], Severity(d["severity"]), d["message"], d.get("file"), span,
+                      d.get("hint"), d.get("json_path"), d.get("spec"), d.get("detail"))
+
+
 def error(code: str, message: str, **kw: object) -> Diagnostic:
     return Diagnostic(code, Severity.ERROR, message, **kw)  # type: ignore[arg-type]
 
@@ -76,6 +84,9 @@ class Report:
     """Diagnostics collected across stages, deduplicated and sorted on read."""
 
     items: list[Diagnostic] = field(default_factory=list)
+
+    def add(self, diag: Diagnostic) -> None:
+        self.items.append(diag)
 
     def extend(self, diags: Iterable[Diagnostic]) -> None:
         self.items.extend(diags)

@@ -12,6 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from knoc import __version__
+from knoc.cache import Snapshot, Stat
+from knoc.canonical import dumps, sha256
 from knoc.index import build_catalog, build_domains
 from knoc.load import Entity
 from knoc.project import Card
@@ -26,26 +28,15 @@ class OutputError(Exception):
     """The output directory cannot be written without losing someone's file."""
 
 
-def dumps(value: Any) -> bytes:
-    return (json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False) + "\n").encode("utf-8")
-
-
-def sha256(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
 def render(repo: Repo, cards: list[Card], entities: list[Entity], target: str) -> dict[str, bytes]:
     """Every output file, keyed by its path under the build directory."""
     files: dict[str, bytes] = {}
-    card_paths: dict[str, str] = {}
     for card in cards:
-        body = dumps(card.model.to_json_dict())
-        base = f"site/{card.site_dir}"
-        files[f"{base}/{CARD_FILE}"] = body
-        files[f"{base}/{LEGACY_CARD_FILE}"] = body
-        card_paths[card.agent.slug] = f"{card.site_dir}/{CARD_FILE}"
+        base = f"site/{card.projection.site_dir}"
+        files[f"{base}/{CARD_FILE}"] = card.projection.body
+        files[f"{base}/{LEGACY_CARD_FILE}"] = card.projection.body
     files["index/domains.json"] = dumps(build_domains(repo, cards))
-    files["index/agents.json"] = dumps(build_catalog(repo, cards, card_paths))
+    files["index/agents.json"] = dumps(build_catalog(repo, cards, CARD_FILE))
     files[MANIFEST] = dumps(manifest(entities, files, target))
     return dict(sorted(files.items()))
 
@@ -56,7 +47,7 @@ def manifest(entities: list[Entity], outputs: dict[str, bytes], target: str) -> 
     everything = hashlib.sha256()
     inputs: dict[str, str] = {}
     for ent in sorted(entities, key=lambda e: e.source.rel):
-        digest = sha256(ent.source.text.encode("utf-8"))
+        digest = ent.source.digest
         everything.update(f"{ent.source.rel}\0{digest}\n".encode("utf-8"))
         if ent.data.get("visibility") != "private":
             inputs[ent.source.rel] = digest
@@ -111,8 +102,59 @@ def write_tree(out: Path, files: dict[str, bytes]) -> None:
         raise
 
 
-def read_tree(out: Path) -> dict[str, bytes]:
-    if not out.is_dir():
-        return {}
-    return {p.relative_to(out).as_posix(): p.read_bytes()
-            for p in sorted(out.rglob("*")) if p.is_file()}
+def stat_tree(out: Path, files: dict[str, bytes]) -> Snapshot:
+    """The snapshot of a tree just written from `files`."""
+    snap = Snapshot()
+    for rel, body in files.items():
+        st = os.stat(out / rel)
+        snap.files[rel] = (st.st_size, st.st_mtime_ns, sha256(body))
+    for rel in {""} | _parents(files):
+        snap.dirs[rel] = os.stat(out / rel).st_mtime_ns
+    return snap
+
+
+def scan_tree(out: Path, known: Snapshot) -> Snapshot:
+    """Every file under `out` with its size, mtime and sha256.
+
+    A file whose size and mtime match `known` is not read again. When no
+    directory's mtime changed, no entry was added or removed anywhere (POSIX
+    updates a directory's mtime on both), so only the known files are
+    stat'ed and the tree is not listed."""
+    if known.dirs:
+        try:
+            if all(os.stat(out / rel).st_mtime_ns == m for rel, m in known.dirs.items()):
+                return Snapshot({rel: _fresh(out / rel, rel, known) for rel in known.files},
+                                dict(known.dirs))
+        except FileNotFoundError:
+            pass
+    snap = Snapshot()
+
+    def walk(directory: Path, prefix: str) -> None:
+        snap.dirs[prefix.rstrip("/")] = os.stat(directory).st_mtime_ns
+        with os.scandir(directory) as it:
+            for e in it:
+                if e.is_dir(follow_symlinks=False):
+                    walk(Path(e.path), prefix + e.name + "/")
+                else:
+                    snap.files[prefix + e.name] = _fresh(Path(e.path), prefix + e.name, known)
+
+    if out.is_dir():
+        walk(out, "")
+    return snap
+
+
+def _fresh(path: Path, rel: str, known: Snapshot) -> Stat:
+    st = os.stat(path)
+    memo = known.files.get(rel)
+    if memo is not None and memo[0] == st.st_size and memo[1] == st.st_mtime_ns:
+        return memo
+    with open(path, "rb") as f:
+        return (st.st_size, st.st_mtime_ns, sha256(f.read()))
+
+
+def _parents(files: dict[str, bytes]) -> set[str]:
+    dirs: set[str] = set()
+    for rel in files:
+        parts = rel.split("/")[:-1]
+        dirs.update("/".join(parts[:i]) for i in range(1, len(parts) + 1))
+    return dirs

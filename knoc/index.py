@@ -40,20 +40,19 @@ def build_domains(repo: Repo, cards: list[Card]) -> dict[str, Any]:
     return {"domains": {k: sorted(v) for k, v in index.items()}}
 
 
-def build_catalog(repo: Repo, cards: list[Card], card_paths: dict[str, str]) -> dict[str, Any]:
+def build_catalog(repo: Repo, cards: list[Card], card_file: str) -> dict[str, Any]:
     public = {d.slug for d in repo.domains if d.public}
     agents = []
     for card in sorted(cards, key=lambda c: c.agent.slug):
-        a = card.agent
-        tags = {t for s in a.card.get("skills") or [] for t in s.get("tags") or []}
+        a, p = card.agent, card.projection
         agents.append({
             "slug": a.slug,
             "id": a.id,
-            "name": a.card["name"],
-            "url": a.card["url"],
-            "card": card_paths[a.slug],
+            "name": p.name,
+            "url": p.url,
+            "card": f"{p.site_dir}/{card_file}",
             "domains": sorted({d for d in a.domains if d in public}),
-            "service_class": service_class(a.service_class, tags),
+            "service_class": service_class(a.service_class, set(p.tags)),
         })
     return {"agents": agents}
 

@@ -3,6 +3,7 @@ SourceFile plus its YAML value, or a diagnostic. Never a crash or a hang."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,38 +34,30 @@ class Entity:
         return str(self.data.get("slug", ""))
 
 
-def discover(root: Path, dirs: list[str]) -> list[Path]:
-    found: list[Path] = []
+def discover(root: Path, dirs: list[str]) -> list[str]:
+    """Repo-relative paths (forward slashes) of every .kno file, sorted."""
+    found: list[str] = []
     for d in dirs:
         base = root / d
         if base.is_dir():
             for dirpath, dirnames, filenames in os.walk(base):
-                dirnames[:] = sorted(n for n in dirnames if not n.startswith("."))
-                found.extend(Path(dirpath) / f for f in filenames if f.endswith(".kno"))
+                dirnames[:] = [n for n in dirnames if not n.startswith(".")]
+                prefix = Path(dirpath).relative_to(root).as_posix() + "/"
+                found.extend(prefix + f for f in filenames if f.endswith(".kno"))
     return sorted(found)
 
 
-def collection_of(path: Path, root: Path) -> str:
-    parts = path.relative_to(root).parts
+def collection_of(relpath: str) -> str:
+    """"specs", or the folder under content/ ("agent-blueprints", ...)."""
+    parts = relpath.split("/")
     if parts[0] == "content" and len(parts) > 2:
         return parts[1]
     return parts[0]
 
 
-def load_all(root: Path, paths: list[Path]) -> tuple[list[Entity], list[Diagnostic]]:
-    entities: list[Entity] = []
-    diags: list[Diagnostic] = []
-    for path in paths:
-        result = load_file(path, root)
-        if isinstance(result, Entity):
-            entities.append(result)
-        else:
-            diags.append(result)
-    return entities, diags
-
-
-def load_file(path: Path, root: Path) -> Entity | Diagnostic:
-    relpath = rel(path, root)
+def read_source(root: Path, relpath: str) -> SourceFile | Diagnostic:
+    """The file's text and the sha256 of its bytes (what the cache is keyed by)."""
+    path = root / relpath
     try:
         raw = path.read_bytes()
     except OSError as exc:
@@ -82,7 +75,11 @@ def load_file(path: Path, root: Path) -> Entity | Diagnostic:
             span=Span(line, col, col + 1),
             hint="save the file as UTF-8",
         )
-    source = SourceFile(path, relpath, text)
+    return SourceFile(path, relpath, text, hashlib.sha256(raw).hexdigest())
+
+
+def parse_source(source: SourceFile) -> Entity | Diagnostic:
+    relpath, text = source.rel, source.text
     try:
         data = parse(text)
     except YAMLError as exc:
@@ -105,7 +102,7 @@ def load_file(path: Path, root: Path) -> Entity | Diagnostic:
             span=source.locate(()),
             hint="an entity is a mapping of keys, starting with `$schema: <type>@<version>`",
         )
-    return Entity(source, data, collection_of(path, root))
+    return Entity(source, data, collection_of(relpath))
 
 
 def parse(text: str) -> Any:
@@ -236,4 +233,4 @@ _Loader.add_constructor("tag:yaml.org,2002:timestamp", SafeConstructor.construct
 for _tag in ("binary", "set", "omap", "pairs"):
     _Loader.add_constructor(f"tag:yaml.org,2002:{_tag}", _Loader.reject)
 
-__all__ = ["Entity", "discover", "load_all", "load_file", "parse"]
+__all__ = ["Entity", "discover", "parse", "parse_source", "read_source"]

@@ -11,6 +11,7 @@ from urllib.parse import urlsplit
 
 from pydantic import ValidationError
 
+from knoc.canonical import dumps
 from knoc.diagnostics import Diagnostic, error, warning
 from knoc.resolve import Agent
 from knoc.source import JsonPath
@@ -25,17 +26,28 @@ HTTP_SCHEMES = {"bearer": "bearer", "basic": "basic", "digest": "digest"}
 
 
 @dataclass(frozen=True)
-class Card:
-    """A projected card: where it is published and what it says."""
+class Projection:
+    """One agent's card, rendered, with what the catalog reads from it. It
+    depends on the agent's own entity only, so the cache can keep it."""
 
-    agent: Agent
     host: str
     path: str  # url path without leading or trailing slash, "" for the root
-    model: Wire
+    body: bytes  # the card JSON, as written
+    name: str
+    url: str
+    tags: tuple[str, ...]
 
     @property
     def site_dir(self) -> str:
         return "/".join(p for p in (self.host, self.path) if p)
+
+
+@dataclass(frozen=True)
+class Card:
+    """A published card: the agent and its projection."""
+
+    agent: Agent
+    projection: Projection
 
 
 @dataclass
@@ -63,39 +75,45 @@ class _Fields:
     skills: list[AgentSkill] = field(default_factory=list)
 
 
-def project_all(agents: Iterable[Agent], target: str) -> tuple[list[Card], list[Diagnostic]]:
+def project(agent: Agent, target: str) -> tuple[Projection | None, list[Diagnostic]]:
+    """The agent's card for `target`, or None when it is private, invalid or
+    cannot be projected (the diagnostics say why)."""
+    if not agent.public or not agent.typed.valid:
+        return None, []
+    diags: list[Diagnostic] = []
+    fields = _fields(agent, diags)
+    location = _location(agent, diags)
+    if fields is not None and target == "1.0" and fields.state_transition_history:
+        diags.append(_warn(agent, ("capabilities", "state_transition_history"), "KNO-PROJECT-DROPPED",
+                           "`state_transition_history` does not exist in A2A 1.0 and is left out",
+                           "remove it, or build with `--a2a 0.3` or `--a2a compat`"))
+    if fields is None or location is None or any(d.is_error for d in diags):
+        return None, diags
+    try:
+        model = BUILDERS[target](fields)
+    except ValidationError as exc:  # a derivation rule let something through: say so
+        diags.append(_err(agent, (), "KNO-PROJECT-WIRE",
+                          f"the card does not fit the A2A {target} model: {exc.errors()[0]['msg']}",
+                          "report this as a knoc bug, with the entity"))
+        return None, diags
+    tags = tuple(sorted({t for s in fields.skills for t in s.tags}))
+    return Projection(*location, dumps(model.to_json_dict()), fields.name, fields.url, tags), diags
+
+
+def publish(projected: Iterable[tuple[Agent, Projection]]) -> tuple[list[Card], list[Diagnostic]]:
+    """The cards to publish, in slug order. Two agents cannot share a card
+    path: the first by slug keeps it, the other gets an error."""
     cards: list[Card] = []
     diags: list[Diagnostic] = []
-    by_url: dict[tuple[str, str], Agent] = {}
-    build = BUILDERS[target]
-    for agent in agents:
-        if not agent.public or not agent.typed.valid:
-            continue
-        found: list[Diagnostic] = []
-        fields = _fields(agent, found)
-        location = _location(agent, found)
-        if fields is not None and target == "1.0" and fields.state_transition_history:
-            found.append(_warn(agent, ("capabilities", "state_transition_history"),
-                               "KNO-PROJECT-DROPPED",
-                               "`state_transition_history` does not exist in A2A 1.0 and is left out",
-                               "remove it, or build with `--a2a 0.3` or `--a2a compat`"))
-        diags += found
-        if fields is None or location is None or any(d.is_error for d in found):
-            continue
-        if location in by_url:
+    by_location: dict[tuple[str, str], Agent] = {}
+    for agent, proj in sorted(projected, key=lambda pair: pair[0].slug):
+        owner = by_location.setdefault((proj.host, proj.path), agent)
+        if owner is not agent:
             diags.append(_err(agent, ("url",), "KNO-URL-DUPLICATE",
-                              f"url `{fields.url}` is also the url of `{by_url[location].slug}`",
+                              f"url `{proj.url}` is also the url of `{owner.slug}`",
                               "two public agents cannot share one card path: give each its own url"))
             continue
-        by_url[location] = agent
-        try:
-            model = build(fields)
-        except ValidationError as exc:  # a derivation rule let something through: say so
-            diags.append(_err(agent, (), "KNO-PROJECT-WIRE",
-                              f"the card does not fit the A2A {target} model: {exc.errors()[0]['msg']}",
-                              "report this as a knoc bug, with the entity"))
-            continue
-        cards.append(Card(agent, *location, model))
+        cards.append(Card(agent, proj))
     return cards, diags
 
 

@@ -1,14 +1,21 @@
-"""Renderers: the same Diagnostic objects as text for people or JSON lines
-for machines."""
+"""Renderers: the same Diagnostic objects as text for people, or for
+machines as JSON lines, SARIF 2.1.0 (code scanning), JUnit XML (one test case
+per entity) or GitHub workflow commands (annotations on the pull request)."""
 
 from __future__ import annotations
 
 import json
 import os
-from typing import Callable, Iterable, TextIO
+from typing import Any, Callable, Iterable, TextIO
+from xml.sax.saxutils import escape, quoteattr
 
+from knoc import __version__
+from knoc.codes import CODES
 from knoc.diagnostics import Diagnostic
 from knoc.source import SourceFile
+
+FORMATS = ("text", "json", "sarif", "junit", "github")
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 
 Sources = Callable[[str], SourceFile | None]
 
@@ -64,3 +71,102 @@ def _plural(n: int, one: str, many: str | None = None) -> str:
     if n == 0 and one != "entity":
         return ""
     return f"{n} {one if n == 1 else (many or one + 's')}"
+
+
+def sarif(diags: list[Diagnostic]) -> str:
+    """One run; rules are the codes that occur, described from the registry.
+    Paths are relative to the repo root (%SRCROOT%), as code scanning wants."""
+    codes = sorted({d.code for d in diags})
+    rules = [{"id": c, "name": c.removeprefix("KNO-").title().replace("-", ""),
+              "shortDescription": {"text": CODES.get(c, c)}} for c in codes]
+    results = []
+    for d in diags:
+        message = d.message + (f" (help: {d.hint})" if d.hint else "")
+        result: dict[str, Any] = {"ruleId": d.code, "ruleIndex": codes.index(d.code),
+                                  "level": d.severity.value, "message": {"text": message}}
+        if d.file:
+            location: dict[str, Any] = {"artifactLocation": {"uri": d.file, "uriBaseId": "%SRCROOT%"}}
+            if d.span:
+                region = {"startLine": d.span.line, "startColumn": d.span.column}
+                if d.span.end_column > d.span.column:
+                    region["endColumn"] = d.span.end_column
+                location["region"] = region
+            result["locations"] = [{"physicalLocation": location}]
+        results.append(result)
+    log = {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [{
+        "tool": {"driver": {"name": "knoc", "version": __version__, "rules": rules}},
+        "results": results,
+    }]}
+    return json.dumps(log, indent=2, ensure_ascii=False)
+
+
+def junit(diags: list[Diagnostic], entities: list[str], suite: str, fail_on_warning: bool) -> str:
+    """A test case per entity (and per other file a finding names, such as a
+    drifted build/ file): it fails on an error, or on a warning under
+    `--fail-on warning`; other warnings go to the case's system-out."""
+    by_file: dict[str, list[Diagnostic]] = {f: [] for f in entities}
+    for d in diags:
+        by_file.setdefault(d.file or "(repo)", []).append(d)
+    cases, failures = [], 0
+    for file in sorted(by_file):
+        failing = [d for d in by_file[file] if d.is_error or fail_on_warning]
+        other = [d for d in by_file[file] if d not in failing]
+        body = []
+        if failing:
+            failures += 1
+            first = failing[0]
+            body.append(f"<failure message={_attr(first.message)} type={_attr(first.code)}>"
+                        f"{_xml_text(_lines(failing))}</failure>")
+        if other:
+            body.append(f"<system-out>{_xml_text(_lines(other))}</system-out>")
+        classname = file.rsplit("/", 1)[0].replace("/", ".") if "/" in file else "repo"
+        cases.append(f'    <testcase classname={_attr(classname)} name={_attr(file)} '
+                     f'file={_attr(file)}>' + "".join(body) + "</testcase>")
+    head = (f'<testsuite name={_attr(suite)} tests="{len(cases)}" failures="{failures}" '
+            f'errors="0" skipped="0">')
+    return "\n".join(['<?xml version="1.0" encoding="UTF-8"?>',
+                      f'<testsuites name="knoc" tests="{len(cases)}" failures="{failures}" errors="0">',
+                      f"  {head}", *cases, "  </testsuite>", "</testsuites>"])
+
+
+def github(diags: list[Diagnostic]) -> str:
+    """GitHub Actions workflow commands: each finding becomes an annotation."""
+    out = []
+    for d in diags:
+        props = [f"title={_gh_prop(d.code)}"]
+        if d.file:
+            props.insert(0, f"file={_gh_prop(d.file)}")
+            if d.span:
+                props[1:1] = [f"line={d.span.line}", f"col={d.span.column}"]
+                if d.span.end_column > d.span.column:
+                    props.insert(3, f"endColumn={d.span.end_column}")
+        message = d.message + (f"\nhelp: {d.hint}" if d.hint else "")
+        out.append(f"::{d.severity.value} {','.join(props)}::{_gh_data(message)}")
+    return "\n".join(out)
+
+
+def _lines(diags: list[Diagnostic]) -> str:
+    return "\n".join(f"{d.severity.value}[{d.code}] {d.file or ''}"
+                     f"{f':{d.span.line}:{d.span.column}' if d.span else ''}: {d.message}"
+                     + (f"\n  help: {d.hint}" if d.hint else "") for d in diags)
+
+
+def _clean(s: str) -> str:
+    """XML 1.0 cannot carry most control characters, even escaped."""
+    return "".join(c if c in "\t\n\r" or ord(c) >= 0x20 else "\ufffd" for c in s)
+
+
+def _attr(s: str) -> str:
+    return quoteattr(_clean(s))
+
+
+def _xml_text(s: str) -> str:
+    return escape(_clean(s))
+
+
+def _gh_data(s: str) -> str:
+    return s.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _gh_prop(s: str) -> str:
+    return _gh_data(s).replace(":", "%3A").replace(",", "%2C")

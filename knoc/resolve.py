@@ -19,6 +19,8 @@ SAFE_SEGMENT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 KNO_XRI = re.compile(r"^kno://([a-z0-9-]+)/(.+)$")
 PSPACE_XRI = re.compile(r"^pspace://([a-z0-9-]+):(.+)$")
 ULID = re.compile(r"^[0-7][0-9A-HJKMNP-TV-Z]{25}$")
+FACT_KEYS = ("id", "slug", "visibility", "subtype", "category", "relationships", "composes",
+             "service_class", "perception")
 
 
 @dataclass(eq=False)
@@ -58,6 +60,16 @@ class Repo:
     domains: list[Domain] = field(default_factory=list)
 
 
+def facts(data: dict[str, Any]) -> dict[str, Any]:
+    """The part of an entity this stage reads. Resolution always runs on
+    facts, cached or fresh, so a warm cache cannot change its outcome."""
+    out = {k: data[k] for k in FACT_KEYS if k in data}
+    persona = data.get("persona")
+    if isinstance(persona, dict) and "perception" in persona:
+        out["persona"] = {"perception": persona["perception"]}
+    return out
+
+
 def is_public(t: Typed) -> bool:
     return t.data.get("visibility", "public") != "private"
 
@@ -89,7 +101,7 @@ def resolve(typed: list[Typed]) -> tuple[Repo, list[Diagnostic]]:
             category = t.data.get("category")
             repo.domains.append(Domain(t.data["slug"], is_public(t), category if isinstance(category, str) else None))
         elif kind_of(t) == "agent":
-            agent = _agent(t)
+            agent = agent_of(t)
             diags += _check_domains(t, agent, set(domain_slugs), domain_slugs)
             diags += _check_composes(t, index)
             repo.agents.append(agent)
@@ -99,7 +111,7 @@ def resolve(typed: list[Typed]) -> tuple[Repo, list[Diagnostic]]:
     return repo, diags
 
 
-def _agent(t: Typed) -> Agent:
+def agent_of(t: Typed) -> Agent:
     data = t.data
     card_path: tuple[str, ...]
     if t.type == "agent-blueprint":

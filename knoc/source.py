@@ -24,6 +24,7 @@ class SourceFile:
     path: Path
     rel: str  # repo-relative, forward slashes: what diagnostics show
     text: str
+    digest: str = ""  # sha256 of the file's bytes
     _root: Node | None = field(default=None, repr=False)
 
     def line(self, number: int) -> str:

@@ -37,21 +37,6 @@ class Typed:
         return self.entity.data
 
 
-def validate_all(entities: list[Entity], specs: SpecSet) -> tuple[list[Typed], list[Diagnostic]]:
-    typed: list[Typed] = []
-    diags: list[Diagnostic] = []
-    for ent in entities:
-        result = declaration(ent, specs)
-        if isinstance(result, Diagnostic):
-            diags.append(result)
-            continue
-        found = list(check(result, specs))
-        result.valid = not any(d.is_error for d in found)
-        diags.extend(found)
-        typed.append(result)
-    return typed, diags
-
-
 def declaration(ent: Entity, specs: SpecSet) -> Typed | Diagnostic:
     src = ent.source
     decl = ent.data.get("$schema")

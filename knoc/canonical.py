@@ -1,0 +1,66 @@
+"""The one JSON encoding knoc writes, so equal values give equal bytes.
+
+The bytes are exactly `json.dumps(value, indent=2, ensure_ascii=False)`
+plus a newline (a test holds it to that). The standard library falls back to
+its pure-Python encoder whenever `indent` is set; this writer keeps the
+string escaping in C and is several times faster on the large index and
+manifest files a warm check re-renders."""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from json.encoder import encode_basestring  # the C version when available
+from typing import Any
+
+
+def dumps(value: Any) -> bytes:
+    out: list[str] = []
+    _write(value, "\n", out)
+    out.append("\n")
+    return "".join(out).encode("utf-8")
+
+
+def _write(v: Any, nl: str, out: list[str]) -> None:
+    if isinstance(v, str):
+        out.append(encode_basestring(v))
+    elif isinstance(v, dict):
+        if not v:
+            out.append("{}")
+            return
+        inner, sep = nl + "  ", "{"
+        for key, item in v.items():
+            if not isinstance(key, str):
+                raise TypeError(f"JSON keys must be strings, not {type(key).__name__}")
+            out += (sep, inner, encode_basestring(key), ": ")
+            _write(item, inner, out)
+            sep = ","
+        out += (nl, "}")
+    elif isinstance(v, (list, tuple)):
+        if not v:
+            out.append("[]")
+            return
+        inner, sep = nl + "  ", "["
+        for item in v:
+            out += (sep, inner)
+            _write(item, inner, out)
+            sep = ","
+        out += (nl, "]")
+    elif v is True:
+        out.append("true")
+    elif v is False:
+        out.append("false")
+    elif v is None:
+        out.append("null")
+    elif isinstance(v, int):
+        out.append(int.__repr__(v))
+    elif isinstance(v, float):
+        if not math.isfinite(v):
+            raise ValueError(f"{v} is not valid JSON")
+        out.append(float.__repr__(v))
+    else:
+        raise TypeError(f"{type(v).__name__} is not JSON serialisable")
+
+
+def sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
