@@ -62,8 +62,10 @@ class Run:
             if out:
                 click.echo(out)
         click.echo(render.summary(diags, len(inputs), outcome), err=True)
-        failing = [d for d in diags if d.is_error or self.fail_on is Severity.WARNING]
-        return EXIT_FINDINGS if failing else EXIT_OK
+        return EXIT_FINDINGS if self.fails(diags) else EXIT_OK
+
+    def fails(self, diags: list[Diagnostic]) -> bool:
+        return any(d.is_error or self.fail_on is Severity.WARNING for d in diags)
 
 
 def _common(f: Callable[..., int]) -> Callable[..., None]:
@@ -113,7 +115,9 @@ def build(run: Run) -> int:
     previous build/ untouched."""
     config, result = run.config, run.compile()
     out = config.output + "/"
-    if result.ok:
+    diags = result.report.sorted()
+    written = result.ok and not run.fails(diags)  # --fail-on warning: a warning stops the write too
+    if written:
         try:
             write_tree(config.out_dir, result.files)
         except OutputError as exc:
@@ -125,8 +129,8 @@ def build(run: Run) -> int:
     result.cache.save()
     cards = len(result.cards)
     outcome = (f"wrote {cards} card{'s' if cards != 1 else ''} (A2A {config.a2a}) to {out}"
-               if result.ok else f"{out} left unchanged")
-    return run.report(result.report.sorted(), result.inputs, outcome, "knoc build")
+               if written else f"{out} left unchanged")
+    return run.report(diags, result.inputs, outcome, "knoc build")
 
 
 @main.command()

@@ -13,7 +13,7 @@ from ruamel.yaml.constructor import ConstructorError, DuplicateKeyError, SafeCon
 from ruamel.yaml.cyaml import CSafeLoader
 from ruamel.yaml.error import YAMLError
 
-from knoc.diagnostics import Diagnostic, Span, error, rel
+from knoc.diagnostics import Diagnostic, Span, error
 from knoc.source import SourceFile
 
 # A file whose aliases expand past this many nodes is refused: it would make

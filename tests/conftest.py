@@ -20,6 +20,12 @@ def compile_example(target: str | None = None, root: Path = ROOT) -> Result:
     return compile_repo(load_config(root, target))
 
 
+@pytest.fixture(autouse=True)
+def _not_in_github_actions(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Under GITHUB_ACTIONS=true knoc defaults to annotations; tests pick a format."""
+    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
+
+
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     """A private copy of the example content repo, not yet built."""

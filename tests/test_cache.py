@@ -1,0 +1,113 @@
+"""The cache under .knoc-cache/ never changes an outcome: after an edit, a
+deletion or a spec change, a warm run says exactly what a cold one says, and
+a damaged cache is detected and rebuilt rather than trusted."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Callable
+
+import pytest
+
+from knoc.cache import DIR, Cache
+
+BLUEPRINT = "content/agent-blueprints/schema-steward.kno"
+Knoc = Callable[..., Any]
+
+
+def warm_and_cold(knoc: Knoc, repo: Path, *args: str) -> tuple[Any, Any]:
+    warm = knoc("check", "--format", "json", *args, root=repo)
+    cold = knoc("check", "--format", "json", "--no-cache", *args, root=repo)
+    return warm[:2], cold[:2]
+
+
+@pytest.fixture
+def built(knoc: Knoc, repo: Path) -> Path:
+    assert knoc("build", root=repo)[0] == 0
+    assert (repo / DIR / "sources.bin").is_file() and (repo / DIR / "outputs.bin").is_file()
+    return repo
+
+
+def edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert old in text
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+def test_the_cache_ignores_itself_in_git(built: Path) -> None:
+    assert (built / DIR / ".gitignore").read_text(encoding="utf-8").splitlines()[-1] == "*"
+
+
+def test_unchanged_repo_is_up_to_date_warm(knoc: Knoc, built: Path) -> None:
+    code, _, err = knoc("check", root=built)
+    assert code == 0 and err.strip().endswith("(build/ is up to date)")
+
+
+def test_editing_one_file_gives_the_cold_result(knoc: Knoc, built: Path) -> None:
+    edit(built / BLUEPRINT, "  description: Reviews", "  description: Carefully reviews")
+    warm, cold = warm_and_cold(knoc, built)
+    assert warm == cold
+    assert warm[0] == 1 and "stale: build/site/" in warm[1]
+
+
+def test_an_edit_that_breaks_a_file_gives_the_cold_diagnostics(knoc: Knoc, built: Path) -> None:
+    edit(built / BLUEPRINT, "service_class: utility", "service_class: utilty")
+    warm, cold = warm_and_cold(knoc, built)
+    assert warm == cold and "KNO-SERVICE-CLASS" in warm[1]
+
+
+def test_deleting_a_file_gives_the_cold_result(knoc: Knoc, built: Path) -> None:
+    (built / "content/perception-domains/schemas.kno").unlink()
+    warm, cold = warm_and_cold(knoc, built)
+    assert warm == cold and "KNO-RESOLVE-DOMAIN" in warm[1]
+
+
+def test_editing_a_spec_gives_the_cold_result(knoc: Knoc, built: Path) -> None:
+    # Tighten the blueprint spec: every existing blueprint's version fails it.
+    spec = built / "specs/agent-blueprint-schema.kno"
+    text = spec.read_text(encoding="utf-8")
+    assert "\n    unevaluatedProperties: false" in text
+    spec.write_text(text.replace("\n    unevaluatedProperties: false",
+                                 "\n    unevaluatedProperties: false\n    maxProperties: 1", 1), encoding="utf-8")
+    warm, cold = warm_and_cold(knoc, built)
+    assert warm == cold and "KNO-SCHEMA-SIZE" in warm[1]
+
+
+def test_another_target_does_not_reuse_entries(knoc: Knoc, built: Path) -> None:
+    warm, cold = warm_and_cold(knoc, built, "--a2a", "0.3")
+    assert warm == cold and warm[0] == 1  # every card differs from the 1.0 build
+
+
+@pytest.mark.parametrize("damage", ["flip a payload byte", "truncate", "foreign file"])
+def test_a_damaged_cache_is_rebuilt_not_trusted(knoc: Knoc, built: Path, damage: str) -> None:
+    state = built / DIR / "sources.bin"
+    blob = bytearray(state.read_bytes())
+    if damage == "flip a payload byte":
+        blob[-100] ^= 0xFF
+    elif damage == "truncate":
+        del blob[len(blob) // 2:]
+    else:
+        blob = bytearray(b"not a knoc cache")
+    state.write_bytes(bytes(blob))
+    assert Cache.open(built, "any").dropped is not None
+    edit(built / BLUEPRINT, "  description: Reviews", "  description: Now reviews")
+    warm, cold = warm_and_cold(knoc, built)
+    assert warm == cold and warm[0] == 1
+    assert Cache.open(built, "any").dropped == "stale (knoc version, A2A target or specs/ changed)"
+
+
+def test_a_hand_edit_under_build_is_seen_warm(knoc: Knoc, built: Path) -> None:
+    card = next((built / "build/site").rglob("agent-card.json"))
+    card.write_text(card.read_text(encoding="utf-8").replace('"name"', '"nmae"', 1), encoding="utf-8")
+    (card.parent / "stray.json").write_text("{}", encoding="utf-8")
+    code, out, _ = knoc("check", "--format", "json", root=built)
+    assert code == 1
+    assert "stale: build/" in out and "extra: build/" in out and "stray.json" in out
+
+
+def test_a_corrupt_output_snapshot_is_ignored(knoc: Knoc, built: Path) -> None:
+    (built / DIR / "outputs.bin").write_bytes(b"garbage")
+    card = next((built / "build/site").rglob("agent.json"))
+    card.write_bytes(b"{}\n")
+    code, out, _ = knoc("check", "--format", "json", root=built)
+    assert code == 1 and "stale: build/" in out

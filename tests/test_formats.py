@@ -1,0 +1,121 @@
+"""Findings for machines: SARIF 2.1.0 that code scanning accepts (checked
+against the official schema), JUnit XML with a test case per entity, GitHub
+workflow commands, and the --fail-on threshold."""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any, Callable
+
+import jsonschema
+import pytest
+from click.testing import CliRunner
+
+from knoc.cli import main
+
+SARIF_SCHEMA = json.loads((Path(__file__).parent / "data/sarif/sarif-schema-2.1.0.json").read_text())
+BLUEPRINT = "content/agent-blueprints/schema-steward.kno"
+Knoc = Callable[..., Any]
+
+
+@pytest.fixture
+def broken(repo: Path) -> Path:
+    """One error (a misspelt service class) and one warning (boundary wording)."""
+    path = repo / BLUEPRINT
+    text = path.read_text(encoding="utf-8")
+    text = text.replace("service_class: utility", "service_class: utilty")
+    text = text.replace("- SHOULD NOT review more", "- Avoid reviewing more")
+    path.write_text(text, encoding="utf-8")
+    return repo
+
+
+@pytest.fixture
+def warned(repo: Path) -> Path:
+    path = repo / BLUEPRINT
+    path.write_text(path.read_text(encoding="utf-8").replace("- SHOULD NOT review more", "- Avoid reviewing more"),
+                    encoding="utf-8")
+    return repo
+
+
+def test_sarif_is_valid_and_points_at_file_line_and_column(knoc: Knoc, broken: Path) -> None:
+    code, out, _ = knoc("validate", "--format", "sarif", root=broken)
+    assert code == 1
+    log = json.loads(out)
+    jsonschema.Draft4Validator(SARIF_SCHEMA).validate(log)
+    results = log["runs"][0]["results"]
+    rules = log["runs"][0]["tool"]["driver"]["rules"]
+    by_rule = {r["ruleId"]: r for r in results}
+    assert set(by_rule) == {"KNO-SERVICE-CLASS", "KNO-BOUNDARY-WORDING"}
+    error = by_rule["KNO-SERVICE-CLASS"]
+    assert error["level"] == "error" and by_rule["KNO-BOUNDARY-WORDING"]["level"] == "warning"
+    where = error["locations"][0]["physicalLocation"]
+    assert where["artifactLocation"]["uri"] == BLUEPRINT
+    line = (broken / BLUEPRINT).read_text(encoding="utf-8").splitlines()[where["region"]["startLine"] - 1]
+    assert "utilty" in line[where["region"]["startColumn"] - 1:]
+    assert rules[error["ruleIndex"]]["id"] == "KNO-SERVICE-CLASS"
+    assert rules[error["ruleIndex"]]["shortDescription"]["text"].startswith("`service_class`")
+
+
+def test_sarif_of_a_clean_repo_is_valid_and_empty(knoc: Knoc, repo: Path) -> None:
+    code, out, _ = knoc("validate", "--format", "sarif", root=repo)
+    log = json.loads(out)
+    jsonschema.Draft4Validator(SARIF_SCHEMA).validate(log)
+    assert code == 0 and log["runs"][0]["results"] == []
+
+
+def test_sarif_carries_drift_findings(knoc: Knoc, repo: Path) -> None:
+    assert knoc("build", root=repo)[0] == 0
+    (repo / "build/index/agents.json").write_text("{}\n", encoding="utf-8")
+    code, out, _ = knoc("check", "--format", "sarif", root=repo)
+    log = json.loads(out)
+    jsonschema.Draft4Validator(SARIF_SCHEMA).validate(log)
+    assert code == 1 and [r["ruleId"] for r in log["runs"][0]["results"]] == ["KNO-DRIFT"]
+
+
+def test_junit_has_one_case_per_entity_and_fails_the_broken_one(knoc: Knoc, broken: Path) -> None:
+    code, out, _ = knoc("validate", "--format", "junit", root=broken)
+    suite = ET.fromstring(out).find("testsuite")
+    assert code == 1 and suite is not None
+    cases = {c.get("name"): c for c in suite.iter("testcase")}
+    assert len(cases) == len(list(broken.rglob("*.kno"))) == int(suite.get("tests", "0"))
+    failed = [name for name, c in cases.items() if c.find("failure") is not None]
+    assert failed == [BLUEPRINT] and suite.get("failures") == "1"
+    failure = cases[BLUEPRINT].find("failure")
+    assert failure is not None and failure.get("type") == "KNO-SERVICE-CLASS"
+    assert "KNO-BOUNDARY-WORDING" not in (failure.text or "")
+    assert "KNO-BOUNDARY-WORDING" in (cases[BLUEPRINT].findtext("system-out") or "")
+
+
+def test_junit_fails_on_warnings_when_asked(knoc: Knoc, warned: Path) -> None:
+    code, out, _ = knoc("validate", "--format", "junit", "--fail-on", "warning", root=warned)
+    suite = ET.fromstring(out).find("testsuite")
+    assert code == 1 and suite is not None and suite.get("failures") == "1"
+
+
+def test_github_annotations(knoc: Knoc, broken: Path) -> None:
+    code, out, _ = knoc("validate", "--format", "github", root=broken)
+    lines = out.splitlines()
+    assert code == 1 and len(lines) == 2
+    error = next(line for line in lines if line.startswith("::error "))
+    assert error.startswith(f"::error file={BLUEPRINT},line=")
+    assert ",col=" in error and "title=KNO-SERVICE-CLASS::" in error
+    assert "%0Ahelp: " in error  # the hint, on its own line in the annotation
+    assert any(line.startswith("::warning file=") for line in lines)
+
+
+def test_github_is_the_default_under_github_actions(broken: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    result = CliRunner().invoke(main, ["validate", "--root", str(broken)])
+    assert result.exit_code == 1 and result.stdout.startswith("::")
+    explicit = CliRunner().invoke(main, ["validate", "--root", str(broken), "--format", "text"])
+    assert explicit.stdout == "" and "error[KNO-SERVICE-CLASS]" in explicit.stderr
+
+
+def test_fail_on_sets_the_threshold(knoc: Knoc, warned: Path) -> None:
+    assert knoc("validate", root=warned)[0] == 0
+    assert knoc("validate", "--fail-on", "warning", root=warned)[0] == 1
+    code, _, err = knoc("build", "--fail-on", "warning", root=warned)
+    assert code == 1 and err.strip().endswith("(build/ left unchanged)")
+    assert not (warned / "build").exists()
