@@ -6,8 +6,10 @@ Exit codes: 0 clean, 1 findings at or above `--fail-on` (default: errors),
 from __future__ import annotations
 
 import functools
+import json
 import os
 import sys
+import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,10 +19,13 @@ import click
 
 from knoc import __version__, render
 from knoc.cache import DIR, OutputMemo
+from knoc.changes import CLASSES, Publication, compare
 from knoc.config import Config, ConfigError, find_root, load_config
-from knoc.diagnostics import Diagnostic, Severity
+from knoc.diagnostics import Diagnostic, error, warning
 from knoc.drift import drift
 from knoc.emit import OutputError, scan_tree, stat_tree, write_tree
+from knoc.gitref import GitError, default_base, describe, export
+from knoc.index import build_domains
 from knoc.pipeline import Result, compile_repo
 from knoc.source import SourceFile
 from knoc.wire import TARGETS
@@ -42,7 +47,7 @@ class Run:
 
     config: Config
     fmt: str
-    fail_on: Severity
+    fail_on: str  # error, warning, or for diff also breaking
     use_cache: bool
 
     def compile(self) -> Result:
@@ -57,7 +62,7 @@ class Run:
         else:
             out = {"json": lambda: render.json_lines(diags),
                    "sarif": lambda: render.sarif(diags),
-                   "junit": lambda: render.junit(diags, inputs, suite, self.fail_on is Severity.WARNING),
+                   "junit": lambda: render.junit(diags, inputs, suite, self.fail_on == "warning"),
                    "github": lambda: render.github(diags)}[self.fmt]()
             if out:
                 click.echo(out)
@@ -65,17 +70,18 @@ class Run:
         return EXIT_FINDINGS if self.fails(diags) else EXIT_OK
 
     def fails(self, diags: list[Diagnostic]) -> bool:
-        return any(d.is_error or self.fail_on is Severity.WARNING for d in diags)
+        return any(d.is_error or self.fail_on == "warning" for d in diags)
 
 
-def _common(f: Callable[..., int]) -> Callable[..., None]:
+def _common(f: Callable[..., int], formats: tuple[str, ...] = render.FORMATS,
+            thresholds: tuple[str, ...] = ("error", "warning")) -> Callable[..., None]:
     @click.option("--root", type=click.Path(file_okay=False, path_type=Path),
                   help="Content repo root (default: walk up to knoc.toml or specs/).")
     @click.option("--a2a", type=click.Choice(TARGETS), help="A2A target version (default: knoc.toml, else 1.0).")
-    @click.option("--format", "fmt", type=click.Choice(render.FORMATS),
+    @click.option("--format", "fmt", type=click.Choice(formats),
                   help="How findings are written: text (default; `github` under GITHUB_ACTIONS=true), "
                        "json lines, sarif, junit or github workflow commands.")
-    @click.option("--fail-on", type=click.Choice(["error", "warning"]), default="error", show_default=True,
+    @click.option("--fail-on", type=click.Choice(thresholds), default="error", show_default=True,
                   help="The least severe finding that makes the exit code 1.")
     @click.option("--no-cache", is_flag=True, help=f"Neither read nor write {DIR}/ (compile everything).")
     @functools.wraps(f)
@@ -85,7 +91,7 @@ def _common(f: Callable[..., int]) -> Callable[..., None]:
             fmt = "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
         try:
             config = load_config(root.resolve() if root else find_root(Path.cwd()), a2a)
-            code = f(Run(config, fmt, Severity(fail_on), not no_cache), **kw)
+            code = f(Run(config, fmt, fail_on, not no_cache), **kw)
         except ConfigError as exc:
             code = _usage(UsageError("KNO-CONFIG", str(exc)))
         except UsageError as exc:
@@ -174,6 +180,53 @@ def validate(run: Run, files: tuple[Path, ...]) -> int:
         diags = [d for d in diags if d.file in wanted]
         inputs = [i for i in inputs if i in wanted]
     return run.report(diags, inputs, "nothing written", "knoc validate")
+
+
+@main.command()
+@click.option("--base", help="Git ref to compare with (default: the merge base with the default branch).")
+@functools.partial(_common, formats=(*render.FORMATS, "markdown"), thresholds=("error", "warning", "breaking"))
+def diff(run: Run, base: str | None) -> int:
+    """Report the public wire changes between a git ref and the work tree.
+
+    Per agent and per perception domain, each change is classed breaking,
+    additive or cosmetic. Markdown (the default; paste it into a pull
+    request) or JSON; --fail-on breaking makes it a CI gate."""
+    config, head = run.config, run.compile()
+    head.cache.save()
+    diags = head.report.sorted()
+    if any(d.is_error for d in diags):
+        return run.report(diags, head.inputs, "not compared: fix the work tree first", "knoc diff")
+    try:
+        ref = base or default_base(config.root)
+        label = describe(config.root, ref)
+        with tempfile.TemporaryDirectory(prefix="knoc-diff-") as tmp:
+            old = compile_repo(load_config(export(config.root, ref, Path(tmp)), config.a2a))
+    except (GitError, ValueError) as exc:
+        raise UsageError("KNO-GIT", str(exc), "pass --base with a branch, tag or commit") from None
+    changes = compare(publication(old), publication(head))
+    counts = {c: sum(ch.cls == c for ch in changes) for c in CLASSES}
+    gate = run.fail_on == "breaking"
+    if run.fmt in ("text", "markdown"):
+        click.echo(render.markdown_changes(changes, label, "work tree", config.a2a), nl=False)
+    elif run.fmt == "json":
+        click.echo(json.dumps({"base": label, "head": "work tree", "a2a_target": config.a2a, "counts": counts,
+                               "changes": [c.to_dict() for c in changes]}, indent=2, ensure_ascii=False))
+    sources = {a.slug: a.typed.entity.source.rel for a in head.repo.agents}
+    make = error if gate else warning
+    findings = [make("KNO-CARD-BREAKING", f"{c.subject} `{c.name}`: {c.message}",
+                     file=sources.get(c.name) if c.subject == "agent" else None,
+                     hint="keep it, or bump the agent's major version and tell its clients")
+                for c in changes if c.cls == "breaking"]
+    outcome = f"{counts['breaking']} breaking, {counts['additive']} additive, {counts['cosmetic']} cosmetic since {label}"
+    shown = diags + findings if run.fmt in ("sarif", "junit", "github") else diags
+    quiet = Run(config, "text" if run.fmt in ("markdown", "json") else run.fmt, run.fail_on, run.use_cache)
+    code = quiet.report(shown, head.inputs, outcome, "knoc diff")
+    return EXIT_FINDINGS if code or (gate and counts["breaking"]) else EXIT_OK
+
+
+def publication(result: Result) -> Publication:
+    return Publication({c.agent.slug: json.loads(c.projection.body) for c in result.cards},
+                       build_domains(result.repo, result.cards)["domains"])
 
 
 def _rel(root: Path, path: Path) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 CODES: dict[str, str] = {
     "KNO-CONFIG": '`knoc.toml` or the command line is wrong, or no content repo was found',
+    "KNO-GIT": '`knoc diff`: git is missing, this is not a git work tree, or the ref is unknown',
     "KNO-OUTPUT": 'the output folder holds files knoc did not write; knoc will not replace it',
     "KNO-IO-READ": 'a file could not be read',
     "KNO-YAML-ENCODING": 'the file is not UTF-8 (points at the first bad byte)',
@@ -53,4 +54,5 @@ CODES: dict[str, str] = {
     "KNO-SERVICE-CLASS-TWICE": '`service_class` and a hand-written service-class extension entry',
     "KNO-URL-DUPLICATE": 'two public agents share a url',
     "KNO-DRIFT": '`knoc check`: a file under build/ is stale, missing or extra',
+    "KNO-CARD-BREAKING": '`knoc diff`: a change to a published card or domain that breaks clients',
 }

@@ -9,7 +9,10 @@ import os
 from typing import Any, Callable, Iterable, TextIO
 from xml.sax.saxutils import escape, quoteattr
 
+import jinja2
+
 from knoc import __version__
+from knoc.changes import CLASSES, Change
 from knoc.codes import CODES
 from knoc.diagnostics import Diagnostic
 from knoc.source import SourceFile
@@ -170,3 +173,17 @@ def _gh_data(s: str) -> str:
 
 def _gh_prop(s: str) -> str:
     return _gh_data(s).replace(":", "%3A").replace(",", "%2C")
+
+
+def markdown_changes(changes: list[Change], base: str, head: str, target: str) -> str:
+    """`knoc diff` as a pull-request comment (templates/diff.md.j2)."""
+    env = jinja2.Environment(loader=jinja2.PackageLoader("knoc", "templates"), autoescape=False,
+                             keep_trailing_newline=True, undefined=jinja2.StrictUndefined)
+    env.filters["cell"] = lambda s: str(s).replace("|", "\\|").replace("\n", " ")
+    groups: dict[tuple[str, str], list[Change]] = {}
+    for c in changes:
+        groups.setdefault((c.subject, c.name), []).append(c)
+    return env.get_template("diff.md.j2").render(
+        base=base, head=head, target=target,
+        counts={k: sum(c.cls == k for c in changes) for k in CLASSES},
+        groups=[{"subject": s, "name": n, "changes": cs} for (s, n), cs in groups.items()]).rstrip() + "\n"

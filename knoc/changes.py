@@ -1,0 +1,156 @@
+"""What changed on the wire between two builds, and what it does to a
+client. Pure: two publications in, classed changes out.
+
+Classes follow the capability stability rules (seed 001): taking something
+away that a client may rely on (an agent, a skill, a capability, an
+extension, an accepted mode, a domain's agent) or moving it (the url) is
+`breaking`; adding is `additive`; words and metadata are `cosmetic`."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Iterable
+
+CLASSES = ("breaking", "additive", "cosmetic")
+COSMETIC_FIELDS = ("name", "description", "provider", "documentationUrl", "iconUrl", "version")
+# 0.3 and compat cards say these at the top level; 1.0 inside capabilities.
+FLAGS = ("streaming", "pushNotifications", "stateTransitionHistory", "extendedAgentCard",
+         "supportsAuthenticatedExtendedCard")
+
+
+@dataclass(frozen=True)
+class Publication:
+    """What one build publishes: each public agent's card JSON by slug, and
+    the domain index (domain -> agent slugs)."""
+
+    cards: dict[str, dict[str, Any]]
+    domains: dict[str, list[str]]
+
+
+@dataclass(frozen=True)
+class Change:
+    subject: str  # "agent" or "domain"
+    name: str  # the agent's or domain's slug
+    kind: str  # e.g. "skill-removed"
+    cls: str  # one of CLASSES
+    message: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {"subject": self.subject, "name": self.name, "kind": self.kind,
+                "class": self.cls, "message": self.message}
+
+
+def compare(base: Publication, head: Publication) -> list[Change]:
+    changes: list[Change] = []
+    for slug in sorted(base.cards.keys() | head.cards.keys()):
+        old, new = base.cards.get(slug), head.cards.get(slug)
+        if old is None:
+            changes.append(Change("agent", slug, "agent-added", "additive", "agent published"))
+        elif new is None:
+            changes.append(Change("agent", slug, "agent-removed", "breaking",
+                                  "agent no longer published (deleted, made private or broken)"))
+        else:
+            changes += (Change("agent", slug, kind, cls, msg) for kind, cls, msg in _card(old, new))
+    for domain in sorted(base.domains.keys() | head.domains.keys()):
+        changes += _domain(domain, base.domains.get(domain), head.domains.get(domain))
+    order = {c: i for i, c in enumerate(CLASSES)}
+    return sorted(changes, key=lambda c: (c.subject != "agent", c.name, order[c.cls], c.kind, c.message))
+
+
+def _card(old: dict[str, Any], new: dict[str, Any]) -> Iterable[tuple[str, str, str]]:
+    if _url(old) != _url(new):
+        yield "url-changed", "breaking", f"url moved from `{_url(old)}` to `{_url(new)}`"
+    for key in COSMETIC_FIELDS:
+        if old.get(key) != new.get(key):
+            shown = f" from `{old.get(key)}` to `{new.get(key)}`" if key == "version" else ""
+            yield f"{_kebab(key)}-changed", "cosmetic", f"`{key}` changed{shown}"
+    for flag in FLAGS:
+        was, now = bool(_flags(old).get(flag)), bool(_flags(new).get(flag))
+        if was != now:
+            yield (f"capability-{'on' if now else 'off'}", "additive" if now else "breaking",
+                   f"capability `{flag}` turned {'on' if now else 'off'}")
+    yield from _modes("input", old.get("defaultInputModes"), new.get("defaultInputModes"))
+    yield from _modes("output", old.get("defaultOutputModes"), new.get("defaultOutputModes"))
+    yield from _extensions(_by(_flags(old).get("extensions"), "uri"), _by(_flags(new).get("extensions"), "uri"))
+    yield from _skills(_by(old.get("skills"), "id"), _by(new.get("skills"), "id"))
+    for key in ("securitySchemes", "security", "securityRequirements"):
+        if old.get(key) != new.get(key):
+            yield "security-changed", "breaking", f"`{key}` changed: clients may need new credentials"
+
+
+def _url(card: dict[str, Any]) -> str | None:
+    if "url" in card:
+        return str(card["url"])
+    interfaces = card.get("supportedInterfaces") or [{}]
+    return interfaces[0].get("url")
+
+
+def _flags(card: dict[str, Any]) -> dict[str, Any]:
+    return {**(card.get("capabilities") or {}),
+            **{k: card[k] for k in ("supportsAuthenticatedExtendedCard",) if k in card}}
+
+
+def _by(items: Any, key: str) -> dict[str, dict[str, Any]]:
+    return {str(i.get(key)): i for i in items or [] if isinstance(i, dict)}
+
+
+def _modes(which: str, old: Any, new: Any, where: str = "") -> Iterable[tuple[str, str, str]]:
+    gone, added = sorted(set(old or []) - set(new or [])), sorted(set(new or []) - set(old or []))
+    if gone:
+        yield f"{which}-modes-narrowed", "breaking", f"{where}no longer {'accepts' if which == 'input' else 'produces'} {_list(gone)}"
+    if added:
+        yield f"{which}-modes-widened", "additive", f"{where}now {'accepts' if which == 'input' else 'produces'} {_list(added)}"
+
+
+def _extensions(old: dict[str, Any], new: dict[str, Any]) -> Iterable[tuple[str, str, str]]:
+    for uri in sorted(old.keys() - new.keys()):
+        yield "extension-removed", "breaking", f"extension `{uri}` removed"
+    for uri in sorted(new.keys() - old.keys()):
+        required = bool(new[uri].get("required"))
+        yield ("extension-added", "breaking" if required else "additive",
+               f"extension `{uri}` added" + (" as required: clients must support it" if required else ""))
+    for uri in sorted(old.keys() & new.keys()):
+        a, b = old[uri], new[uri]
+        if {k: v for k, v in a.items() if k != "description"} != {k: v for k, v in b.items() if k != "description"}:
+            yield "extension-changed", "breaking", f"extension `{uri}` changed ({_json(a)} -> {_json(b)})"
+        elif a != b:
+            yield "extension-described", "cosmetic", f"extension `{uri}` description changed"
+
+
+def _skills(old: dict[str, Any], new: dict[str, Any]) -> Iterable[tuple[str, str, str]]:
+    for sid in sorted(old.keys() - new.keys()):
+        yield "skill-removed", "breaking", f"skill `{sid}` removed"
+    for sid in sorted(new.keys() - old.keys()):
+        yield "skill-added", "additive", f"skill `{sid}` added"
+    for sid in sorted(old.keys() & new.keys()):
+        a, b = old[sid], new[sid]
+        where = f"skill `{sid}` "
+        yield from _modes("input", a.get("inputModes"), b.get("inputModes"), where)
+        yield from _modes("output", a.get("outputModes"), b.get("outputModes"), where)
+        words = [k for k in ("name", "description", "examples", "tags") if a.get(k) != b.get(k)]
+        if words:
+            yield "skill-described", "cosmetic", f"{where}{', '.join(f'`{k}`' for k in words)} changed"
+
+
+def _domain(domain: str, old: list[str] | None, new: list[str] | None) -> Iterable[Change]:
+    if old is None:
+        yield Change("domain", domain, "domain-added", "additive", "domain published")
+    if new is None:
+        yield Change("domain", domain, "domain-removed", "breaking", "domain no longer published")
+    for slug in sorted(set(old or []) - set(new or [])) if old is not None and new is not None else []:
+        yield Change("domain", domain, "domain-lost-agent", "breaking", f"no longer routed to `{slug}`")
+    for slug in sorted(set(new or []) - set(old or [])):
+        yield Change("domain", domain, "domain-gained-agent", "additive", f"now routed to `{slug}`")
+
+
+def _list(items: list[str]) -> str:
+    return ", ".join(f"`{i}`" for i in items)
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, ensure_ascii=False)
+
+
+def _kebab(key: str) -> str:
+    return "".join(f"-{c.lower()}" if c.isupper() else c for c in key)

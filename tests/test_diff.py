@@ -1,0 +1,114 @@
+"""`knoc diff` on a content repo with two commits: every change class, the
+Markdown a reviewer pastes into a pull request (snapshot), JSON, and the
+--fail-on breaking gate."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from typing import Any, Callable
+
+import pytest
+from syrupy.assertion import SnapshotAssertion
+
+from knoc.changes import Publication, compare
+
+Knoc = Callable[..., Any]
+STEWARD = "content/agent-blueprints/schema-steward.kno"
+SUMMARIZER = "content/agent-blueprints/quick-summarizer.kno"
+SEARCH = "content/agent-blueprints/catalog-search.kno"
+
+
+def git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@example.org",
+                           *args], check=True, capture_output=True, text=True).stdout
+
+
+def edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert old in text, old
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+@pytest.fixture
+def two_commits(repo: Path) -> Path:
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "base")
+    git(repo, "checkout", "-qb", "feature")
+    steward = repo / STEWARD
+    edit(steward, "    streaming: true", "    streaming: false")  # capability off: breaking
+    edit(steward, "  description: Reviews", "  description: Carefully reviews")  # cosmetic
+    edit(steward, "  skills:\n", "  skills:\n    - id: explain-bump\n      name: Explain a version bump\n"
+                               "      description: Says why a change needs a major version.\n"
+                               "      tags: [schemas]\n")  # skill added: additive
+    edit(repo / SUMMARIZER, "ownership:", "visibility: private\nownership:")  # agent gone: breaking
+    edit(repo / SEARCH, "domains: [schemas, entity-health]", "domains: [schemas]")  # domain loses it
+    git(repo, "commit", "-qam", "change cards")
+    return repo
+
+
+def test_markdown_names_every_class(knoc: Knoc, two_commits: Path, snapshot: SnapshotAssertion) -> None:
+    code, out, _ = knoc("diff", root=two_commits)
+    assert code == 0  # reporting only; --fail-on breaking makes it a gate
+    assert "**3 breaking**, 1 additive, 1 cosmetic." in out
+    assert "| **breaking** | capability `streaming` turned off |" in out
+    assert "| additive | skill `explain-bump` added |" in out
+    assert "| cosmetic | `description` changed |" in out
+    assert out.replace(git(two_commits, "rev-parse", "--short", "main").strip(), "BASE") == snapshot
+
+
+def test_json_and_the_breaking_gate(knoc: Knoc, two_commits: Path) -> None:
+    code, out, _ = knoc("diff", "--base", "main", "--format", "json", "--fail-on", "breaking", root=two_commits)
+    report = json.loads(out)
+    assert code == 1
+    assert report["base"].startswith("main (") and report["head"] == "work tree"
+    kinds = {(c["name"], c["kind"], c["class"]) for c in report["changes"]}
+    assert ("quick-summarizer", "agent-removed", "breaking") in kinds
+    assert ("schema-steward", "capability-off", "breaking") in kinds
+    assert ("schema-steward", "skill-added", "additive") in kinds
+    assert any(c["subject"] == "domain" and c["kind"] == "domain-lost-agent" for c in report["changes"])
+
+
+def test_no_change_is_said_plainly(knoc: Knoc, two_commits: Path) -> None:
+    code, out, _ = knoc("diff", "--base", "HEAD", "--fail-on", "breaking", root=two_commits)
+    assert code == 0 and "No public wire changes." in out
+
+
+def test_breaking_changes_as_annotations(knoc: Knoc, two_commits: Path) -> None:
+    code, out, _ = knoc("diff", "--format", "github", "--fail-on", "breaking", root=two_commits)
+    assert code == 1
+    assert f"::error file={STEWARD},title=KNO-CARD-BREAKING::agent `schema-steward`" in out
+
+
+def test_an_unknown_ref_is_a_usage_error(knoc: Knoc, two_commits: Path) -> None:
+    code, _, err = knoc("diff", "--base", "no-such-branch", root=two_commits)
+    assert code == 2 and "error[KNO-GIT]" in err and "Traceback" not in err
+
+
+def test_outside_git_is_a_usage_error(knoc: Knoc, repo: Path) -> None:
+    code, _, err = knoc("diff", root=repo)
+    assert code == 2 and "error[KNO-GIT]" in err
+
+
+def card(**kw: Any) -> dict[str, Any]:
+    return {"name": "a", "url": "https://x", "defaultInputModes": ["text/plain", "image/png"],
+            "capabilities": {"extensions": [{"uri": "urn:e", "params": {"v": 1}}]}, "skills": [], **kw}
+
+
+@pytest.mark.parametrize(("new", "kind", "cls"), [
+    (card(defaultInputModes=["text/plain"]), "input-modes-narrowed", "breaking"),
+    (card(defaultInputModes=["text/plain", "image/png", "audio/wav"]), "input-modes-widened", "additive"),
+    (card(capabilities={}), "extension-removed", "breaking"),
+    (card(capabilities={"extensions": [{"uri": "urn:e", "params": {"v": 2}}]}), "extension-changed", "breaking"),
+    (card(capabilities={"extensions": [{"uri": "urn:e", "params": {"v": 1}}, {"uri": "urn:r", "required": True}]}),
+     "extension-added", "breaking"),
+    (card(capabilities={"extensions": [{"uri": "urn:e", "params": {"v": 1}}, {"uri": "urn:o"}]}),
+     "extension-added", "additive"),
+    (card(url="https://y"), "url-changed", "breaking"),
+    (card(version="2.0.0"), "version-changed", "cosmetic"),
+])
+def test_change_classes(new: dict[str, Any], kind: str, cls: str) -> None:
+    changes = compare(Publication({"a": card()}, {}), Publication({"a": new}, {}))
+    assert [(c.kind, c.cls) for c in changes] == [(kind, cls)]
