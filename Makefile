@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: build test bench snapshot-update clean
+.PHONY: build check test bench snapshot-update clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -14,6 +14,9 @@ $(STAMP): pyproject.toml
 
 build: $(STAMP)  ## compile the example content repo into build/
 	$(BIN)/knoc build
+
+check: $(STAMP)  ## the drift guard: is the committed build/ what the sources compile to?
+	$(BIN)/knoc check
 
 test: $(STAMP)  ## the whole test suite (what CI runs)
 	$(BIN)/pytest -q

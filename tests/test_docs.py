@@ -29,5 +29,6 @@ def test_readme_opens_with_the_build_and_test_commands() -> None:
     assert [line.split("#")[0].strip() for line in block.strip().splitlines()] == ["make build", "make test"]
 
 
-def test_ci_runs_the_readme_test_command() -> None:
-    assert (ROOT / ".ci/run").read_text().strip().endswith("make test")
+def test_ci_runs_the_drift_guard_then_the_readme_test_command() -> None:
+    lines = (ROOT / ".ci/run").read_text().strip().splitlines()
+    assert lines[-2:] == ["make check", "make test"]

@@ -1,0 +1,75 @@
+"""The hooks in .pre-commit-hooks.yaml, driven by the real pre-commit
+framework in a throwaway content repo. The hooks run as `language: system`
+with this checkout's knoc on PATH, so the test needs no network; id, entry,
+files and pass_filenames are taken from the shipped manifest unchanged."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from ruamel.yaml import YAML
+
+from tests.conftest import ROOT
+
+PRE_COMMIT = shutil.which("pre-commit", path=str(Path(sys.executable).parent)) or shutil.which("pre-commit")
+BLUEPRINT = "content/agent-blueprints/schema-steward.kno"
+
+
+def run(repo: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+           "PRE_COMMIT_HOME": str(repo.parent / "pre-commit-home"), "NO_COLOR": "1",
+           "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.org",
+           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.org"}
+    env.pop("GITHUB_ACTIONS", None)
+    done = subprocess.run(list(args), cwd=repo, env=env, capture_output=True, text=True)
+    if check:
+        assert done.returncode == 0, done.stdout + done.stderr
+    return done
+
+
+def hook_repo(repo: Path, hook_id: str) -> Path:
+    assert PRE_COMMIT is not None, "pre-commit is a test dependency: pip install -e .[test]"
+    manifest = YAML(typ="safe").load((ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
+    hook = next(h for h in manifest if h["id"] == hook_id)
+    hook["language"] = "system"
+    config = YAML()
+    with (repo / ".pre-commit-config.yaml").open("w", encoding="utf-8") as f:
+        config.dump({"repos": [{"repo": "local", "hooks": [hook]}]}, f)
+    run(repo, "git", "init", "-q", "-b", "main")
+    run(repo, sys.executable, "-m", "knoc", "build")
+    run(repo, "git", "add", "-A")
+    run(repo, "git", "commit", "-qm", "content and build")
+    run(repo, str(PRE_COMMIT), "install")
+    edit = repo / BLUEPRINT
+    edit.write_text(edit.read_text(encoding="utf-8").replace("  description: Reviews", "  description: Now reviews"),
+                    encoding="utf-8")
+    run(repo, "git", "add", BLUEPRINT)
+    return repo
+
+
+def test_knoc_check_refuses_a_commit_that_did_not_rebuild(repo: Path) -> None:
+    hook_repo(repo, "knoc-check")
+    refused = run(repo, "git", "commit", "-m", "edit without rebuild", check=False)
+    assert refused.returncode != 0
+    output = refused.stdout + refused.stderr
+    assert "knoc check" in output and "Failed" in output
+    assert "stale: build/site/agents.possibility.space/schema-steward/.well-known/agent-card.json" in output
+    assert "run `knoc build`" in output
+    run(repo, sys.executable, "-m", "knoc", "build")
+    run(repo, "git", "add", "-A")
+    accepted = run(repo, "git", "commit", "-m", "edit and rebuild")
+    assert "Passed" in accepted.stdout + accepted.stderr
+
+
+def test_knoc_build_rebuilds_and_asks_to_restage(repo: Path) -> None:
+    hook_repo(repo, "knoc-build")
+    refused = run(repo, "git", "commit", "-m", "edit without rebuild", check=False)
+    output = refused.stdout + refused.stderr
+    assert refused.returncode != 0 and "files were modified by this hook" in output
+    assert "build/" in run(repo, "git", "status", "--porcelain").stdout  # rebuilt, not yet staged
+    run(repo, "git", "add", "-A")
+    run(repo, "git", "commit", "-m", "edit and rebuild")
