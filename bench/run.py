@@ -1,5 +1,6 @@
-"""Cold-build benchmark: generate repos of 1,000 and 10,000 agents, run
-`knoc build` in a fresh process on each, print wall time and peak memory.
+"""Benchmark: generate repos of 1,000 and 10,000 agents; time a cold
+`knoc build` (no build/, no cache) in a fresh process, its peak memory, and
+a warm `knoc check` after editing one blueprint (the pre-commit case).
 
     python bench/run.py [--sizes 1000 10000] [--repeat 3]
 
@@ -33,11 +34,25 @@ MEASURE = ("import resource, subprocess, sys, time;"
 
 def cold(command: str, repo: Path) -> tuple[float, float]:
     shutil.rmtree(repo / "build", ignore_errors=True)
+    shutil.rmtree(repo / ".knoc-cache", ignore_errors=True)
+    return timed(command, repo)
+
+
+def warm_check(repo: Path, i: int) -> float:
+    """`knoc check` after editing one blueprint's card description, with the
+    cache a previous build or check left: what a pre-commit hook sees."""
+    blueprint = repo / "content/agent-blueprints/agent-000123.kno"
+    text = blueprint.read_text(encoding="utf-8")
+    blueprint.write_text(text.replace("  description: ", f"  description: (edit {i}) ", 1), encoding="utf-8")
+    return timed("check", repo, expect="1")[0]  # 1: build/ drifted, as it should
+
+
+def timed(command: str, repo: Path, expect: str = "0") -> tuple[float, float]:
     out = subprocess.run([sys.executable, "-c", MEASURE, sys.executable, "-m", "knoc", command,
                           "--root", str(repo)], capture_output=True, text=True, check=True)
     rc, wall, rss_kb = out.stdout.split()
-    if rc != "0":
-        raise SystemExit(f"knoc {command} failed on {repo} (exit {rc})")
+    if rc != expect:
+        raise SystemExit(f"knoc {command} on {repo}: exit {rc}, expected {expect}")
     return float(wall), int(rss_kb) / 1024
 
 
@@ -48,8 +63,9 @@ def main() -> None:
     args = ap.parse_args()
     print(f"# knoc cold build, {platform.python_implementation()} {platform.python_version()}, "
           f"{os.cpu_count()} cores")
-    print("| agents | files | build wall | of which compiling (validate) | peak RSS |")
-    print("|---:|---:|---:|---:|---:|")
+    print("| agents | files | cold build | of which compiling (validate) | peak RSS "
+          "| warm check after a one-file edit | warm / cold |")
+    print("|---:|---:|---:|---:|---:|---:|---:|")
     with tempfile.TemporaryDirectory(prefix="knoc-bench-") as tmp:
         for n in args.sizes:
             repo = Path(tmp) / f"repo-{n}"
@@ -57,11 +73,13 @@ def main() -> None:
             files = sum(1 for _ in repo.rglob("*.kno"))
             builds = [cold("build", repo) for _ in range(args.repeat)]
             checks = [cold("validate", repo) for _ in range(args.repeat)]
+            timed("build", repo)  # leaves build/ and a filled cache, as a content repo has
+            warm = statistics.median(warm_check(repo, i) for i in range(args.repeat))
             wall = statistics.median(r[0] for r in builds)
             compiling = statistics.median(r[0] for r in checks)
             rss = max(r[1] for r in builds)
-            print(f"| {n:,} | {files:,} | {wall:.2f} s | {compiling:.2f} s | {rss:.0f} MiB |",
-                  flush=True)
+            print(f"| {n:,} | {files:,} | {wall:.2f} s | {compiling:.2f} s | {rss:.0f} MiB "
+                  f"| {warm:.2f} s | {100 * warm / wall:.1f}% |", flush=True)
 
 
 if __name__ == "__main__":
