@@ -41,6 +41,10 @@ class Change:
                 "class": self.cls, "message": self.message}
 
 
+def count(changes: list[Change]) -> dict[str, int]:
+    return {cls: sum(c.cls == cls for c in changes) for cls in CLASSES}
+
+
 def compare(base: Publication, head: Publication) -> list[Change]:
     changes: list[Change] = []
     for slug in sorted(base.cards.keys() | head.cards.keys()):
@@ -134,13 +138,14 @@ def _skills(old: dict[str, Any], new: dict[str, Any]) -> Iterable[tuple[str, str
 
 
 def _domain(domain: str, old: list[str] | None, new: list[str] | None) -> Iterable[Change]:
-    if old is None:
-        yield Change("domain", domain, "domain-added", "additive", "domain published")
     if new is None:
         yield Change("domain", domain, "domain-removed", "breaking", "domain no longer published")
-    for slug in sorted(set(old or []) - set(new or [])) if old is not None and new is not None else []:
+        return
+    if old is None:
+        yield Change("domain", domain, "domain-added", "additive", "domain published")
+    for slug in sorted(set(old or []) - set(new)):
         yield Change("domain", domain, "domain-lost-agent", "breaking", f"no longer routed to `{slug}`")
-    for slug in sorted(set(new or []) - set(old or [])):
+    for slug in sorted(set(new) - set(old or [])):
         yield Change("domain", domain, "domain-gained-agent", "additive", f"now routed to `{slug}`")
 
 

@@ -10,8 +10,7 @@ import json
 import os
 import sys
 import tempfile
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable
 
@@ -19,7 +18,7 @@ import click
 
 from knoc import __version__, render
 from knoc.cache import DIR, OutputMemo
-from knoc.changes import CLASSES, Publication, compare
+from knoc.changes import Publication, compare, count
 from knoc.config import Config, ConfigError, find_root, load_config
 from knoc.diagnostics import Diagnostic, error, warning
 from knoc.drift import drift
@@ -51,7 +50,9 @@ class Run:
     use_cache: bool
 
     def compile(self) -> Result:
-        return compile_repo(self.config, use_cache=self.use_cache)
+        result = compile_repo(self.config, use_cache=self.use_cache)
+        result.cache.save()
+        return result
 
     def report(self, diags: list[Diagnostic], inputs: list[str], outcome: str, suite: str) -> int:
         """Render `diags` in the chosen format; the exit code they deserve."""
@@ -130,9 +131,8 @@ def build(run: Run) -> int:
             raise UsageError("KNO-OUTPUT", str(exc),
                              "move those files away, or set another `output` in knoc.toml") from None
         memo = OutputMemo.open(config.root, run.use_cache)
-        memo.snapshot = stat_tree(config.out_dir, result.files)
+        memo.snapshot = stat_tree(config.out_dir, result.digests)
         memo.save()
-    result.cache.save()
     cards = len(result.cards)
     outcome = (f"wrote {cards} card{'s' if cards != 1 else ''} (A2A {config.a2a}) to {out}"
                if written else f"{out} left unchanged")
@@ -148,17 +148,13 @@ def check(run: Run) -> int:
     or extra file (and a short diff) when it does not, or on any finding."""
     config = run.config
     out = config.output + "/"
-    memo = OutputMemo.open(config.root, run.use_cache)
-    # Reading build/ is mostly waiting on the disk: do it while compiling.
-    with ThreadPoolExecutor(1) as pool:
-        scanning = pool.submit(scan_tree, config.out_dir, memo.snapshot)
-        result = run.compile()
-        memo.snapshot = scanning.result()
-    result.cache.save()
-    memo.save()
+    result = run.compile()
     if not result.ok:
         return run.report(result.report.sorted(), result.inputs, f"{out} not compared", "knoc check")
-    drifted = drift(result.files, {rel: st[2] for rel, st in memo.snapshot.files.items()},
+    memo = OutputMemo.open(config.root, run.use_cache)
+    memo.snapshot = scan_tree(config.out_dir, memo.snapshot)
+    memo.save()
+    drifted = drift(result.files, result.digests, {rel: st[2] for rel, st in memo.snapshot.files.items()},
                     lambda rel: (config.out_dir / rel).read_bytes(), out)
     outcome = f"{out} drifted: run `knoc build`" if drifted else f"{out} is up to date"
     return run.report(result.report.sorted() + drifted, result.inputs, outcome, "knoc check")
@@ -173,7 +169,6 @@ def validate(run: Run, files: tuple[Path, ...]) -> int:
     With FILES, report only their diagnostics (the whole repo is still read,
     since references cross files)."""
     result = run.compile()
-    result.cache.save()
     diags, inputs = result.report.sorted(), result.inputs
     if files:
         wanted = {_rel(run.config.root, f) for f in files}
@@ -192,9 +187,8 @@ def diff(run: Run, base: str | None) -> int:
     additive or cosmetic. Markdown (the default; paste it into a pull
     request) or JSON; --fail-on breaking makes it a CI gate."""
     config, head = run.config, run.compile()
-    head.cache.save()
     diags = head.report.sorted()
-    if any(d.is_error for d in diags):
+    if not head.ok:
         return run.report(diags, head.inputs, "not compared: fix the work tree first", "knoc diff")
     try:
         ref = base or default_base(config.root)
@@ -204,7 +198,7 @@ def diff(run: Run, base: str | None) -> int:
     except (GitError, ValueError) as exc:
         raise UsageError("KNO-GIT", str(exc), "pass --base with a branch, tag or commit") from None
     changes = compare(publication(old), publication(head))
-    counts = {c: sum(ch.cls == c for ch in changes) for c in CLASSES}
+    counts = count(changes)
     gate = run.fail_on == "breaking"
     if run.fmt in ("text", "markdown"):
         click.echo(render.markdown_changes(changes, label, "work tree", config.a2a), nl=False)
@@ -219,8 +213,9 @@ def diff(run: Run, base: str | None) -> int:
                 for c in changes if c.cls == "breaking"]
     outcome = f"{counts['breaking']} breaking, {counts['additive']} additive, {counts['cosmetic']} cosmetic since {label}"
     shown = diags + findings if run.fmt in ("sarif", "junit", "github") else diags
-    quiet = Run(config, "text" if run.fmt in ("markdown", "json") else run.fmt, run.fail_on, run.use_cache)
-    code = quiet.report(shown, head.inputs, outcome, "knoc diff")
+    # Markdown and JSON own stdout: findings then go to stderr as text.
+    findings_run = replace(run, fmt="text") if run.fmt in ("markdown", "json") else run
+    code = findings_run.report(shown, head.inputs, outcome, "knoc diff")
     return EXIT_FINDINGS if code or (gate and counts["breaking"]) else EXIT_OK
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Iterable
 
 
@@ -97,10 +96,3 @@ class Report:
     @property
     def errors(self) -> int:
         return sum(1 for d in set(self.items) if d.is_error)
-
-
-def rel(path: Path, root: Path) -> str:
-    try:
-        return path.relative_to(root).as_posix()
-    except ValueError:
-        return path.as_posix()

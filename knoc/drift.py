@@ -7,7 +7,6 @@ import difflib
 import re
 from typing import Callable
 
-from knoc.canonical import sha256
 from knoc.diagnostics import Diagnostic, error
 
 MAX_DIFF_LINES = 40
@@ -15,10 +14,11 @@ CONTEXT = 2
 _HUNK = re.compile(r"^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@$")
 
 
-def drift(expected: dict[str, bytes], actual: dict[str, str], read: Callable[[str], bytes],
-          out: str) -> list[Diagnostic]:
-    """One error per stale, missing or extra file. `actual` maps each file on
-    disk to its sha256; `read` fetches one for the diff; `out` prefixes paths."""
+def drift(expected: dict[str, bytes], want: dict[str, str], actual: dict[str, str],
+          read: Callable[[str], bytes], out: str) -> list[Diagnostic]:
+    """One error per stale, missing or extra file. `want` and `actual` map each
+    expected file and each file on disk to its sha256; `read` fetches one from
+    disk for the diff; `out` prefixes paths."""
     found: list[Diagnostic] = []
     hint = f"run `knoc build` and commit {out}"
     for path in sorted(expected.keys() | actual.keys()):
@@ -27,7 +27,7 @@ def drift(expected: dict[str, bytes], actual: dict[str, str], read: Callable[[st
             found.append(error("KNO-DRIFT", f"missing: {shown}", file=shown, hint=hint))
         elif path not in expected:
             found.append(error("KNO-DRIFT", f"extra: {shown}", file=shown, hint=hint))
-        elif sha256(expected[path]) != actual[path]:
+        elif want[path] != actual[path]:
             found.append(error("KNO-DRIFT", f"stale: {shown}", file=shown, hint=hint,
                                detail=_diff(shown, read(path), expected[path])))
     return found

@@ -9,7 +9,7 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable
 
 from knoc import __version__
 from knoc.cache import Snapshot, Stat
@@ -28,8 +28,9 @@ class OutputError(Exception):
     """The output directory cannot be written without losing someone's file."""
 
 
-def render(repo: Repo, cards: list[Card], entities: list[Entity], target: str) -> dict[str, bytes]:
-    """Every output file, keyed by its path under the build directory."""
+def render(repo: Repo, cards: list[Card], entities: list[Entity],
+           target: str) -> tuple[dict[str, bytes], dict[str, str]]:
+    """Every output file and its sha256, keyed by its path under the build directory."""
     files: dict[str, bytes] = {}
     for card in cards:
         base = f"site/{card.projection.site_dir}"
@@ -37,11 +38,13 @@ def render(repo: Repo, cards: list[Card], entities: list[Entity], target: str) -
         files[f"{base}/{LEGACY_CARD_FILE}"] = card.projection.body
     files["index/domains.json"] = dumps(build_domains(repo, cards))
     files["index/agents.json"] = dumps(build_catalog(repo, cards, CARD_FILE))
-    files[MANIFEST] = dumps(manifest(entities, files, target))
-    return dict(sorted(files.items()))
+    digests = {path: sha256(body) for path, body in files.items()}
+    files[MANIFEST] = dumps(manifest(entities, digests, target))
+    digests[MANIFEST] = sha256(files[MANIFEST])
+    return dict(sorted(files.items())), digests
 
 
-def manifest(entities: list[Entity], outputs: dict[str, bytes], target: str) -> dict[str, Any]:
+def manifest(entities: list[Entity], outputs: dict[str, str], target: str) -> dict[str, Any]:
     """Hashes of inputs and outputs. A private entity's path is left out (its
     name would say it exists); the sources digest still covers it."""
     everything = hashlib.sha256()
@@ -56,7 +59,7 @@ def manifest(entities: list[Entity], outputs: dict[str, bytes], target: str) -> 
         "a2a_target": target,
         "sources_digest": everything.hexdigest(),
         "inputs": inputs,
-        "outputs": {path: sha256(body) for path, body in sorted(outputs.items())},
+        "outputs": dict(sorted(outputs.items())),
     }
 
 
@@ -102,13 +105,13 @@ def write_tree(out: Path, files: dict[str, bytes]) -> None:
         raise
 
 
-def stat_tree(out: Path, files: dict[str, bytes]) -> Snapshot:
-    """The snapshot of a tree just written from `files`."""
+def stat_tree(out: Path, digests: dict[str, str]) -> Snapshot:
+    """The snapshot of a tree just written with these files and digests."""
     snap = Snapshot()
-    for rel, body in files.items():
+    for rel, digest in digests.items():
         st = os.stat(out / rel)
-        snap.files[rel] = (st.st_size, st.st_mtime_ns, sha256(body))
-    for rel in {""} | _parents(files):
+        snap.files[rel] = (st.st_size, st.st_mtime_ns, digest)
+    for rel in {""} | _parents(digests):
         snap.dirs[rel] = os.stat(out / rel).st_mtime_ns
     return snap
 
@@ -152,7 +155,7 @@ def _fresh(path: Path, rel: str, known: Snapshot) -> Stat:
         return (st.st_size, st.st_mtime_ns, sha256(f.read()))
 
 
-def _parents(files: dict[str, bytes]) -> set[str]:
+def _parents(files: Iterable[str]) -> set[str]:
     dirs: set[str] = set()
     for rel in files:
         parts = rel.split("/")[:-1]

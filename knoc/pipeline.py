@@ -53,6 +53,7 @@ class Result:
     cards: list[Card] = field(default_factory=list)
     repo: Repo = field(default_factory=Repo)
     files: dict[str, bytes] = field(default_factory=dict)
+    digests: dict[str, str] = field(default_factory=dict)  # sha256 of each of `files`
     cache: Cache = field(default_factory=Cache.off)
 
     @property
@@ -107,7 +108,7 @@ def compile_repo(config: Config, use_cache: bool = False) -> Result:
 
     result = Result(report, inputs=paths, cards=cards, repo=repo, cache=cache)
     if result.ok:
-        result.files = render(repo, cards, entities, config.a2a)
+        result.files, result.digests = render(repo, cards, entities, config.a2a)
     return result
 
 

@@ -12,7 +12,7 @@ from xml.sax.saxutils import escape, quoteattr
 import jinja2
 
 from knoc import __version__
-from knoc.changes import CLASSES, Change
+from knoc.changes import Change, count
 from knoc.codes import CODES
 from knoc.diagnostics import Diagnostic
 from knoc.source import SourceFile
@@ -185,5 +185,5 @@ def markdown_changes(changes: list[Change], base: str, head: str, target: str) -
         groups.setdefault((c.subject, c.name), []).append(c)
     return env.get_template("diff.md.j2").render(
         base=base, head=head, target=target,
-        counts={k: sum(c.cls == k for c in changes) for k in CLASSES},
+        counts=count(changes),
         groups=[{"subject": s, "name": n, "changes": cs} for (s, n), cs in groups.items()]).rstrip() + "\n"
