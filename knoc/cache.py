@@ -1,45 +1,66 @@
 """The on-disk cache under `.knoc-cache/` (gitignored; safe to delete).
 
-`sources.bin` keeps what the one-file stages (load, validate, project)
-learned about each source, so a check after a one-file change redoes only
-that file; resolve and render read the whole repo and run every time, on
-the cached facts. `outputs.bin` keeps the size, mtime and sha256 of each
-file under build/, so an unchanged build/ is compared without reading it
-(the way git's index avoids rehashing the work tree).
+It keeps two layers, so a check redoes only what an edit affects:
 
-Nothing is trusted blindly. Each file carries a checksum of its payload;
-source entries count only for the same knoc version, A2A target and specs/
-(the salt) and only for the exact bytes (sha256) of their source. Anything
-corrupt, foreign or stale is dropped and rebuilt."""
+- per source (`sources-XX.bin`, 64 shards by path, so saving after a small
+  edit rewrites a small file), what the one-file stages (load, validate,
+  project) found, under the sha256 of its bytes, with its size and mtime
+  so an untouched file is not even read (a file changed within two seconds
+  of its shard's save is hashed anyway: git's "racily clean" rule);
+- for the whole repo (`link.bin`), what the link stage (resolve, publish,
+  index) found, under a key made of every source's link key. An edit that
+  changes no entity's facts and no card's summary (say, description or
+  skill text) reuses it. Its findings also pin the bytes of the files they
+  point into, since their line numbers come from there.
+
+`outputs.bin` keeps the size, mtime and sha256 of each file under build/,
+so an unchanged build/ is compared without reading it (as git's index
+avoids rehashing the work tree).
+
+Nothing is trusted blindly. Each file carries a checksum of its payload and
+counts only for the same knoc version, A2A target and specs/ (the salt).
+Anything corrupt, foreign or stale is dropped and rebuilt."""
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import marshal
 import os
 import tempfile
+import time
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 DIR = ".knoc-cache"
-MAGIC = b"knoc-cache 1\n"
+MAGIC = b"knoc-cache 3\n"  # bump when an entry's shape changes
+SHARDS = 64
+RACY_NS = 2_000_000_000  # mtimes this close to a save are not trusted
 
-# Per source: (sha256 of its bytes, then the stage results as plain values;
-# see pipeline.FileResult.to_entry).
+# What the one-file stages found, as plain values (pipeline.FileResult.to_entry).
 Entry = tuple[Any, ...]
+# Per source: (sha256, size, mtime_ns, entry).
+Source = tuple[str, int, int, Entry]
+# The link stage: (key, {rel: sha256 pinned}, payload).
+Linked = tuple[str, dict[str, str], Any]
 # Per output file: (size, mtime_ns, sha256) as last written or read.
 Stat = tuple[int, int, str]
 
 
 @dataclass
 class Cache:
-    """Per-source entries. `path` None means caching is off."""
+    """Both layers. `folder` None means caching is off."""
 
-    path: Path | None
+    folder: Path | None
     salt: str = ""
-    entries: dict[str, Entry] = field(default_factory=dict)
-    dropped: str | None = None  # why an existing cache was not used
+    sources: dict[str, Source] = field(default_factory=dict)
+    link: Linked | None = None
+    dropped: str | None = None  # why a stored file was not used (the first one)
+    _saved: list[int] = field(default_factory=lambda: [0] * SHARDS)  # each shard's save time
+    _stored: list[dict[str, Source]] = field(default_factory=lambda: [{} for _ in range(SHARDS)])
+    _link_stored: Linked | None = None
 
     @classmethod
     def off(cls) -> "Cache":
@@ -47,25 +68,63 @@ class Cache:
 
     @classmethod
     def open(cls, root: Path, salt: str) -> "Cache":
-        cache = cls(root / DIR / "sources.bin", salt)
-        value, cache.dropped = _read(cache.path)  # type: ignore[arg-type]
-        if value is None:
-            return cache
-        if not (isinstance(value, tuple) and len(value) == 2 and isinstance(value[1], dict)):
-            cache.dropped = "corrupt (unexpected shape)"
-        elif value[0] != salt:
-            cache.dropped = "stale (knoc version, A2A target or specs/ changed)"
-        else:
-            cache.entries = value[1]
+        cache = cls(root / DIR, salt)
+        for i in range(SHARDS):
+            value = cache._load(f"sources-{i:02x}.bin")
+            if value is not None:
+                cache._saved[i], cache._stored[i] = value
+                cache.sources.update(value[1])
+        cache.link = cache._link_stored = cache._load("link.bin")
         return cache
 
+    def _load(self, name: str) -> Any:
+        """The value stored under this salt, or None (and why, in `dropped`)."""
+        value, why = _read(self.folder / name)  # type: ignore[operator]
+        if value is not None and not (isinstance(value, tuple) and len(value) == 2):
+            value, why = None, "corrupt (unexpected shape)"
+        elif value is not None and value[0] != self.salt:
+            value, why = None, "stale (knoc version, A2A target or specs/ changed)"
+        self.dropped = self.dropped or why
+        return None if value is None else value[1]
+
+    def digest(self, rel: str, size: int, mtime_ns: int) -> str | None:
+        """The file's sha256 as last seen, if its size and mtime say it is
+        untouched since, and that mtime is old enough to be trusted."""
+        hit = self.sources.get(rel)
+        if hit is None or hit[1] != size or hit[2] != mtime_ns:
+            return None
+        return hit[0] if mtime_ns <= self._saved[_shard(rel)] - RACY_NS else None
+
     def get(self, rel: str, digest: str) -> Entry | None:
-        entry = self.entries.get(rel)
-        return entry if isinstance(entry, tuple) and entry and entry[0] == digest else None
+        hit = self.sources.get(rel)
+        return hit[3] if hit is not None and hit[0] == digest else None
+
+    def get_link(self, key: str, digests: dict[str, str]) -> Any:
+        if self.link is None or self.link[0] != key:
+            return None
+        if any(digests.get(rel) != sha for rel, sha in self.link[1].items()):
+            return None
+        return self.link[2]
 
     def save(self) -> None:
-        if self.path is not None:
-            _write(self.path, (self.salt, self.entries))
+        """Write back the shards and the link layer that changed (sources
+        that are gone drop out)."""
+        if self.folder is None:
+            return
+        shards: list[dict[str, Source]] = [{} for _ in range(SHARDS)]
+        for rel, value in self.sources.items():
+            shards[_shard(rel)][rel] = value
+        now = time.time_ns()
+        for i, shard in enumerate(shards):
+            old = self._stored[i]
+            if shard.keys() != old.keys() or any(v is not old[k] for k, v in shard.items()):
+                _write(self.folder / f"sources-{i:02x}.bin", (self.salt, (now, shard)))
+        if self.link is not self._link_stored:
+            _write(self.folder / "link.bin", (self.salt, self.link))
+
+
+def _shard(rel: str) -> int:
+    return zlib.crc32(rel.encode("utf-8")) % SHARDS
 
 
 @dataclass
@@ -111,17 +170,26 @@ def _read(path: Path) -> tuple[Any, str | None]:
         return None, None
     except OSError as exc:
         return None, f"unreadable: {exc.strerror}"
-    digest, payload = blob[len(MAGIC):len(MAGIC) + 32], blob[len(MAGIC) + 32:]
-    if not blob.startswith(MAGIC) or hashlib.sha256(payload).digest() != digest:
+    head = len(MAGIC) + 4
+    payload = memoryview(blob)[head:]
+    if not blob.startswith(MAGIC) or zlib.crc32(payload).to_bytes(4, "big") != blob[len(MAGIC):head]:
         return None, "corrupt (checksum mismatch)"
+    # Loading makes a million objects and no cycles: pause the collector,
+    # then move them out of its sight (it would rescan them on every pass).
+    gc.disable()
     try:
         return marshal.loads(payload), None
     except (EOFError, ValueError, TypeError):
         return None, "corrupt (unreadable payload)"
+    finally:
+        gc.enable()
+        gc.freeze()
 
 
 def _write(path: Path, value: Any) -> None:
-    """Atomically. Best effort: a read-only checkout still compiles, uncached."""
+    """Atomically. Best effort: a read-only checkout still compiles, uncached.
+    The checksum is a CRC: it is there to catch damage, not an adversary
+    (the cache is as trusted as the sources beside it)."""
     payload = marshal.dumps(value)
     tmp = None
     try:
@@ -131,7 +199,8 @@ def _write(path: Path, value: Any) -> None:
             ignore.write_text("# written by knoc: this folder is a cache\n*\n", encoding="utf-8")
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}-", dir=path.parent)
         with os.fdopen(fd, "wb") as f:
-            f.write(MAGIC + hashlib.sha256(payload).digest() + payload)
+            f.write(MAGIC + zlib.crc32(payload).to_bytes(4, "big"))
+            f.write(payload)
         os.replace(tmp, path)
     except OSError:
         if tmp is not None:

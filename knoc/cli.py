@@ -22,9 +22,8 @@ from knoc.changes import Publication, compare, count
 from knoc.config import Config, ConfigError, find_root, load_config
 from knoc.diagnostics import Diagnostic, error, warning
 from knoc.drift import drift
-from knoc.emit import OutputError, scan_tree, stat_tree, write_tree
+from knoc.emit import DOMAINS, OutputError, scan_tree, stat_tree, write_tree
 from knoc.gitref import GitError, default_base, describe, export
-from knoc.index import build_domains
 from knoc.pipeline import Result, compile_repo
 from knoc.source import SourceFile
 from knoc.wire import TARGETS
@@ -205,7 +204,7 @@ def diff(run: Run, base: str | None) -> int:
     elif run.fmt == "json":
         click.echo(json.dumps({"base": label, "head": "work tree", "a2a_target": config.a2a, "counts": counts,
                                "changes": [c.to_dict() for c in changes]}, indent=2, ensure_ascii=False))
-    sources = {a.slug: a.typed.entity.source.rel for a in head.repo.agents}
+    sources = head.agents
     make = error if gate else warning
     findings = [make("KNO-CARD-BREAKING", f"{c.subject} `{c.name}`: {c.message}",
                      file=sources.get(c.name) if c.subject == "agent" else None,
@@ -220,8 +219,8 @@ def diff(run: Run, base: str | None) -> int:
 
 
 def publication(result: Result) -> Publication:
-    return Publication({c.agent.slug: json.loads(c.projection.body) for c in result.cards},
-                       build_domains(result.repo, result.cards)["domains"])
+    return Publication({c.slug: json.loads(c.projection.body) for c in result.cards},
+                       json.loads(result.files[DOMAINS])["domains"])
 
 
 def _rel(root: Path, path: Path) -> str:
@@ -239,6 +238,6 @@ def _source_reader(root: Path) -> Callable[[str], SourceFile | None]:
             text = (root / rel).read_bytes().decode("utf-8", errors="replace")
         except OSError:
             return None
-        return SourceFile(root / rel, rel, text)
+        return SourceFile(f"{root}/{rel}", rel, text)
 
     return read

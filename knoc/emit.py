@@ -15,50 +15,59 @@ from knoc import __version__
 from knoc.cache import Snapshot, Stat
 from knoc.canonical import dumps, sha256
 from knoc.index import build_catalog, build_domains
-from knoc.load import Entity
 from knoc.project import Card
 from knoc.resolve import Repo
 
 CARD_FILE = ".well-known/agent-card.json"  # A2A 0.3 and 1.0
 LEGACY_CARD_FILE = ".well-known/agent.json"  # A2A before 0.3, for older clients
 MANIFEST = "manifest.json"
+DOMAINS = "index/domains.json"  # the runtime index: perception domain -> agents
+CATALOG = "index/agents.json"
+# An entity the manifest lists: (repo-relative path, sha256, private?).
+Input = tuple[str, str, bool]
 
 
 class OutputError(Exception):
     """The output directory cannot be written without losing someone's file."""
 
 
-def render(repo: Repo, cards: list[Card], entities: list[Entity],
+def render_index(repo: Repo, cards: list[Card]) -> dict[str, bytes]:
+    """The runtime index files: they read the whole repo, so the link stage
+    renders them (and the cache keeps them with its findings)."""
+    return {DOMAINS: dumps(build_domains(repo, cards)), CATALOG: dumps(build_catalog(repo, cards, CARD_FILE))}
+
+
+def render(cards: list[Card], index: dict[str, bytes], inputs: list[Input],
            target: str) -> tuple[dict[str, bytes], dict[str, str]]:
     """Every output file and its sha256, keyed by its path under the build directory."""
     files: dict[str, bytes] = {}
+    digests: dict[str, str] = {}
     for card in cards:
-        base = f"site/{card.projection.site_dir}"
-        files[f"{base}/{CARD_FILE}"] = card.projection.body
-        files[f"{base}/{LEGACY_CARD_FILE}"] = card.projection.body
-    files["index/domains.json"] = dumps(build_domains(repo, cards))
-    files["index/agents.json"] = dumps(build_catalog(repo, cards, CARD_FILE))
-    digests = {path: sha256(body) for path, body in files.items()}
-    files[MANIFEST] = dumps(manifest(entities, digests, target))
+        p = card.projection
+        base = f"site/{p.site_dir}/"
+        files[base + CARD_FILE] = files[base + LEGACY_CARD_FILE] = p.body
+        digests[base + CARD_FILE] = digests[base + LEGACY_CARD_FILE] = p.digest
+    for path, body in index.items():
+        files[path], digests[path] = body, sha256(body)
+    files[MANIFEST] = dumps(manifest(inputs, digests, target))
     digests[MANIFEST] = sha256(files[MANIFEST])
-    return dict(sorted(files.items())), digests
+    return files, digests
 
 
-def manifest(entities: list[Entity], outputs: dict[str, str], target: str) -> dict[str, Any]:
+def manifest(inputs: list[Input], outputs: dict[str, str], target: str) -> dict[str, Any]:
     """Hashes of inputs and outputs. A private entity's path is left out (its
     name would say it exists); the sources digest still covers it."""
     everything = hashlib.sha256()
-    inputs: dict[str, str] = {}
-    for ent in sorted(entities, key=lambda e: e.source.rel):
-        digest = ent.source.digest
-        everything.update(f"{ent.source.rel}\0{digest}\n".encode("utf-8"))
-        if ent.data.get("visibility") != "private":
-            inputs[ent.source.rel] = digest
+    public: dict[str, str] = {}
+    for rel, digest, private in sorted(inputs):
+        everything.update(f"{rel}\0{digest}\n".encode("utf-8"))
+        if not private:
+            public[rel] = digest
     return {
         "knoc": __version__,
         "a2a_target": target,
         "sources_digest": everything.hexdigest(),
-        "inputs": inputs,
+        "inputs": public,
         "outputs": dict(sorted(outputs.items())),
     }
 
@@ -107,12 +116,13 @@ def write_tree(out: Path, files: dict[str, bytes]) -> None:
 
 def stat_tree(out: Path, digests: dict[str, str]) -> Snapshot:
     """The snapshot of a tree just written with these files and digests."""
+    base = f"{out}/"
     snap = Snapshot()
     for rel, digest in digests.items():
-        st = os.stat(out / rel)
+        st = os.stat(base + rel)
         snap.files[rel] = (st.st_size, st.st_mtime_ns, digest)
     for rel in {""} | _parents(digests):
-        snap.dirs[rel] = os.stat(out / rel).st_mtime_ns
+        snap.dirs[rel] = os.stat(base + rel).st_mtime_ns
     return snap
 
 
@@ -122,36 +132,37 @@ def scan_tree(out: Path, known: Snapshot) -> Snapshot:
     A file whose size and mtime match `known` is not read again. When no
     directory's mtime changed, no entry was added or removed anywhere (POSIX
     updates a directory's mtime on both), so only the known files are
-    stat'ed and the tree is not listed."""
+    stat'ed and the tree is not listed. (Paths are plain strings here:
+    pathlib's joins cost more than the stat calls on a large tree.)"""
+    base = f"{out}/"
     if known.dirs:
         try:
-            if all(os.stat(out / rel).st_mtime_ns == m for rel, m in known.dirs.items()):
-                return Snapshot({rel: _fresh(out / rel, rel, known) for rel in known.files},
-                                dict(known.dirs))
+            if all(os.stat(base + rel).st_mtime_ns == m for rel, m in known.dirs.items()):
+                return Snapshot({rel: _fresh(base, rel, known) for rel in known.files}, dict(known.dirs))
         except FileNotFoundError:
             pass
     snap = Snapshot()
 
-    def walk(directory: Path, prefix: str) -> None:
-        snap.dirs[prefix.rstrip("/")] = os.stat(directory).st_mtime_ns
-        with os.scandir(directory) as it:
+    def walk(prefix: str) -> None:
+        snap.dirs[prefix.rstrip("/")] = os.stat(base + prefix).st_mtime_ns
+        with os.scandir(base + prefix) as it:
             for e in it:
                 if e.is_dir(follow_symlinks=False):
-                    walk(Path(e.path), prefix + e.name + "/")
+                    walk(prefix + e.name + "/")
                 else:
-                    snap.files[prefix + e.name] = _fresh(Path(e.path), prefix + e.name, known)
+                    snap.files[prefix + e.name] = _fresh(base, prefix + e.name, known)
 
     if out.is_dir():
-        walk(out, "")
+        walk("")
     return snap
 
 
-def _fresh(path: Path, rel: str, known: Snapshot) -> Stat:
-    st = os.stat(path)
+def _fresh(base: str, rel: str, known: Snapshot) -> Stat:
+    st = os.stat(base + rel)
     memo = known.files.get(rel)
     if memo is not None and memo[0] == st.st_size and memo[1] == st.st_mtime_ns:
         return memo
-    with open(path, "rb") as f:
+    with open(base + rel, "rb") as f:
         return (st.st_size, st.st_mtime_ns, sha256(f.read()))
 
 

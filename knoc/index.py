@@ -31,21 +31,21 @@ def service_class(declared: str | None, tags: set[str]) -> dict[str, str]:
 
 
 def build_domains(repo: Repo, cards: list[Card]) -> dict[str, Any]:
-    public = {d.slug for d in repo.domains if d.public}
-    index: dict[str, list[str]] = {slug: [] for slug in sorted(public)}
+    agents = repo.agents_by_slug()
+    index: dict[str, set[str]] = {slug: set() for slug in sorted(repo.public_domains())}
     for card in cards:
-        for slug in card.agent.domains:
-            if slug in index and card.agent.slug not in index[slug]:
-                index[slug].append(card.agent.slug)
+        for slug in agents[card.slug].domains:
+            if slug in index:
+                index[slug].add(card.slug)
     return {"domains": {k: sorted(v) for k, v in index.items()}}
 
 
 def build_catalog(repo: Repo, cards: list[Card], card_file: str) -> dict[str, Any]:
-    public = {d.slug for d in repo.domains if d.public}
-    agents = []
-    for card in sorted(cards, key=lambda c: c.agent.slug):
-        a, p = card.agent, card.projection
-        agents.append({
+    agents, public = repo.agents_by_slug(), repo.public_domains()
+    catalog = []
+    for card in sorted(cards, key=lambda c: c.slug):
+        a, p = agents[card.slug], card.projection
+        catalog.append({
             "slug": a.slug,
             "id": a.id,
             "name": p.name,
@@ -54,7 +54,7 @@ def build_catalog(repo: Repo, cards: list[Card], card_file: str) -> dict[str, An
             "domains": sorted({d for d in a.domains if d in public}),
             "service_class": service_class(a.service_class, set(p.tags)),
         })
-    return {"agents": agents}
+    return {"agents": catalog}
 
 
 @dataclass(frozen=True)

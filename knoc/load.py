@@ -57,9 +57,10 @@ def collection_of(relpath: str) -> str:
 
 def read_source(root: Path, relpath: str) -> SourceFile | Diagnostic:
     """The file's text and the sha256 of its bytes (what the cache is keyed by)."""
-    path = root / relpath
+    path = f"{root}/{relpath}"
     try:
-        raw = path.read_bytes()
+        with open(path, "rb") as f:
+            raw = f.read()
     except OSError as exc:
         return error("KNO-IO-READ", f"cannot read file: {exc.strerror}", file=relpath)
     try:

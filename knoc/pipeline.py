@@ -1,23 +1,29 @@
-"""The compiler: load -> specs -> validate -> resolve -> project -> render.
+"""The compiler: load -> specs -> validate -> project (per file), then
+link: resolve -> publish -> index (whole repo), then render.
 
-Load, validate and project read one file each; their results per file
-(`FileResult`) are what the cache keeps. Resolve and render read the whole
-repo and always run, on facts. Pure up to `render`: it returns the files a
-build would write and what was found; writing is the caller's choice."""
+What the per-file stages find (`FileResult`) depends on one source and the
+specs; what the link stage finds depends only on every file's link key
+(its facts and card summary). The cache keeps both, so an edit redoes its
+own file and, only if it changed a link key, the link stage. Pure up to
+`render`: it returns the files a build would write and what was found;
+writing is the caller's choice."""
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
 from dataclasses import dataclass, field
 from typing import Any
 
 from knoc import __version__
-from knoc.cache import Cache, Entry, salt
-from knoc.diagnostics import Diagnostic, Report, from_dict
-from knoc.emit import render
+from knoc.cache import Cache, Entry, Source, salt
 from knoc.config import Config
+from knoc.diagnostics import Diagnostic, Report, from_dict
+from knoc.emit import Input, render, render_index
 from knoc.load import Entity, collection_of, discover, parse_source, read_source
 from knoc.project import Card, Projection, project, publish
-from knoc.resolve import Repo, agent_of, facts, kind_of, resolve
+from knoc.resolve import agent_of, facts, is_public, kind_of, resolve
 from knoc.source import SourceFile
 from knoc.specs import SpecSet, compile_specs
 from knoc.validate import Typed, check, declaration
@@ -27,23 +33,56 @@ from knoc.validate import Typed, check, declaration
 class FileResult:
     """What the one-file stages found in one source."""
 
-    digest: str
     diags: list[Diagnostic]
     decl: tuple[str, str] | None = None  # (type, version) when a spec accepted it
     valid: bool = False
-    facts: dict[str, Any] = field(default_factory=dict)
+    private: bool = False
+    facts: str = "null"  # resolve.facts() of the entity, as JSON
     projection: Projection | None = None
+    link_key: str = ""  # sha256 of everything the link stage reads from this file
+
+    def __post_init__(self) -> None:
+        if not self.link_key:
+            summary = None if self.projection is None else self.projection.summary
+            read = json.dumps([self.decl, self.valid, self.private, self.facts, summary])
+            self.link_key = hashlib.sha256(read.encode("utf-8")).hexdigest()
 
     def to_entry(self) -> Entry:
-        p = self.projection
-        card = None if p is None else (p.host, p.path, p.body, p.name, p.url, p.tags)
-        return (self.digest, [d.to_dict() for d in self.diags], self.decl, self.valid, self.facts, card)
+        card = None if self.projection is None else tuple(self.projection)
+        return ([d.to_dict() for d in self.diags], self.decl, self.valid, self.private, self.facts, card,
+                self.link_key)
 
     @classmethod
-    def from_entry(cls, entry: Entry) -> "FileResult":
-        digest, diags, decl, valid, facts_, card = entry
-        return cls(digest, [from_dict(d) for d in diags], tuple(decl) if decl else None, valid,
-                   facts_, Projection(*card) if card else None)
+    def from_entry(cls, entry: Entry) -> "FileResult | None":
+        """None for an entry of another shape (written by another knoc)."""
+        try:
+            diags, decl, valid, private, facts_, card, link_key = entry
+            return cls([from_dict(d) for d in diags], tuple(decl) if decl else None, valid, private,
+                       facts_, Projection._make(card) if card else None, link_key)
+        except (TypeError, ValueError, KeyError):
+            return None
+
+
+@dataclass
+class Link:
+    """What the link stage found: plain data, kept by the cache."""
+
+    diags: list[Diagnostic]
+    agents: dict[str, str]  # slug -> source, of every agent, public or not
+    published: list[tuple[str, str]]  # (slug, source) of each card to publish, in order
+    index: dict[str, bytes]  # the runtime index files
+
+    def to_payload(self) -> tuple[Any, ...]:
+        return ([d.to_dict() for d in self.diags], self.agents, self.published, self.index)
+
+    @classmethod
+    def from_payload(cls, payload: Any) -> "Link | None":
+        """None for a payload of another shape (written by another knoc)."""
+        try:
+            diags, agents, published, index = payload
+            return cls([from_dict(d) for d in diags], agents, [tuple(p) for p in published], index)
+        except (TypeError, ValueError, KeyError):
+            return None
 
 
 @dataclass
@@ -51,7 +90,7 @@ class Result:
     report: Report
     inputs: list[str] = field(default_factory=list)  # every source read, repo-relative
     cards: list[Card] = field(default_factory=list)
-    repo: Repo = field(default_factory=Repo)
+    agents: dict[str, str] = field(default_factory=dict)  # slug -> source, of every agent
     files: dict[str, bytes] = field(default_factory=dict)
     digests: dict[str, str] = field(default_factory=dict)  # sha256 of each of `files`
     cache: Cache = field(default_factory=Cache.off)
@@ -64,66 +103,115 @@ class Result:
 def compile_repo(config: Config, use_cache: bool = False) -> Result:
     report = Report()
     paths = discover(config.root, [config.specs, config.content])
-    sources: list[SourceFile] = []
-    for path in paths:
-        read = read_source(config.root, path)
-        if isinstance(read, Diagnostic):
-            report.add(read)
-        else:
-            sources.append(read)
-
-    spec_files = {s.rel: parse_source(s) for s in sources if collection_of(s.rel) == "specs"}
-    specs, found = compile_specs([e for e in spec_files.values() if isinstance(e, Entity)])
+    spec_sources = [s for p in paths if collection_of(p) == "specs" if (s := _read(config, p, report))]
+    loaded = {s.rel: parse_source(s) for s in spec_sources}
+    specs, found = compile_specs([e for e in loaded.values() if isinstance(e, Entity)])
     report.extend(found)
-    spec_digest = salt(*(f"{s.rel}\0{s.digest}" for s in sources if s.rel in spec_files))
-    cache = (Cache.open(config.root, salt(__version__, config.a2a, spec_digest)) if use_cache
-             else Cache.off())
+    cache = (Cache.open(config.root, salt(__version__, config.a2a, *(f"{s.rel}\0{s.digest}" for s in spec_sources)))
+             if use_cache else Cache.off())
 
-    results: dict[str, FileResult] = {}
+    # Specs are read and checked every time; content goes through the cache.
+    results = {s.rel: one_file(s, loaded[s.rel], specs, config.a2a) for s in spec_sources}
+    sources = spec_sources + _each_file(config, [p for p in paths if p not in loaded], specs, cache, results, report)
+    sources.sort(key=lambda s: s.rel)
     for src in sources:
-        entry = None if src.rel in spec_files else cache.get(src.rel, src.digest)
-        if entry is not None:
-            results[src.rel] = FileResult.from_entry(entry)
-        else:
-            loaded = spec_files.get(src.rel) or parse_source(src)
-            results[src.rel] = one_file(src, loaded, specs, config.a2a)
         report.extend(results[src.rel].diags)
+    link = _link(sources, results, specs, cache)
+    report.extend(link.diags)
 
-    entities: list[Entity] = []
-    typed: list[Typed] = []
-    for src in sources:
-        fr = results[src.rel]
-        if fr.decl is None:
-            continue
-        ent = Entity(src, fr.facts, collection_of(src.rel))
-        entities.append(ent)
-        typed.append(Typed(ent, *fr.decl, specs.by_declaration["@".join(fr.decl)], fr.valid))
-    repo, found = resolve(typed)
-    report.extend(found)
-    cards, found = publish((a, p) for a in repo.agents
-                           if (p := results[a.typed.entity.source.rel].projection) is not None)
-    report.extend(found)
-    # Sources that are gone drop out; the caller saves the cache.
-    cache.entries = {rel: fr.to_entry() for rel, fr in results.items() if rel not in spec_files}
-
-    result = Result(report, inputs=paths, cards=cards, repo=repo, cache=cache)
+    cards = [Card(slug, rel, results[rel].projection)  # type: ignore[arg-type]
+             for slug, rel in link.published]
+    result = Result(report, inputs=paths, cards=cards, agents=link.agents, cache=cache)
     if result.ok:
-        result.files, result.digests = render(repo, cards, entities, config.a2a)
+        inputs: list[Input] = [(s.rel, s.digest, results[s.rel].private) for s in sources
+                               if results[s.rel].decl is not None]
+        result.files, result.digests = render(cards, link.index, inputs, config.a2a)
     return result
+
+
+def _each_file(config: Config, paths: list[str], specs: SpecSet, cache: Cache,
+               results: dict[str, FileResult], report: Report) -> list[SourceFile]:
+    """The one-file stages for each path, or what the cache kept for its
+    bytes. A file whose size and mtime the cache vouches for is not read."""
+    sources: list[SourceFile] = []
+    kept: dict[str, Source] = {}
+    for rel in paths:
+        path = f"{config.root}/{rel}"
+        try:
+            st = os.stat(path)
+        except OSError:
+            st = None
+        known = cache.digest(rel, st.st_size, st.st_mtime_ns) if st else None
+        src = SourceFile(path, rel, None, known) if known else _read(config, rel, report)
+        if src is None:
+            continue
+        sources.append(src)
+        stored = cache.get(rel, src.digest)
+        cached = FileResult.from_entry(stored) if stored is not None else None
+        if stored is not None and cached is not None:
+            results[rel], entry = cached, stored
+        else:
+            results[rel] = one_file(src, parse_source(src), specs, config.a2a)
+            entry = results[rel].to_entry()
+        if st is not None:  # keep the stored tuple when nothing changed: its shard stays unwritten
+            old = cache.sources.get(rel)
+            new = (src.digest, st.st_size, st.st_mtime_ns, entry)
+            kept[rel] = old if old is not None and old[:3] == new[:3] and old[3] is entry else new
+    cache.sources = kept
+    return sources
+
+
+def _link(sources: list[SourceFile], results: dict[str, FileResult], specs: SpecSet, cache: Cache) -> Link:
+    """The link stage's findings, reused when no link key changed and no file
+    its findings point into changed."""
+    digests = {s.rel: s.digest for s in sources}
+    key = hashlib.sha256("\n".join(f"{s.rel}\0{results[s.rel].link_key}" for s in sources)
+                         .encode("utf-8")).hexdigest()
+    link = Link.from_payload(cache.get_link(key, digests))
+    if link is None:
+        link = link_repo(sources, results, specs)
+        pinned = {d.file: digests[d.file] for d in link.diags if d.file in digests}
+        cache.link = (key, pinned, link.to_payload())
+    return link
 
 
 def one_file(source: SourceFile, loaded: Entity | Diagnostic, specs: SpecSet, target: str) -> FileResult:
     """Load, validate and project one source: everything that depends on
     that file (and the specs) alone."""
     if isinstance(loaded, Diagnostic):
-        return FileResult(source.digest, [loaded])
+        return FileResult([loaded])
     t = declaration(loaded, specs)
     if isinstance(t, Diagnostic):
-        return FileResult(source.digest, [t])
+        return FileResult([t])
     diags = list(check(t, specs))
     t.valid = not any(d.is_error for d in diags)
     projection = None
     if kind_of(t) == "agent":
         projection, found = project(agent_of(t), target)
         diags += found
-    return FileResult(source.digest, diags, (t.type, t.version), t.valid, facts(loaded.data), projection)
+    return FileResult(diags, (t.type, t.version), t.valid, not is_public(t),
+                      json.dumps(facts(loaded.data), ensure_ascii=False, default=repr), projection)
+
+
+def link_repo(sources: list[SourceFile], results: dict[str, FileResult], specs: SpecSet) -> Link:
+    """Resolve, publish and index the whole repo, from each file's facts and
+    projection only, so a cached run and a fresh one cannot differ."""
+    typed: list[Typed] = []
+    for src in sources:
+        fr = results[src.rel]
+        if fr.decl is not None:
+            ent = Entity(src, json.loads(fr.facts), collection_of(src.rel))
+            typed.append(Typed(ent, *fr.decl, specs.by_declaration["@".join(fr.decl)], fr.valid))
+    repo, diags = resolve(typed)
+    cards, found = publish((a, p) for a in repo.agents
+                           if (p := results[a.typed.entity.source.rel].projection) is not None)
+    return Link(diags + found, {a.slug: a.typed.entity.source.rel for a in repo.agents},
+                [(c.slug, c.source) for c in cards], render_index(repo, cards))
+
+
+def _read(config: Config, rel: str, report: Report) -> SourceFile | None:
+    read = read_source(config.root, rel)
+    if isinstance(read, Diagnostic):
+        report.add(read)
+        return None
+    return read

@@ -6,12 +6,12 @@ reaches a card unless a wire model names it."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, NamedTuple
 from urllib.parse import urlsplit
 
 from pydantic import ValidationError
 
-from knoc.canonical import dumps
+from knoc.canonical import dumps, sha256
 from knoc.diagnostics import Diagnostic, error, warning
 from knoc.resolve import Agent
 from knoc.source import JsonPath
@@ -25,10 +25,10 @@ DEFAULT_TRANSPORT = "JSONRPC"
 HTTP_SCHEMES = {"bearer": "bearer", "basic": "basic", "digest": "digest"}
 
 
-@dataclass(frozen=True)
-class Projection:
+class Projection(NamedTuple):
     """One agent's card, rendered, with what the catalog reads from it. It
-    depends on the agent's own entity only, so the cache can keep it."""
+    depends on the agent's own entity only, so the cache keeps it (a plain
+    tuple: ten thousand of them load at every warm check)."""
 
     host: str
     path: str  # url path without leading or trailing slash, "" for the root
@@ -36,6 +36,12 @@ class Projection:
     name: str
     url: str
     tags: tuple[str, ...]
+    digest: str  # sha256 of `body`
+
+    @property
+    def summary(self) -> tuple[object, ...]:
+        """All of it but the body: what the link stage (publish, index) reads."""
+        return (self.host, self.path, self.name, self.url, self.tags)
 
     @property
     def site_dir(self) -> str:
@@ -44,9 +50,10 @@ class Projection:
 
 @dataclass(frozen=True)
 class Card:
-    """A published card: the agent and its projection."""
+    """A published card: whose it is and its projection."""
 
-    agent: Agent
+    slug: str  # the agent's
+    source: str  # the agent's source file, repo-relative
     projection: Projection
 
 
@@ -97,7 +104,8 @@ def project(agent: Agent, target: str) -> tuple[Projection | None, list[Diagnost
                           "report this as a knoc bug, with the entity"))
         return None, diags
     tags = tuple(sorted({t for s in fields.skills for t in s.tags}))
-    return Projection(*location, dumps(model.to_json_dict()), fields.name, fields.url, tags), diags
+    body = dumps(model.to_json_dict())
+    return Projection(*location, body, fields.name, fields.url, tags, sha256(body)), diags
 
 
 def publish(projected: Iterable[tuple[Agent, Projection]]) -> tuple[list[Card], list[Diagnostic]]:
@@ -113,7 +121,7 @@ def publish(projected: Iterable[tuple[Agent, Projection]]) -> tuple[list[Card], 
                               f"url `{proj.url}` is also the url of `{owner.slug}`",
                               "two public agents cannot share one card path: give each its own url"))
             continue
-        cards.append(Card(agent, proj))
+        cards.append(Card(agent.slug, agent.typed.entity.source.rel, proj))
     return cards, diags
 
 

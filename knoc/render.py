@@ -7,9 +7,6 @@ from __future__ import annotations
 import json
 import os
 from typing import Any, Callable, Iterable, TextIO
-from xml.sax.saxutils import escape, quoteattr
-
-import jinja2
 
 from knoc import __version__
 from knoc.changes import Change, count
@@ -159,11 +156,15 @@ def _clean(s: str) -> str:
     return "".join(c if c in "\t\n\r" or ord(c) >= 0x20 else "\ufffd" for c in s)
 
 
+# Imported where used, like jinja2 below: they pull in half the standard
+# library, and a pre-commit check renders neither.
 def _attr(s: str) -> str:
+    from xml.sax.saxutils import quoteattr
     return quoteattr(_clean(s))
 
 
 def _xml_text(s: str) -> str:
+    from xml.sax.saxutils import escape
     return escape(_clean(s))
 
 
@@ -177,6 +178,7 @@ def _gh_prop(s: str) -> str:
 
 def markdown_changes(changes: list[Change], base: str, head: str, target: str) -> str:
     """`knoc diff` as a pull-request comment (templates/diff.md.j2)."""
+    import jinja2
     env = jinja2.Environment(loader=jinja2.PackageLoader("knoc", "templates"), autoescape=False,
                              keep_trailing_newline=True, undefined=jinja2.StrictUndefined)
     env.filters["cell"] = lambda s: str(s).replace("|", "\\|").replace("\n", " ")

@@ -59,6 +59,12 @@ class Repo:
     agents: list[Agent] = field(default_factory=list)
     domains: list[Domain] = field(default_factory=list)
 
+    def agents_by_slug(self) -> dict[str, Agent]:
+        return {a.slug: a for a in self.agents}
+
+    def public_domains(self) -> set[str]:
+        return {d.slug for d in self.domains if d.public}
+
 
 def facts(data: dict[str, Any]) -> dict[str, Any]:
     """The part of an entity this stage reads. Resolution always runs on

@@ -8,7 +8,6 @@ tree once and walking it: the happy path pays nothing for line numbers.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Sequence
 
 from ruamel.yaml.cyaml import CSafeLoader
@@ -21,11 +20,19 @@ JsonPath = Sequence[str | int]
 
 @dataclass(eq=False)
 class SourceFile:
-    path: Path
+    path: str  # where to read it (a plain string: cheaper than a Path, per file)
     rel: str  # repo-relative, forward slashes: what diagnostics show
-    text: str
+    # None: not read yet (the cache vouched for the file); read when a
+    # diagnostic needs a position in it.
+    _text: str | None
     digest: str = ""  # sha256 of the file's bytes
     _root: Node | None = field(default=None, repr=False)
+
+    @property
+    def text(self) -> str:
+        if self._text is None:
+            self._text = _read_bytes(self.path).decode("utf-8", errors="replace").removeprefix("\ufeff")
+        return self._text
 
     def line(self, number: int) -> str:
         lines = self.text.splitlines()
@@ -61,6 +68,11 @@ class SourceFile:
             finally:
                 loader.dispose()
         return self._root
+
+
+def _read_bytes(path: str) -> bytes:
+    with open(path, "rb") as f:
+        return f.read()
 
 
 def _child(node: Node, part: str | int) -> tuple[Node | None, Node] | None:

@@ -6,17 +6,16 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterator
 
 import jsonschema_rs
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import best_match
-from referencing import Registry, Resource
-from referencing.exceptions import Unresolvable
-from referencing.jsonschema import DRAFT202012
 
 from knoc.diagnostics import Diagnostic, error
 from knoc.load import Entity
+
+if TYPE_CHECKING:
+    from jsonschema import Draft202012Validator
+    from referencing import Registry
 
 DECLARATION = re.compile(r"^([a-z0-9][a-z0-9-]*)@(\d+\.\d+\.\d+)$")
 
@@ -27,19 +26,36 @@ class Spec:
     slug: str
     schema: dict[str, Any]
     accepts: list[str]  # "type@version" strings from the $schema enum
-    # Two compilations of one schema: the Rust one answers "valid?" about a
-    # hundred times faster; the Python one explains failures in detail.
+    # The Rust validator answers "valid?" about a hundred times faster; the
+    # Python one (SpecSet.explainer, built on first need) says what is wrong.
     fast: Any = None
-    validator: Draft202012Validator | None = None
+    explainer: "Draft202012Validator | None" = None
 
 
 @dataclass
 class SpecSet:
-    """Which spec validates each `type@version`, with compiled validators."""
+    """Which spec validates each `type@version`, with compiled validators.
+
+    The Python jsonschema stack is imported only to explain a failure: a
+    repo that validates never pays for it (it is a third of a warm check)."""
 
     specs: dict[str, Spec] = field(default_factory=dict)  # by slug
     by_declaration: dict[str, Spec] = field(default_factory=dict)
-    registry: Registry = field(default_factory=Registry)
+    registered: list[Spec] = field(default_factory=list)  # every schema `$ref` may reach
+    _registry: "Registry | None" = None
+
+    @property
+    def registry(self) -> "Registry":
+        if self._registry is None:
+            self._registry = _registry(self.registered)
+        return self._registry
+
+    def explain(self, spec: Spec, instance: Any) -> list[Any]:
+        """The detailed errors of `instance` against `spec`."""
+        if spec.explainer is None:
+            from jsonschema import Draft202012Validator
+            spec.explainer = Draft202012Validator(spec.schema, registry=self.registry)
+        return list(spec.explainer.iter_errors(instance))
 
     def resolver_for(self, node: Any) -> Any:
         """A resolver based at the spec whose schema holds `node` (relative
@@ -56,6 +72,13 @@ class SpecSet:
     @property
     def types(self) -> list[str]:
         return sorted({d.split("@", 1)[0] for d in self.by_declaration})
+
+
+def _registry(specs: list[Spec]) -> "Registry":
+    from referencing import Registry, Resource
+    from referencing.jsonschema import DRAFT202012
+    return Registry().with_resources(
+        (uri(s.slug), Resource.from_contents(s.schema, default_specification=DRAFT202012)) for s in specs)
 
 
 def _semver_key(v: str) -> tuple[int, ...]:
@@ -81,7 +104,7 @@ def compile_specs(entities: list[Entity]) -> tuple[SpecSet, list[Diagnostic]]:
                 hint="a spec holds its JSON Schema under `spec.schema`",
             ))
             continue
-        problem = best_match(Draft202012Validator(Draft202012Validator.META_SCHEMA).iter_errors(schema))
+        problem = None if jsonschema_rs.meta.is_valid(schema) else _meta_problem(schema)
         if problem is not None:
             path = ("spec", "schema", *problem.absolute_path)
             diags.append(error(
@@ -93,26 +116,21 @@ def compile_specs(entities: list[Entity]) -> tuple[SpecSet, list[Diagnostic]]:
         enum = schema.get("properties", {}).get("$schema", {}).get("enum", [])
         candidates.append(Spec(ent, ent.slug, schema, [str(v) for v in enum]))
 
-    registry: Registry = Registry().with_resources(
-        (uri(s.slug), Resource.from_contents(s.schema, default_specification=DRAFT202012))
-        for s in candidates
-    )
     fast_registry = jsonschema_rs.Registry([(uri(s.slug), s.schema) for s in candidates])
-    out = SpecSet(registry=registry)
+    out = SpecSet(registered=candidates)
     for spec in candidates:
-        bad_ref = _first_unresolvable(spec, registry)
-        if bad_ref is not None:
-            path, ref = bad_ref
+        try:
+            spec.fast = jsonschema_rs.Draft202012Validator(
+                spec.schema, registry=fast_registry, base_uri=uri(spec.slug), offline=True)
+        except (jsonschema_rs.ValidationError, jsonschema_rs.ReferencingError, ValueError) as exc:
+            # A $ref that does not resolve: the Python resolver says which.
+            path, ref = _first_unresolvable(spec, out.registry) or (("spec", "schema"), str(exc))
             diags.append(error(
                 "KNO-SPEC-REF", f"`$ref: {ref}` does not resolve",
                 file=spec.entity.source.rel, span=spec.entity.source.locate(path), spec=spec.slug,
                 hint="refer to another spec as kno://specs/<slug>#/<json pointer>",
             ))
             continue
-        spec.validator = Draft202012Validator(spec.schema, registry=registry)
-        spec.fast = jsonschema_rs.Draft202012Validator(
-            spec.schema, registry=fast_registry, base_uri=uri(spec.slug), offline=True
-        )
         out.specs[spec.slug] = spec
         for decl in spec.accepts:
             if not DECLARATION.match(decl):
@@ -134,7 +152,14 @@ def compile_specs(entities: list[Entity]) -> tuple[SpecSet, list[Diagnostic]]:
     return out, diags
 
 
-def _first_unresolvable(spec: Spec, registry: Registry) -> tuple[tuple[str | int, ...], str] | None:
+def _meta_problem(schema: dict[str, Any]) -> Any:
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import best_match
+    return best_match(Draft202012Validator(Draft202012Validator.META_SCHEMA).iter_errors(schema))
+
+
+def _first_unresolvable(spec: Spec, registry: "Registry") -> tuple[tuple[str | int, ...], str] | None:
+    from referencing.exceptions import Unresolvable
     resolver = registry.resolver(base_uri=uri(spec.slug))
     for path, ref in _refs(spec.schema, ("spec", "schema")):
         try:
@@ -170,7 +195,7 @@ def property_names(schema: Any, resolver: Any) -> set[str]:
         if isinstance(node.get("$ref"), str):
             try:
                 hit = res.lookup(node["$ref"])
-            except Unresolvable:
+            except Exception:  # referencing's Unresolvable: a name we cannot follow
                 return
             walk(hit.contents, hit.resolver)
         for key in ("allOf", "anyOf", "oneOf"):

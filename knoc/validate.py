@@ -9,13 +9,14 @@ from __future__ import annotations
 import difflib
 import re
 from dataclasses import dataclass
-from typing import Any, Iterable
-
-from jsonschema.exceptions import ValidationError, best_match
+from typing import TYPE_CHECKING, Any, Iterable
 
 from knoc.diagnostics import Diagnostic, error, warning
 from knoc.load import Entity
 from knoc.specs import DECLARATION, Spec, SpecSet, property_names
+
+if TYPE_CHECKING:
+    from jsonschema.exceptions import ValidationError
 
 ULID_CHARS = "0-9A-HJKMNP-TV-Z"
 BOUNDARY_PREFIXES = ("MUST NOT", "SHOULD NOT")
@@ -67,9 +68,8 @@ def declaration(ent: Entity, specs: SpecSet) -> Typed | Diagnostic:
 
 
 def check(t: Typed, specs: SpecSet) -> Iterable[Diagnostic]:
-    assert t.spec.validator is not None
     if not t.spec.fast.is_valid(t.data):
-        detailed = list(t.spec.validator.iter_errors(t.data))
+        detailed = specs.explain(t.spec, t.data)
         for err in detailed:
             yield from schema_diagnostics(t, err, specs)
         if not detailed:  # the two engines disagree: report the fast one's words
@@ -97,7 +97,8 @@ def _boundary_wording(t: Typed) -> Iterable[Diagnostic]:
                           hint="say whether it is a hard rule (MUST NOT) or advice (SHOULD NOT)")
 
 
-def schema_diagnostics(t: Typed, err: ValidationError, specs: SpecSet) -> Iterable[Diagnostic]:
+def schema_diagnostics(t: Typed, err: "ValidationError", specs: SpecSet) -> Iterable[Diagnostic]:
+    from jsonschema.exceptions import best_match
     if err.validator in ("anyOf", "oneOf") and err.context:
         err = best_match(err.context)
     src = t.entity.source

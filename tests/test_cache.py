@@ -4,6 +4,7 @@ a damaged cache is detected and rebuilt rather than trusted."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any, Callable
 
@@ -24,7 +25,8 @@ def warm_and_cold(knoc: Knoc, repo: Path, *args: str) -> tuple[Any, Any]:
 @pytest.fixture
 def built(knoc: Knoc, repo: Path) -> Path:
     assert knoc("build", root=repo)[0] == 0
-    assert (repo / DIR / "sources.bin").is_file() and (repo / DIR / "outputs.bin").is_file()
+    assert {"link.bin", "outputs.bin"} <= {p.name for p in (repo / DIR).iterdir()}
+    assert list((repo / DIR).glob("sources-*.bin"))
     return repo
 
 
@@ -80,15 +82,15 @@ def test_another_target_does_not_reuse_entries(knoc: Knoc, built: Path) -> None:
 
 @pytest.mark.parametrize("damage", ["flip a payload byte", "truncate", "foreign file"])
 def test_a_damaged_cache_is_rebuilt_not_trusted(knoc: Knoc, built: Path, damage: str) -> None:
-    state = built / DIR / "sources.bin"
-    blob = bytearray(state.read_bytes())
-    if damage == "flip a payload byte":
-        blob[-100] ^= 0xFF
-    elif damage == "truncate":
-        del blob[len(blob) // 2:]
-    else:
-        blob = bytearray(b"not a knoc cache")
-    state.write_bytes(bytes(blob))
+    for state in (built / DIR).glob("*.bin"):
+        blob = bytearray(state.read_bytes())
+        if damage == "flip a payload byte":
+            blob[-10] ^= 0xFF
+        elif damage == "truncate":
+            del blob[len(blob) // 2:]
+        else:
+            blob = bytearray(b"not a knoc cache")
+        state.write_bytes(bytes(blob))
     assert Cache.open(built, "any").dropped is not None
     edit(built / BLUEPRINT, "  description: Reviews", "  description: Now reviews")
     warm, cold = warm_and_cold(knoc, built)
@@ -111,3 +113,30 @@ def test_a_corrupt_output_snapshot_is_ignored(knoc: Knoc, built: Path) -> None:
     card.write_bytes(b"{}\n")
     code, out, _ = knoc("check", "--format", "json", root=built)
     assert code == 1 and "stale: build/" in out
+
+
+def test_a_finding_of_the_link_stage_follows_its_line_when_text_moves(knoc: Knoc, built: Path) -> None:
+    # Deleting a domain gives schema-steward a resolve error; then a comment
+    # pushes every line down. No fact changed, so the link stage is reused,
+    # but the finding must point at the new line, as a cold run does.
+    (built / "content/perception-domains/schemas.kno").unlink()
+    first = knoc("check", "--format", "json", root=built)[1]
+    path = built / BLUEPRINT
+    path.write_text("# moved down\n" + path.read_text(encoding="utf-8"), encoding="utf-8")
+    warm, cold = warm_and_cold(knoc, built)
+    assert warm == cold and "KNO-RESOLVE-DOMAIN" in warm[1] and warm[1] != first
+
+
+def test_an_edit_that_keeps_size_and_mtime_is_seen_right_after_a_save(knoc: Knoc, built: Path) -> None:
+    # Coarse file-system clocks can give an edit the mtime of the version the
+    # cache saw. Within two seconds of a save the cache rehashes rather than
+    # trusting size and mtime (git's "racily clean" rule).
+    path = built / BLUEPRINT
+    os.utime(path)  # a fresh mtime, then a check records it in the cache
+    assert knoc("check", root=built)[0] == 0
+    before = path.stat()
+    edit(path, "  description: Reviews", "  description: Rewrite")
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert path.stat().st_size == before.st_size
+    warm, cold = warm_and_cold(knoc, built)
+    assert warm == cold and "stale: build/site/" in warm[1]

@@ -10,7 +10,7 @@ from pydantic.alias_generators import to_camel
 
 class Wire(BaseModel):
     model_config = ConfigDict(extra="forbid", alias_generator=to_camel, populate_by_name=True,
-                              frozen=True)
+                              frozen=True, defer_build=True)
 
     def to_json_dict(self) -> dict[str, Any]:
         return self.model_dump(by_alias=True, exclude_none=True, mode="json")
