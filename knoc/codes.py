@@ -53,6 +53,13 @@ CODES: dict[str, str] = {
     "KNO-PROJECT-WIRE": 'the card does not fit the wire model (a knoc bug: please report)',
     "KNO-SERVICE-CLASS-TWICE": '`service_class` and a hand-written service-class extension entry',
     "KNO-URL-DUPLICATE": 'two public agents share a url',
+    "KNO-EXT-SCHEMA": "an extension's `params_schema` is not a valid JSON Schema",
+    "KNO-EXT-DUPLICATE": 'an extension URI is declared by two entities, or twice on one card',
+    "KNO-EXT-UNVERSIONED": "a `versioned` extension's URI carries no version segment (such as /v1)",
+    "KNO-EXT-UNKNOWN": 'a card declares an extension no extension entity describes',
+    "KNO-EXT-PARAMS": "a card's extension params do not fit the extension's `params_schema`",
+    "KNO-EXT-PARAMS-UNKNOWN": "a card's extension params name a field the `params_schema` does not define",
+    "KNO-EXT-DEPENDENCY": "a required extension's dependency is not declared on the same card",
     "KNO-DRIFT": '`knoc check`: a file under build/ is stale, missing or extra',
     "KNO-CARD-BREAKING": '`knoc diff`: a change to a published card or domain that breaks clients',
 }

@@ -16,7 +16,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
-from knoc import __version__
+from knoc import __version__, contract
 from knoc.cache import Cache, Entry, Source, salt
 from knoc.config import Config
 from knoc.diagnostics import Diagnostic, Report, from_dict
@@ -203,8 +203,10 @@ def link_repo(sources: list[SourceFile], results: dict[str, FileResult], specs: 
             ent = Entity(src, json.loads(fr.facts), collection_of(src.rel))
             typed.append(Typed(ent, *fr.decl, specs.by_declaration["@".join(fr.decl)], fr.valid))
     repo, diags = resolve(typed)
-    cards, found = publish((a, p) for a in repo.agents
-                           if (p := results[a.typed.entity.source.rel].projection) is not None)
+    projected = [(a, p) for a in repo.agents if (p := results[a.typed.entity.source.rel].projection) is not None]
+    cards, found = publish(projected)
+    known, found_ext = contract.registry(typed)
+    found += found_ext + contract.check_cards(projected, known)
     return Link(diags + found, {a.slug: a.typed.entity.source.rel for a in repo.agents},
                 [(c.slug, c.source) for c in cards], render_index(repo, cards))
 

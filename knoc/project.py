@@ -5,6 +5,7 @@ reaches a card unless a wire model names it."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, NamedTuple
 from urllib.parse import urlsplit
@@ -37,11 +38,15 @@ class Projection(NamedTuple):
     url: str
     tags: tuple[str, ...]
     digest: str  # sha256 of `body`
+    # capabilities.extensions as published: (uri, required, params as JSON,
+    # index in the authored list or -1 when knoc generated it)
+    extensions: tuple[tuple[str, bool, str, int], ...] = ()
 
     @property
     def summary(self) -> tuple[object, ...]:
-        """All of it but the body: what the link stage (publish, index) reads."""
-        return (self.host, self.path, self.name, self.url, self.tags)
+        """All of it but the body: what the link stage (publish, index,
+        contract) reads."""
+        return (self.host, self.path, self.name, self.url, self.tags, self.extensions)
 
     @property
     def site_dir(self) -> str:
@@ -105,7 +110,10 @@ def project(agent: Agent, target: str) -> tuple[Projection | None, list[Diagnost
         return None, diags
     tags = tuple(sorted({t for s in fields.skills for t in s.tags}))
     body = dumps(model.to_json_dict())
-    return Projection(*location, body, fields.name, fields.url, tags, sha256(body)), diags
+    authored = len(fields.extensions) - (agent.service_class is not None)
+    extensions = tuple((e.uri, bool(e.required), json.dumps(e.params, sort_keys=True), i if i < authored else -1)
+                       for i, e in enumerate(fields.extensions))
+    return Projection(*location, body, fields.name, fields.url, tags, sha256(body), extensions), diags
 
 
 def publish(projected: Iterable[tuple[Agent, Projection]]) -> tuple[list[Card], list[Diagnostic]]:

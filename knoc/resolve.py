@@ -20,7 +20,8 @@ KNO_XRI = re.compile(r"^kno://([a-z0-9-]+)/(.+)$")
 PSPACE_XRI = re.compile(r"^pspace://([a-z0-9-]+):(.+)$")
 ULID = re.compile(r"^[0-7][0-9A-HJKMNP-TV-Z]{25}$")
 FACT_KEYS = ("id", "slug", "visibility", "subtype", "category", "relationships", "composes",
-             "service_class", "perception")
+             "service_class", "perception",
+             "uri", "evolution", "required", "depends_on", "params_schema")  # extensions (knoc.contract)
 
 
 @dataclass(eq=False)

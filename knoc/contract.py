@@ -1,0 +1,131 @@
+"""Part of the link stage: the capability contract of the published cards.
+
+Extensions are entities (`content/extensions/*.kno`, seed 003): each card's
+`capabilities.extensions` entries are checked against them. Runs on facts
+and projection summaries only, like the rest of the link stage."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any, Iterable
+
+import jsonschema_rs
+
+from knoc.diagnostics import Diagnostic, error, warning
+from knoc.project import Projection
+from knoc.resolve import Agent
+from knoc.source import JsonPath
+from knoc.validate import Typed
+
+# A version segment in a URI path: /v1, /v2.1, /1.0.0 (seed 003: URIs carry one).
+VERSION_SEGMENT = re.compile(r"/v?\d+(\.\d+)*(/|$)")
+
+
+@dataclass
+class Extension:
+    """An extension entity, as the contract reads it."""
+
+    typed: Typed
+    uri: str
+    required: bool
+    depends_on: list[str]
+    params: Any  # the compiled params_schema (jsonschema-rs), or None
+    properties: set[str] | None  # names params_schema defines; None: it allows any
+
+    @classmethod
+    def of(cls, t: Typed) -> "Extension":
+        schema = t.data.get("params_schema")
+        schema = schema if isinstance(schema, dict) else {}
+        props = schema.get("properties")
+        # Unknown params are worth a warning only where the schema lets them through.
+        names = set(props) if isinstance(props, dict) and schema.get("additionalProperties", True) else None
+        return cls(t, str(t.data.get("uri")), t.data.get("required") is True,
+                   [d for d in t.data.get("depends_on") or [] if isinstance(d, str)],
+                   jsonschema_rs.Draft202012Validator(schema), names)
+
+
+def registry(typed: list[Typed]) -> tuple[dict[str, Extension], list[Diagnostic]]:
+    """Known extensions by URI; a URI declared twice, or a versioned one
+    without a version, is reported."""
+    known: dict[str, Extension] = {}
+    diags: list[Diagnostic] = []
+    for t in sorted((t for t in typed if t.type == "extension" and t.valid), key=lambda t: t.entity.source.rel):
+        schema = t.data.get("params_schema")
+        if not isinstance(schema, dict) or not jsonschema_rs.meta.is_valid(schema):
+            diags.append(_at(t, ("params_schema",), error, "KNO-EXT-SCHEMA",
+                             "`params_schema` is not a valid JSON Schema",
+                             "write it as JSON Schema draft 2020-12, e.g. `type: object` with `properties`"))
+            continue
+        ext = Extension.of(t)
+        if ext.uri in known:
+            diags.append(_at(t, ("uri",), error, "KNO-EXT-DUPLICATE",
+                             f"extension `{ext.uri}` is already declared by {known[ext.uri].typed.entity.source.rel}",
+                             "one entity per extension URI: remove or rename one"))
+            continue
+        known[ext.uri] = ext
+        if t.data.get("evolution") == "versioned" and not VERSION_SEGMENT.search(ext.uri.split("://", 1)[-1]):
+            diags.append(_at(t, ("uri",), warning, "KNO-EXT-UNVERSIONED",
+                             f"`{ext.uri}` is a versioned extension but its URI carries no version",
+                             "end the URI with a version segment such as /v1 (a breaking change mints "
+                             "a new URI), or declare `evolution: additive`"))
+    return known, diags
+
+
+def check_cards(cards: Iterable[tuple[Agent, Projection]], known: dict[str, Extension]) -> list[Diagnostic]:
+    """Every capabilities.extensions entry of every published card."""
+    diags: list[Diagnostic] = []
+    for agent, projection in cards:
+        declared = {uri for uri, *_ in projection.extensions}
+        seen: set[str] = set()
+        for uri, required, params_json, index in projection.extensions:
+            path: JsonPath = (("service_class",) if index < 0 else
+                              (*agent.card_path, "capabilities", "extensions", index))
+            if uri in seen:
+                diags.append(_at(agent.typed, (*path, "uri"), error, "KNO-EXT-DUPLICATE",
+                                 f"extension `{uri}` is declared twice on this card",
+                                 "keep one entry per URI"))
+                continue
+            seen.add(uri)
+            ext = known.get(uri)
+            if ext is None:
+                diags.append(_at(agent.typed, (*path, "uri") if index >= 0 else path, warning, "KNO-EXT-UNKNOWN",
+                                 f"extension `{uri}` is not declared by any extension entity",
+                                 "add content/extensions/<name>.kno with its uri and params_schema, "
+                                 "or check the URI for a typo"))
+                continue
+            diags += _params(agent.typed, path, ext, json.loads(params_json), index)
+            if required or ext.required:
+                for dep in ext.depends_on:
+                    if dep not in declared:
+                        diags.append(_at(agent.typed, path, error, "KNO-EXT-DEPENDENCY",
+                                         f"required extension `{uri}` depends on `{dep}`, "
+                                         "which this card does not declare",
+                                         f"add `{dep}` to capabilities.extensions"))
+    return diags
+
+
+def _params(t: Typed, path: JsonPath, ext: Extension, params: Any, index: int) -> list[Diagnostic]:
+    where = (*path, "params") if index >= 0 else path
+    value = {} if params is None else params
+    problems = [f"{e.message} (at `{'/'.join(map(str, e.instance_path)) or 'params'}`)"
+                for e in ext.params.iter_errors(value)]
+    if problems:
+        return [_at(t, where, error, "KNO-EXT-PARAMS",
+                    f"params of `{ext.uri}` do not fit its params_schema: {problems[0]}",
+                    f"see {ext.typed.entity.source.rel} for what the extension accepts")]
+    if ext.properties is not None and isinstance(value, dict):
+        unknown = sorted(set(value) - ext.properties)
+        if unknown:
+            return [_at(t, where, warning, "KNO-EXT-PARAMS-UNKNOWN",
+                        f"params of `{ext.uri}` name {', '.join(f'`{u}`' for u in unknown)}, "
+                        "which its params_schema does not define",
+                        "clients ignore unknown params (forward compatibility); "
+                        "add them to the extension's params_schema or remove them")]
+    return []
+
+
+def _at(t: Typed, path: JsonPath, make: Any, code: str, message: str, hint: str) -> Diagnostic:
+    src = t.entity.source
+    return make(code, message, file=src.rel, span=src.locate(path), hint=hint)

@@ -1,0 +1,115 @@
+"""Extensions are entities, and every card's capabilities.extensions entry
+is checked against them: each finding comes with its code, file and line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Callable
+
+from tests.conftest import json_diags
+
+STEWARD = "content/agent-blueprints/schema-steward.kno"
+TRACE = "content/extensions/review-trace.kno"
+Knoc = Callable[..., Any]
+
+
+def edit(repo: Path, rel: str, old: str, new: str) -> None:
+    path = repo / rel
+    text = path.read_text(encoding="utf-8")
+    assert old in text
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+def findings(knoc: Knoc, repo: Path) -> tuple[int, list[dict[str, Any]]]:
+    code, out, _ = knoc("validate", "--format", "json", root=repo)
+    return code, json_diags(out)
+
+
+def line_of(repo: Path, rel: str, needle: str, occurrence: int = 1) -> int:
+    lines = (repo / rel).read_text(encoding="utf-8").splitlines()
+    hits = [i for i, line in enumerate(lines, 1) if needle in line]
+    return hits[occurrence - 1]
+
+
+def one(diags: list[dict[str, Any]], code: str) -> dict[str, Any]:
+    hits = [d for d in diags if d["code"] == code]
+    assert len(hits) == 1, diags
+    return hits[0]
+
+
+def test_the_example_repo_declares_its_extensions(knoc: Knoc, repo: Path) -> None:
+    assert findings(knoc, repo) == (0, [])
+
+
+def test_params_that_do_not_fit_the_schema_are_an_error(knoc: Knoc, repo: Path) -> None:
+    edit(repo, STEWARD, "format: sarif", "format: pdf")
+    code, diags = findings(knoc, repo)
+    d = one(diags, "KNO-EXT-PARAMS")
+    assert code == 1 and d["severity"] == "error" and d["file"] == STEWARD
+    assert d["line"] == line_of(repo, STEWARD, "params:") and "review-trace/v1" in d["message"]
+
+
+def test_an_unknown_param_is_a_warning_for_forward_compatibility(knoc: Knoc, repo: Path) -> None:
+    edit(repo, STEWARD, "format: sarif", "format: sarif\n          colour: blue")
+    code, diags = findings(knoc, repo)
+    d = one(diags, "KNO-EXT-PARAMS-UNKNOWN")
+    assert code == 0 and d["severity"] == "warning" and "`colour`" in d["message"]
+    assert d["line"] == line_of(repo, STEWARD, "params:")
+
+
+def test_an_unknown_uri_is_a_warning_naming_it(knoc: Knoc, repo: Path) -> None:
+    edit(repo, STEWARD, "extensions/review-trace/v1", "extensions/review-trail/v1")
+    code, diags = findings(knoc, repo)
+    d = one(diags, "KNO-EXT-UNKNOWN")
+    assert code == 0 and "review-trail/v1" in d["message"]
+    assert (d["file"], d["line"]) == (STEWARD, line_of(repo, STEWARD, "review-trail/v1"))
+
+
+def test_the_same_uri_twice_on_a_card_is_an_error(knoc: Knoc, repo: Path) -> None:
+    entry = "      - uri: https://possibility.space/extensions/review-trace/v1\n"
+    edit(repo, STEWARD, entry, entry + "        params: {format: junit}\n" + entry)
+    code, diags = findings(knoc, repo)
+    d = one(diags, "KNO-EXT-DUPLICATE")
+    assert code == 1 and d["line"] == line_of(repo, STEWARD, "review-trace/v1", occurrence=2)
+
+
+def test_a_required_extension_needs_its_dependencies_declared(knoc: Knoc, repo: Path) -> None:
+    edit(repo, TRACE, "required: false", "required: true\ndepends_on:\n  - https://possibility.space/extensions/audit/v1")
+    code, diags = findings(knoc, repo)
+    d = one(diags, "KNO-EXT-DEPENDENCY")
+    assert code == 1 and d["file"] == STEWARD and "audit/v1" in d["message"]
+    assert d["line"] == line_of(repo, STEWARD, "review-trace/v1")
+
+
+def test_a_versioned_extension_without_a_version_in_its_uri_is_a_warning(knoc: Knoc, repo: Path) -> None:
+    edit(repo, TRACE, "extensions/review-trace/v1", "extensions/review-trace")
+    edit(repo, STEWARD, "extensions/review-trace/v1", "extensions/review-trace")
+    code, diags = findings(knoc, repo)
+    d = one(diags, "KNO-EXT-UNVERSIONED")
+    assert code == 0 and (d["file"], d["line"]) == (TRACE, line_of(repo, TRACE, "uri:"))
+
+
+def test_two_entities_for_one_uri_are_an_error(knoc: Knoc, repo: Path) -> None:
+    copy = (repo / TRACE).read_text(encoding="utf-8").replace("01KKV1EXTREV1EWTRACE00000A", "01KKV1EXTREV1EWTRACE00000B")
+    later = "content/extensions/trace-copy.kno"  # the later file by path is the one flagged
+    (repo / later).write_text(copy.replace("slug: review-trace", "slug: trace-copy"), encoding="utf-8")
+    code, diags = findings(knoc, repo)
+    d = one(diags, "KNO-EXT-DUPLICATE")
+    assert code == 1 and (d["file"], d["line"]) == (later, line_of(repo, later, "uri:")) and TRACE in d["message"]
+
+
+def test_a_params_schema_that_is_not_a_schema_is_an_error(knoc: Knoc, repo: Path) -> None:
+    edit(repo, TRACE, "params_schema:\n  type: object", "params_schema:\n  type: 12")
+    code, diags = findings(knoc, repo)
+    d = one(diags, "KNO-EXT-SCHEMA")
+    assert code == 1 and (d["file"], d["line"]) == (TRACE, line_of(repo, TRACE, "params_schema:"))
+
+
+def test_generated_service_class_params_are_checked_too(knoc: Knoc, repo: Path) -> None:
+    # The extension entity is the one place the classes are listed: narrowing
+    # it makes the generated entry of a `utility` agent fail.
+    edit(repo, "content/extensions/service-class.kno", "enum: [utility, principal, ephemeral]",
+         "enum: [principal, ephemeral]")
+    code, diags = findings(knoc, repo)
+    hits = [d for d in diags if d["code"] == "KNO-EXT-PARAMS"]
+    assert code == 1 and hits and all(d["line"] == line_of(repo, d["file"], "service_class:") for d in hits)
