@@ -13,9 +13,9 @@ from typing import Any, Iterable
 
 import jsonschema_rs
 
-from knoc.diagnostics import Diagnostic, error, warning
+from knoc.diagnostics import Diagnostic, warning
 from knoc.project import Projection
-from knoc.resolve import Agent
+from knoc.resolve import Agent, at
 from knoc.source import JsonPath
 from knoc.validate import Typed
 
@@ -54,22 +54,22 @@ def registry(typed: list[Typed]) -> tuple[dict[str, Extension], list[Diagnostic]
     for t in sorted((t for t in typed if t.type == "extension" and t.valid), key=lambda t: t.entity.source.rel):
         schema = t.data.get("params_schema")
         if not isinstance(schema, dict) or not jsonschema_rs.meta.is_valid(schema):
-            diags.append(_at(t, ("params_schema",), error, "KNO-EXT-SCHEMA",
-                             "`params_schema` is not a valid JSON Schema",
-                             "write it as JSON Schema draft 2020-12, e.g. `type: object` with `properties`"))
+            diags.append(at(t, ("params_schema",), "KNO-EXT-SCHEMA",
+                            "`params_schema` is not a valid JSON Schema",
+                            "write it as JSON Schema draft 2020-12, e.g. `type: object` with `properties`"))
             continue
         ext = Extension.of(t)
         if ext.uri in known:
-            diags.append(_at(t, ("uri",), error, "KNO-EXT-DUPLICATE",
-                             f"extension `{ext.uri}` is already declared by {known[ext.uri].typed.entity.source.rel}",
-                             "one entity per extension URI: remove or rename one"))
+            diags.append(at(t, ("uri",), "KNO-EXT-DUPLICATE",
+                            f"extension `{ext.uri}` is already declared by {known[ext.uri].typed.entity.source.rel}",
+                            "one entity per extension URI: remove or rename one"))
             continue
         known[ext.uri] = ext
         if t.data.get("evolution") == "versioned" and not VERSION_SEGMENT.search(ext.uri.split("://", 1)[-1]):
-            diags.append(_at(t, ("uri",), warning, "KNO-EXT-UNVERSIONED",
-                             f"`{ext.uri}` is a versioned extension but its URI carries no version",
-                             "end the URI with a version segment such as /v1 (a breaking change mints "
-                             "a new URI), or declare `evolution: additive`"))
+            diags.append(at(t, ("uri",), "KNO-EXT-UNVERSIONED",
+                            f"`{ext.uri}` is a versioned extension but its URI carries no version",
+                            "end the URI with a version segment such as /v1 (a breaking change mints "
+                            "a new URI), or declare `evolution: additive`", make=warning))
     return known, diags
 
 
@@ -83,26 +83,26 @@ def check_cards(cards: Iterable[tuple[Agent, Projection]], known: dict[str, Exte
             path: JsonPath = (("service_class",) if index < 0 else
                               (*agent.card_path, "capabilities", "extensions", index))
             if uri in seen:
-                diags.append(_at(agent.typed, (*path, "uri"), error, "KNO-EXT-DUPLICATE",
-                                 f"extension `{uri}` is declared twice on this card",
-                                 "keep one entry per URI"))
+                diags.append(at(agent.typed, (*path, "uri"), "KNO-EXT-DUPLICATE",
+                                f"extension `{uri}` is declared twice on this card",
+                                "keep one entry per URI"))
                 continue
             seen.add(uri)
             ext = known.get(uri)
             if ext is None:
-                diags.append(_at(agent.typed, (*path, "uri") if index >= 0 else path, warning, "KNO-EXT-UNKNOWN",
-                                 f"extension `{uri}` is not declared by any extension entity",
-                                 "add content/extensions/<name>.kno with its uri and params_schema, "
-                                 "or check the URI for a typo"))
+                diags.append(at(agent.typed, (*path, "uri") if index >= 0 else path, "KNO-EXT-UNKNOWN",
+                                f"extension `{uri}` is not declared by any extension entity",
+                                "add content/extensions/<name>.kno with its uri and params_schema, "
+                                "or check the URI for a typo", make=warning))
                 continue
             diags += _params(agent.typed, path, ext, json.loads(params_json), index)
             if required or ext.required:
                 for dep in ext.depends_on:
                     if dep not in declared:
-                        diags.append(_at(agent.typed, path, error, "KNO-EXT-DEPENDENCY",
-                                         f"required extension `{uri}` depends on `{dep}`, "
-                                         "which this card does not declare",
-                                         f"add `{dep}` to capabilities.extensions"))
+                        diags.append(at(agent.typed, path, "KNO-EXT-DEPENDENCY",
+                                        f"required extension `{uri}` depends on `{dep}`, "
+                                        "which this card does not declare",
+                                        f"add `{dep}` to capabilities.extensions"))
     return diags
 
 
@@ -112,20 +112,15 @@ def _params(t: Typed, path: JsonPath, ext: Extension, params: Any, index: int) -
     problems = [f"{e.message} (at `{'/'.join(map(str, e.instance_path)) or 'params'}`)"
                 for e in ext.params.iter_errors(value)]
     if problems:
-        return [_at(t, where, error, "KNO-EXT-PARAMS",
-                    f"params of `{ext.uri}` do not fit its params_schema: {problems[0]}",
-                    f"see {ext.typed.entity.source.rel} for what the extension accepts")]
+        return [at(t, where, "KNO-EXT-PARAMS",
+                   f"params of `{ext.uri}` do not fit its params_schema: {problems[0]}",
+                   f"see {ext.typed.entity.source.rel} for what the extension accepts")]
     if ext.properties is not None and isinstance(value, dict):
         unknown = sorted(set(value) - ext.properties)
         if unknown:
-            return [_at(t, where, warning, "KNO-EXT-PARAMS-UNKNOWN",
-                        f"params of `{ext.uri}` name {', '.join(f'`{u}`' for u in unknown)}, "
-                        "which its params_schema does not define",
-                        "clients ignore unknown params (forward compatibility); "
-                        "add them to the extension's params_schema or remove them")]
+            return [at(t, where, "KNO-EXT-PARAMS-UNKNOWN",
+                       f"params of `{ext.uri}` name {', '.join(f'`{u}`' for u in unknown)}, "
+                       "which its params_schema does not define",
+                       "clients ignore unknown params (forward compatibility); "
+                       "add them to the extension's params_schema or remove them", make=warning)]
     return []
-
-
-def _at(t: Typed, path: JsonPath, make: Any, code: str, message: str, hint: str) -> Diagnostic:
-    src = t.entity.source
-    return make(code, message, file=src.rel, span=src.locate(path), hint=hint)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import difflib
 import re
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from knoc.diagnostics import Diagnostic, error
 from knoc.source import JsonPath
@@ -95,7 +95,7 @@ def resolve(typed: list[Typed]) -> tuple[Repo, list[Diagnostic]]:
                      code="KNO-SLUG-DUPLICATE", scope="its kind")
     for t in ok:
         if not SAFE_SEGMENT.match(t.data["slug"]) or ".." in t.data["slug"]:
-            diags.append(_at(t, ("slug",), "KNO-SLUG-UNSAFE",
+            diags.append(at(t, ("slug",), "KNO-SLUG-UNSAFE",
                              f"slug `{t.data['slug']}` is not safe as a path segment",
                              "use lowercase letters, digits and hyphens (kebab-case)"))
 
@@ -189,7 +189,7 @@ def _unresolved(t: Typed, path: JsonPath, xri: str, index: _Index) -> Diagnostic
         near = difflib.get_close_matches(m.group(2), index.slugs_in(m.group(1)), n=1)
         hint = (f"did you mean `kno://{m.group(1)}/{near[0]}`?" if near else
                 f"no entity `{m.group(2)}` in {m.group(1)}/: add it or fix the reference")
-    return _at(t, path, "KNO-RESOLVE-XRI", f"`{xri}` does not resolve to an entity", hint)
+    return at(t, path, "KNO-RESOLVE-XRI", f"`{xri}` does not resolve to an entity", hint)
 
 
 def _check_domains(t: Typed, agent: Agent, known: set[str], ordered: list[str]) -> Iterable[Diagnostic]:
@@ -198,7 +198,7 @@ def _check_domains(t: Typed, agent: Agent, known: set[str], ordered: list[str]) 
         if slug not in known:
             near = difflib.get_close_matches(slug, ordered, n=1)
             hint = f"did you mean `{near[0]}`? " if near else ""
-            yield _at(t, (*base, i), "KNO-RESOLVE-DOMAIN",
+            yield at(t, (*base, i), "KNO-RESOLVE-DOMAIN",
                       f"perception domain `{slug}` does not exist",
                       f"{hint}add content/perception-domains/{slug}.kno, or use one of: "
                       f"{', '.join(ordered) or '(none defined)'}")
@@ -214,11 +214,11 @@ def _check_composes(t: Typed, index: _Index) -> Iterable[Diagnostic]:
         if target is None:
             yield _unresolved(t, ("composes", i, "xri"), xri, index)
         elif kind_of(target) != "agent":
-            yield _at(t, ("composes", i, "xri"), "KNO-RESOLVE-COMPOSES",
+            yield at(t, ("composes", i, "xri"), "KNO-RESOLVE-COMPOSES",
                       f"`{xri}` is a {target.type}, not an agent",
                       "an agent composes (delegates to) other agents: kno://agent-blueprints/<slug>")
         elif target is t:
-            yield _at(t, ("composes", i, "xri"), "KNO-RESOLVE-COMPOSES",
+            yield at(t, ("composes", i, "xri"), "KNO-RESOLVE-COMPOSES",
                       "an agent cannot delegate to itself", "remove this entry")
 
 
@@ -241,7 +241,7 @@ def _extends_cycles(typed: list[Typed], index: _Index) -> Iterable[Diagnostic]:
         reported.add(members)
         first, path = cycle[0]
         chain = " -> ".join([str(t.data["slug"]) for t, _ in cycle] + [str(first.data["slug"])])
-        yield _at(first, path, "KNO-EXTENDS-CYCLE", f"`extends` forms a cycle: {chain}",
+        yield at(first, path, "KNO-EXTENDS-CYCLE", f"`extends` forms a cycle: {chain}",
                   "an entity cannot extend itself, directly or through others; remove one link")
 
 
@@ -266,12 +266,14 @@ def _unique(typed: list[Typed], key: Any, field_: str, code: str, scope: str) ->
     for t in sorted(typed, key=lambda t: t.entity.source.rel):
         k = key(t)
         if k in first:
-            yield _at(t, (field_,), code, f"{field_} `{t.data[field_]}` is already used by "
+            yield at(t, (field_,), code, f"{field_} `{t.data[field_]}` is already used by "
                       f"{first[k].entity.source.rel}", f"a {field_} must be unique within {scope}")
         else:
             first[k] = t
 
 
-def _at(t: Typed, path: JsonPath, code: str, message: str, hint: str | None) -> Diagnostic:
+def at(t: Typed, path: JsonPath, code: str, message: str, hint: str | None,
+       make: Callable[..., Diagnostic] = error) -> Diagnostic:
+    """A diagnostic (an error unless `make` says otherwise) at `path` in the entity."""
     src = t.entity.source
-    return error(code, message, file=src.rel, span=src.locate(path), hint=hint)
+    return make(code, message, file=src.rel, span=src.locate(path), hint=hint)
