@@ -234,10 +234,11 @@ def _rel(root: Path, path: Path) -> str:
 def _source_reader(root: Path) -> Callable[[str], SourceFile | None]:
     @functools.lru_cache(maxsize=None)
     def read(rel: str) -> SourceFile | None:
+        source = SourceFile(f"{root}/{rel}", rel, None)
         try:
-            text = (root / rel).read_bytes().decode("utf-8", errors="replace")
+            source.text  # read now: a file that is gone shows no excerpt
         except OSError:
             return None
-        return SourceFile(f"{root}/{rel}", rel, text)
+        return source
 
     return read

@@ -6,7 +6,6 @@ and projection summaries only, like the rest of the link stage."""
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from typing import Any, Iterable
@@ -79,7 +78,7 @@ def check_cards(cards: Iterable[tuple[Agent, Projection]], known: dict[str, Exte
     for agent, projection in cards:
         declared = {uri for uri, *_ in projection.extensions}
         seen: set[str] = set()
-        for uri, required, params_json, index in projection.extensions:
+        for uri, required, params, index in projection.extensions:
             path: JsonPath = (("service_class",) if index < 0 else
                               (*agent.card_path, "capabilities", "extensions", index))
             if uri in seen:
@@ -95,7 +94,7 @@ def check_cards(cards: Iterable[tuple[Agent, Projection]], known: dict[str, Exte
                                 "add content/extensions/<name>.kno with its uri and params_schema, "
                                 "or check the URI for a typo", make=warning))
                 continue
-            diags += _params(agent.typed, path, ext, json.loads(params_json), index)
+            diags += _params(agent.typed, path, ext, params, index)
             if required or ext.required:
                 for dep in ext.depends_on:
                     if dep not in declared:

@@ -5,7 +5,6 @@ reaches a card unless a wire model names it."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, NamedTuple
 from urllib.parse import urlsplit
@@ -38,9 +37,9 @@ class Projection(NamedTuple):
     url: str
     tags: tuple[str, ...]
     digest: str  # sha256 of `body`
-    # capabilities.extensions as published: (uri, required, params as JSON,
-    # index in the authored list or -1 when knoc generated it)
-    extensions: tuple[tuple[str, bool, str, int], ...] = ()
+    # capabilities.extensions as published: (uri, required, params, index in
+    # the authored list or -1 for the entry knoc generates from service_class)
+    extensions: tuple[tuple[str, bool, dict[str, Any] | None, int], ...] = ()
 
     @property
     def summary(self) -> tuple[object, ...]:
@@ -110,8 +109,8 @@ def project(agent: Agent, target: str) -> tuple[Projection | None, list[Diagnost
         return None, diags
     tags = tuple(sorted({t for s in fields.skills for t in s.tags}))
     body = dumps(model.to_json_dict())
-    authored = len(fields.extensions) - (agent.service_class is not None)
-    extensions = tuple((e.uri, bool(e.required), json.dumps(e.params, sort_keys=True), i if i < authored else -1)
+    generated = SERVICE_CLASS_URI if agent.service_class is not None else None
+    extensions = tuple((e.uri, bool(e.required), e.params, -1 if e.uri == generated else i)
                        for i, e in enumerate(fields.extensions))
     return Projection(*location, body, fields.name, fields.url, tags, sha256(body), extensions), diags
 

@@ -8,6 +8,7 @@ tree once and walking it: the happy path pays nothing for line numbers.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Sequence
 
 from ruamel.yaml.cyaml import CSafeLoader
@@ -31,7 +32,7 @@ class SourceFile:
     @property
     def text(self) -> str:
         if self._text is None:
-            self._text = _read_bytes(self.path).decode("utf-8", errors="replace").removeprefix("\ufeff")
+            self._text = Path(self.path).read_bytes().decode("utf-8", errors="replace").removeprefix("\ufeff")
         return self._text
 
     def line(self, number: int) -> str:
@@ -68,11 +69,6 @@ class SourceFile:
             finally:
                 loader.dispose()
         return self._root
-
-
-def _read_bytes(path: str) -> bytes:
-    with open(path, "rb") as f:
-        return f.read()
 
 
 def _child(node: Node, part: str | int) -> tuple[Node | None, Node] | None:
