@@ -60,6 +60,13 @@ CODES: dict[str, str] = {
     "KNO-EXT-PARAMS": "a card's extension params do not fit the extension's `params_schema`",
     "KNO-EXT-PARAMS-UNKNOWN": "a card's extension params name a field the `params_schema` does not define",
     "KNO-EXT-DEPENDENCY": "a required extension's dependency is not declared on the same card",
+    "KNO-PROTOCOL-RANGE": "the protocol range is inverted (min above max) or leaves out a version an interface speaks",
+    "KNO-PROTOCOL-TARGET": "a 0.3 or compat card's url does not list protocol 0.3 in `protocol_versions`",
+    "KNO-CAP-DEPRECATED": "a card declares, or a `composes` link requires, a deprecated (tier 3) capability",
+    "KNO-CAP-UNKNOWN": "a `composes` link requires something that is not a capability",
+    "KNO-CHAIN-REQUIRES": "an agent on a delegation chain does not declare what a link above it requires",
+    "KNO-CHAIN-PROTOCOL": "two agents on a delegation link share no A2A protocol version",
+    "KNO-COMPOSES-CYCLE": "`composes` links form a delegation cycle",
     "KNO-DRIFT": '`knoc check`: a file under build/ is stale, missing or extra',
     "KNO-CARD-BREAKING": '`knoc diff`: a change to a published card or domain that breaks clients',
 }

@@ -7,16 +7,19 @@ and projection summaries only, like the rest of the link stage."""
 from __future__ import annotations
 
 import re
+from functools import cache
 from dataclasses import dataclass
 from typing import Any, Iterable
 
 import jsonschema_rs
 
+from knoc.capability import CONTRACT_URI
 from knoc.diagnostics import Diagnostic, warning
 from knoc.project import Projection
 from knoc.resolve import Agent, at
 from knoc.source import JsonPath
 from knoc.validate import Typed
+from knoc.wire.common import ContractParams
 
 # A version segment in a URI path: /v1, /v2.1, /1.0.0 (seed 003: URIs carry one).
 VERSION_SEGMENT = re.compile(r"/v?\d+(\.\d+)*(/|$)")
@@ -24,25 +27,35 @@ VERSION_SEGMENT = re.compile(r"/v?\d+(\.\d+)*(/|$)")
 
 @dataclass
 class Extension:
-    """An extension entity, as the contract reads it."""
+    """An extension, as the contract reads it: an entity of the repo, or one
+    knoc defines itself."""
 
-    typed: Typed
     uri: str
+    source: str  # where it is defined, for messages
     required: bool
     depends_on: list[str]
-    params: Any  # the compiled params_schema (jsonschema-rs), or None
+    params: Any  # the compiled params_schema (jsonschema-rs)
     properties: set[str] | None  # names params_schema defines; None: it allows any
 
     @classmethod
-    def of(cls, t: Typed) -> "Extension":
-        schema = t.data.get("params_schema")
+    def of(cls, uri: str, source: str, data: dict[str, Any]) -> "Extension":
+        schema = data.get("params_schema")
         schema = schema if isinstance(schema, dict) else {}
         props = schema.get("properties")
         # Unknown params are worth a warning only where the schema lets them through.
         names = set(props) if isinstance(props, dict) and schema.get("additionalProperties", True) else None
-        return cls(t, str(t.data.get("uri")), t.data.get("required") is True,
-                   [d for d in t.data.get("depends_on") or [] if isinstance(d, str)],
+        return cls(uri, source, data.get("required") is True,
+                   [d for d in data.get("depends_on") or [] if isinstance(d, str)],
                    jsonschema_rs.Draft202012Validator(schema), names)
+
+
+@cache
+def builtin() -> dict[str, Extension]:
+    """The extensions knoc generates entries for and defines itself (the
+    README documents them); a repo's own entity for the same URI wins."""
+    schema = ContractParams.model_json_schema(by_alias=True)
+    return {CONTRACT_URI: Extension.of(CONTRACT_URI, "knoc's capability-contract extension (see the README)",
+                                       {"params_schema": schema})}
 
 
 def registry(typed: list[Typed]) -> tuple[dict[str, Extension], list[Diagnostic]]:
@@ -57,10 +70,10 @@ def registry(typed: list[Typed]) -> tuple[dict[str, Extension], list[Diagnostic]
                             "`params_schema` is not a valid JSON Schema",
                             "write it as JSON Schema draft 2020-12, e.g. `type: object` with `properties`"))
             continue
-        ext = Extension.of(t)
+        ext = Extension.of(str(t.data.get("uri")), t.entity.source.rel, t.data)
         if ext.uri in known:
             diags.append(at(t, ("uri",), "KNO-EXT-DUPLICATE",
-                            f"extension `{ext.uri}` is already declared by {known[ext.uri].typed.entity.source.rel}",
+                            f"extension `{ext.uri}` is already declared by {known[ext.uri].source}",
                             "one entity per extension URI: remove or rename one"))
             continue
         known[ext.uri] = ext
@@ -69,7 +82,7 @@ def registry(typed: list[Typed]) -> tuple[dict[str, Extension], list[Diagnostic]
                             f"`{ext.uri}` is a versioned extension but its URI carries no version",
                             "end the URI with a version segment such as /v1 (a breaking change mints "
                             "a new URI), or declare `evolution: additive`", make=warning))
-    return known, diags
+    return {**builtin(), **known}, diags
 
 
 def check_cards(cards: Iterable[tuple[Agent, Projection]], known: dict[str, Extension]) -> list[Diagnostic]:
@@ -78,9 +91,7 @@ def check_cards(cards: Iterable[tuple[Agent, Projection]], known: dict[str, Exte
     for agent, projection in cards:
         declared = {uri for uri, *_ in projection.extensions}
         seen: set[str] = set()
-        for uri, required, params, index in projection.extensions:
-            path: JsonPath = (("service_class",) if index < 0 else
-                              (*agent.card_path, "capabilities", "extensions", index))
+        for uri, required, params, path, generated in projection.extensions:
             if uri in seen:
                 diags.append(at(agent.typed, (*path, "uri"), "KNO-EXT-DUPLICATE",
                                 f"extension `{uri}` is declared twice on this card",
@@ -89,12 +100,12 @@ def check_cards(cards: Iterable[tuple[Agent, Projection]], known: dict[str, Exte
             seen.add(uri)
             ext = known.get(uri)
             if ext is None:
-                diags.append(at(agent.typed, (*path, "uri") if index >= 0 else path, "KNO-EXT-UNKNOWN",
+                diags.append(at(agent.typed, path if generated else (*path, "uri"), "KNO-EXT-UNKNOWN",
                                 f"extension `{uri}` is not declared by any extension entity",
                                 "add content/extensions/<name>.kno with its uri and params_schema, "
                                 "or check the URI for a typo", make=warning))
                 continue
-            diags += _params(agent.typed, path, ext, params, index)
+            diags += _params(agent.typed, path if generated else (*path, "params"), ext, params)
             if required or ext.required:
                 for dep in ext.depends_on:
                     if dep not in declared:
@@ -105,15 +116,14 @@ def check_cards(cards: Iterable[tuple[Agent, Projection]], known: dict[str, Exte
     return diags
 
 
-def _params(t: Typed, path: JsonPath, ext: Extension, params: Any, index: int) -> list[Diagnostic]:
-    where = (*path, "params") if index >= 0 else path
+def _params(t: Typed, where: JsonPath, ext: Extension, params: Any) -> list[Diagnostic]:
     value = {} if params is None else params
     problems = [f"{e.message} (at `{'/'.join(map(str, e.instance_path)) or 'params'}`)"
                 for e in ext.params.iter_errors(value)]
     if problems:
         return [at(t, where, "KNO-EXT-PARAMS",
                    f"params of `{ext.uri}` do not fit its params_schema: {problems[0]}",
-                   f"see {ext.typed.entity.source.rel} for what the extension accepts")]
+                   f"see {ext.source} for what the extension accepts")]
     if ext.properties is not None and isinstance(value, dict):
         unknown = sorted(set(value) - ext.properties)
         if unknown:

@@ -16,11 +16,12 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
-from knoc import __version__, contract
+from knoc import __version__, contract, delegation
 from knoc.cache import Cache, Entry, Source, salt
 from knoc.config import Config
 from knoc.diagnostics import Diagnostic, Report, from_dict
 from knoc.emit import Input, render, render_index
+from knoc.pages import extension_pages
 from knoc.load import Entity, collection_of, discover, parse_source, read_source
 from knoc.project import Card, Projection, project, publish
 from knoc.resolve import agent_of, facts, is_public, kind_of, resolve
@@ -70,17 +71,17 @@ class Link:
     diags: list[Diagnostic]
     agents: dict[str, str]  # slug -> source, of every agent, public or not
     published: list[tuple[str, str]]  # (slug, source) of each card to publish, in order
-    index: dict[str, bytes]  # the runtime index files
+    files: dict[str, bytes]  # what it writes: the runtime index, extension pages
 
     def to_payload(self) -> tuple[Any, ...]:
-        return ([d.to_dict() for d in self.diags], self.agents, self.published, self.index)
+        return ([d.to_dict() for d in self.diags], self.agents, self.published, self.files)
 
     @classmethod
     def from_payload(cls, payload: Any) -> "Link | None":
         """None for a payload of another shape (written by another knoc)."""
         try:
-            diags, agents, published, index = payload
-            return cls([from_dict(d) for d in diags], agents, [tuple(p) for p in published], index)
+            diags, agents, published, files = payload
+            return cls([from_dict(d) for d in diags], agents, [tuple(p) for p in published], files)
         except (TypeError, ValueError, KeyError):
             return None
 
@@ -116,7 +117,7 @@ def compile_repo(config: Config, use_cache: bool = False) -> Result:
     sources.sort(key=lambda s: s.rel)
     for src in sources:
         report.extend(results[src.rel].diags)
-    link = _link(sources, results, specs, cache)
+    link = _link(sources, results, specs, cache, config.a2a)
     report.extend(link.diags)
 
     cards = [Card(slug, rel, results[rel].projection)  # type: ignore[arg-type]
@@ -125,7 +126,7 @@ def compile_repo(config: Config, use_cache: bool = False) -> Result:
     if result.ok:
         inputs: list[Input] = [(s.rel, s.digest, results[s.rel].private) for s in sources
                                if results[s.rel].decl is not None]
-        result.files, result.digests = render(cards, link.index, inputs, config.a2a)
+        result.files, result.digests = render(cards, link.files, inputs, config.a2a)
     return result
 
 
@@ -161,7 +162,8 @@ def _each_file(config: Config, paths: list[str], specs: SpecSet, cache: Cache,
     return sources
 
 
-def _link(sources: list[SourceFile], results: dict[str, FileResult], specs: SpecSet, cache: Cache) -> Link:
+def _link(sources: list[SourceFile], results: dict[str, FileResult], specs: SpecSet, cache: Cache,
+          target: str) -> Link:
     """The link stage's findings, reused when no link key changed and no file
     its findings point into changed."""
     digests = {s.rel: s.digest for s in sources}
@@ -169,7 +171,7 @@ def _link(sources: list[SourceFile], results: dict[str, FileResult], specs: Spec
                          .encode("utf-8")).hexdigest()
     link = Link.from_payload(cache.get_link(key, digests))
     if link is None:
-        link = link_repo(sources, results, specs)
+        link = link_repo(sources, results, specs, target)
         pinned = {d.file: digests[d.file] for d in link.diags if d.file in digests}
         cache.link = (key, pinned, link.to_payload())
     return link
@@ -193,9 +195,10 @@ def one_file(source: SourceFile, loaded: Entity | Diagnostic, specs: SpecSet, ta
                       json.dumps(facts(loaded.data), ensure_ascii=False, default=repr), projection)
 
 
-def link_repo(sources: list[SourceFile], results: dict[str, FileResult], specs: SpecSet) -> Link:
-    """Resolve, publish and index the whole repo, from each file's facts and
-    projection only, so a cached run and a fresh one cannot differ."""
+def link_repo(sources: list[SourceFile], results: dict[str, FileResult], specs: SpecSet, target: str) -> Link:
+    """Resolve, publish and index the whole repo, check its capability
+    contract and delegation chains, from each file's facts and projection
+    only, so a cached run and a fresh one cannot differ."""
     typed: list[Typed] = []
     for src in sources:
         fr = results[src.rel]
@@ -206,9 +209,10 @@ def link_repo(sources: list[SourceFile], results: dict[str, FileResult], specs: 
     projected = [(a, p) for a in repo.agents if (p := results[a.typed.entity.source.rel].projection) is not None]
     cards, found = publish(projected)
     known, found_ext = contract.registry(typed)
-    found += found_ext + contract.check_cards(projected, known)
+    found += found_ext + contract.check_cards(projected, known) + delegation.check(repo.agents, target)
+    files = {**render_index(repo, cards), **extension_pages(typed, cards)}
     return Link(diags + found, {a.slug: a.typed.entity.source.rel for a in repo.agents},
-                [(c.slug, c.source) for c in cards], render_index(repo, cards))
+                [(c.slug, c.source) for c in cards], files)
 
 
 def _read(config: Config, rel: str, report: Report) -> SourceFile | None:

@@ -11,12 +11,15 @@ from urllib.parse import urlsplit
 
 from pydantic import ValidationError
 
+from knoc import capability
 from knoc.canonical import dumps, sha256
+from knoc.capability import CONTRACT_URI, DEPRECATED, TARGET_VERSIONS, in_range, version_key
 from knoc.diagnostics import Diagnostic, error, warning
 from knoc.resolve import Agent
 from knoc.source import JsonPath
 from knoc.wire import compat, v03, v10
-from knoc.wire.common import AgentExtension, AgentProvider, AgentSkill, Wire
+from knoc.wire.common import (AgentExtension, AgentProvider, AgentSkill, ContractCapabilities, ContractInterface,
+                              ContractParams, Wire)
 
 SERVICE_CLASS_URI = "https://connect.actex.ai/extensions/service-class"
 DEFAULT_MODES = ["text/plain"]
@@ -37,9 +40,9 @@ class Projection(NamedTuple):
     url: str
     tags: tuple[str, ...]
     digest: str  # sha256 of `body`
-    # capabilities.extensions as published: (uri, required, params, index in
-    # the authored list or -1 for the entry knoc generates from service_class)
-    extensions: tuple[tuple[str, bool, dict[str, Any] | None, int], ...] = ()
+    # capabilities.extensions as published: (uri, required, params, where the
+    # entry comes from in the entity, whether knoc generated it)
+    extensions: tuple[tuple[str, bool, dict[str, Any] | None, JsonPath, bool], ...] = ()
 
     @property
     def summary(self) -> tuple[object, ...]:
@@ -49,7 +52,7 @@ class Projection(NamedTuple):
 
     @property
     def site_dir(self) -> str:
-        return "/".join(p for p in (self.host, self.path) if p)
+        return _join(self.host, self.path)
 
 
 @dataclass(frozen=True)
@@ -70,6 +73,7 @@ class _Fields:
     url: str
     version: str
     transport: str
+    main_versions: tuple[str, ...]  # protocol versions of the main url
     interfaces: list[dict[str, Any]]
     provider: AgentProvider | None
     documentation_url: str | None
@@ -89,10 +93,12 @@ class _Fields:
 def project(agent: Agent, target: str) -> tuple[Projection | None, list[Diagnostic]]:
     """The agent's card for `target`, or None when it is private, invalid or
     cannot be projected (the diagnostics say why)."""
-    if not agent.public or not agent.typed.valid:
+    if not agent.typed.valid:
         return None, []
-    diags: list[Diagnostic] = []
-    fields = _fields(agent, diags)
+    diags = list(_protocol_checks(agent, target)) + list(_deprecated(agent))
+    if not agent.public:
+        return None, diags
+    fields = _fields(agent, target, diags)
     location = _location(agent, diags)
     if fields is not None and target == "1.0" and fields.state_transition_history:
         diags.append(_warn(agent, ("capabilities", "state_transition_history"), "KNO-PROJECT-DROPPED",
@@ -109,8 +115,8 @@ def project(agent: Agent, target: str) -> tuple[Projection | None, list[Diagnost
         return None, diags
     tags = tuple(sorted({t for s in fields.skills for t in s.tags}))
     body = dumps(model.to_json_dict())
-    generated = SERVICE_CLASS_URI if agent.service_class is not None else None
-    extensions = tuple((e.uri, bool(e.required), e.params, -1 if e.uri == generated else i)
+    authored = len(agent.card.get("capabilities", {}).get("extensions") or [])
+    extensions = tuple((e.uri, bool(e.required), e.params, *_origin(agent, e.uri, i, authored))
                        for i, e in enumerate(fields.extensions))
     return Projection(*location, body, fields.name, fields.url, tags, sha256(body), extensions), diags
 
@@ -132,7 +138,15 @@ def publish(projected: Iterable[tuple[Agent, Projection]]) -> tuple[list[Card], 
     return cards, diags
 
 
-def _fields(agent: Agent, diags: list[Diagnostic]) -> _Fields | None:
+def _origin(agent: Agent, uri: str, i: int, authored: int) -> tuple[JsonPath, bool]:
+    """Where extension entry `i` comes from: the authored list, or the field
+    knoc generated it from."""
+    if i < authored:
+        return (*agent.card_path, "capabilities", "extensions", i), False
+    return ((("service_class",) if uri == SERVICE_CLASS_URI else (*agent.card_path, "capabilities")), True)
+
+
+def _fields(agent: Agent, target: str, diags: list[Diagnostic]) -> _Fields | None:
     c = agent.card
     caps = c.get("capabilities") or {}
     description = c.get("description")
@@ -158,13 +172,19 @@ def _fields(agent: Agent, diags: list[Diagnostic]) -> _Fields | None:
                               "keep `service_class` and remove the hand-written entry"))
         extensions.append(AgentExtension(uri=SERVICE_CLASS_URI, required=False,
                                          params={"class": agent.service_class}))
+    contract = _contract_params(c, target)
+    if contract is not None:
+        extensions.append(AgentExtension(uri=CONTRACT_URI, required=False, params=contract.to_json_dict()))
     skills = [s for i, raw in enumerate(c.get("skills") or []) if (s := _skill(agent, i, raw, diags))]
     if not description:
         return None
     return _Fields(
         name=c["name"], description=description, url=c["url"].rstrip("/") or c["url"],
         version=str(c["version"]), transport=c.get("preferred_transport") or DEFAULT_TRANSPORT,
-        interfaces=list(c.get("additional_interfaces") or []), provider=provider,
+        main_versions=capability.main_versions(c, target),
+        interfaces=[{**i, "protocol_versions": capability.interface_versions(i, target)}
+                    for i in c.get("additional_interfaces") or []],
+        provider=provider,
         documentation_url=c.get("documentation_url"), icon_url=c.get("icon_url"),
         streaming=caps.get("streaming"), push_notifications=caps.get("push_notifications"),
         state_transition_history=caps.get("state_transition_history"),
@@ -174,6 +194,66 @@ def _fields(agent: Agent, diags: list[Diagnostic]) -> _Fields | None:
         output_modes=list(c.get("default_output_modes") or DEFAULT_MODES),
         skills=skills,
     )
+
+
+def _contract_params(c: dict[str, Any], target: str) -> ContractParams | None:
+    """The capability-contract entry's params: the contract fields the target's
+    core structures cannot state, or None when the card states none."""
+    caps = c.get("capabilities") or {}
+    flags = {k: caps[k] for k in ContractCapabilities.model_fields if k in caps}
+    interfaces = []
+    if target == "0.3":  # a 0.3 AgentInterface has no protocol version of its own
+        for iface in [{**c, "url": c["url"].rstrip("/") or c["url"]}, *(c.get("additional_interfaces") or [])]:
+            if iface.get("protocol_versions"):
+                interfaces.append(ContractInterface(url=iface["url"], protocol_versions=iface["protocol_versions"]))
+    params = ContractParams(min_protocol_version=c.get("min_protocol_version"),
+                            max_protocol_version=c.get("max_protocol_version"),
+                            capabilities=ContractCapabilities(**flags) if flags else None,
+                            interfaces=interfaces or None)
+    return params if params.to_json_dict() else None
+
+
+def _protocol_checks(agent: Agent, target: str) -> Iterable[Diagnostic]:
+    """The declared protocol range holds together: min <= max, and every
+    version an interface speaks lies inside it."""
+    c = agent.card
+    low = capability.optional_str(c.get("min_protocol_version"))
+    high = capability.optional_str(c.get("max_protocol_version"))
+    if low and high and version_key(low) > version_key(high):
+        yield _err(agent, ("max_protocol_version",), "KNO-PROTOCOL-RANGE",
+                   f"max_protocol_version {high} is below min_protocol_version {low}",
+                   "swap them, or widen the range so it holds at least one version")
+        return
+    main = capability.main_versions(c, target)
+    stated: list[tuple[JsonPath, str, tuple[str, ...], bool]] = [(("protocol_versions",), "main url", main, bool(c.get("protocol_versions")))]
+    for i, iface in enumerate(c.get("additional_interfaces") or []):
+        stated.append((("additional_interfaces", i, "protocol_versions"), f"interface {iface.get('url')}",
+                       capability.interface_versions(iface, target), bool(iface.get("protocol_versions"))))
+    for path, what, versions, declared in stated:
+        for j, v in enumerate(versions):
+            if in_range(v, low, high):
+                continue
+            bound = "min_protocol_version" if low and version_key(v) < version_key(low) else "max_protocol_version"
+            yield _err(agent, (*path, j) if declared else (bound,), "KNO-PROTOCOL-RANGE",
+                       f"the {what} speaks A2A {v}" + ("" if declared else f" (the {target} build target's)")
+                       + f", outside the declared range {low or '*'} to {high or '*'}",
+                       f"widen `{bound}` to include {v}" + ("" if declared else
+                       ", or state the interface's `protocol_versions`"))
+    if target in ("0.3", "compat") and not any(version_key(v)[:2] == (0, 3) for v in main):
+        yield _err(agent, ("protocol_versions",), "KNO-PROTOCOL-TARGET",
+                   f"an A2A {target} card states protocol 0.3 for its url, but `protocol_versions` "
+                   f"({', '.join(main)}) does not list it",
+                   f"add \"{TARGET_VERSIONS[target][-1]}\" to `protocol_versions`, or build with `--a2a 1.0`")
+
+
+def _deprecated(agent: Agent) -> Iterable[Diagnostic]:
+    caps = agent.card.get("capabilities") or {}
+    for name, replacement in DEPRECATED.items():
+        if caps.get(name) is True:
+            yield _warn(agent, ("capabilities", name), "KNO-CAP-DEPRECATED",
+                        f"`{name}` is a deprecated capability (tier 3)",
+                        f"declare `{replacement}`, which replaces it; keep `{name}` only while "
+                        "old clients still need it")
 
 
 def _skill(agent: Agent, i: int, raw: dict[str, Any], diags: list[Diagnostic]) -> AgentSkill | None:
@@ -221,15 +301,33 @@ def _security(agent: Agent, diags: list[Diagnostic]) -> tuple[dict[str, dict[str
 
 def _location(agent: Agent, diags: list[Diagnostic]) -> tuple[str, str] | None:
     url = str(agent.card.get("url", ""))
-    parts = urlsplit(url)
-    segments = [s for s in parts.path.split("/") if s]
-    if not parts.hostname or any(s in (".", "..") or "\\" in s for s in segments):
+    location = url_location(url)
+    if location is None:
         diags.append(_err(agent, ("url",), "KNO-PROJECT-URL",
                           f"url `{url}` cannot be mapped to a card path",
                           "use an absolute https URL without `.` or `..` segments"))
+    return location
+
+
+def url_location(url: str) -> tuple[str, str] | None:
+    """(host, path) of an http(s) URL as a folder under build/site/, or None
+    when it cannot be one safely."""
+    parts = urlsplit(url)
+    segments = [s for s in parts.path.split("/") if s]
+    if not parts.hostname or any(s in (".", "..") or "\\" in s for s in segments):
         return None
     host = parts.hostname + (f":{parts.port}" if parts.port else "")
     return host, "/".join(segments)
+
+
+def site_dir(url: str) -> str | None:
+    """The folder under build/site/ that serves `url`."""
+    location = url_location(url)
+    return None if location is None else _join(*location)
+
+
+def _join(host: str, path: str) -> str:
+    return "/".join(p for p in (host, path) if p)
 
 
 # --- targets -------------------------------------------------------------
@@ -264,12 +362,12 @@ def _capabilities_v10(f: _Fields) -> v10.AgentCapabilities:
                                  extended_agent_card=f.extended_agent_card)
 
 
-def _v10_kwargs(f: _Fields, versions: tuple[str, ...]) -> dict[str, Any]:
+def _v10_kwargs(f: _Fields) -> dict[str, Any]:
     interfaces = [v10.AgentInterface(url=f.url, protocol_binding=f.transport, protocol_version=v)
-                  for v in versions]
+                  for v in f.main_versions]
     interfaces += [v10.AgentInterface(url=i["url"], protocol_binding=i["transport"],
-                                      protocol_version=versions[0], tenant=i.get("tenant"))
-                   for i in f.interfaces]
+                                      protocol_version=v, tenant=i.get("tenant"))
+                   for i in f.interfaces for v in i["protocol_versions"]]
     return dict(
         name=f.name, description=f.description, supported_interfaces=interfaces,
         provider=f.provider, version=f.version, documentation_url=f.documentation_url,
@@ -283,14 +381,14 @@ def _v10_kwargs(f: _Fields, versions: tuple[str, ...]) -> dict[str, Any]:
 
 
 def to_v10(f: _Fields) -> v10.AgentCard:
-    return v10.AgentCard(**_v10_kwargs(f, ("1.0",)),
+    return v10.AgentCard(**_v10_kwargs(f),
                          security_schemes={n: v10.SecurityScheme(**_v10_scheme(s))
                                            for n, s in f.schemes.items()} or None)
 
 
 def to_compat(f: _Fields) -> compat.AgentCard:
     return compat.AgentCard(
-        **_v10_kwargs(f, ("1.0", compat.PROTOCOL_VERSION)),
+        **_v10_kwargs(f),
         security_schemes={n: compat.SecurityScheme(**_v10_scheme(s), **_v03_scheme(s))
                           for n, s in f.schemes.items()} or None,
         url=f.url, preferred_transport=f.transport, security=f.security or None,

@@ -19,9 +19,14 @@ SAFE_SEGMENT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 KNO_XRI = re.compile(r"^kno://([a-z0-9-]+)/(.+)$")
 PSPACE_XRI = re.compile(r"^pspace://([a-z0-9-]+):(.+)$")
 ULID = re.compile(r"^[0-7][0-9A-HJKMNP-TV-Z]{25}$")
+# Outgoing edges by id() of the entity: (where the edge is written, its target).
+Edges = dict[int, list[tuple[JsonPath, Typed]]]
 FACT_KEYS = ("id", "slug", "visibility", "subtype", "category", "relationships", "composes",
              "service_class", "perception",
              "uri", "evolution", "required", "depends_on", "params_schema")  # extensions (knoc.contract)
+# The card fields the capability contract reads (knoc.delegation).
+CARD_FACT_KEYS = ("url", "capabilities", "protocol_versions", "min_protocol_version", "max_protocol_version",
+                  "additional_interfaces")
 
 
 @dataclass(eq=False)
@@ -74,6 +79,15 @@ def facts(data: dict[str, Any]) -> dict[str, Any]:
     persona = data.get("persona")
     if isinstance(persona, dict) and "perception" in persona:
         out["persona"] = {"perception": persona["perception"]}
+    card = data.get("a2a_projection", data)
+    if isinstance(card, dict):
+        picked = {k: card[k] for k in CARD_FACT_KEYS if k in card}
+        if card is data:
+            out.update(picked)
+        else:
+            out["a2a_projection"] = picked
+    if data.get("type") == "extension":  # its page (knoc.pages)
+        out.update({k: data[k] for k in ("title", "description") if k in data})
     return out
 
 
@@ -223,16 +237,23 @@ def _check_composes(t: Typed, index: _Index) -> Iterable[Diagnostic]:
 
 
 def _extends_cycles(typed: list[Typed], index: _Index) -> Iterable[Diagnostic]:
-    parents: dict[int, list[tuple[JsonPath, Typed]]] = {}
+    parents: Edges = {}
     for t in typed:
         for path, xri, kind in _links(t):
             target = index.lookup(xri) if kind == "extends" else None
             if target is not None:
                 parents.setdefault(id(t), []).append((path, target))
+    for first, path, chain in cycles(typed, parents):
+        yield at(first, path, "KNO-EXTENDS-CYCLE", f"`extends` forms a cycle: {chain}",
+                 "an entity cannot extend itself, directly or through others; remove one link")
+
+
+def cycles(typed: list[Typed], edges: Edges) -> Iterable[tuple[Typed, JsonPath, str]]:
+    """Each cycle once: its first entity by path, the edge that starts it,
+    and the cycle as `a -> b -> a`."""
     reported: set[frozenset[int]] = set()
     for start in sorted(typed, key=lambda t: t.entity.source.rel):
-        stack: list[tuple[Typed, JsonPath]] = []
-        cycle = _find_cycle(start, parents, stack, set())
+        cycle = _find_cycle(start, edges, [], set())
         if cycle is None:
             continue
         members = frozenset(id(t) for t, _ in cycle)
@@ -240,12 +261,10 @@ def _extends_cycles(typed: list[Typed], index: _Index) -> Iterable[Diagnostic]:
             continue
         reported.add(members)
         first, path = cycle[0]
-        chain = " -> ".join([str(t.data["slug"]) for t, _ in cycle] + [str(first.data["slug"])])
-        yield at(first, path, "KNO-EXTENDS-CYCLE", f"`extends` forms a cycle: {chain}",
-                  "an entity cannot extend itself, directly or through others; remove one link")
+        yield first, path, " -> ".join([str(t.data["slug"]) for t, _ in cycle] + [str(first.data["slug"])])
 
 
-def _find_cycle(t: Typed, parents: dict[int, list[tuple[JsonPath, Typed]]],
+def _find_cycle(t: Typed, parents: Edges,
                 stack: list[tuple[Typed, JsonPath]], done: set[int]) -> list[tuple[Typed, JsonPath]] | None:
     for path, parent in parents.get(id(t), []):
         stack.append((t, path))

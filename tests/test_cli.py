@@ -83,10 +83,10 @@ def test_same_sources_same_bytes(repo: Path, knoc) -> None:  # type: ignore[no-u
 
 def test_files_no_longer_produced_disappear(repo: Path, knoc) -> None:  # type: ignore[no-untyped-def]
     assert knoc("build", root=repo)[0] == 0
-    (repo / "content/agent-blueprints/catalog-search.kno").unlink()
+    (repo / "content/agent-blueprints/realm-concierge.kno").unlink()
     assert knoc("build", root=repo)[0] == 0
-    assert not (repo / "build/site/agents.possibility.space/catalog-search").exists()
-    assert "catalog-search" not in (repo / "build/index/agents.json").read_text()
+    assert not (repo / "build/site/agents.possibility.space/realm-concierge").exists()
+    assert "realm-concierge" not in (repo / "build/index/agents.json").read_text()
 
 
 def test_build_refuses_to_replace_files_it_did_not_write(repo: Path, knoc) -> None:  # type: ignore[no-untyped-def]

@@ -56,3 +56,29 @@ class AgentSkill(Wire):
     examples: list[str] | None = None
     input_modes: list[str] | None = None
     output_modes: list[str] | None = None
+
+
+class ContractCapabilities(Wire):
+    """Tier 2 and 3 flags no A2A version defines (knoc.capability)."""
+
+    streaming_message: bool | None = None
+    pause_resume: bool | None = None
+    context_reuse: bool | None = None
+    multi_tenant: bool | None = None
+    message_history_injection: bool | None = None
+    artifact_streaming: bool | None = None
+
+
+class ContractInterface(Wire):
+    url: str
+    protocol_versions: list[str]
+
+
+class ContractParams(Wire):
+    """`params` of the capability-contract extension entry: what a card states
+    about itself that its target's core structures have no field for."""
+
+    min_protocol_version: str | None = None
+    max_protocol_version: str | None = None
+    capabilities: ContractCapabilities | None = None
+    interfaces: list[ContractInterface] | None = None
