@@ -34,9 +34,23 @@ class Contract(NamedTuple):
     min_version: str | None = None
     max_version: str | None = None
 
-    def speaks(self) -> list[str]:
-        """The interface versions inside the declared range."""
-        return [v for v in self.versions if in_range(v, self.min_version, self.max_version)]
+    def spans(self) -> list[tuple[str, str]]:
+        """The versions it accepts, as inclusive spans. A declared bound
+        replaces the bound its interfaces imply on that side (seed 001's
+        version_in_range); with no bound declared, exactly its interfaces'."""
+        if not self.versions:
+            return []
+        if self.min_version is None and self.max_version is None:
+            return [(v, v) for v in self.versions]
+        ordered = sorted(self.versions, key=version_key)
+        return [(self.min_version or ordered[0], self.max_version or ordered[-1])]
+
+    def accepts(self, version: str) -> bool:
+        return any(in_range(version, low, high) for low, high in self.spans())
+
+    def overlaps(self, other: "Contract") -> bool:
+        return any(version_key(a) <= version_key(d) and version_key(c) <= version_key(b)
+                   for a, b in self.spans() for c, d in other.spans())
 
 
 def version_key(version: str) -> tuple[int, ...]:
@@ -48,10 +62,6 @@ def version_key(version: str) -> tuple[int, ...]:
 def in_range(version: str, low: str | None, high: str | None) -> bool:
     key = version_key(version)
     return (low is None or version_key(low) <= key) and (high is None or key <= version_key(high))
-
-
-def same_version(a: str, b: str) -> bool:
-    return version_key(a) == version_key(b)
 
 
 def known_requirement(name: str) -> bool:
@@ -74,7 +84,7 @@ COMPATIBLE = Verdict("compatible", "")
 def judge(contract: Contract, requires: Iterable[str], protocol: str | None = None) -> Verdict:
     """Seed 001's safe_discover: the version first, then each requirement.
     A deprecated capability the agent declares still qualifies, with a warning."""
-    if protocol is not None and not any(same_version(protocol, v) for v in contract.speaks()):
+    if protocol is not None and not contract.accepts(protocol):
         return Verdict("version_mismatch", f"speaks {describe_versions(contract)}, not {protocol}")
     deprecated: Verdict | None = None
     for name in requires:
@@ -103,10 +113,8 @@ def unmet(contract: Contract, name: str) -> str | None:
 
 
 def describe_versions(contract: Contract) -> str:
-    speaks = contract.speaks()
-    bounds = f" (range {contract.min_version or '*'} to {contract.max_version or '*'})" \
-        if contract.min_version or contract.max_version else ""
-    return (", ".join(dict.fromkeys(speaks)) or "no version") + bounds
+    spans = [low if low == high else f"{low} to {high}" for low, high in contract.spans()]
+    return ", ".join(spans) or "no version"
 
 
 # --- reading a contract --------------------------------------------------

@@ -16,11 +16,12 @@ from typing import Callable
 
 import click
 
-from knoc import __version__, render
+from knoc import __version__, capability, render
 from knoc.cache import DIR, OutputMemo
 from knoc.changes import Publication, compare, count
 from knoc.config import Config, ConfigError, find_root, load_config
 from knoc.diagnostics import Diagnostic, error, warning
+from knoc.discover import SERVICE_CLASSES, Request, catalog, discover
 from knoc.drift import drift
 from knoc.emit import DOMAINS, OutputError, scan_tree, stat_tree, write_tree
 from knoc.gitref import GitError, default_base, describe, export
@@ -88,7 +89,7 @@ def _common(f: Callable[..., int], formats: tuple[str, ...] = render.FORMATS,
     def wrapper(root: Path | None, a2a: str | None, fmt: str | None, fail_on: str, no_cache: bool,
                 **kw: object) -> None:
         if fmt is None:
-            fmt = "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
+            fmt = "github" if os.environ.get("GITHUB_ACTIONS") == "true" and "github" in formats else "text"
         try:
             config = load_config(root.resolve() if root else find_root(Path.cwd()), a2a)
             code = f(Run(config, fmt, fail_on, not no_cache), **kw)
@@ -216,6 +217,40 @@ def diff(run: Run, base: str | None) -> int:
     findings_run = replace(run, fmt="text") if run.fmt in ("markdown", "json") else run
     code = findings_run.report(shown, head.inputs, outcome, "knoc diff")
     return EXIT_FINDINGS if code or (gate and counts["breaking"]) else EXIT_OK
+
+
+@main.command(name="discover")
+@click.option("--requires", "requires", multiple=True, metavar="CAPABILITY",
+              help="A capability the agent must declare (repeatable): a flag such as streaming_message, "
+                   "or ext:<uri> for an extension.")
+@click.option("--protocol", metavar="VERSION", help="The A2A protocol version the caller speaks, e.g. 1.0.")
+@click.option("--domain", metavar="DOMAIN", help="Only agents that perceive this perception domain.")
+@click.option("--class", "service_class", type=click.Choice(SERVICE_CLASSES),
+              help="Only agents of this service class (declared or inferred, as in the catalog).")
+@functools.partial(_common, formats=("text", "json"))
+def discover_cmd(run: Run, requires: tuple[str, ...], protocol: str | None, domain: str | None,
+                 service_class: str | None) -> int:
+    """Which public agents qualify for a request, and why the others do not.
+
+    Answers from the catalog `knoc build` would publish (compiled in memory,
+    through the cache), reading each agent's published card the way a
+    client would (seed 001's safe discovery). Exit 0 when at least one
+    agent qualifies, 1 when none does."""
+    request = Request(requires, protocol, domain, service_class)
+    problems = request.problems()
+    if problems:
+        raise UsageError("KNO-CONFIG", "; ".join(problems),
+                         f"capabilities: {', '.join(capability.vocabulary())}")
+    result = run.compile()
+    if not result.ok:
+        return run.report(result.report.sorted(), result.inputs, "no catalog: fix the errors first", "knoc discover")
+    answers = discover(catalog(result.files.__getitem__), request)
+    if run.fmt == "json":
+        click.echo(json.dumps({"request": request._asdict(), "agents": [a.to_dict() for a in answers]},
+                              indent=2, ensure_ascii=False))
+    else:
+        click.echo(render.discovery(answers, request), nl=False)
+    return EXIT_OK if any(a.qualifies for a in answers) else EXIT_FINDINGS
 
 
 def publication(result: Result) -> Publication:

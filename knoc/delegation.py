@@ -7,7 +7,7 @@ protocol version both ends speak, and delegation cycles are reported."""
 from __future__ import annotations
 
 import difflib
-from typing import Iterable, NamedTuple
+from typing import Any, Iterable, NamedTuple
 
 from knoc import capability
 from knoc.capability import Contract
@@ -26,7 +26,7 @@ class Link(NamedTuple):
 
 def check(agents: list[Agent], target: str) -> list[Diagnostic]:
     by_slug = {a.slug: a for a in agents}
-    contracts = {a.slug: contract_of(a, target) for a in agents}
+    contracts = {a.slug: contract_of(a.card, a.service_class, target) for a in agents}
     links: dict[str, list[Link]] = {}
     diags: list[Diagnostic] = []
     for agent in agents:
@@ -47,12 +47,13 @@ def check(agents: list[Agent], target: str) -> list[Diagnostic]:
     return diags
 
 
-def contract_of(agent: Agent, target: str) -> Contract:
-    authored = (agent.card.get("capabilities") or {}).get("extensions") or []
+def contract_of(card: dict[str, Any], service_class: str | None, target: str) -> Contract:
+    """An authored card's contract, with the extension entries its card will carry."""
+    authored = (card.get("capabilities") or {}).get("extensions") or []
     uris = [str(e.get("uri")) for e in authored if isinstance(e, dict)]
-    if agent.service_class is not None:
+    if service_class is not None:
         uris.append(SERVICE_CLASS_URI)
-    return capability.from_card(agent.card, target, uris)
+    return capability.from_card(card, target, uris)
 
 
 def _links(agent: Agent, by_slug: dict[str, Agent]) -> Iterable[Link]:
@@ -93,7 +94,7 @@ def _requirements(origin: Link, links: dict[str, list[Link]],
     for chain in _chains(origin, links):
         reached = chain[-1]
         path = " -> ".join([origin.source.slug] + [a.slug for a in chain])
-        if len(chain) > 1 and not _shared(contracts[chain[-2].slug], contracts[reached.slug]):
+        if len(chain) > 1 and not contracts[chain[-2].slug].overlaps(contracts[reached.slug]):
             yield at(origin.source.typed, (*_at(origin), "xri"), "KNO-CHAIN-PROTOCOL",
                      f"{path}: {chain[-2].slug} and {reached.slug} share no A2A protocol version, "
                      f"so this chain cannot deliver what this link requires",
@@ -124,14 +125,9 @@ def _chains(origin: Link, links: dict[str, list[Link]]) -> Iterable[list[Agent]]
 
 def _protocol(link: Link, contracts: dict[str, Contract]) -> Iterable[Diagnostic]:
     mine, theirs = contracts[link.source.slug], contracts[link.target.slug]
-    if not _shared(mine, theirs):
+    if not mine.overlaps(theirs):
         yield at(link.source.typed, (*_at(link), "xri"), "KNO-CHAIN-PROTOCOL",
                  f"{link.source.slug} -> {link.target.slug}: no A2A protocol version both speak "
                  f"({link.source.slug}: {capability.describe_versions(mine)}; "
                  f"{link.target.slug}: {capability.describe_versions(theirs)})",
                  "widen one side's protocol range or interface versions so they overlap")
-
-
-def _shared(a: Contract, b: Contract) -> bool:
-    keys = {capability.version_key(v) for v in a.speaks()}
-    return any(capability.version_key(v) in keys for v in b.speaks())

@@ -12,6 +12,7 @@ from knoc import __version__
 from knoc.changes import Change, count
 from knoc.codes import CODES
 from knoc.diagnostics import Diagnostic
+from knoc.discover import Answer, Request
 from knoc.source import SourceFile
 
 FORMATS = ("text", "json", "sarif", "junit", "github")
@@ -174,6 +175,20 @@ def _gh_data(s: str) -> str:
 
 def _gh_prop(s: str) -> str:
     return _gh_data(s).replace(":", "%3A").replace(",", "%2C")
+
+
+def discovery(answers: list[Answer], request: Request) -> str:
+    """`knoc discover` for people: who qualifies, then who does not and why."""
+    asked = [*request.requires, *([f"protocol {request.protocol}"] if request.protocol else []),
+             *([f"domain {request.domain}"] if request.domain else []),
+             *([f"class {request.service_class}"] if request.service_class else [])]
+    width = max((len(a.slug) for a in answers), default=0)
+    lines = [f"request: {', '.join(asked) or 'anything'}"]
+    for title, group in (("qualify", [a for a in answers if a.qualifies]),
+                         ("do not qualify", [a for a in answers if not a.qualifies])):
+        lines.append(f"{len(group)} {title}" + (":" if group else ""))
+        lines += [f"  {a.slug:<{width}}  {a.verdict}" + (f": {a.reason}" if a.reason else "") for a in group]
+    return "\n".join(lines) + "\n"
 
 
 def markdown_changes(changes: list[Change], base: str, head: str, target: str) -> str:

@@ -56,3 +56,31 @@ def json_diags(stdout: str) -> list[dict[str, Any]]:
 
 def tree(path: Path) -> dict[str, bytes]:
     return {p.relative_to(path).as_posix(): p.read_bytes() for p in sorted(path.rglob("*")) if p.is_file()}
+
+
+# Helpers for tests that edit a copy of the example and read its findings.
+Knoc = Callable[..., Any]
+
+
+def edit(repo: Path, rel: str, old: str, new: str) -> None:
+    path = repo / rel
+    text = path.read_text(encoding="utf-8")
+    assert old in text
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+def findings(knoc: Knoc, repo: Path) -> tuple[int, list[dict[str, Any]]]:
+    code, out, _ = knoc("validate", "--format", "json", root=repo)
+    return code, json_diags(out)
+
+
+def line_of(repo: Path, rel: str, needle: str, occurrence: int = 1) -> int:
+    lines = (repo / rel).read_text(encoding="utf-8").splitlines()
+    hits = [i for i, line in enumerate(lines, 1) if needle in line]
+    return hits[occurrence - 1]
+
+
+def one(diags: list[dict[str, Any]], code: str) -> dict[str, Any]:
+    hits = [d for d in diags if d["code"] == code]
+    assert len(hits) == 1, diags
+    return hits[0]

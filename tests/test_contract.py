@@ -6,35 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Callable
 
-from tests.conftest import json_diags
+from tests.conftest import edit, findings, line_of, one
 
 STEWARD = "content/agent-blueprints/schema-steward.kno"
 TRACE = "content/extensions/review-trace.kno"
 Knoc = Callable[..., Any]
-
-
-def edit(repo: Path, rel: str, old: str, new: str) -> None:
-    path = repo / rel
-    text = path.read_text(encoding="utf-8")
-    assert old in text
-    path.write_text(text.replace(old, new, 1), encoding="utf-8")
-
-
-def findings(knoc: Knoc, repo: Path) -> tuple[int, list[dict[str, Any]]]:
-    code, out, _ = knoc("validate", "--format", "json", root=repo)
-    return code, json_diags(out)
-
-
-def line_of(repo: Path, rel: str, needle: str, occurrence: int = 1) -> int:
-    lines = (repo / rel).read_text(encoding="utf-8").splitlines()
-    hits = [i for i, line in enumerate(lines, 1) if needle in line]
-    return hits[occurrence - 1]
-
-
-def one(diags: list[dict[str, Any]], code: str) -> dict[str, Any]:
-    hits = [d for d in diags if d["code"] == code]
-    assert len(hits) == 1, diags
-    return hits[0]
 
 
 def test_the_example_repo_declares_its_extensions(knoc: Knoc, repo: Path) -> None:
@@ -113,3 +89,33 @@ def test_generated_service_class_params_are_checked_too(knoc: Knoc, repo: Path) 
     code, diags = findings(knoc, repo)
     hits = [d for d in diags if d["code"] == "KNO-EXT-PARAMS"]
     assert code == 1 and hits and all(d["line"] == line_of(repo, d["file"], "service_class:") for d in hits)
+
+
+# --- extension pages -------------------------------------------------------
+
+PAGE = "build/site/possibility.space/extensions/review-trace/v1/index.html"
+
+
+def test_each_extension_gets_a_page_at_its_uri(knoc: Knoc, repo: Path) -> None:
+    assert knoc("build", root=repo)[0] == 0
+    page = (repo / PAGE).read_text(encoding="utf-8")
+    assert "<code>https://possibility.space/extensions/review-trace/v1</code>" in page
+    assert "versioned: a breaking change gets a new URI" in page
+    assert "&#34;format&#34;" in page and "&#34;sarif&#34;" in page  # the params schema, escaped
+    assert ('<a href="https://agents.possibility.space/schema-steward/.well-known/agent-card.json">'
+            "Schema Steward</a>") in page
+    assert (repo / "build/site/connect.actex.ai/extensions/service-class/index.html").exists()
+
+
+def test_an_extension_page_escapes_what_authors_write(knoc: Knoc, repo: Path) -> None:
+    edit(repo, TRACE, 'title: "Review trace"', 'title: "<script>alert(1)</script>"')
+    assert knoc("build", root=repo)[0] == 0
+    page = (repo / PAGE).read_text(encoding="utf-8")
+    assert "<script>" not in page and "&lt;script&gt;" in page
+
+
+def test_a_private_extension_gets_no_page(knoc: Knoc, repo: Path) -> None:
+    edit(repo, TRACE, "type: extension", "type: extension\nvisibility: private")
+    assert knoc("build", root=repo)[0] == 0
+    assert not (repo / PAGE).exists()
+    assert "review-trace" not in (repo / "build/manifest.json").read_text(encoding="utf-8")
