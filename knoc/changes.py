@@ -12,11 +12,15 @@ import json
 from dataclasses import dataclass
 from typing import Any, Iterable
 
+from pydantic.alias_generators import to_camel
+
+from knoc import capability
+from knoc.capability import CONTRACT_URI, Contract
+
 CLASSES = ("breaking", "additive", "cosmetic")
 COSMETIC_FIELDS = ("name", "description", "provider", "documentationUrl", "iconUrl", "version")
-# 0.3 and compat cards say these at the top level; 1.0 inside capabilities.
-FLAGS = ("streaming", "pushNotifications", "stateTransitionHistory", "extendedAgentCard",
-         "supportsAuthenticatedExtendedCard")
+# Capability flags wherever a card states them (core fields or the contract entry).
+FLAGS = (*capability.CORE, *capability.CONTRACT_FLAGS)
 
 
 @dataclass(frozen=True)
@@ -69,14 +73,16 @@ def _card(old: dict[str, Any], new: dict[str, Any]) -> Iterable[tuple[str, str, 
         if old.get(key) != new.get(key):
             shown = f" from `{old.get(key)}` to `{new.get(key)}`" if key == "version" else ""
             yield f"{_kebab(key)}-changed", "cosmetic", f"`{key}` changed{shown}"
+    was_c, now_c = capability.from_wire(old), capability.from_wire(new)
     for flag in FLAGS:
-        was, now = bool(_flags(old).get(flag)), bool(_flags(new).get(flag))
+        was, now = was_c.flags.get(flag) is True, now_c.flags.get(flag) is True
         if was != now:
             yield (f"capability-{'on' if now else 'off'}", "additive" if now else "breaking",
-                   f"capability `{flag}` turned {'on' if now else 'off'}")
+                   f"capability `{to_camel(flag)}` turned {'on' if now else 'off'}")
+    yield from _versions(was_c, now_c)
     yield from _modes("input", old.get("defaultInputModes"), new.get("defaultInputModes"))
     yield from _modes("output", old.get("defaultOutputModes"), new.get("defaultOutputModes"))
-    yield from _extensions(_by(_flags(old).get("extensions"), "uri"), _by(_flags(new).get("extensions"), "uri"))
+    yield from _extensions(_extension_entries(old), _extension_entries(new))
     yield from _skills(_by(old.get("skills"), "id"), _by(new.get("skills"), "id"))
     for key in ("securitySchemes", "security", "securityRequirements"):
         if old.get(key) != new.get(key):
@@ -90,9 +96,25 @@ def _url(card: dict[str, Any]) -> str | None:
     return interfaces[0].get("url")
 
 
-def _flags(card: dict[str, Any]) -> dict[str, Any]:
-    return {**(card.get("capabilities") or {}),
-            **{k: card[k] for k in ("supportsAuthenticatedExtendedCard",) if k in card}}
+def _extension_entries(card: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """By URI; the capability-contract entry is compared as flags and versions."""
+    entries = _by((card.get("capabilities") or {}).get("extensions"), "uri")
+    entries.pop(CONTRACT_URI, None)
+    return entries
+
+
+def _versions(old: Contract, new: Contract) -> Iterable[tuple[str, str, str]]:
+    """A protocol version the card stops accepting breaks its clients on
+    that version; a newly accepted one is additive."""
+    def ends(c: Contract) -> list[str]:
+        return [v for span in c.spans() for v in span]
+    dropped = [v for v in dict.fromkeys(ends(old)) if not new.accepts(v)]
+    added = [v for v in dict.fromkeys(ends(new)) if not old.accepts(v)]
+    was, now = capability.describe_versions(old), capability.describe_versions(new)
+    if dropped:
+        yield "protocol-narrowed", "breaking", f"no longer accepts A2A {_list(dropped)} (was {was}, now {now})"
+    if added:
+        yield "protocol-widened", "additive", f"now accepts A2A {_list(added)} (was {was}, now {now})"
 
 
 def _by(items: Any, key: str) -> dict[str, dict[str, Any]]:

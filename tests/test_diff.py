@@ -12,6 +12,7 @@ from typing import Any, Callable
 import pytest
 from syrupy.assertion import SnapshotAssertion
 
+from knoc.capability import CONTRACT_URI
 from knoc.changes import Publication, compare
 
 Knoc = Callable[..., Any]
@@ -112,3 +113,30 @@ def card(**kw: Any) -> dict[str, Any]:
 def test_change_classes(new: dict[str, Any], kind: str, cls: str) -> None:
     changes = compare(Publication({"a": card()}, {}), Publication({"a": new}, {}))
     assert [(c.kind, c.cls) for c in changes] == [(kind, cls)]
+
+
+def contract_card(**params: Any) -> dict[str, Any]:
+    """A 0.3 card (protocolVersion 0.3.0) with a capability-contract entry."""
+    entry = {"uri": CONTRACT_URI, "required": False, "params": params}
+    return {"name": "a", "url": "https://x", "protocolVersion": "0.3.0", "skills": [],
+            "capabilities": {"extensions": [entry]}}
+
+
+BASE = {"minProtocolVersion": "0.3.0", "maxProtocolVersion": "1.0", "capabilities": {"contextReuse": True}}
+
+
+@pytest.mark.parametrize(("params", "kind", "cls", "message"), [
+    ({**BASE, "capabilities": {"contextReuse": False}}, "capability-off", "breaking",
+     "capability `contextReuse` turned off"),
+    ({**BASE, "capabilities": {"contextReuse": True, "pauseResume": True}}, "capability-on", "additive",
+     "capability `pauseResume` turned on"),
+    ({**BASE, "maxProtocolVersion": "0.3.0"}, "protocol-narrowed", "breaking",
+     "no longer accepts A2A `1.0` (was 0.3.0 to 1.0, now 0.3.0)"),
+    ({**BASE, "maxProtocolVersion": "1.1"}, "protocol-widened", "additive",
+     "now accepts A2A `1.1` (was 0.3.0 to 1.0, now 0.3.0 to 1.1)"),
+])
+def test_contract_changes_are_classed_as_flags_and_versions(params: dict[str, Any], kind: str, cls: str,
+                                                            message: str) -> None:
+    """The capability-contract entry is not one opaque extension change."""
+    changes = compare(Publication({"a": contract_card(**BASE)}, {}), Publication({"a": contract_card(**params)}, {}))
+    assert [(c.kind, c.cls, c.message) for c in changes] == [(kind, cls, message)]
