@@ -21,7 +21,7 @@ from knoc.cache import DIR, OutputMemo
 from knoc.changes import Publication, compare, count
 from knoc.config import Config, ConfigError, find_root, load_config
 from knoc.diagnostics import Diagnostic, error, warning
-from knoc.discover import SERVICE_CLASSES, Request, catalog, discover
+from knoc.discover import CATALOG_CLASSES, Request, catalog, discover
 from knoc.drift import drift
 from knoc.emit import DOMAINS, OutputError, scan_tree, stat_tree, write_tree
 from knoc.gitref import GitError, default_base, describe, export
@@ -225,7 +225,7 @@ def diff(run: Run, base: str | None) -> int:
                    "or ext:<uri> for an extension.")
 @click.option("--protocol", metavar="VERSION", help="The A2A protocol version the caller speaks, e.g. 1.0.")
 @click.option("--domain", metavar="DOMAIN", help="Only agents that perceive this perception domain.")
-@click.option("--class", "service_class", type=click.Choice(SERVICE_CLASSES),
+@click.option("--class", "service_class", type=click.Choice(CATALOG_CLASSES),
               help="Only agents of this service class (declared or inferred, as in the catalog).")
 @functools.partial(_common, formats=("text", "json"))
 def discover_cmd(run: Run, requires: tuple[str, ...], protocol: str | None, domain: str | None,

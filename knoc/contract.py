@@ -15,7 +15,7 @@ import jsonschema_rs
 
 from knoc.capability import CONTRACT_URI
 from knoc.diagnostics import Diagnostic, warning
-from knoc.project import Projection
+from knoc.project import SERVICE_CLASS_URI, SERVICE_CLASSES, Projection
 from knoc.resolve import Agent, at
 from knoc.source import JsonPath
 from knoc.validate import Typed
@@ -51,11 +51,17 @@ class Extension:
 
 @cache
 def builtin() -> dict[str, Extension]:
-    """The extensions knoc generates entries for and defines itself (the
-    README documents them); a repo's own entity for the same URI wins."""
-    schema = ContractParams.model_json_schema(by_alias=True)
-    return {CONTRACT_URI: Extension.of(CONTRACT_URI, "knoc's capability-contract extension (see the README)",
-                                       {"params_schema": schema})}
+    """The extensions knoc generates entries for, so it knows them without
+    an entity (the README documents them); a repo's own entity for the same
+    URI wins."""
+    service_class = {"type": "object", "required": ["class"],
+                     "properties": {"class": {"enum": list(SERVICE_CLASSES)}}}
+    return {
+        SERVICE_CLASS_URI: Extension.of(SERVICE_CLASS_URI, "knoc's definition of service-class (seed 000)",
+                                        {"params_schema": service_class}),
+        CONTRACT_URI: Extension.of(CONTRACT_URI, "knoc's capability-contract extension (see the README)",
+                                   {"params_schema": ContractParams.model_json_schema(by_alias=True)}),
+    }
 
 
 def registry(typed: list[Typed]) -> tuple[dict[str, Extension], list[Diagnostic]]:

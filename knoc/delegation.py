@@ -7,6 +7,7 @@ protocol version both ends speak, and delegation cycles are reported."""
 from __future__ import annotations
 
 import difflib
+from collections import deque
 from typing import Any, Iterable, NamedTuple
 
 from knoc import capability
@@ -112,15 +113,18 @@ def _requirements(origin: Link, links: dict[str, list[Link]],
 
 
 def _chains(origin: Link, links: dict[str, list[Link]]) -> Iterable[list[Agent]]:
-    """Every path of agents from origin's target down its composes links,
-    each prefix once; an agent already on the path ends it (a cycle)."""
-    stack: list[list[Agent]] = [[origin.target]]
-    while stack:
-        chain = stack.pop()
+    """For each agent reachable from origin's target down composes links,
+    the shortest chain to it (breadth first, so each agent once: a dense
+    delegation graph cannot blow up the walk, and cycles end it)."""
+    seen = {origin.source.slug, origin.target.slug}
+    queue = deque([[origin.target]])
+    while queue:
+        chain = queue.popleft()
         yield chain
-        below = [link.target for link in links.get(chain[-1].slug, [])
-                 if link.target is not origin.source and link.target not in chain]
-        stack += [chain + [t] for t in reversed(below)]
+        for link in links.get(chain[-1].slug, []):
+            if link.target.slug not in seen:
+                seen.add(link.target.slug)
+                queue.append(chain + [link.target])
 
 
 def _protocol(link: Link, contracts: dict[str, Contract]) -> Iterable[Diagnostic]:

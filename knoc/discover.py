@@ -11,9 +11,10 @@ from typing import Any, Callable, NamedTuple
 from knoc import capability
 from knoc.capability import Verdict
 from knoc.emit import CATALOG
+from knoc.project import SERVICE_CLASSES
 
 QUALIFYING = ("compatible", "deprecated_capability")
-SERVICE_CLASSES = ("utility", "principal", "ephemeral", "unknown")
+CATALOG_CLASSES = (*SERVICE_CLASSES, "unknown")  # "unknown": neither declared nor inferred
 
 
 class Request(NamedTuple):

@@ -15,15 +15,17 @@ PAGE_FILE = "index.html"
 
 
 def extension_pages(typed: list[Typed], cards: list[Card]) -> dict[str, bytes]:
+    extensions = sorted((t for t in typed if t.type == "extension" and t.valid and is_public(t)),
+                        key=lambda t: t.entity.source.rel)
+    if not extensions:
+        return {}
     import jinja2  # only a repo with extensions pays for it
 
     env = jinja2.Environment(loader=jinja2.PackageLoader("knoc", "templates"), autoescape=True,
                              keep_trailing_newline=True, undefined=jinja2.StrictUndefined)
     template = env.get_template("extension.html.j2")
     pages: dict[str, bytes] = {}
-    for t in sorted(typed, key=lambda t: t.entity.source.rel):
-        if t.type != "extension" or not t.valid or not is_public(t):
-            continue
+    for t in extensions:
         uri = str(t.data["uri"])
         where = site_dir(uri)
         path = f"site/{where}/{PAGE_FILE}" if where else None

@@ -22,6 +22,7 @@ from knoc.wire.common import (AgentExtension, AgentProvider, AgentSkill, Contrac
                               ContractParams, Wire)
 
 SERVICE_CLASS_URI = "https://connect.actex.ai/extensions/service-class"
+SERVICE_CLASSES = ("utility", "principal", "ephemeral")  # what `service_class` may declare
 DEFAULT_MODES = ["text/plain"]
 DEFAULT_TRANSPORT = "JSONRPC"
 # Legacy `authentication.schemes` names that map onto an HTTP auth scheme.

@@ -119,3 +119,12 @@ def test_a_private_extension_gets_no_page(knoc: Knoc, repo: Path) -> None:
     assert knoc("build", root=repo)[0] == 0
     assert not (repo / PAGE).exists()
     assert "review-trace" not in (repo / "build/manifest.json").read_text(encoding="utf-8")
+
+
+def test_knoc_knows_the_extensions_it_generates(knoc: Knoc, repo: Path) -> None:
+    """A repo without a service-class entity gets no warning for the entries
+    knoc writes itself, and the built-in schema still checks them."""
+    (repo / "content/extensions/service-class.kno").unlink()
+    assert findings(knoc, repo) == (0, [])
+    assert knoc("build", root=repo)[0] == 0
+    assert not (repo / "build/site/connect.actex.ai").exists()  # no entity, no page
