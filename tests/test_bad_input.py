@@ -133,6 +133,20 @@ CASES = {
     # --- project ---------------------------------------------------------
     "skill-without-description": (replace(SENTINEL, "      description: Rebuilds a tree in memory and lists the files that drifted.\n", ""),
                                   "KNO-PROJECT-REQUIRED", SENTINEL, "- id: sweep"),
+    "service-class-twice": (replace(STEWARD, "    extensions:\n", "    extensions:\n"
+                                    "      - uri: https://connect.actex.ai/extensions/service-class\n"),
+                            "KNO-SERVICE-CLASS-TWICE", STEWARD, "    extensions:"),
+    "protocol-range-inverted": (replace(SENTINEL, 'max_protocol_version: "1.1"', 'max_protocol_version: "0.2"'),
+                                "KNO-PROTOCOL-RANGE", SENTINEL, "max_protocol_version"),
+    # --- capability contract (link stage) ----------------------------------
+    "chain-requirement-unmet": (replace(STEWARD, "requires: [streaming, streaming_message]",
+                                        "requires: [multi_tenant]"),
+                                "KNO-CHAIN-REQUIRES", STEWARD, "requires:"),
+    "unknown-requirement": (replace(STEWARD, "requires: [streaming, streaming_message]", "requires: [streeming]"),
+                            "KNO-CAP-UNKNOWN", STEWARD, "requires:"),
+    "chain-without-shared-protocol": (replace(SENTINEL, '  min_protocol_version: "0.3.0"\n  max_protocol_version: "1.1"\n',
+                                              '  protocol_versions: ["1.1"]\n'),
+                                      "KNO-CHAIN-PROTOCOL", SENTINEL, "xri: kno://agent-blueprints/catalog-search"),
     "duplicate-url": (replace(SENTINEL, "url: https://agents.possibility.space/drift-sentinel",
                               "url: https://agents.possibility.space/schema-steward"),
                       "KNO-URL-DUPLICATE", STEWARD, "url: https://agents.possibility.space/schema-steward"),

@@ -201,6 +201,7 @@ def test_links_without_a_shared_protocol_version(knoc: Knoc, repo: Path) -> None
     assert at_link[0]["line"] == line_of(repo, SENTINEL, "kno://agent-blueprints/catalog-search")
     assert "drift-sentinel: 0.3.0 to 1.1; catalog-search: 1.2" in at_link[0]["message"]
     assert at_origin[0]["message"].startswith("schema-steward -> drift-sentinel -> catalog-search:")
+    assert at_origin[0]["line"] == line_of(repo, STEWARD, "kno://agent-blueprints/drift-sentinel")
 
 
 def test_an_unknown_requirement_suggests_the_nearest(knoc: Knoc, repo: Path) -> None:
