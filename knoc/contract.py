@@ -7,8 +7,8 @@ and projection summaries only, like the rest of the link stage."""
 from __future__ import annotations
 
 import re
-from functools import cache
 from dataclasses import dataclass
+from functools import cache
 from typing import Any, Iterable
 
 import jsonschema_rs

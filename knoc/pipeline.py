@@ -21,8 +21,8 @@ from knoc.cache import Cache, Entry, Source, salt
 from knoc.config import Config
 from knoc.diagnostics import Diagnostic, Report, from_dict
 from knoc.emit import Input, render, render_index
-from knoc.pages import extension_pages
 from knoc.load import Entity, collection_of, discover, parse_source, read_source
+from knoc.pages import extension_pages
 from knoc.project import Card, Projection, project, publish
 from knoc.resolve import agent_of, facts, is_public, kind_of, resolve
 from knoc.source import SourceFile

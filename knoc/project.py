@@ -226,7 +226,8 @@ def _protocol_checks(agent: Agent, target: str) -> Iterable[Diagnostic]:
                    "swap them, or widen the range so it holds at least one version")
         return
     main = capability.main_versions(c, target)
-    stated: list[tuple[JsonPath, str, tuple[str, ...], bool]] = [(("protocol_versions",), "main url", main, bool(c.get("protocol_versions")))]
+    stated: list[tuple[JsonPath, str, tuple[str, ...], bool]] = [
+        (("protocol_versions",), "main url", main, bool(c.get("protocol_versions")))]
     for i, iface in enumerate(c.get("additional_interfaces") or []):
         stated.append((("additional_interfaces", i, "protocol_versions"), f"interface {iface.get('url')}",
                        capability.interface_versions(iface, target), bool(iface.get("protocol_versions"))))

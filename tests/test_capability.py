@@ -115,7 +115,8 @@ def test_a_range_that_excludes_the_build_target_is_an_error(knoc: Knoc, repo: Pa
 
 
 def test_a_0_3_card_must_speak_0_3_on_its_url(knoc: Knoc, repo: Path) -> None:
-    edit(repo, SEARCH, '  min_protocol_version: "0.3.0"', '  protocol_versions: ["1.0"]\n  min_protocol_version: "0.3.0"')
+    edit(repo, SEARCH, '  min_protocol_version: "0.3.0"',
+         '  protocol_versions: ["1.0"]\n  min_protocol_version: "0.3.0"')
     assert findings(knoc, repo)[0] == 0
     code, out, _ = knoc("validate", "--a2a", "0.3", "--format", "json", root=repo)
     d = one([json.loads(x) for x in out.splitlines()], "KNO-PROTOCOL-TARGET")
