@@ -81,7 +81,8 @@ def _common(f: Callable[..., int], formats: tuple[str, ...] = render.FORMATS,
     @click.option("--a2a", type=click.Choice(TARGETS), help="A2A target version (default: knoc.toml, else 1.0).")
     @click.option("--format", "fmt", type=click.Choice(formats),
                   help="How findings are written: text (default; `github` under GITHUB_ACTIONS=true), "
-                       "json lines, sarif, junit or github workflow commands.")
+                       "json lines, sarif, junit or github workflow commands."
+                       if "github" in formats else f"Output format: {' or '.join(formats)} (default: text).")
     @click.option("--fail-on", type=click.Choice(thresholds), default="error", show_default=True,
                   help="The least severe finding that makes the exit code 1.")
     @click.option("--no-cache", is_flag=True, help=f"Neither read nor write {DIR}/ (compile everything).")
