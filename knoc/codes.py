@@ -60,6 +60,7 @@ CODES: dict[str, str] = {
     "KNO-EXT-PARAMS": "a card's extension params do not fit the extension's `params_schema`",
     "KNO-EXT-PARAMS-UNKNOWN": "a card's extension params name a field the `params_schema` does not define",
     "KNO-EXT-DEPENDENCY": "a required extension's dependency is not declared on the same card",
+    "KNO-CONTRACT-BY-HAND": "a card writes the capability-contract extension entry itself (knoc generates it)",
     "KNO-PROTOCOL-RANGE": "the protocol range is inverted (min above max) or leaves out a version an interface speaks",
     "KNO-PROTOCOL-TARGET": "a 0.3 or compat card's url does not list protocol 0.3 in `protocol_versions`",
     "KNO-CAP-DEPRECATED": "a card declares, or a `composes` link requires, a deprecated (tier 3) capability",

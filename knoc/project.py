@@ -173,6 +173,12 @@ def _fields(agent: Agent, target: str, diags: list[Diagnostic]) -> _Fields | Non
                               "keep `service_class` and remove the hand-written entry"))
         extensions.append(AgentExtension(uri=SERVICE_CLASS_URI, required=False,
                                          params={"class": agent.service_class}))
+    for i, e in enumerate(extensions):
+        if e.uri == CONTRACT_URI:
+            diags.append(_err(agent, ("capabilities", "extensions", i, "uri"), "KNO-CONTRACT-BY-HAND",
+                              "the capability-contract extension entry is written by hand",
+                              "remove the entry: knoc writes it from `min_protocol_version`, "
+                              "`max_protocol_version`, `protocol_versions` and the capability flags"))
     contract = _contract_params(c, target)
     if contract is not None:
         extensions.append(AgentExtension(uri=CONTRACT_URI, required=False, params=contract.to_json_dict()))

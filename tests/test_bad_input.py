@@ -136,6 +136,9 @@ CASES = {
     "service-class-twice": (replace(STEWARD, "    extensions:\n", "    extensions:\n"
                                     "      - uri: https://connect.actex.ai/extensions/service-class\n"),
                             "KNO-SERVICE-CLASS-TWICE", STEWARD, "    extensions:"),
+    "contract-by-hand": (replace(STEWARD, "    extensions:\n", "    extensions:\n"
+                                 "      - uri: https://possibility.space/extensions/capability-contract/v1\n"),
+                         "KNO-CONTRACT-BY-HAND", STEWARD, "capability-contract/v1"),
     "protocol-range-inverted": (replace(SENTINEL, 'max_protocol_version: "1.1"', 'max_protocol_version: "0.2"'),
                                 "KNO-PROTOCOL-RANGE", SENTINEL, "max_protocol_version"),
     # --- capability contract (link stage) ----------------------------------
