@@ -11,15 +11,17 @@ from typing import Any, Iterable, NamedTuple
 
 from pydantic.alias_generators import to_snake
 
+from knoc.wire.common import ContractCapabilities
+
 # Tier 1: every compliant agent does these; nobody declares them.
 IMPLICIT = ("send_message", "get_task", "list_tasks", "basic_errors")
 # Tier 2 flags the A2A card defines itself, by target.
 CORE = ("streaming", "push_notifications", "extended_agent_card", "state_transition_history")
-# Tier 2 flags no A2A version defines: carried in the capability-contract extension.
-DECLARED = ("streaming_message", "pause_resume", "context_reuse", "multi_tenant", "message_history_injection")
+# Tier 2 and 3 flags no A2A version defines: the wire model of the
+# capability-contract extension names them (one list, one place).
+CONTRACT_FLAGS = tuple(ContractCapabilities.model_fields)
 # Tier 3: still honoured, discouraged; the value names the replacement.
 DEPRECATED = {"artifact_streaming": "streaming_message"}
-CONTRACT_FLAGS = (*DECLARED, *DEPRECATED)
 EXT_PREFIX = "ext:"
 # The protocol versions the main interface of a card speaks, per build target.
 TARGET_VERSIONS = {"1.0": ("1.0",), "compat": ("1.0", "0.3"), "0.3": ("0.3.0",)}

@@ -37,9 +37,10 @@ def render_index(repo: Repo, cards: list[Card]) -> dict[str, bytes]:
     return {DOMAINS: dumps(build_domains(repo, cards)), CATALOG: dumps(build_catalog(repo, cards, CARD_FILE))}
 
 
-def render(cards: list[Card], index: dict[str, bytes], inputs: list[Input],
+def render(cards: list[Card], linked: dict[str, bytes], inputs: list[Input],
            target: str) -> tuple[dict[str, bytes], dict[str, str]]:
-    """Every output file and its sha256, keyed by its path under the build directory."""
+    """Every output file and its sha256, keyed by its path under the build
+    directory: the cards, the files the link stage rendered, the manifest."""
     files: dict[str, bytes] = {}
     digests: dict[str, str] = {}
     for card in cards:
@@ -47,7 +48,7 @@ def render(cards: list[Card], index: dict[str, bytes], inputs: list[Input],
         base = f"site/{p.site_dir}/"
         files[base + CARD_FILE] = files[base + LEGACY_CARD_FILE] = p.body
         digests[base + CARD_FILE] = digests[base + LEGACY_CARD_FILE] = p.digest
-    for path, body in index.items():
+    for path, body in linked.items():
         files[path], digests[path] = body, sha256(body)
     files[MANIFEST] = dumps(manifest(inputs, digests, target))
     digests[MANIFEST] = sha256(files[MANIFEST])

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from knoc import template
 from knoc.project import Card, site_dir
 from knoc.resolve import is_public
 from knoc.validate import Typed
@@ -19,11 +20,7 @@ def extension_pages(typed: list[Typed], cards: list[Card]) -> dict[str, bytes]:
                         key=lambda t: t.entity.source.rel)
     if not extensions:
         return {}
-    import jinja2  # only a repo with extensions pays for it
-
-    env = jinja2.Environment(loader=jinja2.PackageLoader("knoc", "templates"), autoescape=True,
-                             keep_trailing_newline=True, undefined=jinja2.StrictUndefined)
-    template = env.get_template("extension.html.j2")
+    page = template.get("extension.html.j2")
     pages: dict[str, bytes] = {}
     for t in extensions:
         uri = str(t.data["uri"])
@@ -37,5 +34,5 @@ def extension_pages(typed: list[Typed], cards: list[Card]) -> dict[str, bytes]:
                                "source": t.entity.source.rel}
         ext.setdefault("depends_on", [])
         schema = json.dumps(t.data.get("params_schema"), indent=2, ensure_ascii=False, sort_keys=True)
-        pages[path] = template.render(ext=ext, schema=schema, users=users).encode("utf-8")
+        pages[path] = page.render(ext=ext, schema=schema, users=users).encode("utf-8")
     return pages

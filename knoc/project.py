@@ -207,17 +207,18 @@ def _contract_params(c: dict[str, Any], target: str) -> ContractParams | None:
     """The capability-contract entry's params: the contract fields the target's
     core structures cannot state, or None when the card states none."""
     caps = c.get("capabilities") or {}
-    flags = {k: caps[k] for k in ContractCapabilities.model_fields if k in caps}
+    flags = {k: caps[k] for k in capability.CONTRACT_FLAGS if k in caps}
     interfaces = []
     if target == "0.3":  # a 0.3 AgentInterface has no protocol version of its own
-        for iface in [{**c, "url": c["url"].rstrip("/") or c["url"]}, *(c.get("additional_interfaces") or [])]:
-            if iface.get("protocol_versions"):
-                interfaces.append(ContractInterface(url=iface["url"], protocol_versions=iface["protocol_versions"]))
-    params = ContractParams(min_protocol_version=c.get("min_protocol_version"),
-                            max_protocol_version=c.get("max_protocol_version"),
-                            capabilities=ContractCapabilities(**flags) if flags else None,
-                            interfaces=interfaces or None)
-    return params if params.to_json_dict() else None
+        stated = [(c["url"].rstrip("/") or c["url"], c.get("protocol_versions"))]
+        stated += [(i["url"], i.get("protocol_versions")) for i in c.get("additional_interfaces") or []]
+        interfaces = [ContractInterface(url=url, protocol_versions=v) for url, v in stated if v]
+    low, high = c.get("min_protocol_version"), c.get("max_protocol_version")
+    if not (flags or interfaces or low or high):
+        return None
+    return ContractParams(min_protocol_version=low, max_protocol_version=high,
+                          capabilities=ContractCapabilities(**flags) if flags else None,
+                          interfaces=interfaces or None)
 
 
 def _protocol_checks(agent: Agent, target: str) -> Iterable[Diagnostic]:

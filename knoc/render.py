@@ -8,7 +8,7 @@ import json
 import os
 from typing import Any, Callable, Iterable, TextIO
 
-from knoc import __version__
+from knoc import __version__, template
 from knoc.changes import Change, count
 from knoc.codes import CODES
 from knoc.diagnostics import Diagnostic
@@ -157,8 +157,8 @@ def _clean(s: str) -> str:
     return "".join(c if c in "\t\n\r" or ord(c) >= 0x20 else "\ufffd" for c in s)
 
 
-# Imported where used, like jinja2 below: they pull in half the standard
-# library, and a pre-commit check renders neither.
+# Imported where used, like jinja2 (knoc.template): they pull in half the
+# standard library, and a pre-commit check renders neither.
 def _attr(s: str) -> str:
     from xml.sax.saxutils import quoteattr
     return quoteattr(_clean(s))
@@ -193,14 +193,10 @@ def discovery(answers: list[Answer], request: Request) -> str:
 
 def markdown_changes(changes: list[Change], base: str, head: str, target: str) -> str:
     """`knoc diff` as a pull-request comment (templates/diff.md.j2)."""
-    import jinja2
-    env = jinja2.Environment(loader=jinja2.PackageLoader("knoc", "templates"), autoescape=False,
-                             keep_trailing_newline=True, undefined=jinja2.StrictUndefined)
-    env.filters["cell"] = lambda s: str(s).replace("|", "\\|").replace("\n", " ")
     groups: dict[tuple[str, str], list[Change]] = {}
     for c in changes:
         groups.setdefault((c.subject, c.name), []).append(c)
-    return env.get_template("diff.md.j2").render(
+    return template.get("diff.md.j2").render(
         base=base, head=head, target=target,
         counts=count(changes),
         groups=[{"subject": s, "name": n, "changes": cs} for (s, n), cs in groups.items()]).rstrip() + "\n"
