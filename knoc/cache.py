@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 DIR = ".knoc-cache"
-MAGIC = b"knoc-cache 6\n"  # bump when an entry's shape changes
+MAGIC = b"knoc-cache 7\n"  # bump when an entry's shape changes
 SHARDS = 64
 RACY_NS = 2_000_000_000  # mtimes this close to a save are not trusted
 

@@ -10,6 +10,7 @@ import json
 import os
 import sys
 import tempfile
+import threading
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable
@@ -17,6 +18,7 @@ from typing import Callable
 import click
 
 from knoc import __version__, capability, render
+from knoc import serve as serving
 from knoc.cache import DIR, OutputMemo
 from knoc.changes import Publication, compare, count
 from knoc.config import Config, ConfigError, find_root, load_config
@@ -24,6 +26,7 @@ from knoc.diagnostics import Diagnostic, error, warning
 from knoc.discover import CATALOG_CLASSES, Request, catalog, discover
 from knoc.drift import drift
 from knoc.emit import DOMAINS, OutputError, scan_tree, stat_tree, write_tree
+from knoc.hosting import SITE
 from knoc.gitref import GitError, default_base, describe, export
 from knoc.pipeline import Result, compile_repo
 from knoc.source import SourceFile
@@ -121,6 +124,18 @@ def build(run: Run) -> int:
 
     The new tree is written aside and swapped in: a failed build leaves the
     previous build/ untouched."""
+    return _build(run)
+
+
+def _rebuild(run: Run) -> None:
+    """A --watch rebuild: its findings are reported, and serving goes on."""
+    try:
+        _build(run)
+    except UsageError as exc:
+        _usage(exc)
+
+
+def _build(run: Run) -> int:
     config, result = run.config, run.compile()
     out = config.output + "/"
     diags = result.report.sorted()
@@ -138,6 +153,52 @@ def build(run: Run) -> int:
     outcome = (f"wrote {cards} card{'s' if cards != 1 else ''} (A2A {config.a2a}) to {out}"
                if written else f"{out} left unchanged")
     return run.report(diags, result.inputs, outcome, "knoc build")
+
+
+@main.command()
+@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True,
+              help="Port on 127.0.0.1; 0 picks a free one.")
+@click.option("--site", "site_name", metavar="HOST",
+              help="Serve the build/site/HOST tree for every request, whatever its Host header.")
+@click.option("--watch", is_flag=True, help="Build now, then rebuild whenever a source or spec changes.")
+@_common
+def serve(run: Run, port: int, site_name: str | None, watch: bool) -> int:
+    """Serve build/site/ on loopback the way a static host would.
+
+    The request's Host header picks the build/site/<host> tree; any other
+    host gets build/site/ itself, with the catalog page at /. Cards go out
+    as application/json with CORS open for GET; agent.json answers too."""
+    config = run.config
+    site = config.out_dir / SITE.rstrip("/")
+    if watch:
+        _build(run)
+    if not site.is_dir():
+        raise UsageError("KNO-SERVE", f"nothing to serve: {config.output}/{SITE} does not exist",
+                         "run `knoc build` first, or `knoc serve --watch`")
+    if site_name is not None and not (site / site_name).is_dir():
+        trees = ", ".join(sorted(p.name for p in site.iterdir() if p.is_dir())) or "none"
+        raise UsageError("KNO-SERVE", f"no tree {config.output}/{SITE}{site_name}", f"trees: {trees}")
+    try:
+        server = serving.start(site, site_name, port)
+    except OSError as exc:
+        raise UsageError("KNO-SERVE", f"cannot listen on 127.0.0.1:{port}: {exc.strerror}",
+                         "pick another --port, or 0 for a free one") from None
+    stop = threading.Event()
+    if watch:
+        sources = functools.partial(serving.fingerprint, config.root, [config.specs, config.content])
+        threading.Thread(target=serving.watch, args=(sources, lambda: _rebuild(run), stop), daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}/"
+    click.echo(f"serving {config.output}/{SITE} on {url}"
+               + (f" (every request gets {site_name})" if site_name else " (the Host header picks the tree)")
+               + ("; rebuilding on change" if watch else "") + "; Ctrl-C stops", err=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        stop.set()
+        server.server_close()
+    return EXIT_OK
 
 
 @main.command()

@@ -7,6 +7,7 @@ CODES: dict[str, str] = {
     "KNO-CONFIG": '`knoc.toml` or the command line is wrong, or no content repo was found',
     "KNO-GIT": '`knoc diff`: git is missing, this is not a git work tree, or the ref is unknown',
     "KNO-OUTPUT": 'the output folder holds files knoc did not write; knoc will not replace it',
+    "KNO-SERVE": '`knoc serve`: nothing built to serve, no such `--site` tree, or the port is taken',
     "KNO-IO-READ": 'a file could not be read',
     "KNO-YAML-ENCODING": 'the file is not UTF-8 (points at the first bad byte)',
     "KNO-YAML-EMPTY": 'the file holds no document',

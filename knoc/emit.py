@@ -14,9 +14,12 @@ from typing import Any, Iterable
 from knoc import __version__
 from knoc.cache import Snapshot, Stat
 from knoc.canonical import dumps, sha256
+from knoc.hosting import SITE, headers_files
 from knoc.index import build_catalog, build_domains
+from knoc.pages import catalog_page, extension_pages
 from knoc.project import Card
 from knoc.resolve import Repo
+from knoc.validate import Typed
 
 CARD_FILE = ".well-known/agent-card.json"  # A2A 0.3 and 1.0
 LEGACY_CARD_FILE = ".well-known/agent.json"  # A2A before 0.3, for older clients
@@ -31,10 +34,17 @@ class OutputError(Exception):
     """The output directory cannot be written without losing someone's file."""
 
 
-def render_index(repo: Repo, cards: list[Card]) -> dict[str, bytes]:
-    """The runtime index files: they read the whole repo, so the link stage
-    renders them (and the cache keeps them with its findings)."""
-    return {DOMAINS: dumps(build_domains(repo, cards)), CATALOG: dumps(build_catalog(repo, cards, CARD_FILE))}
+def render_linked(repo: Repo, cards: list[Card], typed: list[Typed]) -> dict[str, bytes]:
+    """The files that read the whole repo: the runtime index, the catalog and
+    extension pages, the static hosts' `_headers`. The link stage renders
+    them, so the cache keeps them with its findings."""
+    domains, catalog = build_domains(repo, cards), build_catalog(repo, cards, CARD_FILE)
+    skills = {c.slug: c.projection.skills for c in cards}
+    site = {**extension_pages(typed, cards), **catalog_page(catalog["agents"], domains["domains"], skills)}
+    served = [f"{c.projection.site_dir}/{name}" for c in cards for name in (CARD_FILE, LEGACY_CARD_FILE)]
+    served += [rel.removeprefix(SITE) for rel in site]
+    headers = {SITE + rel: body for rel, body in headers_files(served).items()}
+    return {DOMAINS: dumps(domains), CATALOG: dumps(catalog), **site, **headers}
 
 
 def render(cards: list[Card], linked: dict[str, bytes], inputs: list[Input],
@@ -45,7 +55,7 @@ def render(cards: list[Card], linked: dict[str, bytes], inputs: list[Input],
     digests: dict[str, str] = {}
     for card in cards:
         p = card.projection
-        base = f"site/{p.site_dir}/"
+        base = f"{SITE}{p.site_dir}/"
         files[base + CARD_FILE] = files[base + LEGACY_CARD_FILE] = p.body
         digests[base + CARD_FILE] = digests[base + LEGACY_CARD_FILE] = p.digest
     for path, body in linked.items():

@@ -1,6 +1,7 @@
-"""Part of the link stage: a human-readable page for each public extension
-entity, written where its URI points (`site/<host>/<path>/index.html`), so
-serving `build/site/<host>` documents the extension at its own URI."""
+"""The HTML pages under build/site/, rendered with jinja2 (autoescaped:
+they show what authors wrote). Both read the whole repo, so the link stage
+renders them: an extension's page at its URI (`site/<host>/<path>/`), and
+the catalog page (`site/index.html`) listing every public agent."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import json
 from typing import Any
 
 from knoc import template
+from knoc.hosting import SITE
 from knoc.project import Card, site_dir
 from knoc.resolve import is_public
 from knoc.validate import Typed
@@ -25,7 +27,7 @@ def extension_pages(typed: list[Typed], cards: list[Card]) -> dict[str, bytes]:
     for t in extensions:
         uri = str(t.data["uri"])
         where = site_dir(uri)
-        path = f"site/{where}/{PAGE_FILE}" if where else None
+        path = f"{SITE}{where}/{PAGE_FILE}" if where else None
         if path is None or path in pages:  # not an http(s) URL, or another extension's page
             continue
         users = [{"name": c.projection.name, "card": f"{c.projection.url}/.well-known/agent-card.json"}
@@ -36,3 +38,15 @@ def extension_pages(typed: list[Typed], cards: list[Card]) -> dict[str, bytes]:
         schema = json.dumps(t.data.get("params_schema"), indent=2, ensure_ascii=False, sort_keys=True)
         pages[path] = page.render(ext=ext, schema=schema, users=users).encode("utf-8")
     return pages
+
+
+def catalog_page(agents: list[dict[str, Any]], domains: dict[str, list[str]],
+                 skills: dict[str, tuple[str, ...]]) -> dict[str, bytes]:
+    """`agents` and `domains` are the runtime index's entries (so the page and
+    index/agents.json cannot disagree); `skills` maps a slug to skill names.
+    Card links are relative: the page works wherever site/ is served whole."""
+    listed = [{**a, "skills": skills.get(a["slug"], ())} for a in agents]
+    names = {a["slug"]: a["name"] for a in agents}
+    by_domain = [(d, [(s, names[s]) for s in slugs if s in names]) for d, slugs in sorted(domains.items())]
+    body = template.get("catalog.html.j2").render(agents=listed, by_domain=by_domain)
+    return {f"{SITE}{PAGE_FILE}": body.encode("utf-8")}

@@ -20,9 +20,8 @@ from knoc import __version__, contract, delegation
 from knoc.cache import Cache, Entry, Source, salt
 from knoc.config import Config
 from knoc.diagnostics import Diagnostic, Report, from_dict
-from knoc.emit import Input, render, render_index
+from knoc.emit import Input, render, render_linked
 from knoc.load import Entity, collection_of, discover, parse_source, read_source
-from knoc.pages import extension_pages
 from knoc.project import Card, Projection, project, publish
 from knoc.resolve import agent_of, facts, is_public, kind_of, resolve
 from knoc.source import SourceFile
@@ -210,7 +209,7 @@ def link_repo(sources: list[SourceFile], results: dict[str, FileResult], specs: 
     cards, found = publish(projected)
     known, found_ext = contract.registry(typed)
     found += found_ext + contract.check_cards(projected, known) + delegation.check(repo.agents, target)
-    files = {**render_index(repo, cards), **extension_pages(typed, cards)}
+    files = render_linked(repo, cards, typed)
     return Link(diags + found, {a.slug: a.typed.entity.source.rel for a in repo.agents},
                 [(c.slug, c.source) for c in cards], files)
 

@@ -44,12 +44,13 @@ class Projection(NamedTuple):
     # capabilities.extensions as published: (uri, required, params, where the
     # entry comes from in the entity, whether knoc generated it)
     extensions: tuple[tuple[str, bool, dict[str, Any] | None, JsonPath, bool], ...] = ()
+    skills: tuple[str, ...] = ()  # skill names, for the catalog page
 
     @property
     def summary(self) -> tuple[object, ...]:
         """All of it but the body: what the link stage (publish, index,
         contract) reads."""
-        return (self.host, self.path, self.name, self.url, self.tags, self.extensions)
+        return (self.host, self.path, self.name, self.url, self.tags, self.extensions, self.skills)
 
     @property
     def site_dir(self) -> str:
@@ -119,7 +120,8 @@ def project(agent: Agent, target: str) -> tuple[Projection | None, list[Diagnost
     authored = len(agent.card.get("capabilities", {}).get("extensions") or [])
     extensions = tuple((e.uri, bool(e.required), e.params, *_origin(agent, e.uri, i, authored))
                        for i, e in enumerate(fields.extensions))
-    return Projection(*location, body, fields.name, fields.url, tags, sha256(body), extensions), diags
+    skills = tuple(s.name for s in fields.skills)
+    return Projection(*location, body, fields.name, fields.url, tags, sha256(body), extensions, skills), diags
 
 
 def publish(projected: Iterable[tuple[Agent, Projection]]) -> tuple[list[Card], list[Diagnostic]]:

@@ -1,0 +1,50 @@
+"""How build/site/ is served: the response headers of each file, written as
+`_headers` files for static hosts (Netlify, Cloudflare Pages) and sent by
+`knoc serve`, so the local server and the real host answer alike."""
+
+from __future__ import annotations
+
+SITE = "site/"  # under build/: what static hosts serve, site/<host>/... and the catalog page
+CARD_NAMES = ("agent-card.json", "agent.json")
+HEADERS_FILE = "_headers"  # a static host's config, never served
+CARD_MAX_AGE = 300  # seconds: a card change reaches clients within five minutes
+
+CARD_HEADERS = {
+    "Content-Type": "application/json",
+    "Access-Control-Allow-Origin": "*",  # cards are public: any client may fetch them
+    "Access-Control-Allow-Methods": "GET, HEAD, OPTIONS",
+    "Cache-Control": f"public, max-age={CARD_MAX_AGE}",
+}
+TYPES = {".json": "application/json", ".html": "text/html; charset=utf-8", ".png": "image/png",
+         ".svg": "image/svg+xml", ".css": "text/css; charset=utf-8", ".txt": "text/plain; charset=utf-8"}
+
+
+def is_card(rel: str) -> bool:
+    head, _, name = rel.rpartition("/")
+    return name in CARD_NAMES and (head == ".well-known" or head.endswith("/.well-known"))
+
+
+def headers_for(rel: str) -> dict[str, str]:
+    """The headers a file at `rel` (relative to the served tree) is sent with."""
+    if is_card(rel):
+        return CARD_HEADERS
+    dot = rel.rfind(".")
+    return {"Content-Type": TYPES.get(rel[dot:] if dot > rel.rfind("/") else "", "application/octet-stream")}
+
+
+def headers_file() -> bytes:
+    """The `_headers` of a served tree: four patterns cover every card at any
+    depth (Cloudflare Pages allows 100 rules, so cards are never listed one
+    by one). Other files keep the host's defaults."""
+    rules = [f"{pattern}{name}\n" + "".join(f"  {k}: {v}\n" for k, v in CARD_HEADERS.items())
+             for pattern in ("/.well-known/", "/*/.well-known/") for name in CARD_NAMES]
+    return ("# Written by knoc: A2A Agent Card response headers for static hosts (Netlify, Cloudflare Pages).\n"
+            + "".join(rules)).encode("utf-8")
+
+
+def headers_files(site: list[str]) -> dict[str, bytes]:
+    """A `_headers` for site/ itself (served whole, as `knoc serve` does for an
+    unknown host) and for each host tree in it. `site` holds the paths of
+    the files under site/."""
+    body = headers_file()
+    return {f"{tree}/{HEADERS_FILE}".lstrip("/"): body for tree in {""} | {rel.split("/")[0] for rel in site if "/" in rel}}

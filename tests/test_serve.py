@@ -1,0 +1,178 @@
+"""`knoc serve`: a real server process on a free port, read by the real
+client (a2a-sdk's card resolver) and by headless Chromium."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+import urllib.request
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator
+
+import httpx
+import pytest
+from a2a.client import A2ACardResolver
+from a2a.client.card_resolver import parse_agent_card
+from google.protobuf.json_format import MessageToDict
+
+from knoc.serve import locate
+from tests.conftest import ROOT, edit
+
+ARTIFACTS = Path(os.environ.get("KNOC_ARTIFACTS", ROOT / "tests" / "artifacts"))
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+CATALOG = json.loads((ROOT / "build/index/agents.json").read_text(encoding="utf-8"))["agents"]
+
+
+@contextmanager
+def serving(root: Path, *args: str) -> Iterator[str]:
+    """`knoc serve --port 0` in its own process; yields its base URL."""
+    proc = subprocess.Popen([sys.executable, "-m", "knoc", "serve", "--root", str(root), "--port", "0", *args],
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stderr is not None
+        line = ""
+        while "serving" not in line:  # --watch builds first: its summary comes before
+            line = proc.stderr.readline()
+            assert line, f"knoc serve exited with {proc.wait()}"
+        match = re.search(r"http://127\.0\.0\.1:\d+/", line)
+        assert match, line
+        yield match.group(0)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def get(url: str, host: str | None = None) -> tuple[int, dict[str, str], bytes]:
+    request = urllib.request.Request(url, headers={"Host": host} if host else {})
+    try:
+        with urllib.request.urlopen(request, timeout=10) as r:
+            return r.status, dict(r.headers), r.read()
+    except urllib.error.HTTPError as e:
+        return e.code, dict(e.headers), b""
+
+
+def host_and_path(card: str) -> tuple[str, str]:
+    """`card` (index/agents.json) is site-relative: <host>/<path>/.well-known/..."""
+    host, _, rest = card.partition("/")
+    return host, rest.removesuffix("/.well-known/agent-card.json").removesuffix(".well-known/agent-card.json")
+
+
+def test_the_sdk_resolver_fetches_every_card_as_built() -> None:
+    async def fetch_all(base: str) -> dict[str, dict]:
+        fetched = {}
+        async with httpx.AsyncClient() as client:
+            for entry in CATALOG:
+                host, path = host_and_path(entry["card"])
+                resolver = A2ACardResolver(client, base + path)
+                card = await resolver.get_agent_card(http_kwargs={"headers": {"Host": host}})
+                fetched[entry["slug"]] = MessageToDict(card)
+        return fetched
+
+    assert CATALOG, "the example publishes cards"
+    with serving(ROOT) as base:
+        fetched = asyncio.run(fetch_all(base.rstrip("/") + "/"))
+    for entry in CATALOG:
+        built = json.loads((ROOT / "build/site" / entry["card"]).read_bytes())
+        assert fetched[entry["slug"]] == MessageToDict(parse_agent_card(built)), entry["slug"]
+
+
+def test_cards_are_served_the_way_a_static_host_serves_them() -> None:
+    host, path = host_and_path(CATALOG[0]["card"])
+    built = (ROOT / "build/site" / CATALOG[0]["card"]).read_bytes()
+    with serving(ROOT) as base:
+        status, headers, body = get(f"{base}{path}/.well-known/agent-card.json", host)
+        assert (status, body) == (200, built)
+        assert headers["Content-Type"] == "application/json"
+        assert headers["Access-Control-Allow-Origin"] == "*"
+        assert "max-age=" in headers["Cache-Control"]
+        assert get(f"{base}{path}/.well-known/agent.json", host)[2] == built  # the legacy alias
+        # Without that Host, the same path is not a card: the host picks the tree.
+        assert get(f"{base}{path}/.well-known/agent-card.json")[0] == 404
+        assert get(f"{base}{host}/{path}/.well-known/agent-card.json")[2] == built  # site/ served whole
+        assert get(f"{base}_headers", host)[0] == 404  # a host's config, never a page
+        assert get(f"{base}%2e%2e/%2e%2e/knoc.toml", host)[0] == 404
+
+
+def test_site_serves_one_tree_for_every_host() -> None:
+    host, path = host_and_path(CATALOG[0]["card"])
+    built = (ROOT / "build/site" / CATALOG[0]["card"]).read_bytes()
+    with serving(ROOT, "--site", host) as base:
+        assert get(f"{base}{path}/.well-known/agent-card.json", "elsewhere.example")[2] == built
+
+
+def test_unknown_site_and_missing_build_are_usage_errors(tmp_path: Path) -> None:
+    out = subprocess.run([sys.executable, "-m", "knoc", "serve", "--root", str(ROOT), "--port", "0",
+                          "--site", "nowhere.example"], capture_output=True, text=True, timeout=30)
+    assert out.returncode == 2 and "KNO-SERVE" in out.stderr and "agents.possibility.space" in out.stderr
+    (tmp_path / "specs").mkdir()
+    out = subprocess.run([sys.executable, "-m", "knoc", "serve", "--root", str(tmp_path), "--port", "0"],
+                         capture_output=True, text=True, timeout=30)
+    assert out.returncode == 2 and "knoc build" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_watch_rebuilds_when_a_source_changes(repo: Path) -> None:
+    rel = "content/agent-blueprints/quick-summarizer.kno"
+    with serving(repo, "--watch") as base:
+        card = f"{base}quick-summarizer/.well-known/agent-card.json"
+        assert b"Condenses a document" in get(card, "agents.possibility.space")[2]
+        edit(repo, rel, "Condenses a document", "Boils down a document")
+        deadline = time.monotonic() + 30
+        while b"Boils down" not in get(card, "agents.possibility.space")[2]:
+            assert time.monotonic() < deadline, "no rebuild within 30 s"
+            time.sleep(0.2)
+
+
+def test_locate_never_leaves_the_tree(tmp_path: Path) -> None:
+    (tmp_path / "a.example/.well-known").mkdir(parents=True)
+    (tmp_path / "a.example/.well-known/agent-card.json").write_text("{}")
+    (tmp_path / "secret").write_text("x")
+    assert locate(tmp_path, None, "a.example", "/.well-known/agent.json") == (
+        tmp_path / "a.example/.well-known/agent-card.json", ".well-known/agent.json")
+    assert locate(tmp_path, None, "a.example", "/../secret") is None
+    assert locate(tmp_path, None, "A.EXAMPLE:8080", "/.well-known/agent-card.json") is not None
+    assert locate(tmp_path, None, "../", "/secret") is not None  # no tree by that name: site/ itself
+
+
+@pytest.mark.skipif(CHROMIUM is None and not os.environ.get("KNOC_REQUIRE_CHROMIUM"),
+                    reason="needs Debian's chromium (.ci/run installs it and sets KNOC_REQUIRE_CHROMIUM)")
+def test_catalog_in_headless_chromium(tmp_path: Path) -> None:
+    assert CHROMIUM, "chromium is not installed"
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    shot, phone = ARTIFACTS / "catalog.png", ARTIFACTS / "catalog-phone.png"
+    for old in (shot, phone):
+        old.unlink(missing_ok=True)
+    flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+             "--disable-background-networking", "--disable-component-update", "--disable-sync",
+             f"--user-data-dir={tmp_path / 'profile'}"]
+    with serving(ROOT) as base:
+        dom = subprocess.run([CHROMIUM, *flags, "--dump-dom", base], capture_output=True, text=True,
+                             timeout=120).stdout
+        for path, size in ((shot, "1000,1600"), (phone, "390,1400")):  # a desktop and a phone
+            subprocess.run([CHROMIUM, *flags, "--hide-scrollbars", f"--window-size={size}",
+                            f"--screenshot={path}", base], capture_output=True, timeout=120)
+    listed = re.findall(r'<li class="agent" id="agent-([^"]+)">', dom)
+    assert listed == [a["slug"] for a in CATALOG]
+    for a in CATALOG:
+        assert a["name"] in dom
+    for path in (shot, phone):
+        assert path.is_file() and path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_catalog_page_marks_inferred_classes_and_groups_by_domain() -> None:
+    page = (ROOT / "build/site/index.html").read_text(encoding="utf-8")
+    search = page[page.index('id="agent-catalog-search"'):]
+    search = search[:search.index("</li>\n<li")]
+    assert 'class="class inferred">utility' in search and "inferred from skill tags" in search
+    assert 'href="agents.possibility.space/catalog-search/.well-known/agent-card.json"' in search
+    domains = json.loads((ROOT / "build/index/domains.json").read_text(encoding="utf-8"))["domains"]
+    for domain, slugs in domains.items():
+        section = page[page.index(f'<section id="domain-{domain}">'):]
+        section = section[:section.index("</section>")]
+        assert re.findall(r'href="#agent-([^"]+)"', section) == slugs
