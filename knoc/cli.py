@@ -5,9 +5,12 @@ Exit codes: 0 clean, 1 findings at or above `--fail-on` (default: errors),
 
 from __future__ import annotations
 
+import datetime
 import functools
 import json
 import os
+import re
+import shutil
 import sys
 import tempfile
 import threading
@@ -17,15 +20,15 @@ from typing import Callable
 
 import click
 
-from knoc import __version__, capability, render
+from knoc import __version__, author, capability, migrate, render
 from knoc import serve as serving
 from knoc.cache import DIR, OutputMemo
 from knoc.changes import Publication, compare, count
-from knoc.config import Config, ConfigError, find_root, load_config
+from knoc.config import CONFIG_FILE, Config, ConfigError, find_root, load_config
 from knoc.diagnostics import Diagnostic, error, warning
 from knoc.discover import CATALOG_CLASSES, Request, catalog, discover
 from knoc.drift import drift
-from knoc.emit import DOMAINS, OutputError, scan_tree, stat_tree, write_tree
+from knoc.emit import DOMAINS, MANIFEST, OutputError, scan_tree, stat_tree, write_tree
 from knoc.hosting import SITE
 from knoc.gitref import GitError, default_base, describe, export
 from knoc.pipeline import Result, compile_repo
@@ -33,6 +36,8 @@ from knoc.source import SourceFile
 from knoc.wire import TARGETS
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+SLUG = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")  # document-schema's slug
+URL = re.compile(r"^https?://[^/?#\s]+(/[^?#\s]*)?$")  # agent-card-schema's card url
 
 
 class UsageError(Exception):
@@ -313,6 +318,123 @@ def discover_cmd(run: Run, requires: tuple[str, ...], protocol: str | None, doma
     else:
         click.echo(render.discovery(answers, request), nl=False)
     return EXIT_OK if any(a.qualifies for a in answers) else EXIT_FINDINGS
+
+
+@main.group()
+def new() -> None:
+    """Write a new source file from a skeleton."""
+
+
+@new.command(name="agent")
+@click.argument("slug")
+@click.option("--title", help="The agent's title and card name (default: from the slug).")
+@click.option("--url", default="https://agents.example.com/{slug}", show_default=True,
+              help="Where the agent is served; its card goes to <url>/.well-known/agent-card.json.")
+@_common
+def new_agent(run: Run, slug: str, title: str | None, url: str) -> int:
+    """Write content/agent-blueprints/SLUG.kno: a valid blueprint skeleton
+    with a fresh ULID, private until its visibility line is removed. Never
+    replaces a file; the new file is then validated like any other."""
+    if not SLUG.match(slug):
+        raise UsageError("KNO-CONFIG", f"`{slug}` is not a slug", "use lowercase letters, digits and single hyphens")
+    url = url.replace("{slug}", slug)
+    if not URL.match(url):
+        raise UsageError("KNO-CONFIG", f"`{url}` is not an http(s) URL without query or fragment")
+    rel = f"{run.config.content}/agent-blueprints/{slug}.kno"
+    title = title or slug.replace("-", " ").title()
+    _write(run, rel, author.blueprint_skeleton(slug, title, url), force=None)
+    click.echo(f"wrote {rel}", err=True)
+    return _validate_written(run, [rel])
+
+
+@main.command(name="migrate")
+@click.argument("files", nargs=-1, type=click.Path(path_type=Path))
+@click.option("--dry-run", is_flag=True, help="Check the migration and say what it would do; write nothing.")
+@_common
+def migrate_cmd(run: Run, files: tuple[Path, ...], dry_run: bool) -> int:
+    """Rewrite legacy agents (content/agents/*.kno, or FILES) as blueprints
+    in content/agent-blueprints/, keeping every comment and the key order.
+
+    Before writing, the repo is compiled as it is and as it would be in a
+    scratch copy: every built file but the manifest must come out byte for
+    byte the same, or nothing is written. A blueprint that exists is never
+    replaced; the legacy file is removed once its blueprint is written."""
+    config = run.config
+    rels = ([_rel(config.root, f) for f in files] if files else
+            sorted(p.relative_to(config.root).as_posix()
+                   for p in (config.root / config.content / migrate.LEGACY).glob("*.kno")))
+    if not rels:
+        raise UsageError("KNO-MIGRATE", f"no legacy agents under {config.content}/{migrate.LEGACY}/")
+    today = datetime.date.today()
+    plan: list[migrate.Migration] = []
+    for rel in rels:
+        try:
+            text = (config.root / rel).read_text(encoding="utf-8")
+            yaml_tree = author.yaml_rt().load(text)
+            decl = migrate.legacy_declaration(yaml_tree)
+        except (OSError, UnicodeDecodeError, ValueError, migrate.NotLegacy) as exc:
+            raise UsageError("KNO-MIGRATE", f"{rel}: {exc}", "migrate only legacy agents; `knoc validate` "
+                             "shows what is wrong with a file that does not load") from None
+        target = f"{config.content}/{migrate.BLUEPRINTS}/{Path(rel).name}"
+        if (config.root / target).exists():
+            raise UsageError("KNO-EXISTS", f"{target} already exists; knoc does not replace it",
+                             f"move it away, or rename {rel}")
+        blueprint = author.dump(author.yaml_rt(), migrate.to_blueprint(yaml_tree, rel, today))
+        plan.append(migrate.Migration(rel, target, decl, blueprint))
+    before = run.compile()
+    if not before.ok:
+        return run.report(before.report.sorted(), before.inputs, "nothing migrated: fix the errors first",
+                          "knoc migrate")
+    changed = _migration_changes(config, before, plan)
+    if changed:
+        raise UsageError("KNO-MIGRATE-CHANGED", f"the migration would change {', '.join(changed)}; "
+                         "nothing was written", "report this as a knoc bug, with the legacy file")
+    for m in plan:
+        click.echo(f"{'would migrate' if dry_run else 'migrated'} {m.source} ({m.declared}) -> {m.target}",
+                   err=True)
+        if not dry_run:
+            _write(run, m.target, m.text, force=None)
+            (config.root / m.source).unlink()
+    if dry_run:
+        return EXIT_OK
+    return _validate_written(run, [m.target for m in plan])
+
+
+def _migration_changes(config: Config, before: Result, plan: list[migrate.Migration]) -> list[str]:
+    """The built files (but the manifest, which lists inputs) that differ
+    when the plan is applied to a scratch copy of the repo."""
+    with tempfile.TemporaryDirectory(prefix="knoc-migrate-") as tmp:
+        scratch = Path(tmp)
+        for part in (config.specs, config.content):
+            shutil.copytree(config.root / part, scratch / part)
+        if (config.root / CONFIG_FILE).is_file():
+            shutil.copy(config.root / CONFIG_FILE, scratch / CONFIG_FILE)
+        for m in plan:
+            (scratch / m.source).unlink()
+            author.write_new(scratch / m.target, m.text)
+        after = compile_repo(load_config(scratch, config.a2a))
+    if not after.ok:
+        return [d.file or "?" for d in after.report.sorted() if d.is_error][:3]
+    names = (set(before.files) | set(after.files)) - {MANIFEST}
+    return sorted(n for n in names if before.files.get(n) != after.files.get(n))
+
+
+def _write(run: Run, rel: str, text: str, force: bool | None) -> None:
+    """force: None for a command without --force."""
+    try:
+        author.write_new(run.config.root / rel, text, bool(force))
+    except author.Exists:
+        raise UsageError("KNO-EXISTS", f"{rel} already exists; knoc does not replace it",
+                         "pick another name, move the file away" + (", or pass --force" if force is not None else "")) \
+            from None
+
+
+def _validate_written(run: Run, written: list[str]) -> int:
+    """What a command just wrote, checked as `knoc validate FILE` would."""
+    result = run.compile()
+    wanted = set(written)
+    return run.report([d for d in result.report.sorted() if d.file in wanted], written,
+                      "nothing else written", "knoc validate")
 
 
 def publication(result: Result) -> Publication:

@@ -1,8 +1,9 @@
 """The jinja2 templates in knoc/templates/: `*.html.j2` autoescaped (pages
-show what authors wrote), Markdown ones not."""
+show what authors wrote), Markdown and YAML ones not."""
 
 from __future__ import annotations
 
+import json
 from functools import cache
 from typing import TYPE_CHECKING
 
@@ -22,5 +23,6 @@ def _environment() -> "jinja2.Environment":
     env = jinja2.Environment(loader=jinja2.PackageLoader("knoc", "templates"),
                              autoescape=jinja2.select_autoescape(["html.j2"], default_for_string=False),
                              keep_trailing_newline=True, undefined=jinja2.StrictUndefined)
+    env.filters["yaml_str"] = lambda s: json.dumps(str(s), ensure_ascii=False)  # a YAML scalar, any text
     env.filters["cell"] = lambda s: str(s).replace("|", "\\|").replace("\n", " ")  # a Markdown table cell
     return env

@@ -43,7 +43,7 @@ def knoc() -> Callable[..., Any]:
     """Run the CLI in-process: knoc("build", root=path) -> (exit code, stdout, stderr)."""
 
     def run(*args: str, root: Path) -> tuple[int, str, str]:
-        result = CliRunner().invoke(main, [args[0], "--root", str(root), *args[1:]],
+        result = CliRunner().invoke(main, [*args, "--root", str(root)],
                                     catch_exceptions=False)
         return result.exit_code, result.stdout, result.stderr
 
