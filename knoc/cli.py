@@ -20,12 +20,12 @@ from typing import Callable
 
 import click
 
-from knoc import __version__, author, capability, migrate, render
+from knoc import __version__, author, capability, importer, migrate, render
 from knoc import serve as serving
 from knoc.cache import DIR, OutputMemo
 from knoc.changes import Publication, compare, count
 from knoc.config import CONFIG_FILE, Config, ConfigError, find_root, load_config
-from knoc.diagnostics import Diagnostic, error, warning
+from knoc.diagnostics import Diagnostic, Span, error, warning
 from knoc.discover import CATALOG_CLASSES, Request, catalog, discover
 from knoc.drift import drift
 from knoc.emit import DOMAINS, MANIFEST, OutputError, scan_tree, stat_tree, write_tree
@@ -345,6 +345,78 @@ def new_agent(run: Run, slug: str, title: str | None, url: str) -> int:
     _write(run, rel, author.blueprint_skeleton(slug, title, url), force=None)
     click.echo(f"wrote {rel}", err=True)
     return _validate_written(run, [rel])
+
+
+@main.command(name="import")
+@click.argument("sources", nargs=-1, required=True, metavar="CARD.json|URL...")
+@click.option("--force", is_flag=True, help="Replace a blueprint of the same slug that exists.")
+@_common
+def import_cmd(run: Run, sources: tuple[str, ...], force: bool) -> int:
+    """Turn existing A2A Agent Cards (files or URLs; 0.1 to 1.0 and mixed
+    shapes) into blueprints in content/agent-blueprints/.
+
+    What it drops or converts is reported as a warning with its JSON path;
+    a JSON file that is not an agent card is refused. A blueprint of the
+    same slug is never replaced unless --force. What it writes is then
+    validated like any other source."""
+    config = run.config
+    diags: list[Diagnostic] = []
+    written: list[str] = []
+    taken: set[str] = set()  # slugs given in this run
+    date = datetime.date.today().isoformat()
+    for source in sources:
+        label = source if source.startswith(("http://", "https://")) else _rel(config.root, Path(source))
+        imported = _import_one(source, label, diags)
+        if imported is None:
+            continue
+        base = importer.slugify(imported.card["name"]) or "agent"
+        slug = next(s for n in range(1, len(written) + 2)
+                    if (s := base if n == 1 else f"{base}-{n}") not in taken)
+        if slug != base:  # two cards of one name in this run: both are kept
+            diags.append(warning("KNO-IMPORT-CHANGED", f"another card here is also named `{imported.card['name']}`; "
+                                 f"this one's slug is `{slug}`", file=label, hint="rename one of them"))
+        taken.add(slug)
+        rel = f"{config.content}/{migrate.BLUEPRINTS}/{slug}.kno"
+        try:
+            author.write_new(config.root / rel, importer.blueprint(imported, slug, author.ulid(), source, date), force)
+        except author.Exists:
+            diags.append(error("KNO-EXISTS", f"{rel} already exists; knoc does not replace it", file=label,
+                               hint="pass --force to replace it, or move it away"))
+            continue
+        written.append(rel)
+        click.echo(f"imported {label} -> {rel}", err=True)
+    result = run.compile() if written else None
+    if result is not None:
+        diags += [d for d in result.report.sorted() if d.file in set(written)]
+    return run.report(diags, [*sources], f"wrote {len(written)} blueprint{'s' if len(written) != 1 else ''}",
+                      "knoc import")
+
+
+def _import_one(source: str, label: str, diags: list[Diagnostic]) -> importer.Imported | None:
+    try:
+        body = importer.read(source)
+    except (OSError, ValueError) as exc:
+        diags.append(error("KNO-IMPORT-READ", f"cannot read it: {exc}", file=label,
+                           hint="check the path or URL; a URL without .json gets /.well-known/agent-card.json"))
+        return None
+    try:
+        raw = json.loads(body.decode("utf-8-sig"))
+    except UnicodeDecodeError:
+        diags.append(error("KNO-IMPORT-READ", "it is not UTF-8 text", file=label, hint="an Agent Card is JSON"))
+        return None
+    except json.JSONDecodeError as exc:
+        diags.append(error("KNO-IMPORT-READ", f"it is not JSON: {exc.msg}", file=label,
+                           span=Span(exc.lineno, exc.colno), hint="an Agent Card is a JSON object"))
+        return None
+    try:
+        imported = importer.convert(raw)
+    except importer.NotACard as exc:
+        diags.append(error("KNO-IMPORT-NOT-CARD", f"not an A2A Agent Card: {exc}", file=label,
+                           hint="nothing was written for it"))
+        return None
+    diags += [warning("KNO-IMPORT-CHANGED", f"{c.path}: {c.message}", file=label, json_path=c.path,
+                      hint="review the blueprint") for c in imported.changes]
+    return imported
 
 
 @main.command(name="migrate")

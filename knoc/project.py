@@ -325,9 +325,13 @@ def url_location(url: str) -> tuple[str, str] | None:
     when it cannot be one safely."""
     parts = urlsplit(url)
     segments = [s for s in parts.path.split("/") if s]
+    try:
+        port = parts.port  # ValueError for "host:PORT"
+    except ValueError:
+        return None
     if not parts.hostname or any(s in (".", "..") or "\\" in s for s in segments):
         return None
-    host = parts.hostname + (f":{parts.port}" if parts.port else "")
+    host = parts.hostname + (f":{port}" if port else "")
     return host, "/".join(segments)
 
 

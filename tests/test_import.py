@@ -1,0 +1,155 @@
+"""`knoc import` on 20 public Agent Cards from the wild and on JSON files
+that only look like cards (tests/data/cards/, sources in SOURCES.md)."""
+
+from __future__ import annotations
+
+import json
+import threading
+from functools import partial
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+from ruamel.yaml import YAML
+
+from knoc.config import load_config
+from knoc.pipeline import compile_repo
+from knoc.project import SERVICE_CLASS_URI
+from tests.conftest import Knoc, json_diags, tree
+from tests.test_official_checks import assert_v03_schema, assert_v10_strict
+
+CARDS = Path(__file__).parent / "data/cards"
+WILD = sorted((CARDS / "wild").glob("*.json"))
+LOOKALIKES = sorted((CARDS / "lookalike").glob("*.json"))
+BLUEPRINTS = "content/agent-blueprints"
+
+
+def imported_cards(repo: Path, knoc: Knoc, target: str) -> dict[str, dict[str, Any]]:
+    """Import every wild card, build for `target`: source file name -> built card."""
+    code, out, err = knoc("import", *map(str, WILD), "--format", "json", root=repo)
+    assert code == 0, err
+    assert not [d for d in json_diags(out) if d["severity"] == "error"]
+    slugs = {}
+    for path in (repo / BLUEPRINTS).glob("*.kno"):
+        data = YAML(typ="safe").load(path.read_text(encoding="utf-8"))
+        origin = (data.get("provenance") or {}).get("origin") or {}
+        if origin.get("tool") == "knoc import":
+            slugs[Path(origin["id"]).name] = data["slug"]
+    result = compile_repo(load_config(repo, target))
+    assert result.ok, [d for d in result.report.sorted() if d.is_error]
+    bodies = {c.slug: json.loads(c.projection.body) for c in result.cards}
+    return {name: bodies[slug] for name, slug in slugs.items()}
+
+
+def test_the_corpus_is_varied_enough() -> None:
+    assert len(WILD) >= 20 and len(LOOKALIKES) >= 5
+    shapes = [json.loads(p.read_text(encoding="utf-8")) for p in WILD]
+    assert any("authentication" in c for c in shapes)  # 0.1
+    assert any(c.get("protocolVersion", "").startswith("0.2") for c in shapes)
+    assert any(c.get("protocolVersion", "").startswith("0.3") for c in shapes)
+    assert any("supportedInterfaces" in c and "url" not in c for c in shapes)  # 1.0
+    assert any("supportedInterfaces" in c and "url" in c for c in shapes)  # mixed
+
+
+@pytest.mark.parametrize("target", ["1.0", "0.3"])
+def test_every_wild_card_imports_and_builds_a_strictly_valid_card(repo: Path, knoc: Knoc, target: str) -> None:
+    built = imported_cards(repo, knoc, target)
+    assert sorted(built) == sorted(p.name for p in WILD)
+    for name, card in built.items():
+        (assert_v10_strict if target == "1.0" else assert_v03_schema)(card)
+
+
+def test_round_trip_keeps_name_description_version_skills_and_capabilities(repo: Path, knoc: Knoc) -> None:
+    built = imported_cards(repo, knoc, "0.3")
+    for path in WILD:
+        src, card = json.loads(path.read_text(encoding="utf-8")), built[path.name]
+        assert card["name"] == src["name"], path.name
+        if isinstance(src.get("description"), str) and src["description"]:
+            assert card["description"] == src["description"], path.name
+        if isinstance(src.get("version"), str):
+            assert card["version"] == src["version"], path.name
+        wanted = [s for s in src["skills"] if isinstance(s, dict) and s.get("id") and s.get("name")]
+        got = {s["id"]: s for s in card["skills"]}
+        for s in wanted:
+            assert got[s["id"]]["name"] == s["name"], path.name
+            if s.get("tags"):
+                assert got[s["id"]]["tags"] == s["tags"], path.name
+        caps = src.get("capabilities")
+        if isinstance(caps, dict):
+            for key in ("streaming", "pushNotifications"):
+                if isinstance(caps.get(key), bool):
+                    assert card["capabilities"].get(key, False) is caps[key], (path.name, key)
+
+
+@pytest.mark.parametrize("path", LOOKALIKES, ids=[p.stem for p in LOOKALIKES])
+def test_files_that_only_look_like_cards_are_refused(repo: Path, knoc: Knoc, path: Path) -> None:
+    before = tree(repo / "content")
+    code, out, err = knoc("import", str(path), "--format", "json", root=repo)
+    diags = json_diags(out)
+    assert code == 1 and "Traceback" not in err
+    assert [d["code"] for d in diags if d["severity"] == "error"] in (["KNO-IMPORT-NOT-CARD"], ["KNO-IMPORT-READ"])
+    assert tree(repo / "content") == before
+
+
+def test_changes_are_warnings_with_their_json_path(repo: Path, knoc: Knoc) -> None:
+    code, out, _ = knoc("import", str(CARDS / "wild/stitch.json"), "--format", "json", root=repo)
+    paths = {d["json_path"]: d["message"] for d in json_diags(out) if d["code"] == "KNO-IMPORT-CHANGED"}
+    assert code == 0
+    assert "signatures" in paths["$.signatures"] and "$.x-zynd" in paths
+    assert "$.securitySchemes.zyndSig" in paths and "$.security" in paths  # ed25519-envelope is no A2A scheme
+    assert "$.protocolVersion" in paths and "$.capabilities.stateTransitionHistory" in paths
+
+
+def test_messy_shapes_are_converted_where_the_meaning_is_clear(repo: Path, knoc: Knoc, tmp_path: Path) -> None:
+    card = {"name": "Messy", "url": "https://messy.example/a2a", "version": 2,
+            "capabilities": {"streaming": "True", "pushNotifications": "false"},
+            "extensions": [{"uri": SERVICE_CLASS_URI, "params": {"class": "utility"}},
+                           {"uri": "https://ext.example/v1", "required": "false"}],
+            "skills": ["Look things up", {"id": "x", "name": "X", "tags": "single"}]}
+    source = tmp_path / "messy.json"
+    source.write_text(json.dumps(card), encoding="utf-8")
+    code, out, err = knoc("import", str(source), "--format", "json", root=repo)
+    assert code == 0, err
+    changed = {d["json_path"] for d in json_diags(out) if d["code"] == "KNO-IMPORT-CHANGED"}
+    assert {"$.version", "$.capabilities.streaming", "$.capabilities.pushNotifications", "$.extensions",
+            "$.extensions[0]", "$.extensions[1].required", "$.skills[0]", "$.skills[1].tags"} <= changed
+    data = YAML(typ="safe").load((repo / BLUEPRINTS / "messy.kno").read_text(encoding="utf-8"))
+    projection = data["a2a_projection"]
+    assert data["service_class"] == "utility" and projection["version"] == "2"
+    assert projection["capabilities"] == {"streaming": True, "push_notifications": False,
+                                          "extensions": [{"uri": "https://ext.example/v1", "required": False}]}
+    assert [s["id"] for s in projection["skills"]] == ["look-things-up", "x"]
+    built = compile_repo(load_config(repo, "1.0"))
+    body = json.loads(next(c.projection.body for c in built.cards if c.slug == "messy"))
+    assert_v10_strict(body)
+    assert any(e["uri"] == SERVICE_CLASS_URI and e["params"] == {"class": "utility"}
+               for e in body["capabilities"]["extensions"])
+
+
+def test_import_never_replaces_a_file_unless_forced(repo: Path, knoc: Knoc) -> None:
+    source = str(CARDS / "wild/hoocode.json")
+    assert knoc("import", source, root=repo)[0] == 0
+    written = repo / BLUEPRINTS / "hoocode.kno"
+    first = written.read_bytes()
+    code, _, err = knoc("import", source, root=repo)
+    assert code == 1 and "KNO-EXISTS" in err and written.read_bytes() == first
+    assert knoc("import", source, "--force", root=repo)[0] == 0
+    assert written.read_bytes() != first  # a fresh id
+
+
+def test_import_from_a_url(repo: Path, knoc: Knoc, tmp_path: Path) -> None:
+    (tmp_path / ".well-known").mkdir()
+    (tmp_path / ".well-known/agent-card.json").write_bytes((CARDS / "wild/mangesh.json").read_bytes())
+    server = ThreadingHTTPServer(("127.0.0.1", 0), partial(SimpleHTTPRequestHandler, directory=str(tmp_path)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        base = f"http://127.0.0.1:{server.server_address[1]}"
+        code, _, err = knoc("import", base, root=repo)
+        assert code == 0, err
+        data = YAML(typ="safe").load((repo / BLUEPRINTS / "mangesh-ai.kno").read_text(encoding="utf-8"))
+        assert data["provenance"]["origin"]["id"] == base
+        code, _, err = knoc("import", base + "/missing.json", root=repo)
+        assert code == 1 and "KNO-IMPORT-READ" in err
+    finally:
+        server.shutdown()
