@@ -37,7 +37,6 @@ from knoc.wire import TARGETS
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 SLUG = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")  # document-schema's slug
-URL = re.compile(r"^https?://[^/?#\s]+(/[^?#\s]*)?$")  # agent-card-schema's card url
 
 
 class UsageError(Exception):
@@ -338,7 +337,7 @@ def new_agent(run: Run, slug: str, title: str | None, url: str) -> int:
     if not SLUG.match(slug):
         raise UsageError("KNO-CONFIG", f"`{slug}` is not a slug", "use lowercase letters, digits and single hyphens")
     url = url.replace("{slug}", slug)
-    if not URL.match(url):
+    if not importer.publishable(url):
         raise UsageError("KNO-CONFIG", f"`{url}` is not an http(s) URL without query or fragment")
     rel = f"{run.config.content}/agent-blueprints/{slug}.kno"
     title = title or slug.replace("-", " ").title()
