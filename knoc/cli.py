@@ -10,7 +10,6 @@ import functools
 import json
 import os
 import re
-import shutil
 import sys
 import tempfile
 import threading
@@ -24,11 +23,11 @@ from knoc import __version__, author, capability, importer, migrate, render
 from knoc import serve as serving
 from knoc.cache import DIR, OutputMemo
 from knoc.changes import Publication, compare, count
-from knoc.config import CONFIG_FILE, Config, ConfigError, find_root, load_config
-from knoc.diagnostics import Diagnostic, Span, error, warning
+from knoc.config import Config, ConfigError, find_root, load_config
+from knoc.diagnostics import Diagnostic, error, warning
 from knoc.discover import CATALOG_CLASSES, Request, catalog, discover
 from knoc.drift import drift
-from knoc.emit import DOMAINS, MANIFEST, OutputError, scan_tree, stat_tree, write_tree
+from knoc.emit import DOMAINS, OutputError, scan_tree, stat_tree, write_tree
 from knoc.hosting import SITE
 from knoc.gitref import GitError, default_base, describe, export
 from knoc.pipeline import Result, compile_repo
@@ -365,13 +364,12 @@ def import_cmd(run: Run, sources: tuple[str, ...], force: bool) -> int:
     date = datetime.date.today().isoformat()
     for source in sources:
         label = source if source.startswith(("http://", "https://")) else _rel(config.root, Path(source))
-        imported = _import_one(source, label, diags)
+        imported, found = importer.load(source, label)
+        diags += found
         if imported is None:
             continue
-        base = importer.slugify(imported.card["name"]) or "agent"
-        slug = next(s for n in range(1, len(written) + 2)
-                    if (s := base if n == 1 else f"{base}-{n}") not in taken)
-        if slug != base:  # two cards of one name in this run: both are kept
+        slug = importer.unique_slug(imported.card["name"], taken)
+        if slug != importer.unique_slug(imported.card["name"], set()):  # two cards of one name in this run: both are kept
             diags.append(warning("KNO-IMPORT-CHANGED", f"another card here is also named `{imported.card['name']}`; "
                                  f"this one's slug is `{slug}`", file=label, hint="rename one of them"))
         taken.add(slug)
@@ -379,7 +377,7 @@ def import_cmd(run: Run, sources: tuple[str, ...], force: bool) -> int:
         try:
             author.write_new(config.root / rel, importer.blueprint(imported, slug, author.ulid(), source, date), force)
         except author.Exists:
-            diags.append(error("KNO-EXISTS", f"{rel} already exists; knoc does not replace it", file=label,
+            diags.append(error("KNO-EXISTS", _exists(rel), file=label,
                                hint="pass --force to replace it, or move it away"))
             continue
         written.append(rel)
@@ -389,33 +387,6 @@ def import_cmd(run: Run, sources: tuple[str, ...], force: bool) -> int:
         diags += [d for d in result.report.sorted() if d.file in set(written)]
     return run.report(diags, [*sources], f"wrote {len(written)} blueprint{'s' if len(written) != 1 else ''}",
                       "knoc import")
-
-
-def _import_one(source: str, label: str, diags: list[Diagnostic]) -> importer.Imported | None:
-    try:
-        body = importer.read(source)
-    except (OSError, ValueError) as exc:
-        diags.append(error("KNO-IMPORT-READ", f"cannot read it: {exc}", file=label,
-                           hint="check the path or URL; a URL without .json gets /.well-known/agent-card.json"))
-        return None
-    try:
-        raw = json.loads(body.decode("utf-8-sig"))
-    except UnicodeDecodeError:
-        diags.append(error("KNO-IMPORT-READ", "it is not UTF-8 text", file=label, hint="an Agent Card is JSON"))
-        return None
-    except json.JSONDecodeError as exc:
-        diags.append(error("KNO-IMPORT-READ", f"it is not JSON: {exc.msg}", file=label,
-                           span=Span(exc.lineno, exc.colno), hint="an Agent Card is a JSON object"))
-        return None
-    try:
-        imported = importer.convert(raw)
-    except importer.NotACard as exc:
-        diags.append(error("KNO-IMPORT-NOT-CARD", f"not an A2A Agent Card: {exc}", file=label,
-                           hint="nothing was written for it"))
-        return None
-    diags += [warning("KNO-IMPORT-CHANGED", f"{c.path}: {c.message}", file=label, json_path=c.path,
-                      hint="review the blueprint") for c in imported.changes]
-    return imported
 
 
 @main.command(name="migrate")
@@ -440,23 +411,19 @@ def migrate_cmd(run: Run, files: tuple[Path, ...], dry_run: bool) -> int:
     plan: list[migrate.Migration] = []
     for rel in rels:
         try:
-            text = (config.root / rel).read_text(encoding="utf-8")
-            yaml_tree = author.yaml_rt().load(text)
-            decl = migrate.legacy_declaration(yaml_tree)
+            m = migrate.plan(config.root, rel, config.content, today)
         except (OSError, UnicodeDecodeError, ValueError, migrate.NotLegacy) as exc:
             raise UsageError("KNO-MIGRATE", f"{rel}: {exc}", "migrate only legacy agents; `knoc validate` "
                              "shows what is wrong with a file that does not load") from None
-        target = f"{config.content}/{migrate.BLUEPRINTS}/{Path(rel).name}"
-        if (config.root / target).exists():
-            raise UsageError("KNO-EXISTS", f"{target} already exists; knoc does not replace it",
-                             f"move it away, or rename {rel}")
-        blueprint = author.dump(author.yaml_rt(), migrate.to_blueprint(yaml_tree, rel, today))
-        plan.append(migrate.Migration(rel, target, decl, blueprint))
+        if (config.root / m.target).exists():
+            raise UsageError("KNO-EXISTS", _exists(m.target), f"move it away, or rename {rel}")
+        plan.append(m)
     before = run.compile()
     if not before.ok:
         return run.report(before.report.sorted(), before.inputs, "nothing migrated: fix the errors first",
                           "knoc migrate")
-    changed = _migration_changes(config, before, plan)
+    after = migrate.rehearse(config, plan)
+    changed = migrate.changed(before, after)
     if changed:
         raise UsageError("KNO-MIGRATE-CHANGED", f"the migration would change {', '.join(changed)}; "
                          "nothing was written", "report this as a knoc bug, with the legacy file")
@@ -468,26 +435,9 @@ def migrate_cmd(run: Run, files: tuple[Path, ...], dry_run: bool) -> int:
             (config.root / m.source).unlink()
     if dry_run:
         return EXIT_OK
-    return _validate_written(run, [m.target for m in plan])
-
-
-def _migration_changes(config: Config, before: Result, plan: list[migrate.Migration]) -> list[str]:
-    """The built files (but the manifest, which lists inputs) that differ
-    when the plan is applied to a scratch copy of the repo."""
-    with tempfile.TemporaryDirectory(prefix="knoc-migrate-") as tmp:
-        scratch = Path(tmp)
-        for part in (config.specs, config.content):
-            shutil.copytree(config.root / part, scratch / part)
-        if (config.root / CONFIG_FILE).is_file():
-            shutil.copy(config.root / CONFIG_FILE, scratch / CONFIG_FILE)
-        for m in plan:
-            (scratch / m.source).unlink()
-            author.write_new(scratch / m.target, m.text)
-        after = compile_repo(load_config(scratch, config.a2a))
-    if not after.ok:
-        return [d.file or "?" for d in after.report.sorted() if d.is_error][:3]
-    names = (set(before.files) | set(after.files)) - {MANIFEST}
-    return sorted(n for n in names if before.files.get(n) != after.files.get(n))
+    written = {m.target for m in plan}  # the rehearsal compiled what is now on disk
+    return run.report([d for d in after.report.sorted() if d.file in written], sorted(written),
+                      "nothing else written", "knoc validate")
 
 
 def _write(run: Run, rel: str, text: str, force: bool | None) -> None:
@@ -495,9 +445,13 @@ def _write(run: Run, rel: str, text: str, force: bool | None) -> None:
     try:
         author.write_new(run.config.root / rel, text, bool(force))
     except author.Exists:
-        raise UsageError("KNO-EXISTS", f"{rel} already exists; knoc does not replace it",
+        raise UsageError("KNO-EXISTS", _exists(rel),
                          "pick another name, move the file away" + (", or pass --force" if force is not None else "")) \
             from None
+
+
+def _exists(rel: str) -> str:
+    return f"{rel} already exists; knoc does not replace it"
 
 
 def _validate_written(run: Run, written: list[str]) -> int:

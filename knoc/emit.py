@@ -14,15 +14,13 @@ from typing import Any, Iterable
 from knoc import __version__
 from knoc.cache import Snapshot, Stat
 from knoc.canonical import dumps, sha256
-from knoc.hosting import SITE, headers_files
+from knoc.hosting import CARD_FILE, LEGACY_CARD_FILE, SITE, headers_files
 from knoc.index import build_catalog, build_domains
 from knoc.pages import catalog_page, extension_pages
 from knoc.project import Card
 from knoc.resolve import Repo
 from knoc.validate import Typed
 
-CARD_FILE = ".well-known/agent-card.json"  # A2A 0.3 and 1.0
-LEGACY_CARD_FILE = ".well-known/agent.json"  # A2A before 0.3, for older clients
 MANIFEST = "manifest.json"
 DOMAINS = "index/domains.json"  # the runtime index: perception domain -> agents
 CATALOG = "index/agents.json"
@@ -41,10 +39,8 @@ def render_linked(repo: Repo, cards: list[Card], typed: list[Typed]) -> dict[str
     domains, catalog = build_domains(repo, cards), build_catalog(repo, cards, CARD_FILE)
     skills = {c.slug: c.projection.skills for c in cards}
     site = {**extension_pages(typed, cards), **catalog_page(catalog["agents"], domains["domains"], skills)}
-    served = [f"{c.projection.site_dir}/{name}" for c in cards for name in (CARD_FILE, LEGACY_CARD_FILE)]
-    served += [rel.removeprefix(SITE) for rel in site]
-    headers = {SITE + rel: body for rel, body in headers_files(served).items()}
-    return {DOMAINS: dumps(domains), CATALOG: dumps(catalog), **site, **headers}
+    hosts = {c.projection.host for c in cards} | {rel[len(SITE):].split("/")[0] for rel in site if rel.count("/") > 1}
+    return {DOMAINS: dumps(domains), CATALOG: dumps(catalog), **site, **headers_files(hosts)}
 
 
 def render(cards: list[Card], linked: dict[str, bytes], inputs: list[Input],

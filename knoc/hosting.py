@@ -5,7 +5,9 @@
 from __future__ import annotations
 
 SITE = "site/"  # under build/: what static hosts serve, site/<host>/... and the catalog page
-CARD_NAMES = ("agent-card.json", "agent.json")
+CARD_FILE = ".well-known/agent-card.json"  # A2A 0.3 and 1.0
+LEGACY_CARD_FILE = ".well-known/agent.json"  # A2A before 0.3, for older clients
+CARD_NAMES = tuple(f.rsplit("/", 1)[1] for f in (CARD_FILE, LEGACY_CARD_FILE))
 HEADERS_FILE = "_headers"  # a static host's config, never served
 CARD_MAX_AGE = 300  # seconds: a card change reaches clients within five minutes
 
@@ -42,9 +44,8 @@ def headers_file() -> bytes:
             + "".join(rules)).encode("utf-8")
 
 
-def headers_files(site: list[str]) -> dict[str, bytes]:
-    """A `_headers` for site/ itself (served whole, as `knoc serve` does for an
-    unknown host) and for each host tree in it. `site` holds the paths of
-    the files under site/."""
+def headers_files(hosts: set[str]) -> dict[str, bytes]:
+    """A `_headers` (paths under build/) for site/ itself (served whole, as
+    `knoc serve` does for an unknown host) and for each host tree in it."""
     body = headers_file()
-    return {f"{tree}/{HEADERS_FILE}".lstrip("/"): body for tree in {""} | {rel.split("/")[0] for rel in site if "/" in rel}}
+    return {f"{SITE}{tree}{HEADERS_FILE}": body for tree in {""} | {f"{h}/" for h in hosts}}

@@ -9,12 +9,14 @@ that passes the official checks."""
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from knoc.project import DEFAULT_TRANSPORT, SERVICE_CLASS_URI, SERVICE_CLASSES
+from knoc.diagnostics import Diagnostic, Span, error, warning
+from knoc.project import DEFAULT_TRANSPORT, SERVICE_CLASS_URI, SERVICE_CLASSES, url_location
 
 TRANSPORTS = ("JSONRPC", "GRPC", "HTTP+JSON")
 URL = re.compile(r"^https?://[^/?#\s]+(/[^?#\s]*)?$")  # agent-card-schema's card url
@@ -100,13 +102,8 @@ def _kind(value: Any) -> str:
 
 
 def publishable(url: Any) -> bool:
-    if not isinstance(url, str) or not URL.match(url):
-        return False
-    try:
-        urlsplit(url).port  # "http://localhost:PORT/" has no port knoc can serve
-    except ValueError:
-        return False
-    return True
+    """An http(s) URL a card can be published at (so not `http://localhost:PORT/`)."""
+    return isinstance(url, str) and URL.match(url) is not None and url_location(url) is not None
 
 
 def _service(raw: dict[str, Any], out: Imported) -> tuple[str | None, str, list[dict[str, Any]]]:
@@ -417,6 +414,35 @@ CONVERTERS = {
     "authentication": _authentication, "securitySchemes": _security_schemes, **{k: _modes(k) for k in MODES},
     "skills": _skills,
 }
+
+
+def load(source: str, label: str) -> tuple[Imported | None, list[Diagnostic]]:
+    """One card file or URL, converted; its findings are located at `label`."""
+    try:
+        body = read(source)
+    except (OSError, ValueError) as exc:
+        return None, [error("KNO-IMPORT-READ", f"cannot read it: {exc}", file=label,
+                            hint="check the path or URL; a URL without .json gets /.well-known/agent-card.json")]
+    try:
+        raw = json.loads(body.decode("utf-8-sig"))
+    except UnicodeDecodeError:
+        return None, [error("KNO-IMPORT-READ", "it is not UTF-8 text", file=label, hint="an Agent Card is JSON")]
+    except json.JSONDecodeError as exc:
+        return None, [error("KNO-IMPORT-READ", f"it is not JSON: {exc.msg}", file=label,
+                            span=Span(exc.lineno, exc.colno), hint="an Agent Card is a JSON object")]
+    try:
+        imported = convert(raw)
+    except NotACard as exc:
+        return None, [error("KNO-IMPORT-NOT-CARD", f"not an A2A Agent Card: {exc}", file=label,
+                            hint="nothing was written for it")]
+    return imported, [warning("KNO-IMPORT-CHANGED", f"{c.path}: {c.message}", file=label, json_path=c.path,
+                              hint="review the blueprint") for c in imported.changes]
+
+
+def unique_slug(name: str, taken: set[str]) -> str:
+    """The slug of a card's name, numbered past the ones in `taken`."""
+    base = slugify(name) or "agent"
+    return next(s for n in range(1, len(taken) + 2) if (s := base if n == 1 else f"{base}-{n}") not in taken)
 
 
 def read(source: str, timeout: float = 15.0) -> bytes:

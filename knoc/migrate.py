@@ -9,8 +9,17 @@ compiles a scratch copy before writing anything and refuses otherwise."""
 from __future__ import annotations
 
 import datetime
+import shutil
+import tempfile
 from dataclasses import dataclass
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from knoc.config import CONFIG_FILE, Config, load_config
+from knoc.emit import MANIFEST
+
+if TYPE_CHECKING:
+    from knoc.pipeline import Result
 
 BLUEPRINT = "agent-blueprint@0.2.0"
 BLUEPRINTS = "agent-blueprints"  # the collection under content/
@@ -94,8 +103,37 @@ def _before(m: Any, keys: tuple[str, ...]) -> int:
     return next((names.index(k) for k in keys if k in names), len(names))
 
 
-def migrate_text(text: str, source: str, today: datetime.date) -> str:
+def plan(root: Path, rel: str, content: str, today: datetime.date) -> Migration:
+    """The migration of one legacy file (NotLegacy, OSError or a YAML error
+    when it is none), loaded and dumped by one round-trip YAML."""
     from knoc.author import dump, yaml_rt
 
     yaml = yaml_rt()
-    return dump(yaml, to_blueprint(yaml.load(text), source, today))
+    data = yaml.load((root / rel).read_text(encoding="utf-8"))
+    return Migration(rel, f"{content}/{BLUEPRINTS}/{Path(rel).name}", legacy_declaration(data),
+                     dump(yaml, to_blueprint(data, rel, today)))
+
+
+def rehearse(config: Config, migrations: list[Migration]) -> Result:
+    """The repo compiled with `migrations` applied, in a scratch copy."""
+    from knoc.author import write_new
+    from knoc.pipeline import compile_repo
+
+    with tempfile.TemporaryDirectory(prefix="knoc-migrate-") as tmp:
+        scratch = Path(tmp)
+        for part in (config.specs, config.content):
+            shutil.copytree(config.root / part, scratch / part)
+        if (config.root / CONFIG_FILE).is_file():
+            shutil.copy(config.root / CONFIG_FILE, scratch / CONFIG_FILE)
+        for m in migrations:
+            (scratch / m.source).unlink()
+            write_new(scratch / m.target, m.text)
+        return compile_repo(load_config(scratch, config.a2a))
+
+
+def changed(before: Result, after: Result) -> list[str]:
+    """Built files (but the manifest, which lists inputs) that differ."""
+    if not after.ok:
+        return [d.file or "?" for d in after.report.sorted() if d.is_error][:3]
+    names = (set(before.files) | set(after.files)) - {MANIFEST}
+    return sorted(n for n in names if before.files.get(n) != after.files.get(n))

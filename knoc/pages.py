@@ -9,7 +9,7 @@ import json
 from typing import Any
 
 from knoc import template
-from knoc.hosting import SITE
+from knoc.hosting import CARD_FILE, SITE
 from knoc.project import Card, site_dir
 from knoc.resolve import is_public
 from knoc.validate import Typed
@@ -30,7 +30,7 @@ def extension_pages(typed: list[Typed], cards: list[Card]) -> dict[str, bytes]:
         path = f"{SITE}{where}/{PAGE_FILE}" if where else None
         if path is None or path in pages:  # not an http(s) URL, or another extension's page
             continue
-        users = [{"name": c.projection.name, "card": f"{c.projection.url}/.well-known/agent-card.json"}
+        users = [{"name": c.projection.name, "card": f"{c.projection.url}/{CARD_FILE}"}
                  for c in cards if any(e[0] == uri for e in c.projection.extensions)]
         ext: dict[str, Any] = {**t.data, "title": t.data.get("title") or t.data["slug"],
                                "source": t.entity.source.rel}
