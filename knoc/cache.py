@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 DIR = ".knoc-cache"
-MAGIC = b"knoc-cache 7\n"  # bump when an entry's shape changes
+MAGIC = b"knoc-cache 8\n"  # bump when an entry's shape changes
 SHARDS = 64
 RACY_NS = 2_000_000_000  # mtimes this close to a save are not trusted
 
@@ -58,7 +58,7 @@ class Cache:
     sources: dict[str, Source] = field(default_factory=dict)
     link: Linked | None = None
     dropped: str | None = None  # why a stored file was not used (the first one)
-    _saved: list[int] = field(default_factory=lambda: [0] * SHARDS)  # each shard's save time
+    _racy: set[str] = field(default_factory=set)  # sources stored with an mtime too near their save
     _stored: list[dict[str, Source]] = field(default_factory=lambda: [{} for _ in range(SHARDS)])
     _link_stored: Linked | None = None
 
@@ -72,8 +72,9 @@ class Cache:
         for i in range(SHARDS):
             value = cache._load(f"sources-{i:02x}.bin")
             if value is not None:
-                cache._saved[i], cache._stored[i] = value
+                saved, cache._stored[i] = value
                 cache.sources.update(value[1])
+                cache._racy.update(rel for rel, v in value[1].items() if v[2] > saved - RACY_NS)
         cache.link = cache._link_stored = cache._load("link.bin")
         return cache
 
@@ -87,13 +88,10 @@ class Cache:
         self.dropped = self.dropped or why
         return None if value is None else value[1]
 
-    def digest(self, rel: str, size: int, mtime_ns: int) -> str | None:
-        """The file's sha256 as last seen, if its size and mtime say it is
-        untouched since, and that mtime is old enough to be trusted."""
-        hit = self.sources.get(rel)
-        if hit is None or hit[1] != size or hit[2] != mtime_ns:
-            return None
-        return hit[0] if mtime_ns <= self._saved[_shard(rel)] - RACY_NS else None
+    def vouches(self, rel: str, stored: Source, size: int, mtime_ns: int) -> bool:
+        """Whether the file's bytes are those `stored` hashed: the same size
+        and mtime as then, and that mtime old enough to be trusted."""
+        return stored[1] == size and stored[2] == mtime_ns and rel not in self._racy
 
     def get(self, rel: str, digest: str) -> Entry | None:
         hit = self.sources.get(rel)
@@ -153,9 +151,11 @@ class OutputMemo:
             memo.snapshot = Snapshot(*value)
         return memo
 
-    def save(self) -> None:
-        if self.path is not None:
-            _write(self.path, (self.snapshot.files, self.snapshot.dirs))
+    def update(self, snapshot: Snapshot) -> None:
+        """Keep this snapshot, writing it only if it differs from the stored one."""
+        if snapshot != self.snapshot and self.path is not None:
+            _write(self.path, (snapshot.files, snapshot.dirs))
+        self.snapshot = snapshot
 
 
 def salt(*parts: str) -> str:

@@ -29,8 +29,8 @@ def _write(v: Any, nl: str, out: list[str]) -> None:
             out.append("{}")
             return
         inner, sep = nl + "  ", "{"
-        if all(type(item) is str for item in v.values()):  # the manifest's big maps: one join
-            if not all(type(key) is str for key in v):
+        if set(map(type, v.values())) == {str}:  # the manifest's big maps: one join
+            if set(map(type, v)) != {str}:
                 raise TypeError("JSON keys must be strings")
             out += ("{", ",".join(f"{inner}{encode_basestring(k)}: {encode_basestring(i)}"
                                   for k, i in v.items()), nl, "}")

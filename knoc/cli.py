@@ -1,26 +1,26 @@
 """The command line: parse arguments, run the pipeline, render diagnostics.
 
 Exit codes: 0 clean, 1 findings at or above `--fail-on` (default: errors),
-2 usage or configuration error."""
+2 usage or configuration error.
+
+A module only one command needs (the HTTP server, git, the importer and
+migrator) is imported inside that command: `knoc check` runs on every
+commit and should not pay for them."""
 
 from __future__ import annotations
 
-import datetime
 import functools
 import json
 import os
 import re
 import sys
-import tempfile
-import threading
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable
 
 import click
 
-from knoc import __version__, author, capability, importer, migrate, render
-from knoc import serve as serving
+from knoc import __version__, background, capability, render
 from knoc.cache import DIR, OutputMemo
 from knoc.changes import Publication, compare, count
 from knoc.config import Config, ConfigError, find_root, load_config
@@ -29,7 +29,6 @@ from knoc.discover import CATALOG_CLASSES, Request, catalog, discover
 from knoc.drift import drift
 from knoc.emit import DOMAINS, OutputError, scan_tree, stat_tree, write_tree
 from knoc.hosting import SITE
-from knoc.gitref import GitError, default_base, describe, export
 from knoc.pipeline import Result, compile_repo
 from knoc.source import SourceFile
 from knoc.wire import TARGETS
@@ -149,9 +148,7 @@ def _build(run: Run) -> int:
         except OutputError as exc:
             raise UsageError("KNO-OUTPUT", str(exc),
                              "move those files away, or set another `output` in knoc.toml") from None
-        memo = OutputMemo.open(config.root, run.use_cache)
-        memo.snapshot = stat_tree(config.out_dir, result.digests)
-        memo.save()
+        OutputMemo.open(config.root, run.use_cache).update(stat_tree(config.out_dir, result.digests))
     cards = len(result.cards)
     outcome = (f"wrote {cards} card{'s' if cards != 1 else ''} (A2A {config.a2a}) to {out}"
                if written else f"{out} left unchanged")
@@ -171,6 +168,10 @@ def serve(run: Run, port: int, site_name: str | None, watch: bool) -> int:
     The request's Host header picks the build/site/<host> tree; any other
     host gets build/site/ itself, with the catalog page at /. Cards go out
     as application/json with CORS open for GET; agent.json answers too."""
+    import threading
+
+    from knoc import serve as serving
+
     config = run.config
     site = config.out_dir / SITE.rstrip("/")
     if watch:
@@ -213,16 +214,23 @@ def check(run: Run) -> int:
     or extra file (and a short diff) when it does not, or on any finding."""
     config = run.config
     out = config.output + "/"
+    on_disk = background.start(functools.partial(_on_disk, config, run.use_cache))
     result = run.compile()
+    actual = on_disk()
     if not result.ok:
         return run.report(result.report.sorted(), result.inputs, f"{out} not compared", "knoc check")
-    memo = OutputMemo.open(config.root, run.use_cache)
-    memo.snapshot = scan_tree(config.out_dir, memo.snapshot)
-    memo.save()
-    drifted = drift(result.files, result.digests, {rel: st[2] for rel, st in memo.snapshot.files.items()},
+    drifted = drift(result.files, result.digests, actual,
                     lambda rel: (config.out_dir / rel).read_bytes(), out)
     outcome = f"{out} drifted: run `knoc build`" if drifted else f"{out} is up to date"
     return run.report(result.report.sorted() + drifted, result.inputs, outcome, "knoc check")
+
+
+def _on_disk(config: Config, use_cache: bool) -> dict[str, str]:
+    """The sha256 of each file under build/, through the memo of its stats.
+    `check` runs it on another core while the sources compile."""
+    memo = OutputMemo.open(config.root, use_cache)
+    memo.update(scan_tree(config.out_dir, memo.snapshot))
+    return {rel: st[2] for rel, st in memo.snapshot.files.items()}
 
 
 @main.command()
@@ -251,6 +259,10 @@ def diff(run: Run, base: str | None) -> int:
     Per agent and per perception domain, each change is classed breaking,
     additive or cosmetic. Markdown (the default; paste it into a pull
     request) or JSON; --fail-on breaking makes it a CI gate."""
+    import tempfile
+
+    from knoc.gitref import GitError, default_base, describe, export
+
     config, head = run.config, run.compile()
     diags = head.report.sorted()
     if not head.ok:
@@ -333,6 +345,8 @@ def new_agent(run: Run, slug: str, title: str | None, url: str) -> int:
     """Write content/agent-blueprints/SLUG.kno: a valid blueprint skeleton
     with a fresh ULID, private until its visibility line is removed. Never
     replaces a file; the new file is then validated like any other."""
+    from knoc import author, importer
+
     if not SLUG.match(slug):
         raise UsageError("KNO-CONFIG", f"`{slug}` is not a slug", "use lowercase letters, digits and single hyphens")
     url = url.replace("{slug}", slug)
@@ -357,6 +371,10 @@ def import_cmd(run: Run, sources: tuple[str, ...], force: bool) -> int:
     a JSON file that is not an agent card is refused. A blueprint of the
     same slug is never replaced unless --force. What it writes is then
     validated like any other source."""
+    import datetime
+
+    from knoc import author, importer, migrate
+
     config = run.config
     diags: list[Diagnostic] = []
     written: list[str] = []
@@ -401,6 +419,10 @@ def migrate_cmd(run: Run, files: tuple[Path, ...], dry_run: bool) -> int:
     scratch copy: every built file but the manifest must come out byte for
     byte the same, or nothing is written. A blueprint that exists is never
     replaced; the legacy file is removed once its blueprint is written."""
+    import datetime
+
+    from knoc import migrate
+
     config = run.config
     rels = ([_rel(config.root, f) for f in files] if files else
             sorted(p.relative_to(config.root).as_posix()
@@ -442,6 +464,8 @@ def migrate_cmd(run: Run, files: tuple[Path, ...], dry_run: bool) -> int:
 
 def _write(run: Run, rel: str, text: str, force: bool | None) -> None:
     """force: None for a command without --force."""
+    from knoc import author
+
     try:
         author.write_new(run.config.root / rel, text, bool(force))
     except author.Exists:

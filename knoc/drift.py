@@ -11,6 +11,7 @@ from knoc.diagnostics import Diagnostic, error
 
 MAX_DIFF_LINES = 40
 CONTEXT = 2
+ANCHOR = 20  # equal lines beyond the context that a diff window keeps, for alignment
 _HUNK = re.compile(r"^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@$")
 
 
@@ -21,13 +22,15 @@ def drift(expected: dict[str, bytes], want: dict[str, str], actual: dict[str, st
     disk for the diff; `out` prefixes paths."""
     found: list[Diagnostic] = []
     hint = f"run `knoc build` and commit {out}"
-    for path in sorted(expected.keys() | actual.keys()):
+    # Sets first: on a large tree almost every file matches, and only the rest need sorting.
+    differ = expected.keys() ^ actual.keys() | {p for p in expected.keys() & actual.keys() if want[p] != actual[p]}
+    for path in sorted(differ):
         shown = f"{out}{path}"
         if path not in actual:
             found.append(error("KNO-DRIFT", f"missing: {shown}", file=shown, hint=hint))
         elif path not in expected:
             found.append(error("KNO-DRIFT", f"extra: {shown}", file=shown, hint=hint))
-        elif want[path] != actual[path]:
+        else:
             found.append(error("KNO-DRIFT", f"stale: {shown}", file=shown, hint=hint,
                                detail=_diff(shown, read(path), expected[path])))
     return found
@@ -36,22 +39,40 @@ def drift(expected: dict[str, bytes], want: dict[str, str], actual: dict[str, st
 def _diff(shown: str, old_bytes: bytes, new_bytes: bytes) -> str:
     old = old_bytes.decode("utf-8", "replace").splitlines()
     new = new_bytes.decode("utf-8", "replace").splitlines()
-    # difflib is slow on the large index files: diff only the differing middle.
+    lines: list[str] = []
+    for lo, old_hi, new_hi in _windows(old, new):
+        hunks = difflib.unified_diff(old[lo:old_hi], new[lo:new_hi], f"{shown} (on disk)",
+                                     f"{shown} (from sources)", n=CONTEXT, lineterm="")
+        lines += [_shift(line, lo) for i, line in enumerate(hunks) if i >= 2 or not lines]
+    if len(lines) > MAX_DIFF_LINES:
+        lines = lines[:MAX_DIFF_LINES] + [f"... {len(lines) - MAX_DIFF_LINES} more lines"]
+    return "\n".join(lines)
+
+
+def _windows(old: list[str], new: list[str]) -> list[tuple[int, int, int]]:
+    """Where to diff, as (start, old end, new end): difflib is slow on the
+    large index files, and their changes are a few lines far apart. Lines
+    are compared one to one when the counts agree (an edit rewrote lines in
+    place), each run of changes becoming a window with some equal lines
+    around it (difflib needs them to align as it would on the whole file);
+    otherwise the differing middle between equal head and tail."""
+    if len(old) == len(new):
+        around = CONTEXT + ANCHOR
+        runs: list[list[int]] = []
+        for i in (i for i, (a, b) in enumerate(zip(old, new)) if a != b):
+            if runs and i - runs[-1][1] <= 2 * around:
+                runs[-1][1] = i
+            else:
+                runs.append([i, i])
+        return [(max(0, a - around), b + around + 1, b + around + 1) for a, b in runs]
     head = 0
     while head < min(len(old), len(new)) and old[head] == new[head]:
         head += 1
     tail = 0
     while tail < min(len(old), len(new)) - head and old[-1 - tail] == new[-1 - tail]:
         tail += 1
-    skip = max(0, head - CONTEXT)
     keep = max(0, tail - CONTEXT)
-    lines = list(difflib.unified_diff(old[skip:len(old) - keep], new[skip:len(new) - keep],
-                                      f"{shown} (on disk)", f"{shown} (from sources)",
-                                      n=CONTEXT, lineterm=""))
-    lines = [_shift(line, skip) for line in lines]
-    if len(lines) > MAX_DIFF_LINES:
-        lines = lines[:MAX_DIFF_LINES] + [f"... {len(lines) - MAX_DIFF_LINES} more lines"]
-    return "\n".join(lines)
+    return [(max(0, head - CONTEXT), len(old) - keep, len(new) - keep)]
 
 
 def _shift(line: str, by: int) -> str:

@@ -43,10 +43,11 @@ def render_linked(repo: Repo, cards: list[Card], typed: list[Typed]) -> dict[str
     return {DOMAINS: dumps(domains), CATALOG: dumps(catalog), **site, **headers_files(hosts)}
 
 
-def render(cards: list[Card], linked: dict[str, bytes], inputs: list[Input],
+def render(cards: list[Card], linked: dict[str, bytes], linked_digests: dict[str, str], inputs: list[Input],
            target: str) -> tuple[dict[str, bytes], dict[str, str]]:
     """Every output file and its sha256, keyed by its path under the build
-    directory: the cards, the files the link stage rendered, the manifest."""
+    directory: the cards, the files the link stage rendered (with their
+    digests), the manifest."""
     files: dict[str, bytes] = {}
     digests: dict[str, str] = {}
     for card in cards:
@@ -54,8 +55,8 @@ def render(cards: list[Card], linked: dict[str, bytes], inputs: list[Input],
         base = f"{SITE}{p.site_dir}/"
         files[base + CARD_FILE] = files[base + LEGACY_CARD_FILE] = p.body
         digests[base + CARD_FILE] = digests[base + LEGACY_CARD_FILE] = p.digest
-    for path, body in linked.items():
-        files[path], digests[path] = body, sha256(body)
+    files.update(linked)
+    digests.update(linked_digests)
     files[MANIFEST] = dumps(manifest(inputs, digests, target))
     digests[MANIFEST] = sha256(files[MANIFEST])
     return files, digests

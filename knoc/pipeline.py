@@ -18,6 +18,7 @@ from typing import Any
 
 from knoc import __version__, contract, delegation
 from knoc.cache import Cache, Entry, Source, salt
+from knoc.canonical import sha256
 from knoc.config import Config
 from knoc.diagnostics import Diagnostic, Report, from_dict
 from knoc.emit import Input, render, render_linked
@@ -70,17 +71,18 @@ class Link:
     diags: list[Diagnostic]
     agents: dict[str, str]  # slug -> source, of every agent, public or not
     published: list[tuple[str, str]]  # (slug, source) of each card to publish, in order
-    files: dict[str, bytes]  # what it writes: the runtime index, extension pages
+    files: dict[str, bytes]  # what it writes: the runtime index, catalog and extension pages
+    digests: dict[str, str]  # sha256 of each of `files`, kept so a warm run need not rehash megabytes
 
     def to_payload(self) -> tuple[Any, ...]:
-        return ([d.to_dict() for d in self.diags], self.agents, self.published, self.files)
+        return ([d.to_dict() for d in self.diags], self.agents, self.published, self.files, self.digests)
 
     @classmethod
     def from_payload(cls, payload: Any) -> "Link | None":
         """None for a payload of another shape (written by another knoc)."""
         try:
-            diags, agents, published, files = payload
-            return cls([from_dict(d) for d in diags], agents, [tuple(p) for p in published], files)
+            diags, agents, published, files, digests = payload
+            return cls([from_dict(d) for d in diags], agents, [tuple(p) for p in published], files, digests)
         except (TypeError, ValueError, KeyError):
             return None
 
@@ -125,7 +127,7 @@ def compile_repo(config: Config, use_cache: bool = False) -> Result:
     if result.ok:
         inputs: list[Input] = [(s.rel, s.digest, results[s.rel].private) for s in sources
                                if results[s.rel].decl is not None]
-        result.files, result.digests = render(cards, link.files, inputs, config.a2a)
+        result.files, result.digests = render(cards, link.files, link.digests, inputs, config.a2a)
     return result
 
 
@@ -141,22 +143,23 @@ def _each_file(config: Config, paths: list[str], specs: SpecSet, cache: Cache,
             st = os.stat(path)
         except OSError:
             st = None
-        known = cache.digest(rel, st.st_size, st.st_mtime_ns) if st else None
-        src = SourceFile(path, rel, None, known) if known else _read(config, rel, report)
-        if src is None:
-            continue
-        sources.append(src)
-        stored = cache.get(rel, src.digest)
-        cached = FileResult.from_entry(stored) if stored is not None else None
-        if stored is not None and cached is not None:
-            results[rel], entry = cached, stored
+        old = cache.sources.get(rel)
+        if st is not None and old is not None and cache.vouches(rel, old, st.st_size, st.st_mtime_ns):
+            src, entry = SourceFile(path, rel, None, old[0]), old[3]  # not even read
         else:
-            results[rel] = one_file(src, parse_source(src), specs, config.a2a)
-            entry = results[rel].to_entry()
+            src = _read(config, rel, report)
+            if src is None:
+                continue
+            entry = cache.get(rel, src.digest)  # the same bytes with a new mtime, say after a checkout
+        cached = FileResult.from_entry(entry) if entry is not None else None
+        if cached is None:
+            cached = one_file(src, parse_source(src), specs, config.a2a)
+            entry = cached.to_entry()
+        sources.append(src)
+        results[rel] = cached
         if st is not None:  # keep the stored tuple when nothing changed: its shard stays unwritten
-            old = cache.sources.get(rel)
             new = (src.digest, st.st_size, st.st_mtime_ns, entry)
-            kept[rel] = old if old is not None and old[:3] == new[:3] and old[3] is entry else new
+            kept[rel] = old if old is not None and old[3] is entry and old[:3] == new[:3] else new
     cache.sources = kept
     return sources
 
@@ -211,7 +214,7 @@ def link_repo(sources: list[SourceFile], results: dict[str, FileResult], specs: 
     found += found_ext + contract.check_cards(projected, known) + delegation.check(repo.agents, target)
     files = render_linked(repo, cards, typed)
     return Link(diags + found, {a.slug: a.typed.entity.source.rel for a in repo.agents},
-                [(c.slug, c.source) for c in cards], files)
+                [(c.slug, c.source) for c in cards], files, {path: sha256(body) for path, body in files.items()})
 
 
 def _read(config: Config, rel: str, report: Report) -> SourceFile | None:

@@ -342,7 +342,7 @@ def site_dir(url: str) -> str | None:
 
 
 def _join(host: str, path: str) -> str:
-    return "/".join(p for p in (host, path) if p)
+    return f"{host}/{path}" if host and path else host or path
 
 
 # --- targets -------------------------------------------------------------

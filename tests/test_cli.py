@@ -3,6 +3,7 @@ build directory's safety, determinism and the runtime domain index."""
 
 from __future__ import annotations
 
+import difflib
 import os
 import subprocess
 import sys
@@ -11,7 +12,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from knoc import __version__
+from knoc import __version__, drift
 from knoc.cli import main
 from knoc.emit import write_tree
 from knoc.index import DomainIndex
@@ -153,3 +154,19 @@ def test_check_names_stale_missing_and_extra_files(repo: Path, knoc) -> None:  #
     assert "missing: build/site/api.possibility.space/a2a/.well-known/agent.json" in err
     assert "extra: build/index/stray.json" in err
     assert "run `knoc build`" in err
+
+
+
+def test_a_large_file_with_far_apart_changes_gets_the_whole_file_diff() -> None:
+    # The manifest has thousands of lines, and one edit changes a few of them
+    # far apart. knoc diffs only windows around them; the result must be what
+    # difflib says of the whole file, hunk numbers included.
+    old = [f'    "content/agents/a-{i:05}.kno": "{i:064x}",' for i in range(20000)]
+    new = list(old)
+    new[3], new[12345], new[12349] = '    "sources_digest": "new",', "    edited", "    also edited"
+    whole = difflib.unified_diff(old, new, "build/manifest.json (on disk)", "build/manifest.json (from sources)",
+                                 n=drift.CONTEXT, lineterm="")
+    detail = drift._diff("build/manifest.json", "\n".join(old).encode(), "\n".join(new).encode())
+    assert detail == "\n".join(whole)
+    assert [line for line in detail.splitlines() if line.startswith("@@")] == ["@@ -2,5 +2,5 @@",
+                                                                               "@@ -12344,9 +12344,9 @@"]
