@@ -144,6 +144,8 @@ def _each_file(config: Config, paths: list[str], specs: SpecSet, cache: Cache,
         except OSError:
             st = None
         old = cache.sources.get(rel)
+        src: SourceFile | None
+        entry: Entry | None
         if st is not None and old is not None and cache.vouches(rel, old, st.st_size, st.st_mtime_ns):
             src, entry = SourceFile(path, rel, None, old[0]), old[3]  # not even read
         else:
