@@ -153,8 +153,7 @@ def _each_file(config: Config, paths: list[str], specs: SpecSet, cache: Cache,
             if src is None:
                 continue
             entry = cache.get(rel, src.digest)  # the same bytes with a new mtime, say after a checkout
-        cached = FileResult.from_entry(entry) if entry is not None else None
-        if cached is None:
+        if entry is None or (cached := FileResult.from_entry(entry)) is None:
             cached = one_file(src, parse_source(src), specs, config.a2a)
             entry = cached.to_entry()
         sources.append(src)
