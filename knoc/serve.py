@@ -14,6 +14,7 @@ from typing import Callable
 from urllib.parse import unquote, urlsplit
 
 from knoc.hosting import CARD_HEADERS, CARD_NAMES, HEADERS_FILE, headers_for, is_card
+from knoc.load import discover
 
 INDEX = "index.html"
 
@@ -89,19 +90,15 @@ def start(site: Path, fixed: str | None, port: int) -> ThreadingHTTPServer:
 
 
 def fingerprint(root: Path, folders: list[str]) -> tuple[tuple[str, int, int], ...]:
-    """What changes when an author saves, adds or removes a source."""
-    seen = []
-    for folder in folders:
-        for dirpath, dirnames, filenames in os.walk(root / folder):
-            dirnames.sort()
-            seen += [os.path.join(dirpath, name) for name in sorted(filenames)]
+    """What changes when an author saves, adds or removes a source: the
+    size and mtime of each file a compile reads (load.discover's list)."""
     out = []
-    for path in seen:
+    for rel in discover(root, folders):
         try:
-            st = os.stat(path)
-        except OSError:
+            st = os.stat(root / rel)
+        except OSError:  # removed since the listing: the next poll sees it gone
             continue
-        out.append((path, st.st_mtime_ns, st.st_size))
+        out.append((rel, st.st_mtime_ns, st.st_size))
     return tuple(out)
 
 
