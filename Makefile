@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: build check test bench snapshot-update clean
+.PHONY: build check lint test bench snapshot-update clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -18,7 +18,11 @@ build: $(STAMP)  ## compile the example content repo into build/
 check: $(STAMP)  ## the drift guard: is the committed build/ what the sources compile to?
 	$(BIN)/knoc check
 
-test: $(STAMP)  ## the whole test suite (what CI runs)
+lint: $(STAMP)  ## the linter and the type checker
+	$(BIN)/ruff check knoc tests bench
+	$(BIN)/mypy
+
+test: lint  ## the linter, the type checker and the whole test suite (what CI runs)
 	$(BIN)/pytest -q
 
 bench: $(STAMP)  ## cold-build benchmark at 1,000 and 10,000 agents

@@ -22,7 +22,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from gen_repo import generate  # noqa: E402
+from gen_repo import generate
 
 MEASURE = ("import resource, subprocess, sys, time;"
            "t = time.perf_counter();"

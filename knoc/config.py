@@ -6,7 +6,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from knoc.wire import TARGETS
+from knoc.a2a import targets
 
 CONFIG_FILE = "knoc.toml"
 _KEYS = {"specs", "content", "output", "a2a"}
@@ -22,7 +22,7 @@ class Config:
     specs: str = "specs"
     content: str = "content"
     output: str = "build"
-    a2a: str = "1.0"
+    a2a: str = targets.DEFAULT
 
     @property
     def out_dir(self) -> Path:
@@ -58,8 +58,8 @@ def load_config(root: Path, a2a: str | None = None) -> Config:
     if a2a is not None:
         values["a2a"] = a2a
     config = Config(root=root, **values)
-    if config.a2a not in TARGETS:
-        raise ConfigError(f"unknown A2A target `{config.a2a}`; choose one of {', '.join(TARGETS)}")
+    if config.a2a not in targets.names():
+        raise ConfigError(f"unknown A2A target `{config.a2a}`; choose one of {', '.join(targets.names())}")
     for key in ("specs", "content", "output"):
         folder = (root / getattr(config, key)).resolve()
         if root.resolve() not in (folder, *folder.parents) or folder == root.resolve():

@@ -2,15 +2,16 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
 
 from knoc.cli import main
+from knoc.compiler.driver import Result, compile_repo
 from knoc.config import load_config
-from knoc.pipeline import Result, compile_repo
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE_PARTS = ("knoc.toml", "specs", "content")

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from knoc import background
+from knoc.io import background
 
 
 def test_the_value_comes_back_from_the_other_process() -> None:

@@ -3,8 +3,8 @@ exit code 1, and build/ byte-identical after the failed build."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import pytest
 

@@ -5,12 +5,13 @@ a damaged cache is detected and rebuilt rather than trusted."""
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 
-from knoc.cache import DIR, Cache
+from knoc.io.cache import DIR, Cache
 
 BLUEPRINT = "content/agent-blueprints/schema-steward.kno"
 Knoc = Callable[..., Any]

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from knoc.canonical import dumps
+from knoc.output.canonical import dumps
 
 VALUES: list[Any] = [
     {},

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 from ruamel.yaml import YAML
 
-from knoc import capability
-from knoc.capability import CONTRACT_URI
-from knoc.delegation import contract_of
+from knoc.a2a import capability
+from knoc.a2a.extensions import CONTRACT_URI
+from knoc.kinds.delegation import contract_of
 from tests.conftest import ROOT, Knoc, compile_example, edit, findings, line_of, one
 
 STEWARD = "content/agent-blueprints/schema-steward.kno"

@@ -12,10 +12,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from knoc import __version__, drift
+from knoc import __version__
 from knoc.cli import main
-from knoc.emit import write_tree
-from knoc.index import DomainIndex
+from knoc.io.tree import write_tree
+from knoc.output.index import DomainIndex
+from knoc.tools import drift
 from tests.conftest import ROOT, json_diags, tree
 
 

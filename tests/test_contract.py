@@ -3,8 +3,9 @@ is checked against them: each finding comes with its code, file and line."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from tests.conftest import edit, findings, line_of, one
 

@@ -6,14 +6,15 @@ from __future__ import annotations
 
 import json
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 from syrupy.assertion import SnapshotAssertion
 
-from knoc.capability import CONTRACT_URI
-from knoc.changes import Publication, compare
+from knoc.a2a.extensions import CONTRACT_URI
+from knoc.tools.diff import Publication, compare
 
 Knoc = Callable[..., Any]
 STEWARD = "content/agent-blueprints/schema-steward.kno"

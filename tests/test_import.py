@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 from ruamel.yaml import YAML
 
+from knoc.a2a.extensions import SERVICE_CLASS_URI
+from knoc.compiler.driver import compile_repo
 from knoc.config import load_config
-from knoc.pipeline import compile_repo
-from knoc.project import SERVICE_CLASS_URI
 from tests.conftest import Knoc, json_diags, tree
 from tests.test_official_checks import assert_v03_schema, assert_v10_strict
 

@@ -15,7 +15,7 @@ from a2a.utils.proto_utils import validate_proto_required_fields
 from google.protobuf.json_format import ParseDict
 from jsonschema import Draft7Validator
 
-from knoc.project import SERVICE_CLASS_URI
+from knoc.a2a.extensions import SERVICE_CLASS_URI
 from tests.conftest import compile_example
 
 SCHEMA_V03 = json.loads((Path(__file__).parent / "data/a2a/a2a-v0.3.0.schema.json").read_text())

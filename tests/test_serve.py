@@ -12,9 +12,9 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 import httpx
 import pytest
@@ -22,7 +22,7 @@ from a2a.client import A2ACardResolver
 from a2a.client.card_resolver import parse_agent_card
 from google.protobuf.json_format import MessageToDict
 
-from knoc.serve import locate
+from knoc.tools.serve import locate
 from tests.conftest import ROOT, edit
 
 ARTIFACTS = Path(os.environ.get("KNOC_ARTIFACTS", ROOT / "tests" / "artifacts"))

@@ -1,0 +1,192 @@
+"""The capability contract (seed 001): what an agent declares it can do and
+which A2A protocol versions it speaks, read either from an authored card
+(the link stage's delegation checks) or from a published card (discovery).
+Both readings give the same `Contract`, so build time and discovery time
+judge an agent alike."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any, NamedTuple
+
+from packaging.version import Version
+from pydantic.alias_generators import to_snake
+
+from knoc.a2a.extensions import CONTRACT_URI
+from knoc.a2a.wire import ContractCapabilities
+from knoc.rules.version import PROTOCOL, protocol_key
+
+# Tier 1: every compliant agent does these; nobody declares them.
+IMPLICIT = ("send_message", "get_task", "list_tasks", "basic_errors")
+# Tier 2 flags the A2A card defines itself, by target.
+CORE = ("streaming", "push_notifications", "extended_agent_card", "state_transition_history")
+# Tier 2 and 3 flags no A2A version defines: the wire model of the
+# capability-contract extension names them (one list, one place).
+CONTRACT_FLAGS = tuple(ContractCapabilities.model_fields)
+# Tier 3: still honoured, discouraged; the value names the replacement.
+DEPRECATED = {"artifact_streaming": "streaming_message"}
+EXT_PREFIX = "ext:"
+VERSION = PROTOCOL  # what a protocol version looks like
+
+
+class Contract(NamedTuple):
+    flags: dict[str, bool]  # every flag the card states, true or false
+    extensions: frozenset[str]  # URIs in capabilities.extensions
+    versions: tuple[str, ...]  # every protocol version an interface speaks, in card order
+    min_version: str | None = None
+    max_version: str | None = None
+
+    def spans(self) -> list[tuple[str, str]]:
+        """The versions it accepts, as inclusive spans. A declared bound
+        replaces the bound its interfaces imply on that side (seed 001's
+        version_in_range); with no bound declared, exactly its interfaces'."""
+        if not self.versions:
+            return []
+        if self.min_version is None and self.max_version is None:
+            return [(v, v) for v in self.versions]
+        ordered = sorted(self.versions, key=version_key)
+        return [(self.min_version or ordered[0], self.max_version or ordered[-1])]
+
+    def accepts(self, version: str) -> bool:
+        return any(in_range(version, low, high) for low, high in self.spans())
+
+    def overlaps(self, other: Contract) -> bool:
+        return any(version_key(a) <= version_key(d) and version_key(c) <= version_key(b)
+                   for a, b in self.spans() for c, d in other.spans())
+
+
+def version_key(version: str) -> Version:
+    """"1.0" and "1.0.0" are the same version."""
+    return protocol_key(version)
+
+
+def in_range(version: str, low: str | None, high: str | None) -> bool:
+    key = version_key(version)
+    return (low is None or version_key(low) <= key) and (high is None or key <= version_key(high))
+
+
+def known_requirement(name: str) -> bool:
+    return (name in IMPLICIT or name in CORE or name in CONTRACT_FLAGS
+            or (name.startswith(EXT_PREFIX) and len(name) > len(EXT_PREFIX)))
+
+
+def vocabulary() -> list[str]:
+    return [*IMPLICIT, *CORE, *CONTRACT_FLAGS, "ext:<uri>"]
+
+
+class Verdict(NamedTuple):
+    verdict: str  # compatible | deprecated_capability | missing_capability | version_mismatch
+    reason: str
+
+
+COMPATIBLE = Verdict("compatible", "")
+
+
+def judge(contract: Contract, requires: Iterable[str], protocol: str | None = None) -> Verdict:
+    """Seed 001's safe_discover: the version first, then each requirement.
+    A deprecated capability the agent declares still qualifies, with a warning."""
+    if protocol is not None and not contract.accepts(protocol):
+        return Verdict("version_mismatch", f"speaks {describe_versions(contract)}, not {protocol}")
+    deprecated: Verdict | None = None
+    for name in requires:
+        missing = unmet(contract, name)
+        if missing:
+            return Verdict("missing_capability", missing)
+        if name in DEPRECATED and deprecated is None:
+            deprecated = Verdict("deprecated_capability",
+                                 f"`{name}` is deprecated (tier 3): use `{DEPRECATED[name]}`")
+    return deprecated or COMPATIBLE
+
+
+def unmet(contract: Contract, name: str) -> str | None:
+    """Why `contract` does not satisfy `name`, or None when it does."""
+    if name in IMPLICIT:
+        return None
+    if name.startswith(EXT_PREFIX):
+        uri = name[len(EXT_PREFIX):]
+        return None if uri in contract.extensions else f"does not declare extension `{uri}`"
+    state = contract.flags.get(name)
+    if state is True:
+        return None
+    if name == "context_reuse" and state is False:
+        return "declares `context_reuse: false`: the caller cannot rely on shared context"
+    return f"does not declare `{name}`" + (" (it declares it false)" if state is False else "")
+
+
+def describe_versions(contract: Contract) -> str:
+    spans = [low if low == high else f"{low} to {high}" for low, high in contract.spans()]
+    return ", ".join(spans) or "no version"
+
+
+# --- reading a contract --------------------------------------------------
+
+
+def from_card(card: dict[str, Any], versions: tuple[str, ...], unsupported: frozenset[str],
+              extension_uris: Iterable[str]) -> Contract:
+    """The contract of an authored (snake_case) card built for a target whose
+    main url speaks `versions` by default and whose card cannot carry the
+    `unsupported` flags."""
+    caps: dict[str, Any] = card["capabilities"] if isinstance(card.get("capabilities"), dict) else {}
+    flags = {k: v for k in (*CORE, *CONTRACT_FLAGS) if isinstance(v := caps.get(k), bool) and k not in unsupported}
+    stated = list(main_versions(card, versions))
+    for iface in card.get("additional_interfaces") or []:
+        if isinstance(iface, dict):
+            stated += interface_versions(iface, versions)
+    return Contract(flags, frozenset(extension_uris), tuple(dict.fromkeys(stated)),
+                    optional_str(card.get("min_protocol_version")), optional_str(card.get("max_protocol_version")))
+
+
+def main_versions(card: dict[str, Any], default: tuple[str, ...]) -> tuple[str, ...]:
+    declared = card.get("protocol_versions")
+    return tuple(declared) if isinstance(declared, list) and declared else default
+
+
+def interface_versions(iface: dict[str, Any], default: tuple[str, ...]) -> tuple[str, ...]:
+    declared = iface.get("protocol_versions")
+    return tuple(declared) if isinstance(declared, list) and declared else default[:1]
+
+
+def wire_contract(card: dict[str, Any], stated: list[str]) -> Contract:
+    """The contract of a published card whose interfaces state the protocol
+    versions `stated`: flags from its capabilities (core, and the
+    capability-contract entry's), its extension URIs, and the versions and
+    range the contract entry adds."""
+    caps: dict[str, Any] = card["capabilities"] if isinstance(card.get("capabilities"), dict) else {}
+    flags: dict[str, bool] = {}
+    for key, value in caps.items():
+        if isinstance(value, bool):
+            flags[to_snake(key)] = value
+    if isinstance(card.get("supportsAuthenticatedExtendedCard"), bool):
+        flags["extended_agent_card"] = card["supportsAuthenticatedExtendedCard"]
+    extensions = [e for e in caps.get("extensions") or [] if isinstance(e, dict)]
+    params: dict[str, Any] = next((e.get("params") or {} for e in extensions if e.get("uri") == CONTRACT_URI), {})
+    for key, value in (params.get("capabilities") or {}).items():
+        if isinstance(value, bool):
+            flags[to_snake(key)] = value
+    versions = list(stated)
+    for iface in params.get("interfaces") or []:
+        versions += [str(v) for v in iface.get("protocolVersions") or []]
+    return Contract(flags, frozenset(str(e.get("uri")) for e in extensions), tuple(dict.fromkeys(versions)),
+                    optional_str(params.get("minProtocolVersion")), optional_str(params.get("maxProtocolVersion")))
+
+
+def interface_versions_1_0(card: dict[str, Any]) -> list[str]:
+    """The versions a 1.0-shaped card states: one per supported interface."""
+    return [str(iface.get("protocolVersion")) for iface in card.get("supportedInterfaces") or []]
+
+
+def card_version_0_3(card: dict[str, Any]) -> list[str]:
+    """The version a 0.3-shaped card states: one for the whole card."""
+    return [card["protocolVersion"]] if isinstance(card.get("protocolVersion"), str) else []
+
+
+def from_wire(card: dict[str, Any]) -> Contract:
+    """The contract of a published card of any shape (0.3, 1.0 or compat),
+    such as a stranger's: the shape says which versions it states (what
+    `targets.by_shape(card).read(card)` gives, without the registry)."""
+    stated = interface_versions_1_0(card) if "supportedInterfaces" in card else card_version_0_3(card)
+    return wire_contract(card, stated)
+
+
+def optional_str(value: Any) -> str | None:
+    return value if isinstance(value, str) else None

@@ -1,0 +1,43 @@
+"""What an A2A target is: one module per target (`1.0`, `0.3`, `compat`)
+provides one `Target`, registered by name in `knoc.a2a.targets`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from knoc.a2a import capability
+from knoc.a2a.capability import Contract
+from knoc.a2a.fields import CardFields
+from knoc.a2a.wire import Wire
+
+Card = dict[str, Any]  # a published card, as JSON
+
+
+@dataclass(frozen=True)
+class Target:
+    name: str  # what `--a2a` and knoc.toml's `a2a` say
+    # The protocol versions a card's main url speaks unless the card states
+    # them; an additional interface speaks the first.
+    versions: tuple[str, ...]
+    # How a projection becomes this target's card: the wire model (extra
+    # fields forbidden), whose JSON is what gets published.
+    build: Callable[[CardFields], Wire]
+    # How this target's published card is read back: the protocol versions
+    # it states, and its main url.
+    stated_versions: Callable[[Card], list[str]]
+    url_of: Callable[[Card], str | None]
+    # Core capability flags this target's card cannot carry.
+    unsupported_flags: frozenset[str] = frozenset()
+    # Its interfaces carry no protocol version: those go into the
+    # capability-contract extension entry instead.
+    versions_in_contract: bool = False
+
+    def read(self, card: Card) -> Contract:
+        """The capability contract of a published card of this target."""
+        return capability.wire_contract(card, self.stated_versions(card))
+
+    def authored(self, card: dict[str, Any], extension_uris: list[str]) -> Contract:
+        """The capability contract of an authored (snake_case) card built for this target."""
+        return capability.from_card(card, self.versions, self.unsupported_flags, extension_uris)

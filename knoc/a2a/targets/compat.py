@@ -1,0 +1,39 @@
+"""The dual-format card a2a-sdk's own server publishes for agents that also
+speak 0.3: the 1.0 card, plus the 0.3 top-level `url`, `protocolVersion`,
+`preferredTransport` and `security`, with each security scheme carrying both
+the 1.0 wrapper key and the 0.3 `type` fields (the SDK merges the two)."""
+
+from __future__ import annotations
+
+from knoc.a2a import capability
+from knoc.a2a.fields import CardFields
+from knoc.a2a.targets import v03, v10
+from knoc.a2a.targets.base import Target
+
+PROTOCOL_VERSION = "0.3"
+
+
+class SecurityScheme(v10.SecurityScheme, v03.SecurityScheme):
+    pass
+
+
+class AgentCard(v10.AgentCard):
+    security_schemes: dict[str, SecurityScheme] | None = None  # type: ignore[assignment]
+    url: str
+    preferred_transport: str
+    protocol_version: str = PROTOCOL_VERSION
+    security: list[dict[str, list[str]]] | None = None
+
+
+def build(f: CardFields) -> AgentCard:
+    return AgentCard(
+        **v10.card_kwargs(f),
+        security_schemes={n: SecurityScheme(**v10.scheme(s), **v03.scheme(s)) for n, s in f.schemes.items()} or None,
+        url=f.url, preferred_transport=f.transport, security=f.security or None,
+    )
+
+
+# Read as its 1.0 view (its supported interfaces), which states every version;
+# the main url is the 0.3 top-level one, the same as the first interface's.
+TARGET = Target(name="compat", versions=("1.0", PROTOCOL_VERSION), build=build,
+                stated_versions=capability.interface_versions_1_0, url_of=v03.url_of)

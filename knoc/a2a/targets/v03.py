@@ -1,0 +1,94 @@
+"""The A2A 0.3 target: the AgentCard of JSON Schema `specification/json/a2a.json`
+at v0.3.0, how card fields become one, and how one is read back."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from knoc.a2a import capability
+from knoc.a2a.fields import CardFields
+from knoc.a2a.targets.base import Card, Target
+from knoc.a2a.wire import AgentExtension, AgentProvider, AgentSkill, OAuthFlows, Wire
+
+PROTOCOL_VERSION = "0.3.0"
+
+
+class AgentInterface(Wire):
+    url: str
+    transport: str
+
+
+class AgentCapabilities(Wire):
+    streaming: bool | None = None
+    push_notifications: bool | None = None
+    state_transition_history: bool | None = None
+    extensions: list[AgentExtension] | None = None
+
+
+class SecurityScheme(Wire):
+    """OpenAPI-3.0 style, discriminated by `type`; `extra` stays forbidden."""
+
+    type: Literal["apiKey", "http", "oauth2", "openIdConnect", "mutualTLS"]
+    description: str | None = None
+    in_: Literal["header", "query", "cookie"] | None = Field(default=None, alias="in")
+    name: str | None = None
+    scheme: str | None = None
+    bearer_format: str | None = None
+    flows: OAuthFlows | None = None
+    oauth2_metadata_url: str | None = None
+    open_id_connect_url: str | None = None
+
+
+class AgentCard(Wire):
+    protocol_version: str = PROTOCOL_VERSION
+    name: str
+    description: str
+    url: str
+    preferred_transport: str
+    additional_interfaces: list[AgentInterface] | None = None
+    icon_url: str | None = None
+    provider: AgentProvider | None = None
+    version: str
+    documentation_url: str | None = None
+    capabilities: AgentCapabilities
+    security_schemes: dict[str, SecurityScheme] | None = None
+    security: list[dict[str, list[str]]] | None = None
+    default_input_modes: list[str]
+    default_output_modes: list[str]
+    skills: list[AgentSkill] = Field(min_length=1)
+    supports_authenticated_extended_card: bool | None = None
+
+
+def scheme(s: dict[str, Any]) -> dict[str, Any]:
+    """A security scheme's fields as the 0.3 model takes them."""
+    out = {k: v for k, v in s.items() if k != "in"}
+    if "in" in s:
+        out["in_"] = s["in"]  # `in` is a Python keyword: the model names it in_
+    return out
+
+
+def build(f: CardFields) -> AgentCard:
+    return AgentCard(
+        name=f.name, description=f.description, url=f.url, preferred_transport=f.transport,
+        additional_interfaces=[AgentInterface(url=i["url"], transport=i["transport"])
+                               for i in f.interfaces] or None,
+        icon_url=f.icon_url, provider=f.provider, version=f.version,
+        documentation_url=f.documentation_url,
+        capabilities=AgentCapabilities(streaming=f.streaming, push_notifications=f.push_notifications,
+                                       state_transition_history=f.state_transition_history,
+                                       extensions=f.extensions or None),
+        security_schemes={n: SecurityScheme(**scheme(s)) for n, s in f.schemes.items()} or None,
+        security=f.security or None,
+        default_input_modes=f.input_modes, default_output_modes=f.output_modes, skills=f.skills,
+        supports_authenticated_extended_card=f.extended_agent_card,
+    )
+
+
+def url_of(card: Card) -> str | None:
+    return str(card["url"]) if "url" in card else None
+
+
+TARGET = Target(name="0.3", versions=(PROTOCOL_VERSION,), build=build, stated_versions=capability.card_version_0_3,
+                url_of=url_of, versions_in_contract=True)

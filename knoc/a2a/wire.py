@@ -1,0 +1,86 @@
+"""The wire models shared by every A2A target (the same JSON in 0.3 and 1.0),
+and the capability-contract extension's params. Every model forbids extra
+fields: only a field named here can reach a published card."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+from pydantic.alias_generators import to_camel
+
+
+class Wire(BaseModel):
+    model_config = ConfigDict(extra="forbid", alias_generator=to_camel, populate_by_name=True,
+                              frozen=True, defer_build=True)
+
+    def to_json_dict(self) -> dict[str, Any]:
+        return self.model_dump(by_alias=True, exclude_none=True, mode="json")
+
+
+class AgentProvider(Wire):
+    organization: str
+    url: str
+
+
+class AgentExtension(Wire):
+    uri: str
+    description: str | None = None
+    required: bool | None = None
+    params: dict[str, Any] | None = None
+
+
+class AuthorizationCodeOAuthFlow(Wire):
+    authorization_url: str
+    token_url: str
+    refresh_url: str | None = None
+    scopes: dict[str, str]
+
+
+class ClientCredentialsOAuthFlow(Wire):
+    token_url: str
+    refresh_url: str | None = None
+    scopes: dict[str, str]
+
+
+class OAuthFlows(Wire):
+    """0.3 allows several flows at once; 1.0 narrows this to a oneof."""
+
+    authorization_code: AuthorizationCodeOAuthFlow | None = None
+    client_credentials: ClientCredentialsOAuthFlow | None = None
+
+
+class AgentSkill(Wire):
+    id: str
+    name: str
+    description: str
+    tags: list[str]
+    examples: list[str] | None = None
+    input_modes: list[str] | None = None
+    output_modes: list[str] | None = None
+
+
+class ContractCapabilities(Wire):
+    """Tier 2 and 3 flags no A2A version defines (knoc.capability)."""
+
+    streaming_message: bool | None = None
+    pause_resume: bool | None = None
+    context_reuse: bool | None = None
+    multi_tenant: bool | None = None
+    message_history_injection: bool | None = None
+    artifact_streaming: bool | None = None
+
+
+class ContractInterface(Wire):
+    url: str
+    protocol_versions: list[str]
+
+
+class ContractParams(Wire):
+    """`params` of the capability-contract extension entry: what a card states
+    about itself that its target's core structures have no field for."""
+
+    min_protocol_version: str | None = None
+    max_protocol_version: str | None = None
+    capabilities: ContractCapabilities | None = None
+    interfaces: list[ContractInterface] | None = None

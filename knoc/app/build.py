@@ -1,0 +1,28 @@
+"""`knoc build`: compile, then write build/ aside and swap it in."""
+
+from __future__ import annotations
+
+from knoc.app.common import compile_cached
+from knoc.app.outcome import Outcome, UsageError, fails
+from knoc.config import Config
+from knoc.io.cache import OutputMemo
+from knoc.io.tree import OutputError, stat_tree, write_tree
+from knoc.output.tree import MANIFEST
+
+
+def build(config: Config, *, use_cache: bool, fail_on_warning: bool) -> Outcome:
+    result = compile_cached(config, use_cache)
+    out = config.output + "/"
+    diags = result.report.sorted()
+    written = result.ok and not fails(diags, fail_on_warning)  # --fail-on warning: a warning stops the write too
+    if written:
+        try:
+            write_tree(config.out_dir, result.files, MANIFEST)
+        except OutputError as exc:
+            raise UsageError("KNO-OUTPUT", str(exc),
+                             "move those files away, or set another `output` in knoc.toml") from None
+        OutputMemo.open(config.root, use_cache).update(stat_tree(config.out_dir, result.digests))
+    cards = len(result.cards)
+    summary = (f"wrote {cards} card{'s' if cards != 1 else ''} (A2A {config.a2a}) to {out}"
+               if written else f"{out} left unchanged")
+    return Outcome("knoc build", diags, result.inputs, summary)

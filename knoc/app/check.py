@@ -1,0 +1,32 @@
+"""`knoc check`, the drift guard: compile in memory and compare with the
+build/ on disk, which is scanned on another core meanwhile."""
+
+from __future__ import annotations
+
+import functools
+
+from knoc.app.common import compile_cached
+from knoc.app.outcome import Outcome
+from knoc.config import Config
+from knoc.io import background, tree
+from knoc.io.cache import OutputMemo
+from knoc.tools.drift import drift
+
+
+def check(config: Config, *, use_cache: bool) -> Outcome:
+    out = config.output + "/"
+    on_disk = background.start(functools.partial(_on_disk, config, use_cache))
+    result = compile_cached(config, use_cache)
+    actual = on_disk()
+    if not result.ok:
+        return Outcome("knoc check", result.report.sorted(), result.inputs, f"{out} not compared")
+    drifted = drift(result.files, result.digests, actual, lambda rel: tree.read(config.out_dir, rel), out)
+    summary = f"{out} drifted: run `knoc build`" if drifted else f"{out} is up to date"
+    return Outcome("knoc check", result.report.sorted() + drifted, result.inputs, summary)
+
+
+def _on_disk(config: Config, use_cache: bool) -> dict[str, str]:
+    """The sha256 of each file under build/, through the memo of its stats."""
+    memo = OutputMemo.open(config.root, use_cache)
+    memo.update(tree.scan_tree(config.out_dir, memo.snapshot))
+    return {rel: st[2] for rel, st in memo.snapshot.files.items()}

@@ -1,0 +1,43 @@
+"""What several commands share: opening the repo, compiling it through the
+cache, and naming files for messages."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from knoc.app.outcome import Outcome, UsageError
+from knoc.compiler.driver import Result, compile_repo
+from knoc.config import Config, ConfigError, find_root, load_config
+
+
+def open_repo(root: Path | None, a2a: str | None, cwd: Path) -> Config:
+    """The repo's config: at `root`, or found by walking up from `cwd`."""
+    try:
+        return load_config(root.resolve() if root else find_root(cwd), a2a)
+    except ConfigError as exc:
+        raise UsageError("KNO-CONFIG", str(exc)) from None
+
+
+def compile_cached(config: Config, use_cache: bool) -> Result:
+    """Compile the repo, reading and then updating the cache."""
+    result = compile_repo(config, use_cache=use_cache)
+    result.cache.save()
+    return result
+
+
+def rel(root: Path, path: Path) -> str:
+    """`path` as a repo-relative name (as given when it lies outside the repo)."""
+    full = path if path.is_absolute() else Path.cwd() / path
+    try:
+        return full.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def exists_message(rel_path: str) -> str:
+    return f"{rel_path} already exists; knoc does not replace it"
+
+
+def only(result: Result, files: set[str], command: str, summary: str) -> Outcome:
+    """The findings of `result` in `files` only, as `knoc validate FILE` shows them."""
+    return Outcome(command, [d for d in result.report.sorted() if d.file in files], sorted(files), summary)

@@ -1,0 +1,30 @@
+"""`knoc discover`: which public agents qualify for a request, answered
+from the catalog a build would publish (compiled in memory, never a stale
+build/)."""
+
+from __future__ import annotations
+
+import json
+
+from knoc.a2a import capability
+from knoc.app.common import compile_cached
+from knoc.app.outcome import Outcome, UsageError
+from knoc.config import Config
+from knoc.tools import discover as discovery
+from knoc.tools.discover import Request
+
+
+def discover(config: Config, request: Request, *, fmt: str, use_cache: bool) -> Outcome:
+    problems = request.problems()
+    if problems:
+        raise UsageError("KNO-CONFIG", "; ".join(problems), f"capabilities: {', '.join(capability.vocabulary())}")
+    result = compile_cached(config, use_cache)
+    if not result.ok:
+        return Outcome("knoc discover", result.report.sorted(), result.inputs, "no catalog: fix the errors first")
+    answers = discovery.discover(discovery.catalog(result.files.__getitem__), request, config.a2a)
+    if fmt == "json":
+        answer = json.dumps({"request": request._asdict(), "agents": [a.to_dict() for a in answers]},
+                            indent=2, ensure_ascii=False) + "\n"
+    else:
+        answer = discovery.text(answers, request)
+    return Outcome("knoc discover", answer=answer, failed=not any(a.qualifies for a in answers))

@@ -1,0 +1,24 @@
+"""`knoc explain CODE`: what a diagnostic code means."""
+
+from __future__ import annotations
+
+import difflib
+import textwrap
+
+from knoc.app.outcome import UsageError
+from knoc.diagnostics import CODES
+
+
+def explain(code: str | None) -> str:
+    """One code's explanation, or with no code the list of every code."""
+    if code is None:
+        width = max(len(c) for c in CODES)
+        return "".join(f"{c.id:<{width}}  {c.severity.value:<7}  {c.summary}\n" for c in CODES.values())
+    wanted = code.upper() if code.upper().startswith("KNO-") else f"KNO-{code.upper()}"
+    found = CODES.get(wanted)
+    if found is None:
+        near = difflib.get_close_matches(wanted, list(CODES), n=1)
+        raise UsageError("KNO-CONFIG", f"no diagnostic code `{code}`",
+                         f"did you mean `{near[0]}`?" if near else "`knoc explain` lists every code")
+    body = textwrap.fill(found.explanation, width=78)
+    return f"{found.id} ({found.severity.value}): {found.summary}\n\n{body}\n"

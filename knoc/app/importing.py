@@ -1,0 +1,50 @@
+"""`knoc import`: existing A2A Agent Cards (files or URLs) as blueprints."""
+
+from __future__ import annotations
+
+import datetime
+from pathlib import Path
+
+from knoc.app.common import compile_cached, exists_message, rel
+from knoc.app.outcome import Outcome
+from knoc.config import Config
+from knoc.diagnostics import Diagnostic, diag
+from knoc.io import files
+from knoc.rules import ulid
+from knoc.tools import importer
+from knoc.tools.migrate import BLUEPRINTS
+
+
+def import_cards(config: Config, sources: tuple[str, ...], force: bool, *, use_cache: bool) -> Outcome:
+    """Each card converted and written as content/agent-blueprints/<slug>.kno
+    (an existing one only replaced under `force`), then validated."""
+    diags: list[Diagnostic] = []
+    notes: list[str] = []
+    written: list[str] = []
+    taken: set[str] = set()  # slugs given in this run
+    date = datetime.date.today().isoformat()
+    for source in sources:
+        label = source if source.startswith(("http://", "https://")) else rel(config.root, Path(source))
+        imported, found = importer.load(source, label)
+        diags += found
+        if imported is None:
+            continue
+        slug = importer.unique_slug(imported.card["name"], taken)
+        if slug != importer.unique_slug(imported.card["name"], set()):  # two cards of one name: both are kept
+            diags.append(diag("KNO-IMPORT-CHANGED", f"another card here is also named `{imported.card['name']}`; "
+                              f"this one's slug is `{slug}`", file=label, hint="rename one of them"))
+        taken.add(slug)
+        target = f"{config.content}/{BLUEPRINTS}/{slug}.kno"
+        try:
+            files.write_new(config.root / target, importer.blueprint(imported, slug, ulid.new(), source, date), force)
+        except files.Exists:
+            diags.append(diag("KNO-EXISTS", exists_message(target), file=label,
+                              hint="pass --force to replace it, or move it away"))
+            continue
+        written.append(target)
+        notes.append(f"imported {label} -> {target}")
+    if written:
+        result = compile_cached(config, use_cache)
+        diags += [d for d in result.report.sorted() if d.file in set(written)]
+    summary = f"wrote {len(written)} blueprint{'s' if len(written) != 1 else ''}"
+    return Outcome("knoc import", diags, [*sources], summary, notes=notes)

@@ -1,0 +1,53 @@
+"""`knoc migrate`: legacy agents rewritten as blueprints, checked in a
+scratch copy to build byte-identical cards before anything is written."""
+
+from __future__ import annotations
+
+import datetime
+from pathlib import Path
+
+from knoc.app.common import compile_cached, exists_message, only, rel
+from knoc.app.outcome import Outcome, UsageError
+from knoc.config import Config
+from knoc.io import files
+from knoc.tools import migrate as migration
+
+
+def migrate(config: Config, paths: tuple[Path, ...], dry_run: bool, *, use_cache: bool) -> Outcome:
+    rels = ([rel(config.root, f) for f in paths] if paths else
+            [p for p in files.discover(config.root, [f"{config.content}/{migration.LEGACY}"])
+             if p.count("/") == config.content.count("/") + 2])  # the folder itself, not below it
+    if not rels:
+        raise UsageError("KNO-MIGRATE", f"no legacy agents under {config.content}/{migration.LEGACY}/")
+    today = datetime.date.today()
+    plan: list[migration.Migration] = []
+    for source in rels:
+        try:
+            m = migration.plan(config.root, source, config.content, today)
+        except (OSError, UnicodeDecodeError, ValueError, migration.NotLegacy) as exc:
+            raise UsageError("KNO-MIGRATE", f"{source}: {exc}", "migrate only legacy agents; `knoc validate` "
+                             "shows what is wrong with a file that does not load") from None
+        if files.stat(config.root / m.target) is not None:
+            raise UsageError("KNO-EXISTS", exists_message(m.target), f"move it away, or rename {source}")
+        plan.append(m)
+    before = compile_cached(config, use_cache)
+    if not before.ok:
+        return Outcome("knoc migrate", before.report.sorted(), before.inputs, "nothing migrated: fix the errors first")
+    after = migration.rehearse(config, plan)
+    changed = migration.changed(before, after)
+    if changed:
+        raise UsageError("KNO-MIGRATE-CHANGED", f"the migration would change {', '.join(changed)}; "
+                         "nothing was written", "report this as a knoc bug, with the legacy file")
+    notes = [f"{'would migrate' if dry_run else 'migrated'} {m.source} ({m.declared}) -> {m.target}" for m in plan]
+    if dry_run:
+        return Outcome("knoc migrate", notes=notes)
+    for m in plan:
+        try:
+            files.write_new(config.root / m.target, m.text)
+        except files.Exists:
+            raise UsageError("KNO-EXISTS", exists_message(m.target), "pick another name, move the file away") from None
+        files.remove(config.root / m.source)
+    # The rehearsal compiled what is now on disk.
+    outcome = only(after, {m.target for m in plan}, "knoc validate", "nothing else written")
+    outcome.notes = notes
+    return outcome

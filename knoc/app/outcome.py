@@ -1,0 +1,34 @@
+"""What a command returns, and the one error that stops a command early."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from knoc.diagnostics import Diagnostic
+
+
+class UsageError(Exception):
+    """A problem with the invocation or the environment (exit code 2)."""
+
+    def __init__(self, code: str, message: str, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.code, self.hint = code, hint
+
+
+@dataclass
+class Outcome:
+    command: str  # "knoc build": names the run (JUnit's suite)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    inputs: list[str] = field(default_factory=list)  # every file the command read
+    # What happened, for the summary line ("wrote 7 cards ..."); None: the
+    # command answers on stdout and prints no summary.
+    summary: str | None = None
+    notes: list[str] = field(default_factory=list)  # progress lines for people, before the findings
+    answer: str | None = None  # the command's own output on stdout (a diff, a discovery answer)
+    report_format: str | None = None  # how findings are reported when the answer owns stdout
+    failed: bool = False  # the command failed whatever its findings say (exit code 1)
+
+
+def fails(diags: list[Diagnostic], fail_on_warning: bool) -> bool:
+    """Whether these findings make a run fail (exit code 1)."""
+    return any(d.is_error or fail_on_warning for d in diags)

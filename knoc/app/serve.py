@@ -1,0 +1,56 @@
+"""`knoc serve`: build/site/ on loopback the way a static host serves it,
+optionally rebuilt whenever a source changes."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from knoc.app.build import build
+from knoc.app.outcome import Outcome, UsageError
+from knoc.config import Config
+from knoc.io import server, tree, watch
+from knoc.output.hosting import SITE
+from knoc.tools import serve as serving
+
+
+def serve(config: Config, port: int, site_name: str | None, rebuild: bool, *, use_cache: bool,
+          fail_on_warning: bool, report: Callable[[Outcome], object], say: Callable[[str], None]) -> Outcome:
+    """Serve until interrupted. `report` shows each build's outcome (a failed
+    rebuild keeps the old tree served); `say` tells the user where to look."""
+    site = config.out_dir / SITE.rstrip("/")
+
+    def build_and_report() -> None:
+        report(build(config, use_cache=use_cache, fail_on_warning=fail_on_warning))
+
+    def rebuild_and_report() -> None:
+        try:
+            build_and_report()
+        except UsageError as exc:  # say so, and keep serving what is there
+            say(f"error[{exc.code}]: {exc}" + (f"\n  = help: {exc.hint}" if exc.hint else ""))
+
+    if rebuild:
+        build_and_report()
+    if not tree.is_dir(site):
+        raise UsageError("KNO-SERVE", f"nothing to serve: {config.output}/{SITE} does not exist",
+                         "run `knoc build` first, or `knoc serve --watch`")
+    if site_name is not None and not tree.is_dir(site / site_name):
+        trees = ", ".join(tree.trees(site)) or "none"
+        raise UsageError("KNO-SERVE", f"no tree {config.output}/{SITE}{site_name}", f"trees: {trees}")
+    try:
+        running = server.start(port, serving.answer(site, site_name))
+    except OSError as exc:
+        raise UsageError("KNO-SERVE", f"cannot listen on 127.0.0.1:{port}: {exc.strerror}",
+                         "pick another --port, or 0 for a free one") from None
+    stop = watch.in_background(config.root, [config.specs, config.content], rebuild_and_report) if rebuild else None
+    say(f"serving {config.output}/{SITE} on http://127.0.0.1:{running.server_address[1]}/"
+        + (f" (every request gets {site_name})" if site_name else " (the Host header picks the tree)")
+        + ("; rebuilding on change" if rebuild else "") + "; Ctrl-C stops")
+    try:
+        running.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        if stop is not None:
+            stop.set()
+        running.server_close()
+    return Outcome("knoc serve")

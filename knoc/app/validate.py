@@ -1,0 +1,21 @@
+"""`knoc validate`: every check of build, nothing written."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from knoc.app.common import compile_cached, rel
+from knoc.app.outcome import Outcome
+from knoc.config import Config
+
+
+def validate(config: Config, files: tuple[Path, ...], *, use_cache: bool) -> Outcome:
+    """With `files`, only their findings (the whole repo is still read,
+    since references cross files)."""
+    result = compile_cached(config, use_cache)
+    diags, inputs = result.report.sorted(), result.inputs
+    if files:
+        wanted = {rel(config.root, f) for f in files}
+        diags = [d for d in diags if d.file in wanted]
+        inputs = [i for i in inputs if i in wanted]
+    return Outcome("knoc validate", diags, inputs, "nothing written")

@@ -1,0 +1,17 @@
+from __future__ import annotations
+
+import click
+
+from knoc.cli.options import Run, common
+
+
+@click.command(name="build")
+@common
+def command(run: Run) -> int:
+    """Compile the repo and write build/ (cards, domain index, catalog, manifest).
+
+    The new tree is written aside and swapped in: a failed build leaves the
+    previous build/ untouched."""
+    from knoc.app.build import build
+
+    return run.report(build(run.config, use_cache=run.use_cache, fail_on_warning=run.fail_on == "warning"))

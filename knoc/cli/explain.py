@@ -1,0 +1,22 @@
+from __future__ import annotations
+
+import sys
+
+import click
+
+from knoc.cli.options import EXIT_OK, usage
+
+
+@click.command(name="explain")
+@click.argument("code", required=False)
+def command(code: str | None) -> None:
+    """Explain a diagnostic code (e.g. `knoc explain KNO-DRIFT`); without
+    CODE, list every code with its severity and summary."""
+    from knoc.app.explain import explain
+    from knoc.app.outcome import UsageError
+
+    try:
+        click.echo(explain(code), nl=False)
+    except UsageError as exc:
+        sys.exit(usage(exc))
+    sys.exit(EXIT_OK)

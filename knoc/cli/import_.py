@@ -1,0 +1,22 @@
+from __future__ import annotations
+
+import click
+
+from knoc.cli.options import Run, common
+
+
+@click.command(name="import")
+@click.argument("sources", nargs=-1, required=True, metavar="CARD.json|URL...")
+@click.option("--force", is_flag=True, help="Replace a blueprint of the same slug that exists.")
+@common
+def command(run: Run, sources: tuple[str, ...], force: bool) -> int:
+    """Turn existing A2A Agent Cards (files or URLs; 0.1 to 1.0 and mixed
+    shapes) into blueprints in content/agent-blueprints/.
+
+    What it drops or converts is reported as a warning with its JSON path;
+    a JSON file that is not an agent card is refused. A blueprint of the
+    same slug is never replaced unless --force. What it writes is then
+    validated like any other source."""
+    from knoc.app.importing import import_cards
+
+    return run.report(import_cards(run.config, sources, force, use_cache=run.use_cache))

@@ -1,0 +1,96 @@
+"""What every command shares: the common options, opening the repo, and
+handing the outcome to the reporter of the chosen format.
+
+Exit codes: 0 clean, 1 findings at or above `--fail-on` (default: errors)
+or a command's own failure, 2 usage or configuration error."""
+
+from __future__ import annotations
+
+import functools
+import os
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import click
+
+from knoc.a2a import targets
+from knoc.app import CACHE_DIR
+from knoc.app.common import open_repo
+from knoc.app.outcome import Outcome, UsageError, fails
+from knoc.config import Config
+from knoc.diagnostics.reporters import FORMATS, REPORTERS, Context, summary, use_color
+from knoc.diagnostics.source import reader
+
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+
+
+@dataclass(frozen=True)
+class Run:
+    """What every command is given: the repo's config and how to report."""
+
+    config: Config
+    fmt: str
+    fail_on: str  # error, warning, or for diff also breaking
+    use_cache: bool
+
+    def report(self, outcome: Outcome) -> int:
+        """Show the outcome in the chosen format; the exit code it deserves."""
+        for note in outcome.notes:
+            click.echo(note, err=True)
+        if outcome.answer is not None:
+            click.echo(outcome.answer, nl=False)
+        failed = EXIT_FINDINGS if outcome.failed else EXIT_OK
+        if outcome.summary is None:
+            return failed
+        reporter = REPORTERS[outcome.report_format or self.fmt]
+        ctx = Context(reader(self.config.root), outcome.inputs, outcome.command, self.fail_on == "warning",
+                      color=reporter.to_stderr and use_color(sys.stderr))
+        body = reporter.render(outcome.diagnostics, ctx)
+        if body:
+            click.echo(body + ("\n" if reporter.to_stderr else ""), err=reporter.to_stderr)
+        click.echo(summary(outcome.diagnostics, len(outcome.inputs), outcome.summary), err=True)
+        return EXIT_FINDINGS if fails(outcome.diagnostics, self.fail_on == "warning") else failed
+
+
+def common(command: Callable[..., int]) -> Callable[..., None]:
+    """The options every command takes; the command gets a `Run`."""
+    return options()(command)
+
+
+def options(formats: tuple[str, ...] = FORMATS, thresholds: tuple[str, ...] = ("error", "warning")
+            ) -> Callable[[Callable[..., int]], Callable[..., None]]:
+    """`common`, for a command with its own formats or `--fail-on` thresholds."""
+    def decorate(command: Callable[..., int]) -> Callable[..., None]:
+        @click.option("--root", type=click.Path(file_okay=False, path_type=Path),
+                      help="Content repo root (default: walk up to knoc.toml or specs/).")
+        @click.option("--a2a", type=click.Choice(targets.names()),
+                      help=f"A2A target version (default: knoc.toml, else {targets.DEFAULT}).")
+        @click.option("--format", "fmt", type=click.Choice(formats),
+                      help="How findings are written: text (default; `github` under GITHUB_ACTIONS=true), "
+                           "json lines, sarif, junit or github workflow commands."
+                           if "github" in formats else f"Output format: {' or '.join(formats)} (default: text).")
+        @click.option("--fail-on", type=click.Choice(thresholds), default="error", show_default=True,
+                      help="The least severe finding that makes the exit code 1.")
+        @click.option("--no-cache", is_flag=True, help=f"Neither read nor write {CACHE_DIR}/ (compile everything).")
+        @functools.wraps(command)
+        def wrapper(root: Path | None, a2a: str | None, fmt: str | None, fail_on: str, no_cache: bool,
+                    **kw: object) -> None:
+            if fmt is None:
+                fmt = "github" if os.environ.get("GITHUB_ACTIONS") == "true" and "github" in formats else "text"
+            try:
+                config = open_repo(root, a2a, Path.cwd())
+                code = command(Run(config, fmt, fail_on, not no_cache), **kw)
+            except UsageError as exc:
+                code = usage(exc)
+            sys.exit(code)
+
+        return wrapper
+
+    return decorate
+
+
+def usage(exc: UsageError) -> int:
+    click.echo(f"error[{exc.code}]: {exc}" + (f"\n  = help: {exc.hint}" if exc.hint else ""), err=True)
+    return EXIT_USAGE

@@ -1,0 +1,25 @@
+from __future__ import annotations
+
+import click
+
+from knoc.cli.options import Run, common
+
+
+@click.command(name="serve")
+@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True,
+              help="Port on 127.0.0.1; 0 picks a free one.")
+@click.option("--site", "site_name", metavar="HOST",
+              help="Serve the build/site/HOST tree for every request, whatever its Host header.")
+@click.option("--watch", is_flag=True, help="Build now, then rebuild whenever a source or spec changes.")
+@common
+def command(run: Run, port: int, site_name: str | None, watch: bool) -> int:
+    """Serve build/site/ on loopback the way a static host would.
+
+    The request's Host header picks the build/site/<host> tree; any other
+    host gets build/site/ itself, with the catalog page at /. Cards go out
+    as application/json with CORS open for GET; agent.json answers too."""
+    from knoc.app.serve import serve
+
+    return run.report(serve(run.config, port, site_name, watch, use_cache=run.use_cache,
+                            fail_on_warning=run.fail_on == "warning", report=run.report,
+                            say=lambda line: click.echo(line, err=True)))

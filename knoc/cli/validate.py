@@ -1,0 +1,20 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from knoc.cli.options import Run, common
+
+
+@click.command(name="validate")
+@click.argument("files", nargs=-1, type=click.Path(path_type=Path))
+@common
+def command(run: Run, files: tuple[Path, ...]) -> int:
+    """Run every check of `build` without writing anything.
+
+    With FILES, report only their diagnostics (the whole repo is still read,
+    since references cross files)."""
+    from knoc.app.validate import validate
+
+    return run.report(validate(run.config, files, use_cache=run.use_cache))

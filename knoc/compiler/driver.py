@@ -1,0 +1,148 @@
+"""The compiler driver: load -> specs -> validate -> project (per file), then
+the link stage (resolve -> publish -> contract -> index), then render.
+
+What the per-file stages find (`FileResult`) depends on one source and the
+specs; what the link stage finds depends only on every file's link key
+(its facts and card summary). The cache keeps both, so an edit redoes its
+own file and, only if it changed a link key, the link stage. Pure up to
+`render`: it returns the files a build would write and what was found;
+writing them is the caller's choice."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+
+from knoc import __version__
+from knoc.compiler.link import link_repo
+from knoc.compiler.load import parse_source, read_source
+from knoc.compiler.project import project
+from knoc.compiler.records import FileResult, LinkResult
+from knoc.compiler.specs import compile_specs
+from knoc.compiler.validate import check, declaration
+from knoc.config import Config
+from knoc.diagnostics import Diagnostic, Report, SourceFile
+from knoc.io import files
+from knoc.io.cache import Cache, Linked, Source, salt
+from knoc.kinds.agent import Card, agent_of
+from knoc.kinds.entity import Entity, collection_of, is_public, kind_of
+from knoc.kinds.facts import facts
+from knoc.kinds.spec import SpecSet
+from knoc.output.tree import Input, render
+
+
+@dataclass
+class Result:
+    report: Report
+    inputs: list[str] = field(default_factory=list)  # every source read, repo-relative
+    cards: list[Card] = field(default_factory=list)
+    agents: dict[str, str] = field(default_factory=dict)  # slug -> source, of every agent
+    files: dict[str, bytes] = field(default_factory=dict)
+    digests: dict[str, str] = field(default_factory=dict)  # sha256 of each of `files`
+    cache: Cache = field(default_factory=Cache.off)
+
+    @property
+    def ok(self) -> bool:
+        return self.report.errors == 0
+
+
+def compile_repo(config: Config, use_cache: bool = False) -> Result:
+    report = Report()
+    paths = files.discover(config.root, [config.specs, config.content])
+    spec_sources = [s for p in paths if collection_of(p) == "specs" if (s := _read(config, p, report))]
+    loaded = {s.rel: parse_source(s) for s in spec_sources}
+    specs, found = compile_specs([e for e in loaded.values() if isinstance(e, Entity)])
+    report.extend(found)
+    cache = (Cache.open(config.root, salt(__version__, config.a2a, *(f"{s.rel}\0{s.digest}" for s in spec_sources)))
+             if use_cache else Cache.off())
+
+    # Specs are read and checked every time; content goes through the cache.
+    results = {s.rel: one_file(s, loaded[s.rel], specs, config.a2a) for s in spec_sources}
+    sources = spec_sources + _each_file(config, [p for p in paths if p not in loaded], specs, cache, results, report)
+    sources.sort(key=lambda s: s.rel)
+    for src in sources:
+        report.extend(results[src.rel].diags)
+    link = _link(sources, results, specs, cache, config.a2a)
+    report.extend(link.diags)
+
+    cards = [Card(slug, rel, results[rel].projection)  # type: ignore[arg-type]
+             for slug, rel in link.published]
+    result = Result(report, inputs=paths, cards=cards, agents=link.agents, cache=cache)
+    if result.ok:
+        inputs: list[Input] = [(s.rel, s.digest, results[s.rel].private) for s in sources
+                               if results[s.rel].decl is not None]
+        result.files, result.digests = render(cards, link.files, link.digests, inputs, config.a2a)
+    return result
+
+
+def _each_file(config: Config, paths: list[str], specs: SpecSet, cache: Cache,
+               results: dict[str, FileResult], report: Report) -> list[SourceFile]:
+    """The one-file stages for each path, or what the cache kept for its
+    bytes. A file whose size and mtime the cache vouches for is not read."""
+    sources: list[SourceFile] = []
+    kept: dict[str, Source] = {}
+    for rel in paths:
+        path = f"{config.root}/{rel}"
+        st = files.stat(path)
+        old = cache.sources.get(rel)
+        src: SourceFile | None
+        if st is not None and old is not None and cache.vouches(rel, old, st.st_size, st.st_mtime_ns):
+            src, entry = SourceFile(path, rel, None, old.digest), old.entry  # not even read
+        else:
+            src = _read(config, rel, report)
+            if src is None:
+                continue
+            entry = cache.get(rel, src.digest)  # the same bytes with a new mtime, say after a checkout
+        if entry is None or (cached := FileResult.decode(entry)) is None:
+            cached = one_file(src, parse_source(src), specs, config.a2a)
+            entry = cached.encode()
+        sources.append(src)
+        results[rel] = cached
+        if st is not None:  # keep the stored record when nothing changed: its shard stays unwritten
+            unchanged = (old is not None and old.entry is entry and old.digest == src.digest
+                         and old.size == st.st_size and old.mtime_ns == st.st_mtime_ns)
+            kept[rel] = old if unchanged and old is not None else Source(src.digest, st.st_size, st.st_mtime_ns, entry)
+    cache.sources = kept
+    return sources
+
+
+def _link(sources: list[SourceFile], results: dict[str, FileResult], specs: SpecSet, cache: Cache,
+          target: str) -> LinkResult:
+    """The link stage's findings, reused when no link key changed and no file
+    its findings point into changed."""
+    digests = {s.rel: s.digest for s in sources}
+    key = hashlib.sha256("\n".join(f"{s.rel}\0{results[s.rel].link_key}" for s in sources)
+                         .encode("utf-8")).hexdigest()
+    link = LinkResult.decode(cache.get_link(key, digests))
+    if link is None:
+        link = link_repo(sources, results, specs, target)
+        pinned = {d.file: digests[d.file] for d in link.diags if d.file in digests}
+        cache.link = Linked(key, pinned, link.encode())
+    return link
+
+
+def one_file(source: SourceFile, loaded: Entity | Diagnostic, specs: SpecSet, target: str) -> FileResult:
+    """Load, validate and project one source: everything that depends on
+    that file (and the specs) alone."""
+    if isinstance(loaded, Diagnostic):
+        return FileResult([loaded])
+    t = declaration(loaded, specs)
+    if isinstance(t, Diagnostic):
+        return FileResult([t])
+    diags = list(check(t, specs))
+    t.valid = not any(d.is_error for d in diags)
+    projection = None
+    if kind_of(t) == "agent":
+        projection, found = project(agent_of(t), target)
+        diags += found
+    return FileResult(diags, (t.type, t.version), t.valid, not is_public(t),
+                      json.dumps(facts(loaded.data), ensure_ascii=False, default=repr), projection)
+
+
+def _read(config: Config, rel: str, report: Report) -> SourceFile | None:
+    read = read_source(config.root, rel)
+    if isinstance(read, Diagnostic):
+        report.add(read)
+        return None
+    return read

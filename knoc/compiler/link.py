@@ -1,0 +1,35 @@
+"""The link stage: the whole repo at once, from each file's facts and
+projection only (so a cached run and a fresh one cannot differ): resolve
+references, publish the cards, check extension entries and delegation
+chains, and render the files that read the whole repo."""
+
+from __future__ import annotations
+
+import json
+
+from knoc.compiler.project import publish
+from knoc.compiler.records import FileResult, LinkResult
+from knoc.compiler.resolve import resolve
+from knoc.diagnostics import SourceFile
+from knoc.kinds import delegation, extension
+from knoc.kinds.entity import Entity, Typed, collection_of
+from knoc.kinds.spec import SpecSet
+from knoc.output.canonical import sha256
+from knoc.output.tree import render_linked
+
+
+def link_repo(sources: list[SourceFile], results: dict[str, FileResult], specs: SpecSet, target: str) -> LinkResult:
+    typed: list[Typed] = []
+    for src in sources:
+        fr = results[src.rel]
+        if fr.decl is not None:
+            ent = Entity(src, json.loads(fr.facts), collection_of(src.rel))
+            typed.append(Typed(ent, *fr.decl, specs.by_declaration["@".join(fr.decl)], fr.valid))
+    repo, diags = resolve(typed)
+    projected = [(a, p) for a in repo.agents if (p := results[a.typed.source.rel].projection) is not None]
+    cards, found = publish(projected)
+    known, found_ext = extension.registry(typed)
+    found += found_ext + extension.check_cards(projected, known) + delegation.check(repo.agents, target)
+    files = render_linked(repo, cards, typed)
+    return LinkResult(diags + found, {a.slug: a.typed.source.rel for a in repo.agents},
+                      [(c.slug, c.source) for c in cards], files, {path: sha256(body) for path, body in files.items()})

@@ -1,0 +1,202 @@
+"""Stage 1, load: every *.kno file under specs/ and content/ becomes a
+SourceFile plus its YAML value, or a diagnostic. Never a crash or a hang."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from ruamel.yaml.constructor import ConstructorError, DuplicateKeyError, SafeConstructor
+from ruamel.yaml.cyaml import CSafeLoader
+from ruamel.yaml.error import YAMLError
+
+from knoc.diagnostics import Diagnostic, SourceFile, Span, diag
+from knoc.io.files import read_bytes
+from knoc.kinds.entity import Entity, collection_of
+
+# A file whose aliases expand past this many nodes is refused: it would make
+# every later stage walk an exponentially large value ("billion laughs").
+ALIAS_EXPANSION_LIMIT = 100_000
+
+
+def read_source(root: Path, relpath: str) -> SourceFile | Diagnostic:
+    """The file's text and the sha256 of its bytes (what the cache is keyed by)."""
+    path = f"{root}/{relpath}"
+    try:
+        raw = read_bytes(path)
+    except OSError as exc:
+        return diag("KNO-IO-READ", f"cannot read file: {exc.strerror}", file=relpath)
+    try:
+        text = raw.decode("utf-8").removeprefix("\ufeff")
+    except UnicodeDecodeError as exc:
+        before = raw[: exc.start]
+        line = before.count(b"\n") + 1
+        col = exc.start - (before.rfind(b"\n") + 1) + 1
+        return diag(
+            "KNO-YAML-ENCODING",
+            f"file is not valid UTF-8 (byte 0x{raw[exc.start]:02x})",
+            file=relpath,
+            span=Span(line, col, col + 1),
+            hint="save the file as UTF-8",
+        )
+    return SourceFile(path, relpath, text, hashlib.sha256(raw).hexdigest())
+
+
+def parse_source(source: SourceFile) -> Entity | Diagnostic:
+    relpath, text = source.rel, source.text
+    try:
+        data = parse(text)
+    except YAMLError as exc:
+        return yaml_diagnostic(exc, source)
+    except _AliasError as exc:
+        return diag(exc.code, str(exc), file=relpath, span=Span(1, 1), hint=exc.hint)
+    if data is None:
+        return diag(
+            "KNO-YAML-EMPTY",
+            "file holds no YAML document",
+            file=relpath,
+            span=Span(1, 1),
+            hint="add the entity, starting with `$schema: <type>@<version>`, or delete the file",
+        )
+    if not isinstance(data, dict):
+        return diag(
+            "KNO-YAML-NOT-MAPPING",
+            f"the top level is a {_kind(data)}, not a mapping",
+            file=relpath,
+            span=source.locate(()),
+            hint="an entity is a mapping of keys, starting with `$schema: <type>@<version>`",
+        )
+    return Entity(source, data, collection_of(relpath))
+
+
+def parse(text: str) -> Any:
+    loader = _Loader(text)
+    try:
+        data = loader.get_single_data()
+    finally:
+        loader.dispose()
+    if "*" in text:  # no alias without an asterisk: skip the walk otherwise
+        _check_expansion(data)
+    return data
+
+
+class _AliasError(Exception):
+    def __init__(self, code: str, message: str, hint: str) -> None:
+        super().__init__(message)
+        self.code, self.hint = code, hint
+
+
+def _check_expansion(data: Any) -> None:
+    sizes: dict[int, int] = {}
+    active: set[int] = set()
+
+    def size(value: Any) -> int:
+        if not isinstance(value, (dict, list)):
+            return 1
+        key = id(value)
+        if key in sizes:
+            return sizes[key]
+        if key in active:
+            raise _AliasError(
+                "KNO-YAML-ALIAS-CYCLE",
+                "an alias refers to a node that contains it (a recursive value)",
+                "replace the recursive alias with the value it should hold",
+            )
+        active.add(key)
+        children = value.values() if isinstance(value, dict) else value
+        total = 1 + sum(size(c) for c in children)
+        active.discard(key)
+        sizes[key] = total
+        if total > ALIAS_EXPANSION_LIMIT:
+            raise _AliasError(
+                "KNO-YAML-ALIAS-LIMIT",
+                f"aliases expand this file to more than {ALIAS_EXPANSION_LIMIT:,} nodes",
+                "write the values out, or use fewer nested aliases",
+            )
+        return total
+
+    size(data)
+
+
+def yaml_diagnostic(exc: YAMLError, source: SourceFile) -> Diagnostic:
+    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+    span = Span(mark.line + 1, mark.column + 1) if mark is not None else Span(1, 1)
+    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+    file = source.rel
+    if isinstance(exc, DuplicateKeyError):
+        first = getattr(exc, "context_mark", None)
+        where = f" (first set on line {first.line + 1})" if first is not None else ""
+        return diag(
+            "KNO-YAML-DUPLICATE-KEY",
+            f"{problem.split(' with value')[0]}{where}",
+            file=file,
+            span=span,
+            hint="a key may appear once per mapping: remove or rename one of them",
+        )
+    tab_line = _tab_indented_line(source.text)
+    if tab_line:
+        line, col = tab_line
+        return diag(
+            "KNO-YAML-TAB",
+            "a tab is used for indentation; YAML allows only spaces",
+            file=file,
+            span=Span(line, col, col + 1),
+            hint="replace the tab with spaces",
+        )
+    if isinstance(exc, ConstructorError):
+        return diag(
+            "KNO-YAML-TAG",
+            problem,
+            file=file,
+            span=span,
+            hint="entities hold plain mappings, lists, strings, numbers and booleans; remove the tag",
+        )
+    context = getattr(exc, "context", None)
+    message = f"{context}: {problem}" if context else problem
+    return diag("KNO-YAML-SYNTAX", f"invalid YAML: {message}", file=file, span=span,
+                 hint="fix the YAML syntax at this position")
+
+
+def _tab_indented_line(text: str) -> tuple[int, int] | None:
+    for number, line in enumerate(text.splitlines(), 1):
+        stripped = line.lstrip(" ")
+        if stripped.startswith("\t"):
+            return number, len(line) - len(stripped) + 1
+    return None
+
+
+def _kind(value: Any) -> str:
+    return {list: "list", str: "string", int: "number", float: "number", bool: "boolean"}.get(
+        type(value), type(value).__name__
+    )
+
+
+class _Loader(CSafeLoader):
+    """The C-backed safe loader, narrowed to JSON values."""
+
+    def construct_yaml_map(self, node: Any) -> Iterator[dict[str, Any]]:
+        data: dict[str, Any] = {}
+        yield data
+        value = self.construct_mapping(node)
+        data.update((k if type(k) is str else _key(k), v) for k, v in value.items())
+
+    def reject(self, node: Any) -> None:
+        raise ConstructorError(None, None, f"the tag {node.tag!r} is not supported", node.start_mark)
+
+
+def _key(k: Any) -> str:
+    if k is None:
+        return "null"
+    if isinstance(k, bool):
+        return "true" if k else "false"
+    return str(k)
+
+
+_Loader.add_constructor("tag:yaml.org,2002:map", _Loader.construct_yaml_map)
+_Loader.add_constructor("tag:yaml.org,2002:timestamp", SafeConstructor.construct_yaml_str)
+for _tag in ("binary", "set", "omap", "pairs"):
+    _Loader.add_constructor(f"tag:yaml.org,2002:{_tag}", _Loader.reject)
+
+__all__ = ["parse", "parse_source", "read_source"]

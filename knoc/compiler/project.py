@@ -1,0 +1,274 @@
+"""Stage 5, project (P10): each public agent becomes an A2A AgentCard for the
+target version. One pure transformation: read the card-shaped fields, apply
+the derivation rules written in the docs, and build the wire model. Nothing
+reaches a card unless a wire model names it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from pydantic import ValidationError
+
+from knoc.a2a import capability, targets
+from knoc.a2a.capability import DEPRECATED, in_range, version_key
+from knoc.a2a.extensions import CONTRACT_URI, SERVICE_CLASS_URI
+from knoc.a2a.fields import DEFAULT_MODES, DEFAULT_TRANSPORT, CardFields
+from knoc.a2a.targets import Target
+from knoc.a2a.wire import (
+    AgentExtension,
+    AgentProvider,
+    AgentSkill,
+    ContractCapabilities,
+    ContractInterface,
+    ContractParams,
+)
+from knoc.diagnostics import Diagnostic, JsonPath, at
+from knoc.kinds.agent import Agent, Card, Projection
+from knoc.output.canonical import dumps, sha256
+from knoc.output.hosting import url_location
+
+# Legacy `authentication.schemes` names that map onto an HTTP auth scheme.
+HTTP_SCHEMES = {"bearer": "bearer", "basic": "basic", "digest": "digest"}
+
+
+def project(agent: Agent, target_name: str) -> tuple[Projection | None, list[Diagnostic]]:
+    """The agent's card for the target, or None when it is private, invalid
+    or cannot be projected (the diagnostics say why)."""
+    if not agent.typed.valid:
+        return None, []
+    target = targets.get(target_name)
+    diags = list(_protocol_checks(agent, target)) + list(_deprecated(agent))
+    if not agent.public:
+        return None, diags
+    fields = _fields(agent, target, diags)
+    location = _location(agent, diags)
+    if fields is not None and "state_transition_history" in target.unsupported_flags \
+            and fields.state_transition_history:
+        others = " or ".join(f"`--a2a {n}`" for n in targets.names()
+                             if "state_transition_history" not in targets.get(n).unsupported_flags)
+        diags.append(_err(agent, ("capabilities", "state_transition_history"), "KNO-PROJECT-DROPPED",
+                          f"`state_transition_history` does not exist in A2A {target.name} and is left out",
+                          f"remove it, or build with {others}"))
+    if fields is None or location is None or any(d.is_error for d in diags):
+        return None, diags
+    try:
+        model = target.build(fields)
+    except ValidationError as exc:  # a derivation rule let something through: say so
+        diags.append(_err(agent, (), "KNO-PROJECT-WIRE",
+                          f"the card does not fit the A2A {target.name} model: {exc.errors()[0]['msg']}",
+                          "report this as a knoc bug, with the entity"))
+        return None, diags
+    tags = tuple(sorted({t for s in fields.skills for t in s.tags}))
+    body = dumps(model.to_json_dict())
+    authored = len(agent.card.get("capabilities", {}).get("extensions") or [])
+    extensions = tuple((e.uri, bool(e.required), e.params, *_origin(agent, e.uri, i, authored))
+                       for i, e in enumerate(fields.extensions))
+    skills = tuple(s.name for s in fields.skills)
+    return Projection(*location, body, fields.name, fields.url, tags, sha256(body), extensions, skills), diags
+
+
+def publish(projected: Iterable[tuple[Agent, Projection]]) -> tuple[list[Card], list[Diagnostic]]:
+    """The cards to publish, in slug order. Two agents cannot share a card
+    path: the first by slug keeps it, the other gets an error."""
+    cards: list[Card] = []
+    diags: list[Diagnostic] = []
+    by_location: dict[tuple[str, str], Agent] = {}
+    for agent, proj in sorted(projected, key=lambda pair: pair[0].slug):
+        owner = by_location.setdefault((proj.host, proj.path), agent)
+        if owner is not agent:
+            diags.append(_err(agent, ("url",), "KNO-URL-DUPLICATE",
+                              f"url `{proj.url}` is also the url of `{owner.slug}`",
+                              "two public agents cannot share one card path: give each its own url"))
+            continue
+        cards.append(Card(agent.slug, agent.typed.entity.source.rel, proj))
+    return cards, diags
+
+
+def _origin(agent: Agent, uri: str, i: int, authored: int) -> tuple[JsonPath, bool]:
+    """Where extension entry `i` comes from: the authored list, or the field
+    knoc generated it from."""
+    if i < authored:
+        return (*agent.card_path, "capabilities", "extensions", i), False
+    return ((("service_class",) if uri == SERVICE_CLASS_URI else (*agent.card_path, "capabilities")), True)
+
+
+def _fields(agent: Agent, target: Target, diags: list[Diagnostic]) -> CardFields | None:
+    c = agent.card
+    caps = c.get("capabilities") or {}
+    description = c.get("description")
+    if not description:
+        diags.append(_err(agent, ("name",), "KNO-PROJECT-REQUIRED",
+                          "the card has no `description`, which A2A requires",
+                          "add `description:` saying what the agent does"))
+    provider = None
+    if isinstance(c.get("provider"), dict):
+        p = c["provider"]
+        if not p.get("url"):
+            diags.append(_err(agent, ("provider",), "KNO-PROJECT-REQUIRED",
+                              "`provider` has no `url`, which A2A requires",
+                              "add `url:` with the provider's website"))
+        else:
+            provider = AgentProvider(organization=p["organization"], url=p["url"])
+    schemes, security = _security(agent, diags)
+    extensions = [AgentExtension(**e) for e in caps.get("extensions") or []]
+    if agent.service_class is not None:
+        if any(e.uri == SERVICE_CLASS_URI for e in extensions):
+            diags.append(_err(agent, ("capabilities", "extensions"), "KNO-SERVICE-CLASS-TWICE",
+                              "`service_class` is set and a service-class extension is written by hand",
+                              "keep `service_class` and remove the hand-written entry"))
+        extensions.append(AgentExtension(uri=SERVICE_CLASS_URI, required=False,
+                                         params={"class": agent.service_class}))
+    for i, e in enumerate(extensions):
+        if e.uri == CONTRACT_URI:
+            diags.append(_err(agent, ("capabilities", "extensions", i, "uri"), "KNO-CONTRACT-BY-HAND",
+                              "the capability-contract extension entry is written by hand",
+                              "remove the entry: knoc writes it from `min_protocol_version`, "
+                              "`max_protocol_version`, `protocol_versions` and the capability flags"))
+    contract = _contract_params(c, target)
+    if contract is not None:
+        extensions.append(AgentExtension(uri=CONTRACT_URI, required=False, params=contract.to_json_dict()))
+    skills = [s for i, raw in enumerate(c.get("skills") or []) if (s := _skill(agent, i, raw, diags))]
+    if not description:
+        return None
+    return CardFields(
+        name=c["name"], description=description, url=c["url"].rstrip("/") or c["url"],
+        version=str(c["version"]), transport=c.get("preferred_transport") or DEFAULT_TRANSPORT,
+        main_versions=capability.main_versions(c, target.versions),
+        interfaces=[{**i, "protocol_versions": capability.interface_versions(i, target.versions)}
+                    for i in c.get("additional_interfaces") or []],
+        provider=provider,
+        documentation_url=c.get("documentation_url"), icon_url=c.get("icon_url"),
+        streaming=caps.get("streaming"), push_notifications=caps.get("push_notifications"),
+        state_transition_history=caps.get("state_transition_history"),
+        extended_agent_card=caps.get("extended_agent_card"), extensions=extensions,
+        schemes=schemes, security=security,
+        input_modes=list(c.get("default_input_modes") or DEFAULT_MODES),
+        output_modes=list(c.get("default_output_modes") or DEFAULT_MODES),
+        skills=skills,
+    )
+
+
+def _contract_params(c: dict[str, Any], target: Target) -> ContractParams | None:
+    """The capability-contract entry's params: the contract fields the target's
+    core structures cannot state, or None when the card states none."""
+    caps = c.get("capabilities") or {}
+    flags = {k: caps[k] for k in capability.CONTRACT_FLAGS if k in caps}
+    interfaces = []
+    if target.versions_in_contract:  # its AgentInterface has no protocol version of its own
+        stated = [(c["url"].rstrip("/") or c["url"], c.get("protocol_versions"))]
+        stated += [(i["url"], i.get("protocol_versions")) for i in c.get("additional_interfaces") or []]
+        interfaces = [ContractInterface(url=url, protocol_versions=v) for url, v in stated if v]
+    low, high = c.get("min_protocol_version"), c.get("max_protocol_version")
+    if not (flags or interfaces or low or high):
+        return None
+    return ContractParams(min_protocol_version=low, max_protocol_version=high,
+                          capabilities=ContractCapabilities(**flags) if flags else None,
+                          interfaces=interfaces or None)
+
+
+def _protocol_checks(agent: Agent, target: Target) -> Iterable[Diagnostic]:
+    """The declared protocol range holds together: min <= max, and every
+    version an interface speaks lies inside it."""
+    c = agent.card
+    low = capability.optional_str(c.get("min_protocol_version"))
+    high = capability.optional_str(c.get("max_protocol_version"))
+    if low and high and version_key(low) > version_key(high):
+        yield _err(agent, ("max_protocol_version",), "KNO-PROTOCOL-RANGE",
+                   f"max_protocol_version {high} is below min_protocol_version {low}",
+                   "swap them, or widen the range so it holds at least one version")
+        return
+    main = capability.main_versions(c, target.versions)
+    stated: list[tuple[JsonPath, str, tuple[str, ...], bool]] = [
+        (("protocol_versions",), "main url", main, bool(c.get("protocol_versions")))]
+    for i, iface in enumerate(c.get("additional_interfaces") or []):
+        stated.append((("additional_interfaces", i, "protocol_versions"), f"interface {iface.get('url')}",
+                       capability.interface_versions(iface, target.versions), bool(iface.get("protocol_versions"))))
+    for path, what, versions, declared in stated:
+        for j, v in enumerate(versions):
+            if in_range(v, low, high):
+                continue
+            bound = "min_protocol_version" if low and version_key(v) < version_key(low) else "max_protocol_version"
+            yield _err(agent, (*path, j) if declared else (bound,), "KNO-PROTOCOL-RANGE",
+                       f"the {what} speaks A2A {v}" + ("" if declared else f" (the {target.name} build target's)")
+                       + f", outside the declared range {low or '*'} to {high or '*'}",
+                       f"widen `{bound}` to include {v}" + ("" if declared else
+                       ", or state the interface's `protocol_versions`"))
+    if _speaks_0_3(target.versions) and not _speaks_0_3(main):
+        yield _err(agent, ("protocol_versions",), "KNO-PROTOCOL-TARGET",
+                   f"an A2A {target.name} card states protocol 0.3 for its url, but `protocol_versions` "
+                   f"({', '.join(main)}) does not list it",
+                   f"add \"{target.versions[-1]}\" to `protocol_versions`, or build with `--a2a {targets.DEFAULT}`")
+
+
+def _speaks_0_3(versions: Iterable[str]) -> bool:
+    """Whether any of `versions` is a 0.3 version (a 0.3 client can read the card)."""
+    return any(version_key(v).release[:2] == (0, 3) for v in versions)
+
+
+def _deprecated(agent: Agent) -> Iterable[Diagnostic]:
+    caps = agent.card.get("capabilities") or {}
+    for name, replacement in DEPRECATED.items():
+        if caps.get(name) is True:
+            yield _err(agent, ("capabilities", name), "KNO-CAP-DEPRECATED",
+                        f"`{name}` is a deprecated capability (tier 3)",
+                        f"declare `{replacement}`, which replaces it; keep `{name}` only while "
+                        "old clients still need it")
+
+
+def _skill(agent: Agent, i: int, raw: dict[str, Any], diags: list[Diagnostic]) -> AgentSkill | None:
+    missing = [k for k in ("description", "tags") if not raw.get(k)]
+    for key in missing:
+        what = "a description" if key == "description" else "tags"
+        diags.append(_err(agent, ("skills", i, "id"), "KNO-PROJECT-REQUIRED",
+                          f"skill `{raw.get('id')}` has no {what}, which A2A requires",
+                          f"add `{key}:` to the skill"))
+    if missing:
+        return None
+    return AgentSkill(id=raw["id"], name=raw["name"], description=raw["description"],
+                      tags=list(raw["tags"]), examples=raw.get("examples"),
+                      input_modes=raw.get("input_modes"), output_modes=raw.get("output_modes"))
+
+
+def _security(agent: Agent, diags: list[Diagnostic]) -> tuple[dict[str, dict[str, Any]], list[dict[str, list[str]]]]:
+    c = agent.card
+    schemes: dict[str, dict[str, Any]] = dict(c.get("security_schemes") or {})
+    security: list[dict[str, list[str]]] = [dict(r) for r in c.get("security") or []]
+    legacy = c.get("authentication")
+    if isinstance(legacy, dict) and legacy.get("schemes"):
+        if schemes:
+            diags.append(_err(agent, ("authentication",), "KNO-PROJECT-AUTH",
+                              "both `authentication` (legacy) and `security_schemes` are set",
+                              "declare security once: move the legacy schemes into `security_schemes`"))
+        for j, name in enumerate(legacy["schemes"]):
+            http = HTTP_SCHEMES.get(str(name).lower())
+            if http is None:
+                diags.append(_err(agent, ("authentication", "schemes", j), "KNO-PROJECT-AUTH",
+                                  f"legacy scheme `{name}` cannot be mapped to an A2A security scheme",
+                                  "only Bearer, Basic and Digest map directly; declare others under "
+                                  "`security_schemes` (e.g. type: oauth2 with its flows)"))
+                continue
+            schemes[http] = {"type": "http", "scheme": http}
+            security.append({http: []})
+    for j, requirement in enumerate(security):
+        for name in requirement:
+            if name not in schemes:
+                diags.append(_err(agent, ("security", j), "KNO-PROJECT-AUTH",
+                                  f"security requirement names `{name}`, which is not in `security_schemes`",
+                                  f"declare `{name}` under `security_schemes`"))
+    return schemes, security
+
+
+def _location(agent: Agent, diags: list[Diagnostic]) -> tuple[str, str] | None:
+    url = str(agent.card.get("url", ""))
+    location = url_location(url)
+    if location is None:
+        diags.append(_err(agent, ("url",), "KNO-PROJECT-URL",
+                          f"url `{url}` cannot be mapped to a card path",
+                          "use an absolute https URL without `.` or `..` segments"))
+    return location
+
+
+def _err(agent: Agent, path: JsonPath, code: str, message: str, hint: str) -> Diagnostic:
+    """A diagnostic at `path` inside the agent's card fields."""
+    return at(agent.typed.source, (*agent.card_path, *path), code, message, hint)

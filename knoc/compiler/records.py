@@ -1,0 +1,76 @@
+"""What the stages hand on and the cache keeps: plain, versioned records.
+
+`FileResult` is what the one-file stages (load, validate, project) found in
+one source; `LinkResult` what the link stage (resolve, publish, contract,
+index) found in the whole repo. Bump a record's VERSION when its fields
+change: an entry of another version is a cache miss, never a crash."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from knoc.diagnostics import Diagnostic, from_dict
+from knoc.io.records import Record
+from knoc.kinds.agent import Projection
+
+
+@dataclass
+class FileResult(Record):
+    """What the one-file stages found in one source."""
+
+    VERSION: ClassVar[int] = 1
+
+    diags: list[Diagnostic]
+    decl: tuple[str, str] | None = None  # (type, version) when a spec accepted it
+    valid: bool = False
+    private: bool = False
+    facts: str = "null"  # kinds.facts() of the entity, as JSON
+    projection: Projection | None = None
+    link_key: str = ""  # sha256 of everything the link stage reads from this file
+
+    def __post_init__(self) -> None:
+        if not self.link_key:
+            summary = None if self.projection is None else self.projection.summary
+            read = json.dumps([self.decl, self.valid, self.private, self.facts, summary])
+            self.link_key = hashlib.sha256(read.encode("utf-8")).hexdigest()
+
+    def _encode_field(self, name: str) -> Any:
+        if name == "diags":
+            return [d.to_dict() for d in self.diags]
+        if name == "projection":
+            return None if self.projection is None else tuple(self.projection)
+        return getattr(self, name)
+
+    @classmethod
+    def _from_fields(cls, values: list[Any]) -> FileResult:
+        diags, decl, valid, private, facts, card, link_key = values
+        if not (isinstance(facts, str) and isinstance(link_key, str) and link_key):
+            raise ValueError("not a file result")
+        return cls([from_dict(d) for d in diags], tuple(decl) if decl else None, bool(valid), bool(private),
+                   facts, Projection._make(card) if card else None, link_key)
+
+
+@dataclass
+class LinkResult(Record):
+    """What the link stage found."""
+
+    VERSION: ClassVar[int] = 1
+
+    diags: list[Diagnostic]
+    agents: dict[str, str]  # slug -> source, of every agent, public or not
+    published: list[tuple[str, str]]  # (slug, source) of each card to publish, in order
+    files: dict[str, bytes]  # what it writes: the runtime index, catalog and extension pages
+    digests: dict[str, str]  # sha256 of each of `files`, kept so a warm run need not rehash megabytes
+
+    def _encode_field(self, name: str) -> Any:
+        return [d.to_dict() for d in self.diags] if name == "diags" else getattr(self, name)
+
+    @classmethod
+    def _from_fields(cls, values: list[Any]) -> LinkResult:
+        diags, agents, published, files, digests = values
+        if not all(isinstance(v, dict) for v in (agents, files, digests)):
+            raise ValueError("not a link result")
+        return cls([from_dict(d) for d in diags], agents, [(str(s), str(r)) for s, r in published], files, digests)

@@ -1,0 +1,166 @@
+"""Stage 4, resolve: the repo as a graph. Ids are unique, slugs unique per
+kind and safe as a path segment, every reference lands on an entity, and
+`extends` has no cycle. Produces the agents and domains later stages read."""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from knoc.diagnostics import Diagnostic, JsonPath, at
+from knoc.kinds.agent import Agent, agent_of
+from knoc.kinds.domain import Domain, Repo
+from knoc.kinds.entity import Typed, is_public, kind_of
+from knoc.rules import graph, ulid
+from knoc.rules import slug as slugs
+
+LINK_KINDS = ("extends", "depends_on", "composes", "related_to")
+SAFE_SEGMENT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")  # a path segment knoc writes without fear
+KNO_XRI = re.compile(r"^kno://([a-z0-9-]+)/(.+)$")
+PSPACE_XRI = re.compile(r"^pspace://([a-z0-9-]+):(.+)$")
+FACT_KEYS = ("id", "slug", "visibility", "subtype", "category", "relationships", "composes",
+             "service_class", "perception",
+             "uri", "evolution", "required", "depends_on", "params_schema")  # extensions (knoc.contract)
+# The card fields the capability contract reads (knoc.delegation).
+CARD_FACT_KEYS = ("url", "capabilities", "protocol_versions", "min_protocol_version", "max_protocol_version",
+                  "additional_interfaces")
+
+
+def resolve(typed: list[Typed]) -> tuple[Repo, list[Diagnostic]]:
+    diags: list[Diagnostic] = []
+    ok = [t for t in typed if isinstance(t.data.get("slug"), str) and isinstance(t.data.get("id"), str)]
+    diags += _unique(ok, key=lambda t: t.data["id"], field_="id", code="KNO-ID-DUPLICATE", scope="the repo")
+    diags += _unique(ok, key=lambda t: (kind_of(t), t.data["slug"]), field_="slug",
+                     code="KNO-SLUG-DUPLICATE", scope="its kind")
+    for t in ok:
+        if not SAFE_SEGMENT.match(t.data["slug"]) or ".." in t.data["slug"]:
+            diags.append(at(t.source, ("slug",), "KNO-SLUG-UNSAFE",
+                            f"slug `{t.data['slug']}` is not safe as a path segment", f"use {slugs.WHAT}"))
+
+    index = _Index(ok)
+    domain_slugs = sorted(t.data["slug"] for t in ok if t.type == "perception-domain")
+    repo = Repo()
+    for t in ok:
+        diags += _check_links(t, index)
+        if t.type == "perception-domain":
+            category = t.data.get("category")
+            repo.domains.append(Domain(t.data["slug"], is_public(t), category if isinstance(category, str) else None))
+        elif kind_of(t) == "agent":
+            agent = agent_of(t)
+            diags += _check_domains(t, agent, set(domain_slugs), domain_slugs)
+            diags += _check_composes(t, index)
+            repo.agents.append(agent)
+    diags += _extends_cycles(ok, index)
+    repo.agents.sort(key=lambda a: a.slug)
+    repo.domains.sort(key=lambda d: d.slug)
+    return repo, diags
+
+
+class _Index:
+    def __init__(self, typed: list[Typed]) -> None:
+        self.by_id = {t.data["id"]: t for t in typed}
+        self.by_collection: dict[tuple[str, str], Typed] = {}
+        self.by_type: dict[tuple[str, str], Typed] = {}
+        for t in typed:
+            self.by_collection.setdefault((t.entity.collection, t.data["slug"]), t)
+            self.by_type.setdefault((t.type, t.data["slug"]), t)
+
+    def lookup(self, xri: str) -> Typed | None:
+        m = KNO_XRI.match(xri)
+        if m:
+            return self.by_collection.get((m.group(1), m.group(2)))
+        m = PSPACE_XRI.match(xri)
+        if m:
+            type_, ref = m.groups()
+            hit = self.by_id.get(ref) if ulid.is_ulid(ref) else self.by_type.get((type_, ref))
+            return hit if hit is not None and hit.type == type_ else None
+        return None
+
+    def slugs_in(self, collection: str) -> list[str]:
+        return sorted(s for c, s in self.by_collection if c == collection)
+
+
+def _links(t: Typed) -> Iterable[tuple[JsonPath, str, str]]:
+    rels = t.data.get("relationships")
+    if isinstance(rels, dict):
+        for kind in LINK_KINDS:
+            for i, link in enumerate(rels.get(kind) or []):
+                if isinstance(link, dict) and isinstance(link.get("xri"), str):
+                    yield ("relationships", kind, i, "xri"), link["xri"], kind
+
+
+def _check_links(t: Typed, index: _Index) -> Iterable[Diagnostic]:
+    for path, xri, _kind in _links(t):
+        if index.lookup(xri) is None:
+            yield _unresolved(t, path, xri, index)
+
+
+def _unresolved(t: Typed, path: JsonPath, xri: str, index: _Index) -> Diagnostic:
+    m = KNO_XRI.match(xri)
+    hint = "an xri is kno://<collection>/<slug> or pspace://<type>:<id-or-slug>"
+    if m:
+        near = difflib.get_close_matches(m.group(2), index.slugs_in(m.group(1)), n=1)
+        hint = (f"did you mean `kno://{m.group(1)}/{near[0]}`?" if near else
+                f"no entity `{m.group(2)}` in {m.group(1)}/: add it or fix the reference")
+    return at(t.source, path, "KNO-RESOLVE-XRI", f"`{xri}` does not resolve to an entity", hint)
+
+
+def _check_domains(t: Typed, agent: Agent, known: set[str], ordered: list[str]) -> Iterable[Diagnostic]:
+    base = ("persona", "perception", "domains") if t.type == "agent-blueprint" else ("perception", "domains")
+    for i, slug in enumerate(agent.domains):
+        if slug not in known:
+            near = difflib.get_close_matches(slug, ordered, n=1)
+            hint = f"did you mean `{near[0]}`? " if near else ""
+            yield at(t.source, (*base, i), "KNO-RESOLVE-DOMAIN",
+                      f"perception domain `{slug}` does not exist",
+                      f"{hint}add content/perception-domains/{slug}.kno, or use one of: "
+                      f"{', '.join(ordered) or '(none defined)'}")
+
+
+def _check_composes(t: Typed, index: _Index) -> Iterable[Diagnostic]:
+    links = t.data.get("composes") if t.type == "agent-blueprint" else None
+    for i, link in enumerate(links if isinstance(links, list) else []):
+        xri = link.get("xri") if isinstance(link, dict) else None
+        if not isinstance(xri, str):
+            continue
+        target = index.lookup(xri)
+        if target is None:
+            yield _unresolved(t, ("composes", i, "xri"), xri, index)
+        elif kind_of(target) != "agent":
+            yield at(t.source, ("composes", i, "xri"), "KNO-RESOLVE-COMPOSES",
+                      f"`{xri}` is a {target.type}, not an agent",
+                      "an agent composes (delegates to) other agents: kno://agent-blueprints/<slug>")
+        elif target is t:
+            yield at(t.source, ("composes", i, "xri"), "KNO-RESOLVE-COMPOSES",
+                      "an agent cannot delegate to itself", "remove this entry")
+
+
+def _extends_cycles(typed: list[Typed], index: _Index) -> Iterable[Diagnostic]:
+    parents: dict[Typed, list[tuple[JsonPath, Typed]]] = {}
+    for t in typed:
+        for path, xri, kind in _links(t):
+            target = index.lookup(xri) if kind == "extends" else None
+            if target is not None:
+                parents.setdefault(t, []).append((path, target))
+    reported: set[frozenset[int]] = set()
+    for cycle in graph.cycles(sorted(typed, key=lambda t: t.source.rel), parents):
+        members = frozenset(id(t) for t, _ in cycle)
+        if members in reported:
+            continue
+        reported.add(members)
+        first, path = cycle[0]
+        yield at(first.source, path, "KNO-EXTENDS-CYCLE", f"`extends` forms a cycle: {graph.show(cycle)}",
+                 "an entity cannot extend itself, directly or through others; remove one link")
+
+
+def _unique(typed: list[Typed], key: Any, field_: str, code: str, scope: str) -> Iterable[Diagnostic]:
+    first: dict[Any, Typed] = {}
+    for t in sorted(typed, key=lambda t: t.entity.source.rel):
+        k = key(t)
+        if k in first:
+            yield at(t.source, (field_,), code, f"{field_} `{t.data[field_]}` is already used by "
+                      f"{first[k].entity.source.rel}", f"a {field_} must be unique within {scope}")
+        else:
+            first[k] = t

@@ -1,0 +1,193 @@
+"""Stage 3, validate: each entity against the spec for its `type@version`.
+
+Structural rules live in the specs; this module only turns JSON Schema errors
+into diagnostics (with specific codes where an author benefits from one) and
+adds the few rules a schema cannot say, such as warnings."""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+from knoc.diagnostics import Diagnostic, at, diag
+from knoc.diagnostics import json_path as _json_path
+from knoc.kinds.entity import Entity, Typed
+from knoc.kinds.spec import DECLARATION, SpecSet, property_names
+from knoc.rules import ulid
+
+if TYPE_CHECKING:
+    from jsonschema.exceptions import ValidationError
+
+BOUNDARY_PREFIXES = ("MUST NOT", "SHOULD NOT")
+_UNEXPECTED = re.compile(r"'((?:[^'\\]|\\.)*)'")
+
+
+def declaration(ent: Entity, specs: SpecSet) -> Typed | Diagnostic:
+    src = ent.source
+    decl = ent.data.get("$schema")
+    if decl is None:
+        return diag("KNO-DECL-MISSING", "entity does not declare `$schema`",
+                     file=src.rel, span=src.locate(()),
+                     hint="start the file with `$schema: <type>@<version>`, e.g. `agent-blueprint@0.2.0`")
+    match = DECLARATION.match(decl) if isinstance(decl, str) else None
+    spec = specs.by_declaration.get(decl) if match else None
+    if spec is not None and match is not None:
+        return Typed(ent, match.group(1), match.group(2), spec)
+    span = src.locate(("$schema",))
+    if match is None:
+        return diag("KNO-DECL-FORMAT", f"`$schema: {decl}` is not `<type>@<semver>`",
+                     file=src.rel, span=span, hint="write it as e.g. `agent-blueprint@0.2.0`")
+    type_, version = match.groups()
+    accepted = specs.versions_of(type_)
+    if not accepted:
+        near = difflib.get_close_matches(type_, specs.types, n=1)
+        hint = f"did you mean `{near[0]}`? " if near else ""
+        return diag("KNO-TYPE-UNKNOWN", f"unknown entity type `{type_}`: no spec accepts it",
+                     file=src.rel, span=span,
+                     hint=f"{hint}known types: {', '.join(specs.types)}; or add a spec under specs/")
+    return diag("KNO-VERSION-UNACCEPTED",
+                 f"`{type_}` version {version} is not accepted by any spec",
+                 file=src.rel, span=span,
+                 hint=f"accepted versions: {', '.join(accepted)}")
+
+
+def check(t: Typed, specs: SpecSet) -> Iterable[Diagnostic]:
+    if not t.spec.fast.is_valid(t.data):
+        detailed = specs.explain(t.spec, t.data)
+        for err in detailed:
+            yield from schema_diagnostics(t, err, specs)
+        if not detailed:  # the two engines disagree: report the fast one's words
+            for fast_err in t.spec.fast.iter_errors(t.data):
+                path = tuple(fast_err.instance_path)
+                yield diag("KNO-SCHEMA", fast_err.message, file=t.entity.source.rel,
+                            span=t.entity.source.locate(path), json_path=_json_path(path),
+                            spec=t.spec.slug)
+    yield from _boundary_wording(t)
+
+
+def _boundary_wording(t: Typed) -> Iterable[Diagnostic]:
+    persona = t.data.get("persona")
+    base: tuple[str, ...] = ("persona",) if isinstance(persona, dict) else ()
+    holder = persona if isinstance(persona, dict) else t.data
+    boundaries = holder.get("boundaries")
+    if not isinstance(boundaries, list):
+        return
+    for i, text in enumerate(boundaries):
+        if isinstance(text, str) and not text.lstrip().startswith(BOUNDARY_PREFIXES):
+            yield at(t.source, (*base, "boundaries", i), "KNO-BOUNDARY-WORDING",
+                     "a boundary should start with MUST NOT or SHOULD NOT",
+                     "say whether it is a hard rule (MUST NOT) or advice (SHOULD NOT)")
+
+
+def schema_diagnostics(t: Typed, err: ValidationError, specs: SpecSet) -> Iterable[Diagnostic]:
+    from jsonschema.exceptions import best_match
+    if err.validator in ("anyOf", "oneOf") and err.context:
+        err = best_match(err.context)
+    src = t.entity.source
+    path = tuple(err.absolute_path)
+    common: dict[str, Any] = {"file": src.rel, "json_path": _json_path(path), "spec": t.spec.slug}
+    kw, value, instance = err.validator, err.validator_value, err.instance
+
+    if kw in ("unevaluatedProperties", "additionalProperties") and isinstance(instance, dict):
+        # After another error, unevaluatedProperties also flags the keys of the
+        # subschema that failed: only names defined nowhere here are unknown.
+        allowed = sorted(property_names(err.schema, specs.resolver_for(err.schema)))
+        for name in _unexpected(err.message, instance):
+            if name in allowed:
+                continue
+            near = difflib.get_close_matches(name, allowed, n=1)
+            yield diag("KNO-SCHEMA-UNKNOWN-FIELD", f"unknown field `{name}`",
+                        span=src.locate((*path, name), key=True),
+                        hint=f"did you mean `{near[0]}`?" if near else
+                        f"{t.spec.slug} does not define it here; remove it or fix its indentation",
+                        **{**common, "json_path": _json_path((*path, name))})
+        return
+    if kw == "required":
+        missing = [k for k in value if isinstance(instance, dict) and k not in instance]
+        for name in missing:
+            if path[-1:] == ("ownership",) and name == "possibility_slug":
+                yield diag("KNO-OWNERSHIP-TENANT",
+                            "tenant-owned agent lacks `possibility_slug`",
+                            span=src.locate(path, key=True),
+                            hint="name the realm with `possibility_slug`, or use `context: platform`",
+                            **common)
+                continue
+            yield diag("KNO-SCHEMA-REQUIRED", f"missing required field `{name}`",
+                        span=src.locate(path, key=True),
+                        hint=f"add `{name}:` here ({t.spec.slug} requires it)", **common)
+        return
+    span = src.locate(path)
+    if kw == "enum" and path[-1:] == ("service_class",):
+        hint = ("`unknown` is what an agent without `service_class` is; it cannot be declared. "
+                "Remove the key or choose utility, principal or ephemeral"
+                if instance == "unknown" else "choose utility, principal or ephemeral")
+        yield diag("KNO-SERVICE-CLASS", f"`{instance}` is not a service class", span=span,
+                    hint=hint, **common)
+    elif kw == "enum":
+        choices = ", ".join(str(v) for v in value)
+        yield diag("KNO-SCHEMA-ENUM", f"`{_show(instance)}` is not one of: {choices}",
+                    span=span, hint=_near_hint(instance, value), **common)
+    elif kw == "const" and path == ("type",):
+        yield diag("KNO-TYPE-MISMATCH",
+                    f"`type: {_show(instance)}` does not match `$schema: {t.data.get('$schema')}`",
+                    span=span, hint=f"use `type: {value}` or remove `type`", **common)
+    elif kw == "pattern" and ulid.CHARS in str(value):
+        yield diag("KNO-ID-ULID", f"`{_show(instance)}` is not a ULID", span=span,
+                    hint="a ULID is 26 characters of Crockford base32 (no I, L, O, U), e.g. "
+                         f"{ulid.EXAMPLE}", **common)
+    elif kw == "not" and isinstance(instance, dict) and {"target", "target_query"} <= instance.keys():
+        yield diag("KNO-GOAL-TARGET", "`target` and `target_query` are mutually exclusive",
+                    span=src.locate((*path, "target_query"), key=True),
+                    hint="keep `target` for a literal value or `target_query` for a dynamic one",
+                    **common)
+    elif kw == "type":
+        yield diag("KNO-SCHEMA-TYPE",
+                    f"expected {_types(value)}, found {_type_name(instance)}",
+                    span=span, hint=_type_hint(value, instance), **common)
+    else:
+        yield diag(_CODES.get(kw, "KNO-SCHEMA"), err.message, span=span, **common)
+
+
+_CODES = {
+    "pattern": "KNO-SCHEMA-PATTERN", "const": "KNO-SCHEMA-CONST",
+    "minimum": "KNO-SCHEMA-RANGE", "maximum": "KNO-SCHEMA-RANGE",
+    "minItems": "KNO-SCHEMA-SIZE", "maxItems": "KNO-SCHEMA-SIZE", "minLength": "KNO-SCHEMA-SIZE",
+    "maxLength": "KNO-SCHEMA-SIZE", "minProperties": "KNO-SCHEMA-SIZE", "maxProperties": "KNO-SCHEMA-SIZE",
+}
+
+
+def _unexpected(message: str, instance: dict[str, Any]) -> list[str]:
+    inside = message[message.find("(") :]
+    names = [n for n in _UNEXPECTED.findall(inside) if n in instance]
+    return names or sorted(instance)[:1]
+
+
+def _show(v: Any) -> str:
+    return "null" if v is None else str(v).lower() if isinstance(v, bool) else str(v)
+
+
+def _types(value: Any) -> str:
+    items = value if isinstance(value, list) else [value]
+    return " or ".join({"object": "a mapping", "array": "a list"}.get(v, f"a {v}") for v in items)
+
+
+def _type_name(v: Any) -> str:
+    if v is None:
+        return "null (an empty value)"
+    return {dict: "a mapping", list: "a list", str: "a string", bool: "a boolean",
+            int: "an integer", float: "a number"}.get(type(v), type(v).__name__)
+
+
+def _type_hint(expected: Any, instance: Any) -> str | None:
+    if expected == "string" and isinstance(instance, (int, float, bool)):
+        return f'quote it: "{_show(instance)}"'
+    if instance is None:
+        return "give it a value, or remove the key"
+    return None
+
+
+def _near_hint(instance: Any, choices: list[Any]) -> str | None:
+    near = difflib.get_close_matches(str(instance), [str(c) for c in choices], n=1)
+    return f"did you mean `{near[0]}`?" if near else None

@@ -1,0 +1,91 @@
+"""The one diagnostic type every stage produces and every reporter reads."""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+
+class Severity(enum.StrEnum):
+    ERROR = "error"
+    WARNING = "warning"
+
+
+@dataclass(frozen=True)
+class Span:
+    """A 1-based source position; end_column is exclusive, 0 when unknown."""
+
+    line: int
+    column: int
+    end_column: int = 0
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    code: str
+    severity: Severity
+    message: str
+    file: str | None = None  # repo-relative, forward slashes
+    span: Span | None = None
+    hint: str | None = None
+    json_path: str | None = None  # for schema errors: where in the entity
+    spec: str | None = None  # for schema errors: the spec that rejected it
+    detail: str | None = None  # a block shown under the message, e.g. a diff
+
+    @property
+    def is_error(self) -> bool:
+        return self.severity is Severity.ERROR
+
+    @property
+    def sort_key(self) -> tuple[str, int, int, str, str]:
+        line, col = (self.span.line, self.span.column) if self.span else (0, 0)
+        return (self.file or "", line, col, self.code, self.message)
+
+    def to_dict(self) -> dict[str, object]:
+        out: dict[str, object] = {
+            "code": self.code,
+            "severity": self.severity.value,
+            "message": self.message,
+            "file": self.file,
+            "line": self.span.line if self.span else None,
+            "column": self.span.column if self.span else None,
+            "end_column": (self.span.end_column or None) if self.span else None,
+            "hint": self.hint,
+        }
+        if self.json_path is not None:
+            out["json_path"] = self.json_path
+        if self.spec is not None:
+            out["spec"] = self.spec
+        if self.detail is not None:
+            out["detail"] = self.detail
+        return out
+
+
+def from_dict(d: dict[str, Any]) -> Diagnostic:
+    """The inverse of Diagnostic.to_dict (the cache stores diagnostics so)."""
+    line, column = d.get("line"), d.get("column")
+    span = Span(line, column, d.get("end_column") or 0) if line is not None and column is not None else None
+    return Diagnostic(d["code"], Severity(d["severity"]), d["message"], d.get("file"), span,
+                      d.get("hint"), d.get("json_path"), d.get("spec"), d.get("detail"))
+
+
+@dataclass
+class Report:
+    """Diagnostics collected across stages, deduplicated and sorted on read."""
+
+    items: list[Diagnostic] = field(default_factory=list)
+
+    def add(self, diag: Diagnostic) -> None:
+        self.items.append(diag)
+
+    def extend(self, diags: Iterable[Diagnostic]) -> None:
+        self.items.extend(diags)
+
+    def sorted(self) -> list[Diagnostic]:
+        return sorted(set(self.items), key=lambda d: d.sort_key)
+
+    @property
+    def errors(self) -> int:
+        return sum(1 for d in set(self.items) if d.is_error)

@@ -1,0 +1,211 @@
+"""Reporters: the same Diagnostic objects as text for people, or for
+machines as JSON lines, SARIF 2.1.0 (code scanning), JUnit XML (one test case
+per entity) or GitHub workflow commands (annotations on the pull request).
+
+Reporters are a registry by format name; each takes the diagnostics and one
+`Context` and returns its text, which goes to stderr (text, for people) or
+stdout (the machine formats)."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any, TextIO
+
+from knoc import __version__
+from knoc.diagnostics.codes import CODES
+from knoc.diagnostics.model import Diagnostic
+from knoc.diagnostics.source import SourceFile
+
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+
+Sources = Callable[[str], SourceFile | None]
+
+
+@dataclass(frozen=True)
+class Context:
+    """What a reporter may need besides the diagnostics."""
+
+    sources: Sources  # a source file by repo-relative path, for excerpts
+    inputs: list[str]  # every file the command read (JUnit's test cases)
+    suite: str  # the command, e.g. "knoc build"
+    fail_on_warning: bool = False
+    color: bool = False
+
+
+@dataclass(frozen=True)
+class Reporter:
+    render: Callable[[list[Diagnostic], Context], str]
+    to_stderr: bool  # for people (alongside the summary) rather than for a machine reading stdout
+
+_COLORS = {"error": "\x1b[1;31m", "warning": "\x1b[1;33m", "blue": "\x1b[1;34m", "bold": "\x1b[1m",
+           "reset": "\x1b[0m"}
+
+
+def use_color(stream: TextIO) -> bool:
+    return stream.isatty() and "NO_COLOR" not in os.environ
+
+
+def text(diags: Iterable[Diagnostic], ctx: Context) -> str:
+    sources, color = ctx.sources, ctx.color
+    paint = (lambda key, s: f"{_COLORS[key]}{s}{_COLORS['reset']}") if color else (lambda key, s: s)
+    blocks = []
+    for d in diags:
+        lines = [paint(d.severity.value, f"{d.severity.value}[{d.code}]") + paint("bold", f": {d.message}")]
+        if d.file:
+            where = f"{d.file}:{d.span.line}:{d.span.column}" if d.span else d.file
+            source = sources(d.file) if d.span else None
+            gutter = " " * len(str(d.span.line)) if d.span else " "
+            lines.append(f"{gutter}{paint('blue', '-->')} {where}")
+            if source is not None and d.span is not None:
+                code_line = source.line(d.span.line).replace("\t", " ")
+                width = max(1, (d.span.end_column or d.span.column + 1) - d.span.column)
+                lines += [
+                    f"{gutter} {paint('blue', '|')}",
+                    f"{paint('blue', str(d.span.line))} {paint('blue', '|')} {code_line}",
+                    f"{gutter} {paint('blue', '|')} {' ' * (d.span.column - 1)}"
+                    + paint(d.severity.value, "^" * width),
+                ]
+        pad = " " * (len(str(d.span.line)) if d.span else 1)
+        if d.detail:
+            lines += [f"{pad}   {line}" for line in d.detail.splitlines()]
+        if d.hint:
+            lines.append(f"{pad} = help: {d.hint}")
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks)
+
+
+def json_lines(diags: Iterable[Diagnostic], ctx: Context | None = None) -> str:
+    return "\n".join(json.dumps(d.to_dict(), ensure_ascii=False, sort_keys=False) for d in diags)
+
+
+def summary(diags: list[Diagnostic], entities: int, outcome: str) -> str:
+    errors = sum(d.is_error for d in diags)
+    warnings = len(diags) - errors
+    counts = ", ".join(p for p in (_plural(errors, "error"), _plural(warnings, "warning")) if p) or "no problems"
+    head = "error" if errors else "ok"
+    return f"{head}: {counts} in {_plural(entities, 'entity', 'entities')} ({outcome})"
+
+
+def _plural(n: int, one: str, many: str | None = None) -> str:
+    if n == 0 and one != "entity":
+        return ""
+    return f"{n} {one if n == 1 else (many or one + 's')}"
+
+
+def sarif(diags: list[Diagnostic], ctx: Context | None = None) -> str:
+    """One run; rules are the codes that occur, described from the registry.
+    Paths are relative to the repo root (%SRCROOT%), as code scanning wants."""
+    codes = sorted({d.code for d in diags})
+    rules = [{"id": c, "name": c.removeprefix("KNO-").title().replace("-", ""),
+              "shortDescription": {"text": CODES[c].summary},
+              "fullDescription": {"text": CODES[c].explanation},
+              "defaultConfiguration": {"level": CODES[c].severity.value}} for c in codes]
+    results = []
+    for d in diags:
+        message = d.message + (f" (help: {d.hint})" if d.hint else "")
+        result: dict[str, Any] = {"ruleId": d.code, "ruleIndex": codes.index(d.code),
+                                  "level": d.severity.value, "message": {"text": message}}
+        if d.file:
+            location: dict[str, Any] = {"artifactLocation": {"uri": d.file, "uriBaseId": "%SRCROOT%"}}
+            if d.span:
+                region = {"startLine": d.span.line, "startColumn": d.span.column}
+                if d.span.end_column > d.span.column:
+                    region["endColumn"] = d.span.end_column
+                location["region"] = region
+            result["locations"] = [{"physicalLocation": location}]
+        results.append(result)
+    log = {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [{
+        "tool": {"driver": {"name": "knoc", "version": __version__, "rules": rules}},
+        "results": results,
+    }]}
+    return json.dumps(log, indent=2, ensure_ascii=False)
+
+
+def junit(diags: list[Diagnostic], ctx: Context) -> str:
+    """A test case per entity (and per other file a finding names, such as a
+    drifted build/ file): it fails on an error, or on a warning under
+    `--fail-on warning`; other warnings go to the case's system-out."""
+    entities, suite, fail_on_warning = ctx.inputs, ctx.suite, ctx.fail_on_warning
+    by_file: dict[str, list[Diagnostic]] = {f: [] for f in entities}
+    for d in diags:
+        by_file.setdefault(d.file or "(repo)", []).append(d)
+    cases, failures = [], 0
+    for file in sorted(by_file):
+        failing = [d for d in by_file[file] if d.is_error or fail_on_warning]
+        other = [d for d in by_file[file] if d not in failing]
+        body = []
+        if failing:
+            failures += 1
+            first = failing[0]
+            body.append(f"<failure message={_attr(first.message)} type={_attr(first.code)}>"
+                        f"{_xml_text(_lines(failing))}</failure>")
+        if other:
+            body.append(f"<system-out>{_xml_text(_lines(other))}</system-out>")
+        classname = file.rsplit("/", 1)[0].replace("/", ".") if "/" in file else "repo"
+        cases.append(f'    <testcase classname={_attr(classname)} name={_attr(file)} '
+                     f'file={_attr(file)}>' + "".join(body) + "</testcase>")
+    head = (f'<testsuite name={_attr(suite)} tests="{len(cases)}" failures="{failures}" '
+            f'errors="0" skipped="0">')
+    return "\n".join(['<?xml version="1.0" encoding="UTF-8"?>',
+                      f'<testsuites name="knoc" tests="{len(cases)}" failures="{failures}" errors="0">',
+                      f"  {head}", *cases, "  </testsuite>", "</testsuites>"])
+
+
+def github(diags: list[Diagnostic], ctx: Context | None = None) -> str:
+    """GitHub Actions workflow commands: each finding becomes an annotation."""
+    out = []
+    for d in diags:
+        props = [f"title={_gh_prop(d.code)}"]
+        if d.file:
+            props.insert(0, f"file={_gh_prop(d.file)}")
+            if d.span:
+                props[1:1] = [f"line={d.span.line}", f"col={d.span.column}"]
+                if d.span.end_column > d.span.column:
+                    props.insert(3, f"endColumn={d.span.end_column}")
+        message = d.message + (f"\nhelp: {d.hint}" if d.hint else "")
+        out.append(f"::{d.severity.value} {','.join(props)}::{_gh_data(message)}")
+    return "\n".join(out)
+
+
+def _lines(diags: list[Diagnostic]) -> str:
+    return "\n".join(f"{d.severity.value}[{d.code}] {d.file or ''}"
+                     f"{f':{d.span.line}:{d.span.column}' if d.span else ''}: {d.message}"
+                     + (f"\n  help: {d.hint}" if d.hint else "") for d in diags)
+
+
+def _clean(s: str) -> str:
+    """XML 1.0 cannot carry most control characters, even escaped."""
+    return "".join(c if c in "\t\n\r" or ord(c) >= 0x20 else "\ufffd" for c in s)
+
+
+# Imported where used, like jinja2 (knoc.template): they pull in half the
+# standard library, and a pre-commit check renders neither.
+def _attr(s: str) -> str:
+    from xml.sax.saxutils import quoteattr
+    return quoteattr(_clean(s))
+
+
+def _xml_text(s: str) -> str:
+    from xml.sax.saxutils import escape
+    return escape(_clean(s))
+
+
+def _gh_data(s: str) -> str:
+    return s.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _gh_prop(s: str) -> str:
+    return _gh_data(s).replace(":", "%3A").replace(",", "%2C")
+
+
+REPORTERS: dict[str, Reporter] = {
+    "text": Reporter(text, to_stderr=True),
+    "json": Reporter(json_lines, to_stderr=False),
+    "sarif": Reporter(sarif, to_stderr=False),
+    "junit": Reporter(junit, to_stderr=False),
+    "github": Reporter(github, to_stderr=False),
+}
+FORMATS = tuple(REPORTERS)

@@ -1,0 +1,123 @@
+"""Source files and their positions.
+
+Loading takes the fast path (C parser straight to Python values). Positions
+are recovered only when a diagnostic needs one, by composing the file's node
+tree once and walking it: the happy path pays nothing for line numbers.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ruamel.yaml.cyaml import CSafeLoader
+from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+from knoc.diagnostics.codes import diag
+from knoc.diagnostics.model import Diagnostic, Span
+from knoc.io.files import read_bytes
+
+JsonPath = Sequence[str | int]
+
+
+@dataclass(eq=False)
+class SourceFile:
+    path: str  # where to read it (a plain string: cheaper than a Path, per file)
+    rel: str  # repo-relative, forward slashes: what diagnostics show
+    # None: not read yet (the cache vouched for the file); read when a
+    # diagnostic needs a position in it.
+    _text: str | None
+    digest: str = ""  # sha256 of the file's bytes
+    _root: Node | None = field(default=None, repr=False)
+
+    @property
+    def text(self) -> str:
+        if self._text is None:
+            self._text = read_bytes(self.path).decode("utf-8", errors="replace").removeprefix("\ufeff")
+        return self._text
+
+    def line(self, number: int) -> str:
+        lines = self.text.splitlines()
+        return lines[number - 1] if 0 < number <= len(lines) else ""
+
+    def locate(self, path: JsonPath, *, key: bool = False) -> Span:
+        """Where the value at `path` is written; with key=True, its key.
+
+        Block collections are located at their key, since the collection
+        itself only starts on the next line. Unreachable paths fall back to
+        the deepest node found, so a position is always given.
+        """
+        node = self._node()
+        if node is None:
+            return Span(1, 1)
+        key_node: Node | None = None
+        for part in path:
+            child = _child(node, part)
+            if child is None:
+                break
+            key_node, node = child
+        if key_node is not None and (key or not isinstance(node, ScalarNode)):
+            return _span(key_node)
+        return _span(node)
+
+    def _node(self) -> Node | None:
+        if self._root is None:
+            loader = CSafeLoader(self.text)
+            try:
+                self._root = loader.get_single_node()
+            except Exception:  # the load stage already reported it
+                return None
+            finally:
+                loader.dispose()
+        return self._root
+
+
+def _child(node: Node, part: str | int) -> tuple[Node | None, Node] | None:
+    if isinstance(node, MappingNode) and isinstance(part, str):
+        for k, v in node.value:
+            if isinstance(k, ScalarNode) and str(k.value) == part:
+                return k, v
+    if isinstance(node, SequenceNode) and isinstance(part, int) and 0 <= part < len(node.value):
+        item = node.value[part]
+        return (item if isinstance(item, ScalarNode) else None), item
+    return None
+
+
+def _span(node: Node) -> Span:
+    start, end = node.start_mark, node.end_mark
+    end_col = end.column + 1 if end.line == start.line and end.column > start.column else 0
+    return Span(start.line + 1, start.column + 1, end_col)
+
+
+
+def at(source: SourceFile, path: JsonPath, code: str, message: str, hint: str | None = None, *,
+       key: bool = False, **kw: Any) -> Diagnostic:
+    """A diagnostic of `code` at the value written at `path` in `source` (its
+    key with key=True): the one way to point a diagnostic into an entity."""
+    return diag(code, message, file=source.rel, span=source.locate(path, key=key), hint=hint, **kw)
+
+
+def json_path(path: Sequence[str | int]) -> str:
+    """`$.a.b[0]`: how a path into a value is shown to an author."""
+    out = "$"
+    for p in path:
+        out += f"[{p}]" if isinstance(p, int) else f".{p}"
+    return out
+
+
+def reader(root: Path) -> Callable[[str], SourceFile | None]:
+    """Source files by repo-relative path, for excerpts in reports; None for
+    a file that cannot be read (the report then shows no excerpt)."""
+    @functools.cache
+    def read(rel: str) -> SourceFile | None:
+        source = SourceFile(f"{root}/{rel}", rel, None)
+        try:
+            _ = source.text  # read now: a file that is gone shows no excerpt
+        except OSError:
+            return None
+        return source
+
+    return read

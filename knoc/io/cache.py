@@ -1,0 +1,226 @@
+"""The on-disk cache under `.knoc-cache/` (gitignored; safe to delete).
+
+It keeps two layers, so a check redoes only what an edit affects:
+
+- per source (`sources-XX.bin`, 64 shards by path, so saving after a small
+  edit rewrites a small file), what the one-file stages (load, validate,
+  project) found, under the sha256 of its bytes, with its size and mtime
+  so an untouched file is not even read (a file changed within two seconds
+  of its shard's save is hashed anyway: git's "racily clean" rule);
+- for the whole repo (`link.bin`), what the link stage (resolve, publish,
+  index) found, under a key made of every source's link key. An edit that
+  changes no entity's facts and no card's summary (say, description or
+  skill text) reuses it. Its findings also pin the bytes of the files they
+  point into, since their line numbers come from there.
+
+`outputs.bin` keeps the size, mtime and sha256 of each file under build/,
+so an unchanged build/ is compared without reading it (as git's index
+avoids rehashing the work tree).
+
+Nothing is trusted blindly. Each file carries a checksum of its payload and
+counts only for the same knoc version, A2A target and specs/ (the salt).
+Anything corrupt, foreign or stale is dropped and rebuilt."""
+
+from __future__ import annotations
+
+import gc
+import hashlib
+import marshal
+import time
+import zlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from knoc.io.files import atomic_write
+from knoc.io.records import Record
+
+DIR = ".knoc-cache"
+MAGIC = b"knoc-cache 9\n"  # bump when the file layout changes; records carry their own versions
+SHARDS = 64
+RACY_NS = 2_000_000_000  # mtimes this close to a save are not trusted
+
+# Per output file: (size, mtime_ns, sha256) as last written or read.
+Stat = tuple[int, int, str]
+
+
+@dataclass(slots=True)
+class Source(Record):
+    """One source as last compiled: its bytes' sha256, size and mtime, and
+    what the one-file stages found (their own record, encoded)."""
+
+    digest: str
+    size: int
+    mtime_ns: int
+    entry: Any
+
+
+@dataclass(slots=True)
+class Linked(Record):
+    """The link stage's findings under the key of every source's link key,
+    with the sha256 of each file its findings point into."""
+
+    key: str
+    pinned: dict[str, str]
+    payload: Any
+
+
+@dataclass
+class Cache:
+    """Both layers. `folder` None means caching is off."""
+
+    folder: Path | None
+    salt: str = ""
+    sources: dict[str, Source] = field(default_factory=dict)
+    link: Linked | None = None
+    dropped: str | None = None  # why a stored file was not used (the first one)
+    _racy: set[str] = field(default_factory=set)  # sources stored with an mtime too near their save
+    _stored: list[dict[str, Source]] = field(default_factory=lambda: [{} for _ in range(SHARDS)])
+    _link_stored: Linked | None = None
+
+    @classmethod
+    def off(cls) -> Cache:
+        return cls(None)
+
+    @classmethod
+    def open(cls, root: Path, salt: str) -> Cache:
+        cache = cls(root / DIR, salt)
+        for i in range(SHARDS):
+            value = cache._load(f"sources-{i:02x}.bin")
+            if value is not None:
+                saved, stored = value
+                shard = {rel: s for rel, raw in stored.items() if (s := Source.decode(raw)) is not None}
+                cache._stored[i] = shard
+                cache.sources.update(shard)
+                cache._racy.update(rel for rel, v in shard.items() if v.mtime_ns > saved - RACY_NS)
+        cache.link = cache._link_stored = Linked.decode(cache._load("link.bin"))
+        return cache
+
+    def _load(self, name: str) -> Any:
+        """The value stored under this salt, or None (and why, in `dropped`)."""
+        value, why = _read(self.folder / name)  # type: ignore[operator]
+        expected = _shard_shape if name.startswith("sources-") else (lambda _: True)
+        if value is not None and not (isinstance(value, tuple) and len(value) == 2 and expected(value[1])):
+            value, why = None, "corrupt (unexpected shape)"
+        elif value is not None and value[0] != self.salt:
+            value, why = None, "stale (knoc version, A2A target or specs/ changed)"
+        self.dropped = self.dropped or why
+        return None if value is None else value[1]
+
+    def vouches(self, rel: str, stored: Source, size: int, mtime_ns: int) -> bool:
+        """Whether the file's bytes are those `stored` hashed: the same size
+        and mtime as then, and that mtime old enough to be trusted."""
+        return stored.size == size and stored.mtime_ns == mtime_ns and rel not in self._racy
+
+    def get(self, rel: str, digest: str) -> Any:
+        hit = self.sources.get(rel)
+        return hit.entry if hit is not None and hit.digest == digest else None
+
+    def get_link(self, key: str, digests: dict[str, str]) -> Any:
+        if self.link is None or self.link.key != key:
+            return None
+        if any(digests.get(rel) != sha for rel, sha in self.link.pinned.items()):
+            return None
+        return self.link.payload
+
+    def save(self) -> None:
+        """Write back the shards and the link layer that changed (sources
+        that are gone drop out)."""
+        if self.folder is None:
+            return
+        shards: list[dict[str, Source]] = [{} for _ in range(SHARDS)]
+        for rel, value in self.sources.items():
+            shards[_shard(rel)][rel] = value
+        now = time.time_ns()
+        for i, shard in enumerate(shards):
+            old = self._stored[i]
+            if shard.keys() != old.keys() or any(v is not old[k] for k, v in shard.items()):
+                _write(self.folder / f"sources-{i:02x}.bin",
+                       (self.salt, (now, {rel: v.encode() for rel, v in shard.items()})))
+        if self.link is not self._link_stored and self.link is not None:
+            _write(self.folder / "link.bin", (self.salt, self.link.encode()))
+
+
+def _shard_shape(value: Any) -> bool:
+    return isinstance(value, tuple) and len(value) == 2 and isinstance(value[1], dict)
+
+
+def _shard(rel: str) -> int:
+    return zlib.crc32(rel.encode("utf-8")) % SHARDS
+
+
+@dataclass
+class Snapshot(Record):
+    """A tree as knoc last wrote or read it: each file's (size, mtime, sha256)
+    and each directory's mtime, by path relative to the tree ("" is its root)."""
+
+    files: dict[str, Stat] = field(default_factory=dict)
+    dirs: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass
+class OutputMemo:
+    """The snapshot of build/, kept between runs. `path` None: not kept."""
+
+    path: Path | None
+    snapshot: Snapshot = field(default_factory=Snapshot)
+
+    @classmethod
+    def open(cls, root: Path, enabled: bool = True) -> OutputMemo:
+        if not enabled:
+            return cls(None)
+        memo = cls(root / DIR / "outputs.bin")
+        value, _ = _read(memo.path)  # type: ignore[arg-type]
+        snapshot = Snapshot.decode(value)
+        if snapshot is not None and isinstance(snapshot.files, dict) and isinstance(snapshot.dirs, dict):
+            memo.snapshot = snapshot
+        return memo
+
+    def update(self, snapshot: Snapshot) -> None:
+        """Keep this snapshot, writing it only if it differs from the stored one."""
+        if snapshot != self.snapshot and self.path is not None:
+            _write(self.path, snapshot.encode())
+        self.snapshot = snapshot
+
+
+def salt(*parts: str) -> str:
+    return hashlib.sha256("\0".join(parts).encode("utf-8")).hexdigest()
+
+
+def _read(path: Path) -> tuple[Any, str | None]:
+    """The stored value, or None and why not."""
+    try:
+        blob = path.read_bytes()
+    except FileNotFoundError:
+        return None, None
+    except OSError as exc:
+        return None, f"unreadable: {exc.strerror}"
+    head = len(MAGIC) + 4
+    payload = memoryview(blob)[head:]
+    if not blob.startswith(MAGIC) or zlib.crc32(payload).to_bytes(4, "big") != blob[len(MAGIC):head]:
+        return None, "corrupt (checksum mismatch)"
+    # Loading makes a million objects and no cycles: pause the collector,
+    # then move them out of its sight (it would rescan them on every pass).
+    gc.disable()
+    try:
+        return marshal.loads(payload), None
+    except (EOFError, ValueError, TypeError):
+        return None, "corrupt (unreadable payload)"
+    finally:
+        gc.enable()
+        gc.freeze()
+
+
+def _write(path: Path, value: Any) -> None:
+    """Atomically. Best effort: a read-only checkout still compiles, uncached.
+    The checksum is a CRC: it is there to catch damage, not an adversary
+    (the cache is as trusted as the sources beside it)."""
+    payload = marshal.dumps(value)
+    try:
+        path.parent.mkdir(exist_ok=True)
+        ignore = path.parent / ".gitignore"
+        if not ignore.exists():
+            ignore.write_text("# written by knoc: this folder is a cache\n*\n", encoding="utf-8")
+        atomic_write(path, MAGIC + zlib.crc32(payload).to_bytes(4, "big") + payload)
+    except OSError:
+        pass

@@ -1,0 +1,92 @@
+"""Files of the content repo: listing and reading sources, and writing
+files so that a crash never leaves one half-written."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+SOURCE_SUFFIX = ".kno"
+
+
+class Exists(Exception):
+    """The file to write is already there (and replacing it was not asked for)."""
+
+
+def discover(root: Path, dirs: list[str]) -> list[str]:
+    """Repo-relative paths (forward slashes) of every source file under
+    `dirs`, sorted; hidden folders are skipped."""
+    found: list[str] = []
+    for d in dirs:
+        base = root / d
+        if base.is_dir():
+            for dirpath, dirnames, filenames in os.walk(base):
+                dirnames[:] = [n for n in dirnames if not n.startswith(".")]
+                prefix = Path(dirpath).relative_to(root).as_posix() + "/"
+                found.extend(prefix + f for f in filenames if f.endswith(SOURCE_SUFFIX))
+    return sorted(found)
+
+
+def read_bytes(path: str | Path) -> bytes:
+    """A file's bytes (OSError when it cannot be read)."""
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def stat(path: str | Path) -> os.stat_result | None:
+    try:
+        return os.stat(path)
+    except OSError:
+        return None
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    """Write aside, then rename over: readers see the old file or the new
+    one, never a part (the one definition of an atomic file write)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_new(path: Path, text: str, force: bool = False) -> None:
+    """Write `text` to `path`. Without `force` an existing file is never
+    touched (the check and the create are one step: O_EXCL); with it, the
+    file is replaced atomically."""
+    data = text.encode("utf-8")
+    if force:
+        atomic_write(path, data)
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        with open(path, "xb") as f:
+            f.write(data)
+    except FileExistsError:
+        raise Exists(str(path)) from None
+
+
+def remove(path: Path) -> None:
+    path.unlink()
+
+
+@contextmanager
+def scratch_copy(root: Path, parts: list[str]) -> Iterator[Path]:
+    """A throwaway copy of `parts` (folders or files) of `root`, removed on exit."""
+    with tempfile.TemporaryDirectory(prefix="knoc-scratch-") as tmp:
+        scratch = Path(tmp)
+        for part in parts:
+            src = root / part
+            if src.is_dir():
+                shutil.copytree(src, scratch / part)
+            elif src.is_file():
+                shutil.copy(src, scratch / part)
+        yield scratch

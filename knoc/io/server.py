@@ -1,0 +1,59 @@
+"""An HTTP server on loopback that knows nothing of what it serves: each
+request is handed to an `answer` function, which returns the response."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+@dataclass(frozen=True)
+class Response:
+    status: int
+    headers: dict[str, str] = field(default_factory=dict)
+    body: bytes = b""
+
+
+# (method, Host header, request path) -> the response
+Answer = Callable[[str, str, str], Response]
+
+
+def _handler(answer: Answer) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        server_version = "knoc-serve"
+
+        def do_GET(self) -> None:
+            self._reply("GET")
+
+        def do_HEAD(self) -> None:
+            self._reply("HEAD")
+
+        def do_OPTIONS(self) -> None:
+            self._reply("OPTIONS")
+
+        def _reply(self, method: str) -> None:
+            response = answer(method, self.headers.get("Host", ""), self.path)
+            if response.status >= 400:
+                self.send_error(response.status)
+                return
+            self.send_response(response.status)
+            for k, v in response.headers.items():
+                self.send_header(k, v)
+            if response.status != 204:
+                self.send_header("Content-Length", str(len(response.body)))
+            self.end_headers()
+            if method != "HEAD" and response.status != 204:
+                self.wfile.write(response.body)
+
+        def log_message(self, format: str, *args: object) -> None:
+            pass  # quiet: the command line is for build findings
+
+    return Handler
+
+
+def start(port: int, answer: Answer) -> ThreadingHTTPServer:
+    """Bind 127.0.0.1 (OSError when the port is taken); serve_forever() runs it."""
+    server = ThreadingHTTPServer(("127.0.0.1", port), _handler(answer))
+    server.daemon_threads = True
+    return server

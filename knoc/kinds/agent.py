@@ -1,0 +1,121 @@
+"""The agent kind: a blueprint (`a2a_projection` holds its card fields) or a
+legacy agent (card fields at the top level). Its output is a projection:
+its card for the build target, rendered, with what the catalog reads."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+from knoc.diagnostics import JsonPath
+from knoc.kinds.entity import Typed, is_public
+
+# The card fields the link stage reads (the capability contract, delegation).
+CARD_FACT_KEYS = ("url", "capabilities", "protocol_versions", "min_protocol_version", "max_protocol_version",
+                  "additional_interfaces")
+FACT_KEYS = ("composes", "service_class", "perception")
+
+
+@dataclass(eq=False)
+class Agent:
+    """An agent entity (blueprint or legacy card) ready for projection."""
+
+    typed: Typed
+    card: dict[str, Any]  # the card-shaped fields, snake_case
+    card_path: tuple[str, ...]  # where `card` sits in the entity, for diagnostics
+    domains: list[str]
+    service_class: str | None
+    composes: list[str]  # slugs of agents this one delegates to
+
+    @property
+    def slug(self) -> str:
+        return str(self.typed.data["slug"])
+
+    @property
+    def id(self) -> str:
+        return str(self.typed.data["id"])
+
+    @property
+    def public(self) -> bool:
+        return is_public(self.typed)
+
+
+def agent_of(t: Typed) -> Agent:
+    data = t.data
+    card_path: tuple[str, ...]
+    if t.type == "agent-blueprint":
+        card, card_path = data.get("a2a_projection", {}), ("a2a_projection",)
+        persona = data.get("persona")
+        perception = persona.get("perception", {}) if isinstance(persona, dict) else {}
+    else:  # legacy: card fields at the top level
+        card, card_path = data, ()
+        perception = data.get("perception", {})
+    domains = perception.get("domains", []) if isinstance(perception, dict) else []
+    composes = []
+    for link in data.get("composes", []) if t.type == "agent-blueprint" else []:
+        if isinstance(link, dict) and isinstance(link.get("xri"), str):
+            composes.append(link["xri"].rsplit("/", 1)[-1])
+    return Agent(
+        typed=t,
+        card=card if isinstance(card, dict) else {},
+        card_path=card_path,
+        domains=[d for d in domains if isinstance(d, str)] if isinstance(domains, list) else [],
+        service_class=data.get("service_class") if isinstance(data.get("service_class"), str) else None,
+        composes=composes,
+    )
+
+
+def card_facts(data: dict[str, Any], out: dict[str, Any]) -> None:
+    """Add to `out` the agent facts of `data`: what the link stage reads."""
+    persona = data.get("persona")
+    if isinstance(persona, dict) and "perception" in persona:
+        out["persona"] = {"perception": persona["perception"]}
+    card = data.get("a2a_projection", data)
+    if isinstance(card, dict):
+        picked = {k: card[k] for k in CARD_FACT_KEYS if k in card}
+        if card is data:
+            out.update(picked)
+        else:
+            out["a2a_projection"] = picked
+
+
+class Projection(NamedTuple):
+    """One agent's card, rendered, with what the catalog reads from it. It
+    depends on the agent's own entity only, so the cache keeps it (a plain
+    tuple: ten thousand of them load at every warm check)."""
+
+    host: str
+    path: str  # url path without leading or trailing slash, "" for the root
+    body: bytes  # the card JSON, as written
+    name: str
+    url: str
+    tags: tuple[str, ...]
+    digest: str  # sha256 of `body`
+    # capabilities.extensions as published: (uri, required, params, where the
+    # entry comes from in the entity, whether knoc generated it)
+    extensions: tuple[tuple[str, bool, dict[str, Any] | None, JsonPath, bool], ...] = ()
+    skills: tuple[str, ...] = ()  # skill names, for the catalog page
+
+    @property
+    def summary(self) -> tuple[object, ...]:
+        """All of it but the body: what the link stage (publish, index,
+        contract) reads."""
+        return (self.host, self.path, self.name, self.url, self.tags, self.extensions, self.skills)
+
+    @property
+    def site_dir(self) -> str:
+        return join_site(self.host, self.path)
+
+
+def join_site(host: str, path: str) -> str:
+    """The folder under build/site/ for a host and url path."""
+    return f"{host}/{path}" if host and path else host or path
+
+
+@dataclass(frozen=True)
+class Card:
+    """A published card: whose it is and its projection."""
+
+    slug: str  # the agent's
+    source: str  # the agent's source file, repo-relative
+    projection: Projection

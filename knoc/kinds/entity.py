@@ -1,0 +1,62 @@
+"""A loaded entity and a typed one (its declaration named a known spec)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from knoc.diagnostics.source import SourceFile
+from knoc.kinds.spec import Spec
+
+AGENT_TYPES = {"agent-blueprint", "agent-card"}
+
+
+@dataclass(eq=False)
+class Entity:
+    """A loaded .kno document: a mapping, with the file it came from."""
+
+    source: SourceFile
+    data: dict[str, Any]
+    collection: str  # "specs", or the folder under content/ ("agent-blueprints", ...)
+
+    @property
+    def slug(self) -> str:
+        return str(self.data.get("slug", ""))
+
+
+@dataclass(eq=False)
+class Typed:
+    """An entity whose declaration named a known spec."""
+
+    entity: Entity
+    type: str
+    version: str
+    spec: Spec
+    valid: bool = True
+
+    @property
+    def data(self) -> dict[str, Any]:
+        return self.entity.data
+
+    @property
+    def source(self) -> SourceFile:
+        return self.entity.source
+
+
+def collection_of(relpath: str) -> str:
+    """"specs", or the folder under content/ ("agent-blueprints", ...)."""
+    parts = relpath.split("/")
+    if parts[0] == "content" and len(parts) > 2:
+        return parts[1]
+    return parts[0]
+
+
+def is_public(t: Typed) -> bool:
+    return bool(t.data.get("visibility", "public") != "private")
+
+
+def kind_of(t: Typed) -> str:
+    """"agent" for blueprints and legacy agents, else the entity's type."""
+    if t.type in AGENT_TYPES or (t.type == "service-config" and t.data.get("subtype") == "agent-card"):
+        return "agent"
+    return t.type

@@ -1,0 +1,142 @@
+"""The extension kind (seed 003): an extension entity (`content/extensions/
+*.kno`) says what an extension URI means and which params its card entries
+take. In the link stage every card's `capabilities.extensions` entries are
+checked against them, from facts and projection summaries only."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+import jsonschema_rs
+
+from knoc.a2a.extensions import CONTRACT_URI, SERVICE_CLASS_URI, SERVICE_CLASSES
+from knoc.a2a.wire import ContractParams
+from knoc.diagnostics import Diagnostic, JsonPath, at
+from knoc.kinds.agent import Agent, Projection
+from knoc.kinds.entity import Typed
+
+FACT_KEYS = ("uri", "evolution", "required", "depends_on", "params_schema")
+PAGE_KEYS = ("title", "description")  # what its page shows besides the facts
+
+# A version segment in a URI path: /v1, /v2.1, /1.0.0 (seed 003: URIs carry one).
+VERSION_SEGMENT = re.compile(r"/v?\d+(\.\d+)*(/|$)")
+
+
+@dataclass
+class Extension:
+    """An extension, as the contract reads it: an entity of the repo, or one
+    knoc defines itself."""
+
+    uri: str
+    source: str  # where it is defined, for messages
+    required: bool
+    depends_on: list[str]
+    params: Any  # the compiled params_schema (jsonschema-rs)
+    properties: set[str] | None  # names params_schema defines; None: it allows any
+
+    @classmethod
+    def of(cls, uri: str, source: str, data: dict[str, Any]) -> Extension:
+        schema = data.get("params_schema")
+        schema = schema if isinstance(schema, dict) else {}
+        props = schema.get("properties")
+        # Unknown params are worth a warning only where the schema lets them through.
+        names = set(props) if isinstance(props, dict) and schema.get("additionalProperties", True) else None
+        return cls(uri, source, data.get("required") is True,
+                   [d for d in data.get("depends_on") or [] if isinstance(d, str)],
+                   jsonschema_rs.Draft202012Validator(schema), names)
+
+
+@cache
+def builtin() -> dict[str, Extension]:
+    """The extensions knoc generates entries for, so it knows them without
+    an entity (the README documents them); a repo's own entity for the same
+    URI wins."""
+    service_class = {"type": "object", "required": ["class"],
+                     "properties": {"class": {"enum": list(SERVICE_CLASSES)}}}
+    return {
+        SERVICE_CLASS_URI: Extension.of(SERVICE_CLASS_URI, "knoc's definition of service-class (seed 000)",
+                                        {"params_schema": service_class}),
+        CONTRACT_URI: Extension.of(CONTRACT_URI, "knoc's capability-contract extension (see the README)",
+                                   {"params_schema": ContractParams.model_json_schema(by_alias=True)}),
+    }
+
+
+def registry(typed: list[Typed]) -> tuple[dict[str, Extension], list[Diagnostic]]:
+    """Known extensions by URI; a URI declared twice, or a versioned one
+    without a version, is reported."""
+    known: dict[str, Extension] = {}
+    diags: list[Diagnostic] = []
+    for t in sorted((t for t in typed if t.type == "extension" and t.valid), key=lambda t: t.entity.source.rel):
+        schema = t.data.get("params_schema")
+        if not isinstance(schema, dict) or not jsonschema_rs.meta.is_valid(schema):
+            diags.append(at(t.source, ("params_schema",), "KNO-EXT-SCHEMA",
+                            "`params_schema` is not a valid JSON Schema",
+                            "write it as JSON Schema draft 2020-12, e.g. `type: object` with `properties`"))
+            continue
+        ext = Extension.of(str(t.data.get("uri")), t.entity.source.rel, t.data)
+        if ext.uri in known:
+            diags.append(at(t.source, ("uri",), "KNO-EXT-DUPLICATE",
+                            f"extension `{ext.uri}` is already declared by {known[ext.uri].source}",
+                            "one entity per extension URI: remove or rename one"))
+            continue
+        known[ext.uri] = ext
+        if t.data.get("evolution") == "versioned" and not VERSION_SEGMENT.search(ext.uri.split("://", 1)[-1]):
+            diags.append(at(t.source, ("uri",), "KNO-EXT-UNVERSIONED",
+                            f"`{ext.uri}` is a versioned extension but its URI carries no version",
+                            "end the URI with a version segment such as /v1 (a breaking change mints "
+                            "a new URI), or declare `evolution: additive`"))
+    return {**builtin(), **known}, diags
+
+
+def check_cards(cards: Iterable[tuple[Agent, Projection]], known: dict[str, Extension]) -> list[Diagnostic]:
+    """Every capabilities.extensions entry of every published card."""
+    diags: list[Diagnostic] = []
+    for agent, projection in cards:
+        declared = {uri for uri, *_ in projection.extensions}
+        seen: set[str] = set()
+        for uri, required, params, path, generated in projection.extensions:
+            if uri in seen:
+                diags.append(at(agent.typed.source, (*path, "uri"), "KNO-EXT-DUPLICATE",
+                                f"extension `{uri}` is declared twice on this card",
+                                "keep one entry per URI"))
+                continue
+            seen.add(uri)
+            ext = known.get(uri)
+            if ext is None:
+                diags.append(at(agent.typed.source, path if generated else (*path, "uri"), "KNO-EXT-UNKNOWN",
+                                f"extension `{uri}` is not declared by any extension entity",
+                                "add content/extensions/<name>.kno with its uri and params_schema, "
+                                "or check the URI for a typo"))
+                continue
+            diags += _params(agent.typed, path if generated else (*path, "params"), ext, params)
+            if required or ext.required:
+                for dep in ext.depends_on:
+                    if dep not in declared:
+                        diags.append(at(agent.typed.source, path, "KNO-EXT-DEPENDENCY",
+                                        f"required extension `{uri}` depends on `{dep}`, "
+                                        "which this card does not declare",
+                                        f"add `{dep}` to capabilities.extensions"))
+    return diags
+
+
+def _params(t: Typed, where: JsonPath, ext: Extension, params: Any) -> list[Diagnostic]:
+    value = {} if params is None else params
+    problems = [f"{e.message} (at `{'/'.join(map(str, e.instance_path)) or 'params'}`)"
+                for e in ext.params.iter_errors(value)]
+    if problems:
+        return [at(t.source, where, "KNO-EXT-PARAMS",
+                   f"params of `{ext.uri}` do not fit its params_schema: {problems[0]}",
+                   f"see {ext.source} for what the extension accepts")]
+    if ext.properties is not None and isinstance(value, dict):
+        unknown = sorted(set(value) - ext.properties)
+        if unknown:
+            return [at(t.source, where, "KNO-EXT-PARAMS-UNKNOWN",
+                       f"params of `{ext.uri}` name {', '.join(f'`{u}`' for u in unknown)}, "
+                       "which its params_schema does not define",
+                       "clients ignore unknown params (forward compatibility); "
+                       "add them to the extension's params_schema or remove them")]
+    return []

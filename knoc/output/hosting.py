@@ -1,0 +1,77 @@
+"""Where a card lives and how build/site/ is served: the folder of a url
+under site/, and the response headers of each file, written as `_headers`
+files for static hosts (Netlify, Cloudflare Pages) and sent by `knoc
+serve`, so the local server and the real host answer alike."""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+from knoc.kinds.agent import join_site
+
+SITE = "site/"  # under build/: what static hosts serve, site/<host>/... and the catalog page
+CARD_FILE = ".well-known/agent-card.json"  # A2A 0.3 and 1.0
+LEGACY_CARD_FILE = ".well-known/agent.json"  # A2A before 0.3, for older clients
+CARD_NAMES = tuple(f.rsplit("/", 1)[1] for f in (CARD_FILE, LEGACY_CARD_FILE))
+HEADERS_FILE = "_headers"  # a static host's config, never served
+CARD_MAX_AGE = 300  # seconds: a card change reaches clients within five minutes
+
+CARD_HEADERS = {
+    "Content-Type": "application/json",
+    "Access-Control-Allow-Origin": "*",  # cards are public: any client may fetch them
+    "Access-Control-Allow-Methods": "GET, HEAD, OPTIONS",
+    "Cache-Control": f"public, max-age={CARD_MAX_AGE}",
+}
+TYPES = {".json": "application/json", ".html": "text/html; charset=utf-8", ".png": "image/png",
+         ".svg": "image/svg+xml", ".css": "text/css; charset=utf-8", ".txt": "text/plain; charset=utf-8"}
+
+
+def is_card(rel: str) -> bool:
+    head, _, name = rel.rpartition("/")
+    return name in CARD_NAMES and (head == ".well-known" or head.endswith("/.well-known"))
+
+
+def headers_for(rel: str) -> dict[str, str]:
+    """The headers a file at `rel` (relative to the served tree) is sent with."""
+    if is_card(rel):
+        return CARD_HEADERS
+    dot = rel.rfind(".")
+    return {"Content-Type": TYPES.get(rel[dot:] if dot > rel.rfind("/") else "", "application/octet-stream")}
+
+
+def headers_file() -> bytes:
+    """The `_headers` of a served tree: four patterns cover every card at any
+    depth (Cloudflare Pages allows 100 rules, so cards are never listed one
+    by one). Other files keep the host's defaults."""
+    rules = [f"{pattern}{name}\n" + "".join(f"  {k}: {v}\n" for k, v in CARD_HEADERS.items())
+             for pattern in ("/.well-known/", "/*/.well-known/") for name in CARD_NAMES]
+    return ("# Written by knoc: A2A Agent Card response headers for static hosts (Netlify, Cloudflare Pages).\n"
+            + "".join(rules)).encode("utf-8")
+
+
+def headers_files(hosts: set[str]) -> dict[str, bytes]:
+    """A `_headers` (paths under build/) for site/ itself (served whole, as
+    `knoc serve` does for an unknown host) and for each host tree in it."""
+    body = headers_file()
+    return {f"{SITE}{tree}{HEADERS_FILE}": body for tree in {""} | {f"{h}/" for h in hosts}}
+
+
+def url_location(url: str) -> tuple[str, str] | None:
+    """(host, path) of an http(s) URL as a folder under build/site/, or None
+    when it cannot be one safely."""
+    parts = urlsplit(url)
+    segments = [s for s in parts.path.split("/") if s]
+    try:
+        port = parts.port  # ValueError for "host:PORT"
+    except ValueError:
+        return None
+    if not parts.hostname or any(s in (".", "..") or "\\" in s for s in segments):
+        return None
+    host = parts.hostname + (f":{port}" if port else "")
+    return host, "/".join(segments)
+
+
+def site_dir(url: str) -> str | None:
+    """The folder under build/site/ that serves `url`."""
+    location = url_location(url)
+    return None if location is None else join_site(*location)

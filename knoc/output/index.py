@@ -1,0 +1,77 @@
+"""The runtime index: perception domain -> agents, and the agent catalog.
+
+`build_domains` / `build_catalog` compute them at compile time; `DomainIndex`
+reads `build/index/domains.json` at run time (seed 004's
+getAgentsForDomain), so routing names a domain, never an agent."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from knoc.io.files import read_bytes
+from knoc.kinds.agent import Card
+from knoc.kinds.domain import Repo
+
+# Seed 000: inference reads skills.tags only, never names; principal first.
+INFERENCE = (
+    ("principal", frozenset({"play", "game", "diplomacy"})),
+    ("utility", frozenset({"api", "search", "discovery", "feed", "index"})),
+)
+
+
+def service_class(declared: str | None, tags: set[str]) -> dict[str, str]:
+    if declared:
+        return {"class": declared, "source": "declared"}
+    for cls, signal in INFERENCE:
+        if tags & signal:
+            return {"class": cls, "source": "inferred"}
+    return {"class": "unknown", "source": "unknown"}
+
+
+def build_domains(repo: Repo, cards: list[Card]) -> dict[str, Any]:
+    agents = repo.agents_by_slug()
+    index: dict[str, set[str]] = {slug: set() for slug in sorted(repo.public_domains())}
+    for card in cards:
+        for slug in agents[card.slug].domains:
+            if slug in index:
+                index[slug].add(card.slug)
+    return {"domains": {k: sorted(v) for k, v in index.items()}}
+
+
+def build_catalog(repo: Repo, cards: list[Card], card_file: str) -> dict[str, Any]:
+    agents, public = repo.agents_by_slug(), repo.public_domains()
+    catalog = []
+    for card in sorted(cards, key=lambda c: c.slug):
+        a, p = agents[card.slug], card.projection
+        catalog.append({
+            "slug": a.slug,
+            "id": a.id,
+            "name": p.name,
+            "url": p.url,
+            "card": f"{p.site_dir}/{card_file}",
+            "domains": sorted({d for d in a.domains if d in public}),
+            "service_class": service_class(a.service_class, set(p.tags)),
+        })
+    return {"agents": catalog}
+
+
+@dataclass(frozen=True)
+class DomainIndex:
+    """Which public agents watch a perception domain."""
+
+    domains: dict[str, tuple[str, ...]]
+
+    @classmethod
+    def load(cls, path: str | Path) -> DomainIndex:
+        data = json.loads(read_bytes(path).decode("utf-8"))
+        return cls({k: tuple(v) for k, v in data["domains"].items()})
+
+    def agents_for(self, domain: str) -> list[str]:
+        """Slugs of the agents watching `domain`; KeyError for an unknown domain."""
+        return list(self.domains[domain])
+
+    def __contains__(self, domain: object) -> bool:
+        return domain in self.domains

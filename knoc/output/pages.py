@@ -1,0 +1,51 @@
+"""The HTML pages under build/site/, rendered with jinja2 (autoescaped:
+they show what authors wrote). Both read the whole repo, so the link stage
+renders them: an extension's page at its URI (`site/<host>/<path>/`), and
+the catalog page (`site/index.html`) listing every public agent."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from knoc.kinds.agent import Card
+from knoc.kinds.entity import Typed, is_public
+from knoc.output import templates as template
+from knoc.output.hosting import CARD_FILE, SITE, site_dir
+
+PAGE_FILE = "index.html"
+
+
+def extension_pages(typed: list[Typed], cards: list[Card]) -> dict[str, bytes]:
+    extensions = sorted((t for t in typed if t.type == "extension" and t.valid and is_public(t)),
+                        key=lambda t: t.entity.source.rel)
+    if not extensions:
+        return {}
+    page = template.get("extension.html.j2")
+    pages: dict[str, bytes] = {}
+    for t in extensions:
+        uri = str(t.data["uri"])
+        where = site_dir(uri)
+        path = f"{SITE}{where}/{PAGE_FILE}" if where else None
+        if path is None or path in pages:  # not an http(s) URL, or another extension's page
+            continue
+        users = [{"name": c.projection.name, "card": f"{c.projection.url}/{CARD_FILE}"}
+                 for c in cards if any(e[0] == uri for e in c.projection.extensions)]
+        ext: dict[str, Any] = {**t.data, "title": t.data.get("title") or t.data["slug"],
+                               "source": t.entity.source.rel}
+        ext.setdefault("depends_on", [])
+        schema = json.dumps(t.data.get("params_schema"), indent=2, ensure_ascii=False, sort_keys=True)
+        pages[path] = page.render(ext=ext, schema=schema, users=users).encode("utf-8")
+    return pages
+
+
+def catalog_page(agents: list[dict[str, Any]], domains: dict[str, list[str]],
+                 skills: dict[str, tuple[str, ...]]) -> dict[str, bytes]:
+    """`agents` and `domains` are the runtime index's entries (so the page and
+    index/agents.json cannot disagree); `skills` maps a slug to skill names.
+    Card links are relative: the page works wherever site/ is served whole."""
+    listed = [{**a, "skills": skills.get(a["slug"], ())} for a in agents]
+    names = {a["slug"]: a["name"] for a in agents}
+    by_domain = [(d, [(s, names[s]) for s in slugs if s in names]) for d, slugs in sorted(domains.items())]
+    body = template.get("catalog.html.j2").render(agents=listed, by_domain=by_domain)
+    return {f"{SITE}{PAGE_FILE}": body.encode("utf-8")}

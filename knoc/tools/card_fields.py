@@ -1,0 +1,374 @@
+"""`knoc import`, field by field: each A2A card field of any version (0.1 to
+1.0, or a mix) converted to the blueprint's snake_case, every drop and
+conversion recorded as a `Change` with its JSON path."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from knoc.a2a.extensions import SERVICE_CLASS_URI, SERVICE_CLASSES
+from knoc.a2a.fields import DEFAULT_TRANSPORT
+from knoc.output.hosting import url_location
+from knoc.rules import slug as slugs
+
+TRANSPORTS = ("JSONRPC", "GRPC", "HTTP+JSON")
+URL = re.compile(r"^https?://[^/?#\s]+(/[^?#\s]*)?$")  # agent-card-schema's card url
+FLAGS = {"streaming": "streaming", "pushNotifications": "push_notifications",
+         "stateTransitionHistory": "state_transition_history", "extendedAgentCard": "extended_agent_card"}
+RENAMED = {"documentationUrl": "documentation_url", "iconUrl": "icon_url"}
+MODES = {"defaultInputModes": "default_input_modes", "defaultOutputModes": "default_output_modes"}
+SKILL_KEYS = {"id", "name", "description", "tags", "examples", "inputModes", "outputModes"}
+DEFAULT_VERSION = "0.1.0"
+WHY_DROPPED = {
+    "protocolVersion": "the build target sets the protocol version",
+    "signatures": "signatures cover the original bytes; sign the built card instead",
+    "supportsAuthenticatedExtendedCard": "not a field of the A2A versions knoc builds",
+    "security": "it names no security scheme that was kept",
+}
+
+
+class NotACard(Exception):
+    """The JSON is not an A2A Agent Card: nothing is written."""
+
+
+@dataclass(frozen=True)
+class Change:
+    path: str  # JSON path in the imported card, e.g. $.capabilities.streaming
+    message: str
+
+
+@dataclass
+class Imported:
+    card: dict[str, Any]  # the a2a_projection, snake_case
+    service_class: str | None = None
+    changes: list[Change] = field(default_factory=list)
+
+    def drop(self, path: str, why: str) -> None:
+        self.changes.append(Change(path, f"dropped: {why}"))
+
+    def convert(self, path: str, what: str) -> None:
+        self.changes.append(Change(path, f"converted: {what}"))
+
+
+def json_kind(value: Any) -> str:
+    return {list: "a list", str: "a string", bool: "a boolean", type(None): "null"}.get(type(value), "a number")
+
+
+def publishable(url: Any) -> bool:
+    """An http(s) URL a card can be published at (so not `http://localhost:PORT/`)."""
+    return isinstance(url, str) and URL.match(url) is not None and url_location(url) is not None
+
+
+def service(raw: dict[str, Any], out: Imported) -> tuple[str | None, str, list[dict[str, Any]]]:
+    """(main url, its transport, the other interfaces), from whichever shape the card uses."""
+    candidates: list[tuple[str, Any, Any]] = []  # (path, url, transport)
+    if "url" in raw:
+        candidates.append(("$.url", raw["url"], raw.get("preferredTransport", DEFAULT_TRANSPORT)))
+    for key, binding in (("supportedInterfaces", "protocolBinding"), ("additionalInterfaces", "transport")):
+        items = raw.get(key)
+        if key in raw and not isinstance(items, list):
+            out.drop(f"$.{key}", "not a list of interfaces")
+            continue
+        for i, item in enumerate(items or []):
+            if isinstance(item, dict):
+                candidates.append((f"$.{key}[{i}]", item.get("url"), item.get(binding, item.get("transport"))))
+    main: tuple[str, str] | None = None
+    others: list[dict[str, Any]] = []
+    for path, url, transport in candidates:
+        if not publishable(url):
+            out.drop(path, f"`{url}` is not an http(s) URL knoc can publish")
+            continue
+        if transport not in TRANSPORTS:
+            if main is not None:
+                out.drop(path, f"transport `{transport}` is not an A2A binding ({', '.join(TRANSPORTS)})")
+                continue
+            if transport is not None and path == "$.url":
+                out.drop("$.preferredTransport", f"`{transport}` is not an A2A binding; JSONRPC assumed")
+            elif transport is not None:
+                out.convert(path, f"transport `{transport}` is not an A2A binding; JSONRPC assumed")
+            transport = DEFAULT_TRANSPORT
+        if main is None:
+            main = (url.rstrip("/") or url, transport)
+        elif (url.rstrip("/"), transport) != (main[0], main[1]) and \
+                all((i["url"], i["transport"]) != (url, transport) for i in others):
+            others.append({"url": url, "transport": transport})
+    if main is None:
+        return None, DEFAULT_TRANSPORT, []
+    return main[0], main[1], others
+
+
+def text_field(raw: dict[str, Any], out: Imported, key: str, fallback: str) -> None:
+    value = raw.get(key)
+    if isinstance(value, str) and value.strip():
+        out.card[key] = value
+    else:
+        out.card[key] = fallback
+        out.convert(f"$.{key}", f"no `{key}`; A2A requires one, so the name stands in: write a real one")
+
+
+def version_field(raw: dict[str, Any], out: Imported) -> None:
+    value = raw.get("version")
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        out.card["version"] = str(value)
+        out.convert("$.version", f"the number {value} to the string \"{value}\"")
+    elif isinstance(value, str) and value.strip():
+        out.card["version"] = value
+    else:
+        out.card["version"] = DEFAULT_VERSION
+        out.convert("$.version", f"no `version`; wrote {DEFAULT_VERSION}: set the agent's real version")
+
+
+def _boolean(value: Any, path: str, out: Imported) -> bool | None:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lower() in ("true", "false"):
+        out.convert(path, f"the string \"{value}\" to a boolean")
+        return value.strip().lower() == "true"
+    out.drop(path, f"`{value!r}` is not a boolean")
+    return None
+
+
+def _provider(raw: dict[str, Any], out: Imported) -> None:
+    p = raw["provider"]
+    if isinstance(p, dict):
+        org = p.get("organization") if isinstance(p.get("organization"), str) else p.get("name")
+        if isinstance(org, str) and org and publishable(p.get("url")):
+            if "organization" not in p:
+                out.convert("$.provider.name", "`name` to `organization`")
+            out.card["provider"] = {"organization": org, "url": p["url"]}
+            for key in sorted(set(p) - {"organization", "name", "url"}):
+                out.drop(f"$.provider.{key}", "A2A's provider has only organization and url")
+            return
+    out.drop("$.provider", "A2A's provider needs an organization and an http(s) url")
+
+
+def _renamed(key: str) -> Any:
+    def run(raw: dict[str, Any], out: Imported) -> None:
+        if isinstance(raw[key], str) and raw[key]:
+            out.card[RENAMED[key]] = raw[key]
+        else:
+            out.drop(f"$.{key}", "not a string")
+    return run
+
+
+def _modes(key: str) -> Any:
+    def run(raw: dict[str, Any], out: Imported) -> None:
+        modes = _strings(raw[key], f"$.{key}", out)
+        if modes:
+            out.card[MODES[key]] = modes
+    return run
+
+
+def _strings(value: Any, path: str, out: Imported) -> list[str] | None:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        out.convert(path, "a single string to a list")
+        return [value]
+    if not isinstance(value, list):
+        out.drop(path, "not a list of strings")
+        return None
+    kept = [v for v in value if isinstance(v, str) and v]
+    if len(kept) != len(value):
+        out.drop(path, "entries that are not strings")
+    return kept
+
+
+def _capabilities(raw: dict[str, Any], out: Imported) -> None:
+    caps = raw["capabilities"]
+    if not isinstance(caps, dict):
+        out.drop("$.capabilities", "a list of names, not A2A's capability flags")
+        return
+    kept: dict[str, Any] = {}
+    for key, value in caps.items():
+        path = f"$.capabilities.{key}"
+        if key == "extensions":
+            continue  # with the top-level ones, in _extensions
+        if key not in FLAGS:
+            out.drop(path, "not an A2A capability flag")
+        elif (flag := _boolean(value, path, out)) is not None:
+            if key == "stateTransitionHistory" and not flag:
+                out.drop(path, "false is its default, and A2A 1.0 has no such flag")
+            else:
+                kept[FLAGS[key]] = flag
+    if kept:
+        out.card["capabilities"] = kept
+
+
+def extensions(raw: dict[str, Any], out: Imported) -> None:
+    found: list[tuple[str, Any]] = []
+    caps = raw.get("capabilities")
+    if isinstance(caps, dict) and "extensions" in caps:
+        found += [(f"$.capabilities.extensions[{i}]", e) for i, e in enumerate(_list(caps["extensions"]))]
+    if "extensions" in raw:
+        top = _list(raw["extensions"])
+        found += [(f"$.extensions[{i}]", e) for i, e in enumerate(top)]
+        if top:
+            out.convert("$.extensions", "extensions at the top level moved to `capabilities.extensions`")
+    kept = []
+    for path, ext in found:
+        if not isinstance(ext, dict) or not isinstance(ext.get("uri"), str) or not ext["uri"]:
+            out.drop(path, "an extension needs a `uri`")
+            continue
+        if ext["uri"].rstrip("/") == SERVICE_CLASS_URI:
+            cls = (ext.get("params") or {}).get("class") if isinstance(ext.get("params"), dict) else None
+            if cls in SERVICE_CLASSES:
+                out.service_class = cls
+                out.convert(path, f"the service-class extension to `service_class: {cls}`")
+            else:
+                out.drop(path, f"service class `{cls}` is not one of {', '.join(SERVICE_CLASSES)}")
+            continue
+        entry: dict[str, Any] = {"uri": ext["uri"]}
+        for key in ("description", "required", "params"):
+            if key not in ext or ext[key] is None:
+                continue
+            value = _boolean(ext[key], f"{path}.{key}", out) if key == "required" else ext[key]
+            ok = {"description": str, "params": dict}.get(key, bool)
+            if isinstance(value, ok):
+                entry[key] = value
+            elif key != "required":
+                out.drop(f"{path}.{key}", f"not a {ok.__name__}")
+        for key in sorted(set(ext) - {"uri", "description", "required", "params"}):
+            out.drop(f"{path}.{key}", "not a field of an A2A extension entry")
+        kept.append(entry)
+    if kept:
+        out.card.setdefault("capabilities", {})["extensions"] = kept
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _authentication(raw: dict[str, Any], out: Imported) -> None:
+    auth = raw["authentication"]
+    schemes = auth.get("schemes") if isinstance(auth, dict) else None
+    usable = [s for s in schemes or [] if isinstance(s, str) and s.lower() in ("bearer", "basic", "digest")]
+    if not usable:
+        out.drop("$.authentication", "no scheme knoc can map to an A2A security scheme (bearer, basic, digest)")
+        return
+    if usable != schemes:
+        out.drop("$.authentication.schemes", "schemes other than bearer, basic and digest")
+    out.card["authentication"] = {"schemes": usable}
+    if isinstance(auth, dict) and auth.get("credentials") is not None:
+        out.drop("$.authentication.credentials", "it can hold secrets; knoc never carries it into a card")
+
+
+def _security_schemes(raw: dict[str, Any], out: Imported) -> None:
+    schemes = raw["securitySchemes"]
+    if not isinstance(schemes, dict):
+        out.drop("$.securitySchemes", "not a map of named schemes")
+        return
+    kept = {}
+    for name, s in schemes.items():
+        path = f"$.securitySchemes.{name}"
+        scheme = _scheme(s) if isinstance(s, dict) else None
+        if scheme is None:
+            out.drop(path, "not a security scheme knoc can carry (apiKey, http, oauth2 with one flow, "
+                           "openIdConnect)")
+        else:
+            kept[name] = scheme
+    if kept:
+        out.card["security_schemes"] = kept
+
+
+def _scheme(s: dict[str, Any]) -> dict[str, Any] | None:
+    """A 0.3 (`type`) or 1.0 (`httpAuthSecurityScheme`, ...) scheme, snake_case."""
+    for wrapper, wrapped in (("apiKeySecurityScheme", "apiKey"), ("httpAuthSecurityScheme", "http"),
+                             ("oauth2SecurityScheme", "oauth2"), ("openIdConnectSecurityScheme", "openIdConnect")):
+        if isinstance(s.get(wrapper), dict):
+            s = {**s[wrapper], "type": wrapped, "in": s[wrapper].get("location", s[wrapper].get("in"))}
+    kind = s.get("type")
+    desc = {"description": s["description"]} if isinstance(s.get("description"), str) else {}
+    if kind == "apiKey" and s.get("in") in ("header", "query", "cookie") and isinstance(s.get("name"), str):
+        return {"type": kind, "in": s["in"], "name": s["name"], **desc}
+    if kind == "http" and isinstance(s.get("scheme"), str) and s["scheme"].lower() in ("bearer", "basic", "digest"):
+        fmt = {"bearer_format": s["bearerFormat"]} if isinstance(s.get("bearerFormat"), str) else {}
+        return {"type": kind, "scheme": s["scheme"], **fmt, **desc}
+    if kind == "openIdConnect" and publishable(s.get("openIdConnectUrl")):
+        return {"type": kind, "open_id_connect_url": s["openIdConnectUrl"], **desc}
+    if kind == "oauth2" and isinstance(s.get("flows"), dict) and len(s["flows"]) == 1:
+        (flow_name, flow), = s["flows"].items()
+        snake = {"authorizationCode": "authorization_code", "clientCredentials": "client_credentials"}
+        if flow_name in snake and isinstance(flow, dict) and publishable(flow.get("tokenUrl")) and \
+                (flow_name != "authorizationCode" or publishable(flow.get("authorizationUrl"))):
+            scopes: dict[str, Any] = flow["scopes"] if isinstance(flow.get("scopes"), dict) else {}
+            converted: dict[str, Any] = {"token_url": flow["tokenUrl"],
+                                         "scopes": {str(k): str(v) for k, v in scopes.items()}}
+            if flow_name == "authorizationCode":
+                converted["authorization_url"] = flow["authorizationUrl"]
+            return {"type": kind, "flows": {snake[flow_name]: converted}, **desc}
+    return None
+
+
+def security(raw: dict[str, Any], out: Imported) -> None:
+    if "security" not in raw:
+        return
+    kept_names = set(out.card.get("security_schemes", {}))
+    reqs = [r for r in _list(raw["security"])
+            if isinstance(r, dict) and r and set(r) <= kept_names
+            and all(isinstance(v, list) and all(isinstance(x, str) for x in v) for v in r.values())]
+    if reqs:
+        out.card["security"] = reqs
+    if len(reqs) != len(_list(raw["security"])) or not isinstance(raw["security"], list):
+        out.drop("$.security", WHY_DROPPED["security"])
+
+
+def _skills(raw: dict[str, Any], out: Imported) -> None:
+    skills = []
+    seen: set[str] = set()
+    for i, s in enumerate(_list(raw["skills"])):
+        path = f"$.skills[{i}]"
+        if isinstance(s, str) and s.strip():
+            s = {"name": s}
+            out.convert(path, "a skill given as a string to a skill with that name")
+        if not isinstance(s, dict):
+            out.drop(path, "not a skill object")
+            continue
+        sid = s.get("id") if isinstance(s.get("id"), str) and s["id"] else None
+        name = s.get("name") if isinstance(s.get("name"), str) and s["name"] else None
+        if sid is None and name is None:
+            out.drop(path, "a skill needs an id or a name")
+            continue
+        if sid is None:
+            sid = slugs.slugify(str(name)) or f"skill-{i + 1}"
+            out.convert(f"{path}.id", f"no id; made `{sid}` from the name")
+        if name is None:
+            name = sid
+            out.convert(f"{path}.name", "no name; the id stands in")
+        if sid in seen:
+            out.drop(path, f"skill id `{sid}` appears twice")
+            continue
+        seen.add(sid)
+        skill: dict[str, Any] = {"id": sid, "name": name}
+        if isinstance(s.get("description"), str) and s["description"].strip():
+            skill["description"] = s["description"]
+        else:
+            skill["description"] = name
+            out.convert(f"{path}.description", "no description; A2A requires one, so the name stands in")
+        tags = _strings(s.get("tags"), f"{path}.tags", out)
+        if tags:
+            skill["tags"] = tags
+        else:
+            skill["tags"] = [sid]
+            out.convert(f"{path}.tags", f"no tags; A2A requires some, so the id stands in: [{sid}]")
+        for key, snake in (("examples", "examples"), ("inputModes", "input_modes"), ("outputModes", "output_modes")):
+            values = _strings(s.get(key), f"{path}.{key}", out)
+            if values:
+                skill[snake] = values
+        for key in sorted(set(s) - SKILL_KEYS):
+            out.drop(f"{path}.{key}", "not a field of an A2A skill")
+        skills.append(skill)
+    if not isinstance(raw["skills"], list):
+        out.drop("$.skills", "not a list")
+    out.card["skills"] = skills
+
+
+CONVERTERS = {
+    "provider": _provider, **{k: _renamed(k) for k in RENAMED}, "capabilities": _capabilities,
+    "authentication": _authentication, "securitySchemes": _security_schemes, **{k: _modes(k) for k in MODES},
+    "skills": _skills,
+}
+
+

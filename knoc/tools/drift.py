@@ -1,0 +1,83 @@
+"""Drift between what the sources compile to and what build/ holds, as
+diagnostics (code KNO-DRIFT) for the usual renderers."""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Callable
+
+from knoc.diagnostics import Diagnostic, diag
+
+MAX_DIFF_LINES = 40
+CONTEXT = 2
+ANCHOR = 20  # equal lines beyond the context that a diff window keeps, for alignment
+_HUNK = re.compile(r"^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@$")
+
+
+def drift(expected: dict[str, bytes], want: dict[str, str], actual: dict[str, str],
+          read: Callable[[str], bytes], out: str) -> list[Diagnostic]:
+    """One error per stale, missing or extra file. `want` and `actual` map each
+    expected file and each file on disk to its sha256; `read` fetches one from
+    disk for the diff; `out` prefixes paths."""
+    found: list[Diagnostic] = []
+    hint = f"run `knoc build` and commit {out}"
+    # Sets first: on a large tree almost every file matches, and only the rest need sorting.
+    differ = expected.keys() ^ actual.keys() | {p for p in expected.keys() & actual.keys() if want[p] != actual[p]}
+    for path in sorted(differ):
+        shown = f"{out}{path}"
+        if path not in actual:
+            found.append(diag("KNO-DRIFT", f"missing: {shown}", file=shown, hint=hint))
+        elif path not in expected:
+            found.append(diag("KNO-DRIFT", f"extra: {shown}", file=shown, hint=hint))
+        else:
+            found.append(diag("KNO-DRIFT", f"stale: {shown}", file=shown, hint=hint,
+                               detail=_diff(shown, read(path), expected[path])))
+    return found
+
+
+def _diff(shown: str, old_bytes: bytes, new_bytes: bytes) -> str:
+    old = old_bytes.decode("utf-8", "replace").splitlines()
+    new = new_bytes.decode("utf-8", "replace").splitlines()
+    lines: list[str] = []
+    for lo, old_hi, new_hi in _windows(old, new):
+        hunks = difflib.unified_diff(old[lo:old_hi], new[lo:new_hi], f"{shown} (on disk)",
+                                     f"{shown} (from sources)", n=CONTEXT, lineterm="")
+        lines += [_shift(line, lo) for i, line in enumerate(hunks) if i >= 2 or not lines]
+    if len(lines) > MAX_DIFF_LINES:
+        lines = [*lines[:MAX_DIFF_LINES], f"... {len(lines) - MAX_DIFF_LINES} more lines"]
+    return "\n".join(lines)
+
+
+def _windows(old: list[str], new: list[str]) -> list[tuple[int, int, int]]:
+    """Where to diff, as (start, old end, new end): difflib is slow on the
+    large index files, and their changes are a few lines far apart. Lines
+    are compared one to one when the counts agree (an edit rewrote lines in
+    place), each run of changes becoming a window with some equal lines
+    around it (difflib needs them to align as it would on the whole file);
+    otherwise the differing middle between equal head and tail."""
+    if len(old) == len(new):
+        around = CONTEXT + ANCHOR
+        runs: list[list[int]] = []
+        for i in (i for i, (a, b) in enumerate(zip(old, new, strict=True)) if a != b):
+            if runs and i - runs[-1][1] <= 2 * around:
+                runs[-1][1] = i
+            else:
+                runs.append([i, i])
+        return [(max(0, a - around), b + around + 1, b + around + 1) for a, b in runs]
+    head = 0
+    while head < min(len(old), len(new)) and old[head] == new[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(old), len(new)) - head and old[-1 - tail] == new[-1 - tail]:
+        tail += 1
+    keep = max(0, tail - CONTEXT)
+    return [(max(0, head - CONTEXT), len(old) - keep, len(new) - keep)]
+
+
+def _shift(line: str, by: int) -> str:
+    m = _HUNK.match(line)
+    if not m or not by:
+        return line
+    a, b, c, d = m.groups()
+    return f"@@ -{int(a) + by}{b or ''} +{int(c) + by}{d or ''} @@"

@@ -1,0 +1,130 @@
+"""`knoc import`: an A2A Agent Card from the wild (any version from 0.1 to
+1.0, or a mix) as the `a2a_projection` of a new agent-blueprint@0.2.0.
+
+Forgiving where the meaning is clear, and it says so: every field dropped or
+converted is a `Change` with its JSON path. Refusing where it is not: a JSON
+file without a name, a service url or a skill is not an agent card
+(`NotACard`). What it keeps is shaped so the blueprint builds into a card
+that passes the official checks."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+from urllib.parse import urlsplit
+
+from knoc.a2a.fields import DEFAULT_TRANSPORT
+from knoc.diagnostics import Diagnostic, Span, diag
+from knoc.io import files, http
+from knoc.rules import slug as slugs
+from knoc.rules.version import is_semver
+from knoc.tools.card_fields import (
+    CONVERTERS,
+    DEFAULT_VERSION,
+    MODES,
+    RENAMED,
+    WHY_DROPPED,
+    Imported,
+    NotACard,
+    extensions,
+    json_kind,
+    security,
+    service,
+    text_field,
+    version_field,
+)
+
+
+def convert(raw: Any) -> Imported:
+    if not isinstance(raw, dict):
+        raise NotACard(f"the JSON is {json_kind(raw)}, not an object: an Agent Card is a JSON object")
+    name = raw.get("name")
+    if not isinstance(name, str) or not name.strip():
+        raise NotACard("it has no `name`: every A2A Agent Card has one")
+    out = Imported({"name": name})
+    url, transport, interfaces = service(raw, out)
+    if url is None:
+        raise NotACard("it names no A2A service url (`url`, `supportedInterfaces` or `additionalInterfaces`)")
+    text_field(raw, out, "description", fallback=name)
+    out.card["url"] = url
+    version_field(raw, out)
+    for key in ("provider", *RENAMED, "capabilities", "authentication", "securitySchemes",
+                *MODES, "skills"):
+        if key in raw:
+            CONVERTERS[key](raw, out)
+    if transport != DEFAULT_TRANSPORT:
+        out.card["preferred_transport"] = transport
+    if interfaces:
+        out.card["additional_interfaces"] = interfaces
+    extensions(raw, out)
+    security(raw, out)
+    if not out.card.get("skills"):
+        raise NotACard("it declares no usable skill (`skills` with an id or a name): "
+                       "a knoc card needs at least one")
+    known = {"name", "description", "url", "version", "provider", "capabilities", "authentication",
+             "securitySchemes", "security", "skills", "extensions", "preferredTransport", "supportedInterfaces",
+             "additionalInterfaces", *RENAMED, *MODES}
+    for key in raw:
+        if key not in known:
+            out.drop(f"$.{key}", WHY_DROPPED.get(key, "not a field of any A2A version"))
+    return out
+
+
+def load(source: str, label: str) -> tuple[Imported | None, list[Diagnostic]]:
+    """One card file or URL, converted; its findings are located at `label`."""
+    try:
+        body = read(source)
+    except (OSError, ValueError) as exc:
+        return None, [diag("KNO-IMPORT-READ", f"cannot read it: {exc}", file=label,
+                            hint="check the path or URL; a URL without .json gets /.well-known/agent-card.json")]
+    try:
+        raw = json.loads(body.decode("utf-8-sig"))
+    except UnicodeDecodeError:
+        return None, [diag("KNO-IMPORT-READ", "it is not UTF-8 text", file=label, hint="an Agent Card is JSON")]
+    except json.JSONDecodeError as exc:
+        return None, [diag("KNO-IMPORT-READ", f"it is not JSON: {exc.msg}", file=label,
+                            span=Span(exc.lineno, exc.colno), hint="an Agent Card is a JSON object")]
+    try:
+        imported = convert(raw)
+    except NotACard as exc:
+        return None, [diag("KNO-IMPORT-NOT-CARD", f"not an A2A Agent Card: {exc}", file=label,
+                            hint="nothing was written for it")]
+    return imported, [diag("KNO-IMPORT-CHANGED", f"{c.path}: {c.message}", file=label, json_path=c.path,
+                              hint="review the blueprint") for c in imported.changes]
+
+
+def unique_slug(name: str, taken: set[str]) -> str:
+    """The slug of a card's name, numbered past the ones in `taken`."""
+    base = slugs.slugify(name) or "agent"
+    return next(s for n in range(1, len(taken) + 2) if (s := base if n == 1 else f"{base}-{n}") not in taken)
+
+
+def read(source: str, timeout: float = 15.0) -> bytes:
+    """The bytes of a card file, or of a URL (a base URL gets the well-known
+    card path). OSError (and urllib's subclasses) when it cannot be read."""
+    if not source.startswith(("http://", "https://")):
+        return files.read_bytes(source)
+    url = source if urlsplit(source).path.endswith(".json") else source.rstrip("/") + "/.well-known/agent-card.json"
+    return http.fetch(url, timeout)
+
+
+def blueprint(imported: Imported, slug: str, id_: str, source: str, date: str) -> str:
+    """The blueprint's YAML: the envelope, then the card as `a2a_projection`."""
+    from knoc.tools.author import dump, yaml_rt
+
+    data: dict[str, Any] = {
+        "$schema": "agent-blueprint@0.2.0",
+        "id": id_,
+        "slug": slug,
+        "type": "agent-blueprint",
+        "version": imported.card["version"] if is_semver(imported.card["version"]) else DEFAULT_VERSION,
+        "title": imported.card["name"],
+        "provenance": {"origin": {"id": source, "timestamp": date, "tool": "knoc import"}},
+    }
+    if imported.service_class:
+        data["service_class"] = imported.service_class
+    data["ownership"] = {"context": "platform"}
+    data["a2a_projection"] = imported.card
+    head = (f"# Imported by `knoc import` from {source}.\n"
+            "# Review it: knoc kept what A2A defines and said what it changed.\n")
+    return head + dump(yaml_rt(), data)

@@ -1,0 +1,128 @@
+"""`knoc migrate`: a legacy agent (agent-card@0.x, or service-config@0.3.0
+with `subtype: agent-card`) rewritten as an agent-blueprint@0.2.0.
+
+The card fields move under `a2a_projection`, the persona blocks under
+`persona`; every node moves whole in ruamel's round-trip tree, so comments
+and key order come along. The card it builds is the same card: the CLI
+compiles a scratch copy before writing anything and refuses otherwise."""
+
+from __future__ import annotations
+
+import datetime
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from knoc.compiler.driver import Result, compile_repo
+from knoc.config import CONFIG_FILE, Config, load_config
+from knoc.io import files
+from knoc.output.tree import MANIFEST
+
+BLUEPRINT = "agent-blueprint@0.2.0"
+BLUEPRINTS = "agent-blueprints"  # the collection under content/
+LEGACY = "agents"
+# agent-card-schema `$defs/card` properties (a test holds this equal to the spec).
+CARD_KEYS = ("name", "description", "url", "version", "documentation_url", "icon_url", "provider",
+             "capabilities", "authentication", "security_schemes", "security", "preferred_transport",
+             "additional_interfaces", "protocol_versions", "min_protocol_version", "max_protocol_version",
+             "default_input_modes", "default_output_modes", "skills")
+PERSONA_KEYS = ("perception", "goals", "boundaries")
+DROPPED = ("subtype", "type")  # the legacy binding; the blueprint states its own type
+
+
+class NotLegacy(Exception):
+    """The file is not a legacy agent."""
+
+
+@dataclass(frozen=True)
+class Migration:
+    source: str  # repo-relative legacy file
+    target: str  # repo-relative blueprint
+    declared: str  # the legacy `$schema`
+    text: str  # the blueprint
+
+
+def legacy_declaration(data: Any) -> str:
+    """The `$schema` of a legacy agent; NotLegacy otherwise."""
+    decl = data.get("$schema") if hasattr(data, "get") else None
+    if isinstance(decl, str) and (decl.startswith("agent-card@0.")
+                                  or (decl == "service-config@0.3.0" and data.get("subtype") == "agent-card")):
+        return decl
+    raise NotLegacy(f"`$schema: {decl}` is not a legacy agent (agent-card@0.x, or service-config@0.3.0 "
+                    "with subtype agent-card)")
+
+
+def to_blueprint(data: Any, source: str, today: datetime.date) -> Any:
+    """The blueprint tree for a legacy tree (ruamel CommentedMap), built from
+    the legacy nodes themselves."""
+    from ruamel.yaml.comments import CommentedMap
+
+    decl = legacy_declaration(data)
+    out, card, persona = CommentedMap(), CommentedMap(), CommentedMap()
+    if data.ca.comment:  # the file's leading comment block
+        out.ca.comment = data.ca.comment
+    for key in data:
+        if key in CARD_KEYS:
+            target = card
+        elif key in PERSONA_KEYS:
+            target = persona
+        elif key in DROPPED:
+            continue
+        else:
+            target = out
+        target[key] = data[key]
+        if key in data.ca.items:
+            target.ca.items[key] = data.ca.items[key]
+        if key == "$schema":
+            out[key] = BLUEPRINT
+    out.insert(_after(out, ("slug", "id", "$schema")), "type", "agent-blueprint")
+    if "version" in card:  # the legacy `version` is both the entity's and the card's
+        out.insert(_after(out, ("type",)), "version", card["version"])
+    provenance = out.setdefault("provenance", CommentedMap())
+    provenance["migration"] = CommentedMap([
+        ("from", f"{decl} ({source})"),
+        ("date", today.isoformat()),
+        ("note", "knoc migrate: card fields moved under a2a_projection, persona blocks under persona"),
+    ])
+    if persona:
+        out.insert(_before(out, ("ownership", "provenance")), "persona", persona)
+    out["a2a_projection"] = card
+    return out
+
+
+def _after(m: Any, keys: tuple[str, ...]) -> int:
+    names = list(m)
+    return next((names.index(k) + 1 for k in keys if k in names), len(names))
+
+
+def _before(m: Any, keys: tuple[str, ...]) -> int:
+    names = list(m)
+    return next((names.index(k) for k in keys if k in names), len(names))
+
+
+def plan(root: Path, rel: str, content: str, today: datetime.date) -> Migration:
+    """The migration of one legacy file (NotLegacy, OSError or a YAML error
+    when it is none), loaded and dumped by one round-trip YAML."""
+    from knoc.tools.author import dump, yaml_rt
+
+    yaml = yaml_rt()
+    data = yaml.load(files.read_bytes(root / rel).decode("utf-8"))
+    return Migration(rel, f"{content}/{BLUEPRINTS}/{Path(rel).name}", legacy_declaration(data),
+                     dump(yaml, to_blueprint(data, rel, today)))
+
+
+def rehearse(config: Config, migrations: list[Migration]) -> Result:
+    """The repo compiled with `migrations` applied, in a scratch copy."""
+    with files.scratch_copy(config.root, [config.specs, config.content, CONFIG_FILE]) as scratch:
+        for m in migrations:
+            files.remove(scratch / m.source)
+            files.write_new(scratch / m.target, m.text)
+        return compile_repo(load_config(scratch, config.a2a))
+
+
+def changed(before: Result, after: Result) -> list[str]:
+    """Built files (but the manifest, which lists inputs) that differ."""
+    if not after.ok:
+        return [d.file or "?" for d in after.report.sorted() if d.is_error][:3]
+    names = (set(before.files) | set(after.files)) - {MANIFEST}
+    return sorted(n for n in names if before.files.get(n) != after.files.get(n))

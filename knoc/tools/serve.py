@@ -1,0 +1,59 @@
+"""`knoc serve`: build/site/ answered the way a static host would answer it.
+The request's Host header picks the `site/<host>` tree (a client asking for
+agents.example.net gets that host's cards); a host with no tree gets site/
+itself, whose index.html is the catalog page. The server itself is
+`knoc.io.server`; this module decides what each request gets."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+from knoc.io import tree as disk
+from knoc.io.server import Answer, Response
+from knoc.output.hosting import CARD_HEADERS, CARD_NAMES, HEADERS_FILE, headers_for, is_card
+
+INDEX = "index.html"
+PREFLIGHT_HEADERS = {"Access-Control-Allow-Origin": CARD_HEADERS["Access-Control-Allow-Origin"],
+                     "Access-Control-Allow-Methods": CARD_HEADERS["Access-Control-Allow-Methods"],
+                     "Access-Control-Allow-Headers": "*"}
+
+
+def locate(site: Path, fixed: str | None, host: str, url: str) -> tuple[Path, str] | None:
+    """(file, its path inside the served tree) for a request, or None for 404."""
+    tree = site / fixed if fixed else _tree(site, host)
+    segments = [unquote(s) for s in urlsplit(url).path.split("/") if s]
+    if any(s in (".", "..") or "/" in s or "\\" in s for s in segments) or segments[-1:] == [HEADERS_FILE]:
+        return None
+    rel = "/".join(segments)
+    path = tree / rel if rel else tree
+    if disk.is_dir(path):
+        path, rel = path / INDEX, f"{rel}/{INDEX}".lstrip("/")
+    if not disk.is_file(path) and is_card(rel) and rel.endswith(CARD_NAMES[1]):  # agent.json: the same card
+        path = path.with_name(CARD_NAMES[0])
+    return (path, rel) if disk.is_file(path) else None
+
+
+def _tree(site: Path, host: str) -> Path:
+    host = host.strip().lower()
+    for name in (host, host.rsplit(":", 1)[0]):  # a card url with a port has its own tree
+        if name and "/" not in name and not name.startswith(".") and disk.is_dir(site / name):
+            return site / name
+    return site
+
+
+def answer(site: Path, fixed: str | None) -> Answer:
+    """What the server sends for each request."""
+    def respond(method: str, host: str, url: str) -> Response:
+        if method == "OPTIONS":  # a CORS preflight: cards may be fetched from any origin
+            return Response(204, PREFLIGHT_HEADERS)
+        found = locate(site, fixed, host, url)
+        try:
+            body = disk.read(found[0].parent, found[0].name) if found else None
+        except OSError:  # swapped away by a rebuild between the check and the read
+            body = None
+        if found is None or body is None:
+            return Response(404)
+        return Response(200, headers_for(found[1]), body)
+
+    return respond
