@@ -2,7 +2,7 @@
 `knoc build` (no build/, no cache) in a fresh process, its peak memory, and
 a warm `knoc check` after editing one blueprint (the pre-commit case).
 
-    python bench/run.py [--sizes 1000 10000] [--repeat 3]
+    python bench/run.py [--sizes 1000 10000] [--chain-sizes 1000 10000] [--repeat 3] [--only build|chains]
 
 Each run is a new interpreter with a removed build/, so imports, spec
 compilation and every file are paid for: what a CI job or a hook sees. Times
@@ -22,6 +22,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from gen_chain import write_chain
 from gen_repo import generate
 
 MEASURE = ("import resource, subprocess, sys, time;"
@@ -61,25 +62,51 @@ def timed(command: str, repo: Path, expect: str = "0") -> tuple[float, float]:
     return float(wall), int(rss_kb) / 1024
 
 
+def chain_table(sizes: list[int], repeat: int) -> None:
+    """`knoc validate` over one long chain of `composes` or `extends` links,
+    next to the same entities and links as N one-link chains (a star): the
+    link stage's walks are linear, so the two grow alike."""
+    print("\n| links | entities | N one-link chains | one chain of N | chain / one-link |")
+    print("|---|---:|---:|---:|---:|")
+    with tempfile.TemporaryDirectory(prefix="knoc-bench-chain-") as tmp:
+        for link in ("composes", "extends"):
+            for n in sizes:
+                times = []
+                for star in (True, False):
+                    repo = write_chain(Path(tmp) / f"{link}-{n}-{star}", n, link, star=star)
+                    times.append(statistics.median(cold("validate", repo)[0] for _ in range(repeat)))
+                print(f"| {link} | {n:,} | {times[0]:.2f} s | {times[1]:.2f} s | {times[1] / times[0]:.2f} |",
+                      flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000])
+    ap.add_argument("--chain-sizes", type=int, nargs="+", default=[1000, 10000])
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--only", choices=("build", "chains"), help="Run one of the two tables.")
     args = ap.parse_args()
+    if args.only != "chains":
+        build_table(args.sizes, args.repeat)
+    if args.only != "build":
+        chain_table(args.chain_sizes, args.repeat)
+
+
+def build_table(sizes: list[int], repeat: int) -> None:
     print(f"# knoc cold build, {platform.python_implementation()} {platform.python_version()}, "
           f"{os.cpu_count()} cores")
     print("| agents | files | cold build | of which compiling (validate) | peak RSS "
           "| warm check after a one-file edit | warm / cold |")
     print("|---:|---:|---:|---:|---:|---:|---:|")
     with tempfile.TemporaryDirectory(prefix="knoc-bench-") as tmp:
-        for n in args.sizes:
+        for n in sizes:
             repo = Path(tmp) / f"repo-{n}"
             generate(repo, n)
             files = sum(1 for _ in repo.rglob("*.kno"))
-            builds = [cold("build", repo) for _ in range(args.repeat)]
-            checks = [cold("validate", repo) for _ in range(args.repeat)]
+            builds = [cold("build", repo) for _ in range(repeat)]
+            checks = [cold("validate", repo) for _ in range(repeat)]
             timed("build", repo)  # leaves build/ and a filled cache, as a content repo has
-            warm = statistics.median(warm_check(repo, i) for i in range(args.repeat))
+            warm = statistics.median(warm_check(repo, i) for i in range(repeat))
             wall = statistics.median(r[0] for r in builds)
             compiling = statistics.median(r[0] for r in checks)
             rss = max(r[1] for r in builds)

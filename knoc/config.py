@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from knoc.a2a import targets
+from knoc.io import files
 
 CONFIG_FILE = "knoc.toml"
 _KEYS = {"specs", "content", "output", "a2a"}
@@ -32,7 +33,7 @@ class Config:
 def find_root(start: Path) -> Path:
     here = start.resolve()
     for folder in (here, *here.parents):
-        if (folder / CONFIG_FILE).is_file() or (folder / "specs").is_dir():
+        if files.is_file(folder / CONFIG_FILE) or files.is_dir(folder / "specs"):
             return folder
     raise ConfigError(f"no content repo here: no {CONFIG_FILE} or specs/ in {here} or above it "
                       "(run knoc inside a content repo, or pass --root)")
@@ -41,9 +42,9 @@ def find_root(start: Path) -> Path:
 def load_config(root: Path, a2a: str | None = None) -> Config:
     values: dict[str, str] = {}
     path = root / CONFIG_FILE
-    if path.is_file():
+    if files.is_file(path):
         try:
-            raw = tomllib.loads(path.read_text(encoding="utf-8"))
+            raw = tomllib.loads(files.read_bytes(path).decode("utf-8"))
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
             raise ConfigError(f"{CONFIG_FILE}: {exc}") from None
         section = raw.get("knoc", {})

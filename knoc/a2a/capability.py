@@ -170,22 +170,21 @@ def wire_contract(card: dict[str, Any], stated: list[str]) -> Contract:
                     optional_str(params.get("minProtocolVersion")), optional_str(params.get("maxProtocolVersion")))
 
 
-def interface_versions_1_0(card: dict[str, Any]) -> list[str]:
-    """The versions a 1.0-shaped card states: one per supported interface."""
-    return [str(iface.get("protocolVersion")) for iface in card.get("supportedInterfaces") or []]
+def read_1_0(card: dict[str, Any]) -> Contract:
+    """The contract of a 1.0-shaped card: a version per supported interface."""
+    return wire_contract(card, [str(i.get("protocolVersion")) for i in card.get("supportedInterfaces") or []])
 
 
-def card_version_0_3(card: dict[str, Any]) -> list[str]:
-    """The version a 0.3-shaped card states: one for the whole card."""
-    return [card["protocolVersion"]] if isinstance(card.get("protocolVersion"), str) else []
+def read_0_3(card: dict[str, Any]) -> Contract:
+    """The contract of a 0.3-shaped card: one version for the whole card."""
+    return wire_contract(card, [card["protocolVersion"]] if isinstance(card.get("protocolVersion"), str) else [])
 
 
 def from_wire(card: dict[str, Any]) -> Contract:
     """The contract of a published card of any shape (0.3, 1.0 or compat),
-    such as a stranger's: the shape says which versions it states (what
+    such as a stranger's: the shape says how to read it (what
     `targets.by_shape(card).read(card)` gives, without the registry)."""
-    stated = interface_versions_1_0(card) if "supportedInterfaces" in card else card_version_0_3(card)
-    return wire_contract(card, stated)
+    return read_1_0(card) if "supportedInterfaces" in card else read_0_3(card)
 
 
 def optional_str(value: Any) -> str | None:

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from knoc.app.build import build
 from knoc.app.outcome import Outcome, UsageError
 from knoc.config import Config
-from knoc.io import server, tree, watch
+from knoc.io import files, server, tree, watch
 from knoc.output.hosting import SITE
 from knoc.tools import serve as serving
 
@@ -30,10 +30,10 @@ def serve(config: Config, port: int, site_name: str | None, rebuild: bool, *, us
 
     if rebuild:
         build_and_report()
-    if not tree.is_dir(site):
+    if not files.is_dir(site):
         raise UsageError("KNO-SERVE", f"nothing to serve: {config.output}/{SITE} does not exist",
                          "run `knoc build` first, or `knoc serve --watch`")
-    if site_name is not None and not tree.is_dir(site / site_name):
+    if site_name is not None and not files.is_dir(site / site_name):
         trees = ", ".join(tree.trees(site)) or "none"
         raise UsageError("KNO-SERVE", f"no tree {config.output}/{SITE}{site_name}", f"trees: {trees}")
     try:

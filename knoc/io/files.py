@@ -37,6 +37,14 @@ def read_bytes(path: str | Path) -> bytes:
         return f.read()
 
 
+def is_file(path: Path) -> bool:
+    return path.is_file()
+
+
+def is_dir(path: Path) -> bool:
+    return path.is_dir()
+
+
 def stat(path: str | Path) -> os.stat_result | None:
     try:
         return os.stat(path)

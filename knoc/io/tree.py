@@ -69,14 +69,6 @@ def read(out: Path, rel: str) -> bytes:
         return f.read()
 
 
-def is_dir(path: Path) -> bool:
-    return path.is_dir()
-
-
-def is_file(path: Path) -> bool:
-    return path.is_file()
-
-
 def trees(site: Path) -> list[str]:
     """The names of the folders directly under `site`."""
     return sorted(p.name for p in site.iterdir() if p.is_dir()) if site.is_dir() else []

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
+from knoc.io import files
 from knoc.io import tree as disk
 from knoc.io.server import Answer, Response
 from knoc.output.hosting import CARD_HEADERS, CARD_NAMES, HEADERS_FILE, headers_for, is_card
@@ -27,17 +28,17 @@ def locate(site: Path, fixed: str | None, host: str, url: str) -> tuple[Path, st
         return None
     rel = "/".join(segments)
     path = tree / rel if rel else tree
-    if disk.is_dir(path):
+    if files.is_dir(path):
         path, rel = path / INDEX, f"{rel}/{INDEX}".lstrip("/")
-    if not disk.is_file(path) and is_card(rel) and rel.endswith(CARD_NAMES[1]):  # agent.json: the same card
+    if not files.is_file(path) and is_card(rel) and rel.endswith(CARD_NAMES[1]):  # agent.json: the same card
         path = path.with_name(CARD_NAMES[0])
-    return (path, rel) if disk.is_file(path) else None
+    return (path, rel) if files.is_file(path) else None
 
 
 def _tree(site: Path, host: str) -> Path:
     host = host.strip().lower()
     for name in (host, host.rsplit(":", 1)[0]):  # a card url with a port has its own tree
-        if name and "/" not in name and not name.startswith(".") and disk.is_dir(site / name):
+        if name and "/" not in name and not name.startswith(".") and files.is_dir(site / name):
             return site / name
     return site
 

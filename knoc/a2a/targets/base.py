@@ -24,19 +24,15 @@ class Target:
     # How a projection becomes this target's card: the wire model (extra
     # fields forbidden), whose JSON is what gets published.
     build: Callable[[CardFields], Wire]
-    # How this target's published card is read back: the protocol versions
-    # it states, and its main url.
-    stated_versions: Callable[[Card], list[str]]
+    # How this target's published card is read back: its capability
+    # contract (discovery, diff) and its main url (diff).
+    read: Callable[[Card], Contract]
     url_of: Callable[[Card], str | None]
     # Core capability flags this target's card cannot carry.
     unsupported_flags: frozenset[str] = frozenset()
     # Its interfaces carry no protocol version: those go into the
     # capability-contract extension entry instead.
     versions_in_contract: bool = False
-
-    def read(self, card: Card) -> Contract:
-        """The capability contract of a published card of this target."""
-        return capability.wire_contract(card, self.stated_versions(card))
 
     def authored(self, card: dict[str, Any], extension_uris: list[str]) -> Contract:
         """The capability contract of an authored (snake_case) card built for this target."""

@@ -36,4 +36,4 @@ def build(f: CardFields) -> AgentCard:
 # Read as its 1.0 view (its supported interfaces), which states every version;
 # the main url is the 0.3 top-level one, the same as the first interface's.
 TARGET = Target(name="compat", versions=("1.0", PROTOCOL_VERSION), build=build,
-                stated_versions=capability.interface_versions_1_0, url_of=v03.url_of)
+                read=capability.read_1_0, url_of=v03.url_of)

@@ -90,5 +90,5 @@ def url_of(card: Card) -> str | None:
     return str(card["url"]) if "url" in card else None
 
 
-TARGET = Target(name="0.3", versions=(PROTOCOL_VERSION,), build=build, stated_versions=capability.card_version_0_3,
+TARGET = Target(name="0.3", versions=(PROTOCOL_VERSION,), build=build, read=capability.read_0_3,
                 url_of=url_of, versions_in_contract=True)

@@ -154,5 +154,5 @@ def url_of(card: Card) -> str | None:
     return str(url) if url is not None else None
 
 
-TARGET = Target(name="1.0", versions=("1.0",), build=build, stated_versions=capability.interface_versions_1_0,
+TARGET = Target(name="1.0", versions=("1.0",), build=build, read=capability.read_1_0,
                 url_of=url_of, unsupported_flags=frozenset({"state_transition_history"}))
