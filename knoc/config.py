@@ -27,7 +27,9 @@ class Config:
 
     @property
     def out_dir(self) -> Path:
-        return self.root / self.output
+        """The output folder with every `..` and symlink resolved (load_config
+        has checked it lies inside the repo, apart from the sources)."""
+        return (self.root / self.output).resolve()
 
 
 def find_root(start: Path) -> Path:
@@ -61,8 +63,22 @@ def load_config(root: Path, a2a: str | None = None) -> Config:
     config = Config(root=root, **values)
     if config.a2a not in targets.names():
         raise ConfigError(f"unknown A2A target `{config.a2a}`; choose one of {', '.join(targets.names())}")
-    for key in ("specs", "content", "output"):
-        folder = (root / getattr(config, key)).resolve()
-        if root.resolve() not in (folder, *folder.parents) or folder == root.resolve():
-            raise ConfigError(f"{CONFIG_FILE}: `{key}` must be a folder inside the repo")
+    _check_layout(config)
     return config
+
+
+def _check_layout(config: Config) -> None:
+    """The folders, after every `..` and symlink is resolved, lie inside the
+    repo and apart: the output folder, which a build replaces whole, can
+    never be the repo, hold it, or overlap the sources or `.git`."""
+    root = config.root.resolve()
+    folders = {key: (root / getattr(config, key)).resolve() for key in ("specs", "content", "output")}
+    for key, folder in folders.items():
+        if root not in folder.parents:
+            raise ConfigError(f"{CONFIG_FILE}: `{key}` must be a folder inside the repo "
+                              f"(`{getattr(config, key)}` is {folder})")
+    out = folders["output"]
+    for name, folder in (("specs", folders["specs"]), ("content", folders["content"]), (".git", root / ".git")):
+        if out == folder or out in folder.parents or folder in out.parents:
+            raise ConfigError(f"{CONFIG_FILE}: `output` ({config.output}, which is {out}) overlaps `{name}` "
+                              f"({folder}); a build replaces the output folder whole")

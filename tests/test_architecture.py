@@ -14,7 +14,7 @@ from tests.conftest import ROOT
 
 PACKAGE = ROOT / "knoc"
 # Highest first; a folder may import its own modules and any folder after it.
-LAYERS = ("cli", "app", "tools", "compiler", "output", "kinds", "a2a", "diagnostics", "rules", "io")
+LAYERS = ("cli", "app", "tools", "compiler", "output", "kinds", "a2a", "diagnostics", "io", "rules")
 TOP_LEVEL = {"__init__", "__main__", "config"}
 # Where the top-level modules sit: config is read by the compiler and above.
 RANK = {**{name: len(LAYERS) - i for i, name in enumerate(LAYERS)},

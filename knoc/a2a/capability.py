@@ -137,42 +137,55 @@ def from_card(card: dict[str, Any], versions: tuple[str, ...], unsupported: froz
 
 
 def main_versions(card: dict[str, Any], default: tuple[str, ...]) -> tuple[str, ...]:
-    declared = card.get("protocol_versions")
-    return tuple(declared) if isinstance(declared, list) and declared else default
+    return _stated(card.get("protocol_versions")) or default
 
 
 def interface_versions(iface: dict[str, Any], default: tuple[str, ...]) -> tuple[str, ...]:
-    declared = iface.get("protocol_versions")
-    return tuple(declared) if isinstance(declared, list) and declared else default[:1]
+    return _stated(iface.get("protocol_versions")) or default[:1]
+
+
+def _stated(declared: Any) -> tuple[str, ...]:
+    """The protocol versions a card states (only strings count)."""
+    return tuple(v for v in declared if isinstance(v, str)) if isinstance(declared, list) else ()
 
 
 def wire_contract(card: dict[str, Any], stated: list[str]) -> Contract:
     """The contract of a published card whose interfaces state the protocol
     versions `stated`: flags from its capabilities (core, and the
     capability-contract entry's), its extension URIs, and the versions and
-    range the contract entry adds."""
-    caps: dict[str, Any] = card["capabilities"] if isinstance(card.get("capabilities"), dict) else {}
+    range the contract entry adds. Any card may be a stranger's: a value of
+    the wrong shape counts as absent."""
+    caps = _mapping(card.get("capabilities"))
     flags: dict[str, bool] = {}
     for key, value in caps.items():
         if isinstance(value, bool):
             flags[to_snake(key)] = value
     if isinstance(card.get("supportsAuthenticatedExtendedCard"), bool):
         flags["extended_agent_card"] = card["supportsAuthenticatedExtendedCard"]
-    extensions = [e for e in caps.get("extensions") or [] if isinstance(e, dict)]
-    params: dict[str, Any] = next((e.get("params") or {} for e in extensions if e.get("uri") == CONTRACT_URI), {})
-    for key, value in (params.get("capabilities") or {}).items():
+    extensions = [e for e in _sequence(caps.get("extensions")) if isinstance(e, dict)]
+    params = _mapping(next((e.get("params") for e in extensions if e.get("uri") == CONTRACT_URI), None))
+    for key, value in _mapping(params.get("capabilities")).items():
         if isinstance(value, bool):
             flags[to_snake(key)] = value
-    versions = list(stated)
-    for iface in params.get("interfaces") or []:
-        versions += [str(v) for v in iface.get("protocolVersions") or []]
+    versions = [v for v in stated if isinstance(v, str)]
+    for iface in _sequence(params.get("interfaces")):
+        versions += _stated(_mapping(iface).get("protocolVersions"))
     return Contract(flags, frozenset(str(e.get("uri")) for e in extensions), tuple(dict.fromkeys(versions)),
                     optional_str(params.get("minProtocolVersion")), optional_str(params.get("maxProtocolVersion")))
 
 
+def _mapping(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _sequence(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
 def read_1_0(card: dict[str, Any]) -> Contract:
     """The contract of a 1.0-shaped card: a version per supported interface."""
-    return wire_contract(card, [str(i.get("protocolVersion")) for i in card.get("supportedInterfaces") or []])
+    interfaces = [_mapping(i) for i in _sequence(card.get("supportedInterfaces"))]
+    return wire_contract(card, [str(i.get("protocolVersion")) for i in interfaces])
 
 
 def read_0_3(card: dict[str, Any]) -> Contract:

@@ -8,10 +8,13 @@ from pathlib import Path
 from knoc.app.outcome import Outcome, UsageError
 from knoc.compiler.driver import Result, compile_repo
 from knoc.config import Config, ConfigError, find_root, load_config
+from knoc.io import files
 
 
 def open_repo(root: Path | None, a2a: str | None, cwd: Path) -> Config:
     """The repo's config: at `root`, or found by walking up from `cwd`."""
+    if root is not None and not files.is_dir(root):
+        raise UsageError("KNO-CONFIG", f"--root {root} is not a folder", "pass the folder that holds knoc.toml")
     try:
         return load_config(root.resolve() if root else find_root(cwd), a2a)
     except ConfigError as exc:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from knoc.diagnostics import Diagnostic
+from knoc.diagnostics.internal import has_internal
 
 
 class UsageError(Exception):
@@ -27,6 +28,14 @@ class Outcome:
     answer: str | None = None  # the command's own output on stdout (a diff, a discovery answer)
     report_format: str | None = None  # how findings are reported when the answer owns stdout
     failed: bool = False  # the command failed whatever its findings say (exit code 1)
+
+
+def exit_code(outcome: Outcome, fail_on_warning: bool) -> int:
+    """0 clean, 1 findings at or above the threshold (or the command's own
+    failure), 3 a bug in knoc."""
+    if has_internal(outcome.diagnostics):
+        return 3
+    return 1 if outcome.failed or fails(outcome.diagnostics, fail_on_warning) else 0
 
 
 def fails(diags: list[Diagnostic], fail_on_warning: bool) -> bool:

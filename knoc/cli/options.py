@@ -2,7 +2,8 @@
 handing the outcome to the reporter of the chosen format.
 
 Exit codes: 0 clean, 1 findings at or above `--fail-on` (default: errors)
-or a command's own failure, 2 usage or configuration error."""
+or a command's own failure, 2 usage or configuration error, 3 a bug in
+knoc (one KNO-INTERNAL diagnostic; `--debug` adds the traceback)."""
 
 from __future__ import annotations
 
@@ -18,12 +19,13 @@ import click
 from knoc.a2a import targets
 from knoc.app import CACHE_DIR
 from knoc.app.common import open_repo
-from knoc.app.outcome import Outcome, UsageError, fails
+from knoc.app.outcome import Outcome, UsageError, exit_code
 from knoc.config import Config
+from knoc.diagnostics import internal
 from knoc.diagnostics.reporters import FORMATS, REPORTERS, Context, summary, use_color
 from knoc.diagnostics.source import reader
 
-EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_BUG = 0, 1, 2, 3
 
 
 @dataclass(frozen=True)
@@ -41,9 +43,8 @@ class Run:
             click.echo(note, err=True)
         if outcome.answer is not None:
             click.echo(outcome.answer, nl=False)
-        failed = EXIT_FINDINGS if outcome.failed else EXIT_OK
         if outcome.summary is None:
-            return failed
+            return exit_code(outcome, self.fail_on == "warning")
         reporter = REPORTERS[outcome.report_format or self.fmt]
         ctx = Context(reader(self.config.root), outcome.inputs, outcome.command, self.fail_on == "warning",
                       color=reporter.to_stderr and use_color(sys.stderr))
@@ -51,7 +52,7 @@ class Run:
         if body:
             click.echo(body + ("\n" if reporter.to_stderr else ""), err=reporter.to_stderr)
         click.echo(summary(outcome.diagnostics, len(outcome.inputs), outcome.summary), err=True)
-        return EXIT_FINDINGS if fails(outcome.diagnostics, self.fail_on == "warning") else failed
+        return exit_code(outcome, self.fail_on == "warning")
 
 
 def common(command: Callable[..., int]) -> Callable[..., None]:
@@ -74,21 +75,31 @@ def options(formats: tuple[str, ...] = FORMATS, thresholds: tuple[str, ...] = ("
         @click.option("--fail-on", type=click.Choice(thresholds), default="error", show_default=True,
                       help="The least severe finding that makes the exit code 1.")
         @click.option("--no-cache", is_flag=True, help=f"Neither read nor write {CACHE_DIR}/ (compile everything).")
+        @click.option("--debug", is_flag=True, help="On a bug in knoc (exit 3), also print its traceback.")
         @functools.wraps(command)
         def wrapper(root: Path | None, a2a: str | None, fmt: str | None, fail_on: str, no_cache: bool,
-                    **kw: object) -> None:
+                    debug: bool, **kw: object) -> None:
             if fmt is None:
                 fmt = "github" if os.environ.get("GITHUB_ACTIONS") == "true" and "github" in formats else "text"
+            internal.DEBUG = debug
             try:
                 config = open_repo(root, a2a, Path.cwd())
                 code = command(Run(config, fmt, fail_on, not no_cache), **kw)
             except UsageError as exc:
                 code = usage(exc)
+            except Exception as exc:  # a bug: one diagnostic and exit 3, never a traceback
+                code = bug(exc)
             sys.exit(code)
 
         return wrapper
 
     return decorate
+
+
+def bug(exc: Exception) -> int:
+    d = internal.internal(exc)
+    click.echo(f"error[{d.code}]: {d.message}\n  = help: {d.hint}" + (f"\n{d.detail}" if d.detail else ""), err=True)
+    return EXIT_BUG
 
 
 def usage(exc: UsageError) -> int:

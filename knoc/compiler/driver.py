@@ -23,6 +23,7 @@ from knoc.compiler.specs import compile_specs
 from knoc.compiler.validate import check, declaration
 from knoc.config import Config
 from knoc.diagnostics import Diagnostic, Report, SourceFile
+from knoc.diagnostics.internal import has_internal, internal
 from knoc.io import files
 from knoc.io.cache import Cache, Linked, Source, salt
 from knoc.kinds.agent import Card, agent_of
@@ -87,7 +88,7 @@ def _each_file(config: Config, paths: list[str], specs: SpecSet, cache: Cache,
         st = files.stat(path)
         old = cache.sources.get(rel)
         src: SourceFile | None
-        if st is not None and old is not None and cache.vouches(rel, old, st.st_size, st.st_mtime_ns):
+        if st is not None and old is not None and cache.vouches(rel, old, st):
             src, entry = SourceFile(path, rel, None, old.digest), old.entry  # not even read
         else:
             src = _read(config, rel, report)
@@ -95,14 +96,14 @@ def _each_file(config: Config, paths: list[str], specs: SpecSet, cache: Cache,
                 continue
             entry = cache.get(rel, src.digest)  # the same bytes with a new mtime, say after a checkout
         if entry is None or (cached := FileResult.decode(entry)) is None:
-            cached = one_file(src, parse_source(src), specs, config.a2a)
+            cached = one_file(src, None, specs, config.a2a)
             entry = cached.encode()
         sources.append(src)
         results[rel] = cached
-        if st is not None:  # keep the stored record when nothing changed: its shard stays unwritten
-            unchanged = (old is not None and old.entry is entry and old.digest == src.digest
-                         and old.size == st.st_size and old.mtime_ns == st.st_mtime_ns)
-            kept[rel] = old if unchanged and old is not None else Source(src.digest, st.st_size, st.st_mtime_ns, entry)
+        # Keep the stored record when nothing changed (its shard stays unwritten); never keep a bug's outcome.
+        if st is not None and not has_internal(cached.diags):
+            unchanged = old is not None and old.entry is entry and old.digest == src.digest and old.same_stat(st)
+            kept[rel] = old if unchanged and old is not None else Source.of(src.digest, st, entry)
     cache.sources = kept
     return sources
 
@@ -116,15 +117,26 @@ def _link(sources: list[SourceFile], results: dict[str, FileResult], specs: Spec
                          .encode("utf-8")).hexdigest()
     link = LinkResult.decode(cache.get_link(key, digests))
     if link is None:
-        link = link_repo(sources, results, specs, target)
+        try:
+            link = link_repo(sources, results, specs, target)
+        except Exception as exc:  # a bug: reported, never cached
+            return LinkResult([internal(exc)], {}, [], {}, {})
         pinned = {d.file: digests[d.file] for d in link.diags if d.file in digests}
         cache.link = Linked(key, pinned, link.encode())
     return link
 
 
-def one_file(source: SourceFile, loaded: Entity | Diagnostic, specs: SpecSet, target: str) -> FileResult:
-    """Load, validate and project one source: everything that depends on
-    that file (and the specs) alone."""
+def one_file(source: SourceFile, loaded: Entity | Diagnostic | None, specs: SpecSet, target: str) -> FileResult:
+    """Load (unless `loaded` is given), validate and project one source:
+    everything that depends on that file (and the specs) alone. A bug is
+    one KNO-INTERNAL finding on the file, and the other files go on."""
+    try:
+        return _one_file(source, parse_source(source) if loaded is None else loaded, specs, target)
+    except Exception as exc:  # whatever it is, a bug to report, not a crash
+        return FileResult([internal(exc, source.rel)])
+
+
+def _one_file(source: SourceFile, loaded: Entity | Diagnostic, specs: SpecSet, target: str) -> FileResult:
     if isinstance(loaded, Diagnostic):
         return FileResult([loaded])
     t = declaration(loaded, specs)

@@ -10,12 +10,13 @@ import json
 from knoc.compiler.project import publish
 from knoc.compiler.records import FileResult, LinkResult
 from knoc.compiler.resolve import resolve
-from knoc.diagnostics import SourceFile
+from knoc.diagnostics import Diagnostic, JsonPath, SourceFile, at, diag
 from knoc.kinds import delegation, extension
+from knoc.kinds.domain import Repo
 from knoc.kinds.entity import Entity, Typed, collection_of
 from knoc.kinds.spec import SpecSet
 from knoc.output.canonical import sha256
-from knoc.output.tree import render_linked
+from knoc.output.tree import KNOC, collisions, render_linked
 
 
 def link_repo(sources: list[SourceFile], results: dict[str, FileResult], specs: SpecSet, target: str) -> LinkResult:
@@ -30,6 +31,26 @@ def link_repo(sources: list[SourceFile], results: dict[str, FileResult], specs: 
     cards, found = publish(projected)
     known, found_ext = extension.registry(typed)
     found += found_ext + extension.check_cards(projected, known) + delegation.check(repo.agents, target)
-    files = render_linked(repo, cards, typed)
+    files, wanted = render_linked(repo, cards, typed)
+    found += _collisions(wanted, typed, repo)
     return LinkResult(diags + found, {a.slug: a.typed.source.rel for a in repo.agents},
                       [(c.slug, c.source) for c in cards], files, {path: sha256(body) for path, body in files.items()})
+
+
+def _collisions(wanted: dict[str, list[str]], typed: list[Typed], repo: Repo) -> list[Diagnostic]:
+    """Two outputs on one path (or a file where another needs a folder):
+    an error at the source that asked second, naming the other."""
+    where: dict[str, tuple[Typed, JsonPath]] = {t.source.rel: (t, ("uri",)) for t in typed if t.type == "extension"}
+    where.update({a.typed.source.rel: (a.typed, (*a.card_path, "url")) for a in repo.agents})
+    diags = []
+    for path, first, other in collisions(wanted):
+        owner = "knoc's own output" if first == KNOC else first
+        message = f"`{path}` would be written for both {owner} and this entity"
+        hint = "give it a url or uri of its own: a published path holds one file"
+        if other in where:
+            t, at_path = where[other]
+            diags.append(at(t.source, at_path, "KNO-OUTPUT-COLLISION", message, hint))
+        else:
+            diags.append(diag("KNO-OUTPUT-COLLISION", f"`{path}` would be written for both {owner} and {other}",
+                              hint=hint))
+    return diags

@@ -4,6 +4,7 @@ SourceFile plus its YAML value, or a diagnostic. Never a crash or a hang."""
 from __future__ import annotations
 
 import hashlib
+import math
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -12,20 +13,21 @@ from ruamel.yaml.constructor import ConstructorError, DuplicateKeyError, SafeCon
 from ruamel.yaml.cyaml import CSafeLoader
 from ruamel.yaml.error import YAMLError
 
+from knoc.compiler.bounds import OutOfBounds, check_text, check_value, needs_walk
 from knoc.diagnostics import Diagnostic, SourceFile, Span, diag
-from knoc.io.files import read_bytes
+from knoc.io import limits
+from knoc.io.files import Refused
+from knoc.io.files import read_source as read_file
 from knoc.kinds.entity import Entity, collection_of
-
-# A file whose aliases expand past this many nodes is refused: it would make
-# every later stage walk an exponentially large value ("billion laughs").
-ALIAS_EXPANSION_LIMIT = 100_000
 
 
 def read_source(root: Path, relpath: str) -> SourceFile | Diagnostic:
     """The file's text and the sha256 of its bytes (what the cache is keyed by)."""
     path = f"{root}/{relpath}"
     try:
-        raw = read_bytes(path)
+        raw = read_file(path, str(root))
+    except Refused as exc:
+        return diag("KNO-IO-REFUSED", f"knoc does not read this file: {exc}", file=relpath, hint=exc.hint)
     except OSError as exc:
         return diag("KNO-IO-READ", f"cannot read file: {exc.strerror}", file=relpath)
     try:
@@ -48,10 +50,14 @@ def parse_source(source: SourceFile) -> Entity | Diagnostic:
     relpath, text = source.rel, source.text
     try:
         data = parse(text)
+    except _Limit as exc:
+        mark = exc.problem_mark
+        return diag(exc.code, str(exc.problem), file=relpath, span=Span(mark.line + 1, mark.column + 1),
+                    hint=exc.hint)
     except YAMLError as exc:
         return yaml_diagnostic(exc, source)
-    except _AliasError as exc:
-        return diag(exc.code, str(exc), file=relpath, span=Span(1, 1), hint=exc.hint)
+    except OutOfBounds as exc:
+        return diag(exc.code, str(exc), file=relpath, span=Span(exc.line, 1), hint=exc.hint)
     if data is None:
         return diag(
             "KNO-YAML-EMPTY",
@@ -72,52 +78,16 @@ def parse_source(source: SourceFile) -> Entity | Diagnostic:
 
 
 def parse(text: str) -> Any:
+    """The file's YAML value, within the bounds of knoc.io.limits."""
+    check_text(text)
     loader = _Loader(text)
     try:
         data = loader.get_single_data()
     finally:
         loader.dispose()
-    if "*" in text:  # no alias without an asterisk: skip the walk otherwise
-        _check_expansion(data)
+    if needs_walk(text):
+        check_value(data)
     return data
-
-
-class _AliasError(Exception):
-    def __init__(self, code: str, message: str, hint: str) -> None:
-        super().__init__(message)
-        self.code, self.hint = code, hint
-
-
-def _check_expansion(data: Any) -> None:
-    sizes: dict[int, int] = {}
-    active: set[int] = set()
-
-    def size(value: Any) -> int:
-        if not isinstance(value, (dict, list)):
-            return 1
-        key = id(value)
-        if key in sizes:
-            return sizes[key]
-        if key in active:
-            raise _AliasError(
-                "KNO-YAML-ALIAS-CYCLE",
-                "an alias refers to a node that contains it (a recursive value)",
-                "replace the recursive alias with the value it should hold",
-            )
-        active.add(key)
-        children = value.values() if isinstance(value, dict) else value
-        total = 1 + sum(size(c) for c in children)
-        active.discard(key)
-        sizes[key] = total
-        if total > ALIAS_EXPANSION_LIMIT:
-            raise _AliasError(
-                "KNO-YAML-ALIAS-LIMIT",
-                f"aliases expand this file to more than {ALIAS_EXPANSION_LIMIT:,} nodes",
-                "write the values out, or use fewer nested aliases",
-            )
-        return total
-
-    size(data)
 
 
 def yaml_diagnostic(exc: YAMLError, source: SourceFile) -> Diagnostic:
@@ -173,14 +143,40 @@ def _kind(value: Any) -> str:
     )
 
 
+class _Limit(ConstructorError):
+    """A value past one of knoc.io.limits, with its own code."""
+
+    def __init__(self, code: str, message: str, hint: str, mark: Any) -> None:
+        super().__init__(None, None, message, mark)
+        self.code, self.hint = code, hint
+
+
 class _Loader(CSafeLoader):
-    """The C-backed safe loader, narrowed to JSON values."""
+    """The C-backed safe loader, narrowed to JSON values within bounds."""
 
     def construct_yaml_map(self, node: Any) -> Iterator[dict[str, Any]]:
+        if len(node.value) > limits.MAPPING_KEYS:
+            raise _Limit("KNO-YAML-LIMIT", f"a mapping holds {len(node.value):,} keys; the limit is "
+                         f"{limits.MAPPING_KEYS:,}", "split the mapping, or move the data out of the entity",
+                         node.start_mark)
         data: dict[str, Any] = {}
         yield data
         value = self.construct_mapping(node)
         data.update((k if type(k) is str else _key(k), v) for k, v in value.items())
+
+    def construct_yaml_int(self, node: Any) -> int:
+        digits = sum(c.isdigit() for c in str(node.value))
+        if digits > limits.INTEGER_DIGITS:
+            raise _Limit("KNO-YAML-LIMIT", f"an integer of {digits:,} digits; the limit is {limits.INTEGER_DIGITS}",
+                         "quote it if it is an identifier, not a number", node.start_mark)
+        return int(SafeConstructor.construct_yaml_int(self, node))
+
+    def construct_yaml_float(self, node: Any) -> float:
+        value = float(SafeConstructor.construct_yaml_float(self, node))
+        if not math.isfinite(value):
+            raise _Limit("KNO-YAML-NUMBER", f"`{node.value}` is not a finite number, which JSON cannot carry",
+                         "write a finite number, or quote it as a string", node.start_mark)
+        return value
 
     def reject(self, node: Any) -> None:
         raise ConstructorError(None, None, f"the tag {node.tag!r} is not supported", node.start_mark)
@@ -195,6 +191,8 @@ def _key(k: Any) -> str:
 
 
 _Loader.add_constructor("tag:yaml.org,2002:map", _Loader.construct_yaml_map)
+_Loader.add_constructor("tag:yaml.org,2002:int", _Loader.construct_yaml_int)
+_Loader.add_constructor("tag:yaml.org,2002:float", _Loader.construct_yaml_float)
 _Loader.add_constructor("tag:yaml.org,2002:timestamp", SafeConstructor.construct_yaml_str)
 for _tag in ("binary", "set", "omap", "pairs"):
     _Loader.add_constructor(f"tag:yaml.org,2002:{_tag}", _Loader.reject)

@@ -26,7 +26,7 @@ from knoc.a2a.wire import (
 from knoc.diagnostics import Diagnostic, JsonPath, at
 from knoc.kinds.agent import Agent, Card, Projection
 from knoc.output.canonical import dumps, sha256
-from knoc.output.hosting import url_location
+from knoc.output.hosting import locate_url
 
 # Legacy `authentication.schemes` names that map onto an HTTP auth scheme.
 HTTP_SCHEMES = {"bearer": "bearer", "basic": "basic", "digest": "digest"}
@@ -261,11 +261,12 @@ def _security(agent: Agent, diags: list[Diagnostic]) -> tuple[dict[str, dict[str
 
 def _location(agent: Agent, diags: list[Diagnostic]) -> tuple[str, str] | None:
     url = str(agent.card.get("url", ""))
-    location = url_location(url)
-    if location is None:
+    location = locate_url(url)
+    if isinstance(location, str):
         diags.append(_err(agent, ("url",), "KNO-PROJECT-URL",
-                          f"url `{url}` cannot be mapped to a card path",
-                          "use an absolute https URL without `.` or `..` segments"))
+                          f"url `{url}` cannot be mapped to a card path: {location}",
+                          "use an absolute https URL whose host is a DNS name, without `.`, `..` or `%` segments"))
+        return None
     return location
 
 

@@ -4,6 +4,8 @@ compiled once. Its `$schema` enum says which `type@version` it accepts."""
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -11,60 +13,140 @@ import jsonschema_rs
 
 from knoc.diagnostics import Diagnostic, at
 from knoc.kinds.entity import Entity
-from knoc.kinds.spec import DECLARATION, Spec, SpecSet, uri
+from knoc.kinds.spec import DECLARATION, SPEC_URI, Spec, SpecSet, compile_schema, refuse, uri
+
+URI_KEYWORDS = ("$ref", "$dynamicRef", "$id", "$schema")
+_BAD_PATTERN = re.compile(r'^(".*") is not a "regex"$')
+# The metaschemas jsonschema-rs knows without fetching them.
+KNOWN_METASCHEMAS = {f"http{s}://json-schema.org/{d}/schema" for s in ("", "s")
+                     for d in ("draft-04", "draft-06", "draft-07", "draft/2019-09", "draft/2020-12")}
 
 if TYPE_CHECKING:
     from referencing import Registry
 
 
 def compile_specs(entities: list[Entity]) -> tuple[SpecSet, list[Diagnostic]]:
+    """The spec set, and what is wrong with the specs that could not join it."""
     diags: list[Diagnostic] = []
-    candidates: list[Spec] = []
-    for ent in entities:
-        if ent.collection != "specs":
-            continue
-        spec_block = ent.data.get("spec")
-        schema = spec_block.get("schema") if isinstance(spec_block, dict) else None
-        if not isinstance(schema, dict):
-            diags.append(at(ent.source, ("spec",), "KNO-SPEC-SCHEMA", "spec entity has no `spec.schema` mapping",
-                            "a spec holds its JSON Schema under `spec.schema`", key=True))
-            continue
-        problem = None if jsonschema_rs.meta.is_valid(schema) else _meta_problem(schema)
-        if problem is not None:
-            path = ("spec", "schema", *problem.absolute_path)
-            diags.append(at(ent.source, path, "KNO-SPEC-SCHEMA",
-                            f"`spec.schema` is not a valid JSON Schema: {problem.message}",
-                            "spec schemas are JSON Schema draft 2020-12", spec=ent.slug))
-            continue
-        enum = schema.get("properties", {}).get("$schema", {}).get("enum", [])
-        candidates.append(Spec(ent, ent.slug, schema, [str(v) for v in enum]))
-
-    fast_registry = jsonschema_rs.Registry([(uri(s.slug), s.schema) for s in candidates])
+    entities = [ent for ent in entities if ent.collection == "specs"]
+    candidates = [spec for ent in entities if (spec := _candidate(ent, diags))]
+    candidates = _resolvable(candidates, {ent.slug for ent in entities}, diags)
+    fast_registry = jsonschema_rs.Registry([(uri(s.slug), s.schema) for s in candidates], retriever=refuse)
     out = SpecSet(registered=candidates)
     for spec in candidates:
         try:
-            spec.fast = jsonschema_rs.Draft202012Validator(
-                spec.schema, registry=fast_registry, base_uri=uri(spec.slug), offline=True)
+            spec.fast = compile_schema(spec.schema, registry=fast_registry, base_uri=uri(spec.slug))
         except (jsonschema_rs.ValidationError, jsonschema_rs.ReferencingError, ValueError) as exc:
-            # A $ref that does not resolve: the Python resolver says which.
-            path, ref = _first_unresolvable(spec, out.registry) or (("spec", "schema"), str(exc))
-            diags.append(at(spec.entity.source, path, "KNO-SPEC-REF", f"`$ref: {ref}` does not resolve",
-                            "refer to another spec as kno://specs/<slug>#/<json pointer>", spec=spec.slug))
+            diags.append(_uncompiled(spec, str(exc).splitlines()[0], out))
             continue
         out.specs[spec.slug] = spec
-        enum_path = ("spec", "schema", "properties", "$schema", "enum")
-        for decl in spec.accepts:
-            if not DECLARATION.match(decl):
-                diags.append(at(spec.entity.source, enum_path, "KNO-SPEC-SCHEMA",
-                                f"`{decl}` in the `$schema` enum is not `<type>@<semver>`"))
-            elif decl in out.by_declaration:
-                other = out.by_declaration[decl]
-                diags.append(at(spec.entity.source, enum_path, "KNO-SPEC-CONFLICT",
-                                f"`{decl}` is accepted by both {other.slug} and {spec.slug}",
-                                "each type@version must be accepted by exactly one spec"))
-            else:
-                out.by_declaration[decl] = spec
+        _declarations(spec, out, diags)
     return out, diags
+
+
+def _candidate(ent: Entity, diags: list[Diagnostic]) -> Spec | None:
+    """The entity as a spec, if its schema is a JSON Schema that refers
+    only inside the repo."""
+    spec_block = ent.data.get("spec")
+    schema = spec_block.get("schema") if isinstance(spec_block, dict) else None
+    if not isinstance(schema, dict):
+        diags.append(at(ent.source, ("spec",), "KNO-SPEC-SCHEMA", "spec entity has no `spec.schema` mapping",
+                        "a spec holds its JSON Schema under `spec.schema`", key=True))
+        return None
+    problem = None if jsonschema_rs.meta.is_valid(schema) else _meta_problem(schema)
+    if problem is not None:
+        diags.append(at(ent.source, ("spec", "schema", *problem.absolute_path), "KNO-SPEC-SCHEMA",
+                        f"`spec.schema` is not a valid JSON Schema: {problem.message}",
+                        "spec schemas are JSON Schema draft 2020-12", spec=ent.slug))
+        return None
+    outside = _outside_ref(schema)
+    if outside is not None:
+        path, ref = outside
+        diags.append(at(ent.source, ("spec", "schema", *path), "KNO-SPEC-REF",
+                        f"`{ref}` refers outside the repo; knoc never fetches a schema",
+                        "refer to another spec as kno://specs/<slug>#/<json pointer>, or copy the "
+                        "schema into a spec", spec=ent.slug))
+        return None
+    properties = schema.get("properties")
+    declared = properties.get("$schema") if isinstance(properties, dict) else None
+    enum = declared.get("enum") if isinstance(declared, dict) else None
+    return Spec(ent, ent.slug, schema, [str(v) for v in enum] if isinstance(enum, list) else [])
+
+
+def _uncompiled(spec: Spec, problem: str, out: SpecSet) -> Diagnostic:
+    """Why the fast validator refused a spec: a pointer that leads nowhere,
+    a pattern the linear-time engine cannot run, here or in a spec it uses."""
+    found = _first_unresolvable(spec, out.registry)
+    if found is not None:
+        return at(spec.entity.source, found[0], "KNO-SPEC-REF", f"`$ref: {found[1]}` does not resolve",
+                  "point at a part of the schema that exists", spec=spec.slug)
+    bad = _BAD_PATTERN.match(problem)
+    where = next((path for path, key, value in _keywords(spec.schema, ("spec", "schema"), ("pattern",))
+                  if bad and value == json.loads(bad.group(1))), ("spec", "schema"))
+    return at(spec.entity.source, where, "KNO-SPEC-SCHEMA", f"`spec.schema` cannot be compiled: {problem}"
+              + ("" if bad is None or where != ("spec", "schema") else " (in a spec it refers to)"),
+              "patterns may not use lookaround or back-references: knoc evaluates them in linear time",
+              spec=spec.slug)
+
+
+def _resolvable(candidates: list[Spec], named: set[str], diags: list[Diagnostic]) -> list[Spec]:
+    """The candidates whose every `$ref` lands: a spec referring to a missing
+    spec, to a spec with errors, or to a pointer that leads nowhere is
+    dropped with a diagnostic at that `$ref`."""
+    while True:
+        slugs = {s.slug for s in candidates}
+        broken = {}
+        for spec in candidates:
+            for path, ref in _refs(spec.schema, ("spec", "schema")):
+                target = ref[len(SPEC_URI):].split("#", 1)[0] if ref.startswith(SPEC_URI) else spec.slug
+                if target not in slugs:
+                    broken[spec.slug] = (path, ref)
+                    break
+        if not broken:
+            try:
+                jsonschema_rs.Registry([(uri(s.slug), s.schema) for s in candidates], retriever=refuse)
+                return candidates
+            except (jsonschema_rs.ReferencingError, ValueError):  # a pointer that leads nowhere
+                registry = SpecSet(registered=candidates).registry
+                broken = {s.slug: found for s in candidates if (found := _first_unresolvable(s, registry))}
+                if not broken:  # the engines disagree: keep the specs, their validators will say
+                    return candidates
+        for spec in candidates:
+            if spec.slug in broken:
+                path, ref = broken[spec.slug]
+                target = ref[len(SPEC_URI):].split("#", 1)[0]
+                why = (f"spec `{target}` has errors (see its file)" if ref.startswith(SPEC_URI) and target in named
+                       else "it leads nowhere")
+                diags.append(at(spec.entity.source, path, "KNO-SPEC-REF", f"`$ref: {ref}` does not resolve: {why}",
+                                "refer to another spec as kno://specs/<slug>#/<json pointer>", spec=spec.slug))
+        candidates = [s for s in candidates if s.slug not in broken]
+
+
+def _declarations(spec: Spec, out: SpecSet, diags: list[Diagnostic]) -> None:
+    """Register which `type@version` strings the spec accepts."""
+    enum_path = ("spec", "schema", "properties", "$schema", "enum")
+    for decl in spec.accepts:
+        if not DECLARATION.match(decl):
+            diags.append(at(spec.entity.source, enum_path, "KNO-SPEC-SCHEMA",
+                            f"`{decl}` in the `$schema` enum is not `<type>@<semver>`"))
+        elif decl in out.by_declaration:
+            other = out.by_declaration[decl]
+            diags.append(at(spec.entity.source, enum_path, "KNO-SPEC-CONFLICT",
+                            f"`{decl}` is accepted by both {other.slug} and {spec.slug}",
+                            "each type@version must be accepted by exactly one spec"))
+        else:
+            out.by_declaration[decl] = spec
+
+
+def _outside_ref(schema: dict[str, Any]) -> tuple[tuple[str | int, ...], str] | None:
+    """The first `$ref` (or `$id`, `$dynamicRef`, `$schema` URI) that points
+    outside the repo's specs."""
+    for path, key, value in _uris(schema, ()):
+        if key == "$schema" and value.rstrip("#") in KNOWN_METASCHEMAS:
+            continue
+        if not (value.startswith("#") or value.startswith(SPEC_URI)):
+            return (*path, key), value
+    return None
 
 
 def _meta_problem(schema: dict[str, Any]) -> Any:
@@ -79,20 +161,35 @@ def _first_unresolvable(spec: Spec, registry: Registry) -> tuple[tuple[str | int
     for path, ref in _refs(spec.schema, ("spec", "schema")):
         try:
             resolver.lookup(ref)
-        except Unresolvable:
+        except (Unresolvable, KeyError):
             return path, ref
     return None
 
 
 def _refs(node: Any, path: tuple[str | int, ...]) -> Iterator[tuple[tuple[str | int, ...], str]]:
-    if isinstance(node, dict):
-        for key, value in node.items():
-            if key == "$ref" and isinstance(value, str):
-                yield (*path, key), value
-            else:
-                yield from _refs(value, (*path, key))
-    elif isinstance(node, list):
-        for i, value in enumerate(node):
-            yield from _refs(value, (*path, i))
+    for where, _, value in _keywords(node, path, ("$ref",)):
+        yield where, value
+
+
+def _uris(node: Any, path: tuple[str | int, ...]) -> Iterator[tuple[tuple[str | int, ...], str, str]]:
+    """(path of the holding schema, keyword, value) of each URI-valued keyword."""
+    for where, key, value in _keywords(node, path, URI_KEYWORDS):
+        yield where[:-1], key, value
+
+
+def _keywords(node: Any, path: tuple[str | int, ...], keys: tuple[str, ...]
+              ) -> Iterator[tuple[tuple[str | int, ...], str, str]]:
+    """(path of the value, keyword, value) of each string-valued `keys` in a schema."""
+    stack: list[tuple[Any, tuple[str | int, ...]]] = [(node, path)]
+    while stack:
+        value, where = stack.pop()
+        if isinstance(value, dict):
+            for key in keys:
+                if isinstance(value.get(key), str):
+                    yield (*where, key), key, value[key]
+            stack.extend((v, (*where, k)) for k, v in reversed(value.items())
+                         if k not in keys or not isinstance(v, str))
+        elif isinstance(value, list):
+            stack.extend((v, (*where, i)) for i, v in reversed(list(enumerate(value))))
 
 

@@ -20,6 +20,7 @@ from knoc.rules import ulid
 if TYPE_CHECKING:
     from jsonschema.exceptions import ValidationError
 
+UNKNOWN_FIELDS_SHOWN = 20  # per mapping; the rest are counted in one more finding
 BOUNDARY_PREFIXES = ("MUST NOT", "SHOULD NOT")
 _UNEXPECTED = re.compile(r"'((?:[^'\\]|\\.)*)'")
 
@@ -94,9 +95,14 @@ def schema_diagnostics(t: Typed, err: ValidationError, specs: SpecSet) -> Iterab
         # After another error, unevaluatedProperties also flags the keys of the
         # subschema that failed: only names defined nowhere here are unknown.
         allowed = sorted(property_names(err.schema, specs.resolver_for(err.schema)))
-        for name in _unexpected(err.message, instance):
-            if name in allowed:
-                continue
+        unknown = [name for name in _unexpected(err.message, instance) if name not in allowed]
+        for i, name in enumerate(unknown):
+            if i == UNKNOWN_FIELDS_SHOWN:  # each is one mistake; a flood of them is one too
+                yield diag("KNO-SCHEMA-UNKNOWN-FIELD", f"{len(unknown) - i:,} more unknown fields here",
+                           span=src.locate(path, key=True),
+                           hint=f"{t.spec.slug} defines none of them; remove them or fix their indentation",
+                           **common)
+                break
             near = difflib.get_close_matches(name, allowed, n=1)
             yield diag("KNO-SCHEMA-UNKNOWN-FIELD", f"unknown field `{name}`",
                         span=src.locate((*path, name), key=True),

@@ -73,10 +73,19 @@ _declare("KNO-IMPORT-CHANGED", W, "`knoc import` dropped or converted a field (t
     can do unambiguously (a string where a list belongs, a boolean written as a string, a 1.0
     interface); everything dropped or converted is one warning with its JSON path. Review the
     written blueprint.""")
+_declare("KNO-INTERNAL", E, "knoc hit a bug (exit 3): please report it with the named file", """
+    knoc failed on its own, not because of your sources: an exception no rule anticipated. The
+    diagnostic names the file being processed; the run exits with code 3 and writes nothing.
+    Please report it with that file and the output of the same command with `--debug`, which
+    adds the traceback.""")
 # --- reading sources ----------------------------------------------------------
 _declare("KNO-IO-READ", E, "a file could not be read", """
     A source file listed under specs/ or content/ could not be opened or read (permissions, a file
     removed during the build). The operating system's reason is given.""")
+_declare("KNO-IO-REFUSED", E, "a file knoc will not read: not a regular file, a link out of the repo, or too large", """
+    knoc reads only regular files inside the repo, each at most 1 MiB: a FIFO would block the
+    build forever, a link to /dev/zero never ends, and a link out of the repo would publish what
+    lies outside it. Remove the file or the link, or split a file that is too large.""")
 _declare("KNO-YAML-ENCODING", E, "the file is not UTF-8 (points at the first bad byte)", """
     .kno files are UTF-8 text. The position of the first byte that is not valid UTF-8 is given;
     save the file as UTF-8.""")
@@ -96,9 +105,17 @@ _declare("KNO-YAML-TAG", E, "a tag outside plain JSON values (`!!binary`, `!!set
     validate. Remove the tag; a date is read as a plain string.""")
 _declare("KNO-YAML-NOT-MAPPING", E, "the top level is a list or a scalar", """
     An entity is a mapping of keys at the top level, starting with `$schema: <type>@<version>`.""")
-_declare("KNO-YAML-ALIAS-LIMIT", E, "aliases expand the file past 100,000 nodes", """
+_declare("KNO-YAML-ALIAS-LIMIT", E, "aliases expand the file past 100,000 nodes or 4 MiB of text", """
     YAML aliases let a small file stand for an enormous value (the "billion laughs" attack); every
     later stage would walk the expanded value. Write the values out, or use fewer nested aliases.""")
+_declare("KNO-YAML-LIMIT", E, "a value is past a limit: nesting depth, keys in a mapping, or digits of an integer", """
+    Entities are small documents. knoc refuses values no real entity needs (mappings and lists
+    nested more than 64 deep, a mapping of more than 5,000 keys, an integer of more than 64
+    digits), so that hostile input cannot exhaust the stack, the memory or the time of a build.
+    The README's "Limits" section lists every limit.""")
+_declare("KNO-YAML-NUMBER", E, "a number JSON cannot carry (infinity or not-a-number)", """
+    Entities hold JSON values, and JSON has no infinity or not-a-number (`.inf`, `.nan`, or a
+    float too large to represent). Write a finite number, or quote the value as a string.""")
 _declare("KNO-YAML-ALIAS-CYCLE", E, "an alias refers to a node that contains it", """
     A recursive value cannot be validated or published. Replace the recursive alias with the value
     it should hold.""")
@@ -201,6 +218,11 @@ _declare("KNO-PROJECT-DROPPED", W, "a field the target A2A version lacks is left
 _declare("KNO-PROJECT-WIRE", E, "the card does not fit the wire model (a knoc bug: please report)", """
     Every card passes through the target's wire models before it is written. A card that does not
     fit means a derivation rule let something through; please report it with the entity.""")
+_declare("KNO-OUTPUT-COLLISION", E, "two outputs (cards, pages, index files) would be written to one path", """
+    Every published file has one owner. Two card urls, extension URIs or knoc's own files
+    (the catalog page, the index, `_headers`) that land on one path, or a file where another
+    output needs a folder, would overwrite each other. Give the entity a url or uri of its own;
+    the message names the other source.""")
 _declare("KNO-SERVICE-CLASS-TWICE", E, "`service_class` and a hand-written service-class extension entry", """
     knoc writes the service-class extension entry from `service_class`; keep that and remove the
     hand-written entry.""")

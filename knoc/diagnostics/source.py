@@ -18,7 +18,7 @@ from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from knoc.diagnostics.codes import diag
 from knoc.diagnostics.model import Diagnostic, Span
-from knoc.io.files import read_bytes
+from knoc.io.files import read_source
 
 JsonPath = Sequence[str | int]
 
@@ -36,7 +36,7 @@ class SourceFile:
     @property
     def text(self) -> str:
         if self._text is None:
-            self._text = read_bytes(self.path).decode("utf-8", errors="replace").removeprefix("\ufeff")
+            self._text = read_source(self.path).decode("utf-8", errors="replace").removeprefix("\ufeff")
         return self._text
 
     def line(self, number: int) -> str:

@@ -26,11 +26,12 @@ from __future__ import annotations
 import gc
 import hashlib
 import marshal
+import os
 import time
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from knoc.io.files import atomic_write
 from knoc.io.records import Record
@@ -46,13 +47,26 @@ Stat = tuple[int, int, str]
 
 @dataclass(slots=True)
 class Source(Record):
-    """One source as last compiled: its bytes' sha256, size and mtime, and
-    what the one-file stages found (their own record, encoded)."""
+    """One source as last compiled: its bytes' sha256, the stat fields that
+    change when the file does (git's index keeps the same), and what the
+    one-file stages found (their own record, encoded)."""
+
+    VERSION: ClassVar[int] = 2
 
     digest: str
     size: int
     mtime_ns: int
+    ctime_ns: int
+    inode: int
     entry: Any
+
+    @classmethod
+    def of(cls, digest: str, st: os.stat_result, entry: Any) -> Source:
+        return cls(digest, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, entry)
+
+    def same_stat(self, st: os.stat_result) -> bool:
+        return (self.size == st.st_size and self.mtime_ns == st.st_mtime_ns and self.ctime_ns == st.st_ctime_ns
+                and self.inode == st.st_ino)
 
 
 @dataclass(slots=True)
@@ -107,10 +121,12 @@ class Cache:
         self.dropped = self.dropped or why
         return None if value is None else value[1]
 
-    def vouches(self, rel: str, stored: Source, size: int, mtime_ns: int) -> bool:
-        """Whether the file's bytes are those `stored` hashed: the same size
-        and mtime as then, and that mtime old enough to be trusted."""
-        return stored.size == size and stored.mtime_ns == mtime_ns and rel not in self._racy
+    def vouches(self, rel: str, stored: Source, st: os.stat_result) -> bool:
+        """Whether the file's bytes are those `stored` hashed: the same size,
+        mtime, ctime and inode as then (a file swapped in by rename or
+        restored with its old mtime differs in the last two), and that mtime
+        old enough to be trusted."""
+        return stored.same_stat(st) and rel not in self._racy
 
     def get(self, rel: str, digest: str) -> Any:
         hit = self.sources.get(rel)

@@ -5,16 +5,28 @@ from __future__ import annotations
 
 import os
 import shutil
+import stat as stat_
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+
+from knoc.io import limits
 
 SOURCE_SUFFIX = ".kno"
 
 
 class Exists(Exception):
     """The file to write is already there (and replacing it was not asked for)."""
+
+
+class Refused(OSError):
+    """A file knoc will not read: not a regular file, a link leaving the
+    repo, or over its size limit."""
+
+    def __init__(self, message: str, hint: str) -> None:
+        super().__init__(message)
+        self.hint = hint
 
 
 def discover(root: Path, dirs: list[str]) -> list[str]:
@@ -35,6 +47,39 @@ def read_bytes(path: str | Path) -> bytes:
     """A file's bytes (OSError when it cannot be read)."""
     with open(path, "rb") as f:
         return f.read()
+
+
+def read_source(path: str, root: str | None = None, limit: int = limits.SOURCE_BYTES) -> bytes:
+    """The bytes of a source file: only a regular file (a FIFO would block
+    forever, /dev/zero never ends), only inside `root` once links are
+    followed, and at most `limit` bytes. OSError when it cannot be read,
+    Refused when it must not be."""
+    if root is not None and not within(os.path.realpath(path), os.path.realpath(root)):
+        raise Refused("the file is a link to a file outside the repo",
+                      "copy the file into the repo, or remove the link")
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        st = os.fstat(fd)
+        if not stat_.S_ISREG(st.st_mode):
+            raise Refused("not a regular file (a folder, FIFO, socket or device)",
+                          "sources are plain files: remove it, or rename it so it does not end in .kno")
+        if st.st_size > limit:
+            raise Refused(f"the file is {st.st_size:,} bytes; a source may have at most {limit:,}",
+                          "split the entity, or move large text out of it")
+        chunks, size = [], 0
+        while chunk := os.read(fd, 1 << 16):
+            chunks.append(chunk)
+            size += len(chunk)
+            if size > limit:  # it grew while being read
+                raise Refused(f"the file has more than {limit:,} bytes", "split the entity")
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def within(path: str, root: str) -> bool:
+    """Whether `path` is `root` or lies below it (both already resolved)."""
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
 def is_file(path: Path) -> bool:

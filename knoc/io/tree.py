@@ -8,11 +8,12 @@ import hashlib
 import json
 import os
 import shutil
-import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
+from knoc.io import swap
 from knoc.io.cache import Snapshot, Stat
+from knoc.rules.paths import path_problem
 
 
 class OutputError(Exception):
@@ -42,24 +43,28 @@ def check_owned(out: Path, manifest: str) -> None:
 
 
 def write_tree(out: Path, files: dict[str, bytes], manifest: str = "manifest.json") -> None:
-    check_owned(out, manifest)
+    """Write `files` (paths relative to `out`) as the new tree at `out`:
+    written aside, then swapped in (knoc.io.swap). OutputError when a path
+    would leave the tree or `out` holds files knoc did not write."""
+    unsafe = next(((rel, p) for rel in files if (p := path_problem(rel)) is not None), None)
+    if unsafe is not None:  # every path was checked where it was made: this is the proof
+        raise OutputError(f"refusing to write `{unsafe[0]}`: {unsafe[1]}")
     out.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.new-", dir=out.parent))
+    swap.recover(out)
+    check_owned(out, manifest)
+    new = swap.staging(out)
     try:
+        made: set[Path] = {new}
         for rel, body in files.items():
-            target = staging / rel
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(body)
-        os.chmod(staging, 0o755)
-        if out.exists():
-            retired = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.parent))
-            os.replace(out, retired / "tree")
-            os.replace(staging, out)
-            shutil.rmtree(retired, ignore_errors=True)
-        else:
-            os.replace(staging, out)
+            target = new / rel
+            if target.parent not in made:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                made.add(target.parent)
+            target.write_bytes(body)  # `new` is a fresh private folder (mkdtemp): nothing else is in it
+        os.chmod(new, 0o755)
+        swap.swap_in(new, out)
     except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
+        shutil.rmtree(new, ignore_errors=True)
         raise
 
 

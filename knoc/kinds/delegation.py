@@ -33,6 +33,8 @@ class Delegation(NamedTuple):
 
 
 def check(agents: list[Agent], target: str) -> list[Diagnostic]:
+    # An agent its spec rejects has no contract to judge (its file already has errors).
+    agents = [a for a in agents if a.typed.valid]
     by_slug = {a.slug: a for a in agents}
     contracts = {a.slug: contract_of(a.card, a.service_class, target) for a in agents}
     links: dict[str, list[Delegation]] = {}

@@ -8,6 +8,7 @@ from __future__ import annotations
 from urllib.parse import urlsplit
 
 from knoc.kinds.agent import join_site
+from knoc.rules.paths import host_folder, path_problem
 
 SITE = "site/"  # under build/: what static hosts serve, site/<host>/... and the catalog page
 CARD_FILE = ".well-known/agent-card.json"  # A2A 0.3 and 1.0
@@ -59,16 +60,30 @@ def headers_files(hosts: set[str]) -> dict[str, bytes]:
 def url_location(url: str) -> tuple[str, str] | None:
     """(host, path) of an http(s) URL as a folder under build/site/, or None
     when it cannot be one safely."""
-    parts = urlsplit(url)
-    segments = [s for s in parts.path.split("/") if s]
+    found = locate_url(url)
+    return found if isinstance(found, tuple) else None
+
+
+def locate_url(url: str) -> tuple[str, str] | str:
+    """(host folder, url path) of an http(s) URL under build/site/, or why it
+    cannot be one: the host must be a DNS name or an IP address, and every
+    path segment a safe name (knoc.rules.paths)."""
     try:
-        port = parts.port  # ValueError for "host:PORT"
+        parts = urlsplit(url)
+        port = parts.port
     except ValueError:
-        return None
-    if not parts.hostname or any(s in (".", "..") or "\\" in s for s in segments):
-        return None
-    host = parts.hostname + (f":{port}" if port else "")
-    return host, "/".join(segments)
+        return "it is not a well-formed URL"
+    if parts.scheme not in ("http", "https"):
+        return "it is not an http(s) URL"
+    host = host_folder(parts.hostname or "")
+    if host is None:
+        return f"the host `{parts.hostname or ''}` is not a DNS name or an IP address"
+    segments = [s for s in parts.path.split("/") if s]
+    folder = host + (f":{port}" if port else "")
+    problem = path_problem("/".join([folder, *segments]))
+    if problem is not None:
+        return f"its path cannot be a folder: {problem}"
+    return folder, "/".join(segments)
 
 
 def site_dir(url: str) -> str | None:

@@ -16,27 +16,34 @@ from knoc.output.hosting import CARD_FILE, SITE, site_dir
 PAGE_FILE = "index.html"
 
 
-def extension_pages(typed: list[Typed], cards: list[Card]) -> dict[str, bytes]:
+def extension_pages(typed: list[Typed], cards: list[Card]) -> tuple[dict[str, bytes], dict[str, list[str]]]:
+    """Each public extension's page at its URI, and which sources want each
+    page path (two URIs may land on one folder: the link stage says so)."""
     extensions = sorted((t for t in typed if t.type == "extension" and t.valid and is_public(t)),
                         key=lambda t: t.entity.source.rel)
-    if not extensions:
-        return {}
-    page = template.get("extension.html.j2")
     pages: dict[str, bytes] = {}
+    wanted: dict[str, list[str]] = {}
+    if not extensions:
+        return pages, wanted
+    page = template.get("extension.html.j2")
     for t in extensions:
         uri = str(t.data["uri"])
         where = site_dir(uri)
         path = f"{SITE}{where}/{PAGE_FILE}" if where else None
-        if path is None or path in pages:  # not an http(s) URL, or another extension's page
+        if path is None:  # not an http(s) URL knoc can publish at
+            continue
+        wanted.setdefault(path, []).append(t.source.rel)
+        if path in pages:
             continue
         users = [{"name": c.projection.name, "card": f"{c.projection.url}/{CARD_FILE}"}
                  for c in cards if any(e[0] == uri for e in c.projection.extensions)]
         ext: dict[str, Any] = {**t.data, "title": t.data.get("title") or t.data["slug"],
                                "source": t.entity.source.rel}
-        ext.setdefault("depends_on", [])
+        ext.setdefault("depends_on", [])  # optional in extension-schema
+        ext.setdefault("required", False)
         schema = json.dumps(t.data.get("params_schema"), indent=2, ensure_ascii=False, sort_keys=True)
         pages[path] = page.render(ext=ext, schema=schema, users=users).encode("utf-8")
-    return pages
+    return pages, wanted
 
 
 def catalog_page(agents: list[dict[str, Any]], domains: dict[str, list[str]],

@@ -22,15 +22,52 @@ CATALOG = "index/agents.json"
 Input = tuple[str, str, bool]
 
 
-def render_linked(repo: Repo, cards: list[Card], typed: list[Typed]) -> dict[str, bytes]:
+KNOC = "knoc"  # the owner of the files knoc writes for the whole repo
+
+
+def card_paths(card: Card) -> tuple[str, str]:
+    """Where a card is written under the build directory: its path and the legacy twin."""
+    base = f"{SITE}{card.projection.site_dir}/"
+    return base + CARD_FILE, base + LEGACY_CARD_FILE
+
+
+def render_linked(repo: Repo, cards: list[Card], typed: list[Typed]
+                  ) -> tuple[dict[str, bytes], dict[str, list[str]]]:
     """The files that read the whole repo: the runtime index, the catalog and
     extension pages, the static hosts' `_headers`. The link stage renders
-    them, so the cache keeps them with its findings."""
+    them, so the cache keeps them with its findings. Also who wants each
+    path: a source, or knoc itself."""
     domains, catalog = build_domains(repo, cards), build_catalog(repo, cards, CARD_FILE)
     skills = {c.slug: c.projection.skills for c in cards}
-    site = {**extension_pages(typed, cards), **catalog_page(catalog["agents"], domains["domains"], skills)}
+    pages, wanted = extension_pages(typed, cards)
+    catalog_pages = catalog_page(catalog["agents"], domains["domains"], skills)
+    site = {**pages, **catalog_pages}
     hosts = {c.projection.host for c in cards} | {rel[len(SITE):].split("/")[0] for rel in site if rel.count("/") > 1}
-    return {DOMAINS: dumps(domains), CATALOG: dumps(catalog), **site, **headers_files(hosts)}
+    headers = headers_files(hosts)
+    files = {DOMAINS: dumps(domains), CATALOG: dumps(catalog), **site, **headers}
+    for path in (DOMAINS, CATALOG, *catalog_pages, *headers):
+        wanted.setdefault(path, []).append(KNOC)
+    for card in cards:
+        for path in card_paths(card):
+            wanted.setdefault(path, []).append(card.source)
+    return files, wanted
+
+
+def collisions(wanted: dict[str, list[str]]) -> list[tuple[str, str, str]]:
+    """(path, first owner, other owner) for each path two owners want, and
+    for each file that another one needs as a folder."""
+    found = [(path, owners[0], other) for path, owners in sorted(wanted.items()) for other in owners[1:]
+             if other != owners[0]]
+    for path in sorted(wanted):
+        parts = path.split("/")
+        for i in range(1, len(parts)):
+            folder = "/".join(parts[:i])
+            if folder in wanted and wanted[folder][0] != wanted[path][0]:
+                found.append((folder, wanted[folder][0], wanted[path][0]))
+    unique: dict[tuple[str, str], tuple[str, str, str]] = {}  # one finding per pair of owners
+    for c in found:
+        unique.setdefault((c[1], c[2]), c)
+    return list(unique.values())
 
 
 def render(cards: list[Card], linked: dict[str, bytes], linked_digests: dict[str, str], inputs: list[Input],
@@ -41,10 +78,8 @@ def render(cards: list[Card], linked: dict[str, bytes], linked_digests: dict[str
     files: dict[str, bytes] = {}
     digests: dict[str, str] = {}
     for card in cards:
-        p = card.projection
-        base = f"{SITE}{p.site_dir}/"
-        files[base + CARD_FILE] = files[base + LEGACY_CARD_FILE] = p.body
-        digests[base + CARD_FILE] = digests[base + LEGACY_CARD_FILE] = p.digest
+        for path in card_paths(card):
+            files[path], digests[path] = card.projection.body, card.projection.digest
     files.update(linked)
     digests.update(linked_digests)
     files[MANIFEST] = dumps(manifest(inputs, digests, target))

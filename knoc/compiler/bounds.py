@@ -1,0 +1,114 @@
+"""The bounds a loaded YAML value must keep (knoc.io.limits), checked
+without recursion: how deeply it nests, how far its aliases expand, how
+many keys a mapping holds. Every later stage may then walk it freely."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from knoc.io import limits
+
+
+class OutOfBounds(Exception):
+    def __init__(self, code: str, message: str, hint: str, line: int = 1) -> None:
+        super().__init__(message)
+        self.code, self.hint, self.line = code, hint, line
+
+
+def check_text(text: str) -> None:
+    """Before parsing: flow collections nested past the limit (`[[[[...`)
+    would exhaust the C parser's stack, so they are refused unparsed."""
+    if text.count("[") + text.count("{") < limits.NESTING_DEPTH:
+        return  # too few brackets to nest that deep
+    depth, line, quote = 0, 1, ""
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c == "\n":
+            line += 1
+        if quote:
+            if c == "\\" and quote == '"':
+                i += 1
+            elif c == quote:
+                quote = ""
+        elif c in "\"'" and (i == 0 or text[i - 1] in " \t\n[{,:"):
+            quote = c
+        elif c == "#" and (i == 0 or text[i - 1] in " \t\n"):
+            end = text.find("\n", i)
+            i = n if end < 0 else end
+            continue
+        elif c in "[{":
+            depth += 1
+            if depth > limits.NESTING_DEPTH:
+                raise _too_deep(line)
+        elif c in "]}":
+            depth = max(0, depth - 1)
+        i += 1
+
+
+_CHAIN = re.compile(r"(?:[-?][ \t]+){8}")  # `- - - ...`: block levels on one line
+
+
+def needs_walk(text: str) -> bool:
+    """Whether the parsed value could break a bound the parser does not
+    check. Without an alias, a value nests at most as deep as its deepest
+    indentation, plus block entries chained on one line, plus its brackets:
+    when all three are small the limit cannot be reached, and the walk (a
+    cost on every file) is skipped."""
+    third = limits.NESTING_DEPTH // 3
+    return ("*" in text or text.count("[") + text.count("{") >= third or "\n" + " " * third in text
+            or (("- -" in text or "? " in text) and _CHAIN.search(text) is not None))
+
+
+def check_value(data: Any) -> None:
+    """After parsing: depth, and what aliases expand to (nodes and text),
+    counting a shared node once per place it appears."""
+    sizes: dict[int, tuple[int, int, int]] = {}  # id -> (nodes, text, depth) of a finished node
+    on_path: set[int] = set()
+    stack: list[tuple[Any, list[Any] | None]] = [(data, None)]
+    while stack:
+        value, children = stack[-1]
+        if not isinstance(value, (dict, list)):
+            stack.pop()
+            continue
+        key = id(value)
+        if children is None:
+            if key in sizes:
+                stack.pop()
+                continue
+            if key in on_path:
+                raise OutOfBounds("KNO-YAML-ALIAS-CYCLE", "an alias refers to a node that contains it "
+                                  "(a recursive value)", "replace the recursive alias with the value it should hold")
+            if len(on_path) >= limits.NESTING_DEPTH:
+                raise _too_deep()
+            on_path.add(key)
+            items = list(value.items()) if isinstance(value, dict) else value
+            children = [v for _, v in items] if isinstance(value, dict) else list(items)
+            stack[-1] = (value, children)
+            stack.extend((c, None) for c in reversed(children) if isinstance(c, (dict, list)) and id(c) not in sizes)
+            continue
+        stack.pop()
+        on_path.discard(key)
+        nodes, text, depth = 1, 0, 1
+        pairs = value.items() if isinstance(value, dict) else ((None, c) for c in value)
+        for k, c in pairs:
+            text += len(k) if isinstance(k, str) else 0
+            if isinstance(c, (dict, list)):
+                cn, ct, cd = sizes[id(c)]
+                nodes, text, depth = nodes + cn, text + ct, max(depth, cd + 1)
+            else:
+                nodes, text = nodes + 1, text + (len(c) if isinstance(c, str) else 0)
+        if nodes > limits.ALIAS_NODES:
+            raise OutOfBounds("KNO-YAML-ALIAS-LIMIT", f"aliases expand this file to more than "
+                              f"{limits.ALIAS_NODES:,} nodes", "write the values out, or use fewer nested aliases")
+        if text > limits.EXPANDED_BYTES:
+            raise OutOfBounds("KNO-YAML-ALIAS-LIMIT", f"aliases expand this file to more than "
+                              f"{limits.EXPANDED_BYTES:,} characters of text",
+                              "write the values out, or use fewer aliases of long text")
+        sizes[key] = (nodes, text, depth)
+
+
+def _too_deep(line: int = 1) -> OutOfBounds:
+    return OutOfBounds("KNO-YAML-LIMIT", f"mappings and lists nest more than {limits.NESTING_DEPTH} deep",
+                       "flatten the structure: no entity needs it this deep", line)

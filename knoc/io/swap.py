@@ -1,0 +1,79 @@
+"""Swapping a new build tree in for the old one with no moment where
+neither is there, and cleaning up after a run that was killed.
+
+On Linux, renameat2(RENAME_EXCHANGE) swaps two folders in one step: a kill
+at any point leaves either the old tree or the new one in place. Where it
+is missing or the file system refuses it, the old tree is first moved
+aside (`.<name>.old-*/tree`) and the new one renamed in; a kill between
+those two renames leaves no tree, and the next run puts the old one back
+(`recover`) before doing anything else."""
+
+from __future__ import annotations
+
+import ctypes
+import errno
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+AT_FDCWD = -100
+RENAME_EXCHANGE = 2
+_UNSUPPORTED = {errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP, errno.EXDEV}
+
+
+def _renameat2() -> ctypes._CFuncPtr | None:  # type: ignore[name-defined]
+    try:
+        return ctypes.CDLL(None, use_errno=True).renameat2
+    except (AttributeError, OSError):
+        return None
+
+
+_RENAMEAT2 = _renameat2()
+
+
+def staging(out: Path) -> Path:
+    """A fresh folder beside `out` to write the new tree into."""
+    return Path(tempfile.mkdtemp(prefix=f".{out.name}.new-", dir=out.parent))
+
+
+def swap_in(new: Path, out: Path) -> None:
+    """Make `new` the tree at `out`; the old tree, if any, is removed."""
+    if not out.exists() and not out.is_symlink():
+        os.rename(new, out)
+        return
+    if exchange(new, out):
+        shutil.rmtree(new, ignore_errors=True)  # now the old tree
+        return
+    retired = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.parent))
+    os.rename(out, retired / "tree")
+    os.rename(new, out)  # a kill before this line leaves no `out`: recover() restores it
+    shutil.rmtree(retired, ignore_errors=True)
+
+
+def exchange(a: Path, b: Path) -> bool:
+    """Swap two folders atomically; False where the system cannot."""
+    if _RENAMEAT2 is None:
+        return False
+    if _RENAMEAT2(AT_FDCWD, os.fsencode(a), AT_FDCWD, os.fsencode(b), RENAME_EXCHANGE) == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in _UNSUPPORTED:
+        return False
+    raise OSError(err, os.strerror(err), str(b))
+
+
+def recover(out: Path) -> None:
+    """Undo what an interrupted run left beside `out`: put back an old tree
+    that was moved aside but never replaced, and remove every half-written
+    new tree and every retired one."""
+    if not out.parent.is_dir():
+        return
+    new, old = f".{out.name}.new-", f".{out.name}.old-"
+    debris = sorted(p for p in out.parent.iterdir() if p.name.startswith((new, old)) and not p.is_symlink())
+    if not out.exists() and not out.is_symlink():
+        aside = [p / "tree" for p in debris if p.name.startswith(old) and (p / "tree").is_dir()]
+        if aside:
+            os.rename(max(aside, key=lambda p: p.stat().st_mtime_ns), out)
+    for path in debris:
+        shutil.rmtree(path, ignore_errors=True)

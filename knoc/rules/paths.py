@@ -1,0 +1,55 @@
+"""What may become a path on disk: one rule for a path segment and one for
+a host, each checked in this one place, so that no url, slug or URI from a
+source can name a file outside the build tree or one it does not own."""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+
+SEGMENT_BYTES = 255  # most file systems' limit for one name
+PATH_BYTES = 1024  # a whole relative output path, well under PATH_MAX
+HOST_BYTES = 253  # RFC 1035
+_LABEL = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$")
+_UNSAFE = re.compile(r"[\x00-\x1f\x7f/\\%]")
+
+
+def segment_problem(segment: str) -> str | None:
+    """Why `segment` cannot be one folder or file name under the build tree, or None."""
+    if segment in ("", ".", ".."):
+        return f"`{segment}` is not a name (empty, `.` or `..`)"
+    if _UNSAFE.search(segment):
+        return "it holds a separator, `%`, NUL or another control character"
+    if len(segment.encode("utf-8")) > SEGMENT_BYTES:
+        return f"a segment is {len(segment.encode('utf-8'))} bytes long; the limit is {SEGMENT_BYTES}"
+    return None
+
+
+def path_problem(rel: str) -> str | None:
+    """Why `rel` (forward slashes) cannot be a path inside the build tree, or None."""
+    if len(rel.encode("utf-8")) > PATH_BYTES:
+        return f"the path is longer than {PATH_BYTES} bytes"
+    for segment in rel.split("/"):
+        problem = segment_problem(segment)
+        if problem is not None:
+            return problem
+    return None
+
+
+def host_folder(host: str) -> str | None:
+    """A host as a folder name: a DNS name (IDNA, lowercase, no trailing dot)
+    or an IP literal, else None. Ports are the caller's."""
+    if host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]
+    try:
+        ip = ipaddress.ip_address(host)
+        return f"[{ip.compressed}]" if ip.version == 6 else ip.compressed
+    except ValueError:
+        pass
+    try:
+        name = host.rstrip(".").encode("idna").decode("ascii").lower()
+    except (UnicodeError, ValueError):
+        return None
+    if not name or len(name) > HOST_BYTES or not all(_LABEL.match(label) for label in name.split(".")):
+        return None
+    return name
