@@ -8,6 +8,7 @@ from collections.abc import Callable
 from knoc.app.build import build
 from knoc.app.outcome import Outcome, UsageError
 from knoc.config import Config
+from knoc.diagnostics.internal import internal
 from knoc.io import files, server, tree, watch
 from knoc.output.hosting import SITE
 from knoc.tools import serve as serving
@@ -28,6 +29,12 @@ def serve(config: Config, port: int, site_name: str | None, rebuild: bool, *, us
         except UsageError as exc:  # say so, and keep serving what is there
             say(f"error[{exc.code}]: {exc}" + (f"\n  = help: {exc.hint}" if exc.hint else ""))
 
+    def rebuild_failed(exc: Exception) -> None:  # a bug in knoc: say so, keep serving, keep watching
+        d = internal(exc)
+        say(f"error[{d.code}]: {d.message}\n  = help: {d.hint}" + (f"\n{d.detail}" if d.detail else ""))
+
+    folders = [config.specs, config.content]
+    since = watch.fingerprint(config.root, folders) if rebuild else None
     if rebuild:
         build_and_report()
     if not files.is_dir(site):
@@ -41,7 +48,7 @@ def serve(config: Config, port: int, site_name: str | None, rebuild: bool, *, us
     except OSError as exc:
         raise UsageError("KNO-SERVE", f"cannot listen on 127.0.0.1:{port}: {exc.strerror}",
                          "pick another --port, or 0 for a free one") from None
-    stop = watch.in_background(config.root, [config.specs, config.content], rebuild_and_report) if rebuild else None
+    stop = watch.in_background(config.root, folders, since, rebuild_and_report, rebuild_failed) if rebuild else None
     say(f"serving {config.output}/{SITE} on http://127.0.0.1:{running.server_address[1]}/"
         + (f" (every request gets {site_name})" if site_name else " (the Host header picks the tree)")
         + ("; rebuilding on change" if rebuild else "") + "; Ctrl-C stops")

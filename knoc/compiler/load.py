@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -172,7 +173,9 @@ class _Loader(CSafeLoader):
         return int(SafeConstructor.construct_yaml_int(self, node))
 
     def construct_yaml_float(self, node: Any) -> float:
-        value = float(SafeConstructor.construct_yaml_float(self, node))
+        with warnings.catch_warnings():  # ruamel warns on stderr about YAML 1.1 floats JSON allows (1e5)
+            warnings.simplefilter("ignore")
+            value = float(SafeConstructor.construct_yaml_float(self, node))
         if not math.isfinite(value):
             raise _Limit("KNO-YAML-NUMBER", f"`{node.value}` is not a finite number, which JSON cannot carry",
                          "write a finite number, or quote it as a string", node.start_mark)

@@ -24,6 +24,7 @@ from knoc.a2a.wire import (
     ContractParams,
 )
 from knoc.diagnostics import Diagnostic, JsonPath, at
+from knoc.io import limits
 from knoc.kinds.agent import Agent, Card, Projection
 from knoc.output.canonical import dumps, sha256
 from knoc.output.hosting import locate_url
@@ -61,6 +62,11 @@ def project(agent: Agent, target_name: str) -> tuple[Projection | None, list[Dia
         return None, diags
     tags = tuple(sorted({t for s in fields.skills for t in s.tags}))
     body = dumps(model.to_json_dict())
+    if len(body) > limits.CARD_BYTES:
+        diags.append(_err(agent, (), "KNO-CARD-SIZE", f"the card would be {len(body):,} bytes; a published card "
+                          f"may have at most {limits.CARD_BYTES:,}", "shorten its descriptions and examples, "
+                          "or split its skills across agents"))
+        return None, diags
     authored = len(agent.card.get("capabilities", {}).get("extensions") or [])
     extensions = tuple((e.uri, bool(e.required), e.params, *_origin(agent, e.uri, i, authored))
                        for i, e in enumerate(fields.extensions))

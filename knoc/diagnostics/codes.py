@@ -215,6 +215,10 @@ _declare("KNO-PROJECT-URL", E, "the url cannot be turned into a card path", """
 _declare("KNO-PROJECT-DROPPED", W, "a field the target A2A version lacks is left out", """
     The build target cannot carry this field, so the published card leaves it out. Remove it, or
     build for a target that carries it.""")
+_declare("KNO-CARD-SIZE", E, "a card would be larger than a published card may be (256 KiB)", """
+    Clients fetch a card on every discovery and hold it in memory; a card of megabytes is a
+    mistake (a pasted document, aliases expanded) or an attack on them. knoc refuses to publish
+    a card over 256 KiB: shorten its descriptions and examples, or split its skills.""")
 _declare("KNO-PROJECT-WIRE", E, "the card does not fit the wire model (a knoc bug: please report)", """
     Every card passes through the target's wire models before it is written. A card that does not
     fit means a derivation rule let something through; please report it with the entity.""")

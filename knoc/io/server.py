@@ -1,11 +1,15 @@
 """An HTTP server on loopback that knows nothing of what it serves: each
-request is handed to an `answer` function, which returns the response."""
+request is handed to an `answer` function, which returns the response.
+Every request gets a status, never a dropped connection: a path or Host
+past the limits gets 414 or 431, and a failing `answer` gets 500."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from knoc.io import limits
 
 
 @dataclass(frozen=True)
@@ -33,7 +37,16 @@ def _handler(answer: Answer) -> type[BaseHTTPRequestHandler]:
             self._reply("OPTIONS")
 
         def _reply(self, method: str) -> None:
-            response = answer(method, self.headers.get("Host", ""), self.path)
+            host = self.headers.get("Host", "")
+            if len(self.path) > limits.SERVE_PATH_BYTES:
+                response = Response(414)
+            elif len(host) > limits.SERVE_HOST_BYTES:
+                response = Response(431)
+            else:
+                try:
+                    response = answer(method, host, self.path)
+                except Exception:  # whatever went wrong, the client gets a status
+                    response = Response(500)
             if response.status >= 400:
                 self.send_error(response.status)
                 return
@@ -54,6 +67,13 @@ def _handler(answer: Answer) -> type[BaseHTTPRequestHandler]:
 
 def start(port: int, answer: Answer) -> ThreadingHTTPServer:
     """Bind 127.0.0.1 (OSError when the port is taken); serve_forever() runs it."""
-    server = ThreadingHTTPServer(("127.0.0.1", port), _handler(answer))
+    server = _Server(("127.0.0.1", port), _handler(answer))
     server.daemon_threads = True
     return server
+
+
+class _Server(ThreadingHTTPServer):
+    request_queue_size = limits.SERVE_BACKLOG  # the standard library's 5 drops a burst of clients
+
+    def handle_error(self, request: object, client_address: object) -> None:
+        pass  # a client that hung up mid-answer is not worth a traceback on the terminal

@@ -18,6 +18,7 @@ from knoc.a2a.wire import ContractParams
 from knoc.diagnostics import Diagnostic, JsonPath, at
 from knoc.kinds.agent import Agent, Projection
 from knoc.kinds.entity import Typed
+from knoc.kinds.spec import compile_schema
 
 FACT_KEYS = ("uri", "evolution", "required", "depends_on", "params_schema")
 PAGE_KEYS = ("title", "description")  # what its page shows besides the facts
@@ -47,7 +48,7 @@ class Extension:
         names = set(props) if isinstance(props, dict) and schema.get("additionalProperties", True) else None
         return cls(uri, source, data.get("required") is True,
                    [d for d in data.get("depends_on") or [] if isinstance(d, str)],
-                   jsonschema_rs.Draft202012Validator(schema), names)
+                   compile_schema(schema), names)
 
 
 @cache
@@ -77,7 +78,14 @@ def registry(typed: list[Typed]) -> tuple[dict[str, Extension], list[Diagnostic]
                             "`params_schema` is not a valid JSON Schema",
                             "write it as JSON Schema draft 2020-12, e.g. `type: object` with `properties`"))
             continue
-        ext = Extension.of(str(t.data.get("uri")), t.entity.source.rel, t.data)
+        try:
+            ext = Extension.of(str(t.data.get("uri")), t.entity.source.rel, t.data)
+        except (jsonschema_rs.ValidationError, jsonschema_rs.ReferencingError, ValueError) as exc:
+            diags.append(at(t.source, ("params_schema",), "KNO-EXT-SCHEMA",
+                            f"`params_schema` cannot be compiled: {str(exc).splitlines()[0]}",
+                            "it may refer only inside itself (`#/...`): knoc never fetches a schema; patterns "
+                            "may not use lookaround or back-references"))
+            continue
         if ext.uri in known:
             diags.append(at(t.source, ("uri",), "KNO-EXT-DUPLICATE",
                             f"extension `{ext.uri}` is already declared by {known[ext.uri].source}",

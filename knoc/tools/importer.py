@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 
 from knoc.a2a.fields import DEFAULT_TRANSPORT
 from knoc.diagnostics import Diagnostic, Span, diag
-from knoc.io import files, http
+from knoc.io import files, http, limits
 from knoc.rules import slug as slugs
 from knoc.rules.version import is_semver
 from knoc.tools.card_fields import (
@@ -75,7 +75,8 @@ def load(source: str, label: str) -> tuple[Imported | None, list[Diagnostic]]:
     try:
         body = read(source)
     except (OSError, ValueError) as exc:
-        return None, [diag("KNO-IMPORT-READ", f"cannot read it: {exc}", file=label,
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        return None, [diag("KNO-IMPORT-READ", f"cannot read it: {why}", file=label,
                             hint="check the path or URL; a URL without .json gets /.well-known/agent-card.json")]
     try:
         raw = json.loads(body.decode("utf-8-sig"))
@@ -99,13 +100,13 @@ def unique_slug(name: str, taken: set[str]) -> str:
     return next(s for n in range(1, len(taken) + 2) if (s := base if n == 1 else f"{base}-{n}") not in taken)
 
 
-def read(source: str, timeout: float = 15.0) -> bytes:
+def read(source: str) -> bytes:
     """The bytes of a card file, or of a URL (a base URL gets the well-known
-    card path). OSError (and urllib's subclasses) when it cannot be read."""
+    card path), within the download limits. OSError when it cannot be read."""
     if not source.startswith(("http://", "https://")):
-        return files.read_bytes(source)
+        return files.read_source(source, limit=limits.DOWNLOAD_BYTES)
     url = source if urlsplit(source).path.endswith(".json") else source.rstrip("/") + "/.well-known/agent-card.json"
-    return http.fetch(url, timeout)
+    return http.fetch(url)
 
 
 def blueprint(imported: Imported, slug: str, id_: str, source: str, date: str) -> str:

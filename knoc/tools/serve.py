@@ -13,6 +13,7 @@ from knoc.io import files
 from knoc.io import tree as disk
 from knoc.io.server import Answer, Response
 from knoc.output.hosting import CARD_HEADERS, CARD_NAMES, HEADERS_FILE, headers_for, is_card
+from knoc.rules.paths import segment_problem
 
 INDEX = "index.html"
 PREFLIGHT_HEADERS = {"Access-Control-Allow-Origin": CARD_HEADERS["Access-Control-Allow-Origin"],
@@ -24,7 +25,7 @@ def locate(site: Path, fixed: str | None, host: str, url: str) -> tuple[Path, st
     """(file, its path inside the served tree) for a request, or None for 404."""
     tree = site / fixed if fixed else _tree(site, host)
     segments = [unquote(s) for s in urlsplit(url).path.split("/") if s]
-    if any(s in (".", "..") or "/" in s or "\\" in s for s in segments) or segments[-1:] == [HEADERS_FILE]:
+    if any(segment_problem(s) for s in segments) or segments[-1:] == [HEADERS_FILE]:
         return None
     rel = "/".join(segments)
     path = tree / rel if rel else tree
@@ -38,7 +39,7 @@ def locate(site: Path, fixed: str | None, host: str, url: str) -> tuple[Path, st
 def _tree(site: Path, host: str) -> Path:
     host = host.strip().lower()
     for name in (host, host.rsplit(":", 1)[0]):  # a card url with a port has its own tree
-        if name and "/" not in name and not name.startswith(".") and files.is_dir(site / name):
+        if name and segment_problem(name) is None and not name.startswith(".") and files.is_dir(site / name):
             return site / name
     return site
 
