@@ -8,6 +8,7 @@ from pathlib import Path
 
 from knoc.a2a import targets
 from knoc.io import files
+from knoc.rules.paths import segment_problem
 
 CONFIG_FILE = "knoc.toml"
 _KEYS = {"specs", "content", "output", "a2a"}
@@ -46,10 +47,12 @@ def load_config(root: Path, a2a: str | None = None) -> Config:
     path = root / CONFIG_FILE
     if files.is_file(path):
         try:
-            raw = tomllib.loads(files.read_bytes(path).decode("utf-8"))
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raw = tomllib.loads(files.read_source(str(path)).decode("utf-8"))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError, OSError) as exc:
             raise ConfigError(f"{CONFIG_FILE}: {exc}") from None
         section = raw.get("knoc", {})
+        if not isinstance(section, dict):
+            raise ConfigError(f"{CONFIG_FILE}: `knoc` must be a table (`[knoc]`)")
         unknown = sorted(set(raw) - {"knoc"}) + sorted(set(section) - _KEYS)
         if unknown:
             raise ConfigError(f"{CONFIG_FILE}: unknown setting(s) {', '.join(unknown)}; "
@@ -72,7 +75,15 @@ def _check_layout(config: Config) -> None:
     repo and apart: the output folder, which a build replaces whole, can
     never be the repo, hold it, or overlap the sources or `.git`."""
     root = config.root.resolve()
-    folders = {key: (root / getattr(config, key)).resolve() for key in ("specs", "content", "output")}
+    for key in ("specs", "content", "output"):
+        problem = next((p for s in getattr(config, key).split("/") if s not in ("", ".", "..")
+                        if (p := segment_problem(s))), None)
+        if problem is not None:
+            raise ConfigError(f"{CONFIG_FILE}: `{key}` is not a usable folder name: {problem}")
+    try:
+        folders = {key: (root / getattr(config, key)).resolve() for key in ("specs", "content", "output")}
+    except (OSError, RuntimeError) as exc:  # a symlink loop, say
+        raise ConfigError(f"{CONFIG_FILE}: a folder setting cannot be resolved: {exc}") from None
     for key, folder in folders.items():
         if root not in folder.parents:
             raise ConfigError(f"{CONFIG_FILE}: `{key}` must be a folder inside the repo "

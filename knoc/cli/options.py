@@ -26,6 +26,7 @@ from knoc.diagnostics.reporters import FORMATS, REPORTERS, Context, summary, use
 from knoc.diagnostics.source import reader
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_BUG = 0, 1, 2, 3
+EXIT_INTERRUPTED = 130  # the shell's code for a process ended by SIGINT
 
 
 @dataclass(frozen=True)
@@ -89,6 +90,9 @@ def options(formats: tuple[str, ...] = FORMATS, thresholds: tuple[str, ...] = ("
                 code = usage(exc)
             except Exception as exc:  # a bug: one diagnostic and exit 3, never a traceback
                 code = bug(exc)
+            except KeyboardInterrupt:  # Ctrl-C: what was being written was left aside, not half-done
+                click.echo("interrupted: build/ is as it was before this run", err=True)
+                code = EXIT_INTERRUPTED
             sys.exit(code)
 
         return wrapper

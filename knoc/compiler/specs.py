@@ -14,6 +14,7 @@ import jsonschema_rs
 from knoc.diagnostics import Diagnostic, at
 from knoc.kinds.entity import Entity
 from knoc.kinds.spec import DECLARATION, SPEC_URI, Spec, SpecSet, compile_schema, refuse, uri
+from knoc.rules.slug import WHAT, is_slug
 
 URI_KEYWORDS = ("$ref", "$dynamicRef", "$id", "$schema")
 _BAD_PATTERN = re.compile(r'^(".*") is not a "regex"$')
@@ -47,6 +48,10 @@ def compile_specs(entities: list[Entity]) -> tuple[SpecSet, list[Diagnostic]]:
 def _candidate(ent: Entity, diags: list[Diagnostic]) -> Spec | None:
     """The entity as a spec, if its schema is a JSON Schema that refers
     only inside the repo."""
+    if not is_slug(ent.slug) or not isinstance(ent.data.get("slug"), str):  # it names the spec's URI
+        diags.append(at(ent.source, ("slug",), "KNO-SPEC-SCHEMA", "a spec needs a slug (`<type>-schema`)",
+                        f"its slug names it as kno://specs/<slug>: use {WHAT}", key=True))
+        return None
     spec_block = ent.data.get("spec")
     schema = spec_block.get("schema") if isinstance(spec_block, dict) else None
     if not isinstance(schema, dict):

@@ -19,8 +19,8 @@ class FetchError(OSError):
     """The URL could not be fetched within the limits; the message says why."""
 
 
-def fetch(url: str, accept: str = "application/json", max_bytes: int = limits.DOWNLOAD_BYTES,
-          seconds: float = limits.DOWNLOAD_SECONDS) -> bytes:
+def fetch(url: str, accept: str = "application/json") -> bytes:
+    max_bytes, seconds = limits.DOWNLOAD_BYTES, limits.DOWNLOAD_SECONDS
     deadline = time.monotonic() + seconds
     request = urllib.request.Request(url, headers={"Accept": accept, "User-Agent": USER_AGENT})
     try:

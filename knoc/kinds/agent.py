@@ -52,7 +52,8 @@ def agent_of(t: Typed) -> Agent:
         perception = data.get("perception", {})
     domains = perception.get("domains", []) if isinstance(perception, dict) else []
     composes = []
-    for link in data.get("composes", []) if t.type == "agent-blueprint" else []:
+    links = data.get("composes") if t.type == "agent-blueprint" else None
+    for link in links if isinstance(links, list) else []:  # read before validation: any shape may come
         if isinstance(link, dict) and isinstance(link.get("xri"), str):
             composes.append(link["xri"].rsplit("/", 1)[-1])
     return Agent(

@@ -1,0 +1,172 @@
+"""Property-based fuzzing (hypothesis): whatever a `.kno` file, a spec, a
+`knoc.toml` or an imported card holds, knoc ends in exit 0, 1 or 2, with
+no traceback, within a time bound, and the sources as they were.
+
+CI runs a small, fixed set of examples per property; a longer run with
+fresh random examples is one command (the README's "Limits" section):
+
+    KNOC_FUZZ_EXAMPLES=2000 .venv/bin/pytest tests/test_fuzz.py
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from ruamel.yaml import YAML
+
+from knoc.cli import main
+from tests.conftest import EXAMPLE_PARTS, ROOT
+
+LONG_RUN = "KNOC_FUZZ_EXAMPLES" in os.environ
+FUZZ = settings(max_examples=int(os.environ.get("KNOC_FUZZ_EXAMPLES", "15")), deadline=None,
+                derandomize=not LONG_RUN, database=None,
+                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+SECONDS = 20.0
+KNO_FILES = sorted(p.relative_to(ROOT).as_posix() for part in ("content", "specs") for p in (ROOT / part).rglob("*.kno"))
+CARDS = sorted((ROOT / "tests/data/cards").rglob("*.json"))
+
+scalars = (st.none() | st.booleans() | st.integers(min_value=-(10**30), max_value=10**30)
+           | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=30)
+           | st.sampled_from(["..", "/", "https://../x", "https://./a", "kno://specs/nope", "1.0", "0.3.0",
+                              "*", "&a", "%2e%2e", "\x00", "a" * 300]))
+values = st.recursive(scalars, lambda inner: st.lists(inner, max_size=4)
+                      | st.dictionaries(st.text(max_size=12), inner, max_size=4), max_leaves=16)
+
+
+@contextmanager
+def example_repo() -> Iterator[Path]:
+    with tempfile.TemporaryDirectory(prefix="knoc-fuzz-") as tmp:
+        root = Path(tmp)
+        for part in EXAMPLE_PARTS:
+            src = ROOT / part
+            if src.is_dir():
+                shutil.copytree(src, root / part)
+            else:
+                shutil.copy(src, root / part)
+        yield root
+
+
+def digests(root: Path) -> dict[str, str]:
+    return {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+            for part in ("specs", "content") for p in sorted((root / part).rglob("*")) if p.is_file()}
+
+
+def run_knoc(root: Path, *args: str) -> tuple[int, str]:
+    """The CLI in-process; any exception escaping it fails the test."""
+    before = digests(root)
+    start = time.monotonic()
+    result = CliRunner().invoke(main, [*args, "--root", str(root)], catch_exceptions=False)
+    assert time.monotonic() - start < SECONDS, f"knoc {' '.join(args)} took too long"
+    output = result.stdout + result.stderr
+    assert result.exit_code in (0, 1, 2), output
+    assert "Traceback" not in output
+    if args[0] != "import":
+        assert digests(root) == before, "a command changed the sources"
+    return result.exit_code, output
+
+
+def paths_of(value: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    found = [prefix]
+    if isinstance(value, dict):
+        for k, v in value.items():
+            found += paths_of(v, (*prefix, k))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            found += paths_of(v, (*prefix, i))
+    return found
+
+
+def set_at(data: Any, path: tuple[Any, ...], new: Any) -> Any:
+    if not path:
+        return new
+    holder = data
+    for part in path[:-1]:
+        holder = holder[part]
+    holder[path[-1]] = new
+    return data
+
+
+def load_yaml(text: str) -> Any:
+    return YAML(typ="safe", pure=True).load(text)
+
+
+@FUZZ
+@given(data=st.data())
+def test_a_source_with_any_value_anywhere(data: st.DataObject) -> None:
+    """An example entity (blueprint, legacy agent, domain, extension or
+    spec) with one value replaced by an arbitrary JSON value."""
+    rel = data.draw(st.sampled_from(KNO_FILES), label="file")
+    entity = load_yaml((ROOT / rel).read_text(encoding="utf-8"))
+    path = data.draw(st.sampled_from(paths_of(entity)), label="path")
+    entity = set_at(entity, path, data.draw(values, label="value"))
+    with example_repo() as root:
+        (root / rel).write_text(json.dumps(entity, default=str), encoding="utf-8")
+        run_knoc(root, "build")
+        run_knoc(root, "check")
+
+
+@FUZZ
+@given(data=st.data())
+def test_a_source_with_any_text_edit(data: st.DataObject) -> None:
+    """An example file with a slice replaced by arbitrary text or bytes:
+    the parser's paths (syntax, tabs, tags, aliases, encodings)."""
+    rel = data.draw(st.sampled_from(KNO_FILES), label="file")
+    raw = (ROOT / rel).read_bytes()
+    start = data.draw(st.integers(0, len(raw)), label="start")
+    end = data.draw(st.integers(start, min(len(raw), start + 200)), label="end")
+    alphabet = st.sampled_from([*":-[]{}&*!|>'\"#\n\t %@`,?", "  ", "\n  ", "- ", "*a", "&a ", "!!set"])
+    insert = data.draw(st.binary(max_size=40) | st.lists(alphabet | st.text(max_size=5), max_size=20).map(
+        lambda parts: "".join(parts).encode("utf-8")), label="insert")
+    with example_repo() as root:
+        (root / rel).write_bytes(raw[:start] + insert + raw[end:])
+        run_knoc(root, "validate", "--format", "json")
+
+
+@FUZZ
+@given(data=st.data())
+def test_any_knoc_toml(data: st.DataObject) -> None:
+    keys = st.sampled_from(["specs", "content", "output", "a2a", "other"])
+    paths = st.sampled_from(["build", "out", "content", "specs", ".", "..", "x/../content", "/tmp", ".git",
+                             "build/../out", "content/x", "1.0", "0.3", "compat", "", "b" * 300]) | st.text(max_size=12)
+    table = data.draw(st.dictionaries(keys, paths | st.integers() | st.booleans(), max_size=4), label="table")
+    body = "[knoc]\n" + "".join(f"{k} = {json.dumps(v)}\n" for k, v in table.items())
+    if data.draw(st.booleans(), label="garble"):
+        body = body[: data.draw(st.integers(0, len(body)), label="cut")] + data.draw(st.text(max_size=10), label="junk")
+    with example_repo() as root:
+        (root / "knoc.toml").write_text(body, encoding="utf-8")
+        listing = sorted(p.name for p in root.iterdir())
+        run_knoc(root, "build")
+        created = sorted(p.name for p in root.iterdir())
+        assert set(listing) <= set(created) and len(set(created) - set(listing)) <= 2  # the output and the cache
+        assert not (root.parent / "build").exists() or (root.parent / "build").stat().st_mtime < time.time() - 60
+
+
+@FUZZ
+@given(data=st.data())
+def test_any_card_to_import(data: st.DataObject) -> None:
+    """A real-world card with one value replaced, or arbitrary JSON."""
+    if data.draw(st.booleans(), label="real"):
+        try:
+            card = json.loads(data.draw(st.sampled_from(CARDS), label="card").read_bytes())
+        except ValueError:  # the lookalikes include broken JSON
+            card = None
+        path = data.draw(st.sampled_from(paths_of(card)), label="path")
+        card = set_at(card, path, data.draw(values, label="value"))
+    else:
+        card = data.draw(values, label="json")
+    with example_repo() as root:
+        (root / "card.json").write_text(json.dumps(card, default=str), encoding="utf-8")
+        run_knoc(root, "import", str(root / "card.json"))
+        run_knoc(root, "validate")

@@ -1,0 +1,93 @@
+"""`knoc import URL` against servers that misbehave: each ends in one
+KNO-IMPORT-READ diagnostic within the download limits, never a hang, a
+huge read or a traceback."""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from knoc.io import limits
+from tests.conftest import Knoc, json_diags
+
+
+def drip(conn: socket.socket) -> None:
+    conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\r\n{")
+    for _ in range(200):
+        time.sleep(0.05)
+        conn.sendall(b" ")
+
+
+def huge(conn: socket.socket) -> None:
+    conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\r\n")
+    for _ in range(300):
+        conn.sendall(b" " * (1 << 20))
+
+
+def declared_huge(conn: socket.socket) -> None:
+    conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 314572800\r\n\r\n{")
+
+
+def bad_status(conn: socket.socket) -> None:
+    conn.sendall(b"HELLO THERE\r\n\r\n")
+
+
+def silent(conn: socket.socket) -> None:
+    time.sleep(5)
+
+
+def not_found(conn: socket.socket) -> None:
+    conn.sendall(b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n")
+
+
+@contextmanager
+def server(behave: object) -> Iterator[str]:
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+    listener.settimeout(0.2)
+    stop = threading.Event()
+
+    def loop() -> None:
+        while not stop.is_set():
+            try:
+                conn, _ = listener.accept()
+            except TimeoutError:
+                continue
+            with conn, contextlib.suppress(OSError):  # OSError: the client gave up, as it should
+                conn.recv(65536)
+                behave(conn)  # type: ignore[operator]
+
+    thread = threading.Thread(target=loop, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{listener.getsockname()[1]}/card.json"
+    finally:
+        stop.set()
+        thread.join(5)
+        listener.close()
+
+
+@pytest.mark.parametrize(("behave", "words"), [
+    (drip, "took longer than 1 s"), (huge, "larger than"), (declared_huge, "314,572,800 bytes"),
+    (bad_status, "BadStatusLine"), (silent, "no answer within 0.5 s"), (not_found, "404"),
+])
+def test_a_misbehaving_server_is_one_diagnostic(behave: object, words: str, repo: Path, knoc: Knoc,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(limits, "DOWNLOAD_SECONDS", 1.0)
+    monkeypatch.setattr(limits, "CONNECT_SECONDS", 0.5)
+    with server(behave) as url:
+        start = time.monotonic()
+        code, out, err = knoc("import", url, "--format", "json", root=repo)
+        took = time.monotonic() - start
+    assert took < 5 and "Traceback" not in out + err
+    [diag] = json_diags(out)
+    assert code == 1 and diag["code"] == "KNO-IMPORT-READ" and words in diag["message"], diag
+    assert not (repo / "content/agent-blueprints/card.kno").exists()

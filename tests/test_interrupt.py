@@ -1,0 +1,134 @@
+"""Interrupted builds: a build killed at any point (SIGKILL or SIGINT)
+leaves either the old build/ or the new one, never a mix or none; the next
+run leaves no debris. Where the system cannot swap two folders atomically
+(no renameat2), a kill between the two renames leaves no build/ for a
+moment, and the next run puts the old one back before anything else."""
+
+from __future__ import annotations
+
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from bench.gen_repo import generate
+from tests.conftest import tree
+
+AGENTS = 150
+POINTS = 24  # kills at spread-out moments, half SIGKILL, half SIGINT
+# Run knoc with the portable swap, pausing between its two renames: the
+# test kills it there.
+BETWEEN_RENAMES = """
+import os, sys, time
+import knoc.io.swap as swap
+swap._RENAMEAT2 = None
+real = os.rename
+def paused(a, b):
+    real(a, b)
+    if str(b).endswith("/tree"):
+        print("between", flush=True)
+        time.sleep(60)
+swap.os.rename = paused
+from knoc.cli import main
+sys.argv = ["knoc", *sys.argv[1:]]
+main()
+"""
+
+
+def knoc(root: Path, *args: str, script: str | None = None, **kw: object) -> subprocess.Popen[str]:
+    command = [sys.executable, "-c", script, *args] if script else [sys.executable, "-m", "knoc", *args]
+    return subprocess.Popen([*command, "--root", str(root)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, **kw)  # type: ignore[call-overload]
+
+
+def build(root: Path) -> None:
+    proc = knoc(root, "build")
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+
+
+def debris(root: Path) -> list[str]:
+    return sorted(p.name for p in root.iterdir() if p.name.startswith(".build."))
+
+
+@pytest.fixture(scope="module")
+def trees(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, bytes], dict[str, bytes], float]:
+    """A repo whose build/ is the old tree, whose sources compile to the new
+    one, and how long a build takes."""
+    root = tmp_path_factory.mktemp("interrupt") / "repo"
+    generate(root, AGENTS)
+    build(root)
+    old = tree(root / "build")
+    blueprint = root / "content/agent-blueprints/agent-000007.kno"
+    blueprint.write_text(blueprint.read_text(encoding="utf-8").replace("  description: ", "  description: new ", 1),
+                         encoding="utf-8")
+    scratch = root.parent / "scratch"
+    generate(scratch, AGENTS)
+    (scratch / "content/agent-blueprints/agent-000007.kno").write_text(blueprint.read_text(encoding="utf-8"),
+                                                                        encoding="utf-8")
+    start = time.monotonic()
+    build(scratch)
+    took = time.monotonic() - start
+    new = tree(scratch / "build")
+    assert new != old
+    return root, old, new, took
+
+
+def test_a_build_killed_anywhere_leaves_the_old_or_the_new_tree(
+        trees: tuple[Path, dict[str, bytes], dict[str, bytes], float]) -> None:
+    root, old, new, took = trees
+    rng = random.Random(7)
+    seen = {"old": 0, "new": 0}
+    for i in range(POINTS):
+        if i % 3 == 0:  # a cold run now and then: the kill lands in other stages
+            _drop_cache(root)
+        proc = knoc(root, "build")
+        time.sleep(rng.uniform(0.2, took * 1.1))
+        proc.send_signal(signal.SIGKILL if i % 2 else signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+        assert "Traceback" not in err
+        now = tree(root / "build")
+        assert now in (old, new), f"kill {i}: build/ is neither the old tree nor the new one"
+        seen["old" if now == old else "new"] += 1
+        if now == new:  # back to the old tree for the next kill
+            _restore(root, old)
+    build(root)
+    assert tree(root / "build") == new and debris(root) == []
+    assert seen["old"] > 0 and seen["new"] > 0, seen  # kills landed before and after the swap
+
+
+def test_a_kill_between_the_two_renames_is_recovered_by_the_next_run(
+        trees: tuple[Path, dict[str, bytes], dict[str, bytes], float]) -> None:
+    root, old, new, _ = trees
+    _restore(root, old)
+    _drop_cache(root)
+    proc = knoc(root, "build", script=BETWEEN_RENAMES)
+    assert proc.stdout is not None
+    assert proc.stdout.readline().strip() == "between"
+    proc.kill()
+    proc.wait(timeout=30)
+    assert not (root / "build").exists() and debris(root)  # the window the portable swap has
+    check = knoc(root, "validate")
+    check.communicate(timeout=120)
+    build(root)
+    assert tree(root / "build") == new and debris(root) == []
+
+
+def _restore(root: Path, old: dict[str, bytes]) -> None:
+    """Put the old tree back as build/ (and its sources, for the next kill)."""
+    import shutil
+
+    shutil.rmtree(root / "build")
+    for rel, body in old.items():
+        (root / "build" / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / "build" / rel).write_bytes(body)
+
+
+def _drop_cache(root: Path) -> None:
+    import shutil
+
+    shutil.rmtree(root / ".knoc-cache", ignore_errors=True)

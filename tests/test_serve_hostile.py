@@ -1,0 +1,75 @@
+"""`knoc serve` under hostile and heavy use: every request gets an HTTP
+status (never a dropped connection or a traceback), and a burst of
+concurrent clients on loopback is answered in full."""
+
+from __future__ import annotations
+
+import http.client
+import socket
+from concurrent.futures import ThreadPoolExecutor
+from urllib.parse import urlsplit
+
+import pytest
+
+from knoc.io import limits
+from tests.test_serve import CATALOG, serving
+
+REQUESTS, CLIENTS = 1000, 200
+
+
+def status(base: str, path: str, host: str = "agents.possibility.space") -> int:
+    parts = urlsplit(base)
+    conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=30)
+    try:
+        conn.putrequest("GET", path, skip_host=True)
+        conn.putheader("Host", host)
+        conn.endheaders()
+        return conn.getresponse().status
+    finally:
+        conn.close()
+
+
+@pytest.fixture(scope="module")
+def base(tmp_path_factory: pytest.TempPathFactory) -> object:
+    import shutil
+
+    from tests.conftest import EXAMPLE_PARTS, ROOT
+
+    root = tmp_path_factory.mktemp("serve") / "repo"
+    root.mkdir()
+    for part in EXAMPLE_PARTS:
+        (shutil.copytree if (ROOT / part).is_dir() else shutil.copy)(ROOT / part, root / part)
+    with serving(root, "--watch") as url:
+        yield url
+
+
+@pytest.mark.parametrize(("path", "host", "expected"), [
+    ("/" + "a" * 300, "agents.possibility.space", 404),
+    ("/" + "a/" * 200, "agents.possibility.space", 404),
+    ("/" + "a" * (limits.SERVE_PATH_BYTES + 10), "agents.possibility.space", 414),
+    ("/.well-known/agent-card.json", "h" * 300, 431),
+    ("/%00/x", "agents.possibility.space", 404),
+    ("/..%2f..%2fknoc.toml", "agents.possibility.space", 404),
+    ("/catalog-search/.well-known/agent-card.json", "a" * 250, 200),  # an unknown host gets site/ itself
+])
+def test_every_request_gets_a_status(base: str, path: str, host: str, expected: int) -> None:
+    if expected == 200:
+        path = "/" + CATALOG[0]["card"]
+    assert status(base, path, host) == expected
+
+
+@pytest.mark.parametrize("request_line", [b"\x00\x01 garbage \xff HTTP/1.1", b"GET / HTTP/9.9", b"BREW /pot HTTP/1.1"])
+def test_a_garbled_request_gets_a_status_not_a_dropped_connection(base: str, request_line: bytes) -> None:
+    parts = urlsplit(base)
+    with socket.create_connection((parts.hostname, parts.port), timeout=10) as sock:
+        sock.sendall(request_line + b"\r\nHost: x\r\n\r\n")
+        reply = b"".join(iter(lambda: sock.recv(4096), b""))
+    # The standard library answers a request it cannot parse in HTTP/0.9 style: an error page, no status line.
+    assert b"Error code: 40" in reply or b"Error code: 50" in reply, reply[:200]
+
+
+def test_a_burst_of_clients_is_answered_in_full(base: str) -> None:
+    cards = ["/" + a["card"] for a in CATALOG]
+    with ThreadPoolExecutor(max_workers=CLIENTS) as pool:
+        answers = list(pool.map(lambda i: status(base, cards[i % len(cards)], "localhost"), range(REQUESTS)))
+    assert answers == [200] * REQUESTS
