@@ -47,7 +47,7 @@ def load_config(root: Path, a2a: str | None = None) -> Config:
     path = root / CONFIG_FILE
     if files.is_file(path):
         try:
-            raw = tomllib.loads(files.read_source(str(path)).decode("utf-8"))
+            raw = tomllib.loads(files.read_source(str(path), str(root)).decode("utf-8"))
         except (tomllib.TOMLDecodeError, UnicodeDecodeError, OSError) as exc:
             raise ConfigError(f"{CONFIG_FILE}: {exc}") from None
         section = raw.get("knoc", {})

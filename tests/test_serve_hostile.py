@@ -5,13 +5,17 @@ concurrent clients on loopback is answered in full."""
 from __future__ import annotations
 
 import http.client
+import shutil
 import socket
+import time
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
 
 from knoc.io import limits
+from tests.conftest import EXAMPLE_PARTS, ROOT, edit
 from tests.test_serve import CATALOG, serving
 
 REQUESTS, CLIENTS = 1000, 200
@@ -31,9 +35,7 @@ def status(base: str, path: str, host: str = "agents.possibility.space") -> int:
 
 @pytest.fixture(scope="module")
 def base(tmp_path_factory: pytest.TempPathFactory) -> object:
-    import shutil
 
-    from tests.conftest import EXAMPLE_PARTS, ROOT
 
     root = tmp_path_factory.mktemp("serve") / "repo"
     root.mkdir()
@@ -73,3 +75,28 @@ def test_a_burst_of_clients_is_answered_in_full(base: str) -> None:
     with ThreadPoolExecutor(max_workers=CLIENTS) as pool:
         answers = list(pool.map(lambda i: status(base, cards[i % len(cards)], "localhost"), range(REQUESTS)))
     assert answers == [200] * REQUESTS
+
+
+def test_a_failed_rebuild_keeps_the_old_tree_served_and_the_watcher_alive(repo: Path) -> None:
+    rel = "content/agent-blueprints/quick-summarizer.kno"
+    card = "/quick-summarizer/.well-known/agent-card.json"
+    with serving(repo, "--watch") as url:
+        edit(repo, rel, "url: https://agents", "url: https://../agents")  # a rebuild that fails
+        time.sleep(1.5)
+        assert status(url, card) == 200  # the old tree is still served
+        edit(repo, rel, "url: https://../agents", "url: https://agents")
+        edit(repo, rel, "Condenses a document", "Boils down a document")
+        deadline = time.monotonic() + 30
+        while b"Boils down" not in _body(url, card):
+            assert time.monotonic() < deadline, "the watcher stopped after a failed rebuild"
+            time.sleep(0.2)
+
+
+def _body(base: str, path: str) -> bytes:
+    parts = urlsplit(base)
+    conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=10)
+    try:
+        conn.request("GET", path, headers={"Host": "agents.possibility.space"})
+        return conn.getresponse().read()
+    finally:
+        conn.close()

@@ -3,6 +3,7 @@ files so that a crash never leaves one half-written."""
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import stat as stat_
@@ -54,10 +55,16 @@ def read_source(path: str, root: str | None = None, limit: int = limits.SOURCE_B
     forever, /dev/zero never ends), only inside `root` once links are
     followed, and at most `limit` bytes. OSError when it cannot be read,
     Refused when it must not be."""
-    if root is not None and not within(os.path.realpath(path), os.path.realpath(root)):
-        raise Refused("the file is a link to a file outside the repo",
-                      "copy the file into the repo, or remove the link")
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+    try:  # the common case, a plain file, costs no extra call
+        fd = os.open(path, flags | getattr(os, "O_NOFOLLOW", 0))
+    except OSError as exc:
+        if exc.errno != errno.ELOOP:
+            raise
+        if root is not None and not within(os.path.realpath(path), os.path.realpath(root)):
+            raise Refused("the file is a link to a file outside the repo",
+                          "copy the file into the repo, or remove the link") from None
+        fd = os.open(path, flags)
     try:
         st = os.fstat(fd)
         if not stat_.S_ISREG(st.st_mode):

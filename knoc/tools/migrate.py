@@ -106,7 +106,7 @@ def plan(root: Path, rel: str, content: str, today: datetime.date) -> Migration:
     from knoc.tools.author import dump, yaml_rt
 
     yaml = yaml_rt()
-    data = yaml.load(files.read_bytes(root / rel).decode("utf-8"))
+    data = yaml.load(files.read_source(str(root / rel), str(root)).decode("utf-8"))
     return Migration(rel, f"{content}/{BLUEPRINTS}/{Path(rel).name}", legacy_declaration(data),
                      dump(yaml, to_blueprint(data, rel, today)))
 
