@@ -13,11 +13,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
-import tempfile
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +24,7 @@ from hypothesis import strategies as st
 from ruamel.yaml import YAML
 
 from knoc.cli import main
+from knoc.io.files import scratch_copy
 from tests.conftest import EXAMPLE_PARTS, ROOT
 
 LONG_RUN = "KNOC_FUZZ_EXAMPLES" in os.environ
@@ -45,17 +43,9 @@ values = st.recursive(scalars, lambda inner: st.lists(inner, max_size=4)
                       | st.dictionaries(st.text(max_size=12), inner, max_size=4), max_leaves=16)
 
 
-@contextmanager
-def example_repo() -> Iterator[Path]:
-    with tempfile.TemporaryDirectory(prefix="knoc-fuzz-") as tmp:
-        root = Path(tmp)
-        for part in EXAMPLE_PARTS:
-            src = ROOT / part
-            if src.is_dir():
-                shutil.copytree(src, root / part)
-            else:
-                shutil.copy(src, root / part)
-        yield root
+def example_repo() -> AbstractContextManager[Path]:
+    """A throwaway copy of the example repo (knoc's own scratch copy)."""
+    return scratch_copy(ROOT, list(EXAMPLE_PARTS))
 
 
 def digests(root: Path) -> dict[str, str]:
