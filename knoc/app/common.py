@@ -41,6 +41,6 @@ def exists_message(rel_path: str) -> str:
     return f"{rel_path} already exists; knoc does not replace it"
 
 
-def only(result: Result, files: set[str], command: str, summary: str) -> Outcome:
-    """The findings of `result` in `files` only, as `knoc validate FILE` shows them."""
-    return Outcome(command, [d for d in result.report.sorted() if d.file in files], sorted(files), summary)
+def only(result: Result, wanted: set[str], command: str, summary: str) -> Outcome:
+    """The findings of `result` in the `wanted` files only, as `knoc validate FILE` shows them."""
+    return Outcome(command, [d for d in result.report.sorted() if d.file in wanted], sorted(wanted), summary)

@@ -10,26 +10,32 @@ those two renames leaves no tree, and the next run puts the old one back
 
 from __future__ import annotations
 
-import ctypes
 import errno
 import os
 import shutil
 import tempfile
 from pathlib import Path
+from typing import Any
 
 AT_FDCWD = -100
 RENAME_EXCHANGE = 2
 _UNSUPPORTED = {errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP, errno.EXDEV}
 
 
-def _renameat2() -> ctypes._CFuncPtr | None:  # type: ignore[name-defined]
-    try:
-        return ctypes.CDLL(None, use_errno=True).renameat2
-    except (AttributeError, OSError):
-        return None
+_UNKNOWN = object()
+_RENAMEAT2: Any = _UNKNOWN  # libc's renameat2, None where there is none; looked up on first use
 
 
-_RENAMEAT2 = _renameat2()
+def _renameat2() -> Any:
+    global _RENAMEAT2
+    if _RENAMEAT2 is _UNKNOWN:
+        import ctypes  # only a build that replaces a tree needs it
+
+        try:
+            _RENAMEAT2 = ctypes.CDLL(None, use_errno=True).renameat2
+        except (AttributeError, OSError):
+            _RENAMEAT2 = None
+    return _RENAMEAT2
 
 
 def staging(out: Path) -> Path:
@@ -53,10 +59,13 @@ def swap_in(new: Path, out: Path) -> None:
 
 def exchange(a: Path, b: Path) -> bool:
     """Swap two folders atomically; False where the system cannot."""
-    if _RENAMEAT2 is None:
+    renameat2 = _renameat2()
+    if renameat2 is None:
         return False
-    if _RENAMEAT2(AT_FDCWD, os.fsencode(a), AT_FDCWD, os.fsencode(b), RENAME_EXCHANGE) == 0:
+    if renameat2(AT_FDCWD, os.fsencode(a), AT_FDCWD, os.fsencode(b), RENAME_EXCHANGE) == 0:
         return True
+    import ctypes
+
     err = ctypes.get_errno()
     if err in _UNSUPPORTED:
         return False
