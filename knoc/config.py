@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import posixpath
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
 from knoc.a2a import targets
 from knoc.io import files
+from knoc.kinds.entity import Layout
 from knoc.rules.paths import segment_problem
 
 CONFIG_FILE = "knoc.toml"
@@ -25,6 +27,10 @@ class Config:
     content: str = "content"
     output: str = "build"
     a2a: str = targets.DEFAULT
+
+    @property
+    def layout(self) -> Layout:
+        return Layout(posixpath.normpath(self.specs), posixpath.normpath(self.content))
 
     @property
     def out_dir(self) -> Path:

@@ -5,6 +5,7 @@ opens with the two commands."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from click.testing import CliRunner
 
@@ -51,3 +52,23 @@ def test_readme_opens_with_the_build_and_test_commands() -> None:
 def test_ci_runs_the_drift_guard_then_the_readme_test_command() -> None:
     lines = (ROOT / ".ci/run").read_text().strip().splitlines()
     assert lines[-2:] == ["make check", "make test"]
+
+
+def test_the_start_a_content_repo_section_works_as_written(tmp_path: Path) -> None:
+    """Every command of the README's first-steps block, run in an empty
+    folder in order (`cd` moves on), succeeds; the block stays short."""
+    section = README.split("## Start a content repo", 1)[1].split("\n## ", 1)[0]
+    block = section.split("```sh", 1)[1].split("```", 1)[0]
+    lines = [line.split("#", 1)[0].strip() for line in block.strip().splitlines()]
+    assert len(lines) <= 10
+    here = tmp_path
+    for line in lines:
+        command, *args = line.split()
+        if command == "cd":
+            here = here / args[0]
+            continue
+        assert command == "knoc", line
+        invocation = ["init", str(here / args[1])] if args[0] == "init" else [*args, "--root", str(here)]
+        result = CliRunner().invoke(main, invocation, catch_exceptions=False)
+        assert result.exit_code == 0, f"{line}: {result.output}"
+    assert (here / "build/index/agents.json").is_file()

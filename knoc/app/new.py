@@ -1,31 +1,122 @@
-"""`knoc new agent`: a blueprint skeleton with a fresh ULID."""
+"""`knoc new agent|domain|extension`, `knoc init` and `knoc id`: sources
+written from skeletons with fresh ULIDs, never over an existing file, then
+validated like any other source."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from knoc.app.common import compile_cached, exists_message, only
 from knoc.app.outcome import Outcome, UsageError
-from knoc.config import Config
+from knoc.config import CONFIG_FILE, Config, load_config
 from knoc.io import files
+from knoc.kinds.spec import BUILTIN_SPECS
 from knoc.rules import slug as slugs
+from knoc.rules import ulid
 from knoc.tools import author
 from knoc.tools.card_fields import publishable
 from knoc.tools.migrate import BLUEPRINTS
 
+DOMAINS, EXTENSIONS = "perception-domains", "extensions"
+IGNORE = "# knoc's cache: safe to delete, never worth committing\n.knoc-cache/\n"
+FIRST_AGENT, FIRST_DOMAIN = "hello-agent", "greetings"
+
 
 def new_agent(config: Config, slug: str, title: str | None, url: str, *, use_cache: bool) -> Outcome:
-    """Write content/agent-blueprints/SLUG.kno (never over a file), then
-    validate it like any other source."""
-    if not slugs.is_slug(slug):
-        raise UsageError("KNO-CONFIG", f"`{slug}` is not a slug", f"use {slugs.WHAT}")
-    url = url.replace("{slug}", slug)
+    """content/agent-blueprints/SLUG.kno: a skeleton, private until its
+    visibility line is removed."""
+    url = url.replace("{slug}", _slug(slug))
     if not publishable(url):
         raise UsageError("KNO-CONFIG", f"`{url}` is not an http(s) URL without query or fragment")
-    rel = f"{config.content}/{BLUEPRINTS}/{slug}.kno"
-    text = author.blueprint_skeleton(slug, title or slug.replace("-", " ").title(), url)
-    try:
+    text = author.blueprint_skeleton(slug, title or author.title_of(slug), url)
+    return _write_and_check(config, {f"{config.content}/{BLUEPRINTS}/{slug}.kno": text}, use_cache)
+
+
+def new_domain(config: Config, slug: str, title: str | None, *, use_cache: bool) -> Outcome:
+    text = author.domain_skeleton(_slug(slug), title or author.title_of(slug))
+    return _write_and_check(config, {f"{config.content}/{DOMAINS}/{slug}.kno": text}, use_cache)
+
+
+def new_extension(config: Config, slug: str, title: str | None, uri: str, *, use_cache: bool) -> Outcome:
+    uri = uri.replace("{slug}", _slug(slug))
+    if not publishable(uri):
+        raise UsageError("KNO-CONFIG", f"`{uri}` is not an http(s) URL without query or fragment",
+                         "an extension's uri is where its page is published, e.g. https://example.com/ext/name/v1")
+    text = author.extension_skeleton(slug, title or author.title_of(slug), uri)
+    return _write_and_check(config, {f"{config.content}/{EXTENSIONS}/{slug}.kno": text}, use_cache)
+
+
+def init(folder: Path) -> Outcome:
+    """A new content repo in `folder` (made if missing): knoc.toml, a
+    .gitignore for the cache, one perception domain and one public agent
+    that perceives it, which build to a valid card at once. The specs are
+    knoc's built-in set until `knoc specs vendor` copies them in."""
+    if files.stat(folder) is not None and not files.is_dir(folder):
+        raise UsageError("KNO-CONFIG", f"{folder} is not a folder")
+    if files.is_file(folder / ".gitignore") and ".knoc-cache" in files.read_bytes(folder / ".gitignore").decode(
+            "utf-8", "replace"):
+        ignore = None  # already there
+    else:
+        ignore = IGNORE
+    wanted = {
+        CONFIG_FILE: author.config_file(),
+        f"content/{DOMAINS}/{FIRST_DOMAIN}.kno": author.domain_skeleton(
+            FIRST_DOMAIN, "Greetings", "Messages that greet someone, and the answers to them."),
+        f"content/{BLUEPRINTS}/{FIRST_AGENT}.kno": author.blueprint_skeleton(
+            FIRST_AGENT, "Hello Agent", f"https://agents.example.com/{FIRST_AGENT}", public=True,
+            domain=FIRST_DOMAIN, description="Answers a greeting with a greeting.", skill="Greet",
+            skill_description="Replies to a greeting in the same language."),
+    }
+    _refuse_existing(folder, wanted)
+    for rel, text in wanted.items():  # write_new makes the folders it needs
+        files.write_new(folder / rel, text)
+    if ignore is not None:
+        files.append(folder / ".gitignore", ignore)
+    config = load_config(folder.resolve())
+    outcome = only(compile_cached(config, True), set(wanted) - {CONFIG_FILE}, "knoc init", "nothing else written")
+    outcome.notes = [f"wrote {folder / rel}" for rel in [*wanted, *([".gitignore"] if ignore else [])]] + [
+        "next:", f"  cd {folder}" if folder != Path(".") else "", "  knoc build        # cards into build/",
+        "  knoc new agent my-agent   # a second agent (private until you publish it)",
+        "  knoc serve --watch        # see the catalog and cards on http://127.0.0.1:8000/"]
+    outcome.notes = [n for n in outcome.notes if n]
+    return outcome
+
+
+def vendor_specs(config: Config, force: bool) -> Outcome:
+    """Copy knoc's built-in specs into the repo's specs folder, to pin or extend them."""
+    wanted = {f"{config.specs}/{rel.split('/', 1)[1]}": files.read_bytes(BUILTIN_SPECS.parent / rel).decode("utf-8")
+              for rel in files.discover(BUILTIN_SPECS.parent, [BUILTIN_SPECS.name])}
+    if not force:
+        _refuse_existing(config.root, wanted, "pass --force to replace them with knoc's")
+    for rel, text in wanted.items():
+        files.write_new(config.root / rel, text, force)
+    outcome = only(compile_cached(config, True), set(wanted), "knoc specs vendor", "nothing else written")
+    outcome.notes = [f"wrote {rel}" for rel in wanted]
+    return outcome
+
+
+def new_id() -> str:
+    return ulid.new()
+
+
+def _slug(slug: str) -> str:
+    if not slugs.is_slug(slug):
+        raise UsageError("KNO-CONFIG", f"`{slug}` is not a slug", f"use {slugs.WHAT}")
+    return slug
+
+
+def _refuse_existing(root: Path, wanted: dict[str, str], hint: str = "move them away, or pick another folder") -> None:
+    taken = [rel for rel in wanted if files.stat(root / rel) is not None]
+    if taken:
+        raise UsageError("KNO-EXISTS", "; ".join(exists_message(rel) for rel in taken) + "; nothing was written",
+                         hint)
+
+
+def _write_and_check(config: Config, wanted: dict[str, str], use_cache: bool) -> Outcome:
+    _slug(Path(next(iter(wanted))).stem)
+    _refuse_existing(config.root, wanted, "pick another name, or move the file away")
+    for rel, text in wanted.items():
         files.write_new(config.root / rel, text)
-    except files.Exists:
-        raise UsageError("KNO-EXISTS", exists_message(rel), "pick another name, move the file away") from None
-    outcome = only(compile_cached(config, use_cache), {rel}, "knoc validate", "nothing else written")
-    outcome.notes.append(f"wrote {rel}")
+    outcome = only(compile_cached(config, use_cache), set(wanted), "knoc validate", "nothing else written")
+    outcome.notes = [f"wrote {rel}" for rel in wanted]
     return outcome

@@ -20,9 +20,9 @@ def main() -> None:
 
 
 def _register() -> None:
-    from knoc.cli import build, check, diff, discover, explain, import_, migrate, new, serve, validate
+    from knoc.cli import build, check, diff, discover, explain, id, import_, init, migrate, new, serve, specs, validate
 
-    for module in (build, serve, check, validate, diff, discover, new, import_, migrate, explain):
+    for module in (init, build, serve, check, validate, diff, discover, new, id, specs, import_, migrate, explain):
         main.add_command(module.command)
 
 

@@ -13,6 +13,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -61,25 +62,20 @@ def common(command: Callable[..., int]) -> Callable[..., None]:
     return options()(command)
 
 
-def options(formats: tuple[str, ...] = FORMATS, thresholds: tuple[str, ...] = ("error", "warning")
-            ) -> Callable[[Callable[..., int]], Callable[..., None]]:
-    """`common`, for a command with its own formats or `--fail-on` thresholds."""
+def authoring(command: Callable[..., int]) -> Callable[..., None]:
+    """The options of a command that writes a source: no target, threshold
+    or cache choice to make."""
+    return options(formats=("text", "json"), thresholds=(), target=False, cache=False)(command)
+
+
+def options(formats: tuple[str, ...] = FORMATS, thresholds: tuple[str, ...] = ("error", "warning"),
+            target: bool = True, cache: bool = True) -> Callable[[Callable[..., int]], Callable[..., None]]:
+    """`common`, for a command with its own formats or `--fail-on` thresholds,
+    or without the target and cache options it has no use for."""
     def decorate(command: Callable[..., int]) -> Callable[..., None]:
-        @click.option("--root", type=click.Path(file_okay=False, path_type=Path),
-                      help="Content repo root (default: walk up to knoc.toml or specs/).")
-        @click.option("--a2a", type=click.Choice(targets.names()),
-                      help=f"A2A target version (default: knoc.toml, else {targets.DEFAULT}).")
-        @click.option("--format", "fmt", type=click.Choice(formats),
-                      help="How findings are written: text (default; `github` under GITHUB_ACTIONS=true), "
-                           "json lines, sarif, junit or github workflow commands."
-                           if "github" in formats else f"Output format: {' or '.join(formats)} (default: text).")
-        @click.option("--fail-on", type=click.Choice(thresholds), default="error", show_default=True,
-                      help="The least severe finding that makes the exit code 1.")
-        @click.option("--no-cache", is_flag=True, help=f"Neither read nor write {CACHE_DIR}/ (compile everything).")
-        @click.option("--debug", is_flag=True, help="On a bug in knoc (exit 3), also print its traceback.")
         @functools.wraps(command)
-        def wrapper(root: Path | None, a2a: str | None, fmt: str | None, fail_on: str, no_cache: bool,
-                    debug: bool, **kw: object) -> None:
+        def wrapper(root: Path | None, fmt: str | None, debug: bool, **kw: Any) -> None:
+            a2a, fail_on, no_cache = kw.pop("a2a", None), kw.pop("fail_on", "error"), kw.pop("no_cache", False)
             if fmt is None:
                 fmt = "github" if os.environ.get("GITHUB_ACTIONS") == "true" and "github" in formats else "text"
             internal.DEBUG = debug
@@ -95,9 +91,32 @@ def options(formats: tuple[str, ...] = FORMATS, thresholds: tuple[str, ...] = ("
                 code = EXIT_INTERRUPTED
             sys.exit(code)
 
+        chosen = [
+            click.option("--root", type=click.Path(file_okay=False, path_type=Path),
+                         help="Content repo root (default: walk up to knoc.toml or specs/)."),
+            *([click.option("--a2a", type=click.Choice(targets.names()),
+                            help=f"A2A target version (default: knoc.toml, else {targets.DEFAULT}).")]
+              if target else []),
+            click.option("--format", "fmt", type=click.Choice(formats),
+                         help="How findings are written: text (default; `github` under GITHUB_ACTIONS=true), "
+                              "json lines, sarif, junit or github workflow commands."
+                              if "github" in formats else f"Output format: {' or '.join(formats)} (default: text)."),
+            *([click.option("--fail-on", type=click.Choice(thresholds), default="error", show_default=True,
+                            help="The least severe finding that makes the exit code 1.")] if thresholds else []),
+            *([click.option("--no-cache", is_flag=True, help=f"Neither read nor write {CACHE_DIR}/ "
+                            "(compile everything).")] if cache else []),
+            click.option("--debug", is_flag=True, help="On a bug in knoc (exit 3), also print its traceback."),
+        ]
+        for option in reversed(chosen):
+            wrapper = option(wrapper)
         return wrapper
 
     return decorate
+
+
+def finish(outcome: Outcome, root: Path) -> int:
+    """Report an outcome of a command that runs outside a repo (`knoc init`)."""
+    return Run(Config(root=root), "text", "error", True).report(outcome)
 
 
 def bug(exc: Exception) -> int:

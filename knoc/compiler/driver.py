@@ -27,9 +27,9 @@ from knoc.diagnostics.internal import has_internal, internal
 from knoc.io import files
 from knoc.io.cache import Cache, Linked, Source, salt
 from knoc.kinds.agent import Card, agent_of
-from knoc.kinds.entity import Entity, collection_of, is_public, kind_of
+from knoc.kinds.entity import BUILTIN, Entity, Layout, is_public, kind_of
 from knoc.kinds.facts import facts
-from knoc.kinds.spec import SpecSet
+from knoc.kinds.spec import BUILTIN_SPECS, SpecSet
 from knoc.output.tree import Input, render
 
 
@@ -49,22 +49,23 @@ class Result:
 
 
 def compile_repo(config: Config, use_cache: bool = False) -> Result:
-    report = Report()
+    report, layout = Report(), config.layout
     paths = files.discover(config.root, [config.specs, config.content])
-    spec_sources = [s for p in paths if collection_of(p) == "specs" if (s := _read(config, p, report))]
-    loaded = {s.rel: parse_source(s) for s in spec_sources}
+    spec_sources = [s for p in paths if layout.collection_of(p) == "specs" if (s := _read(config, p, report))]
+    loaded = {s.rel: parse_source(s, layout) for s in spec_sources}
+    spec_sources += _builtin_specs(loaded, layout)
     specs, found = compile_specs([e for e in loaded.values() if isinstance(e, Entity)])
     report.extend(found)
     cache = (Cache.open(config.root, salt(__version__, config.a2a, *(f"{s.rel}\0{s.digest}" for s in spec_sources)))
              if use_cache else Cache.off())
 
     # Specs are read and checked every time; content goes through the cache.
-    results = {s.rel: one_file(s, loaded[s.rel], specs, config.a2a) for s in spec_sources}
+    results = {s.rel: one_file(s, loaded[s.rel], specs, config.a2a, layout) for s in spec_sources}
     sources = spec_sources + _each_file(config, [p for p in paths if p not in loaded], specs, cache, results, report)
     sources.sort(key=lambda s: s.rel)
     for src in sources:
         report.extend(results[src.rel].diags)
-    link = _link(sources, results, specs, cache, config.a2a)
+    link = _link(sources, results, specs, cache, config.a2a, layout)
     report.extend(link.diags)
 
     cards = [Card(slug, rel, results[rel].projection)  # type: ignore[arg-type]
@@ -96,7 +97,7 @@ def _each_file(config: Config, paths: list[str], specs: SpecSet, cache: Cache,
                 continue
             entry = cache.get(rel, src.digest)  # the same bytes with a new mtime, say after a checkout
         if entry is None or (cached := FileResult.decode(entry)) is None:
-            cached = one_file(src, None, specs, config.a2a)
+            cached = one_file(src, None, specs, config.a2a, config.layout)
             entry = cached.encode()
         sources.append(src)
         results[rel] = cached
@@ -109,7 +110,7 @@ def _each_file(config: Config, paths: list[str], specs: SpecSet, cache: Cache,
 
 
 def _link(sources: list[SourceFile], results: dict[str, FileResult], specs: SpecSet, cache: Cache,
-          target: str) -> LinkResult:
+          target: str, layout: Layout) -> LinkResult:
     """The link stage's findings, reused when no link key changed and no file
     its findings point into changed."""
     digests = {s.rel: s.digest for s in sources}
@@ -118,7 +119,7 @@ def _link(sources: list[SourceFile], results: dict[str, FileResult], specs: Spec
     link = LinkResult.decode(cache.get_link(key, digests))
     if link is None:
         try:
-            link = link_repo(sources, results, specs, target)
+            link = link_repo(sources, results, specs, target, layout)
         except Exception as exc:  # a bug: reported, never cached
             return LinkResult([internal(exc)], {}, [], {}, {})
         pinned = {d.file: digests[d.file] for d in link.diags if d.file in digests}
@@ -126,12 +127,13 @@ def _link(sources: list[SourceFile], results: dict[str, FileResult], specs: Spec
     return link
 
 
-def one_file(source: SourceFile, loaded: Entity | Diagnostic | None, specs: SpecSet, target: str) -> FileResult:
+def one_file(source: SourceFile, loaded: Entity | Diagnostic | None, specs: SpecSet, target: str,
+             layout: Layout) -> FileResult:
     """Load (unless `loaded` is given), validate and project one source:
     everything that depends on that file (and the specs) alone. A bug is
     one KNO-INTERNAL finding on the file, and the other files go on."""
     try:
-        return _one_file(source, parse_source(source) if loaded is None else loaded, specs, target)
+        return _one_file(source, parse_source(source, layout) if loaded is None else loaded, specs, target)
     except Exception as exc:  # whatever it is, a bug to report, not a crash
         return FileResult([internal(exc, source.rel)])
 
@@ -150,6 +152,23 @@ def _one_file(source: SourceFile, loaded: Entity | Diagnostic, specs: SpecSet, t
         diags += found
     return FileResult(diags, (t.type, t.version), t.valid, not is_public(t),
                       json.dumps(facts(loaded.data), ensure_ascii=False, default=repr), projection)
+
+
+def _builtin_specs(loaded: dict[str, Entity | Diagnostic], layout: Layout) -> list[SourceFile]:
+    """knoc's own specs for every type the repo's specs/ does not define (a
+    repo spec overrides the built-in one of the same slug); each is added
+    to `loaded` as it is parsed."""
+    taken = {e.slug for e in loaded.values() if isinstance(e, Entity)}
+    out = []
+    for rel in files.discover(BUILTIN_SPECS.parent, [BUILTIN_SPECS.name]):
+        source = read_source(BUILTIN_SPECS.parent, rel, shown=f"{BUILTIN}{rel}")
+        if isinstance(source, Diagnostic):  # an installation that lost files: knoc's bug, not the author's
+            raise RuntimeError(f"knoc's built-in spec {rel} cannot be read: {source.message}")
+        entity = parse_source(source, layout)
+        if isinstance(entity, Entity) and entity.slug not in taken:
+            loaded[source.rel] = entity
+            out.append(source)
+    return out
 
 
 def _read(config: Config, rel: str, report: Report) -> SourceFile | None:

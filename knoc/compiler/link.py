@@ -13,18 +13,19 @@ from knoc.compiler.resolve import resolve
 from knoc.diagnostics import Diagnostic, JsonPath, SourceFile, at, diag
 from knoc.kinds import delegation, extension
 from knoc.kinds.domain import Repo
-from knoc.kinds.entity import Entity, Typed, collection_of
+from knoc.kinds.entity import Entity, Layout, Typed
 from knoc.kinds.spec import SpecSet
 from knoc.output.canonical import sha256
 from knoc.output.tree import KNOC, collisions, render_linked
 
 
-def link_repo(sources: list[SourceFile], results: dict[str, FileResult], specs: SpecSet, target: str) -> LinkResult:
+def link_repo(sources: list[SourceFile], results: dict[str, FileResult], specs: SpecSet, target: str,
+              layout: Layout) -> LinkResult:
     typed: list[Typed] = []
     for src in sources:
         fr = results[src.rel]
         if fr.decl is not None:
-            ent = Entity(src, json.loads(fr.facts), collection_of(src.rel))
+            ent = Entity(src, json.loads(fr.facts), layout.collection_of(src.rel))
             typed.append(Typed(ent, *fr.decl, specs.by_declaration["@".join(fr.decl)], fr.valid))
     repo, diags = resolve(typed)
     projected = [(a, p) for a in repo.agents if (p := results[a.typed.source.rel].projection) is not None]

@@ -19,11 +19,12 @@ from knoc.diagnostics import Diagnostic, SourceFile, Span, diag
 from knoc.io import limits
 from knoc.io.files import Refused
 from knoc.io.files import read_source as read_file
-from knoc.kinds.entity import Entity, collection_of
+from knoc.kinds.entity import DEFAULT_LAYOUT, Entity, Layout
 
 
-def read_source(root: Path, relpath: str) -> SourceFile | Diagnostic:
-    """The file's text and the sha256 of its bytes (what the cache is keyed by)."""
+def read_source(root: Path, relpath: str, shown: str | None = None) -> SourceFile | Diagnostic:
+    """The file's text and the sha256 of its bytes (what the cache is keyed
+    by); `shown` names it in messages instead of its repo-relative path."""
     path = f"{root}/{relpath}"
     try:
         raw = read_file(path, str(root))
@@ -44,10 +45,10 @@ def read_source(root: Path, relpath: str) -> SourceFile | Diagnostic:
             span=Span(line, col, col + 1),
             hint="save the file as UTF-8",
         )
-    return SourceFile(path, relpath, text, hashlib.sha256(raw).hexdigest())
+    return SourceFile(path, shown or relpath, text, hashlib.sha256(raw).hexdigest())
 
 
-def parse_source(source: SourceFile) -> Entity | Diagnostic:
+def parse_source(source: SourceFile, layout: Layout = DEFAULT_LAYOUT) -> Entity | Diagnostic:
     relpath, text = source.rel, source.text
     try:
         data = parse(text)
@@ -75,7 +76,7 @@ def parse_source(source: SourceFile) -> Entity | Diagnostic:
             span=source.locate(()),
             hint="an entity is a mapping of keys, starting with `$schema: <type>@<version>`",
         )
-    return Entity(source, data, collection_of(relpath))
+    return Entity(source, data, layout.collection_of(relpath))
 
 
 def parse(text: str) -> Any:

@@ -134,6 +134,18 @@ def write_new(path: Path, text: str, force: bool = False) -> None:
         raise Exists(str(path)) from None
 
 
+def append(path: Path, text: str) -> None:
+    """Add `text` at the end of a file (made if missing), on a line of its own."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a+", encoding="utf-8") as f:
+        f.seek(0, os.SEEK_END)
+        if f.tell():
+            f.seek(f.tell() - 1)
+            if f.read(1) != "\n":
+                f.write("\n")
+        f.write(text)
+
+
 def remove(path: Path) -> None:
     path.unlink()
 

@@ -43,12 +43,28 @@ class Typed:
         return self.entity.source
 
 
-def collection_of(relpath: str) -> str:
-    """"specs", or the folder under content/ ("agent-blueprints", ...)."""
-    parts = relpath.split("/")
-    if parts[0] == "content" and len(parts) > 2:
-        return parts[1]
-    return parts[0]
+BUILTIN = "knoc:"  # how knoc's own files (its built-in specs) are named in messages
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Where a repo keeps its specs and its content (knoc.toml's settings,
+    normalised), which says what collection a source belongs to."""
+
+    specs: str = "specs"
+    content: str = "content"
+
+    def collection_of(self, rel: str) -> str:
+        """"specs", or the folder under the content folder ("agent-blueprints", ...)."""
+        if rel.startswith((f"{self.specs}/", f"{BUILTIN}specs/")):
+            return "specs"
+        if rel.startswith(f"{self.content}/"):
+            parts = rel[len(self.content) + 1:].split("/")
+            return parts[0] if len(parts) > 1 else ""
+        return rel.split("/", 1)[0]
+
+
+DEFAULT_LAYOUT = Layout()
 
 
 def is_public(t: Typed) -> bool:

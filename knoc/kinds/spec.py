@@ -8,6 +8,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cache
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import jsonschema_rs
@@ -23,6 +24,9 @@ if TYPE_CHECKING:
 
 DECLARATION = re.compile(r"^([a-z0-9][a-z0-9-]*)@(\d+\.\d+\.\d+)$")
 SPEC_URI = "kno://specs/"
+# knoc's own spec set: what a repo without specs/ (or without a spec of some
+# type) is checked against. `knoc specs vendor` copies it into a repo.
+BUILTIN_SPECS = Path(__file__).resolve().parent / "specs"
 # Patterns run on a linear-time engine (no backtracking: `^(a|a)*$` cannot
 # take seconds), which refuses lookaround and back-references.
 PATTERNS = jsonschema_rs.RegexOptions(size_limit=limits.PATTERN_BYTES)

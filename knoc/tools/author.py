@@ -28,7 +28,33 @@ def dump(yaml: Any, data: Any) -> str:
     return out.getvalue()
 
 
-def blueprint_skeleton(slug: str, title: str, url: str, id_: str | None = None) -> str:
+def blueprint_skeleton(slug: str, title: str, url: str, id_: str | None = None, *, public: bool = False,
+                       domain: str | None = None, description: str | None = None, skill: str | None = None,
+                       skill_description: str | None = None) -> str:
+    """A blueprint: a private skeleton for `knoc new agent`, or with the
+    keyword arguments a public agent ready to build (`knoc init`)."""
+    return _render("blueprint.kno.j2", slug=slug, id=id_ or ulid.new(), title=title, url=url, public=public,
+                   domain=domain, description=description, skill=skill, skill_description=skill_description)
+
+
+def domain_skeleton(slug: str, title: str, purpose: str = "What this domain covers, in one sentence.") -> str:
+    return _render("domain.kno.j2", slug=slug, id=ulid.new(), title=title, purpose=purpose)
+
+
+def extension_skeleton(slug: str, title: str, uri: str) -> str:
+    return _render("extension.kno.j2", slug=slug, id=ulid.new(), title=title, uri=uri)
+
+
+def config_file() -> str:
+    return _render("knoc.toml.j2")
+
+
+def title_of(slug: str) -> str:
+    """A title from a slug: `night-watch` -> `Night Watch`."""
+    return slug.replace("-", " ").title()
+
+
+def _render(template: str, **values: Any) -> str:
     from knoc.output import templates
 
-    return templates.get("blueprint.kno.j2").render(slug=slug, id=id_ or ulid.new(), title=title, url=url)
+    return templates.get(template).render(**values)

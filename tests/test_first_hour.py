@@ -1,0 +1,107 @@
+"""A newcomer's first steps: `knoc init` in an empty folder builds a valid
+card at once; `knoc new domain|agent|extension` and `knoc id` write fresh
+ids; a repo without specs/ uses knoc's built-in specs, which `knoc specs
+vendor` copies in; the layout settings of knoc.toml all work."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from knoc.cli import main
+from knoc.kinds.spec import BUILTIN_SPECS
+from knoc.rules.ulid import PATTERN as ULID
+from tests.conftest import ROOT, Knoc, json_diags, tree
+from tests.test_official_checks import assert_v10_strict
+
+
+def run(*args: str, cwd: Path | None = None) -> tuple[int, str, str]:
+    result = CliRunner().invoke(main, list(args), catch_exceptions=False)
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_init_starts_a_repo_that_builds_a_valid_card(tmp_path: Path, knoc: Knoc) -> None:
+    folder = tmp_path / "agents"
+    code, _, err = run("init", str(folder))
+    assert code == 0, err
+    assert {p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()
+            and ".knoc-cache" not in p.parts} == {
+        "knoc.toml", ".gitignore", "content/perception-domains/greetings.kno", "content/agent-blueprints/hello-agent.kno"}
+    assert ".knoc-cache/" in (folder / ".gitignore").read_text(encoding="utf-8")
+    assert "knoc build" in err and "knoc new agent" in err
+    code, _, err = knoc("build", root=folder)
+    assert code == 0 and "wrote 1 card" in err
+    [card] = [json.loads(body) for rel, body in tree(folder / "build").items() if rel.endswith("agent-card.json")]
+    assert_v10_strict(card)
+    domains = json.loads((folder / "build/index/domains.json").read_text(encoding="utf-8"))
+    assert domains == {"domains": {"greetings": ["hello-agent"]}}
+
+
+def test_init_never_replaces_a_file(tmp_path: Path) -> None:
+    (tmp_path / "knoc.toml").write_text("# mine\n", encoding="utf-8")
+    code, _, err = run("init", str(tmp_path))
+    assert code == 2 and "KNO-EXISTS" in err and "nothing was written" in err
+    assert (tmp_path / "knoc.toml").read_text(encoding="utf-8") == "# mine\n"
+    assert not (tmp_path / "content").exists()
+
+
+def test_new_domain_agent_and_extension_validate_with_fresh_ids(tmp_path: Path, knoc: Knoc) -> None:
+    assert run("init", str(tmp_path))[0] == 0
+    for args, rel in ((("domain", "weather"), "content/perception-domains/weather.kno"),
+                      (("agent", "night-watch"), "content/agent-blueprints/night-watch.kno"),
+                      (("extension", "tracing"), "content/extensions/tracing.kno")):
+        code, out, err = knoc("new", *args, "--format", "json", root=tmp_path)
+        assert code == 0 and json_diags(out) == [], err
+        assert f"wrote {rel}" in err
+        assert knoc("new", *args, root=tmp_path)[0] == 2  # never over an existing file
+    ids = [line.split(": ", 1)[1] for p in (tmp_path / "content").rglob("*.kno")
+           for line in p.read_text(encoding="utf-8").splitlines() if line.startswith("id: ")]
+    assert len(ids) == len(set(ids)) == 5 and all(ULID.match(i) for i in ids)
+    code, out, _ = run("id", "-n", "3")
+    assert code == 0 and len(set(out.split())) == 3 and all(ULID.match(i) for i in out.split())
+
+
+def test_a_repo_without_specs_uses_the_built_in_set(tmp_path: Path, knoc: Knoc) -> None:
+    shutil.copytree(ROOT / "content", tmp_path / "content")
+    (tmp_path / "knoc.toml").write_text("[knoc]\n", encoding="utf-8")
+    assert knoc("build", root=tmp_path)[0] == 0
+    built = tree(tmp_path / "build")
+    assert {k: v for k, v in built.items() if k.startswith("site/")} == \
+        {k: v for k, v in tree(ROOT / "build").items() if k.startswith("site/")}
+    assert any(k.startswith("knoc:specs/") for k in json.loads(built["manifest.json"])["inputs"])
+
+
+def test_the_example_specs_are_the_built_in_set() -> None:
+    assert tree(BUILTIN_SPECS) == tree(ROOT / "specs")
+
+
+def test_specs_vendor_copies_the_built_in_set_and_a_repo_spec_overrides_it(tmp_path: Path, knoc: Knoc) -> None:
+    assert run("init", str(tmp_path))[0] == 0
+    code, _, err = knoc("specs", "vendor", root=tmp_path)
+    assert code == 0, err
+    assert tree(tmp_path / "specs") == tree(BUILTIN_SPECS)
+    assert knoc("specs", "vendor", root=tmp_path)[0] == 2  # never over a file without --force
+    # A repo spec of a built-in slug replaces it: here one that accepts only a version nobody writes.
+    spec = tmp_path / "specs/perception-domain-schema.kno"
+    text = spec.read_text(encoding="utf-8")
+    assert '"perception-domain@0.1.0"' in text
+    spec.write_text(text.replace('"perception-domain@0.1.0"', '"perception-domain@9.9.9"'), encoding="utf-8")
+    code, out, _ = knoc("validate", "--format", "json", root=tmp_path)
+    unaccepted = [d for d in json_diags(out) if d["code"] == "KNO-VERSION-UNACCEPTED"]
+    assert code == 1 and unaccepted and "9.9.9" in unaccepted[0]["hint"]
+
+
+def test_every_layout_setting_of_knoc_toml_works(tmp_path: Path, knoc: Knoc) -> None:
+    shutil.copytree(ROOT / "content", tmp_path / "src/kno")
+    shutil.copytree(ROOT / "specs", tmp_path / "schemas")
+    (tmp_path / "knoc.toml").write_text('[knoc]\nspecs = "schemas"\ncontent = "src/kno"\noutput = "public"\n',
+                                        encoding="utf-8")
+    code, _, err = knoc("build", root=tmp_path)
+    assert code == 0 and "to public/" in err, err
+    cards = {k: v for k, v in tree(tmp_path / "public").items() if k.endswith(".json") and k.startswith("site/")}
+    assert cards == {k: v for k, v in tree(ROOT / "build").items() if k.endswith(".json") and k.startswith("site/")}
+    assert knoc("check", root=tmp_path)[0] == 0
+    assert not (tmp_path / "build").exists()
