@@ -105,3 +105,53 @@ def test_every_layout_setting_of_knoc_toml_works(tmp_path: Path, knoc: Knoc) -> 
     assert cards == {k: v for k, v in tree(ROOT / "build").items() if k.endswith(".json") and k.startswith("site/")}
     assert knoc("check", root=tmp_path)[0] == 0
     assert not (tmp_path / "build").exists()
+
+
+def test_validate_refuses_files_it_would_not_read(repo: Path, knoc: Knoc) -> None:
+    for name, words in (("missing.kno", "no such file"), ("knoc.toml", "not a source")):
+        code, _, err = knoc("validate", str(repo / name), root=repo)
+        assert code == 2 and words in err and "ok:" not in err
+
+
+def test_the_summary_word_agrees_with_the_exit_code(repo: Path, knoc: Knoc) -> None:
+    from tests.test_bad_input import SENTINEL, replace
+
+    replace(SENTINEL, "- MUST NOT modify .kno files directly", "- Please be careful")(repo)
+    code, _, err = knoc("build", "--fail-on", "warning", root=repo)
+    assert code == 1 and err.strip().splitlines()[-1].startswith("failed: 1 warning")
+    code, _, err = knoc("build", root=repo)
+    assert code == 0 and err.strip().splitlines()[-1].startswith("ok: 1 warning")
+
+
+def test_one_mistake_is_one_error_and_does_not_cascade(repo: Path, knoc: Knoc) -> None:
+    from tests.test_bad_input import SENTINEL, replace
+
+    replace(SENTINEL, "slug: drift-sentinel", "slug: Drift_Sentinel")(repo)  # schema-steward refers to it
+    replace("content/perception-domains/schemas.kno", "slug: schemas", "slug: [schemas")(repo)  # YAML error
+    code, out, _ = knoc("validate", "--format", "json", root=repo)
+    found = json_diags(out)
+    assert code == 1 and sorted(d["code"] for d in found) == ["KNO-SCHEMA-PATTERN", "KNO-YAML-SYNTAX"], found
+    slug = next(d for d in found if d["code"] == "KNO-SCHEMA-PATTERN")
+    assert slug["message"] == "`Drift_Sentinel` is not a slug" and "kebab-case" in slug["hint"]
+
+
+def test_messages_are_written_not_assembled(repo: Path, knoc: Knoc) -> None:
+    from tests.test_bad_input import SENTINEL, replace
+
+    replace(SENTINEL, "      description: Rebuilds a tree in memory and lists the files that drifted.\n", "")(repo)
+    replace("content/perception-domains/schemas.kno", "id: 01KKT0A1B2C3D4E5F6G7H8J9K0",
+            "id: 01KKT0A1B2C3D4E5F6G7H8J9K1")(repo)
+    _, out, _ = knoc("validate", "--format", "json", root=repo)
+    texts = " ".join(f"{d['message']} {d['hint']}" for d in json_diags(out))
+    assert "has no description" in texts and "an id must be unique" in texts
+    assert "no a " not in texts and "a id " not in texts
+
+
+def test_unknown_domains_and_refs_are_usage_errors(repo: Path, knoc: Knoc) -> None:
+    code, _, err = knoc("discover", "--domain", "schemass", root=repo)
+    assert code == 2 and "no perception domain `schemass`" in err and "did you mean `schemas`" in err
+    import subprocess
+
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    code, _, err = knoc("diff", "--base", "v9", root=repo)
+    assert code == 2 and "`v9` is not a branch, tag or commit" in err and "fatal" not in err

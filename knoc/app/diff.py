@@ -28,7 +28,12 @@ def diff(config: Config, base: str | None, *, fmt: str, gate: bool, use_cache: b
         with git.checkout(config.root, ref) as old_root:
             old = compile_repo(load_config(old_root, config.a2a))
     except (git.GitError, ValueError) as exc:
-        raise UsageError("KNO-GIT", str(exc), "pass --base with a branch, tag or commit") from None
+        said = str(exc)
+        unknown = base is not None and any(s in said for s in ("unknown revision", "Needed a single revision"))
+        what = (f"`{base}` is not a branch, tag or commit git knows" if unknown
+                else (said.splitlines() or ["git failed"])[0].removeprefix("fatal: "))
+        raise UsageError("KNO-GIT", what, "pass --base with a branch, tag or commit (`git log --oneline` lists "
+                         "commits)") from None
     found = changes.compare(publication(old, config.a2a), publication(head, config.a2a))
     counts = changes.count(found)
     answer = None

@@ -53,8 +53,9 @@ class Run:
         body = reporter.render(outcome.diagnostics, ctx)
         if body:
             click.echo(body + ("\n" if reporter.to_stderr else ""), err=reporter.to_stderr)
-        click.echo(summary(outcome.diagnostics, len(outcome.inputs), outcome.summary), err=True)
-        return exit_code(outcome, self.fail_on == "warning")
+        code = exit_code(outcome, self.fail_on == "warning")
+        click.echo(summary(outcome.diagnostics, len(outcome.inputs), outcome.summary, failed=code != EXIT_OK), err=True)
+        return code
 
 
 def common(command: Callable[..., int]) -> Callable[..., None]:

@@ -27,7 +27,9 @@ def link_repo(sources: list[SourceFile], results: dict[str, FileResult], specs: 
         if fr.decl is not None:
             ent = Entity(src, json.loads(fr.facts), layout.collection_of(src.rel))
             typed.append(Typed(ent, *fr.decl, specs.by_declaration["@".join(fr.decl)], fr.valid))
-    repo, diags = resolve(typed)
+    broken = frozenset((layout.collection_of(s.rel), s.rel.rsplit("/", 1)[-1].removesuffix(".kno"))
+                       for s in sources if any(d.is_error for d in results[s.rel].diags))
+    repo, diags = resolve(typed, broken)
     projected = [(a, p) for a in repo.agents if (p := results[a.typed.source.rel].projection) is not None]
     cards, found = publish(projected)
     known, found_ext = extension.registry(typed)

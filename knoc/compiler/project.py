@@ -225,7 +225,7 @@ def _deprecated(agent: Agent) -> Iterable[Diagnostic]:
 def _skill(agent: Agent, i: int, raw: dict[str, Any], diags: list[Diagnostic]) -> AgentSkill | None:
     missing = [k for k in ("description", "tags") if not raw.get(k)]
     for key in missing:
-        what = "a description" if key == "description" else "tags"
+        what = "description" if key == "description" else "tags"
         diags.append(_err(agent, ("skills", i, "id"), "KNO-PROJECT-REQUIRED",
                           f"skill `{raw.get('id')}` has no {what}, which A2A requires",
                           f"add `{key}:` to the skill"))

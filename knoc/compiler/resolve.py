@@ -27,18 +27,21 @@ CARD_FACT_KEYS = ("url", "capabilities", "protocol_versions", "min_protocol_vers
                   "additional_interfaces")
 
 
-def resolve(typed: list[Typed]) -> tuple[Repo, list[Diagnostic]]:
+def resolve(typed: list[Typed], broken: frozenset[tuple[str, str]] = frozenset()) -> tuple[Repo, list[Diagnostic]]:
+    """`broken`: (collection, file stem) of the sources with errors of their
+    own. A reference to one of them is not reported again: its file says
+    what is wrong."""
     diags: list[Diagnostic] = []
     ok = [t for t in typed if isinstance(t.data.get("slug"), str) and isinstance(t.data.get("id"), str)]
     diags += _unique(ok, key=lambda t: t.data["id"], field_="id", code="KNO-ID-DUPLICATE", scope="the repo")
     diags += _unique(ok, key=lambda t: (kind_of(t), t.data["slug"]), field_="slug",
                      code="KNO-SLUG-DUPLICATE", scope="its kind")
     for t in ok:
-        if not slugs.is_slug(t.data["slug"]):  # specs may not say so: slugs become output paths
+        if t.valid and not slugs.is_slug(t.data["slug"]):  # its spec may not say so: slugs become paths
             diags.append(at(t.source, ("slug",), "KNO-SLUG-UNSAFE",
                             f"slug `{t.data['slug']}` is not safe as a path segment", f"use {slugs.WHAT}"))
 
-    index = _Index(ok)
+    index = _Index(ok, broken)
     domain_slugs = sorted(t.data["slug"] for t in ok if t.type == "perception-domain")
     repo = Repo()
     for t in ok:
@@ -48,7 +51,8 @@ def resolve(typed: list[Typed]) -> tuple[Repo, list[Diagnostic]]:
             repo.domains.append(Domain(t.data["slug"], is_public(t), category if isinstance(category, str) else None))
         elif kind_of(t) == "agent":
             agent = agent_of(t)
-            diags += _check_domains(t, agent, set(domain_slugs), domain_slugs)
+            known = set(domain_slugs) | {stem for collection, stem in broken if collection == "perception-domains"}
+            diags += _check_domains(t, agent, known, domain_slugs)
             diags += _check_composes(t, index)
             repo.agents.append(agent)
     diags += _extends_cycles(ok, index)
@@ -58,13 +62,19 @@ def resolve(typed: list[Typed]) -> tuple[Repo, list[Diagnostic]]:
 
 
 class _Index:
-    def __init__(self, typed: list[Typed]) -> None:
+    def __init__(self, typed: list[Typed], broken: frozenset[tuple[str, str]] = frozenset()) -> None:
+        self.broken = broken
         self.by_id = {t.data["id"]: t for t in typed}
         self.by_collection: dict[tuple[str, str], Typed] = {}
         self.by_type: dict[tuple[str, str], Typed] = {}
         for t in typed:
             self.by_collection.setdefault((t.entity.collection, t.data["slug"]), t)
             self.by_type.setdefault((t.type, t.data["slug"]), t)
+
+    def names_broken(self, xri: str) -> bool:
+        """Whether `xri` names a file that has errors of its own."""
+        m = KNO_XRI.match(xri)
+        return m is not None and (m.group(1), m.group(2)) in self.broken
 
     def lookup(self, xri: str) -> Typed | None:
         m = KNO_XRI.match(xri)
@@ -92,7 +102,7 @@ def _links(t: Typed) -> Iterable[tuple[JsonPath, str, str]]:
 
 def _check_links(t: Typed, index: _Index) -> Iterable[Diagnostic]:
     for path, xri, _kind in _links(t):
-        if index.lookup(xri) is None:
+        if index.lookup(xri) is None and not index.names_broken(xri):
             yield _unresolved(t, path, xri, index)
 
 
@@ -126,7 +136,8 @@ def _check_composes(t: Typed, index: _Index) -> Iterable[Diagnostic]:
             continue
         target = index.lookup(xri)
         if target is None:
-            yield _unresolved(t, ("composes", i, "xri"), xri, index)
+            if not index.names_broken(xri):
+                yield _unresolved(t, ("composes", i, "xri"), xri, index)
         elif kind_of(target) != "agent":
             yield at(t.source, ("composes", i, "xri"), "KNO-RESOLVE-COMPOSES",
                       f"`{xri}` is a {target.type}, not an agent",
@@ -159,7 +170,8 @@ def _unique(typed: list[Typed], key: Any, field_: str, code: str, scope: str) ->
     for t in sorted(typed, key=lambda t: t.entity.source.rel):
         k = key(t)
         if k in first:
+            article = "an" if field_[0] in "aeiou" else "a"
             yield at(t.source, (field_,), code, f"{field_} `{t.data[field_]}` is already used by "
-                      f"{first[k].entity.source.rel}", f"a {field_} must be unique within {scope}")
+                     f"{first[k].entity.source.rel}", f"{article} {field_} must be unique within {scope}")
         else:
             first[k] = t

@@ -15,6 +15,7 @@ from knoc.diagnostics import Diagnostic, at, diag
 from knoc.diagnostics import json_path as _json_path
 from knoc.kinds.entity import Entity, Typed
 from knoc.kinds.spec import DECLARATION, SpecSet, property_names
+from knoc.rules import slug as slugs
 from knoc.rules import ulid
 
 if TYPE_CHECKING:
@@ -143,6 +144,9 @@ def schema_diagnostics(t: Typed, err: ValidationError, specs: SpecSet) -> Iterab
         yield diag("KNO-ID-ULID", f"`{_show(instance)}` is not a ULID", span=span,
                     hint="a ULID is 26 characters of Crockford base32 (no I, L, O, U), e.g. "
                          f"{ulid.EXAMPLE}", **common)
+    elif kw == "pattern" and path[-1:] == ("slug",):
+        yield diag("KNO-SCHEMA-PATTERN", f"`{_show(instance)}` is not a slug", span=span,
+                   hint=f"a slug names the entity in references and output paths: use {slugs.WHAT}", **common)
     elif kw == "not" and isinstance(instance, dict) and {"target", "target_query"} <= instance.keys():
         yield diag("KNO-GOAL-TARGET", "`target` and `target_query` are mutually exclusive",
                     span=src.locate((*path, "target_query"), key=True),

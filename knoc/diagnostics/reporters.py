@@ -81,11 +81,14 @@ def json_lines(diags: Iterable[Diagnostic], ctx: Context | None = None) -> str:
     return "\n".join(json.dumps(d.to_dict(), ensure_ascii=False, sort_keys=False) for d in diags)
 
 
-def summary(diags: list[Diagnostic], entities: int, outcome: str) -> str:
+def summary(diags: list[Diagnostic], entities: int, outcome: str, failed: bool = False) -> str:
+    """The last line. Its first word agrees with the exit code: `ok` for 0,
+    `error` when there are errors, `failed` when warnings (under `--fail-on
+    warning`) or the command's own verdict failed the run."""
     errors = sum(d.is_error for d in diags)
     warnings = len(diags) - errors
     counts = ", ".join(p for p in (_plural(errors, "error"), _plural(warnings, "warning")) if p) or "no problems"
-    head = "error" if errors else "ok"
+    head = "error" if errors else "failed" if failed else "ok"
     return f"{head}: {counts} in {_plural(entities, 'entity', 'entities')} ({outcome})"
 
 
