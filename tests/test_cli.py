@@ -33,7 +33,7 @@ def test_build_finds_the_root_by_walking_up(repo: Path) -> None:
     done = subprocess.run([sys.executable, "-m", "knoc", "build"], cwd=repo / "content" / "agents",
                           capture_output=True, text=True, env=env)
     assert done.returncode == 0, done.stderr
-    assert done.stderr.strip().endswith("(wrote 7 cards (A2A 1.0) to build/)")
+    assert done.stderr.strip().endswith("(wrote 7 cards (A2A 1.0) to build/; not published: 1 private agent (ledger-auditor))")
     assert (repo / "build/site/api.possibility.space/a2a/.well-known/agent-card.json").is_file()
     assert "Traceback" not in done.stderr
 

@@ -155,3 +155,22 @@ def test_unknown_domains_and_refs_are_usage_errors(repo: Path, knoc: Knoc) -> No
     subprocess.run(["git", "init", "-q", str(repo)], check=True)
     code, _, err = knoc("diff", "--base", "v9", root=repo)
     assert code == 2 and "`v9` is not a branch, tag or commit" in err and "fatal" not in err
+
+
+def test_the_success_line_names_what_was_not_published(repo: Path, knoc: Knoc) -> None:
+    code, _, err = knoc("build", root=repo)
+    assert code == 0 and err.strip().endswith("not published: 1 private agent (ledger-auditor))")
+
+
+def test_unfinished_public_cards_get_warnings(tmp_path: Path, knoc: Knoc) -> None:
+    assert run("init", str(tmp_path))[0] == 0
+    assert knoc("new", "agent", "night-watch", "--url", "http://localhost:9000/night", root=tmp_path)[0] == 0
+    skeleton = tmp_path / "content/agent-blueprints/night-watch.kno"
+    skeleton.write_text(skeleton.read_text(encoding="utf-8").replace("visibility: private\n", ""), encoding="utf-8")
+    code, out, _ = knoc("build", "--format", "json", root=tmp_path)
+    found = sorted(d["code"] for d in json_diags(out))
+    assert code == 0 and found == ["KNO-CARD-PLACEHOLDER"] * 3 + ["KNO-CARD-URL-LOCAL"], found
+    skeleton.write_text(skeleton.read_text(encoding="utf-8").replace("http://localhost:9000", "http://agents.example.org"),
+                        encoding="utf-8")
+    _, out, _ = knoc("validate", "--format", "json", root=tmp_path)
+    assert "KNO-CARD-URL-HTTP" in {d["code"] for d in json_diags(out)}

@@ -25,4 +25,8 @@ def build(config: Config, *, use_cache: bool, fail_on_warning: bool) -> Outcome:
     cards = len(result.cards)
     summary = (f"wrote {cards} card{'s' if cards != 1 else ''} (A2A {config.a2a}) to {out}"
                if written else f"{out} left unchanged")
+    private = sorted(set(result.agents) - {c.slug for c in result.cards})
+    if written and private:  # an agent that is valid but not published is private: say so, by name
+        shown = ", ".join(private[:5]) + (f" and {len(private) - 5} more" if len(private) > 5 else "")
+        summary += f"; not published: {len(private)} private agent{'s' if len(private) != 1 else ''} ({shown})"
     return Outcome("knoc build", diags, result.inputs, summary)

@@ -5,6 +5,7 @@ reaches a card unless a wire model names it."""
 
 from __future__ import annotations
 
+import ipaddress
 from collections.abc import Iterable
 from typing import Any
 
@@ -25,9 +26,10 @@ from knoc.a2a.wire import (
 )
 from knoc.diagnostics import Diagnostic, JsonPath, at
 from knoc.io import limits
-from knoc.kinds.agent import Agent, Card, Projection
+from knoc.kinds.agent import PLACEHOLDERS, Agent, Card, Projection
 from knoc.output.canonical import dumps, sha256
 from knoc.output.hosting import locate_url
+from knoc.rules.paths import split_url
 
 # Legacy `authentication.schemes` names that map onto an HTTP auth scheme.
 HTTP_SCHEMES = {"bearer": "bearer", "basic": "basic", "digest": "digest"}
@@ -42,6 +44,7 @@ def project(agent: Agent, target_name: str) -> tuple[Projection | None, list[Dia
     diags = list(_protocol_checks(agent, target)) + list(_deprecated(agent))
     if not agent.public:
         return None, diags
+    diags += _unfinished(agent)
     fields = _fields(agent, target, diags)
     location = _location(agent, diags)
     if fields is not None and "state_transition_history" in target.unsupported_flags \
@@ -210,6 +213,39 @@ def _protocol_checks(agent: Agent, target: Target) -> Iterable[Diagnostic]:
 def _speaks_0_3(versions: Iterable[str]) -> bool:
     """Whether any of `versions` is a 0.3 version (a 0.3 client can read the card)."""
     return any(version_key(v).release[:2] == (0, 3) for v in versions)
+
+
+def _unfinished(agent: Agent) -> Iterable[Diagnostic]:
+    """Warnings for what a public card should not go out with: a skeleton's
+    placeholder text, a url only this machine can reach, plain http."""
+    c = agent.card
+    fields: list[tuple[JsonPath, Any, str]] = [(("description",), c.get("description"), "description")]
+    for i, skill in enumerate(c.get("skills") or []):
+        if isinstance(skill, dict):
+            fields += [(("skills", i, "name"), skill.get("name"), "skill_name"),
+                       (("skills", i, "description"), skill.get("description"), "skill_description")]
+    for path, value, key in fields:
+        if value == PLACEHOLDERS[key]:
+            yield _err(agent, path, "KNO-CARD-PLACEHOLDER", f"`{value}` is the skeleton's placeholder text",
+                       "say what the agent really does: clients choose agents by these words")
+    url = c.get("url")
+    where = split_url(url)
+    if where is not None and _local(where.hostname or ""):
+        yield _err(agent, ("url",), "KNO-CARD-URL-LOCAL", f"url `{url}` can be reached only from this machine "
+                   "or network", "publish the url clients will use, or keep the agent private while it is local")
+    elif where is not None and where.scheme == "http":
+        yield _err(agent, ("url",), "KNO-CARD-URL-HTTP", f"url `{url}` is plain http: tasks and credentials "
+                   "travel unencrypted", "serve the agent over https")
+
+
+def _local(host: str) -> bool:
+    if host == "localhost" or host.endswith((".localhost", ".local")):
+        return True
+    try:
+        ip = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return ip.is_loopback or ip.is_private or ip.is_link_local or ip.is_unspecified
 
 
 def _deprecated(agent: Agent) -> Iterable[Diagnostic]:

@@ -215,6 +215,17 @@ _declare("KNO-PROJECT-URL", E, "the url cannot be turned into a card path", """
 _declare("KNO-PROJECT-DROPPED", W, "a field the target A2A version lacks is left out", """
     The build target cannot carry this field, so the published card leaves it out. Remove it, or
     build for a target that carries it.""")
+_declare("KNO-CARD-PLACEHOLDER", W, "a public card still holds a skeleton's placeholder text", """
+    `knoc new agent` writes placeholder text (the card's description, the first skill's name and
+    description) so the skeleton validates. A public card that still says it tells clients
+    nothing about what the agent does: write the real text.""")
+_declare("KNO-CARD-URL-LOCAL", W, "a public card's url can be reached only from this machine or network", """
+    The url is localhost, a loopback, private or link-local address: clients elsewhere cannot
+    reach the agent through the published card. Publish the url clients will use, or keep the
+    agent private (`visibility: private`) while it runs locally.""")
+_declare("KNO-CARD-URL-HTTP", W, "a public card's url is plain http", """
+    Clients send tasks, and often credentials, to the card's url. Over plain http they travel
+    unencrypted and can be altered on the way; serve the agent over https.""")
 _declare("KNO-CARD-SIZE", E, "a card would be larger than a published card may be (256 KiB)", """
     Clients fetch a card on every discovery and hold it in memory; a card of megabytes is a
     mistake (a pasted document, aliases expanded) or an attack on them. knoc refuses to publish

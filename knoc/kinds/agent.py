@@ -14,6 +14,10 @@ from knoc.kinds.entity import Typed, is_public
 CARD_FACT_KEYS = ("url", "capabilities", "protocol_versions", "min_protocol_version", "max_protocol_version",
                   "additional_interfaces")
 FACT_KEYS = ("composes", "service_class", "perception")
+# The text of `knoc new agent`'s skeleton: still there on a public card, it is
+# a card nobody finished (a warning names each).
+PLACEHOLDERS = {"description": "What a client can ask this agent to do.",
+                "skill_name": "First skill", "skill_description": "What the skill does."}
 
 
 @dataclass(eq=False)

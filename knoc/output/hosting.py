@@ -5,10 +5,8 @@ serve`, so the local server and the real host answer alike."""
 
 from __future__ import annotations
 
-from urllib.parse import urlsplit
-
 from knoc.kinds.agent import join_site
-from knoc.rules.paths import host_folder, path_problem
+from knoc.rules.paths import host_folder, path_problem, split_url
 
 SITE = "site/"  # under build/: what static hosts serve, site/<host>/... and the catalog page
 CARD_FILE = ".well-known/agent-card.json"  # A2A 0.3 and 1.0
@@ -68,11 +66,10 @@ def locate_url(url: str) -> tuple[str, str] | str:
     """(host folder, url path) of an http(s) URL under build/site/, or why it
     cannot be one: the host must be a DNS name or an IP address, and every
     path segment a safe name (knoc.rules.paths)."""
-    try:
-        parts = urlsplit(url)
-        port = parts.port
-    except ValueError:
+    parts = split_url(url)
+    if parts is None:
         return "it is not a well-formed URL"
+    port = parts.port
     if parts.scheme not in ("http", "https"):
         return "it is not an http(s) URL"
     host = host_folder(parts.hostname or "")

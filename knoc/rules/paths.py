@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ipaddress
 import re
+from urllib.parse import SplitResult, urlsplit
 
 SEGMENT_BYTES = 255  # most file systems' limit for one name
 PATH_BYTES = 1024  # a whole relative output path, well under PATH_MAX
@@ -34,6 +35,19 @@ def path_problem(rel: str) -> str | None:
         if problem is not None:
             return problem
     return None
+
+
+def split_url(url: object) -> SplitResult | None:
+    """The parts of a URL, or None for anything urllib refuses (a bad IPv6
+    literal, a port that is not a number, characters NFKC turns into `/`)."""
+    if not isinstance(url, str):
+        return None
+    try:
+        parts = urlsplit(url)
+        _ = parts.port  # raises for a port that is not a number
+    except ValueError:
+        return None
+    return parts
 
 
 def host_folder(host: str) -> str | None:
