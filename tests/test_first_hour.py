@@ -174,3 +174,17 @@ def test_unfinished_public_cards_get_warnings(tmp_path: Path, knoc: Knoc) -> Non
                         encoding="utf-8")
     _, out, _ = knoc("validate", "--format", "json", root=tmp_path)
     assert "KNO-CARD-URL-HTTP" in {d["code"] for d in json_diags(out)}
+
+
+def test_a_duplicate_key_points_at_itself_and_at_the_first(repo: Path, knoc: Knoc) -> None:
+    rel = "content/perception-domains/schemas.kno"
+    (repo / rel).write_text((repo / rel).read_text(encoding="utf-8") + 'title: "Again"\n', encoding="utf-8")
+    lines = (repo / rel).read_text(encoding="utf-8").splitlines()
+    code, out, _ = knoc("validate", "--format", "json", root=repo)
+    [d] = json_diags(out)
+    assert code == 1 and d["code"] == "KNO-YAML-DUPLICATE-KEY" and d["message"] == "`title` is set twice in one mapping"
+    assert d["line"] == len(lines)
+    assert d["related"] == [{"line": next(i for i, t in enumerate(lines, 1) if t.startswith("title:")), "column": 1,
+                             "end_column": 6, "label": "first set here"}]
+    code, _, err = knoc("validate", root=repo)
+    assert "first set here" in err and f"{len(lines)} | title: \"Again\"" in err

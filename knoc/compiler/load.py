@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import re
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,6 +17,7 @@ from ruamel.yaml.error import YAMLError
 
 from knoc.compiler.bounds import OutOfBounds, check_text, check_value, needs_walk
 from knoc.diagnostics import Diagnostic, SourceFile, Span, diag
+from knoc.diagnostics.model import Related
 from knoc.io import limits
 from knoc.io.files import Refused
 from knoc.io.files import read_source as read_file
@@ -98,15 +100,7 @@ def yaml_diagnostic(exc: YAMLError, source: SourceFile) -> Diagnostic:
     problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
     file = source.rel
     if isinstance(exc, DuplicateKeyError):
-        first = getattr(exc, "context_mark", None)
-        where = f" (first set on line {first.line + 1})" if first is not None else ""
-        return diag(
-            "KNO-YAML-DUPLICATE-KEY",
-            f"{problem.split(' with value')[0]}{where}",
-            file=file,
-            span=span,
-            hint="a key may appear once per mapping: remove or rename one of them",
-        )
+        return _duplicate_key(exc, source, span)
     tab_line = _tab_indented_line(source.text)
     if tab_line:
         line, col = tab_line
@@ -129,6 +123,20 @@ def yaml_diagnostic(exc: YAMLError, source: SourceFile) -> Diagnostic:
     message = f"{context}: {problem}" if context else problem
     return diag("KNO-YAML-SYNTAX", f"invalid YAML: {message}", file=file, span=span,
                  hint="fix the YAML syntax at this position")
+
+
+def _duplicate_key(exc: DuplicateKeyError, source: SourceFile, fallback: Span) -> Diagnostic:
+    """At the key set a second time, with the first one as a secondary span."""
+    found = _DUPLICATE.search(str(getattr(exc, "problem", "")))
+    name = found.group(1) if found else "?"
+    mapping = getattr(exc, "context_mark", None)
+    spans = source.keys_named(name, mapping.line + 1, mapping.column + 1) if mapping is not None and found else []
+    span, related = (spans[1], (Related(spans[0], "first set here"),)) if len(spans) > 1 else (fallback, ())
+    return diag("KNO-YAML-DUPLICATE-KEY", f"`{name}` is set twice in one mapping", file=source.rel, span=span,
+                hint="a key may appear once per mapping: remove or rename one of them", related=related)
+
+
+_DUPLICATE = re.compile(r'duplicate key "(.*?)" with value')
 
 
 def _tab_indented_line(text: str) -> tuple[int, int] | None:

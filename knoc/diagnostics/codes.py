@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from knoc.diagnostics.model import Diagnostic, Severity, Span
+from knoc.diagnostics.model import Diagnostic, Related, Severity, Span
 
 E, W = Severity.ERROR, Severity.WARNING
 
@@ -302,7 +302,7 @@ _declare("KNO-CARD-BREAKING", W, "`knoc diff`: a change to a published card or d
 
 def diag(code: str, message: str, *, file: str | None = None, span: Span | None = None,
          hint: str | None = None, json_path: str | None = None, spec: str | None = None,
-         detail: str | None = None) -> Diagnostic:
+         detail: str | None = None, related: tuple[Related, ...] = ()) -> Diagnostic:
     """A diagnostic of a declared code, with the code's severity (KeyError
     for an undeclared code: a knoc bug the tests catch)."""
-    return Diagnostic(code, CODES[code].severity, message, file, span, hint, json_path, spec, detail)
+    return Diagnostic(code, CODES[code].severity, message, file, span, hint, json_path, spec, detail, related)

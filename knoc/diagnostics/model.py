@@ -23,6 +23,14 @@ class Span:
 
 
 @dataclass(frozen=True)
+class Related:
+    """A secondary span in the same file, with what it shows ("first set here")."""
+
+    span: Span
+    label: str
+
+
+@dataclass(frozen=True)
 class Diagnostic:
     code: str
     severity: Severity
@@ -33,6 +41,7 @@ class Diagnostic:
     json_path: str | None = None  # for schema errors: where in the entity
     spec: str | None = None  # for schema errors: the spec that rejected it
     detail: str | None = None  # a block shown under the message, e.g. a diff
+    related: tuple[Related, ...] = ()  # secondary spans in the same file
 
     @property
     def is_error(self) -> bool:
@@ -60,6 +69,9 @@ class Diagnostic:
             out["spec"] = self.spec
         if self.detail is not None:
             out["detail"] = self.detail
+        if self.related:
+            out["related"] = [{"line": r.span.line, "column": r.span.column, "end_column": r.span.end_column or None,
+                               "label": r.label} for r in self.related]
         return out
 
 
@@ -67,8 +79,10 @@ def from_dict(d: dict[str, Any]) -> Diagnostic:
     """The inverse of Diagnostic.to_dict (the cache stores diagnostics so)."""
     line, column = d.get("line"), d.get("column")
     span = Span(line, column, d.get("end_column") or 0) if line is not None and column is not None else None
+    related = tuple(Related(Span(r["line"], r["column"], r.get("end_column") or 0), r["label"])
+                    for r in d.get("related") or ())
     return Diagnostic(d["code"], Severity(d["severity"]), d["message"], d.get("file"), span,
-                      d.get("hint"), d.get("json_path"), d.get("spec"), d.get("detail"))
+                      d.get("hint"), d.get("json_path"), d.get("spec"), d.get("detail"), related)
 
 
 @dataclass

@@ -16,7 +16,7 @@ from typing import Any, TextIO
 
 from knoc import __version__
 from knoc.diagnostics.codes import CODES
-from knoc.diagnostics.model import Diagnostic
+from knoc.diagnostics.model import Diagnostic, Span
 from knoc.diagnostics.source import SourceFile
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -60,14 +60,11 @@ def text(diags: Iterable[Diagnostic], ctx: Context) -> str:
             gutter = " " * len(str(d.span.line)) if d.span else " "
             lines.append(f"{gutter}{paint('blue', '-->')} {where}")
             if source is not None and d.span is not None:
-                code_line = source.line(d.span.line).replace("\t", " ")
-                width = max(1, (d.span.end_column or d.span.column + 1) - d.span.column)
-                lines += [
-                    f"{gutter} {paint('blue', '|')}",
-                    f"{paint('blue', str(d.span.line))} {paint('blue', '|')} {code_line}",
-                    f"{gutter} {paint('blue', '|')} {' ' * (d.span.column - 1)}"
-                    + paint(d.severity.value, "^" * width),
-                ]
+                gutter = " " * max(len(str(s.line)) for s in (d.span, *(r.span for r in d.related)))
+                lines[-1] = f"{gutter}{paint('blue', '-->')} {where}"
+                lines += _excerpt(source, d.span, "^", "", gutter, paint, d.severity.value)
+                for r in d.related:
+                    lines += _excerpt(source, r.span, "-", r.label, gutter, paint, "blue")
         pad = " " * (len(str(d.span.line)) if d.span else 1)
         if d.detail:
             lines += [f"{pad}   {line}" for line in d.detail.splitlines()]
@@ -75,6 +72,18 @@ def text(diags: Iterable[Diagnostic], ctx: Context) -> str:
             lines.append(f"{pad} = help: {d.hint}")
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks)
+
+
+def _excerpt(source: SourceFile, span: Span, mark: str, label: str, gutter: str,
+             paint: Callable[[str, str], str], color: str) -> list[str]:
+    """A source line with the span underlined (and labelled), rustc-style."""
+    code_line = source.line(span.line).replace("\t", " ")
+    width = max(1, (span.end_column or span.column + 1) - span.column)
+    number = str(span.line).rjust(len(gutter))
+    return [f"{gutter} {paint('blue', '|')}",
+            f"{paint('blue', number)} {paint('blue', '|')} {code_line}",
+            f"{gutter} {paint('blue', '|')} {' ' * (span.column - 1)}" + paint(color, mark * width)
+            + (f" {paint(color, label)}" if label else "")]
 
 
 def json_lines(diags: Iterable[Diagnostic], ctx: Context | None = None) -> str:
@@ -112,19 +121,27 @@ def sarif(diags: list[Diagnostic], ctx: Context | None = None) -> str:
         result: dict[str, Any] = {"ruleId": d.code, "ruleIndex": codes.index(d.code),
                                   "level": d.severity.value, "message": {"text": message}}
         if d.file:
-            location: dict[str, Any] = {"artifactLocation": {"uri": d.file, "uriBaseId": "%SRCROOT%"}}
-            if d.span:
-                region = {"startLine": d.span.line, "startColumn": d.span.column}
-                if d.span.end_column > d.span.column:
-                    region["endColumn"] = d.span.end_column
-                location["region"] = region
-            result["locations"] = [{"physicalLocation": location}]
+            result["locations"] = [{"physicalLocation": _sarif_location(d.file, d.span)}]
+            if d.related:
+                result["relatedLocations"] = [{"id": i, "message": {"text": r.label},
+                                               "physicalLocation": _sarif_location(d.file, r.span)}
+                                              for i, r in enumerate(d.related)]
         results.append(result)
     log = {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [{
         "tool": {"driver": {"name": "knoc", "version": __version__, "rules": rules}},
         "results": results,
     }]}
     return json.dumps(log, indent=2, ensure_ascii=False)
+
+
+def _sarif_location(file: str, span: Span | None) -> dict[str, Any]:
+    location: dict[str, Any] = {"artifactLocation": {"uri": file, "uriBaseId": "%SRCROOT%"}}
+    if span:
+        region = {"startLine": span.line, "startColumn": span.column}
+        if span.end_column > span.column:
+            region["endColumn"] = span.end_column
+        location["region"] = region
+    return location
 
 
 def junit(diags: list[Diagnostic], ctx: Context) -> str:

@@ -63,6 +63,20 @@ class SourceFile:
             return _span(key_node)
         return _span(node)
 
+    def keys_named(self, name: str, mapping_line: int, mapping_column: int) -> list[Span]:
+        """Where each key called `name` is written in the mapping that starts
+        at the given 1-based position (duplicate keys, in file order)."""
+        stack = [self._node()]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, MappingNode):
+                if (node.start_mark.line + 1, node.start_mark.column + 1) == (mapping_line, mapping_column):
+                    return [_span(k) for k, _ in node.value if isinstance(k, ScalarNode) and str(k.value) == name]
+                stack.extend(v for pair in node.value for v in pair)
+            elif isinstance(node, SequenceNode):
+                stack.extend(node.value)
+        return []
+
     def _node(self) -> Node | None:
         if self._root is None:
             loader = CSafeLoader(self.text)
