@@ -188,3 +188,26 @@ def test_a_duplicate_key_points_at_itself_and_at_the_first(repo: Path, knoc: Kno
                              "end_column": 6, "label": "first set here"}]
     code, _, err = knoc("validate", root=repo)
     assert "first set here" in err and f"{len(lines)} | title: \"Again\"" in err
+
+
+def test_drift_a_reviewer_can_read(repo: Path, knoc: Knoc) -> None:
+    assert knoc("build", root=repo)[0] == 0
+    rel = "content/agent-blueprints/quick-summarizer.kno"
+    (repo / rel).write_text((repo / rel).read_text(encoding="utf-8").replace("Condenses a document", "Boils down"),
+                            encoding="utf-8")
+    code, out, _ = knoc("check", "--format", "json", root=repo)
+    messages = [d["message"] for d in json_diags(out)]
+    assert code == 1 and messages[0].startswith("stale: build/site/") and messages[0].endswith(
+        "agent-card.json (and its agent.json twin)")
+    assert not any(m.endswith("/agent.json") for m in messages)
+    manifest = [d for d in json_diags(out) if d["file"] == "build/manifest.json"]
+    assert messages[-1].startswith("stale: build/manifest.json (it lists") and "detail" not in manifest[0]
+
+
+def test_a_build_for_another_target_is_named_not_diffed(repo: Path, knoc: Knoc) -> None:
+    assert knoc("build", "--a2a", "0.3", root=repo)[0] == 0
+    code, out, _ = knoc("check", "--format", "json", root=repo)
+    [d] = json_diags(out)
+    assert code == 1 and d["message"] == "build/ was built for A2A 0.3, but the sources compile for A2A 1.0"
+    assert "knoc check --a2a 0.3" in d["hint"]
+    assert knoc("check", "--a2a", "0.3", root=repo)[0] == 0

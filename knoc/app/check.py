@@ -4,12 +4,15 @@ build/ on disk, which is scanned on another core meanwhile."""
 from __future__ import annotations
 
 import functools
+import json
+import os
 
 from knoc.app.common import compile_cached
 from knoc.app.outcome import Outcome
 from knoc.config import Config
 from knoc.io import background, tree
 from knoc.io.cache import OutputMemo
+from knoc.output.tree import MANIFEST
 from knoc.tools.drift import drift
 
 
@@ -20,9 +23,19 @@ def check(config: Config, *, use_cache: bool) -> Outcome:
     actual = on_disk()
     if not result.ok:
         return Outcome("knoc check", result.report.sorted(), result.inputs, f"{out} not compared")
-    drifted = drift(result.files, result.digests, actual, lambda rel: tree.read(config.out_dir, rel), out)
+    drifted = drift(result.files, result.digests, actual, lambda rel: tree.read(config.out_dir, rel), out,
+                    (_built_for(config), config.a2a), in_hook=os.environ.get("PRE_COMMIT") == "1")
     summary = f"{out} drifted: run `knoc build`" if drifted else f"{out} is up to date"
     return Outcome("knoc check", result.report.sorted() + drifted, result.inputs, summary)
+
+
+def _built_for(config: Config) -> str | None:
+    """The A2A target the build on disk was made for, if its manifest says."""
+    try:
+        target = json.loads(tree.read(config.out_dir, MANIFEST)).get("a2a_target")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return target if isinstance(target, str) else None
 
 
 def _on_disk(config: Config, use_cache: bool) -> dict[str, str]:

@@ -8,6 +8,8 @@ import re
 from collections.abc import Callable
 
 from knoc.diagnostics import Diagnostic, diag
+from knoc.output.hosting import CARD_FILE, LEGACY_CARD_FILE, SITE
+from knoc.output.tree import MANIFEST
 
 MAX_DIFF_LINES = 40
 CONTEXT = 2
@@ -16,24 +18,54 @@ _HUNK = re.compile(r"^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@$")
 
 
 def drift(expected: dict[str, bytes], want: dict[str, str], actual: dict[str, str],
-          read: Callable[[str], bytes], out: str) -> list[Diagnostic]:
-    """One error per stale, missing or extra file. `want` and `actual` map each
-    expected file and each file on disk to its sha256; `read` fetches one from
-    disk for the diff; `out` prefixes paths."""
-    found: list[Diagnostic] = []
-    hint = f"run `knoc build` and commit {out}"
+          read: Callable[[str], bytes], out: str, targets: tuple[str | None, str] | None = None,
+          in_hook: bool = False) -> list[Diagnostic]:
+    """One error per stale, missing or extra file, cards first. `want` and
+    `actual` map each expected file and each file on disk to its sha256;
+    `read` fetches one from disk for the diff; `out` prefixes paths. A card's
+    agent.json twin and the manifest, which follow from the other files, are
+    folded into one line each. `targets`: (what build/ was built for, what
+    the sources compile for); when they differ, that is the one finding."""
+    hint = f"run `knoc build` and commit {out}" + (
+        f"; if you already ran it, stage it: `git add {out}`" if in_hook else "")
+    if targets is not None and targets[0] is not None and targets[0] != targets[1]:
+        return [diag("KNO-DRIFT", f"{out} was built for A2A {targets[0]}, but the sources compile for A2A "
+                     f"{targets[1]}", file=f"{out}{MANIFEST}",
+                     hint=f"{hint} (or check it as built: `knoc check --a2a {targets[0]}`)")]
     # Sets first: on a large tree almost every file matches, and only the rest need sorting.
     differ = expected.keys() ^ actual.keys() | {p for p in expected.keys() & actual.keys() if want[p] != actual[p]}
-    for path in sorted(differ):
+    twins = {p for p in differ if p.endswith(LEGACY_CARD_FILE) and _twin(p) in differ
+             and want.get(p) == want.get(_twin(p)) and actual.get(p) == actual.get(_twin(p))}
+    found: list[Diagnostic] = []
+    for path in sorted(differ - twins, key=lambda p: (_rank(p), p)):
         shown = f"{out}{path}"
+        also = " (and its agent.json twin)" if path.endswith(CARD_FILE) and _legacy(path) in twins else ""
         if path not in actual:
-            found.append(diag("KNO-DRIFT", f"missing: {shown}", file=shown, hint=hint))
+            found.append(diag("KNO-DRIFT", f"missing: {shown}{also}", file=shown, hint=hint))
         elif path not in expected:
-            found.append(diag("KNO-DRIFT", f"extra: {shown}", file=shown, hint=hint))
+            found.append(diag("KNO-DRIFT", f"extra: {shown}{also}", file=shown, hint=hint))
+        elif path == MANIFEST and len(differ) > 1:
+            found.append(diag("KNO-DRIFT", f"stale: {shown} (it lists the digests of the files above)",
+                              file=shown, hint=hint))
         else:
-            found.append(diag("KNO-DRIFT", f"stale: {shown}", file=shown, hint=hint,
-                               detail=_diff(shown, read(path), expected[path])))
+            found.append(diag("KNO-DRIFT", f"stale: {shown}{also}", file=shown, hint=hint,
+                              detail=_diff(shown, read(path), expected[path])))
     return found
+
+
+def _rank(path: str) -> int:
+    """Cards first, then the rest of the site, the index, the manifest last."""
+    if path.endswith((CARD_FILE, LEGACY_CARD_FILE)):
+        return 0
+    return 3 if path == MANIFEST else 1 if path.startswith(SITE) else 2
+
+
+def _twin(legacy: str) -> str:
+    return legacy[: -len(LEGACY_CARD_FILE)] + CARD_FILE
+
+
+def _legacy(card: str) -> str:
+    return card[: -len(CARD_FILE)] + LEGACY_CARD_FILE
 
 
 def _diff(shown: str, old_bytes: bytes, new_bytes: bytes) -> str:
