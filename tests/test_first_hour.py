@@ -211,3 +211,49 @@ def test_a_build_for_another_target_is_named_not_diffed(repo: Path, knoc: Knoc) 
     assert code == 1 and d["message"] == "build/ was built for A2A 0.3, but the sources compile for A2A 1.0"
     assert "knoc check --a2a 0.3" in d["hint"]
     assert knoc("check", "--a2a", "0.3", root=repo)[0] == 0
+
+
+def test_a_scripted_first_hour(tmp_path: Path) -> None:
+    """From an empty folder to a published card under the real pre-commit
+    framework: init, a domain, an agent, edits, a build, a refused stale
+    commit and an accepted rebuilt one. Every card passes the strict 1.0 check."""
+    import sys
+
+    from ruamel.yaml import YAML
+
+    from tests.test_precommit import PRE_COMMIT
+    from tests.test_precommit import run as sh
+
+    repo = tmp_path / "my-agents"
+    knoc = [sys.executable, "-m", "knoc"]
+    sh(tmp_path, *knoc, "init", str(repo))
+    sh(repo, *knoc, "new", "domain", "weather")
+    sh(repo, *knoc, "new", "agent", "night-watch", "--url", "https://agents.example.com/night-watch")
+    agent = repo / "content/agent-blueprints/night-watch.kno"
+    text = agent.read_text(encoding="utf-8").replace("visibility: private\n", "").replace("domains: []",
+                                                                                          "domains: [weather]")
+    for placeholder, real in (("What a client can ask this agent to do.", "Watches the weather at night."),
+                              ("First skill", "Forecast"), ("What the skill does.", "Tells tomorrow's weather.")):
+        text = text.replace(placeholder, real)
+    agent.write_text(text, encoding="utf-8")
+    built = sh(repo, *knoc, "build")
+    assert "wrote 2 cards" in built.stderr and "warning" not in built.stderr
+    for card in (repo / "build/site").rglob("agent-card.json"):
+        assert_v10_strict(json.loads(card.read_text(encoding="utf-8")))
+    manifest = YAML(typ="safe").load((ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
+    hook = {**next(h for h in manifest if h["id"] == "knoc-check"), "language": "system"}
+    with (repo / ".pre-commit-config.yaml").open("w", encoding="utf-8") as f:
+        YAML().dump({"repos": [{"repo": "local", "hooks": [hook]}]}, f)
+    sh(repo, "git", "init", "-q", "-b", "main")
+    sh(repo, str(PRE_COMMIT), "install")
+    sh(repo, "git", "add", "-A")
+    sh(repo, "git", "commit", "-qm", "first agents")
+    agent.write_text(agent.read_text(encoding="utf-8").replace("Watches the weather", "Watches the sky"),
+                     encoding="utf-8")
+    sh(repo, "git", "add", "-A")
+    refused = sh(repo, "git", "commit", "-m", "stale", check=False)
+    assert refused.returncode != 0 and "night-watch/.well-known/agent-card.json" in refused.stdout + refused.stderr
+    sh(repo, *knoc, "build")
+    sh(repo, "git", "add", "-A")
+    accepted = sh(repo, "git", "commit", "-m", "rebuilt")
+    assert "Passed" in accepted.stdout + accepted.stderr

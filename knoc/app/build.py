@@ -5,12 +5,15 @@ from __future__ import annotations
 from knoc.app.common import compile_cached
 from knoc.app.outcome import Outcome, UsageError, fails
 from knoc.config import Config
+from knoc.io import git
 from knoc.io.cache import OutputMemo
 from knoc.io.tree import OutputError, stat_tree, write_tree
 from knoc.output.tree import MANIFEST
 
 
-def build(config: Config, *, use_cache: bool, fail_on_warning: bool) -> Outcome:
+def build(config: Config, *, use_cache: bool, fail_on_warning: bool, stage: bool = False) -> Outcome:
+    """Compile, and when nothing fails write build/ (and with `stage`, `git
+    add` it: what the pre-commit hook `knoc-build` does)."""
     result = compile_cached(config, use_cache)
     out = config.output + "/"
     diags = result.report.sorted()
@@ -22,10 +25,18 @@ def build(config: Config, *, use_cache: bool, fail_on_warning: bool) -> Outcome:
             raise UsageError("KNO-OUTPUT", str(exc),
                              "move those files away, or set another `output` in knoc.toml") from None
         OutputMemo.open(config.root, use_cache).update(stat_tree(config.out_dir, result.digests))
+        if stage:
+            try:
+                git.stage(config.root, config.out_dir)
+            except git.GitError as exc:
+                raise UsageError("KNO-GIT", f"{out} was written but not staged: {exc}",
+                                 "run it in a git work tree, or without --stage") from None
     cards = len(result.cards)
     summary = (f"wrote {cards} card{'s' if cards != 1 else ''} (A2A {config.a2a}) to {out}"
                if written else f"{out} left unchanged")
     private = sorted(set(result.agents) - {c.slug for c in result.cards})
+    if written and stage:
+        summary += ", staged"
     if written and private:  # an agent that is valid but not published is private: say so, by name
         shown = ", ".join(private[:5]) + (f" and {len(private) - 5} more" if len(private) > 5 else "")
         summary += f"; not published: {len(private)} private agent{'s' if len(private) != 1 else ''} ({shown})"

@@ -6,12 +6,14 @@ from knoc.cli.options import Run, common
 
 
 @click.command(name="build")
+@click.option("--stage", is_flag=True, help="Then `git add` the output folder (the knoc-build pre-commit hook).")
 @common
-def command(run: Run) -> int:
+def command(run: Run, stage: bool) -> int:
     """Compile the repo and write build/ (cards, domain index, catalog, manifest).
 
     The new tree is written aside and swapped in: a failed build leaves the
     previous build/ untouched."""
     from knoc.app.build import build
 
-    return run.report(build(run.config, use_cache=run.use_cache, fail_on_warning=run.fail_on == "warning"))
+    return run.report(build(run.config, use_cache=run.use_cache, fail_on_warning=run.fail_on == "warning",
+                            stage=stage))

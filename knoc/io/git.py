@@ -66,3 +66,8 @@ def checkout(root: Path, ref: str) -> Iterator[Path]:
     """The content repo as it was at `ref`, in a scratch folder removed on exit."""
     with tempfile.TemporaryDirectory(prefix="knoc-diff-") as tmp:
         yield export(root, ref, Path(tmp))
+
+
+def stage(root: Path, folder: Path) -> None:
+    """`git add` everything under `folder` (new, changed and removed files)."""
+    _git(root, "add", "-A", "--", str(folder))
