@@ -257,3 +257,23 @@ def test_a_scripted_first_hour(tmp_path: Path) -> None:
     sh(repo, "git", "add", "-A")
     accepted = sh(repo, "git", "commit", "-m", "rebuilt")
     assert "Passed" in accepted.stdout + accepted.stderr
+
+
+def test_progress_shows_only_on_a_terminal_for_long_runs(capsys: object, monkeypatch: object) -> None:
+    from knoc.cli.options import ProgressBar
+
+    quiet = ProgressBar(enabled=False)
+    quiet("compiling", 256, 1000)
+    early = ProgressBar(enabled=True)  # under two seconds: nothing yet
+    early("compiling", 256, 1000)
+    assert capsys.readouterr().err == ""  # type: ignore[attr-defined]
+    monkeypatch.setattr(ProgressBar, "AFTER", 0.0)  # type: ignore[attr-defined]
+    with ProgressBar(enabled=True) as bar:
+        bar("compiling", 256, 1000)
+    err = capsys.readouterr().err  # type: ignore[attr-defined]
+    assert "compiling 256/1,000 [#######" in err and err.endswith("\r")
+
+
+def test_no_progress_in_machine_output(repo: Path, knoc: Knoc) -> None:
+    _, out, err = knoc("build", "--format", "json", root=repo)
+    assert "compiling" not in out + err

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from knoc.app.common import compile_cached
 from knoc.app.outcome import Outcome, UsageError, fails
+from knoc.compiler.driver import Progress, quiet
 from knoc.config import Config
 from knoc.io import git
 from knoc.io.cache import OutputMemo
@@ -11,14 +12,16 @@ from knoc.io.tree import OutputError, stat_tree, write_tree
 from knoc.output.tree import MANIFEST
 
 
-def build(config: Config, *, use_cache: bool, fail_on_warning: bool, stage: bool = False) -> Outcome:
+def build(config: Config, *, use_cache: bool, fail_on_warning: bool, stage: bool = False,
+          progress: Progress = quiet) -> Outcome:
     """Compile, and when nothing fails write build/ (and with `stage`, `git
     add` it: what the pre-commit hook `knoc-build` does)."""
-    result = compile_cached(config, use_cache)
+    result = compile_cached(config, use_cache, progress)
     out = config.output + "/"
     diags = result.report.sorted()
     written = result.ok and not fails(diags, fail_on_warning)  # --fail-on warning: a warning stops the write too
     if written:
+        progress("writing", 0, len(result.files))
         try:
             write_tree(config.out_dir, result.files, MANIFEST)
         except OutputError as exc:

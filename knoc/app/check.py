@@ -9,6 +9,7 @@ import os
 
 from knoc.app.common import compile_cached
 from knoc.app.outcome import Outcome
+from knoc.compiler.driver import Progress, quiet
 from knoc.config import Config
 from knoc.io import background, tree
 from knoc.io.cache import OutputMemo
@@ -16,10 +17,10 @@ from knoc.output.tree import MANIFEST
 from knoc.tools.drift import drift
 
 
-def check(config: Config, *, use_cache: bool) -> Outcome:
+def check(config: Config, *, use_cache: bool, progress: Progress = quiet) -> Outcome:
     out = config.output + "/"
     on_disk = background.start(functools.partial(_on_disk, config, use_cache))
-    result = compile_cached(config, use_cache)
+    result = compile_cached(config, use_cache, progress)
     actual = on_disk()
     if not result.ok:
         return Outcome("knoc check", result.report.sorted(), result.inputs, f"{out} not compared")

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from knoc.app.outcome import Outcome, UsageError
-from knoc.compiler.driver import Result, compile_repo
+from knoc.compiler.driver import Progress, Result, compile_repo, quiet
 from knoc.config import Config, ConfigError, find_root, load_config
 from knoc.io import files
 
@@ -21,9 +21,9 @@ def open_repo(root: Path | None, a2a: str | None, cwd: Path) -> Config:
         raise UsageError("KNO-CONFIG", str(exc)) from None
 
 
-def compile_cached(config: Config, use_cache: bool) -> Result:
+def compile_cached(config: Config, use_cache: bool, progress: Progress = quiet) -> Result:
     """Compile the repo, reading and then updating the cache."""
-    result = compile_repo(config, use_cache=use_cache)
+    result = compile_repo(config, use_cache=use_cache, progress=progress)
     result.cache.save()
     return result
 

@@ -6,18 +6,19 @@ from pathlib import Path
 
 from knoc.app.common import compile_cached, rel
 from knoc.app.outcome import Outcome, UsageError
+from knoc.compiler.driver import Progress, quiet
 from knoc.config import Config
 from knoc.io import files as disk
 from knoc.io.files import SOURCE_SUFFIX
 
 
-def validate(config: Config, files: tuple[Path, ...], *, use_cache: bool) -> Outcome:
+def validate(config: Config, files: tuple[Path, ...], *, use_cache: bool, progress: Progress = quiet) -> Outcome:
     """With `files`, only their findings (the whole repo is still read,
     since references cross files)."""
     wanted = {rel(config.root, f) for f in files}
     for name in sorted(wanted):
         _check_named(config, name)
-    result = compile_cached(config, use_cache)
+    result = compile_cached(config, use_cache, progress)
     diags, inputs = result.report.sorted(), result.inputs
     if files:
         diags = [d for d in diags if d.file in wanted]

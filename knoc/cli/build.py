@@ -15,5 +15,7 @@ def command(run: Run, stage: bool) -> int:
     previous build/ untouched."""
     from knoc.app.build import build
 
-    return run.report(build(run.config, use_cache=run.use_cache, fail_on_warning=run.fail_on == "warning",
-                            stage=stage))
+    with run.progress() as progress:
+        outcome = build(run.config, use_cache=run.use_cache, fail_on_warning=run.fail_on == "warning",
+                        stage=stage, progress=progress)
+    return run.report(outcome)

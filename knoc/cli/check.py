@@ -14,4 +14,6 @@ def command(run: Run) -> int:
     or extra file (and a short diff) when it does not, or on any finding."""
     from knoc.app.check import check
 
-    return run.report(check(run.config, use_cache=run.use_cache))
+    with run.progress() as progress:
+        outcome = check(run.config, use_cache=run.use_cache, progress=progress)
+    return run.report(outcome)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import os
 import sys
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,6 +40,11 @@ class Run:
     fail_on: str  # error, warning, or for diff also breaking
     use_cache: bool
 
+    def progress(self) -> ProgressBar:
+        """A bar on stderr for a long run: only on a terminal, only for text
+        output, and only once the run has taken two seconds."""
+        return ProgressBar(self.fmt == "text" and sys.stderr.isatty())
+
     def report(self, outcome: Outcome) -> int:
         """Show the outcome in the chosen format; the exit code it deserves."""
         for note in outcome.notes:
@@ -56,6 +62,27 @@ class Run:
         code = exit_code(outcome, self.fail_on == "warning")
         click.echo(summary(outcome.diagnostics, len(outcome.inputs), outcome.summary, failed=code != EXIT_OK), err=True)
         return code
+
+
+class ProgressBar:
+    AFTER, WIDTH = 2.0, 30  # seconds before it shows; characters of bar
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled, self.shown, self.start = enabled, False, time.monotonic()
+
+    def __call__(self, stage: str, done: int, total: int) -> None:
+        if not self.enabled or time.monotonic() - self.start < self.AFTER:
+            return
+        filled = self.WIDTH * done // max(total, 1)
+        click.echo(f"\r{stage} {done:,}/{total:,} [{'#' * filled}{'.' * (self.WIDTH - filled)}] ", err=True, nl=False)
+        self.shown = True
+
+    def __enter__(self) -> ProgressBar:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.shown:  # clear the line for the report
+            click.echo("\r" + " " * (self.WIDTH + 40) + "\r", err=True, nl=False)
 
 
 def common(command: Callable[..., int]) -> Callable[..., None]:

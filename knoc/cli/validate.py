@@ -17,4 +17,6 @@ def command(run: Run, files: tuple[Path, ...]) -> int:
     since references cross files)."""
     from knoc.app.validate import validate
 
-    return run.report(validate(run.config, files, use_cache=run.use_cache))
+    with run.progress() as progress:
+        outcome = validate(run.config, files, use_cache=run.use_cache, progress=progress)
+    return run.report(outcome)

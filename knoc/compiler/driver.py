@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from knoc import __version__
@@ -48,7 +49,15 @@ class Result:
         return self.report.errors == 0
 
 
-def compile_repo(config: Config, use_cache: bool = False) -> Result:
+# (stage, done, total): how far a long run has got, for a progress bar.
+Progress = Callable[[str, int, int], None]
+
+
+def quiet(stage: str, done: int, total: int) -> None:
+    """The progress of a run nobody watches."""
+
+
+def compile_repo(config: Config, use_cache: bool = False, progress: Progress = quiet) -> Result:
     report, layout = Report(), config.layout
     paths = files.discover(config.root, [config.specs, config.content])
     spec_sources = [s for p in paths if layout.collection_of(p) == "specs" if (s := _read(config, p, report))]
@@ -61,7 +70,8 @@ def compile_repo(config: Config, use_cache: bool = False) -> Result:
 
     # Specs are read and checked every time; content goes through the cache.
     results = {s.rel: one_file(s, loaded[s.rel], specs, config.a2a, layout) for s in spec_sources}
-    sources = spec_sources + _each_file(config, [p for p in paths if p not in loaded], specs, cache, results, report)
+    sources = spec_sources + _each_file(config, [p for p in paths if p not in loaded], specs, cache, results, report,
+                                        progress)
     sources.sort(key=lambda s: s.rel)
     for src in sources:
         report.extend(results[src.rel].diags)
@@ -79,12 +89,14 @@ def compile_repo(config: Config, use_cache: bool = False) -> Result:
 
 
 def _each_file(config: Config, paths: list[str], specs: SpecSet, cache: Cache,
-               results: dict[str, FileResult], report: Report) -> list[SourceFile]:
+               results: dict[str, FileResult], report: Report, progress: Progress) -> list[SourceFile]:
     """The one-file stages for each path, or what the cache kept for its
     bytes. A file whose size and mtime the cache vouches for is not read."""
     sources: list[SourceFile] = []
     kept: dict[str, Source] = {}
-    for rel in paths:
+    for done, rel in enumerate(paths):
+        if done % 256 == 0:
+            progress("compiling", done, len(paths))
         path = f"{config.root}/{rel}"
         st = files.stat(path)
         old = cache.sources.get(rel)

@@ -104,7 +104,7 @@ def summary(diags: list[Diagnostic], entities: int, outcome: str, failed: bool =
 def _plural(n: int, one: str, many: str | None = None) -> str:
     if n == 0 and one != "entity":
         return ""
-    return f"{n} {one if n == 1 else (many or one + 's')}"
+    return f"{n:,} {one if n == 1 else (many or one + 's')}"
 
 
 def sarif(diags: list[Diagnostic], ctx: Context | None = None) -> str:
