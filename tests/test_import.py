@@ -133,7 +133,7 @@ def test_import_never_replaces_a_file_unless_forced(repo: Path, knoc: Knoc) -> N
     written = repo / BLUEPRINTS / "hoocode.kno"
     first = written.read_bytes()
     code, _, err = knoc("import", source, root=repo)
-    assert code == 1 and "KNO-EXISTS" in err and written.read_bytes() == first
+    assert code == 2 and "KNO-EXISTS" in err and written.read_bytes() == first  # as `knoc new`: exit 2
     assert knoc("import", source, "--force", root=repo)[0] == 0
     assert written.read_bytes() != first  # a fresh id
 

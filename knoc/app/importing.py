@@ -6,7 +6,7 @@ import datetime
 from pathlib import Path
 
 from knoc.app.common import compile_cached, exists_message, rel
-from knoc.app.outcome import Outcome
+from knoc.app.outcome import Outcome, UsageError
 from knoc.config import Config
 from knoc.diagnostics import Diagnostic, diag
 from knoc.io import files
@@ -16,11 +16,11 @@ from knoc.tools.migrate import BLUEPRINTS
 
 
 def import_cards(config: Config, sources: tuple[str, ...], force: bool, *, use_cache: bool) -> Outcome:
-    """Each card converted and written as content/agent-blueprints/<slug>.kno
-    (an existing one only replaced under `force`), then validated."""
+    """Each card converted and written as content/agent-blueprints/<slug>.kno,
+    then validated. As every command that writes a source: a file that
+    exists stops the run before anything is written (exit 2), unless `force`."""
     diags: list[Diagnostic] = []
-    notes: list[str] = []
-    written: list[str] = []
+    planned: list[tuple[str, str, str]] = []  # (label, target, text)
     taken: set[str] = set()  # slugs given in this run
     date = datetime.date.today().isoformat()
     for source in sources:
@@ -35,12 +35,14 @@ def import_cards(config: Config, sources: tuple[str, ...], force: bool, *, use_c
                               f"this one's slug is `{slug}`", file=label, hint="rename one of them"))
         taken.add(slug)
         target = f"{config.content}/{BLUEPRINTS}/{slug}.kno"
-        try:
-            files.write_new(config.root / target, importer.blueprint(imported, slug, ulid.new(), source, date), force)
-        except files.Exists:
-            diags.append(diag("KNO-EXISTS", exists_message(target), file=label,
-                              hint="pass --force to replace it, or move it away"))
-            continue
+        planned.append((label, target, importer.blueprint(imported, slug, ulid.new(), source, date)))
+    existing = [target for _, target, _ in planned if files.stat(config.root / target) is not None]
+    if existing and not force:
+        raise UsageError("KNO-EXISTS", "; ".join(exists_message(t) for t in existing) + "; nothing was written",
+                         "pass --force to replace them, or move them away")
+    written, notes = [], []
+    for label, target, text in planned:
+        files.write_new(config.root / target, text, force)
         written.append(target)
         notes.append(f"imported {label} -> {target}")
     if written:

@@ -14,7 +14,7 @@ from knoc.cli.options import Run, options
 @click.option("--domain", metavar="DOMAIN", help="Only agents that perceive this perception domain.")
 @click.option("--class", "service_class", type=click.Choice((*SERVICE_CLASSES, "unknown")),
               help="Only agents of this service class (declared or inferred, as in the catalog).")
-@options(formats=("text", "json"))
+@options(formats=("text", "json"), thresholds=())  # its exit code is its answer: does any agent qualify
 def command(run: Run, requires: tuple[str, ...], protocol: str | None, domain: str | None,
             service_class: str | None) -> int:
     """Which public agents qualify for a request, and why the others do not.
