@@ -10,8 +10,10 @@ from knoc.cli.options import EXIT_OK, usage
 @click.command(name="explain")
 @click.argument("code", required=False)
 def command(code: str | None) -> None:
-    """Explain a diagnostic code (e.g. `knoc explain KNO-DRIFT`); without
-    CODE, list every code with its severity and summary."""
+    """Print what a diagnostic code means, and what to do about it.
+
+    `knoc explain KNO-DRIFT`; without CODE, every code with its severity
+    and summary."""
     from knoc.app.explain import explain
     from knoc.app.outcome import UsageError
 
