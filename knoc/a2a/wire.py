@@ -61,7 +61,7 @@ class AgentSkill(Wire):
 
 
 class ContractCapabilities(Wire):
-    """Tier 2 and 3 flags no A2A version defines (knoc.capability)."""
+    """Tier 2 and 3 flags no A2A version defines (knoc.a2a.capability)."""
 
     streaming_message: bool | None = None
     pause_resume: bool | None = None

@@ -19,12 +19,6 @@ from knoc.rules import slug as slugs
 LINK_KINDS = ("extends", "depends_on", "composes", "related_to")
 KNO_XRI = re.compile(r"^kno://([a-z0-9-]+)/(.+)$")
 PSPACE_XRI = re.compile(r"^pspace://([a-z0-9-]+):(.+)$")
-FACT_KEYS = ("id", "slug", "visibility", "subtype", "category", "relationships", "composes",
-             "service_class", "perception",
-             "uri", "evolution", "required", "depends_on", "params_schema")  # extensions (knoc.contract)
-# The card fields the capability contract reads (knoc.delegation).
-CARD_FACT_KEYS = ("url", "capabilities", "protocol_versions", "min_protocol_version", "max_protocol_version",
-                  "additional_interfaces")
 
 
 def resolve(typed: list[Typed], broken: frozenset[tuple[str, str]] = frozenset()) -> tuple[Repo, list[Diagnostic]]:

@@ -201,7 +201,7 @@ def _clean(s: str) -> str:
     return "".join(c if c in "\t\n\r" or ord(c) >= 0x20 else "\ufffd" for c in s)
 
 
-# Imported where used, like jinja2 (knoc.template): they pull in half the
+# Imported where used, like jinja2 (knoc.output.templates): they pull in half the
 # standard library, and a pre-commit check renders neither.
 def _attr(s: str) -> str:
     from xml.sax.saxutils import quoteattr

@@ -5,6 +5,9 @@ a hang or unbounded memory."""
 
 from __future__ import annotations
 
+from knoc.rules.paths import HOST_BYTES as DNS_NAME_BYTES
+from knoc.rules.paths import PATH_BYTES, SEGMENT_BYTES
+
 MiB = 1024 * 1024
 
 # Sources
@@ -16,8 +19,8 @@ EXPANDED_BYTES = 4 * MiB  # text a file's aliases may expand to
 MAPPING_KEYS = 5_000  # keys in one mapping
 # Outputs
 CARD_BYTES = 256 * 1024  # one published card (the example's largest is ~3 KiB)
-PATH_SEGMENT_BYTES = 255  # one folder or file name on disk (most file systems' limit)
-HOST_BYTES = 253  # a DNS name (RFC 1035)
+# Output names: defined with the rule that checks them (knoc.rules.paths).
+PATH_SEGMENT_BYTES, OUTPUT_PATH_BYTES, HOST_BYTES = SEGMENT_BYTES, PATH_BYTES, DNS_NAME_BYTES
 # Patterns in specs: compiled for a linear-time engine, never a backtracking one
 PATTERN_BYTES = 64 * 1024  # one compiled `pattern` (the engine's size limit)
 # Downloads (`knoc import URL`)
