@@ -277,3 +277,9 @@ def test_progress_shows_only_on_a_terminal_for_long_runs(capsys: object, monkeyp
 def test_no_progress_in_machine_output(repo: Path, knoc: Knoc) -> None:
     _, out, err = knoc("build", "--format", "json", root=repo)
     assert "compiling" not in out + err
+
+
+def test_each_built_in_spec_is_named_after_its_slug() -> None:
+    """The compiler skips an overridden built-in spec by its file name."""
+    for path in BUILTIN_SPECS.glob("*.kno"):
+        assert f"\nslug: {path.stem}\n" in path.read_text(encoding="utf-8")

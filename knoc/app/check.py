@@ -25,7 +25,7 @@ def check(config: Config, *, use_cache: bool, progress: Progress = quiet) -> Out
     if not result.ok:
         return Outcome("knoc check", result.report.sorted(), result.inputs, f"{out} not compared")
     drifted = drift(result.files, result.digests, actual, lambda rel: tree.read(config.out_dir, rel), out,
-                    (_built_for(config), config.a2a), in_hook=os.environ.get("PRE_COMMIT") == "1")
+                    (lambda: _built_for(config), config.a2a), in_hook=os.environ.get("PRE_COMMIT") == "1")
     summary = f"{out} drifted: run `knoc build`" if drifted else f"{out} is up to date"
     return Outcome("knoc check", result.report.sorted() + drifted, result.inputs, summary)
 

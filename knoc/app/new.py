@@ -10,6 +10,7 @@ from knoc.app.common import compile_cached, exists_message, only
 from knoc.app.outcome import Outcome, UsageError
 from knoc.config import CONFIG_FILE, Config, load_config
 from knoc.io import files
+from knoc.kinds.domain import COLLECTION
 from knoc.kinds.spec import BUILTIN_SPECS
 from knoc.rules import slug as slugs
 from knoc.rules import ulid
@@ -17,7 +18,7 @@ from knoc.tools import author
 from knoc.tools.card_fields import publishable
 from knoc.tools.migrate import BLUEPRINTS
 
-DOMAINS, EXTENSIONS = "perception-domains", "extensions"
+EXTENSIONS = "extensions"
 IGNORE = "# knoc's cache: safe to delete, never worth committing\n.knoc-cache/\n"
 FIRST_AGENT, FIRST_DOMAIN = "hello-agent", "greetings"
 
@@ -34,7 +35,7 @@ def new_agent(config: Config, slug: str, title: str | None, url: str, *, use_cac
 
 def new_domain(config: Config, slug: str, title: str | None, *, use_cache: bool) -> Outcome:
     text = author.domain_skeleton(_slug(slug), title or author.title_of(slug))
-    return _write_and_check(config, {f"{config.content}/{DOMAINS}/{slug}.kno": text}, use_cache)
+    return _write_and_check(config, {f"{config.content}/{COLLECTION}/{slug}.kno": text}, use_cache)
 
 
 def new_extension(config: Config, slug: str, title: str | None, uri: str, *, use_cache: bool) -> Outcome:
@@ -53,14 +54,11 @@ def init(folder: Path) -> Outcome:
     knoc's built-in set until `knoc specs vendor` copies them in."""
     if files.stat(folder) is not None and not files.is_dir(folder):
         raise UsageError("KNO-CONFIG", f"{folder} is not a folder")
-    if files.is_file(folder / ".gitignore") and ".knoc-cache" in files.read_bytes(folder / ".gitignore").decode(
-            "utf-8", "replace"):
-        ignore = None  # already there
-    else:
-        ignore = IGNORE
+    ignored = files.is_file(folder / ".gitignore") and ".knoc-cache" in files.read_bytes(
+        folder / ".gitignore").decode("utf-8", "replace")
     wanted = {
         CONFIG_FILE: author.config_file(),
-        f"content/{DOMAINS}/{FIRST_DOMAIN}.kno": author.domain_skeleton(
+        f"content/{COLLECTION}/{FIRST_DOMAIN}.kno": author.domain_skeleton(
             FIRST_DOMAIN, "Greetings", "Messages that greet someone, and the answers to them."),
         f"content/{BLUEPRINTS}/{FIRST_AGENT}.kno": author.blueprint_skeleton(
             FIRST_AGENT, "Hello Agent", f"https://agents.example.com/{FIRST_AGENT}", public=True,
@@ -70,15 +68,15 @@ def init(folder: Path) -> Outcome:
     _refuse_existing(folder, wanted)
     for rel, text in wanted.items():  # write_new makes the folders it needs
         files.write_new(folder / rel, text)
-    if ignore is not None:
-        files.append(folder / ".gitignore", ignore)
+    if not ignored:
+        files.append(folder / ".gitignore", IGNORE)
     config = load_config(folder.resolve())
     outcome = only(compile_cached(config, True), set(wanted) - {CONFIG_FILE}, "knoc init", "nothing else written")
-    outcome.notes = [f"wrote {folder / rel}" for rel in [*wanted, *([".gitignore"] if ignore else [])]] + [
-        "next:", f"  cd {folder}" if folder != Path(".") else "", "  knoc build        # cards into build/",
-        "  knoc new agent my-agent   # a second agent (private until you publish it)",
-        "  knoc serve --watch        # see the catalog and cards on http://127.0.0.1:8000/"]
-    outcome.notes = [n for n in outcome.notes if n]
+    outcome.notes = [f"wrote {folder / rel}" for rel in [*wanted, *([] if ignored else [".gitignore"])]]
+    outcome.notes += ["next:", *([] if folder == Path(".") else [f"  cd {folder}"]),
+                      "  knoc build                # cards into build/",
+                      "  knoc new agent my-agent   # a second agent (private until you publish it)",
+                      "  knoc serve --watch        # see the catalog and cards on http://127.0.0.1:8000/"]
     return outcome
 
 
@@ -113,7 +111,6 @@ def _refuse_existing(root: Path, wanted: dict[str, str], hint: str = "move them 
 
 
 def _write_and_check(config: Config, wanted: dict[str, str], use_cache: bool) -> Outcome:
-    _slug(Path(next(iter(wanted))).stem)
     _refuse_existing(config.root, wanted, "pick another name, or move the file away")
     for rel, text in wanted.items():
         files.write_new(config.root / rel, text)

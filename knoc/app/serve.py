@@ -8,30 +8,21 @@ from collections.abc import Callable
 from knoc.app.build import build
 from knoc.app.outcome import Outcome, UsageError
 from knoc.config import Config
-from knoc.diagnostics.internal import internal
 from knoc.io import files, server, tree, watch
 from knoc.output.hosting import SITE
 from knoc.tools import serve as serving
 
 
 def serve(config: Config, port: int, site_name: str | None, rebuild: bool, *, use_cache: bool,
-          fail_on_warning: bool, report: Callable[[Outcome], object], say: Callable[[str], None]) -> Outcome:
-    """Serve until interrupted. `report` shows each build's outcome (a failed
-    rebuild keeps the old tree served); `say` tells the user where to look."""
+          fail_on_warning: bool, report: Callable[[Outcome], object], failed: Callable[[Exception], object],
+          say: Callable[[str], None]) -> Outcome:
+    """Serve until interrupted. `report` shows each build's outcome, `failed`
+    a rebuild that raised (a usage error or a knoc bug): either way the old
+    tree stays served and the watcher goes on. `say` tells the user where to look."""
     site = config.out_dir / SITE.rstrip("/")
 
     def build_and_report() -> None:
         report(build(config, use_cache=use_cache, fail_on_warning=fail_on_warning))
-
-    def rebuild_and_report() -> None:
-        try:
-            build_and_report()
-        except UsageError as exc:  # say so, and keep serving what is there
-            say(f"error[{exc.code}]: {exc}" + (f"\n  = help: {exc.hint}" if exc.hint else ""))
-
-    def rebuild_failed(exc: Exception) -> None:  # a bug in knoc: say so, keep serving, keep watching
-        d = internal(exc)
-        say(f"error[{d.code}]: {d.message}\n  = help: {d.hint}" + (f"\n{d.detail}" if d.detail else ""))
 
     folders = [config.specs, config.content]
     since = watch.fingerprint(config.root, folders) if rebuild else None
@@ -48,7 +39,7 @@ def serve(config: Config, port: int, site_name: str | None, rebuild: bool, *, us
     except OSError as exc:
         raise UsageError("KNO-SERVE", f"cannot listen on 127.0.0.1:{port}: {exc.strerror}",
                          "pick another --port, or 0 for a free one") from None
-    stop = watch.in_background(config.root, folders, since, rebuild_and_report, rebuild_failed) if rebuild else None
+    stop = watch.in_background(config.root, folders, since, build_and_report, failed) if rebuild else None
     say(f"serving {config.output}/{SITE} on http://127.0.0.1:{running.server_address[1]}/"
         + (f" (every request gets {site_name})" if site_name else " (the Host header picks the tree)")
         + ("; rebuilding on change" if rebuild else "") + "; Ctrl-C stops")

@@ -1,10 +1,8 @@
 from __future__ import annotations
 
-import sys
-
 import click
 
-from knoc.cli.options import EXIT_OK, usage
+from knoc.cli.options import EXIT_OK, guarded
 
 
 @click.command(name="explain")
@@ -15,10 +13,9 @@ def command(code: str | None) -> None:
     `knoc explain KNO-DRIFT`; without CODE, every code with its severity
     and summary."""
     from knoc.app.explain import explain
-    from knoc.app.outcome import UsageError
 
-    try:
+    def show() -> int:
         click.echo(explain(code), nl=False)
-    except UsageError as exc:
-        sys.exit(usage(exc))
-    sys.exit(EXIT_OK)
+        return EXIT_OK
+
+    guarded(show)

@@ -1,11 +1,10 @@
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import click
 
-from knoc.cli.options import bug, finish, usage
+from knoc.cli.options import finish, guarded
 
 
 @click.command(name="init")
@@ -15,12 +14,5 @@ def command(folder: Path) -> None:
     .gitignore for the cache, one perception domain and one public agent
     that build to a valid card at once. Never replaces a file."""
     from knoc.app.new import init
-    from knoc.app.outcome import UsageError
 
-    try:
-        code = finish(init(folder), folder)
-    except UsageError as exc:
-        code = usage(exc)
-    except Exception as exc:  # a bug: one diagnostic and exit 3, never a traceback
-        code = bug(exc)
-    sys.exit(code)
+    guarded(lambda: finish(init(folder), folder))

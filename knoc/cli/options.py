@@ -107,17 +107,7 @@ def options(formats: tuple[str, ...] = FORMATS, thresholds: tuple[str, ...] = ("
             if fmt is None:
                 fmt = "github" if os.environ.get("GITHUB_ACTIONS") == "true" and "github" in formats else "text"
             internal.DEBUG = debug
-            try:
-                config = open_repo(root, a2a, Path.cwd())
-                code = command(Run(config, fmt, fail_on, not no_cache), **kw)
-            except UsageError as exc:
-                code = usage(exc)
-            except Exception as exc:  # a bug: one diagnostic and exit 3, never a traceback
-                code = bug(exc)
-            except KeyboardInterrupt:  # Ctrl-C: what was being written was left aside, not half-done
-                click.echo("interrupted: build/ is as it was before this run", err=True)
-                code = EXIT_INTERRUPTED
-            sys.exit(code)
+            guarded(lambda: command(Run(open_repo(root, a2a, Path.cwd()), fmt, fail_on, not no_cache), **kw))
 
         chosen = [
             click.option("--root", type=click.Path(file_okay=False, path_type=Path),
@@ -145,6 +135,24 @@ def options(formats: tuple[str, ...] = FORMATS, thresholds: tuple[str, ...] = ("
 def finish(outcome: Outcome, root: Path) -> int:
     """Report an outcome of a command that runs outside a repo (`knoc init`)."""
     return Run(Config(root=root), "text", "error", True).report(outcome)
+
+
+def guarded(action: Callable[[], int]) -> None:
+    """Run a command and exit with its code; a usage error, a bug or Ctrl-C
+    becomes one message and its exit code, never a traceback."""
+    try:
+        code = action()
+    except Exception as exc:
+        code = complain(exc)
+    except KeyboardInterrupt:  # what was being written was left aside, not half-done
+        click.echo("interrupted: build/ is as it was before this run", err=True)
+        code = EXIT_INTERRUPTED
+    sys.exit(code)
+
+
+def complain(exc: Exception) -> int:
+    """Say what went wrong (a usage error, else a bug in knoc); its exit code."""
+    return usage(exc) if isinstance(exc, UsageError) else bug(exc)
 
 
 def bug(exc: Exception) -> int:

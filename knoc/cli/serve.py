@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import click
 
-from knoc.cli.options import Run, common
+from knoc.cli.options import Run, common, complain
 
 
 @click.command(name="serve")
@@ -21,5 +21,5 @@ def command(run: Run, port: int, site_name: str | None, watch: bool) -> int:
     from knoc.app.serve import serve
 
     return run.report(serve(run.config, port, site_name, watch, use_cache=run.use_cache,
-                            fail_on_warning=run.fail_on == "warning", report=run.report,
+                            fail_on_warning=run.fail_on == "warning", report=run.report, failed=complain,
                             say=lambda line: click.echo(line, err=True)))

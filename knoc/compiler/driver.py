@@ -169,10 +169,13 @@ def _one_file(source: SourceFile, loaded: Entity | Diagnostic, specs: SpecSet, t
 def _builtin_specs(loaded: dict[str, Entity | Diagnostic], layout: Layout) -> list[SourceFile]:
     """knoc's own specs for every type the repo's specs/ does not define (a
     repo spec overrides the built-in one of the same slug); each is added
-    to `loaded` as it is parsed."""
+    to `loaded` as it is parsed. A built-in spec's file is named after its
+    slug, so an overridden one is not even read."""
     taken = {e.slug for e in loaded.values() if isinstance(e, Entity)}
     out = []
     for rel in files.discover(BUILTIN_SPECS.parent, [BUILTIN_SPECS.name]):
+        if rel.rsplit("/", 1)[-1].removesuffix(".kno") in taken:
+            continue
         source = read_source(BUILTIN_SPECS.parent, rel, shown=f"{BUILTIN}{rel}")
         if isinstance(source, Diagnostic):  # an installation that lost files: knoc's bug, not the author's
             raise RuntimeError(f"knoc's built-in spec {rel} cannot be read: {source.message}")

@@ -11,7 +11,7 @@ from typing import Any
 
 from knoc.diagnostics import Diagnostic, JsonPath, at
 from knoc.kinds.agent import Agent, agent_of
-from knoc.kinds.domain import Domain, Repo
+from knoc.kinds.domain import COLLECTION, Domain, Repo
 from knoc.kinds.entity import Typed, is_public, kind_of
 from knoc.rules import graph, ulid
 from knoc.rules import slug as slugs
@@ -45,8 +45,7 @@ def resolve(typed: list[Typed], broken: frozenset[tuple[str, str]] = frozenset()
             repo.domains.append(Domain(t.data["slug"], is_public(t), category if isinstance(category, str) else None))
         elif kind_of(t) == "agent":
             agent = agent_of(t)
-            known = set(domain_slugs) | {stem for collection, stem in broken if collection == "perception-domains"}
-            diags += _check_domains(t, agent, known, domain_slugs)
+            diags += _check_domains(t, agent, set(domain_slugs), domain_slugs, index)
             diags += _check_composes(t, index)
             repo.agents.append(agent)
     diags += _extends_cycles(ok, index)
@@ -110,15 +109,16 @@ def _unresolved(t: Typed, path: JsonPath, xri: str, index: _Index) -> Diagnostic
     return at(t.source, path, "KNO-RESOLVE-XRI", f"`{xri}` does not resolve to an entity", hint)
 
 
-def _check_domains(t: Typed, agent: Agent, known: set[str], ordered: list[str]) -> Iterable[Diagnostic]:
+def _check_domains(t: Typed, agent: Agent, known: set[str], ordered: list[str],
+                   index: _Index) -> Iterable[Diagnostic]:
     base = ("persona", "perception", "domains") if t.type == "agent-blueprint" else ("perception", "domains")
     for i, slug in enumerate(agent.domains):
-        if slug not in known:
+        if slug not in known and not index.names_broken(f"kno://{COLLECTION}/{slug}"):
             near = difflib.get_close_matches(slug, ordered, n=1)
             hint = f"did you mean `{near[0]}`? " if near else ""
             yield at(t.source, (*base, i), "KNO-RESOLVE-DOMAIN",
                       f"perception domain `{slug}` does not exist",
-                      f"{hint}add content/perception-domains/{slug}.kno, or use one of: "
+                      f"{hint}add content/{COLLECTION}/{slug}.kno, or use one of: "
                       f"{', '.join(ordered) or '(none defined)'}")
 
 
@@ -148,12 +148,7 @@ def _extends_cycles(typed: list[Typed], index: _Index) -> Iterable[Diagnostic]:
             target = index.lookup(xri) if kind == "extends" else None
             if target is not None:
                 parents.setdefault(t, []).append((path, target))
-    reported: set[frozenset[int]] = set()
     for cycle in graph.cycles(sorted(typed, key=lambda t: t.source.rel), parents):
-        members = frozenset(id(t) for t, _ in cycle)
-        if members in reported:
-            continue
-        reported.add(members)
         first, path = cycle[0]
         yield at(first.source, path, "KNO-EXTENDS-CYCLE", f"`extends` forms a cycle: {graph.show(cycle)}",
                  "an entity cannot extend itself, directly or through others; remove one link")

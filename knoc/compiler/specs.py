@@ -31,8 +31,7 @@ def compile_specs(entities: list[Entity]) -> tuple[SpecSet, list[Diagnostic]]:
     diags: list[Diagnostic] = []
     entities = [ent for ent in entities if ent.collection == "specs"]
     candidates = [spec for ent in entities if (spec := _candidate(ent, diags))]
-    candidates = _resolvable(candidates, {ent.slug for ent in entities}, diags)
-    fast_registry = jsonschema_rs.Registry([(uri(s.slug), s.schema) for s in candidates], retriever=refuse)
+    candidates, fast_registry = _resolvable(candidates, {ent.slug for ent in entities}, diags)
     out = SpecSet(registered=candidates)
     for spec in candidates:
         try:
@@ -94,10 +93,10 @@ def _uncompiled(spec: Spec, problem: str, out: SpecSet) -> Diagnostic:
               spec=spec.slug)
 
 
-def _resolvable(candidates: list[Spec], named: set[str], diags: list[Diagnostic]) -> list[Spec]:
-    """The candidates whose every `$ref` lands: a spec referring to a missing
-    spec, to a spec with errors, or to a pointer that leads nowhere is
-    dropped with a diagnostic at that `$ref`."""
+def _resolvable(candidates: list[Spec], named: set[str], diags: list[Diagnostic]) -> tuple[list[Spec], Any]:
+    """The candidates whose every `$ref` lands, and their offline registry:
+    a spec referring to a missing spec, to a spec with errors, or to a
+    pointer that leads nowhere is dropped with a diagnostic at that `$ref`."""
     while True:
         slugs = {s.slug for s in candidates}
         broken = {}
@@ -109,13 +108,13 @@ def _resolvable(candidates: list[Spec], named: set[str], diags: list[Diagnostic]
                     break
         if not broken:
             try:
-                jsonschema_rs.Registry([(uri(s.slug), s.schema) for s in candidates], retriever=refuse)
-                return candidates
-            except (jsonschema_rs.ReferencingError, ValueError):  # a pointer that leads nowhere
+                return candidates, jsonschema_rs.Registry([(uri(s.slug), s.schema) for s in candidates],
+                                                          retriever=refuse)
+            except (jsonschema_rs.ReferencingError, ValueError) as exc:  # a pointer that leads nowhere
                 registry = SpecSet(registered=candidates).registry
                 broken = {s.slug: found for s in candidates if (found := _first_unresolvable(s, registry))}
-                if not broken:  # the engines disagree: keep the specs, their validators will say
-                    return candidates
+                if not broken:  # the engines disagree: the registry's own words, on every spec
+                    broken = {s.slug: (("spec", "schema"), str(exc).splitlines()[0]) for s in candidates}
         for spec in candidates:
             if spec.slug in broken:
                 path, ref = broken[spec.slug]

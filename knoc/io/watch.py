@@ -27,7 +27,7 @@ def fingerprint(root: Path, folders: list[str]) -> tuple[tuple[str, int, int], .
 
 
 def in_background(root: Path, folders: list[str], since: object, rebuild: Callable[[], None],
-                  failed: Callable[[Exception], None]) -> threading.Event:
+                  failed: Callable[[Exception], object]) -> threading.Event:
     """Watch in a daemon thread; set the returned event to stop it. Returns
     once the watch is in place, after a rebuild if the sources changed since
     the `since` fingerprint (taken before the first build)."""
@@ -40,7 +40,7 @@ def in_background(root: Path, folders: list[str], since: object, rebuild: Callab
     return stop
 
 
-def _guarded(rebuild: Callable[[], None], failed: Callable[[Exception], None]) -> Callable[[], None]:
+def _guarded(rebuild: Callable[[], None], failed: Callable[[Exception], object]) -> Callable[[], None]:
     def run() -> None:
         try:
             rebuild()

@@ -50,12 +50,7 @@ def check(agents: list[Agent], target: str) -> list[Diagnostic]:
                 diags += _requirements(link, links, contracts)
             diags += _protocol(link, contracts)
     edges = {a.typed: [((*_at(link), "xri"), link.target.typed) for link in links.get(a.slug, [])] for a in agents}
-    reported: set[frozenset[int]] = set()
     for cycle in graph.cycles(sorted((a.typed for a in agents), key=lambda t: t.source.rel), edges):
-        members = frozenset(id(t) for t, _ in cycle)
-        if members in reported:
-            continue
-        reported.add(members)
         first, path = cycle[0]
         diags.append(at(first.source, path, "KNO-COMPOSES-CYCLE", f"delegation cycle: {graph.show(cycle)}",
                         "a task handed round this loop can come back forever; break one link, "

@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 
 from knoc.kinds.agent import Agent
 
+COLLECTION = "perception-domains"  # the folder under content/ agents name their domains from
+
 
 @dataclass(eq=False)
 class Domain:

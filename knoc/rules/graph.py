@@ -15,9 +15,11 @@ def cycles(nodes: Sequence[Node], edges: Mapping[Node, Sequence[tuple[Label, Nod
            ) -> Iterable[list[tuple[Node, Label]]]:
     """Cycles found by one depth-first search from each node in `nodes` order
     (every node visited once): each as its members with the label of the
-    edge leaving each, starting at the member the search reached first.
-    Every strongly connected component with a cycle yields at least one."""
+    edge leaving each, starting at the member the search reached first, and
+    each set of members once. Every strongly connected component with a
+    cycle yields at least one."""
     state: dict[Node, int] = {}  # 1: on the current path, 2: done
+    reported: set[frozenset[Node]] = set()
     for start in nodes:
         if start in state:
             continue
@@ -37,8 +39,11 @@ def cycles(nodes: Sequence[Node], edges: Mapping[Node, Sequence[tuple[Label, Nod
             seen = state.get(child)
             if seen == 1:
                 found = [*path, (node, label)]
-                begin = next(i for i, (n, _) in enumerate(found) if n == child)
-                yield found[begin:]
+                cycle = found[next(i for i, (n, _) in enumerate(found) if n == child):]
+                members = frozenset(n for n, _ in cycle)
+                if members not in reported:
+                    reported.add(members)
+                    yield cycle
             elif seen is None:
                 path.append((node, label))
                 state[child] = 1

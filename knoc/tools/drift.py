@@ -18,22 +18,23 @@ _HUNK = re.compile(r"^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@$")
 
 
 def drift(expected: dict[str, bytes], want: dict[str, str], actual: dict[str, str],
-          read: Callable[[str], bytes], out: str, targets: tuple[str | None, str] | None = None,
+          read: Callable[[str], bytes], out: str, targets: tuple[Callable[[], str | None], str] | None = None,
           in_hook: bool = False) -> list[Diagnostic]:
     """One error per stale, missing or extra file, cards first. `want` and
     `actual` map each expected file and each file on disk to its sha256;
     `read` fetches one from disk for the diff; `out` prefixes paths. A card's
     agent.json twin and the manifest, which follow from the other files, are
-    folded into one line each. `targets`: (what build/ was built for, what
-    the sources compile for); when they differ, that is the one finding."""
+    folded into one line each. `targets`: (what build/ was built for, asked
+    only when something drifted; what the sources compile for); when they
+    differ, that is the one finding."""
     hint = f"run `knoc build` and commit {out}" + (
         f"; if you already ran it, stage it: `git add {out}`" if in_hook else "")
-    if targets is not None and targets[0] is not None and targets[0] != targets[1]:
-        return [diag("KNO-DRIFT", f"{out} was built for A2A {targets[0]}, but the sources compile for A2A "
-                     f"{targets[1]}", file=f"{out}{MANIFEST}",
-                     hint=f"{hint} (or check it as built: `knoc check --a2a {targets[0]}`)")]
     # Sets first: on a large tree almost every file matches, and only the rest need sorting.
     differ = expected.keys() ^ actual.keys() | {p for p in expected.keys() & actual.keys() if want[p] != actual[p]}
+    built = targets[0]() if differ and targets is not None else None
+    if built is not None and targets is not None and built != targets[1]:
+        return [diag("KNO-DRIFT", f"{out} was built for A2A {built}, but the sources compile for A2A {targets[1]}",
+                     file=f"{out}{MANIFEST}", hint=f"{hint} (or check it as built: `knoc check --a2a {built}`)")]
     twins = {p for p in differ if p.endswith(LEGACY_CARD_FILE) and _twin(p) in differ
              and want.get(p) == want.get(_twin(p)) and actual.get(p) == actual.get(_twin(p))}
     found: list[Diagnostic] = []
