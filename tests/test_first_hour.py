@@ -253,7 +253,11 @@ def test_a_scripted_first_hour(tmp_path: Path) -> None:
     sh(repo, "git", "add", "-A")
     refused = sh(repo, "git", "commit", "-m", "stale", check=False)
     assert refused.returncode != 0 and "night-watch/.well-known/agent-card.json" in refused.stdout + refused.stderr
-    sh(repo, *knoc, "build")
+    sh(repo, *knoc, "build")  # rebuilt, but build/ not staged: the hook says exactly that
+    unstaged = sh(repo, "git", "commit", "-m", "rebuilt", check=False)
+    said = unstaged.stdout + unstaged.stderr
+    assert unstaged.returncode != 0 and "build/ is current in your work tree but not staged" in said, said
+    assert "git add build/" in said
     sh(repo, "git", "add", "-A")
     accepted = sh(repo, "git", "commit", "-m", "rebuilt")
     assert "Passed" in accepted.stdout + accepted.stderr

@@ -140,29 +140,82 @@ def test_locate_never_leaves_the_tree(tmp_path: Path) -> None:
     assert locate(tmp_path, None, "../", "/secret") is not None  # no tree by that name: site/ itself
 
 
-@pytest.mark.skipif(CHROMIUM is None and not os.environ.get("KNOC_REQUIRE_CHROMIUM"),
-                    reason="needs Debian's chromium (.ci/run installs it and sets KNOC_REQUIRE_CHROMIUM)")
-def test_catalog_in_headless_chromium(tmp_path: Path) -> None:
+needs_chromium = pytest.mark.skipif(
+    CHROMIUM is None and not os.environ.get("KNOC_REQUIRE_CHROMIUM"),
+    reason="needs Debian's chromium (.ci/run installs it and sets KNOC_REQUIRE_CHROMIUM)")
+
+
+def chromium(profile: Path, url: str, shot: Path | None = None, size: str = "1000,1600") -> str:
+    """The page's DOM after its scripts ran, and a screenshot when asked."""
     assert CHROMIUM, "chromium is not installed"
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    shot, phone = ARTIFACTS / "catalog.png", ARTIFACTS / "catalog-phone.png"
-    for old in (shot, phone):
-        old.unlink(missing_ok=True)
     flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
              "--disable-background-networking", "--disable-component-update", "--disable-sync",
-             f"--user-data-dir={tmp_path / 'profile'}"]
+             f"--user-data-dir={profile}"]
+    if shot is not None:
+        shot.unlink(missing_ok=True)
+        subprocess.run([CHROMIUM, *flags, "--hide-scrollbars", f"--window-size={size}", f"--screenshot={shot}", url],
+                       capture_output=True, timeout=120)
+        assert shot.is_file() and shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    return subprocess.run([CHROMIUM, *flags, "--dump-dom", url], capture_output=True, text=True,
+                          timeout=120).stdout
+
+
+def _agents(dom: str) -> dict[str, str]:
+    """Each listed agent's <li> by slug, with whether it is hidden."""
+    return dict(re.findall(r'<li class="agent" id="agent-([^"]+)"[^>]*>(.*?)</li>\n', dom, re.S))
+
+
+@needs_chromium
+def test_catalog_in_headless_chromium(tmp_path: Path) -> None:
+    """What a visitor sees: every public agent with what it does, where and
+    how to reach it; a search that narrows the list; one page per agent.
+    The screenshots land in tests/artifacts/ (CI keeps them) to look at."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    profile = tmp_path / "profile"
+    script = (ROOT / "build/site/_catalog/agents.js").read_text(encoding="utf-8")
+    details = json.loads(script[script.index("=") + 1:].rstrip().rstrip(";"))["details"]
     with serving(ROOT) as base:
-        dom = subprocess.run([CHROMIUM, *flags, "--dump-dom", base], capture_output=True, text=True,
-                             timeout=120).stdout
-        for path, size in ((shot, "1000,1600"), (phone, "390,1400")):  # a desktop and a phone
-            subprocess.run([CHROMIUM, *flags, "--hide-scrollbars", f"--window-size={size}",
-                            f"--screenshot={path}", base], capture_output=True, timeout=120)
-    listed = re.findall(r'<li class="agent" id="agent-([^"]+)">', dom)
+        dom = chromium(profile, base, ARTIFACTS / "catalog.png")
+        chromium(profile, base, ARTIFACTS / "catalog-phone.png", "390,1400")
+        found = chromium(profile, base + "?q=drift%20sweep", ARTIFACTS / "catalog-search.png", "1000,900")
+        page = chromium(profile, base + "_catalog/agent.html#catalog-search", ARTIFACTS / "agent.png", "1000,1200")
+        unknown = chromium(profile, base + "_catalog/agent.html#nobody")
+    listed = re.findall(r'<li class="agent" id="agent-([^"]+)"', dom)
     assert listed == [a["slug"] for a in CATALOG]
     for a in CATALOG:
-        assert a["name"] in dom
-    for path in (shot, phone):
-        assert path.is_file() and path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        item = _agents(dom)[a["slug"]]
+        d = details[a["slug"]]
+        assert a["name"] in item and d["description"] in item and d["version"] in item
+        assert d["interfaces"][0]["url"] in item and d["interfaces"][0]["binding"] in item
+        for skill in d["skills"]:
+            assert skill["name"] in item and skill["description"] in item
+    # The search keeps the agents whose text has every word, and says how many.
+    tags = dict(re.findall(r'<li class="agent" id="agent-([^"]+)"([^>]*)>', found))
+    shown = [s for s, attrs in tags.items() if "hidden" not in attrs]
+    assert shown == ["drift-sentinel"] and f"1 of {len(listed)} agents match" in found
+    # One agent's page: its card readably, and a link that resolves to the card's JSON.
+    assert "Catalog Search" in page and "Find entities" in page and "GRPC" in page
+    href = re.search(r'<a href="([^"]+)">https://agents\.possibility\.space/catalog-search/\.well-known', page)
+    assert href and href.group(1) == "../agents.possibility.space/catalog-search/.well-known/agent-card.json"
+    assert "Unknown agent" in unknown and "nobody" in unknown
+
+
+@needs_chromium
+def test_catalog_works_from_disk_and_for_host_port_urls(tmp_path: Path, knoc) -> None:  # type: ignore[no-untyped-def]
+    """Opened as a file (no server), the page still gets every detail; a
+    card at `localhost:9000` is linked as a path, not as a url scheme."""
+    repo = tmp_path / "repo"
+    assert subprocess.run([sys.executable, "-m", "knoc", "init", str(repo)], capture_output=True).returncode == 0
+    blueprint = repo / "content/agent-blueprints/hello-agent.kno"
+    text = blueprint.read_text(encoding="utf-8")
+    blueprint.write_text(re.sub(r"url: .*#", 'url: "http://localhost:9000/helper"  #', text, count=1), encoding="utf-8")
+    assert knoc("build", root=repo)[0] == 0
+    index = repo / "build/site/index.html"
+    dom = chromium(tmp_path / "profile", index.as_uri())
+    href = re.search(r'<dd><a href="([^"]+)">http://localhost:9000/helper/', dom)
+    assert href and href.group(1) == "./localhost:9000/helper/.well-known/agent-card.json"
+    assert (index.parent / href.group(1)).is_file()
+    assert "localhost:9000/helper" in dom and "JSONRPC" in dom  # the details came from agents.js
 
 
 def test_catalog_page_marks_inferred_classes_and_groups_by_domain() -> None:
@@ -170,7 +223,7 @@ def test_catalog_page_marks_inferred_classes_and_groups_by_domain() -> None:
     search = page[page.index('id="agent-catalog-search"'):]
     search = search[:search.index("</li>\n<li")]
     assert 'class="class inferred">utility' in search and "inferred from skill tags" in search
-    assert 'href="agents.possibility.space/catalog-search/.well-known/agent-card.json"' in search
+    assert 'href="./agents.possibility.space/catalog-search/.well-known/agent-card.json"' in search
     domains = json.loads((ROOT / "build/index/domains.json").read_text(encoding="utf-8"))["domains"]
     for domain, slugs in domains.items():
         section = page[page.index(f'<section id="domain-{domain}">'):]

@@ -11,6 +11,7 @@ from knoc.app.common import compile_cached
 from knoc.app.outcome import Outcome
 from knoc.compiler.driver import Progress, quiet
 from knoc.config import Config
+from knoc.diagnostics import diag
 from knoc.io import background, tree
 from knoc.io.cache import OutputMemo
 from knoc.output.tree import MANIFEST
@@ -19,13 +20,20 @@ from knoc.tools.drift import drift
 
 def check(config: Config, *, use_cache: bool, progress: Progress = quiet) -> Outcome:
     out = config.output + "/"
-    on_disk = background.start(functools.partial(_on_disk, config, use_cache))
+    in_hook = os.environ.get("PRE_COMMIT") == "1"
+    on_disk = background.start(functools.partial(_on_disk, config, use_cache, in_hook))
     result = compile_cached(config, use_cache, progress)
-    actual = on_disk()
+    actual, seen_before = on_disk()
     if not result.ok:
         return Outcome("knoc check", result.report.sorted(), result.inputs, f"{out} not compared")
+    if in_hook and actual != result.digests and seen_before == result.digests:
+        # pre-commit set unstaged changes aside: the build/ the last run saw
+        # is the right one, and only the staged one is stale.
+        unstaged = diag("KNO-DRIFT", f"{out} is current in your work tree but not staged", file=out,
+                        hint=f"stage it: `git add {out}`, then commit again")
+        return Outcome("knoc check", [*result.report.sorted(), unstaged], result.inputs, f"{out} not staged")
     drifted = drift(result.files, result.digests, actual, lambda rel: tree.read(config.out_dir, rel), out,
-                    (lambda: _built_for(config), config.a2a), in_hook=os.environ.get("PRE_COMMIT") == "1")
+                    (lambda: _built_for(config), config.a2a), in_hook=in_hook)
     summary = f"{out} drifted: run `knoc build`" if drifted else f"{out} is up to date"
     return Outcome("knoc check", result.report.sorted() + drifted, result.inputs, summary)
 
@@ -39,8 +47,14 @@ def _built_for(config: Config) -> str | None:
     return target if isinstance(target, str) else None
 
 
-def _on_disk(config: Config, use_cache: bool) -> dict[str, str]:
-    """The sha256 of each file under build/, through the memo of its stats."""
+def _on_disk(config: Config, use_cache: bool, in_hook: bool) -> tuple[dict[str, str], dict[str, str]]:
+    """The sha256 of each file under build/ (through the memo of its
+    stats), and of each file the previous run saw there. In a pre-commit
+    hook the memo is not updated: what it sees is the staged tree, which
+    pre-commit puts back as it was."""
     memo = OutputMemo.open(config.root, use_cache)
-    memo.update(tree.scan_tree(config.out_dir, memo.snapshot))
-    return {rel: st[2] for rel, st in memo.snapshot.files.items()}
+    before = memo.snapshot
+    now = tree.scan_tree(config.out_dir, before)
+    if not in_hook:
+        memo.update(now)
+    return {rel: st[2] for rel, st in now.files.items()}, {rel: st[2] for rel, st in before.files.items()}

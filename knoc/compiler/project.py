@@ -29,6 +29,7 @@ from knoc.io import limits
 from knoc.kinds.agent import PLACEHOLDERS, Agent, Card, Projection
 from knoc.output.canonical import dumps, sha256
 from knoc.output.hosting import locate_url
+from knoc.output.index import card_details
 from knoc.rules.paths import split_url
 
 # Legacy `authentication.schemes` names that map onto an HTTP auth scheme.
@@ -74,7 +75,8 @@ def project(agent: Agent, target_name: str) -> tuple[Projection | None, list[Dia
     extensions = tuple((e.uri, bool(e.required), e.params, *_origin(agent, e.uri, i, authored))
                        for i, e in enumerate(fields.extensions))
     skills = tuple(s.name for s in fields.skills)
-    return Projection(*location, body, fields.name, fields.url, tags, sha256(body), extensions, skills), diags
+    return Projection(*location, body, fields.name, fields.url, tags, sha256(body), extensions, skills,
+                      card_details(fields)), diags
 
 
 def publish(projected: Iterable[tuple[Agent, Projection]]) -> tuple[list[Card], list[Diagnostic]]:

@@ -18,7 +18,7 @@ so an unchanged build/ is compared without reading it (as git's index
 avoids rehashing the work tree).
 
 Nothing is trusted blindly. Each file carries a checksum of its payload and
-counts only for the same knoc version, A2A target and specs/ (the salt).
+counts only for the same knoc code, A2A target and specs/ (the salt).
 Anything corrupt, foreign or stale is dropped and rebuilt."""
 
 from __future__ import annotations
@@ -200,7 +200,20 @@ class OutputMemo:
 
 
 def salt(*parts: str) -> str:
-    return hashlib.sha256("\0".join(parts).encode("utf-8")).hexdigest()
+    return hashlib.sha256("\0".join((code_fingerprint(), *parts)).encode("utf-8")).hexdigest()
+
+
+def code_fingerprint() -> str:
+    """knoc's own files by name, size and mtime: an install of other code
+    under the same version number (a git checkout, an edited template) must
+    not reuse what the old code found. Stat only; about a hundred files."""
+    package = Path(__file__).resolve().parent.parent
+    seen = hashlib.sha256()
+    for path in sorted(package.rglob("*")):
+        if path.suffix in {".py", ".j2", ".kno"}:
+            st = path.stat()
+            seen.update(f"{path.relative_to(package)}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+    return seen.hexdigest()
 
 
 def _read(path: Path) -> tuple[Any, str | None]:

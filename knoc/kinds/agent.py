@@ -100,6 +100,9 @@ class Projection(NamedTuple):
     # entry comes from in the entity, whether knoc generated it)
     extensions: tuple[tuple[str, bool, dict[str, Any] | None, JsonPath, bool], ...] = ()
     skills: tuple[str, ...] = ()  # skill names, for the catalog page
+    # What the catalog pages show beyond the summary, as compact JSON. Not
+    # in the summary: editing a description must not redo the link stage.
+    details: bytes = b"{}"
 
     @property
     def summary(self) -> tuple[object, ...]:

@@ -22,7 +22,8 @@ CARD_HEADERS = {
     "Cache-Control": f"public, max-age={CARD_MAX_AGE}",
 }
 TYPES = {".json": "application/json", ".html": "text/html; charset=utf-8", ".png": "image/png",
-         ".svg": "image/svg+xml", ".css": "text/css; charset=utf-8", ".txt": "text/plain; charset=utf-8"}
+         ".svg": "image/svg+xml", ".css": "text/css; charset=utf-8",
+         ".js": "text/javascript; charset=utf-8", ".txt": "text/plain; charset=utf-8"}
 
 
 def is_card(rel: str) -> bool:

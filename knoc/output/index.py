@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from knoc.a2a.fields import CardFields
 from knoc.io.files import read_bytes
 from knoc.kinds.agent import Card
 from knoc.kinds.domain import Repo
@@ -29,6 +30,39 @@ def service_class(declared: str | None, tags: set[str]) -> dict[str, str]:
         if tags & signal:
             return {"class": cls, "source": "inferred"}
     return {"class": "unknown", "source": "unknown"}
+
+
+def card_details(fields: CardFields) -> bytes:
+    """What the catalog pages show of one card beyond the index entry: what
+    it does, where and how to reach it. Only published card fields, so a
+    private value cannot reach the pages through it."""
+    interfaces = [{"url": fields.url, "binding": fields.transport, "versions": list(fields.main_versions)}]
+    interfaces += [{"url": i["url"], "binding": i.get("transport") or "JSONRPC",
+                    "versions": list(i.get("protocol_versions") or ())} for i in fields.interfaces]
+    flags = {"streaming": fields.streaming, "push notifications": fields.push_notifications,
+             "extended card": fields.extended_agent_card}
+    details = {
+        "description": fields.description,
+        "version": fields.version,
+        "interfaces": interfaces,
+        "capabilities": [name for name, on in flags.items() if on],
+        "provider": fields.provider.organization if fields.provider else None,
+        "documentation": fields.documentation_url,
+        "security": sorted(fields.schemes),
+        "modes": {"input": fields.input_modes, "output": fields.output_modes},
+        "skills": [{"name": s.name, "description": s.description, "tags": s.tags, "examples": s.examples or []}
+                   for s in fields.skills],
+    }
+    return json.dumps(details, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+def catalog_script(index: bytes, cards: list[Card]) -> bytes:
+    """`_catalog/agents.js`: the index entries and each card's details as
+    one script, so the catalog pages read them even from a file:// page
+    (a fetch could not). Spliced from bytes: the warm check renders it."""
+    details = b",\n".join(json.dumps(c.slug).encode("utf-8") + b":" + c.projection.details
+                        for c in sorted(cards, key=lambda c: c.slug))
+    return b"window.KNOC_CATALOG = {\"index\": " + index.rstrip() + b",\n\"details\": {" + details + b"}};\n"
 
 
 def build_domains(repo: Repo, cards: list[Card]) -> dict[str, Any]:

@@ -14,6 +14,11 @@ from knoc.output import templates as template
 from knoc.output.hosting import CARD_FILE, SITE, site_dir
 
 PAGE_FILE = "index.html"
+# Under site/ ("_" is in no host name): the catalog's static assets, and the
+# data script the render stage writes (catalog_script).
+CATALOG_DIR = f"{SITE}_catalog/"
+ASSETS = tuple(CATALOG_DIR + name for name in ("agent.html", "catalog.js", "catalog.css"))
+CATALOG_SCRIPT = CATALOG_DIR + "agents.js"
 
 
 def extension_pages(typed: list[Typed], cards: list[Card]) -> tuple[dict[str, bytes], dict[str, list[str]]]:
@@ -50,9 +55,11 @@ def catalog_page(agents: list[dict[str, Any]], domains: dict[str, list[str]],
                  skills: dict[str, tuple[str, ...]]) -> dict[str, bytes]:
     """`agents` and `domains` are the runtime index's entries (so the page and
     index/agents.json cannot disagree); `skills` maps a slug to skill names.
-    Card links are relative: the page works wherever site/ is served whole."""
+    Card links are relative: the page works wherever site/ is served whole.
+    Also the assets the page and each agent's page load."""
     listed = [{**a, "skills": skills.get(a["slug"], ())} for a in agents]
     names = {a["slug"]: a["name"] for a in agents}
     by_domain = [(d, [(s, names[s]) for s in slugs if s in names]) for d, slugs in sorted(domains.items())]
     body = template.get("catalog.html.j2").render(agents=listed, by_domain=by_domain)
-    return {f"{SITE}{PAGE_FILE}": body.encode("utf-8")}
+    assets = {name: template.get(f"{name.rsplit('/', 1)[1]}.j2").render().encode("utf-8") for name in ASSETS}
+    return {f"{SITE}{PAGE_FILE}": body.encode("utf-8"), **assets}

@@ -12,8 +12,8 @@ from knoc.kinds.domain import Repo
 from knoc.kinds.entity import Typed
 from knoc.output.canonical import dumps, sha256
 from knoc.output.hosting import CARD_FILE, LEGACY_CARD_FILE, SITE, headers_files
-from knoc.output.index import build_catalog, build_domains
-from knoc.output.pages import catalog_page, extension_pages
+from knoc.output.index import build_catalog, build_domains, catalog_script
+from knoc.output.pages import CATALOG_SCRIPT, catalog_page, extension_pages
 
 MANIFEST = "manifest.json"
 DOMAINS = "index/domains.json"  # the runtime index: perception domain -> agents
@@ -42,10 +42,10 @@ def render_linked(repo: Repo, cards: list[Card], typed: list[Typed]
     pages, wanted = extension_pages(typed, cards)
     catalog_pages = catalog_page(catalog["agents"], domains["domains"], skills)
     site = {**pages, **catalog_pages}
-    hosts = {c.projection.host for c in cards} | {rel[len(SITE):].split("/")[0] for rel in site if rel.count("/") > 1}
+    hosts = {c.projection.host for c in cards} | {rel[len(SITE):].split("/")[0] for rel in pages}
     headers = headers_files(hosts)
     files = {DOMAINS: dumps(domains), CATALOG: dumps(catalog), **site, **headers}
-    for path in (DOMAINS, CATALOG, *catalog_pages, *headers):
+    for path in (DOMAINS, CATALOG, CATALOG_SCRIPT, *catalog_pages, *headers):
         wanted.setdefault(path, []).append(KNOC)
     for card in cards:
         for path in card_paths(card):
@@ -82,6 +82,9 @@ def render(cards: list[Card], linked: dict[str, bytes], linked_digests: dict[str
             files[path], digests[path] = card.projection.body, card.projection.digest
     files.update(linked)
     digests.update(linked_digests)
+    if CATALOG in linked:  # cards' details change without the link stage: joined here
+        files[CATALOG_SCRIPT] = catalog_script(linked[CATALOG], cards)
+        digests[CATALOG_SCRIPT] = sha256(files[CATALOG_SCRIPT])
     files[MANIFEST] = dumps(manifest(inputs, digests, target))
     digests[MANIFEST] = sha256(files[MANIFEST])
     return files, digests
