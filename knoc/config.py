@@ -14,6 +14,9 @@ from knoc.rules.paths import segment_problem
 
 CONFIG_FILE = "knoc.toml"
 _KEYS = {"specs", "content", "output", "a2a"}
+# [host]: who operates the hosts, for each host's AI Catalog (its `host` object).
+HOST_KEYS = {"display_name": "displayName", "identifier": "identifier",
+             "documentation_url": "documentationUrl", "logo_url": "logoUrl"}
 
 
 class ConfigError(Exception):
@@ -27,6 +30,7 @@ class Config:
     content: str = "content"
     output: str = "build"
     a2a: str = targets.DEFAULT
+    host: tuple[tuple[str, str], ...] = ()  # [host] as (AI Catalog key, value), in HOST_KEYS order
 
     @property
     def layout(self) -> Layout:
@@ -59,17 +63,24 @@ def load_config(root: Path, a2a: str | None = None) -> Config:
         section = raw.get("knoc", {})
         if not isinstance(section, dict):
             raise ConfigError(f"{CONFIG_FILE}: `knoc` must be a table (`[knoc]`)")
-        unknown = sorted(set(raw) - {"knoc"}) + sorted(set(section) - _KEYS)
+        host = raw.get("host", {})
+        if not isinstance(host, dict):
+            raise ConfigError(f"{CONFIG_FILE}: `host` must be a table (`[host]`)")
+        unknown = [*sorted(set(raw) - {"knoc", "host"}), *sorted(set(section) - _KEYS),
+                   *sorted(set(host) - set(HOST_KEYS))]
         if unknown:
             raise ConfigError(f"{CONFIG_FILE}: unknown setting(s) {', '.join(unknown)}; "
-                              f"[knoc] takes {', '.join(sorted(_KEYS))}")
-        for key, value in section.items():
+                              f"[knoc] takes {', '.join(sorted(_KEYS))}; [host] takes {', '.join(HOST_KEYS)}")
+        for key, value in [*section.items(), *host.items()]:
             if not isinstance(value, str):
                 raise ConfigError(f"{CONFIG_FILE}: `{key}` must be a string")
-            values[key] = value
+        values.update(section)
+        operator = tuple((HOST_KEYS[k], host[k]) for k in HOST_KEYS if k in host)
+    else:
+        operator = ()
     if a2a is not None:
         values["a2a"] = a2a
-    config = Config(root=root, **values)
+    config = Config(root=root, host=operator, **values)
     if config.a2a not in targets.names():
         raise ConfigError(f"unknown A2A target `{config.a2a}`; choose one of {', '.join(targets.names())}")
     _check_layout(config)

@@ -147,7 +147,7 @@ CASES = {
                                 "KNO-CHAIN-REQUIRES", STEWARD, "requires:"),
     "unknown-requirement": (replace(STEWARD, "requires: [streaming, streaming_message]", "requires: [streeming]"),
                             "KNO-CAP-UNKNOWN", STEWARD, "requires:"),
-    "chain-without-shared-protocol": (replace(SENTINEL, '  min_protocol_version: "0.3.0"\n  max_protocol_version: "1.1"\n',
+    "chain-without-shared-protocol": (replace(SENTINEL, '  min_protocol_version: "0.3"\n  max_protocol_version: "1.1"\n',
                                               '  protocol_versions: ["1.1"]\n'),
                                       "KNO-CHAIN-PROTOCOL", SENTINEL, "xri: kno://agent-blueprints/catalog-search"),
     "duplicate-url": (replace(SENTINEL, "url: https://agents.possibility.space/drift-sentinel",

@@ -40,7 +40,7 @@ def test_contract_fields_travel_in_the_capability_contract_entry(knoc: Knoc, rep
     sentinel = card(repo, "drift-sentinel")
     assert contract_entry(sentinel) == {
         "uri": CONTRACT_URI, "required": False,
-        "params": {"minProtocolVersion": "0.3.0", "maxProtocolVersion": "1.1",
+        "params": {"minProtocolVersion": "0.3", "maxProtocolVersion": "1.1",
                    "capabilities": {"streamingMessage": True, "contextReuse": False}}}
     # Nothing A2A does not define appears outside the entry.
     assert set(sentinel["capabilities"]) == {"streaming", "pushNotifications", "extensions"}
@@ -92,7 +92,7 @@ def test_min_above_max_is_an_error(knoc: Knoc, repo: Path) -> None:
     code, diags = findings(knoc, repo)
     d = one(diags, "KNO-PROTOCOL-RANGE")
     assert code == 1 and d["file"] == SENTINEL and d["line"] == line_of(repo, SENTINEL, "max_protocol_version")
-    assert "below min_protocol_version 0.3.0" in d["message"]
+    assert "below min_protocol_version 0.3" in d["message"]
 
 
 def test_a_range_that_excludes_an_interface_version_is_an_error(knoc: Knoc, repo: Path) -> None:
@@ -100,7 +100,7 @@ def test_a_range_that_excludes_an_interface_version_is_an_error(knoc: Knoc, repo
     code, diags = findings(knoc, repo)
     d = one(diags, "KNO-PROTOCOL-RANGE")
     assert code == 1 and d["file"] == SEARCH and d["line"] == line_of(repo, SEARCH, "protocol_versions:")
-    assert "speaks A2A 1.2" in d["message"] and "0.3.0 to 1.0" in d["message"]
+    assert "speaks A2A 1.2" in d["message"] and "0.3 to 1.0" in d["message"]
 
 
 def test_a_range_that_excludes_the_build_target_is_an_error(knoc: Knoc, repo: Path) -> None:
@@ -115,8 +115,8 @@ def test_a_range_that_excludes_the_build_target_is_an_error(knoc: Knoc, repo: Pa
 
 
 def test_a_0_3_card_must_speak_0_3_on_its_url(knoc: Knoc, repo: Path) -> None:
-    edit(repo, SEARCH, '  min_protocol_version: "0.3.0"',
-         '  protocol_versions: ["1.0"]\n  min_protocol_version: "0.3.0"')
+    edit(repo, SEARCH, '  min_protocol_version: "0.3"',
+         '  protocol_versions: ["1.0"]\n  min_protocol_version: "0.3"')
     assert findings(knoc, repo)[0] == 0
     code, out, _ = knoc("validate", "--a2a", "0.3", "--format", "json", root=repo)
     d = one([json.loads(x) for x in out.splitlines()], "KNO-PROTOCOL-TARGET")
@@ -191,7 +191,7 @@ def test_relying_on_shared_context_across_a_link_that_refuses_it(knoc: Knoc, rep
 
 
 def test_links_without_a_shared_protocol_version(knoc: Knoc, repo: Path) -> None:
-    edit(repo, SEARCH, '  min_protocol_version: "0.3.0"\n  max_protocol_version: "1.0"\n',
+    edit(repo, SEARCH, '  min_protocol_version: "0.3"\n  max_protocol_version: "1.0"\n',
          '  protocol_versions: ["1.2"]\n')
     edit(repo, SEARCH, 'protocol_versions: ["1.0"]', 'protocol_versions: ["1.2"]')
     code, diags = findings(knoc, repo)
@@ -200,7 +200,7 @@ def test_links_without_a_shared_protocol_version(knoc: Knoc, repo: Path) -> None
     at_origin = [d for d in hits if d["file"] == STEWARD]
     assert code == 1 and len(at_link) == 1 and len(at_origin) == 1
     assert at_link[0]["line"] == line_of(repo, SENTINEL, "kno://agent-blueprints/catalog-search")
-    assert "drift-sentinel: 0.3.0 to 1.1; catalog-search: 1.2" in at_link[0]["message"]
+    assert "drift-sentinel: 0.3 to 1.1; catalog-search: 1.2" in at_link[0]["message"]
     assert at_origin[0]["message"].startswith("schema-steward -> drift-sentinel -> catalog-search:")
     assert at_origin[0]["line"] == line_of(repo, STEWARD, "kno://agent-blueprints/drift-sentinel")
 

@@ -92,7 +92,8 @@ def test_cards_are_served_the_way_a_static_host_serves_them() -> None:
         assert headers["Content-Type"] == "application/json"
         assert headers["Access-Control-Allow-Origin"] == "*"
         assert "max-age=" in headers["Cache-Control"]
-        assert get(f"{base}{path}/.well-known/agent.json", host)[2] == built  # the legacy alias
+        legacy = (ROOT / "build/site" / CATALOG[0]["card"].replace("agent-card.json", "agent.json")).read_bytes()
+        assert get(f"{base}{path}/.well-known/agent.json", host)[2] == legacy  # the pre-0.3 path
         # Without that Host, the same path is not a card: the host picks the tree.
         assert get(f"{base}{path}/.well-known/agent-card.json")[0] == 404
         assert get(f"{base}{host}/{path}/.well-known/agent-card.json")[2] == built  # site/ served whole

@@ -14,7 +14,7 @@ from pydantic.alias_generators import to_snake
 
 from knoc.a2a.extensions import CONTRACT_URI
 from knoc.a2a.wire import ContractCapabilities
-from knoc.rules.version import PROTOCOL, protocol_key
+from knoc.rules.version import PROTOCOL, major_minor, protocol_key
 
 # Tier 1: every compliant agent does these; nobody declares them.
 IMPLICIT = ("send_message", "get_task", "list_tasks", "basic_errors")
@@ -144,9 +144,17 @@ def interface_versions(iface: dict[str, Any], default: tuple[str, ...]) -> tuple
     return _stated(iface.get("protocol_versions")) or default[:1]
 
 
+def speaks_0_3(versions: Iterable[str]) -> bool:
+    """Whether any of `versions` is a 0.3 version (a 0.3 client can use it)."""
+    return any(version_key(v).release[:2] == (0, 3) for v in versions)
+
+
 def _stated(declared: Any) -> tuple[str, ...]:
-    """The protocol versions a card states (only strings count)."""
-    return tuple(v for v in declared if isinstance(v, str)) if isinstance(declared, list) else ()
+    """The protocol versions a card states (only strings count), as
+    Major.Minor, without repeats."""
+    if not isinstance(declared, list):
+        return ()
+    return tuple(dict.fromkeys(major_minor(v) for v in declared if isinstance(v, str)))
 
 
 def wire_contract(card: dict[str, Any], stated: list[str]) -> Contract:

@@ -84,7 +84,8 @@ def compile_repo(config: Config, use_cache: bool = False, progress: Progress = q
     if result.ok:
         inputs: list[Input] = [(s.rel, s.digest, results[s.rel].private) for s in sources
                                if results[s.rel].decl is not None]
-        result.files, result.digests = render(cards, link.files, link.digests, inputs, config.a2a)
+        result.files, result.digests = render(cards, link.files, link.digests, inputs, config.a2a,
+                                               config.host)
     return result
 
 

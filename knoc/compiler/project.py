@@ -27,10 +27,12 @@ from knoc.a2a.wire import (
 from knoc.diagnostics import Diagnostic, JsonPath, at
 from knoc.io import limits
 from knoc.kinds.agent import PLACEHOLDERS, Agent, Card, Projection
+from knoc.output import listing
 from knoc.output.canonical import dumps, sha256
 from knoc.output.hosting import locate_url
 from knoc.output.index import card_details
 from knoc.rules.paths import split_url
+from knoc.rules.version import major_minor
 
 # Legacy `authentication.schemes` names that map onto an HTTP auth scheme.
 HTTP_SCHEMES = {"bearer": "bearer", "basic": "basic", "digest": "digest"}
@@ -42,23 +44,21 @@ def project(agent: Agent, target_name: str) -> tuple[Projection | None, list[Dia
     if not agent.typed.valid:
         return None, []
     target = targets.get(target_name)
-    diags = list(_protocol_checks(agent, target)) + list(_deprecated(agent))
+    diags = list(_protocol_checks(agent, target)) + list(_patch_versions(agent)) + list(_deprecated(agent))
     if not agent.public:
         return None, diags
     diags += _unfinished(agent)
     fields = _fields(agent, target, diags)
     location = _location(agent, diags)
-    if fields is not None and "state_transition_history" in target.unsupported_flags \
-            and fields.state_transition_history:
-        others = " or ".join(f"`--a2a {n}`" for n in targets.names()
-                             if "state_transition_history" not in targets.get(n).unsupported_flags)
-        diags.append(_err(agent, ("capabilities", "state_transition_history"), "KNO-PROJECT-DROPPED",
-                          f"`state_transition_history` does not exist in A2A {target.name} and is left out",
-                          f"remove it, or build with {others}"))
+    for path, what in target.dropped(fields) if fields is not None else []:
+        diags.append(_err(agent, path, "KNO-PROJECT-DROPPED",
+                          f"{what} cannot be carried by an A2A {target.name} card and is left out",
+                          _elsewhere(fields, target, path)))
     if fields is None or location is None or any(d.is_error for d in diags):
         return None, diags
     try:
         model = target.build(fields)
+        legacy = dumps(target.legacy(fields).to_json_dict()) if target.legacy else b""
     except ValidationError as exc:  # a derivation rule let something through: say so
         diags.append(_err(agent, (), "KNO-PROJECT-WIRE",
                           f"the card does not fit the A2A {target.name} model: {exc.errors()[0]['msg']}",
@@ -76,7 +76,8 @@ def project(agent: Agent, target_name: str) -> tuple[Projection | None, list[Dia
                        for i, e in enumerate(fields.extensions))
     skills = tuple(s.name for s in fields.skills)
     return Projection(*location, body, fields.name, fields.url, tags, sha256(body), extensions, skills,
-                      card_details(fields)), diags
+                      card_details(fields), legacy, sha256(legacy) if legacy else "",
+                      listing.entry(agent.id, fields, tags)), diags
 
 
 def publish(projected: Iterable[tuple[Agent, Projection]]) -> tuple[list[Card], list[Diagnostic]]:
@@ -160,6 +161,13 @@ def _fields(agent: Agent, target: Target, diags: list[Diagnostic]) -> CardFields
     )
 
 
+def _elsewhere(fields: CardFields | None, target: Target, path: JsonPath) -> str:
+    """The hint for a field `target` leaves out: the targets that keep it."""
+    keeps = [f"`--a2a {n}`" for n in targets.names() if n != target.name and fields is not None
+             and path not in {p for p, _ in targets.get(n).dropped(fields)}]
+    return "remove it" + (f", or build with {' or '.join(keeps)}" if keeps else "")
+
+
 def _contract_params(c: dict[str, Any], target: Target) -> ContractParams | None:
     """The capability-contract entry's params: the contract fields the target's
     core structures cannot state, or None when the card states none."""
@@ -170,7 +178,8 @@ def _contract_params(c: dict[str, Any], target: Target) -> ContractParams | None
         stated = [(c["url"].rstrip("/") or c["url"], c.get("protocol_versions"))]
         stated += [(i["url"], i.get("protocol_versions")) for i in c.get("additional_interfaces") or []]
         interfaces = [ContractInterface(url=url, protocol_versions=v) for url, v in stated if v]
-    low, high = c.get("min_protocol_version"), c.get("max_protocol_version")
+    low, high = (major_minor(v) if isinstance(v, str) else v
+                 for v in (c.get("min_protocol_version"), c.get("max_protocol_version")))
     if not (flags or interfaces or low or high):
         return None
     return ContractParams(min_protocol_version=low, max_protocol_version=high,
@@ -205,16 +214,26 @@ def _protocol_checks(agent: Agent, target: Target) -> Iterable[Diagnostic]:
                        + f", outside the declared range {low or '*'} to {high or '*'}",
                        f"widen `{bound}` to include {v}" + ("" if declared else
                        ", or state the interface's `protocol_versions`"))
-    if _speaks_0_3(target.versions) and not _speaks_0_3(main):
+    if capability.speaks_0_3(target.versions) and not capability.speaks_0_3(main):
         yield _err(agent, ("protocol_versions",), "KNO-PROTOCOL-TARGET",
                    f"an A2A {target.name} card states protocol 0.3 for its url, but `protocol_versions` "
                    f"({', '.join(main)}) does not list it",
                    f"add \"{target.versions[-1]}\" to `protocol_versions`, or build with `--a2a {targets.DEFAULT}`")
 
 
-def _speaks_0_3(versions: Iterable[str]) -> bool:
-    """Whether any of `versions` is a 0.3 version (a 0.3 client can read the card)."""
-    return any(version_key(v).release[:2] == (0, 3) for v in versions)
+def _patch_versions(agent: Agent) -> Iterable[Diagnostic]:
+    """A warning for each protocol version written with a patch number."""
+    c = agent.card
+    bounds = ("min_protocol_version", "max_protocol_version")
+    written: list[tuple[JsonPath, object]] = [((k,), c.get(k)) for k in bounds]
+    lists: list[tuple[JsonPath, object]] = [(("protocol_versions",), c.get("protocol_versions"))]
+    lists += [(("additional_interfaces", i, "protocol_versions"), iface.get("protocol_versions"))
+              for i, iface in enumerate(c.get("additional_interfaces") or []) if isinstance(iface, dict)]
+    written += [((*path, j), v) for path, vs in lists if isinstance(vs, list) for j, v in enumerate(vs)]
+    for path, v in written:
+        if isinstance(v, str) and major_minor(v) != v:
+            yield _err(agent, path, "KNO-PROTOCOL-PATCH", f"protocol version {v} is published as {major_minor(v)}",
+                       f"write \"{major_minor(v)}\": cards name protocol versions without a patch number")
 
 
 def _unfinished(agent: Agent) -> Iterable[Diagnostic]:

@@ -272,6 +272,9 @@ _declare("KNO-PROTOCOL-RANGE", E,
          "the protocol range is inverted (min above max) or leaves out a version an interface speaks", """
     The declared protocol range must hold together: min at most max, and every version the url or
     an interface speaks (the build target's, when none is stated) inside it.""")
+_declare("KNO-PROTOCOL-PATCH", W, "a protocol version carries a patch number", """
+    Cards name A2A protocol versions as Major.Minor (A2A 1.0, section 3.6): "1.0", not "1.0.0".
+    knoc publishes the Major.Minor form; write it that way in the source.""")
 _declare("KNO-PROTOCOL-TARGET", E, "a 0.3 or compat card's url does not list protocol 0.3 in `protocol_versions`", """
     A 0.3 or compat card states protocol 0.3 for its url, so `protocol_versions` must list it.
     Add it, or build for 1.0.""")

@@ -19,8 +19,15 @@ class Response:
     body: bytes = b""
 
 
-# (method, Host header, request path) -> the response
-Answer = Callable[[str, str, str], Response]
+@dataclass(frozen=True)
+class Request:
+    method: str
+    host: str  # the Host header
+    path: str
+    if_none_match: str = ""  # the If-None-Match header: the ETags the client holds
+
+
+Answer = Callable[[Request], Response]
 
 
 def _handler(answer: Answer) -> type[BaseHTTPRequestHandler]:
@@ -44,7 +51,7 @@ def _handler(answer: Answer) -> type[BaseHTTPRequestHandler]:
                 response = Response(431)
             else:
                 try:
-                    response = answer(method, host, self.path)
+                    response = answer(Request(method, host, self.path, self.headers.get("If-None-Match", "")))
                 except Exception:  # whatever went wrong, the client gets a status
                     response = Response(500)
             if response.status >= 400:
@@ -53,10 +60,11 @@ def _handler(answer: Answer) -> type[BaseHTTPRequestHandler]:
             self.send_response(response.status)
             for k, v in response.headers.items():
                 self.send_header(k, v)
-            if response.status != 204:
+            bodyless = response.status in (204, 304)
+            if not bodyless:
                 self.send_header("Content-Length", str(len(response.body)))
             self.end_headers()
-            if method != "HEAD" and response.status != 204:
+            if method != "HEAD" and not bodyless:
                 self.wfile.write(response.body)
 
         def log_message(self, format: str, *args: object) -> None:

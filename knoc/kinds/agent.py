@@ -103,12 +103,22 @@ class Projection(NamedTuple):
     # What the catalog pages show beyond the summary, as compact JSON. Not
     # in the summary: editing a description must not redo the link stage.
     details: bytes = b"{}"
+    # The card at the pre-0.3 path (agent.json) when it is not `body`: the
+    # shape clients of that path parse. Empty: the same bytes as `body`.
+    legacy: bytes = b""
+    legacy_digest: str = ""
+    listing: bytes = b"{}"  # its entry in its host's AI Catalog (output.listing)
 
     @property
     def summary(self) -> tuple[object, ...]:
         """All of it but the body: what the link stage (publish, index,
         contract) reads."""
         return (self.host, self.path, self.name, self.url, self.tags, self.extensions, self.skills)
+
+    @property
+    def legacy_card(self) -> tuple[bytes, str]:
+        """agent.json's bytes and sha256."""
+        return (self.legacy, self.legacy_digest) if self.legacy else (self.body, self.digest)
 
     @property
     def site_dir(self) -> str:

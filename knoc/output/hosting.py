@@ -6,12 +6,15 @@ serve`, so the local server and the real host answer alike."""
 from __future__ import annotations
 
 from knoc.kinds.agent import join_site
+from knoc.output.canonical import sha256
 from knoc.rules.paths import host_folder, path_problem, split_url
 
 SITE = "site/"  # under build/: what static hosts serve, site/<host>/... and the catalog page
 CARD_FILE = ".well-known/agent-card.json"  # A2A 0.3 and 1.0
 LEGACY_CARD_FILE = ".well-known/agent.json"  # A2A before 0.3, for older clients
 CARD_NAMES = tuple(f.rsplit("/", 1)[1] for f in (CARD_FILE, LEGACY_CARD_FILE))
+AI_CATALOG_FILE = ".well-known/ai-catalog.json"  # a host's listing of its agents (output.listing)
+AI_CATALOG_TYPE = "application/ai-catalog+json"
 HEADERS_FILE = "_headers"  # a static host's config, never served
 CARD_MAX_AGE = 300  # seconds: a card change reaches clients within five minutes
 
@@ -21,9 +24,15 @@ CARD_HEADERS = {
     "Access-Control-Allow-Methods": "GET, HEAD, OPTIONS",
     "Cache-Control": f"public, max-age={CARD_MAX_AGE}",
 }
+AI_CATALOG_HEADERS = {**CARD_HEADERS, "Content-Type": AI_CATALOG_TYPE}
 TYPES = {".json": "application/json", ".html": "text/html; charset=utf-8", ".png": "image/png",
          ".svg": "image/svg+xml", ".css": "text/css; charset=utf-8",
          ".js": "text/javascript; charset=utf-8", ".txt": "text/plain; charset=utf-8"}
+
+
+def etag(body: bytes) -> str:
+    """A file's entity tag: its sha256, the digest the manifest lists."""
+    return _quoted(sha256(body))
 
 
 def is_card(rel: str) -> bool:
@@ -32,9 +41,12 @@ def is_card(rel: str) -> bool:
 
 
 def headers_for(rel: str) -> dict[str, str]:
-    """The headers a file at `rel` (relative to the served tree) is sent with."""
+    """The headers a file at `rel` (relative to the served tree) is sent
+    with (`knoc serve` adds the ETag)."""
     if is_card(rel):
         return CARD_HEADERS
+    if rel == AI_CATALOG_FILE or rel.endswith("/" + AI_CATALOG_FILE):
+        return AI_CATALOG_HEADERS
     dot = rel.rfind(".")
     return {"Content-Type": TYPES.get(rel[dot:] if dot > rel.rfind("/") else "", "application/octet-stream")}
 
@@ -45,6 +57,7 @@ def headers_file() -> bytes:
     by one). Other files keep the host's defaults."""
     rules = [f"{pattern}{name}\n" + "".join(f"  {k}: {v}\n" for k, v in CARD_HEADERS.items())
              for pattern in ("/.well-known/", "/*/.well-known/") for name in CARD_NAMES]
+    rules.append(f"/{AI_CATALOG_FILE}\n" + "".join(f"  {k}: {v}\n" for k, v in AI_CATALOG_HEADERS.items()))
     return ("# Written by knoc: A2A Agent Card response headers for static hosts (Netlify, Cloudflare Pages).\n"
             + "".join(rules)).encode("utf-8")
 
@@ -54,6 +67,24 @@ def headers_files(hosts: set[str]) -> dict[str, bytes]:
     `knoc serve` does for an unknown host) and for each host tree in it."""
     body = headers_file()
     return {f"{SITE}{tree}{HEADERS_FILE}": body for tree in {""} | {f"{h}/" for h in hosts}}
+
+
+def etag_rules(digests: dict[str, str]) -> dict[str, bytes]:
+    """Per host, the `_headers` rules giving each of its cards and its AI
+    Catalog the ETag `knoc serve` sends (the file's sha256). `digests`:
+    sha256 by path under build/. They follow the pattern rules, so a host
+    that reads only the first rules (Cloudflare Pages reads 100) still gets
+    every type."""
+    rules: dict[str, list[str]] = {}
+    for rel, digest in sorted(digests.items()):
+        if rel.startswith(SITE) and (is_card(rel) or rel.endswith("/" + AI_CATALOG_FILE)):
+            host, _, inside = rel[len(SITE):].partition("/")
+            rules.setdefault(host, []).append(f"/{inside}\n  ETag: {_quoted(digest)}\n")
+    return {host: "".join(lines).encode("utf-8") for host, lines in rules.items()}
+
+
+def _quoted(digest: str) -> str:
+    return f'"{digest}"'
 
 
 def url_location(url: str) -> tuple[str, str] | None:

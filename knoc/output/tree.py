@@ -11,8 +11,17 @@ from knoc.kinds.agent import Card
 from knoc.kinds.domain import Repo
 from knoc.kinds.entity import Typed
 from knoc.output.canonical import dumps, sha256
-from knoc.output.hosting import CARD_FILE, LEGACY_CARD_FILE, SITE, headers_files
+from knoc.output.hosting import (
+    AI_CATALOG_FILE,
+    CARD_FILE,
+    HEADERS_FILE,
+    LEGACY_CARD_FILE,
+    SITE,
+    etag_rules,
+    headers_files,
+)
 from knoc.output.index import build_catalog, build_domains, catalog_script
+from knoc.output.listing import host_catalogs
 from knoc.output.pages import CATALOG_SCRIPT, catalog_page, extension_pages
 
 MANIFEST = "manifest.json"
@@ -50,6 +59,8 @@ def render_linked(repo: Repo, cards: list[Card], typed: list[Typed]
     for card in cards:
         for path in card_paths(card):
             wanted.setdefault(path, []).append(card.source)
+    for host in sorted({c.projection.host for c in cards}):
+        wanted.setdefault(f"{SITE}{host}/{AI_CATALOG_FILE}", []).append(KNOC)
     return files, wanted
 
 
@@ -71,20 +82,28 @@ def collisions(wanted: dict[str, list[str]]) -> list[tuple[str, str, str]]:
 
 
 def render(cards: list[Card], linked: dict[str, bytes], linked_digests: dict[str, str], inputs: list[Input],
-           target: str) -> tuple[dict[str, bytes], dict[str, str]]:
+           target: str, operator: tuple[tuple[str, str], ...] = ()) -> tuple[dict[str, bytes], dict[str, str]]:
     """Every output file and its sha256, keyed by its path under the build
     directory: the cards, the files the link stage rendered (with their
     digests), the manifest."""
     files: dict[str, bytes] = {}
     digests: dict[str, str] = {}
     for card in cards:
-        for path in card_paths(card):
-            files[path], digests[path] = card.projection.body, card.projection.digest
+        path, legacy = card_paths(card)
+        files[path], digests[path] = card.projection.body, card.projection.digest
+        files[legacy], digests[legacy] = card.projection.legacy_card
     files.update(linked)
     digests.update(linked_digests)
-    if CATALOG in linked:  # cards' details change without the link stage: joined here
-        files[CATALOG_SCRIPT] = catalog_script(linked[CATALOG], cards)
-        digests[CATALOG_SCRIPT] = sha256(files[CATALOG_SCRIPT])
+    # What follows from card bytes the link stage does not read: joined here.
+    joined = host_catalogs(cards, operator)
+    if CATALOG in linked:
+        joined[CATALOG_SCRIPT] = catalog_script(linked[CATALOG], cards)
+    digests.update({path: sha256(body) for path, body in joined.items()})
+    headers = {f"{SITE}{host}/{HEADERS_FILE}": linked[f"{SITE}{host}/{HEADERS_FILE}"] + rules
+               for host, rules in etag_rules(digests).items()}  # after the digests they list
+    digests.update({path: sha256(body) for path, body in headers.items()})
+    files.update(joined)
+    files.update(headers)
     files[MANIFEST] = dumps(manifest(inputs, digests, target))
     digests[MANIFEST] = sha256(files[MANIFEST])
     return files, digests

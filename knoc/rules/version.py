@@ -31,6 +31,13 @@ def protocol_key(version: str) -> Version:
         return _UNPARSABLE
 
 
+def major_minor(version: str) -> str:
+    """A protocol version as cards carry it: "1.0.0" is "1.0" (A2A 1.0,
+    section 3.6: patch numbers do not appear in cards). Anything that is
+    not a protocol version is returned as it is, for the checks to name."""
+    return ".".join(version.split(".")[:2]) if PROTOCOL.match(version) else version
+
+
 def is_semver(version: str) -> bool:
     return SEMVER.match(version) is not None
 

@@ -35,8 +35,10 @@ def drift(expected: dict[str, bytes], want: dict[str, str], actual: dict[str, st
     if built is not None and targets is not None and built != targets[1]:
         return [diag("KNO-DRIFT", f"{out} was built for A2A {built}, but the sources compile for A2A {targets[1]}",
                      file=f"{out}{MANIFEST}", hint=f"{hint} (or check it as built: `knoc check --a2a {built}`)")]
+    # agent.json follows its card (the same bytes, or the pre-0.3 shape of the
+    # same fields): when both drifted alike, one line says so.
     twins = {p for p in differ if p.endswith(LEGACY_CARD_FILE) and _twin(p) in differ
-             and want.get(p) == want.get(_twin(p)) and actual.get(p) == actual.get(_twin(p))}
+             and (p in expected, p in actual) == (_twin(p) in expected, _twin(p) in actual)}
     found: list[Diagnostic] = []
     for path in sorted(differ - twins, key=lambda p: (_rank(p), p)):
         shown = f"{out}{path}"

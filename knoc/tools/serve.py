@@ -11,8 +11,8 @@ from urllib.parse import unquote, urlsplit
 
 from knoc.io import files
 from knoc.io import tree as disk
-from knoc.io.server import Answer, Response
-from knoc.output.hosting import CARD_HEADERS, CARD_NAMES, HEADERS_FILE, headers_for, is_card
+from knoc.io.server import Answer, Request, Response
+from knoc.output.hosting import CARD_HEADERS, CARD_NAMES, HEADERS_FILE, etag, headers_for, is_card
 from knoc.rules.paths import segment_problem
 
 INDEX = "index.html"
@@ -31,7 +31,7 @@ def locate(site: Path, fixed: str | None, host: str, url: str) -> tuple[Path, st
     path = tree / rel if rel else tree
     if files.is_dir(path):
         path, rel = path / INDEX, f"{rel}/{INDEX}".lstrip("/")
-    if not files.is_file(path) and is_card(rel) and rel.endswith(CARD_NAMES[1]):  # agent.json: the same card
+    if not files.is_file(path) and is_card(rel) and rel.endswith(CARD_NAMES[1]):  # agent.json of an old build
         path = path.with_name(CARD_NAMES[0])
     return (path, rel) if files.is_file(path) else None
 
@@ -45,17 +45,27 @@ def _tree(site: Path, host: str) -> Path:
 
 
 def answer(site: Path, fixed: str | None) -> Answer:
-    """What the server sends for each request."""
-    def respond(method: str, host: str, url: str) -> Response:
-        if method == "OPTIONS":  # a CORS preflight: cards may be fetched from any origin
+    """What the server sends for each request: the file with its headers
+    and its ETag, or 304 when the client already holds that ETag."""
+    def respond(request: Request) -> Response:
+        if request.method == "OPTIONS":  # a CORS preflight: cards may be fetched from any origin
             return Response(204, PREFLIGHT_HEADERS)
-        found = locate(site, fixed, host, url)
+        found = locate(site, fixed, request.host, request.path)
         try:
             body = disk.read(found[0].parent, found[0].name) if found else None
         except OSError:  # swapped away by a rebuild between the check and the read
             body = None
         if found is None or body is None:
             return Response(404)
-        return Response(200, headers_for(found[1]), body)
+        headers = {**headers_for(found[1]), "ETag": etag(body)}
+        if _matches(request.if_none_match, headers["ETag"]):
+            return Response(304, {k: v for k, v in headers.items() if k != "Content-Type"})
+        return Response(200, headers, body)
 
     return respond
+
+
+def _matches(if_none_match: str, tag: str) -> bool:
+    """Whether the client holds `tag` (weak tags compare too: RFC 9110 13.1.2)."""
+    held = {t.strip().removeprefix("W/") for t in if_none_match.split(",") if t.strip()}
+    return "*" in held or tag in held

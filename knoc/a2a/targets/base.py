@@ -11,8 +11,15 @@ from knoc.a2a import capability
 from knoc.a2a.capability import Contract
 from knoc.a2a.fields import CardFields
 from knoc.a2a.wire import Wire
+from knoc.diagnostics import JsonPath
 
 Card = dict[str, Any]  # a published card, as JSON
+# What a target leaves out of a card: (where it is in the entity's card, what).
+Dropped = list[tuple[JsonPath, str]]
+
+
+def drops_nothing(fields: CardFields) -> Dropped:
+    return []
 
 
 @dataclass(frozen=True)
@@ -33,6 +40,11 @@ class Target:
     # Its interfaces carry no protocol version: those go into the
     # capability-contract extension entry instead.
     versions_in_contract: bool = False
+    # The stated fields its card leaves out (each becomes a warning).
+    dropped: Callable[[CardFields], Dropped] = drops_nothing
+    # agent.json, the pre-0.3 path, holds a card its clients (a2a-sdk 0.2)
+    # parse: this target's own card when they do (None), else this one.
+    legacy: Callable[[CardFields], Wire] | None = None
 
     def authored(self, card: dict[str, Any], extension_uris: list[str]) -> Contract:
         """The capability contract of an authored (snake_case) card built for this target."""

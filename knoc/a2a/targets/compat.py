@@ -19,21 +19,26 @@ class SecurityScheme(v10.SecurityScheme, v03.SecurityScheme):
 
 class AgentCard(v10.AgentCard):
     security_schemes: dict[str, SecurityScheme] | None = None  # type: ignore[assignment]
+    # The 0.3 view: what a 0.3 client reads of the same card.
     url: str
     preferred_transport: str
+    additional_interfaces: list[v03.AgentInterface] | None = None
     protocol_version: str = PROTOCOL_VERSION
     security: list[dict[str, list[str]]] | None = None
+    supports_authenticated_extended_card: bool | None = None
 
 
 def build(f: CardFields) -> AgentCard:
     return AgentCard(
         **v10.card_kwargs(f),
         security_schemes={n: SecurityScheme(**v10.scheme(s), **v03.scheme(s)) for n, s in f.schemes.items()} or None,
-        url=f.url, preferred_transport=f.transport, security=f.security or None,
+        url=f.url, preferred_transport=f.transport, additional_interfaces=v03.interfaces(f),
+        security=f.security or None, supports_authenticated_extended_card=f.extended_agent_card,
     )
 
 
 # Read as its 1.0 view (its supported interfaces), which states every version;
 # the main url is the 0.3 top-level one, the same as the first interface's.
 TARGET = Target(name="compat", versions=("1.0", PROTOCOL_VERSION), build=build,
-                read=capability.read_1_0, url_of=v03.url_of)
+                read=capability.read_1_0, url_of=v03.url_of,
+                unsupported_flags=frozenset({"state_transition_history"}), dropped=v10.dropped)

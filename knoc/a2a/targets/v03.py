@@ -9,10 +9,10 @@ from pydantic import Field
 
 from knoc.a2a import capability
 from knoc.a2a.fields import CardFields
-from knoc.a2a.targets.base import Card, Target
+from knoc.a2a.targets.base import Card, Dropped, Target
 from knoc.a2a.wire import AgentExtension, AgentProvider, AgentSkill, OAuthFlows, Wire
 
-PROTOCOL_VERSION = "0.3.0"
+PROTOCOL_VERSION = "0.3"
 
 
 class AgentInterface(Wire):
@@ -69,11 +69,30 @@ def scheme(s: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def interfaces(f: CardFields) -> list[AgentInterface] | None:
+    """`additionalInterfaces` for a 0.3 client: only interfaces that speak
+    0.3 (a 1.0-only one would answer it UNIMPLEMENTED), and then the main
+    url first (v0.3 5.6.4: the list SHOULD include it)."""
+    others = [AgentInterface(url=i["url"], transport=i["transport"])
+              for i in f.interfaces if capability.speaks_0_3(i["protocol_versions"])]
+    return [AgentInterface(url=f.url, transport=f.transport), *others] if others else None
+
+
+def dropped(f: CardFields) -> Dropped:
+    found: Dropped = []
+    for i, iface in enumerate(f.interfaces):
+        if not capability.speaks_0_3(iface["protocol_versions"]):
+            found.append((("additional_interfaces", i), f"the interface {iface['url']} (it speaks only A2A "
+                                                        f"{', '.join(iface['protocol_versions'])})"))
+        elif iface.get("tenant"):
+            found.append((("additional_interfaces", i, "tenant"), "`tenant`"))
+    return found
+
+
 def build(f: CardFields) -> AgentCard:
     return AgentCard(
         name=f.name, description=f.description, url=f.url, preferred_transport=f.transport,
-        additional_interfaces=[AgentInterface(url=i["url"], transport=i["transport"])
-                               for i in f.interfaces] or None,
+        additional_interfaces=interfaces(f),
         icon_url=f.icon_url, provider=f.provider, version=f.version,
         documentation_url=f.documentation_url,
         capabilities=AgentCapabilities(streaming=f.streaming, push_notifications=f.push_notifications,
@@ -86,9 +105,17 @@ def build(f: CardFields) -> AgentCard:
     )
 
 
+def legacy(f: CardFields) -> AgentCard:
+    """The 0.3-shaped card for agent.json under a target whose own card
+    pre-0.3 clients cannot parse. Its protocolVersion is the main url's, so
+    a 1.0-only agent does not claim 0.3."""
+    version = PROTOCOL_VERSION if capability.speaks_0_3(f.main_versions) else f.main_versions[0]
+    return build(f).model_copy(update={"protocol_version": version})
+
+
 def url_of(card: Card) -> str | None:
     return str(card["url"]) if "url" in card else None
 
 
 TARGET = Target(name="0.3", versions=(PROTOCOL_VERSION,), build=build, read=capability.read_0_3,
-                url_of=url_of, versions_in_contract=True)
+                url_of=url_of, versions_in_contract=True, dropped=dropped)

@@ -9,7 +9,8 @@ from pydantic import Field, model_validator
 
 from knoc.a2a import capability, wire
 from knoc.a2a.fields import CardFields
-from knoc.a2a.targets.base import Card, Target
+from knoc.a2a.targets import v03
+from knoc.a2a.targets.base import Card, Dropped, Target
 from knoc.a2a.wire import AgentExtension, AgentProvider, AgentSkill, Wire
 
 
@@ -154,5 +155,13 @@ def url_of(card: Card) -> str | None:
     return str(url) if url is not None else None
 
 
+def dropped(f: CardFields) -> Dropped:
+    """0.3's `stateTransitionHistory` has no 1.0 field."""
+    if f.state_transition_history is None:
+        return []
+    return [(("capabilities", "state_transition_history"), "`state_transition_history`")]
+
+
 TARGET = Target(name="1.0", versions=("1.0",), build=build, read=capability.read_1_0,
-                url_of=url_of, unsupported_flags=frozenset({"state_transition_history"}))
+                url_of=url_of, unsupported_flags=frozenset({"state_transition_history"}), dropped=dropped,
+                legacy=v03.legacy)

@@ -1,0 +1,47 @@
+"""Each host's AI Catalog, `site/<host>/.well-known/ai-catalog.json`: the
+host-level listing of the agents that live there (github.com/Agent-Card/
+ai-catalog, `specification/ai-catalog.md`), for crawlers and registries.
+
+Each agent's entry is made with its card, in the one-file stage, so the
+cache keeps it; the render stage only joins a host's entries. The bytes
+are exactly what `canonical.dumps` gives for the whole document."""
+
+from __future__ import annotations
+
+from knoc.a2a.fields import CardFields
+from knoc.kinds.agent import Card
+from knoc.output.canonical import dumps
+from knoc.output.hosting import AI_CATALOG_FILE, CARD_FILE, SITE
+
+SPEC_VERSION = "1.0"
+CARD_MEDIA_TYPE = "application/a2a-agent-card+json"
+URN = "urn:kno:agent:"  # an entry's identifier: the agent's ULID as a URN
+
+
+def entry(agent_id: str, fields: CardFields, tags: tuple[str, ...]) -> bytes:
+    """One agent's entry: published card fields only."""
+    return dumps({
+        "identifier": URN + agent_id,
+        "displayName": fields.name,
+        "mediaType": CARD_MEDIA_TYPE,
+        "url": f"{fields.url}/{CARD_FILE}",
+        "description": fields.description,
+        "tags": list(tags),
+        "version": fields.version,
+    })
+
+
+def host_catalogs(cards: list[Card], operator: tuple[tuple[str, str], ...]) -> dict[str, bytes]:
+    """The AI Catalog of every host with a public card, by path under build/.
+    `operator`: knoc.toml's [host], the same for every host."""
+    hosts: dict[str, list[Card]] = {}
+    for card in cards:
+        hosts.setdefault(card.projection.host, []).append(card)
+    head = dumps({"specVersion": SPEC_VERSION, **({"host": dict(operator)} if operator else {})})
+    head = head[: head.rindex(b"\n}")]  # reopened: the entries follow
+    out = {}
+    for host, its in sorted(hosts.items()):
+        entries = b",\n    ".join(c.projection.listing.rstrip(b"\n").replace(b"\n", b"\n    ")
+                                  for c in sorted(its, key=lambda c: c.projection.url))
+        out[f"{SITE}{host}/{AI_CATALOG_FILE}"] = head + b',\n  "entries": [\n    ' + entries + b"\n  ]\n}\n"
+    return out

@@ -1,0 +1,155 @@
+"""Cards every client generation can use: the rules of each A2A target, the
+legacy path, protocol version spelling, what a target leaves out (always a
+warning), ETags and each host's AI Catalog."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from a2a.compat.v0_3 import types as sdk_v03
+
+from knoc.output.canonical import dumps, sha256
+from tests.conftest import ROOT, compile_example, line_of
+from tests.test_official_checks import assert_v03_schema, assert_v10_strict
+from tests.test_serve import get, host_and_path, serving
+
+CONCIERGE = "site/realms.possibility.space/agents/concierge/.well-known/"
+SEARCH = "site/agents.possibility.space/catalog-search/.well-known/"
+SEARCH_SOURCE = "content/agent-blueprints/catalog-search.kno"
+
+
+def card(result: Any, path: str) -> dict[str, Any]:
+    return json.loads(result.files[path])  # type: ignore[no-any-return]
+
+
+def findings(result: Any, code: str) -> list[Any]:
+    return [d for d in result.report.sorted() if d.code == code]
+
+
+def test_compat_announces_the_extended_card_both_ways() -> None:
+    compat = card(compile_example("compat"), CONCIERGE + "agent-card.json")
+    assert compat["capabilities"]["extendedAgentCard"] is True  # what a 1.0 client reads
+    assert compat["supportsAuthenticatedExtendedCard"] is True  # what a 0.3 client reads
+    assert sdk_v03.AgentCard.model_validate(compat).supports_authenticated_extended_card is True
+
+
+def test_a_03_card_lists_only_interfaces_a_03_client_can_speak() -> None:
+    result = compile_example("0.3")
+    v03 = card(result, SEARCH + "agent-card.json")
+    assert "additionalInterfaces" not in v03  # its gRPC interface speaks 1.0 only
+    [dropped] = findings(result, "KNO-PROJECT-DROPPED")
+    assert dropped.severity.value == "warning" and dropped.file == SEARCH_SOURCE
+    assert dropped.message == ("the interface https://grpc.agents.possibility.space/catalog-search (it speaks only "
+                               "A2A 1.0) cannot be carried by an A2A 0.3 card and is left out")
+    assert "--a2a 1.0" in dropped.hint and "--a2a compat" in dropped.hint
+
+
+def test_a_dropped_tenant_is_a_warning(repo: Path) -> None:
+    source = repo / SEARCH_SOURCE
+    text = source.read_text(encoding="utf-8").replace('      protocol_versions: ["1.0"]\n',
+                                                      '      protocol_versions: ["0.3"]\n      tenant: acme\n')
+    source.write_text(text, encoding="utf-8")
+    result = compile_example("0.3", root=repo)
+    [dropped] = findings(result, "KNO-PROJECT-DROPPED")
+    assert dropped.message == "`tenant` cannot be carried by an A2A 0.3 card and is left out"
+    assert dropped.span and dropped.span.line == line_of(repo, SEARCH_SOURCE, "tenant: acme")
+    interfaces = card(result, SEARCH + "agent-card.json")["additionalInterfaces"]
+    assert interfaces[0] == {"url": "https://agents.possibility.space/catalog-search", "transport": "JSONRPC"}
+    assert interfaces[1]["transport"] == "GRPC"  # it speaks 0.3 now: listed, the main url first
+    v10 = card(compile_example("1.0", root=repo), SEARCH + "agent-card.json")
+    assert v10["supportedInterfaces"][-1]["tenant"] == "acme"  # 1.0 carries it: no warning there
+
+
+def test_patch_versions_are_published_as_major_minor(repo: Path) -> None:
+    source = repo / SEARCH_SOURCE
+    text = source.read_text(encoding="utf-8").replace('min_protocol_version: "0.3"', 'min_protocol_version: "0.3.0"')
+    source.write_text(text.replace('protocol_versions: ["1.0"]', 'protocol_versions: ["1.0.0"]'), encoding="utf-8")
+    result = compile_example("1.0", root=repo)
+    patches = findings(result, "KNO-PROTOCOL-PATCH")
+    assert [(d.severity.value, d.span and d.span.line) for d in patches] == [
+        ("warning", line_of(repo, SEARCH_SOURCE, "min_protocol_version")),
+        ("warning", line_of(repo, SEARCH_SOURCE, 'protocol_versions: ["1.0.0"]'))]
+    assert patches[0].message == "protocol version 0.3.0 is published as 0.3"
+    body = result.files[SEARCH + "agent-card.json"].decode("utf-8")
+    assert '"protocolVersion": "1.0"' in body and '"minProtocolVersion": "0.3"' in body and "0.3.0" not in body
+    assert "1.0.0" not in body
+
+
+def test_agent_json_holds_the_card_pre_03_clients_parse() -> None:
+    """Whatever the target, agent.json is a card with a top-level url (the
+    0.3 shape, which a2a-sdk 0.2 reads); under 0.3 and compat it is the
+    card itself."""
+    for target in ("1.0", "0.3", "compat"):
+        result = compile_example(target)
+        for c in result.cards:
+            main, legacy = (f"site/{c.projection.site_dir}/.well-known/{n}" for n in ("agent-card.json", "agent.json"))
+            old = card(result, legacy)
+            assert_v03_schema(old)
+            sdk_v03.AgentCard.model_validate(old)
+            assert old["url"] == c.projection.url and old["name"] == c.projection.name
+            assert (result.files[legacy] == result.files[main]) == (target != "1.0")
+            if target == "1.0":
+                assert_v10_strict(card(result, main))
+                # A 1.0-only agent does not claim 0.3 at the old path.
+                assert old["protocolVersion"] == card(result, main)["supportedInterfaces"][0]["protocolVersion"]
+
+
+def test_each_host_lists_its_agents_in_an_ai_catalog() -> None:
+    result = compile_example()
+    catalogs = {p: json.loads(b) for p, b in result.files.items() if p.endswith("/.well-known/ai-catalog.json")}
+    hosts = {c.projection.host for c in result.cards}
+    assert set(catalogs) == {f"site/{h}/.well-known/ai-catalog.json" for h in hosts}
+    listed = {e["url"]: e for doc in catalogs.values() for e in doc["entries"]}
+    assert len(listed) == len(result.cards)
+    for c in result.cards:
+        entry = listed[f"{c.projection.url}/.well-known/agent-card.json"]
+        published = json.loads(c.projection.body)
+        assert entry["displayName"] == published["name"] and entry["description"] == published["description"]
+        assert entry["version"] == published["version"] and entry["mediaType"] == "application/a2a-agent-card+json"
+        assert entry["tags"] == sorted({t for s in published["skills"] for t in s["tags"]})
+        assert entry["identifier"].startswith("urn:kno:agent:")
+    for path, doc in catalogs.items():
+        assert doc["specVersion"] == "1.0" and "host" not in doc
+        assert result.files[path] == dumps(doc)  # spliced from cached entries, yet canonical bytes
+
+
+def test_the_host_table_names_the_operator(repo: Path) -> None:
+    with (repo / "knoc.toml").open("a", encoding="utf-8") as f:
+        f.write('\n[host]\ndisplay_name = "Possibility"\ndocumentation_url = "https://possibility.space/agents"\n')
+    result = compile_example(root=repo)
+    doc = json.loads(result.files["site/agents.possibility.space/.well-known/ai-catalog.json"])
+    assert doc["host"] == {"displayName": "Possibility", "documentationUrl": "https://possibility.space/agents"}
+
+
+def test_cards_and_catalogs_carry_etags_served_and_in_headers() -> None:
+    manifest = json.loads((ROOT / "build/manifest.json").read_text(encoding="utf-8"))["outputs"]
+    host, path = host_and_path(json.loads((ROOT / "build/index/agents.json").read_text())["agents"][0]["card"])
+    card_rel = f"site/{host}/{path}/.well-known/agent-card.json".replace("//", "/")
+    tag = f'"{manifest[card_rel]}"'
+    headers_file = (ROOT / f"build/site/{host}/_headers").read_text(encoding="utf-8")
+    assert f"/{path}/.well-known/agent-card.json\n  ETag: {tag}\n".replace("//", "/") in headers_file
+    assert "/.well-known/ai-catalog.json\n  Content-Type: application/ai-catalog+json\n" in headers_file
+    with serving(ROOT) as base:
+        status, headers, body = get(f"{base}{path}/.well-known/agent-card.json", host)
+        assert status == 200 and headers["ETag"] == tag == f'"{sha256(body)}"'
+        assert "max-age=" in headers["Cache-Control"]
+        assert get_with(f"{base}{path}/.well-known/agent-card.json", host, tag)[0] == 304
+        assert get_with(f"{base}{path}/.well-known/agent-card.json", host, f'W/{tag}, "other"')[0] == 304
+        assert get_with(f"{base}{path}/.well-known/agent-card.json", host, '"stale"')[0] == 200
+        status, headers, body = get(f"{base}.well-known/ai-catalog.json", host)
+        assert status == 200 and headers["Content-Type"] == "application/ai-catalog+json"
+        assert headers["ETag"] == f'"{manifest[f"site/{host}/.well-known/ai-catalog.json"]}"'
+
+
+def get_with(url: str, host: str, if_none_match: str) -> tuple[int, bytes]:
+    import urllib.error
+    import urllib.request
+
+    request = urllib.request.Request(url, headers={"Host": host, "If-None-Match": if_none_match})
+    try:
+        with urllib.request.urlopen(request, timeout=10) as r:
+            return r.status, r.read()
+    except urllib.error.HTTPError as e:
+        return e.code, b""
