@@ -90,7 +90,7 @@ def test_migrate_keeps_comments_and_key_order_and_records_provenance(repo: Path,
         card = new["a2a_projection"]
         assert list(card) == [k for k in old if k in CARD_KEYS]  # the author's order
         assert all(card[k] == old[k] for k in card)
-        assert new["$schema"] == "agent-blueprint@0.2.0" and new["version"] == old["version"]
+        assert new["$schema"] == "agent-blueprint@0.3.0" and new["version"] == old["version"]
         assert new["provenance"]["migration"]["from"] == f"{old['$schema']} ({rel})"
         assert re.fullmatch(r"\d{4}-\d{2}-\d{2}", new["provenance"]["migration"]["date"])
         if "perception" in old:

@@ -41,7 +41,7 @@ def test_a_03_card_lists_only_interfaces_a_03_client_can_speak() -> None:
     assert "additionalInterfaces" not in v03  # its gRPC interface speaks 1.0 only
     [dropped] = findings(result, "KNO-PROJECT-DROPPED")
     assert dropped.severity.value == "warning" and dropped.file == SEARCH_SOURCE
-    assert dropped.message == ("the interface https://grpc.agents.possibility.space/catalog-search (it speaks only "
+    assert dropped.message == ("the interface grpc.agents.possibility.space:443 (it speaks only "
                                "A2A 1.0) cannot be carried by an A2A 0.3 card and is left out")
     assert "--a2a 1.0" in dropped.hint and "--a2a compat" in dropped.hint
 
@@ -153,3 +153,24 @@ def get_with(url: str, host: str, if_none_match: str) -> tuple[int, bytes]:
             return r.status, r.read()
     except urllib.error.HTTPError as e:
         return e.code, b""
+
+
+def test_grpc_interfaces_are_host_port_addresses(repo: Path) -> None:
+    """A gRPC channel dials host:port: the example publishes that, a url
+    with a scheme and a path gets a warning naming the address to write,
+    and custom bindings may use any scheme."""
+    built = card(compile_example("1.0"), SEARCH + "agent-card.json")
+    grpc = [i for i in built["supportedInterfaces"] if i["protocolBinding"] == "GRPC"]
+    assert [i["url"] for i in grpc] == ["grpc.agents.possibility.space:443"]
+    source = repo / SEARCH_SOURCE
+    text = source.read_text(encoding="utf-8").replace("grpc.agents.possibility.space:443",
+                                                      "https://grpc.agents.possibility.space/catalog-search")
+    text = text.replace("  capabilities:\n", "    - {url: \"wss://agents.possibility.space/ws\", transport: WEBSOCKET}\n"
+                        "  capabilities:\n", 1)
+    source.write_text(text, encoding="utf-8")
+    result = compile_example("1.0", root=repo)
+    [warning] = findings(result, "KNO-CARD-GRPC-ADDRESS")
+    assert warning.severity.value == "warning" and "`grpc.agents.possibility.space:443`" in (warning.hint or "")
+    assert warning.span and warning.span.line == line_of(repo, SEARCH_SOURCE, "https://grpc.agents")
+    urls = [i["url"] for i in card(result, SEARCH + "agent-card.json")["supportedInterfaces"]]
+    assert "wss://agents.possibility.space/ws" in urls and result.ok  # the schema takes any scheme

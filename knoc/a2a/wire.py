@@ -50,7 +50,9 @@ class OAuthFlows(Wire):
     client_credentials: ClientCredentialsOAuthFlow | None = None
 
 
-class AgentSkill(Wire):
+class SkillFields(Wire):
+    """A skill's fields in every A2A version."""
+
     id: str
     name: str
     description: str
@@ -58,6 +60,13 @@ class AgentSkill(Wire):
     examples: list[str] | None = None
     input_modes: list[str] | None = None
     output_modes: list[str] | None = None
+
+
+class AgentSkill(SkillFields):
+    """A 0.3 skill, and how card fields carry one: its security
+    requirements as 0.3 writes them (1.0 wraps them)."""
+
+    security: list[dict[str, list[str]]] | None = None
 
 
 class ContractCapabilities(Wire):

@@ -141,6 +141,8 @@ def _fields(agent: Agent, target: Target, diags: list[Diagnostic]) -> CardFields
     if contract is not None:
         extensions.append(AgentExtension(uri=CONTRACT_URI, required=False, params=contract.to_json_dict()))
     skills = [s for i, raw in enumerate(c.get("skills") or []) if (s := _skill(agent, i, raw, diags))]
+    for i, raw in enumerate(c.get("skills") or []):
+        _requirements_declared(agent, ("skills", i, "security"), raw.get("security") or [], schemes, diags)
     if not description:
         return None
     return CardFields(
@@ -257,6 +259,13 @@ def _unfinished(agent: Agent) -> Iterable[Diagnostic]:
     elif where is not None and where.scheme == "http":
         yield _err(agent, ("url",), "KNO-CARD-URL-HTTP", f"url `{url}` is plain http: tasks and credentials "
                    "travel unencrypted", "serve the agent over https")
+    for i, iface in enumerate(c.get("additional_interfaces") or []):
+        grpc = split_url(iface.get("url")) if iface.get("transport") == "GRPC" else None
+        if grpc is not None and grpc.hostname:
+            address = f"{grpc.hostname}:{grpc.port or (443 if grpc.scheme == 'https' else 80)}"
+            yield _err(agent, ("additional_interfaces", i, "url"), "KNO-CARD-GRPC-ADDRESS",
+                       f"gRPC interface url `{iface['url']}` is not an address a gRPC channel can dial",
+                       f"write its host:port, `{address}` (A2A: a gRPC interface's url is hostname:port)")
 
 
 def _local(host: str) -> bool:
@@ -290,7 +299,8 @@ def _skill(agent: Agent, i: int, raw: dict[str, Any], diags: list[Diagnostic]) -
         return None
     return AgentSkill(id=raw["id"], name=raw["name"], description=raw["description"],
                       tags=list(raw["tags"]), examples=raw.get("examples"),
-                      input_modes=raw.get("input_modes"), output_modes=raw.get("output_modes"))
+                      input_modes=raw.get("input_modes"), output_modes=raw.get("output_modes"),
+                      security=[dict(r) for r in raw["security"]] if raw.get("security") else None)
 
 
 def _security(agent: Agent, diags: list[Diagnostic]) -> tuple[dict[str, dict[str, Any]], list[dict[str, list[str]]]]:
@@ -313,13 +323,19 @@ def _security(agent: Agent, diags: list[Diagnostic]) -> tuple[dict[str, dict[str
                 continue
             schemes[http] = {"type": "http", "scheme": http}
             security.append({http: []})
+    _requirements_declared(agent, ("security",), security, schemes, diags)
+    return schemes, security
+
+
+def _requirements_declared(agent: Agent, path: JsonPath, security: list[dict[str, list[str]]],
+                           schemes: dict[str, dict[str, Any]], diags: list[Diagnostic]) -> None:
+    """Every security requirement (the card's or a skill's) names a declared scheme."""
     for j, requirement in enumerate(security):
         for name in requirement:
             if name not in schemes:
-                diags.append(_err(agent, ("security", j), "KNO-PROJECT-AUTH",
+                diags.append(_err(agent, (*path, j), "KNO-PROJECT-AUTH",
                                   f"security requirement names `{name}`, which is not in `security_schemes`",
                                   f"declare `{name}` under `security_schemes`"))
-    return schemes, security
 
 
 def _location(agent: Agent, diags: list[Diagnostic]) -> tuple[str, str] | None:

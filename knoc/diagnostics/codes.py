@@ -215,6 +215,10 @@ _declare("KNO-PROJECT-URL", E, "the url cannot be turned into a card path", """
 _declare("KNO-PROJECT-DROPPED", W, "a field the target A2A version lacks is left out", """
     The build target cannot carry this field, so the published card leaves it out. Remove it, or
     build for a target that carries it.""")
+_declare("KNO-CARD-GRPC-ADDRESS", W, "a gRPC interface's url is not a host:port address", """
+    A gRPC channel dials hostname:port, not a url with a scheme and a path (A2A after 1.0.1 says so
+    for gRPC interfaces). Write the interface's url as `host:port`, for example
+    `grpc.example.com:443`.""")
 _declare("KNO-CARD-PLACEHOLDER", W, "a public card still holds a skeleton's placeholder text", """
     `knoc new agent` writes placeholder text (the card's description, the first skill's name and
     description) so the skeleton validates. A public card that still says it tells clients

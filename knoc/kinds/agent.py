@@ -14,6 +14,7 @@ from knoc.kinds.entity import Typed, is_public
 CARD_FACT_KEYS = ("url", "capabilities", "protocol_versions", "min_protocol_version", "max_protocol_version",
                   "additional_interfaces")
 FACT_KEYS = ("composes", "service_class", "perception")
+BLUEPRINT_SCHEMA = "agent-blueprint@0.3.0"  # what knoc writes new blueprints as (new, init, import, migrate)
 # The text of `knoc new agent`'s skeleton: still there on a public card, it is
 # a card nobody finished (a warning names each).
 PLACEHOLDERS = {"description": "What a client can ask this agent to do.",

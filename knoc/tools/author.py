@@ -8,7 +8,7 @@ from __future__ import annotations
 import io
 from typing import Any
 
-from knoc.kinds.agent import PLACEHOLDERS
+from knoc.kinds.agent import BLUEPRINT_SCHEMA, PLACEHOLDERS
 from knoc.rules import ulid
 
 
@@ -34,7 +34,8 @@ def blueprint_skeleton(slug: str, title: str, url: str, id_: str | None = None, 
                        skill_description: str | None = None) -> str:
     """A blueprint: a private skeleton for `knoc new agent`, or with the
     keyword arguments a public agent ready to build (`knoc init`)."""
-    return _render("blueprint.kno.j2", slug=slug, id=id_ or ulid.new(), title=title, url=url, public=public,
+    return _render("blueprint.kno.j2", schema=BLUEPRINT_SCHEMA, slug=slug, id=id_ or ulid.new(), title=title,
+                   url=url, public=public,
                    domain=domain, description=description or PLACEHOLDERS["description"],
                    skill=skill or PLACEHOLDERS["skill_name"],
                    skill_description=skill_description or PLACEHOLDERS["skill_description"])

@@ -1,5 +1,5 @@
 """`knoc import`: an A2A Agent Card from the wild (any version from 0.1 to
-1.0, or a mix) as the `a2a_projection` of a new agent-blueprint@0.2.0.
+1.0, or a mix) as the `a2a_projection` of a new agent blueprint.
 
 Forgiving where the meaning is clear, and it says so: every field dropped or
 converted is a `Change` with its JSON path. Refusing where it is not: a JSON
@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 from knoc.a2a.fields import DEFAULT_TRANSPORT
 from knoc.diagnostics import Diagnostic, Span, diag
 from knoc.io import files, http, limits
+from knoc.kinds.agent import BLUEPRINT_SCHEMA
 from knoc.rules import slug as slugs
 from knoc.rules.version import is_semver
 from knoc.tools.card_fields import (
@@ -114,7 +115,7 @@ def blueprint(imported: Imported, slug: str, id_: str, source: str, date: str) -
     from knoc.tools.author import dump, yaml_rt
 
     data: dict[str, Any] = {
-        "$schema": "agent-blueprint@0.2.0",
+        "$schema": BLUEPRINT_SCHEMA,
         "id": id_,
         "slug": slug,
         "type": "agent-blueprint",

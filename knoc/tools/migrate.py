@@ -1,5 +1,6 @@
 """`knoc migrate`: a legacy agent (agent-card@0.x, or service-config@0.3.0
-with `subtype: agent-card`) rewritten as an agent-blueprint@0.2.0.
+with `subtype: agent-card`) rewritten as an agent blueprint (the newest
+agent-blueprint schema version).
 
 The card fields move under `a2a_projection`, the persona blocks under
 `persona`; every node moves whole in ruamel's round-trip tree, so comments
@@ -16,9 +17,10 @@ from typing import Any
 from knoc.compiler.driver import Result, compile_repo
 from knoc.config import CONFIG_FILE, Config, load_config
 from knoc.io import files
+from knoc.kinds.agent import BLUEPRINT_SCHEMA
 from knoc.output.tree import MANIFEST
 
-BLUEPRINT = "agent-blueprint@0.2.0"
+BLUEPRINT = BLUEPRINT_SCHEMA
 BLUEPRINTS = "agent-blueprints"  # the collection under content/
 LEGACY = "agents"
 # agent-card-schema `$defs/card` properties (a test holds this equal to the spec).

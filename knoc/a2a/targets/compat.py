@@ -17,8 +17,13 @@ class SecurityScheme(v10.SecurityScheme, v03.SecurityScheme):
     pass
 
 
+class AgentSkill(v10.AgentSkill):
+    security: list[dict[str, list[str]]] | None = None  # the 0.3 view of its requirements
+
+
 class AgentCard(v10.AgentCard):
     security_schemes: dict[str, SecurityScheme] | None = None  # type: ignore[assignment]
+    skills: list[AgentSkill]  # type: ignore[assignment]
     # The 0.3 view: what a 0.3 client reads of the same card.
     url: str
     preferred_transport: str
@@ -29,8 +34,9 @@ class AgentCard(v10.AgentCard):
 
 
 def build(f: CardFields) -> AgentCard:
+    skills = [AgentSkill(**v10.skill(s).model_dump(), security=s.security) for s in f.skills]
     return AgentCard(
-        **v10.card_kwargs(f),
+        **{**v10.card_kwargs(f), "skills": skills},
         security_schemes={n: SecurityScheme(**v10.scheme(s), **v03.scheme(s)) for n, s in f.schemes.items()} or None,
         url=f.url, preferred_transport=f.transport, additional_interfaces=v03.interfaces(f),
         security=f.security or None, supports_authenticated_extended_card=f.extended_agent_card,

@@ -61,12 +61,32 @@ class AgentCard(Wire):
     supports_authenticated_extended_card: bool | None = None
 
 
+FLOWS_1_0 = ("device_code",)  # OAuth flows 0.3 lacks
+FLOW_FIELDS_1_0 = {"authorization_code": "pkce_required"}  # and fields of its flows
+
+
 def scheme(s: dict[str, Any]) -> dict[str, Any]:
-    """A security scheme's fields as the 0.3 model takes them."""
+    """A security scheme's fields as the 0.3 model takes them, without what
+    only 1.0 has (the device code flow, PKCE): `dropped` warns of those."""
     out = {k: v for k, v in s.items() if k != "in"}
     if "in" in s:
         out["in_"] = s["in"]  # `in` is a Python keyword: the model names it in_
+    if isinstance(s.get("flows"), dict):
+        out["flows"] = {flow: {k: v for k, v in fields.items() if k != FLOW_FIELDS_1_0.get(flow)}
+                        for flow, fields in s["flows"].items() if flow not in FLOWS_1_0}
     return out
+
+
+def _only_1_0(f: CardFields) -> Dropped:
+    found: Dropped = []
+    for name, s in f.schemes.items():
+        for flow, fields in (s.get("flows") or {}).items():
+            field = FLOW_FIELDS_1_0.get(flow)
+            if flow in FLOWS_1_0:
+                found.append((("security_schemes", name, "flows", flow), f"the `{flow}` flow of `{name}`"))
+            elif field is not None and field in fields:
+                found.append((("security_schemes", name, "flows", flow, field), f"`{field}` of `{name}`"))
+    return found
 
 
 def interfaces(f: CardFields) -> list[AgentInterface] | None:
@@ -86,7 +106,7 @@ def dropped(f: CardFields) -> Dropped:
                                                         f"{', '.join(iface['protocol_versions'])})"))
         elif iface.get("tenant"):
             found.append((("additional_interfaces", i, "tenant"), "`tenant`"))
-    return found
+    return found + _only_1_0(f)
 
 
 def build(f: CardFields) -> AgentCard:

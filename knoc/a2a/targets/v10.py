@@ -11,7 +11,7 @@ from knoc.a2a import capability, wire
 from knoc.a2a.fields import CardFields
 from knoc.a2a.targets import v03
 from knoc.a2a.targets.base import Card, Dropped, Target
-from knoc.a2a.wire import AgentExtension, AgentProvider, AgentSkill, Wire
+from knoc.a2a.wire import AgentExtension, AgentProvider, Wire
 
 
 class AgentInterface(Wire):
@@ -40,10 +40,25 @@ class HTTPAuthSecurityScheme(Wire):
     bearer_format: str | None = None
 
 
-class OAuthFlows(wire.OAuthFlows):
+class AuthorizationCodeOAuthFlow(wire.AuthorizationCodeOAuthFlow):
+    pkce_required: bool | None = None
+
+
+class DeviceCodeOAuthFlow(Wire):
+    device_authorization_url: str
+    token_url: str
+    refresh_url: str | None = None
+    scopes: dict[str, str]
+
+
+class OAuthFlows(Wire):
+    authorization_code: AuthorizationCodeOAuthFlow | None = None
+    client_credentials: wire.ClientCredentialsOAuthFlow | None = None
+    device_code: DeviceCodeOAuthFlow | None = None
+
     @model_validator(mode="after")
     def _one_flow(self) -> OAuthFlows:
-        if (self.authorization_code is None) == (self.client_credentials is None):
+        if sum(f is not None for f in (self.authorization_code, self.client_credentials, self.device_code)) != 1:
             raise ValueError("OAuthFlows is a oneof: exactly one flow")
         return self
 
@@ -88,6 +103,19 @@ class StringList(Wire):
 
 class SecurityRequirement(Wire):
     schemes: dict[str, StringList]
+
+
+class AgentSkill(wire.SkillFields):
+    security_requirements: list[SecurityRequirement] | None = None
+
+
+def requirements(security: list[dict[str, list[str]]] | None) -> list[SecurityRequirement] | None:
+    """0.3-style requirements (scheme name -> scopes) as 1.0 writes them."""
+    return [SecurityRequirement(schemes={n: StringList(list=s) for n, s in r.items()}) for r in security or []] or None
+
+
+def skill(s: wire.AgentSkill) -> AgentSkill:
+    return AgentSkill(**s.model_dump(exclude={"security"}), security_requirements=requirements(s.security))
 
 
 class AgentCard(Wire):
@@ -136,10 +164,9 @@ def card_kwargs(f: CardFields) -> dict[str, Any]:
         capabilities=AgentCapabilities(streaming=f.streaming, push_notifications=f.push_notifications,
                                        extensions=f.extensions or None,
                                        extended_agent_card=f.extended_agent_card),
-        security_requirements=[SecurityRequirement(schemes={n: StringList(list=s) for n, s in r.items()})
-                               for r in f.security] or None,
+        security_requirements=requirements(f.security),
         default_input_modes=f.input_modes, default_output_modes=f.output_modes,
-        skills=f.skills, icon_url=f.icon_url,
+        skills=[skill(s) for s in f.skills], icon_url=f.icon_url,
     )
 
 
