@@ -12,20 +12,24 @@ from knoc.diagnostics import Diagnostic, diag
 from knoc.io import files
 from knoc.rules import ulid
 from knoc.tools import importer
+from knoc.tools.imported import publishable
 from knoc.tools.migrate import BLUEPRINTS
 
 
-def import_cards(config: Config, sources: tuple[str, ...], force: bool, *, use_cache: bool) -> Outcome:
+def import_cards(config: Config, sources: tuple[str, ...], force: bool, base_url: str | None = None, *,
+                 use_cache: bool) -> Outcome:
     """Each card converted and written as content/agent-blueprints/<slug>.kno,
     then validated. As every command that writes a source: a file that
     exists stops the run before anything is written (exit 2), unless `force`."""
+    if base_url is not None and not publishable(base_url):
+        raise UsageError("KNO-CONFIG", f"--url `{base_url}` is not an http(s) URL a card can be published at")
     diags: list[Diagnostic] = []
     planned: list[tuple[str, str, str]] = []  # (label, target, text)
     taken: set[str] = set()  # slugs given in this run
     date = datetime.date.today().isoformat()
     for source in sources:
         label = source if source.startswith(("http://", "https://")) else rel(config.root, Path(source))
-        imported, found = importer.load(source, label)
+        imported, found = importer.load(source, label, base_url)
         diags += found
         if imported is None:
             continue

@@ -15,7 +15,7 @@ from knoc.kinds.spec import BUILTIN_SPECS
 from knoc.rules import slug as slugs
 from knoc.rules import ulid
 from knoc.tools import author
-from knoc.tools.card_fields import publishable
+from knoc.tools.imported import publishable
 from knoc.tools.migrate import BLUEPRINTS
 
 EXTENSIONS = "extensions"

@@ -8,8 +8,11 @@ from knoc.cli.options import Run, common
 @click.command(name="import")
 @click.argument("sources", nargs=-1, required=True, metavar="CARD.json|URL...")
 @click.option("--force", is_flag=True, help="Replace a blueprint of the same slug that exists.")
+@click.option("--url", "base_url", metavar="URL",
+              help="The agent's service url, for a card that names none (default for a card fetched "
+                   "from a URL: that URL's base).")
 @common
-def command(run: Run, sources: tuple[str, ...], force: bool) -> int:
+def command(run: Run, sources: tuple[str, ...], force: bool, base_url: str | None) -> int:
     """Turn existing A2A Agent Cards (files or URLs; 0.1 to 1.0 and mixed
     shapes) into blueprints in content/agent-blueprints/.
 
@@ -19,4 +22,4 @@ def command(run: Run, sources: tuple[str, ...], force: bool) -> int:
     validated like any other source."""
     from knoc.app.importing import import_cards
 
-    return run.report(import_cards(run.config, sources, force, use_cache=run.use_cache))
+    return run.report(import_cards(run.config, sources, force, base_url, use_cache=run.use_cache))

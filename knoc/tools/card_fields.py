@@ -4,61 +4,31 @@ conversion recorded as a `Change` with its JSON path."""
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, field
 from typing import Any
 
 from knoc.a2a.extensions import SERVICE_CLASS_URI, SERVICE_CLASSES
 from knoc.a2a.fields import DEFAULT_TRANSPORT
-from knoc.output.hosting import url_location
 from knoc.rules import slug as slugs
+from knoc.tools.card_security import requirements, security_schemes
+from knoc.tools.imported import Imported, list_of, publishable
 
 TRANSPORTS = ("JSONRPC", "GRPC", "HTTP+JSON")
-URL = re.compile(r"^https?://[^/?#\s]+(/[^?#\s]*)?$")  # agent-card-schema's card url
 FLAGS = {"streaming": "streaming", "pushNotifications": "push_notifications",
          "stateTransitionHistory": "state_transition_history", "extendedAgentCard": "extended_agent_card"}
 RENAMED = {"documentationUrl": "documentation_url", "iconUrl": "icon_url"}
 MODES = {"defaultInputModes": "default_input_modes", "defaultOutputModes": "default_output_modes"}
-SKILL_KEYS = {"id", "name", "description", "tags", "examples", "inputModes", "outputModes"}
+SKILL_KEYS = {"id", "name", "description", "tags", "examples", "inputModes", "outputModes", "security",
+              "securityRequirements"}
 DEFAULT_VERSION = "0.1.0"
 WHY_DROPPED = {
     "protocolVersion": "the build target sets the protocol version",
     "signatures": "signatures cover the original bytes; sign the built card instead",
     "supportsAuthenticatedExtendedCard": "not a field of the A2A versions knoc builds",
-    "security": "it names no security scheme that was kept",
 }
-
-
-class NotACard(Exception):
-    """The JSON is not an A2A Agent Card: nothing is written."""
-
-
-@dataclass(frozen=True)
-class Change:
-    path: str  # JSON path in the imported card, e.g. $.capabilities.streaming
-    message: str
-
-
-@dataclass
-class Imported:
-    card: dict[str, Any]  # the a2a_projection, snake_case
-    service_class: str | None = None
-    changes: list[Change] = field(default_factory=list)
-
-    def drop(self, path: str, why: str) -> None:
-        self.changes.append(Change(path, f"dropped: {why}"))
-
-    def convert(self, path: str, what: str) -> None:
-        self.changes.append(Change(path, f"converted: {what}"))
 
 
 def json_kind(value: Any) -> str:
     return {list: "a list", str: "a string", bool: "a boolean", type(None): "null"}.get(type(value), "a number")
-
-
-def publishable(url: Any) -> bool:
-    """An http(s) URL a card can be published at (so not `http://localhost:PORT/`)."""
-    return isinstance(url, str) and URL.match(url) is not None and url_location(url) is not None
 
 
 def service(raw: dict[str, Any], out: Imported) -> tuple[str | None, str, list[dict[str, Any]]]:
@@ -80,6 +50,10 @@ def service(raw: dict[str, Any], out: Imported) -> tuple[str | None, str, list[d
         if not publishable(url):
             out.drop(path, f"`{url}` is not an http(s) URL knoc can publish")
             continue
+        named = str(transport).rstrip("/").rsplit("/", 1)[-1].upper() if transport is not None else None
+        if transport not in TRANSPORTS and named in TRANSPORTS:  # a binding named by its spec URI
+            out.convert(path, f"transport `{transport}` to `{named}`")
+            transport = named
         if transport not in TRANSPORTS:
             if main is not None:
                 out.drop(path, f"transport `{transport}` is not an A2A binding ({', '.join(TRANSPORTS)})")
@@ -201,9 +175,9 @@ def extensions(raw: dict[str, Any], out: Imported) -> None:
     found: list[tuple[str, Any]] = []
     caps = raw.get("capabilities")
     if isinstance(caps, dict) and "extensions" in caps:
-        found += [(f"$.capabilities.extensions[{i}]", e) for i, e in enumerate(_list(caps["extensions"]))]
+        found += [(f"$.capabilities.extensions[{i}]", e) for i, e in enumerate(list_of(caps["extensions"]))]
     if "extensions" in raw:
-        top = _list(raw["extensions"])
+        top = list_of(raw["extensions"])
         found += [(f"$.extensions[{i}]", e) for i, e in enumerate(top)]
         if top:
             out.convert("$.extensions", "extensions at the top level moved to `capabilities.extensions`")
@@ -237,10 +211,6 @@ def extensions(raw: dict[str, Any], out: Imported) -> None:
         out.card.setdefault("capabilities", {})["extensions"] = kept
 
 
-def _list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
-
-
 def _authentication(raw: dict[str, Any], out: Imported) -> None:
     auth = raw["authentication"]
     schemes = auth.get("schemes") if isinstance(auth, dict) else None
@@ -255,70 +225,20 @@ def _authentication(raw: dict[str, Any], out: Imported) -> None:
         out.drop("$.authentication.credentials", "it can hold secrets; knoc never carries it into a card")
 
 
-def _security_schemes(raw: dict[str, Any], out: Imported) -> None:
-    schemes = raw["securitySchemes"]
-    if not isinstance(schemes, dict):
-        out.drop("$.securitySchemes", "not a map of named schemes")
-        return
-    kept = {}
-    for name, s in schemes.items():
-        path = f"$.securitySchemes.{name}"
-        scheme = _scheme(s) if isinstance(s, dict) else None
-        if scheme is None:
-            out.drop(path, "not a security scheme knoc can carry (apiKey, http, oauth2 with one flow, "
-                           "openIdConnect)")
-        else:
-            kept[name] = scheme
-    if kept:
-        out.card["security_schemes"] = kept
-
-
-def _scheme(s: dict[str, Any]) -> dict[str, Any] | None:
-    """A 0.3 (`type`) or 1.0 (`httpAuthSecurityScheme`, ...) scheme, snake_case."""
-    for wrapper, wrapped in (("apiKeySecurityScheme", "apiKey"), ("httpAuthSecurityScheme", "http"),
-                             ("oauth2SecurityScheme", "oauth2"), ("openIdConnectSecurityScheme", "openIdConnect")):
-        if isinstance(s.get(wrapper), dict):
-            s = {**s[wrapper], "type": wrapped, "in": s[wrapper].get("location", s[wrapper].get("in"))}
-    kind = s.get("type")
-    desc = {"description": s["description"]} if isinstance(s.get("description"), str) else {}
-    if kind == "apiKey" and s.get("in") in ("header", "query", "cookie") and isinstance(s.get("name"), str):
-        return {"type": kind, "in": s["in"], "name": s["name"], **desc}
-    if kind == "http" and isinstance(s.get("scheme"), str) and s["scheme"].lower() in ("bearer", "basic", "digest"):
-        fmt = {"bearer_format": s["bearerFormat"]} if isinstance(s.get("bearerFormat"), str) else {}
-        return {"type": kind, "scheme": s["scheme"], **fmt, **desc}
-    if kind == "openIdConnect" and publishable(s.get("openIdConnectUrl")):
-        return {"type": kind, "open_id_connect_url": s["openIdConnectUrl"], **desc}
-    if kind == "oauth2" and isinstance(s.get("flows"), dict) and len(s["flows"]) == 1:
-        (flow_name, flow), = s["flows"].items()
-        snake = {"authorizationCode": "authorization_code", "clientCredentials": "client_credentials"}
-        if flow_name in snake and isinstance(flow, dict) and publishable(flow.get("tokenUrl")) and \
-                (flow_name != "authorizationCode" or publishable(flow.get("authorizationUrl"))):
-            scopes: dict[str, Any] = flow["scopes"] if isinstance(flow.get("scopes"), dict) else {}
-            converted: dict[str, Any] = {"token_url": flow["tokenUrl"],
-                                         "scopes": {str(k): str(v) for k, v in scopes.items()}}
-            if flow_name == "authorizationCode":
-                converted["authorization_url"] = flow["authorizationUrl"]
-            return {"type": kind, "flows": {snake[flow_name]: converted}, **desc}
-    return None
-
-
-def security(raw: dict[str, Any], out: Imported) -> None:
-    if "security" not in raw:
-        return
-    kept_names = set(out.card.get("security_schemes", {}))
-    reqs = [r for r in _list(raw["security"])
-            if isinstance(r, dict) and r and set(r) <= kept_names
-            and all(isinstance(v, list) and all(isinstance(x, str) for x in v) for v in r.values())]
-    if reqs:
-        out.card["security"] = reqs
-    if len(reqs) != len(_list(raw["security"])) or not isinstance(raw["security"], list):
-        out.drop("$.security", WHY_DROPPED["security"])
+def whole_agent_skill(out: Imported) -> None:
+    """A skill standing for the whole agent, for a card that declares none
+    (the official SDK reads such cards; A2A 1.0 requires a skill)."""
+    sid = slugs.slugify(out.card["name"]) or "agent"
+    out.card["skills"] = [{"id": sid, "name": out.card["name"], "description": out.card["description"],
+                           "tags": [sid]}]
+    out.convert("$.skills", "no skill; A2A requires one, so one standing for the whole agent was written: "
+                            "describe what it really offers")
 
 
 def _skills(raw: dict[str, Any], out: Imported) -> None:
     skills = []
     seen: set[str] = set()
-    for i, s in enumerate(_list(raw["skills"])):
+    for i, s in enumerate(list_of(raw["skills"])):
         path = f"$.skills[{i}]"
         if isinstance(s, str) and s.strip():
             s = {"name": s}
@@ -357,6 +277,9 @@ def _skills(raw: dict[str, Any], out: Imported) -> None:
             values = _strings(s.get(key), f"{path}.{key}", out)
             if values:
                 skill[snake] = values
+        secured = requirements(s, path, out)
+        if secured:
+            skill["security"] = secured
         for key in sorted(set(s) - SKILL_KEYS):
             out.drop(f"{path}.{key}", "not a field of an A2A skill")
         skills.append(skill)
@@ -367,7 +290,7 @@ def _skills(raw: dict[str, Any], out: Imported) -> None:
 
 CONVERTERS = {
     "provider": _provider, **{k: _renamed(k) for k in RENAMED}, "capabilities": _capabilities,
-    "authentication": _authentication, "securitySchemes": _security_schemes, **{k: _modes(k) for k in MODES},
+    "authentication": _authentication, "securitySchemes": security_schemes, **{k: _modes(k) for k in MODES},
     "skills": _skills,
 }
 

@@ -25,27 +25,41 @@ from knoc.tools.card_fields import (
     MODES,
     RENAMED,
     WHY_DROPPED,
-    Imported,
-    NotACard,
     extensions,
     json_kind,
-    security,
     service,
     text_field,
     version_field,
+    whole_agent_skill,
 )
+from knoc.tools.card_security import security
+from knoc.tools.imported import Imported, NotACard, publishable
+
+# A JSON object with a name and one of these is an agent card (the official
+# SDK's loader reads almost any object: it checks types, not meaning).
+CARD_FIELDS = {"skills", "capabilities", "supportedInterfaces", "additionalInterfaces", "preferredTransport",
+               "protocolVersion", "defaultInputModes", "defaultOutputModes", "securitySchemes"}
 
 
-def convert(raw: Any) -> Imported:
+def convert(raw: Any, base_url: str | None = None) -> Imported:
+    """The card as a blueprint's `a2a_projection`. `base_url`: the agent's
+    service url when the card names none (`--url`, or where it was fetched)."""
     if not isinstance(raw, dict):
         raise NotACard(f"the JSON is {json_kind(raw)}, not an object: an Agent Card is a JSON object")
     name = raw.get("name")
     if not isinstance(name, str) or not name.strip():
         raise NotACard("it has no `name`: every A2A Agent Card has one")
+    if not {k for k in CARD_FIELDS if k in raw and (k != "capabilities" or isinstance(raw[k], dict))}:
+        raise NotACard(f"it has none of the fields only agent cards have ({', '.join(sorted(CARD_FIELDS))}; "
+                       "`capabilities` as A2A's map of flags)")
     out = Imported({"name": name})
     url, transport, interfaces = service(raw, out)
+    if url is None and base_url is not None and publishable(base_url):
+        url = base_url.rstrip("/") or base_url
+        out.convert("$.url", f"no service url; took {url}, the base url: check it is where the agent answers")
     if url is None:
-        raise NotACard("it names no A2A service url (`url`, `supportedInterfaces` or `additionalInterfaces`)")
+        raise NotACard("it names no A2A service url (`url`, `supportedInterfaces` or `additionalInterfaces`); "
+                       "give the agent's url with `--url`")
     text_field(raw, out, "description", fallback=name)
     out.card["url"] = url
     version_field(raw, out)
@@ -60,19 +74,20 @@ def convert(raw: Any) -> Imported:
     extensions(raw, out)
     security(raw, out)
     if not out.card.get("skills"):
-        raise NotACard("it declares no usable skill (`skills` with an id or a name): "
-                       "a knoc card needs at least one")
+        whole_agent_skill(out)
     known = {"name", "description", "url", "version", "provider", "capabilities", "authentication",
-             "securitySchemes", "security", "skills", "extensions", "preferredTransport", "supportedInterfaces",
-             "additionalInterfaces", *RENAMED, *MODES}
+             "securitySchemes", "security", "securityRequirements", "skills", "extensions", "preferredTransport",
+             "supportedInterfaces", "additionalInterfaces", *RENAMED, *MODES}
     for key in raw:
         if key not in known:
             out.drop(f"$.{key}", WHY_DROPPED.get(key, "not a field of any A2A version"))
     return out
 
 
-def load(source: str, label: str) -> tuple[Imported | None, list[Diagnostic]]:
-    """One card file or URL, converted; its findings are located at `label`."""
+def load(source: str, label: str, base_url: str | None = None) -> tuple[Imported | None, list[Diagnostic]]:
+    """One card file or URL, converted; its findings are located at `label`.
+    A card fetched from a URL without a service url of its own answers at
+    that URL's base, unless `base_url` says otherwise."""
     try:
         body = read(source)
     except (OSError, ValueError) as exc:
@@ -86,8 +101,10 @@ def load(source: str, label: str) -> tuple[Imported | None, list[Diagnostic]]:
     except json.JSONDecodeError as exc:
         return None, [diag("KNO-IMPORT-READ", f"it is not JSON: {exc.msg}", file=label,
                             span=Span(exc.lineno, exc.colno), hint="an Agent Card is a JSON object")]
+    if base_url is None and source.startswith(("http://", "https://")):
+        base_url = source.split("/.well-known/", 1)[0]
     try:
-        imported = convert(raw)
+        imported = convert(raw, base_url)
     except NotACard as exc:
         return None, [diag("KNO-IMPORT-NOT-CARD", f"not an A2A Agent Card: {exc}", file=label,
                             hint="nothing was written for it")]

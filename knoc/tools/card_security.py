@@ -1,0 +1,127 @@
+"""`knoc import`, security: schemes of either A2A shape (0.3's `type`, 1.0's
+wrappers) and requirements (0.3's `security`, 1.0's `securityRequirements`,
+for the card and for each skill), snake_case. What cannot be kept is a
+recorded drop, never a silent one: a lost requirement can make an agent
+look open."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from knoc.tools.imported import Imported, list_of, publishable
+
+WHY_DROPPED = "it names no security scheme that was kept"
+
+
+def security_schemes(raw: dict[str, Any], out: Imported) -> None:
+    schemes = raw["securitySchemes"]
+    if not isinstance(schemes, dict):
+        out.drop("$.securitySchemes", "not a map of named schemes")
+        return
+    kept = {}
+    for name, s in schemes.items():
+        path = f"$.securitySchemes.{name}"
+        scheme = _scheme(s, path, out) if isinstance(s, dict) else None
+        if scheme is None:
+            out.drop(path, "not a security scheme knoc can carry (apiKey, http, oauth2, openIdConnect, "
+                           "mutualTLS)")
+        else:
+            kept[name] = scheme
+    if kept:
+        out.card["security_schemes"] = kept
+
+
+FLOWS = {"authorizationCode": "authorization_code", "clientCredentials": "client_credentials",
+         "deviceCode": "device_code"}
+FLOW_URLS = {"authorizationCode": "authorizationUrl", "deviceCode": "deviceAuthorizationUrl"}
+
+
+def _scheme(s: dict[str, Any], path: str, out: Imported) -> dict[str, Any] | None:
+    """A 0.3 (`type`) or 1.0 (`httpAuthSecurityScheme`, ...) scheme, snake_case."""
+    for wrapper, wrapped in (("apiKeySecurityScheme", "apiKey"), ("httpAuthSecurityScheme", "http"),
+                             ("oauth2SecurityScheme", "oauth2"), ("openIdConnectSecurityScheme", "openIdConnect"),
+                             ("mtlsSecurityScheme", "mutualTLS")):
+        if isinstance(s.get(wrapper), dict):
+            s = {**s[wrapper], "type": wrapped, "in": s[wrapper].get("location", s[wrapper].get("in"))}
+            path = f"{path}.{wrapper}"
+    kind = s.get("type")
+    desc = {"description": s["description"]} if isinstance(s.get("description"), str) else {}
+    if kind == "apiKey" and s.get("in") in ("header", "query", "cookie") and isinstance(s.get("name"), str):
+        return {"type": kind, "in": s["in"], "name": s["name"], **desc}
+    if kind == "http" and isinstance(s.get("scheme"), str) and s["scheme"].lower() in ("bearer", "basic", "digest"):
+        fmt = {"bearer_format": s["bearerFormat"]} if isinstance(s.get("bearerFormat"), str) else {}
+        return {"type": kind, "scheme": s["scheme"], **fmt, **desc}
+    if kind == "openIdConnect" and publishable(s.get("openIdConnectUrl")):
+        return {"type": kind, "open_id_connect_url": s["openIdConnectUrl"], **desc}
+    if kind == "mutualTLS":
+        return {"type": kind, **desc}
+    if kind == "oauth2" and isinstance(s.get("flows"), dict):
+        flows = {name: f for name, raw in s["flows"].items() if (f := _flow(name, raw)) is not None}
+        for name in s["flows"]:
+            if name not in flows:
+                out.drop(f"{path}.flows.{name}", "not an OAuth flow knoc can carry (authorization code, client "
+                                                 "credentials, device code, each with http(s) urls)")
+        if not flows:
+            return None
+        first, *others = flows
+        for name in others:  # A2A 1.0 allows one flow per scheme
+            out.drop(f"{path}.flows.{name}", f"A2A 1.0 allows one flow per scheme; `{first}` is kept: "
+                                             "declare another scheme for this one")
+        meta = {"oauth2_metadata_url": s["oauth2MetadataUrl"]} if publishable(s.get("oauth2MetadataUrl")) else {}
+        return {"type": kind, "flows": {FLOWS[first]: flows[first]}, **meta, **desc}
+    return None
+
+
+def _flow(name: str, flow: Any) -> dict[str, Any] | None:
+    """One OAuth flow, snake_case, or None when knoc cannot carry it."""
+    if name not in FLOWS or not isinstance(flow, dict) or not publishable(flow.get("tokenUrl")):
+        return None
+    if name in FLOW_URLS and not publishable(flow.get(FLOW_URLS[name])):
+        return None
+    scopes: dict[str, Any] = flow["scopes"] if isinstance(flow.get("scopes"), dict) else {}
+    out: dict[str, Any] = {"token_url": flow["tokenUrl"], "scopes": {str(k): str(v) for k, v in scopes.items()}}
+    if name == "authorizationCode":
+        out["authorization_url"] = flow["authorizationUrl"]
+        if isinstance(flow.get("pkceRequired"), bool):
+            out["pkce_required"] = flow["pkceRequired"]
+    if name == "deviceCode":
+        out["device_authorization_url"] = flow["deviceAuthorizationUrl"]
+    if publishable(flow.get("refreshUrl")):
+        out["refresh_url"] = flow["refreshUrl"]
+    return out
+
+
+def security(raw: dict[str, Any], out: Imported) -> None:
+    """The card's security requirements, 0.3's `security` or 1.0's
+    `securityRequirements`, as `security`."""
+    kept = requirements(raw, "$", out)
+    if kept:
+        out.card["security"] = kept
+
+
+def requirements(raw: dict[str, Any], path: str, out: Imported) -> list[dict[str, list[str]]]:
+    """The requirements (OR of ANDs: scheme name -> scopes) of a card or a
+    skill in either shape, naming only schemes that were kept. Dropping one
+    alternative never happens silently: it could turn "sign in" into "open"."""
+    names = set(out.card.get("security_schemes", {}))
+    found: list[dict[str, list[str]]] = []
+    for key in ("security", "securityRequirements"):
+        if key not in raw:
+            continue
+        items = list_of(raw[key])
+        kept = [r for item in items if (r := _requirement(item, key)) is not None and set(r) <= names]
+        found += kept
+        if len(kept) != len(items) or not isinstance(raw[key], list):
+            out.drop(f"{path}.{key}", WHY_DROPPED)
+    return found
+
+
+def _requirement(item: Any, key: str) -> dict[str, list[str]] | None:
+    if key == "securityRequirements" and isinstance(item, dict) and isinstance(item.get("schemes"), dict):
+        # 1.0: {"schemes": {name: {"list": [scopes]}}}; ProtoJSON leaves out an empty list
+        item = {n: (v.get("list", []) if isinstance(v, dict) else None) for n, v in item["schemes"].items()}
+    if not isinstance(item, dict):  # {} is kept: an alternative that needs no credentials
+        return None
+    if not all(isinstance(v, list) and all(isinstance(x, str) for x in v) for v in item.values()):
+        return None
+    return {str(n): list(v) for n, v in item.items()}
