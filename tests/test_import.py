@@ -128,10 +128,10 @@ def _a2a_schemes(card: dict[str, Any]) -> set[str]:
             if isinstance(s.get(wrapper), dict):
                 s, kind = s[wrapper], wrapped
         flows = s.get("flows") if isinstance(s.get("flows"), dict) else {}
-        if (kind == "apiKey" and s.get("name") or kind == "mutualTLS"
-                or kind == "http" and str(s.get("scheme")).lower() in ("bearer", "basic", "digest")
-                or kind == "openIdConnect" and web(s.get("openIdConnectUrl"))
-                or kind == "oauth2" and any(isinstance(f, dict) and web(f.get("tokenUrl")) for f in flows.values())):
+        if ((kind == "apiKey" and s.get("name")) or kind == "mutualTLS"
+                or (kind == "http" and str(s.get("scheme")).lower() in ("bearer", "basic", "digest"))
+                or (kind == "openIdConnect" and web(s.get("openIdConnectUrl")))
+                or (kind == "oauth2" and any(isinstance(f, dict) and web(f.get("tokenUrl")) for f in flows.values()))):
             kept.add(name)
     return kept
 
