@@ -56,7 +56,8 @@ def test_interface_versions_are_core_fields_in_1_0_and_contract_params_in_0_3(kn
     assert knoc("build", "--a2a", "0.3", root=repo)[0] == 0
     search = card(repo, "catalog-search")
     assert contract_entry(search)["params"]["interfaces"] == [
-        {"url": "grpc.agents.possibility.space:443", "protocolVersions": ["1.0"]}]
+        {"url": "grpc.agents.possibility.space:443", "protocolVersions": ["1.0"]},
+        {"url": "https://agents.possibility.space/catalog-search/rest", "protocolVersions": ["1.0", "0.3"]}]
 
 
 def test_an_agent_without_contract_fields_gets_no_entry(knoc: Knoc, repo: Path) -> None:
@@ -194,6 +195,7 @@ def test_links_without_a_shared_protocol_version(knoc: Knoc, repo: Path) -> None
     edit(repo, SEARCH, '  min_protocol_version: "0.3"\n  max_protocol_version: "1.0"\n',
          '  protocol_versions: ["1.2"]\n')
     edit(repo, SEARCH, 'protocol_versions: ["1.0"]', 'protocol_versions: ["1.2"]')
+    edit(repo, SEARCH, 'protocol_versions: ["1.0", "0.3"]', 'protocol_versions: ["1.2"]')
     code, diags = findings(knoc, repo)
     hits = [d for d in diags if d["code"] == "KNO-CHAIN-PROTOCOL"]
     at_link = [d for d in hits if d["file"] == SENTINEL]

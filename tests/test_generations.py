@@ -38,7 +38,9 @@ def test_compat_announces_the_extended_card_both_ways() -> None:
 def test_a_03_card_lists_only_interfaces_a_03_client_can_speak() -> None:
     result = compile_example("0.3")
     v03 = card(result, SEARCH + "agent-card.json")
-    assert "additionalInterfaces" not in v03  # its gRPC interface speaks 1.0 only
+    assert v03["additionalInterfaces"] == [  # the main url first (v0.3 5.6.4); not gRPC: it speaks 1.0 only
+        {"url": "https://agents.possibility.space/catalog-search", "transport": "JSONRPC"},
+        {"url": "https://agents.possibility.space/catalog-search/rest", "transport": "HTTP+JSON"}]
     [dropped] = findings(result, "KNO-PROJECT-DROPPED")
     assert dropped.severity.value == "warning" and dropped.file == SEARCH_SOURCE
     assert dropped.message == ("the interface grpc.agents.possibility.space:443 (it speaks only "
@@ -57,9 +59,10 @@ def test_a_dropped_tenant_is_a_warning(repo: Path) -> None:
     assert dropped.span and dropped.span.line == line_of(repo, SEARCH_SOURCE, "tenant: acme")
     interfaces = card(result, SEARCH + "agent-card.json")["additionalInterfaces"]
     assert interfaces[0] == {"url": "https://agents.possibility.space/catalog-search", "transport": "JSONRPC"}
-    assert interfaces[1]["transport"] == "GRPC"  # it speaks 0.3 now: listed, the main url first
+    assert interfaces[1]["transport"] == "GRPC"  # it speaks 0.3 now: listed, after the main url
     v10 = card(compile_example("1.0", root=repo), SEARCH + "agent-card.json")
-    assert v10["supportedInterfaces"][-1]["tenant"] == "acme"  # 1.0 carries it: no warning there
+    grpc = [i for i in v10["supportedInterfaces"] if i["protocolBinding"] == "GRPC"]
+    assert grpc[0]["tenant"] == "acme"  # 1.0 carries it: no warning there
 
 
 def test_patch_versions_are_published_as_major_minor(repo: Path) -> None:

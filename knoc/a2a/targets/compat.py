@@ -38,7 +38,7 @@ def build(f: CardFields) -> AgentCard:
     return AgentCard(
         **{**v10.card_kwargs(f), "skills": skills},
         security_schemes={n: SecurityScheme(**v10.scheme(s), **v03.scheme(s)) for n, s in f.schemes.items()} or None,
-        url=f.url, preferred_transport=f.transport, additional_interfaces=v03.interfaces(f),
+        url=f.url, preferred_transport=f.transport, additional_interfaces=v03.interfaces(f, with_main=False),
         security=f.security or None, supports_authenticated_extended_card=f.extended_agent_card,
     )
 

@@ -89,13 +89,15 @@ def _only_1_0(f: CardFields) -> Dropped:
     return found
 
 
-def interfaces(f: CardFields) -> list[AgentInterface] | None:
+def interfaces(f: CardFields, with_main: bool = True) -> list[AgentInterface] | None:
     """`additionalInterfaces` for a 0.3 client: only interfaces that speak
-    0.3 (a 1.0-only one would answer it UNIMPLEMENTED), and then the main
-    url first (v0.3 5.6.4: the list SHOULD include it)."""
+    0.3 (a 1.0-only one would answer it UNIMPLEMENTED), and the main url
+    first (v0.3 5.6.4: the list SHOULD include it) unless `with_main` is
+    off (compat: a2a-sdk's server leaves it out of its 0.3 view)."""
     others = [AgentInterface(url=i["url"], transport=i["transport"])
               for i in f.interfaces if capability.speaks_0_3(i["protocol_versions"])]
-    return [AgentInterface(url=f.url, transport=f.transport), *others] if others else None
+    main = [AgentInterface(url=f.url, transport=f.transport)] if with_main else []
+    return [*main, *others] if others else None
 
 
 def dropped(f: CardFields) -> Dropped:

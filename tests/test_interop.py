@@ -1,0 +1,191 @@
+"""The client matrix: knoc's example build, served by `knoc serve`, read by
+real clients of every A2A generation, each in an environment of its own
+that this suite creates and caches (KNOC_INTEROP_CACHE, by default
+~/.cache/knoc-interop; delete it any time):
+
+- a2a-sdk 1.3 client and server: every 1.0 and compat card resolves, and a
+  client built from each card reaches an a2a-sdk server on loopback over
+  every interface the card declares (JSON-RPC, HTTP+JSON, gRPC; 1.0 and 0.3),
+  and fetches the extended card where the card announces one;
+- a2a-sdk 0.3: every 0.3 and compat card parses, every interface it lists is
+  one the card says speaks 0.3 and the 0.3 client reaches the server over
+  it, and the extended card is fetched;
+- a2a-sdk 0.2: every `agent.json` parses, whatever the target;
+- the JS SDK: every 1.0 and compat card resolves, 0.3 cards in its legacy mode.
+
+A client that cannot be installed fails the suite: it never skips. The
+scripts the clients run are in tests/interop/."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import EXAMPLE_PARTS, ROOT
+from tests.test_serve import serving
+
+CACHE = Path(os.environ.get("KNOC_INTEROP_CACHE", Path.home() / ".cache" / "knoc-interop"))
+SCRIPTS = Path(__file__).parent / "interop"
+PYTHON_CLIENTS = {
+    "a2a-sdk-1.3": ["a2a-sdk[fastapi,grpc]==1.3.0", "uvicorn==0.38.0"],
+    "a2a-sdk-0.3": ["a2a-sdk[grpc]==0.3.26"],
+    "a2a-sdk-0.2": ["a2a-sdk==0.2.16"],
+}
+JS_SDK = "@a2a-js/sdk@1.3.0"
+TARGETS = ("1.0", "0.3", "compat")
+INSTALL_TIMEOUT = 900
+
+
+def _ready(folder: Path, install: list[list[str]]) -> Path:
+    """Run `install` into `folder` once; a folder without its .ready mark is rebuilt."""
+    if (folder / ".ready").is_file():
+        return folder
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    for command in install:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=INSTALL_TIMEOUT)
+        if done.returncode != 0:
+            pytest.fail(f"cannot install an interop client ({' '.join(command)}):\n{done.stdout[-3000:]}"
+                        f"\n{done.stderr[-3000:]}")
+    (folder / ".ready").write_text("ok\n")
+    return folder
+
+
+def python_client(name: str) -> Path:
+    requirements = PYTHON_CLIENTS[name]
+    key = hashlib.sha256("\n".join([sys.version, *requirements]).encode()).hexdigest()[:12]
+    folder = CACHE / f"{name}-{key}"
+    python = folder / "bin" / "python"
+    _ready(folder, [[sys.executable, "-m", "venv", "--clear", str(folder)],
+                    [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check", *requirements]])
+    return python
+
+
+def js_client() -> Path:
+    node, npm = shutil.which("node"), shutil.which("npm")
+    if node is None or npm is None:
+        pytest.fail("the JS SDK's client needs node and npm on the PATH")
+    folder = CACHE / f"js-{hashlib.sha256(JS_SDK.encode()).hexdigest()[:12]}"
+    _ready(folder, [[npm, "install", "--prefix", str(folder), "--no-audit", "--no-fund", "--silent", JS_SDK]])
+    script = folder / "client_js.mjs"  # beside node_modules, where node resolves the SDK
+    shutil.copyfile(SCRIPTS / "client_js.mjs", script)
+    return script
+
+
+def run(command: list[str], job: dict[str, Any]) -> dict[str, Any]:
+    done = subprocess.run(command, input=json.dumps(job), capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout)  # type: ignore[no-any-return]
+
+
+@pytest.fixture(scope="session")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, dict[str, Any]]]:
+    """The example built for each target and served: target -> {base, cards, root}."""
+    with ExitStack() as stack:
+        out: dict[str, dict[str, Any]] = {}
+        for target in TARGETS:
+            root = tmp_path_factory.mktemp(f"interop-{target}")
+            for part in EXAMPLE_PARTS:
+                src = ROOT / part
+                (shutil.copytree if src.is_dir() else shutil.copy)(src, root / part)
+            built = subprocess.run([sys.executable, "-m", "knoc", "build", "--root", str(root), "--a2a", target],
+                                   capture_output=True, text=True)
+            assert built.returncode == 0, built.stderr
+            cards = json.loads((root / "build/index/agents.json").read_text(encoding="utf-8"))["agents"]
+            base = stack.enter_context(serving(root))
+            out[target] = {"base": base, "root": root, "cards": [{"slug": c["slug"], "card": c["card"]} for c in cards]}
+        yield out
+
+
+@pytest.fixture(scope="session")
+def echo_server() -> Iterator[dict[str, int]]:
+    """The a2a-sdk 1.3 echo agent on loopback: {"http": port, "grpc": port}."""
+    proc = subprocess.Popen([str(python_client("a2a-sdk-1.3")), str(SCRIPTS / "server_v1.py")],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        assert line, f"the echo server did not start: {proc.stderr.read() if proc.stderr else ''}"
+        yield json.loads(line)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def card_json(site: dict[str, Any], entry: dict[str, str], name: str = "agent-card.json") -> dict[str, Any]:
+    path = site["root"] / "build/site" / entry["card"].replace("agent-card.json", name)
+    return json.loads(path.read_text(encoding="utf-8"))  # type: ignore[no-any-return]
+
+
+@pytest.mark.parametrize("target", ["1.0", "compat"])
+def test_a2a_sdk_1_3_reaches_the_agent_over_every_declared_interface(
+        served: dict[str, dict[str, Any]], echo_server: dict[str, int], target: str) -> None:
+    site = served[target]
+    found = run([str(python_client("a2a-sdk-1.3")), str(SCRIPTS / "client_v1.py")],
+                {"base": site["base"], "cards": site["cards"], **echo_server})
+    seen: set[str] = set()
+    for entry in site["cards"]:
+        card, result = card_json(site, entry), found[entry["slug"]]
+        declared = {f"{i['protocolBinding']} {i['protocolVersion']}" for i in card["supportedInterfaces"]}
+        assert result["resolved"] == "ok", (entry["slug"], result)
+        assert result["bindings"] == dict.fromkeys(sorted(declared), "ok"), (entry["slug"], result)
+        announced = card["capabilities"].get("extendedAgentCard") is True
+        assert result.get("extended") == ("ok" if announced else None), (entry["slug"], result)
+        seen |= {b.split()[0] for b in declared}
+    assert seen == {"JSONRPC", "HTTP+JSON", "GRPC"}  # the example exercises every binding
+    assert any("extended" in r for r in found.values())
+
+
+@pytest.mark.parametrize("target", ["0.3", "compat"])
+def test_a2a_sdk_0_3_parses_every_card_and_speaks_every_listed_interface(
+        served: dict[str, dict[str, Any]], echo_server: dict[str, int], target: str) -> None:
+    site = served[target]
+    found = run([str(python_client("a2a-sdk-0.3")), str(SCRIPTS / "client_v03.py")],
+                {"base": site["base"], "cards": site["cards"], **echo_server})
+    for entry in site["cards"]:
+        card, result = card_json(site, entry), found[entry["slug"]]
+        assert result["resolved"] == "ok", (entry["slug"], result)
+        listed = [(card["url"], card["preferredTransport"])]
+        listed += [(i["url"], i["transport"]) for i in card.get("additionalInterfaces") or []
+                   if (i["url"], i["transport"]) not in listed]
+        assert result["interfaces"] == {f"{t} {u}": "ok" for u, t in listed}, (entry["slug"], result)
+        # Announced in either view (compat's 1.0 one too): the 0.3 client must see and fetch it.
+        announced = True in (card.get("supportsAuthenticatedExtendedCard"),
+                             card["capabilities"].get("extendedAgentCard"))
+        assert result.get("extended") == ("ok" if announced else None), (entry["slug"], result)
+    assert found["realm-concierge"]["extended"] == "ok"  # the example's agent with an extended card
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a2a_sdk_0_2_parses_every_legacy_card(served: dict[str, dict[str, Any]], target: str) -> None:
+    site = served[target]
+    found = run([str(python_client("a2a-sdk-0.2")), str(SCRIPTS / "client_v02.py")],
+                {"base": site["base"], "cards": site["cards"]})
+    assert found == {entry["slug"]: "ok" for entry in site["cards"]}
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_the_js_sdk_resolves_every_card(served: dict[str, dict[str, Any]], target: str) -> None:
+    site = served[target]
+    node = shutil.which("node")
+    assert node is not None
+    found = run([node, str(js_client())], {"base": site["base"], "cards": site["cards"], "legacy": target == "0.3"})
+    for entry in site["cards"]:
+        result = found[entry["slug"]]
+        assert result["ok"], (entry["slug"], result)
+        if target != "0.3":
+            card = card_json(site, entry)
+            assert set(result["interfaces"]) == {f"{i['protocolBinding']} {i['protocolVersion']}"
+                                                 for i in card["supportedInterfaces"]}
+        else:  # translated from the 0.3 shape: each interface stamped 0.3
+            assert all(i.endswith(" 0.3") for i in result["interfaces"]), result
