@@ -73,3 +73,38 @@ def test_knoc_build_rebuilds_and_stages(repo: Path) -> None:
     committed = run(repo, "git", "show", "HEAD:build/site/agents.possibility.space/schema-steward/.well-known/"
                     "agent-card.json").stdout
     assert "Now reviews" in committed
+
+
+def test_the_readme_config_installs_knoc_from_its_release_tag(repo: Path) -> None:
+    """The README's snippet as written, with the shipped manifest as is
+    (`language: python`): pre-commit clones knoc at the release tag the
+    README names, installs it in an environment of its own, and the hook
+    refuses a stale build. The tag is made in a clone when this checkout
+    lacks it (a shallow or tag-less clone), so the snippet is what is tested."""
+    import re
+
+    import knoc
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    snippet = readme[readme.index("```yaml\nrepos:"):]
+    snippet = snippet[len("```yaml\n"):snippet.index("```", 8)]
+    rev = re.search(r"rev: (\S+)", snippet)
+    assert rev and rev.group(1) == f"v{knoc.__version__}"  # the tag of the version this checkout is
+    source = repo.parent / "knoc-source"
+    run(repo.parent, "git", "clone", "-q", "--no-hardlinks", str(ROOT), str(source))
+    if not run(source, "git", "tag", "-l", rev.group(1)).stdout.strip():
+        run(source, "git", "tag", rev.group(1))
+    (repo / ".pre-commit-config.yaml").write_text(snippet.replace("<url of the knoc repository>", str(source)),
+                                                  encoding="utf-8")
+    run(repo, "git", "init", "-q", "-b", "main")
+    run(repo, sys.executable, "-m", "knoc", "build")
+    run(repo, "git", "add", "-A")
+    run(repo, str(PRE_COMMIT), "install")
+    first = run(repo, "git", "commit", "-m", "content and build", check=False)  # installs knoc for the hook
+    assert first.returncode == 0 and "knoc check" in first.stdout + first.stderr, first.stdout + first.stderr
+    edit = repo / BLUEPRINT
+    edit.write_text(edit.read_text(encoding="utf-8").replace("  description: Reviews", "  description: Now reviews"),
+                    encoding="utf-8")
+    run(repo, "git", "add", BLUEPRINT)
+    refused = run(repo, "git", "commit", "-m", "edit without rebuild", check=False)
+    assert refused.returncode != 0 and "stale: build/site/" in refused.stdout + refused.stderr
