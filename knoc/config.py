@@ -17,6 +17,9 @@ _KEYS = {"specs", "content", "output", "a2a"}
 # [host]: who operates the hosts, for each host's AI Catalog (its `host` object).
 HOST_KEYS = {"display_name": "displayName", "identifier": "identifier",
              "documentation_url": "documentationUrl", "logo_url": "logoUrl"}
+# [signing]: everything about signing but the key, which never lives in the repo.
+SIGNING_KEYS = {"kid": "the key id to write (one signing key only; default its RFC 7638 thumbprint)",
+                "retired": "public keys (PEM or JWK files in the repo) still published in jwks.json"}
 
 
 class ConfigError(Exception):
@@ -31,6 +34,8 @@ class Config:
     output: str = "build"
     a2a: str = targets.DEFAULT
     host: tuple[tuple[str, str], ...] = ()  # [host] as (AI Catalog key, value), in HOST_KEYS order
+    kid: str | None = None  # [signing]
+    retired: tuple[str, ...] = ()  # [signing], repo-relative paths
 
     @property
     def layout(self) -> Layout:
@@ -63,24 +68,32 @@ def load_config(root: Path, a2a: str | None = None) -> Config:
         section = raw.get("knoc", {})
         if not isinstance(section, dict):
             raise ConfigError(f"{CONFIG_FILE}: `knoc` must be a table (`[knoc]`)")
-        host = raw.get("host", {})
-        if not isinstance(host, dict):
-            raise ConfigError(f"{CONFIG_FILE}: `host` must be a table (`[host]`)")
-        unknown = [*sorted(set(raw) - {"knoc", "host"}), *sorted(set(section) - _KEYS),
-                   *sorted(set(host) - set(HOST_KEYS))]
+        host, signing = raw.get("host", {}), raw.get("signing", {})
+        for name, table in (("host", host), ("signing", signing)):
+            if not isinstance(table, dict):
+                raise ConfigError(f"{CONFIG_FILE}: `{name}` must be a table (`[{name}]`)")
+        unknown = [*sorted(set(raw) - {"knoc", "host", "signing"}), *sorted(set(section) - _KEYS),
+                   *sorted(set(host) - set(HOST_KEYS)), *sorted(set(signing) - set(SIGNING_KEYS))]
         if unknown:
             raise ConfigError(f"{CONFIG_FILE}: unknown setting(s) {', '.join(unknown)}; "
-                              f"[knoc] takes {', '.join(sorted(_KEYS))}; [host] takes {', '.join(HOST_KEYS)}")
+                              f"[knoc] takes {', '.join(sorted(_KEYS))}; [host] takes {', '.join(HOST_KEYS)}; "
+                              f"[signing] takes {', '.join(SIGNING_KEYS)}")
+        retired = signing.get("retired", [])
+        if not isinstance(retired, list) or not all(isinstance(r, str) for r in retired):
+            raise ConfigError(f"{CONFIG_FILE}: [signing] `retired` must be a list of file paths")
+        if not isinstance(signing.get("kid", ""), str):
+            raise ConfigError(f"{CONFIG_FILE}: [signing] `kid` must be a string")
         for key, value in [*section.items(), *host.items()]:
             if not isinstance(value, str):
                 raise ConfigError(f"{CONFIG_FILE}: `{key}` must be a string")
         values.update(section)
         operator = tuple((HOST_KEYS[k], host[k]) for k in HOST_KEYS if k in host)
+        kid, retired_keys = signing.get("kid") or None, tuple(retired)
     else:
-        operator = ()
+        operator, kid, retired_keys = (), None, ()
     if a2a is not None:
         values["a2a"] = a2a
-    config = Config(root=root, host=operator, **values)
+    config = Config(root=root, host=operator, kid=kid, retired=retired_keys, **values)
     if config.a2a not in targets.names():
         raise ConfigError(f"unknown A2A target `{config.a2a}`; choose one of {', '.join(targets.names())}")
     _check_layout(config)

@@ -179,8 +179,9 @@ def test_files_that_only_look_like_cards_are_refused(repo: Path, knoc: Knoc, pat
 def test_changes_are_warnings_with_their_json_path(repo: Path, knoc: Knoc) -> None:
     code, out, _ = knoc("import", str(CARDS / "wild/stitch.json"), "--format", "json", root=repo)
     paths = {d["json_path"]: d["message"] for d in json_diags(out) if d["code"] == "KNO-IMPORT-CHANGED"}
+    [signed] = [d for d in json_diags(out) if d["code"] == "KNO-IMPORT-SIGNATURE"]
     assert code == 0
-    assert "signatures" in paths["$.signatures"] and "$.x-zynd" in paths
+    assert "not checked" in signed["message"] and "--allow-jku" in signed["hint"] and "$.x-zynd" in paths
     assert "$.securitySchemes.zyndSig" in paths and "$.security" in paths  # ed25519-envelope is no A2A scheme
     assert "$.protocolVersion" in paths and "$.capabilities.stateTransitionHistory" in paths
 

@@ -18,6 +18,14 @@ class Wire(BaseModel):
         return self.model_dump(by_alias=True, exclude_none=True, mode="json")
 
 
+class AgentCardSignature(Wire):
+    """A JWS over the card (A2A 1.0 section 8.4), its payload left out."""
+
+    protected: str
+    signature: str
+    header: dict[str, Any] | None = None
+
+
 class AgentProvider(Wire):
     organization: str
     url: str

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from knoc.app.common import compile_cached
 from knoc.app.outcome import Outcome, UsageError, fails
+from knoc.app.signing import key_signer
 from knoc.compiler.driver import Progress, quiet
 from knoc.config import Config
 from knoc.io import git
@@ -13,10 +14,12 @@ from knoc.output.tree import MANIFEST
 
 
 def build(config: Config, *, use_cache: bool, fail_on_warning: bool, stage: bool = False,
-          progress: Progress = quiet) -> Outcome:
+          progress: Progress = quiet, sign_keys: tuple[str, ...] = ()) -> Outcome:
     """Compile, and when nothing fails write build/ (and with `stage`, `git
-    add` it: what the pre-commit hook `knoc-build` does)."""
-    result = compile_cached(config, use_cache, progress)
+    add` it: what the pre-commit hook `knoc-build` does). With signing keys,
+    every card is signed and each host publishes its key set."""
+    signer = key_signer(config, sign_keys)
+    result = compile_cached(config, use_cache, progress, signer)
     out = config.output + "/"
     diags = result.report.sorted()
     written = result.ok and not fails(diags, fail_on_warning)  # --fail-on warning: a warning stops the write too
@@ -38,6 +41,8 @@ def build(config: Config, *, use_cache: bool, fail_on_warning: bool, stage: bool
     summary = (f"wrote {cards} card{'s' if cards != 1 else ''} (A2A {config.a2a}) to {out}"
                if written else f"{out} left unchanged")
     private = sorted(set(result.agents) - {c.slug for c in result.cards})
+    if written and signer is not None:
+        summary += f", signed with {len(signer.signers)} key{'s' if len(signer.signers) != 1 else ''}"
     if written and stage:
         summary += ", staged"
     if written and private:  # an agent that is valid but not published is private: say so, by name

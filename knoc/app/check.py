@@ -9,6 +9,7 @@ import os
 
 from knoc.app.common import compile_cached
 from knoc.app.outcome import Outcome
+from knoc.app.signing import adopter
 from knoc.compiler.driver import Progress, quiet
 from knoc.config import Config
 from knoc.diagnostics import diag
@@ -22,7 +23,8 @@ def check(config: Config, *, use_cache: bool, progress: Progress = quiet) -> Out
     out = config.output + "/"
     in_hook = os.environ.get("PRE_COMMIT") == "1"
     on_disk = background.start(functools.partial(_on_disk, config, use_cache, in_hook))
-    result = compile_cached(config, use_cache, progress)
+    signed = adopter(config)  # a signed build is checked without the key
+    result = compile_cached(config, use_cache, progress, signed)
     actual, seen_before = on_disk()
     if not result.ok:
         return Outcome("knoc check", result.report.sorted(), result.inputs, f"{out} not compared")
@@ -34,6 +36,10 @@ def check(config: Config, *, use_cache: bool, progress: Progress = quiet) -> Out
         return Outcome("knoc check", [*result.report.sorted(), unstaged], result.inputs, f"{out} not staged")
     drifted = drift(result.files, result.digests, actual, lambda rel: tree.read(config.out_dir, rel), out,
                     (lambda: _built_for(config), config.a2a), in_hook=in_hook)
+    if signed is not None and signed.refused:
+        drifted = [diag("KNO-SIGNATURE", why, file=f"{out}{rel}",
+                        hint="rebuild with the signing key: `knoc build --sign-key KEY`")
+                   for rel, why in signed.refused] + drifted
     summary = f"{out} drifted: run `knoc build`" if drifted else f"{out} is up to date"
     return Outcome("knoc check", result.report.sorted() + drifted, result.inputs, summary)
 

@@ -9,6 +9,7 @@ from knoc.app.outcome import Outcome, UsageError
 from knoc.compiler.driver import Progress, Result, compile_repo, quiet
 from knoc.config import Config, ConfigError, find_root, load_config
 from knoc.io import files
+from knoc.output.signed import CardSigner
 
 
 def open_repo(root: Path | None, a2a: str | None, cwd: Path) -> Config:
@@ -21,9 +22,10 @@ def open_repo(root: Path | None, a2a: str | None, cwd: Path) -> Config:
         raise UsageError("KNO-CONFIG", str(exc)) from None
 
 
-def compile_cached(config: Config, use_cache: bool, progress: Progress = quiet) -> Result:
+def compile_cached(config: Config, use_cache: bool, progress: Progress = quiet,
+                   signer: CardSigner | None = None) -> Result:
     """Compile the repo, reading and then updating the cache."""
-    result = compile_repo(config, use_cache=use_cache, progress=progress)
+    result = compile_repo(config, use_cache=use_cache, progress=progress, signer=signer)
     result.cache.save()
     return result
 

@@ -16,8 +16,8 @@ from knoc.tools.imported import publishable
 from knoc.tools.migrate import BLUEPRINTS
 
 
-def import_cards(config: Config, sources: tuple[str, ...], force: bool, base_url: str | None = None, *,
-                 use_cache: bool) -> Outcome:
+def import_cards(config: Config, sources: tuple[str, ...], force: bool, base_url: str | None = None,
+                 allow_jku: bool = False, *, use_cache: bool) -> Outcome:
     """Each card converted and written as content/agent-blueprints/<slug>.kno,
     then validated. As every command that writes a source: a file that
     exists stops the run before anything is written (exit 2), unless `force`."""
@@ -29,7 +29,7 @@ def import_cards(config: Config, sources: tuple[str, ...], force: bool, base_url
     date = datetime.date.today().isoformat()
     for source in sources:
         label = source if source.startswith(("http://", "https://")) else rel(config.root, Path(source))
-        imported, found = importer.load(source, label, base_url)
+        imported, found = importer.load(source, label, base_url, allow_jku)
         diags += found
         if imported is None:
             continue

@@ -20,9 +20,26 @@ def main() -> None:
 
 
 def _register() -> None:
-    from knoc.cli import build, check, diff, discover, explain, id, import_, init, migrate, new, serve, specs, validate
+    from knoc.cli import (
+        build,
+        check,
+        diff,
+        discover,
+        explain,
+        id,
+        import_,
+        init,
+        keys,
+        migrate,
+        new,
+        serve,
+        specs,
+        validate,
+        verify,
+    )
 
-    for module in (init, build, serve, check, validate, diff, discover, new, id, specs, import_, migrate, explain):
+    for module in (init, build, serve, check, validate, diff, discover, verify, keys, new, id, specs, import_, migrate,
+                   explain):
         main.add_command(module.command)
 
 

@@ -97,21 +97,28 @@ def authoring(command: Callable[..., int]) -> Callable[..., None]:
 
 
 def options(formats: tuple[str, ...] = FORMATS, thresholds: tuple[str, ...] = ("error", "warning"),
-            target: bool = True, cache: bool = True) -> Callable[[Callable[..., int]], Callable[..., None]]:
+            target: bool = True, cache: bool = True, repo: bool = True
+            ) -> Callable[[Callable[..., int]], Callable[..., None]]:
     """`common`, for a command with its own formats or `--fail-on` thresholds,
-    or without the target and cache options it has no use for."""
+    without the target and cache options it has no use for, or run outside
+    any repo (`repo=False`: no --root; `knoc verify`)."""
     def decorate(command: Callable[..., int]) -> Callable[..., None]:
         @functools.wraps(command)
-        def wrapper(root: Path | None, fmt: str | None, debug: bool, **kw: Any) -> None:
+        def wrapper(fmt: str | None, debug: bool, root: Path | None = None, **kw: Any) -> None:
             a2a, fail_on, no_cache = kw.pop("a2a", None), kw.pop("fail_on", "error"), kw.pop("no_cache", False)
             if fmt is None:
                 fmt = "github" if os.environ.get("GITHUB_ACTIONS") == "true" and "github" in formats else "text"
             internal.DEBUG = debug
-            guarded(lambda: command(Run(open_repo(root, a2a, Path.cwd()), fmt, fail_on, not no_cache), **kw))
+
+            def run() -> int:
+                config = open_repo(root, a2a, Path.cwd()) if repo else Config(root=Path.cwd())
+                return command(Run(config, fmt, fail_on, not no_cache), **kw)
+
+            guarded(run)
 
         chosen = [
-            click.option("--root", type=click.Path(file_okay=False, path_type=Path),
-                         help="Content repo root (default: walk up to knoc.toml or specs/)."),
+            *([click.option("--root", type=click.Path(file_okay=False, path_type=Path),
+                            help="Content repo root (default: walk up to knoc.toml or specs/).")] if repo else []),
             *([click.option("--a2a", type=click.Choice(targets.names()),
                             help=f"A2A target version (default: knoc.toml, else {targets.DEFAULT}).")]
               if target else []),

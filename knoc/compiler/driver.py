@@ -31,6 +31,7 @@ from knoc.kinds.agent import Card, agent_of
 from knoc.kinds.entity import BUILTIN, Entity, Layout, is_public, kind_of
 from knoc.kinds.facts import facts
 from knoc.kinds.spec import BUILTIN_SPECS, SpecSet
+from knoc.output.signed import CardSigner
 from knoc.output.tree import Input, render
 
 
@@ -57,7 +58,8 @@ def quiet(stage: str, done: int, total: int) -> None:
     """The progress of a run nobody watches."""
 
 
-def compile_repo(config: Config, use_cache: bool = False, progress: Progress = quiet) -> Result:
+def compile_repo(config: Config, use_cache: bool = False, progress: Progress = quiet,
+                 signer: CardSigner | None = None) -> Result:
     report, layout = Report(), config.layout
     paths = files.discover(config.root, [config.specs, config.content])
     spec_sources = [s for p in paths if layout.collection_of(p) == "specs" if (s := _read(config, p, report))]
@@ -85,7 +87,7 @@ def compile_repo(config: Config, use_cache: bool = False, progress: Progress = q
         inputs: list[Input] = [(s.rel, s.digest, results[s.rel].private) for s in sources
                                if results[s.rel].decl is not None]
         result.files, result.digests = render(cards, link.files, link.digests, inputs, config.a2a,
-                                               config.host)
+                                               config.host, signer)
     return result
 
 

@@ -68,6 +68,10 @@ _declare("KNO-IMPORT-NOT-CARD", E,
          "`knoc import`: the JSON is not an A2A Agent Card (no name, service url or skill); nothing written", """
     An Agent Card is a JSON object with a name, a service url and at least one skill. JSON without
     them (a discovery document, an MCP manifest, a list) is refused and nothing is written for it.""")
+_declare("KNO-IMPORT-SIGNATURE", W, "`knoc import`: the original card was signed (and whether that verified)", """
+    A signature covers the original card's bytes, so the blueprint never carries it: sign the
+    built card with `knoc build --sign-key`. With `--allow-jku` import fetches the key sets the
+    signatures name and says whether one verified; review who published the original either way.""")
 _declare("KNO-IMPORT-CHANGED", W, "`knoc import` dropped or converted a field (the JSON path says which)", """
     Cards in the wild mix versions and shapes. import keeps what A2A defines and converts what it
     can do unambiguously (a string where a list belongs, a boolean written as a string, a 1.0
@@ -299,6 +303,15 @@ _declare("KNO-COMPOSES-CYCLE", W, "`composes` links form a delegation cycle", ""
     A task handed round a delegation loop can come back forever. A loop may be deliberate, so this
     is a warning: break one link, or make sure the agents stop delegating.""")
 # --- tools ---------------------------------------------------------------------------
+_declare("KNO-SIGNING", E, "a signing key cannot be used, or must not be (exit 2)", """
+    `--sign-key`, KNOC_SIGNING_KEY and knoc.toml's [signing] name the keys a build signs with. A
+    private key must be an unencrypted PEM Ed25519 or P-256 key kept outside the repo (a key file
+    inside it is refused: once committed, it is public); a retired key is a public key (PEM or
+    JWK) and may live in the repo.""")
+_declare("KNO-SIGNATURE", E, "a card's signature does not verify, or a signed card lacks one", """
+    A signed build's cards must each carry a signature per view (1.0, and 0.3 for compat and
+    agent.json) that verifies against its host's published jwks.json with a key the manifest
+    names. Rebuild with the signing key; `knoc verify CARD --jwks FILE` shows what failed.""")
 _declare("KNO-DRIFT", E, "`knoc check`: a file under build/ is stale, missing or extra", """
     The committed build/ is not what the sources compile to. Run `knoc build` and commit build/.""")
 _declare("KNO-CARD-BREAKING", W, "`knoc diff`: a change to a published card or domain that breaks clients", """

@@ -23,6 +23,7 @@ from knoc.output.hosting import (
 from knoc.output.index import build_catalog, build_domains, catalog_script
 from knoc.output.listing import host_catalogs
 from knoc.output.pages import CATALOG_SCRIPT, catalog_page, extension_pages
+from knoc.output.signed import JWKS_FILE, CardSigner
 
 MANIFEST = "manifest.json"
 DOMAINS = "index/domains.json"  # the runtime index: perception domain -> agents
@@ -60,7 +61,8 @@ def render_linked(repo: Repo, cards: list[Card], typed: list[Typed]
         for path in card_paths(card):
             wanted.setdefault(path, []).append(card.source)
     for host in sorted({c.projection.host for c in cards}):
-        wanted.setdefault(f"{SITE}{host}/{AI_CATALOG_FILE}", []).append(KNOC)
+        for name in (AI_CATALOG_FILE, JWKS_FILE):  # the key set only when signing, but never another's path
+            wanted.setdefault(f"{SITE}{host}/{name}", []).append(KNOC)
     return files, wanted
 
 
@@ -82,7 +84,8 @@ def collisions(wanted: dict[str, list[str]]) -> list[tuple[str, str, str]]:
 
 
 def render(cards: list[Card], linked: dict[str, bytes], linked_digests: dict[str, str], inputs: list[Input],
-           target: str, operator: tuple[tuple[str, str], ...] = ()) -> tuple[dict[str, bytes], dict[str, str]]:
+           target: str, operator: tuple[tuple[str, str], ...] = (), signer: CardSigner | None = None
+           ) -> tuple[dict[str, bytes], dict[str, str]]:
     """Every output file and its sha256, keyed by its path under the build
     directory: the cards, the files the link stage rendered (with their
     digests), the manifest."""
@@ -92,6 +95,13 @@ def render(cards: list[Card], linked: dict[str, bytes], linked_digests: dict[str
         path, legacy = card_paths(card)
         files[path], digests[path] = card.projection.body, card.projection.digest
         files[legacy], digests[legacy] = card.projection.legacy_card
+        if signer is not None:
+            _sign(files, digests, signer, card, path, legacy)
+    if signer is not None:
+        for host in sorted({c.projection.host for c in cards}):
+            rel = f"{SITE}{host}/{JWKS_FILE}"
+            files[rel] = signer.jwks(rel)
+            digests[rel] = sha256(files[rel])
     files.update(linked)
     digests.update(linked_digests)
     # What follows from card bytes the link stage does not read: joined here.
@@ -104,12 +114,23 @@ def render(cards: list[Card], linked: dict[str, bytes], linked_digests: dict[str
     digests.update({path: sha256(body) for path, body in headers.items()})
     files.update(joined)
     files.update(headers)
-    files[MANIFEST] = dumps(manifest(inputs, digests, target))
+    files[MANIFEST] = dumps(manifest(inputs, digests, target, signer.kids() if signer is not None else None))
     digests[MANIFEST] = sha256(files[MANIFEST])
     return files, digests
 
 
-def manifest(inputs: list[Input], outputs: dict[str, str], target: str) -> dict[str, Any]:
+def _sign(files: dict[str, bytes], digests: dict[str, str], signer: CardSigner, card: Card, path: str,
+          legacy: str) -> None:
+    """A card and its agent.json twin, signed (the twin once more only when
+    its bytes differ: an ES256 signature is new each time)."""
+    same = files[legacy] == files[path]
+    files[path] = signer.sign(path, files[path], card.projection.url)
+    files[legacy] = files[path] if same else signer.sign(legacy, files[legacy], card.projection.url)
+    digests[path], digests[legacy] = sha256(files[path]), sha256(files[legacy])
+
+
+def manifest(inputs: list[Input], outputs: dict[str, str], target: str,
+             signed_by: list[str] | None = None) -> dict[str, Any]:
     """Hashes of inputs and outputs. A private entity's path is left out (its
     name would say it exists); the sources digest still covers it."""
     everything = hashlib.sha256()
@@ -122,6 +143,7 @@ def manifest(inputs: list[Input], outputs: dict[str, str], target: str) -> dict[
         "knoc": __version__,
         "a2a_target": target,
         "sources_digest": everything.hexdigest(),
+        **({"signing": {"keys": signed_by}} if signed_by is not None else {}),
         "inputs": public,
         "outputs": dict(sorted(outputs.items())),
     }

@@ -22,7 +22,6 @@ SKILL_KEYS = {"id", "name", "description", "tags", "examples", "inputModes", "ou
 DEFAULT_VERSION = "0.1.0"
 WHY_DROPPED = {
     "protocolVersion": "the build target sets the protocol version",
-    "signatures": "signatures cover the original bytes; sign the built card instead",
     "supportsAuthenticatedExtendedCard": "not a field of the A2A versions knoc builds",
 }
 

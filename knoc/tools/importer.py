@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import json
 from typing import Any
-from urllib.parse import urlsplit
 
+from knoc.a2a import signing
 from knoc.a2a.fields import DEFAULT_TRANSPORT
 from knoc.diagnostics import Diagnostic, Span, diag
-from knoc.io import files, http, limits
 from knoc.kinds.agent import BLUEPRINT_SCHEMA
 from knoc.rules import slug as slugs
 from knoc.rules.version import is_semver
+from knoc.tools import keysets
 from knoc.tools.card_fields import (
     CONVERTERS,
     DEFAULT_VERSION,
@@ -77,19 +77,21 @@ def convert(raw: Any, base_url: str | None = None) -> Imported:
         whole_agent_skill(out)
     known = {"name", "description", "url", "version", "provider", "capabilities", "authentication",
              "securitySchemes", "security", "securityRequirements", "skills", "extensions", "preferredTransport",
-             "supportedInterfaces", "additionalInterfaces", *RENAMED, *MODES}
+             "supportedInterfaces", "additionalInterfaces", "signatures", *RENAMED, *MODES}
     for key in raw:
         if key not in known:
             out.drop(f"$.{key}", WHY_DROPPED.get(key, "not a field of any A2A version"))
     return out
 
 
-def load(source: str, label: str, base_url: str | None = None) -> tuple[Imported | None, list[Diagnostic]]:
+def load(source: str, label: str, base_url: str | None = None,
+         allow_jku: bool = False) -> tuple[Imported | None, list[Diagnostic]]:
     """One card file or URL, converted; its findings are located at `label`.
     A card fetched from a URL without a service url of its own answers at
-    that URL's base, unless `base_url` says otherwise."""
+    that URL's base, unless `base_url` says otherwise. Its signatures are
+    checked when `allow_jku` lets knoc fetch the key sets they name."""
     try:
-        body = read(source)
+        body = keysets.read_card(source)
     except (OSError, ValueError) as exc:
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         return None, [diag("KNO-IMPORT-READ", f"cannot read it: {why}", file=label,
@@ -108,23 +110,37 @@ def load(source: str, label: str, base_url: str | None = None) -> tuple[Imported
     except NotACard as exc:
         return None, [diag("KNO-IMPORT-NOT-CARD", f"not an A2A Agent Card: {exc}", file=label,
                             hint="nothing was written for it")]
-    return imported, [diag("KNO-IMPORT-CHANGED", f"{c.path}: {c.message}", file=label, json_path=c.path,
-                              hint="review the blueprint") for c in imported.changes]
+    found = [diag("KNO-IMPORT-CHANGED", f"{c.path}: {c.message}", file=label, json_path=c.path,
+                  hint="review the blueprint") for c in imported.changes]
+    signatures = raw.get("signatures")
+    if signatures:
+        found.append(_signatures(raw, label, allow_jku))
+    return imported, found
+
+
+def _signatures(raw: dict[str, Any], label: str, allow_jku: bool) -> Diagnostic:
+    """Whether the original card's signatures verified: they cover its own
+    bytes, so the blueprint never carries them."""
+    count = len(raw["signatures"]) if isinstance(raw["signatures"], list) else 0
+    kept_out = "the blueprint leaves them out (they cover the original card); sign the built one instead"
+    if not allow_jku:
+        return diag("KNO-IMPORT-SIGNATURE", f"the card carries {count} signature(s), not checked; {kept_out}",
+                    file=label, json_path="$.signatures",
+                    hint="`--allow-jku` fetches the key sets they name, or run `knoc verify` with `--jwks`")
+    checks = signing.verify(raw, keysets.named_by(raw["signatures"]))
+    good = next((c for c in checks if c.view is not None), None)
+    if good is not None:
+        verdict = f"its signature {good.index} verified with key {good.kid}"
+    else:
+        verdict = f"none of its {count} signature(s) verified" + (f" ({checks[0].problem})" if checks else "")
+    return diag("KNO-IMPORT-SIGNATURE", f"{verdict}; {kept_out}", file=label, json_path="$.signatures",
+                hint="review who published the original before trusting what it says")
 
 
 def unique_slug(name: str, taken: set[str]) -> str:
     """The slug of a card's name, numbered past the ones in `taken`."""
     base = slugs.slugify(name) or "agent"
     return next(s for n in range(1, len(taken) + 2) if (s := base if n == 1 else f"{base}-{n}") not in taken)
-
-
-def read(source: str) -> bytes:
-    """The bytes of a card file, or of a URL (a base URL gets the well-known
-    card path), within the download limits. OSError when it cannot be read."""
-    if not source.startswith(("http://", "https://")):
-        return files.read_source(source, limit=limits.DOWNLOAD_BYTES)
-    url = source if urlsplit(source).path.endswith(".json") else source.rstrip("/") + "/.well-known/agent-card.json"
-    return http.fetch(url)
 
 
 def blueprint(imported: Imported, slug: str, id_: str, source: str, date: str) -> str:

@@ -10,7 +10,7 @@ from pydantic import Field
 from knoc.a2a import capability
 from knoc.a2a.fields import CardFields
 from knoc.a2a.targets.base import Card, Dropped, Target
-from knoc.a2a.wire import AgentExtension, AgentProvider, AgentSkill, OAuthFlows, Wire
+from knoc.a2a.wire import AgentCardSignature, AgentExtension, AgentProvider, AgentSkill, OAuthFlows, Wire
 
 PROTOCOL_VERSION = "0.3"
 
@@ -59,6 +59,7 @@ class AgentCard(Wire):
     default_output_modes: list[str]
     skills: list[AgentSkill] = Field(min_length=1)
     supports_authenticated_extended_card: bool | None = None
+    signatures: list[AgentCardSignature] | None = None  # added by knoc.output.signed
 
 
 FLOWS_1_0 = ("device_code",)  # OAuth flows 0.3 lacks

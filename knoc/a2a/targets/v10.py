@@ -132,6 +132,7 @@ class AgentCard(Wire):
     default_output_modes: list[str] = Field(min_length=1)
     skills: list[AgentSkill] = Field(min_length=1)
     icon_url: str | None = None
+    signatures: list[wire.AgentCardSignature] | None = None  # added by knoc.output.signed
 
 
 def scheme(s: dict[str, Any]) -> dict[str, Any]:

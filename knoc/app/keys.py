@@ -1,0 +1,32 @@
+"""`knoc keys new`: a fresh signing key, written outside any repo."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from knoc.a2a import signing
+from knoc.app.outcome import Outcome, UsageError
+from knoc.config import ConfigError, find_root
+from knoc.io import files, keys
+
+
+def new_key(path: Path, kind: str) -> Outcome:
+    try:
+        repo = find_root(Path.cwd())
+    except ConfigError:
+        repo = None
+    try:
+        key = keys.new_key(kind, path, repo)
+    except keys.KeyProblem as exc:
+        raise UsageError("KNO-SIGNING", str(exc),
+                         "give a path outside the repo, e.g. ~/.config/knoc/signing.pem") from None
+    except files.Exists:
+        raise UsageError("KNO-EXISTS", f"{path} already exists; knoc does not replace a key") from None
+    jwk = signing.public_jwk(key)
+    kid = signing.thumbprint(jwk)
+    answer = (f"wrote {path} ({'Ed25519, EdDSA' if kind == 'ed25519' else 'P-256, ES256'}), mode 0600\n"
+              f"key id (RFC 7638 thumbprint): {kid}\n"
+              f"public key: {json.dumps(signing.published(jwk, kid))}\n"
+              f"next: knoc build --sign-key {path}   (in CI: KNOC_SIGNING_KEY holding the file's contents)\n")
+    return Outcome("knoc keys new", answer=answer)

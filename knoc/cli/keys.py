@@ -1,0 +1,26 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from knoc.cli.options import Run, options
+
+
+@click.group(name="keys")
+def command() -> None:
+    """Signing keys for `knoc build --sign-key`."""
+
+
+@command.command(name="new")
+@click.argument("path", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--type", "kind", type=click.Choice(("ed25519", "p256")), default="ed25519", show_default=True,
+              help="ed25519 signs with EdDSA (the same sources give the same bytes); p256 with ES256.")
+@options(formats=("text",), thresholds=(), target=False, cache=False, repo=False)
+def new(run: Run, path: Path, kind: str) -> int:
+    """Write a new private signing key to PATH (PEM, mode 0600), never inside
+    the repo you are in and never over an existing file; print its key id
+    and public key. Keep the file out of git: a CI secret, or your home."""
+    from knoc.app.keys import new_key
+
+    return run.report(new_key(path, kind))

@@ -1,0 +1,106 @@
+"""Signing keys, at the edge: read a private key from outside the repo (a
+file, or the PEM itself from the environment), read public keys kept in the
+repo for rotation, and make a new key. No message here ever quotes key
+material: a problem names the file or the variable it came from."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from cryptography.exceptions import UnsupportedAlgorithm
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import ec, ed25519
+
+from knoc.io import files
+
+KEY_BYTES = 64 * 1024  # a PEM key is a few hundred bytes
+ENV = "KNOC_SIGNING_KEY"
+PrivateKey = ed25519.Ed25519PrivateKey | ec.EllipticCurvePrivateKey
+PublicKey = ed25519.Ed25519PublicKey | ec.EllipticCurvePublicKey
+
+
+class KeyProblem(Exception):
+    """A key that cannot be used, or must not be: a usage error."""
+
+
+def private_key(source: str, root: Path, name: str) -> PrivateKey:
+    """The signing key at `source` (a path, or PEM text), named `name` in
+    messages. A file inside the repo is refused: a private key committed
+    once is public for good."""
+    if source.lstrip().startswith("-----BEGIN"):
+        pem = source.encode("utf-8")
+    else:
+        path = Path(source).expanduser().resolve()
+        if path.is_relative_to(root.resolve()):
+            raise KeyProblem(f"{name} lies inside the repo ({path.relative_to(root.resolve())}): a private key "
+                             "must never be committed; keep it outside (a CI secret, or a file in your home)")
+        try:
+            pem = files.read_source(str(path), limit=KEY_BYTES)
+        except OSError as exc:
+            raise KeyProblem(f"cannot read {name}: {exc.strerror or exc}") from None
+    try:
+        key = serialization.load_pem_private_key(pem, password=None)
+    except (ValueError, TypeError, UnsupportedAlgorithm):
+        raise KeyProblem(f"{name} is not an unencrypted PEM private key") from None
+    if isinstance(key, ed25519.Ed25519PrivateKey) or (isinstance(key, ec.EllipticCurvePrivateKey)
+                                                      and isinstance(key.curve, ec.SECP256R1)):
+        return key
+    raise KeyProblem(f"{name} is not an Ed25519 or P-256 key: knoc signs with EdDSA or ES256")
+
+
+def signing_keys(paths: list[str], root: Path) -> list[PrivateKey]:
+    """Every `--sign-key`, then KNOC_SIGNING_KEY (a path or the PEM itself)."""
+    keys = [private_key(p, root, p) for p in paths]
+    if not keys and os.environ.get(ENV, "").strip():
+        keys.append(private_key(os.environ[ENV], root, ENV))
+    return keys
+
+
+def public_key(path: Path, name: str) -> PublicKey | dict[str, str]:
+    """A retired key kept for verification: a PEM public key, or a JWK. Its
+    private half is refused: retired keys live in the repo."""
+    try:
+        raw = files.read_source(str(path), limit=KEY_BYTES)
+    except OSError as exc:
+        raise KeyProblem(f"cannot read the retired key {name}: {exc.strerror or exc}") from None
+    if b"PRIVATE KEY" in raw:
+        raise KeyProblem(f"the retired key {name} holds a private key: keep only its public half in the repo")
+    try:
+        jwk = json.loads(raw)
+    except ValueError:
+        jwk = None
+    if isinstance(jwk, dict):
+        if "d" in jwk:
+            raise KeyProblem(f"the retired key {name} holds a private key: keep only its public half in the repo")
+        if jwk.get("kty") in ("OKP", "EC") and all(isinstance(jwk.get(k), str) for k in ("crv", "x")):
+            return {k: str(v) for k, v in jwk.items() if k in ("kty", "crv", "x", "y", "kid")}
+        raise KeyProblem(f"the retired key {name} is not an Ed25519 or P-256 JWK")
+    try:
+        key = serialization.load_pem_public_key(raw)
+    except (ValueError, UnsupportedAlgorithm):
+        raise KeyProblem(f"the retired key {name} is neither a PEM public key nor a JWK") from None
+    if isinstance(key, (ed25519.Ed25519PublicKey, ec.EllipticCurvePublicKey)):
+        return key
+    raise KeyProblem(f"the retired key {name} is not an Ed25519 or P-256 key")
+
+
+def new_key(kind: str, path: Path, root: Path | None) -> PrivateKey:
+    """A fresh key written to `path` (mode 0600, never replacing a file),
+    outside the repo `root` (None: not in a repo)."""
+    target = path.expanduser().resolve()
+    if root is not None and target.is_relative_to(root.resolve()):
+        raise KeyProblem(f"{path} lies inside the repo: write the private key outside it")
+    key: PrivateKey = ed25519.Ed25519PrivateKey.generate() if kind == "ed25519" \
+        else ec.generate_private_key(ec.SECP256R1())
+    pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                            serialization.NoEncryption())
+    target.parent.mkdir(parents=True, exist_ok=True)
+    try:  # created with its final mode, never over an existing file
+        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o600)
+    except FileExistsError:
+        raise files.Exists(str(path)) from None
+    with os.fdopen(fd, "wb") as f:
+        f.write(pem)
+    return key

@@ -1,0 +1,133 @@
+"""Signing the cards a build writes, and checking a signed build without the
+key. The render stage hands every card (and its agent.json twin) to a
+`CardSigner`; whatever follows from card bytes (digests, ETags, the
+manifest) is then computed from what it returns.
+
+- `KeySigner` (`knoc build --sign-key`): a signature per key and per view
+  of the card (knoc.a2a.signing), `jku` naming the key set of the card's
+  host, which it publishes at `/.well-known/jwks.json`.
+- `Adopter` (`knoc check` of a signed build): no key needed. A card on disk
+  is taken as built when, without its signatures, it is the card the
+  sources give and every signature verifies against the key set on disk;
+  otherwise the unsigned card is expected, and the drift names it."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any, Protocol
+from urllib.parse import urlsplit
+
+from knoc.a2a import signing
+from knoc.output.canonical import dumps
+
+JWKS_FILE = ".well-known/jwks.json"  # a host's signing keys, named by each signature's `jku`
+
+
+class CardSigner(Protocol):
+    def sign(self, rel: str, body: bytes, url: str) -> bytes: ...
+
+    def jwks(self, rel: str) -> bytes: ...  # the key set at `rel` (a host's JWKS_FILE)
+
+    def kids(self) -> list[str]: ...
+
+
+def jku(url: str) -> str:
+    """Where a card's verifier finds the key set: its host's well-known path."""
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}/{JWKS_FILE}"
+
+
+def key_set(signers: Iterable[signing.Signer], retired: Iterable[dict[str, str]]) -> dict[str, Any]:
+    """The JWKS every host publishes: the signing keys, then retired ones
+    still published so cards signed with them keep verifying."""
+    keys = [signing.published(signing.public_jwk(s.key), s.kid) for s in signers]
+    seen = {k["kid"] for k in keys}
+    keys += [k for k in (signing.published(j, j.get("kid") or signing.thumbprint(j)) for j in retired)
+             if k["kid"] not in seen]
+    return {"keys": keys}
+
+
+def with_signatures(body: bytes, signatures: list[dict[str, str]]) -> bytes:
+    card = json.loads(body)
+    card["signatures"] = signatures
+    return dumps(card)
+
+
+@dataclass
+class KeySigner:
+    signers: list[signing.Signer]
+    retired: list[dict[str, str]]
+
+    def sign(self, rel: str, body: bytes, url: str) -> bytes:
+        card = json.loads(body)
+        views = signing.views(card)
+        return with_signatures(body, [s.sign(views[v], jku(url)) for s in self.signers for v in sorted(views)])
+
+    def jwks(self, rel: str) -> bytes:
+        return dumps(key_set(self.signers, self.retired))
+
+    def kids(self) -> list[str]:
+        return [s.kid for s in self.signers]
+
+
+@dataclass
+class Adopter:
+    """A signed build's cards and key sets, taken from disk where they verify."""
+
+    read: Callable[[str], bytes | None]  # a file under build/, None when absent
+    signed_by: list[str]  # the kids the build's manifest names
+    jwks_rel: Callable[[str], str]  # the key set a card path's host publishes
+    refused: list[tuple[str, str]]  # (card path, why): the card is right, its signatures are not
+
+    def sign(self, rel: str, body: bytes, url: str) -> bytes:
+        disk = self.read(rel)
+        if disk is None:
+            return body  # missing: the drift says so
+        try:
+            card = json.loads(disk)
+        except ValueError:
+            return body
+        if not isinstance(card, dict) or dumps({k: v for k, v in card.items() if k != "signatures"}) != body:
+            return body  # changed: the drift says so
+        why = self._doubt(card, self._keys(self.jwks_rel(rel)))
+        if why is None:
+            return disk
+        self.refused.append((rel, why))
+        return body
+
+    def _doubt(self, card: dict[str, Any], keys: list[dict[str, Any]] | None) -> str | None:
+        """Why the card's signatures do not hold up, or None when they do."""
+        if not card.get("signatures"):
+            return "the build is signed, but this card carries no signature"
+        if keys is None:
+            return f"its host's {JWKS_FILE} is missing, not a key set, or holds a private key"
+        checks = signing.verify(card, keys)
+        failed = [c for c in checks if c.view is None]
+        if failed:
+            return f"signature {failed[0].index} does not verify: {failed[0].problem}"
+        foreign = [c for c in checks if c.kid not in self.signed_by]
+        if foreign:
+            return f"signature {foreign[0].index} is by key {foreign[0].kid}, which the manifest does not name"
+        missing = set(signing.views(card)) - {c.view for c in checks}
+        if missing:
+            return f"no signature covers its {', '.join(sorted(missing))} view"
+        return None
+
+    def _keys(self, rel: str) -> list[dict[str, Any]] | None:
+        raw = self.read(rel)
+        try:
+            keys = json.loads(raw)["keys"] if raw is not None else None
+        except (ValueError, KeyError, TypeError):
+            return None
+        return keys if isinstance(keys, list) and all(isinstance(k, dict) and "d" not in k for k in keys) else None
+
+    def jwks(self, rel: str) -> bytes:
+        """The key set on disk when it holds public keys only; else nothing
+        (the drift then names it)."""
+        raw = self.read(rel)
+        return raw if raw is not None and self._keys(rel) is not None else b""
+
+    def kids(self) -> list[str]:
+        return list(self.signed_by)
