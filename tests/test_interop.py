@@ -11,7 +11,10 @@ that this suite creates and caches (KNOC_INTEROP_CACHE, by default
   one the card says speaks 0.3 and the 0.3 client reaches the server over
   it, and the extended card is fetched;
 - a2a-sdk 0.2: every `agent.json` parses, whatever the target;
-- the JS SDK: every 1.0 and compat card resolves, 0.3 cards in its legacy mode.
+- the JS SDK: every 1.0 and compat card resolves, 0.3 cards in its legacy mode;
+- signed builds (Ed25519 and P-256): the JS SDK's verifier accepts every 1.0
+  and compat card, a2a-sdk 0.3's accepts the 0.3 signature of every compat
+  card and of every agent.json, and both refuse an edited card.
 
 A client that cannot be installed fails the suite: it never skips. The
 scripts the clients run are in tests/interop/."""
@@ -38,7 +41,7 @@ CACHE = Path(os.environ.get("KNOC_INTEROP_CACHE", Path.home() / ".cache" / "knoc
 SCRIPTS = Path(__file__).parent / "interop"
 PYTHON_CLIENTS = {
     "a2a-sdk-1.3": ["a2a-sdk[fastapi,grpc]==1.3.0", "uvicorn==0.38.0"],
-    "a2a-sdk-0.3": ["a2a-sdk[grpc]==0.3.26"],
+    "a2a-sdk-0.3": ["a2a-sdk[grpc,signing]==0.3.26"],
     "a2a-sdk-0.2": ["a2a-sdk==0.2.16"],
 }
 JS_SDK = "@a2a-js/sdk@1.3.0"
@@ -82,10 +85,14 @@ def js_client() -> Path:
     return script
 
 
+MARKER = "KNOC-RESULT "  # a client whose SDK logs on stdout prints its verdict after this
+
+
 def run(command: list[str], job: dict[str, Any]) -> dict[str, Any]:
     done = subprocess.run(command, input=json.dumps(job), capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
-    return json.loads(done.stdout)  # type: ignore[no-any-return]
+    out = done.stdout.rsplit(MARKER, 1)[1] if MARKER in done.stdout else done.stdout
+    return json.loads(out)  # type: ignore[no-any-return]
 
 
 @pytest.fixture(scope="session")
@@ -189,3 +196,68 @@ def test_the_js_sdk_resolves_every_card(served: dict[str, dict[str, Any]], targe
                                                  for i in card["supportedInterfaces"]}
         else:  # translated from the 0.3 shape: each interface stamped 0.3
             assert all(i.endswith(" 0.3") for i in result["interfaces"]), result
+
+
+@pytest.fixture(scope="session")
+def signed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[dict[str, Any]]]:
+    """The example built for 1.0 and compat, signed with a fresh Ed25519 and
+    P-256 key: per target, every card file with its host's keys (and an
+    edited copy of each, which must fail)."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import ec, ed25519
+
+    folder = tmp_path_factory.mktemp("signing-keys")
+    key_files = []
+    for name, key in (("ed.pem", ed25519.Ed25519PrivateKey.generate()),
+                      ("p256.pem", ec.generate_private_key(ec.SECP256R1()))):
+        (folder / name).write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                                      serialization.NoEncryption()))
+        key_files.append(folder / name)
+    out: dict[str, list[dict[str, Any]]] = {}
+    for target in ("1.0", "compat"):
+        for key_file in key_files:
+            root = tmp_path_factory.mktemp(f"signed-{target}")
+            for part in EXAMPLE_PARTS:
+                src = ROOT / part
+                (shutil.copytree if src.is_dir() else shutil.copy)(src, root / part)
+            subprocess.run([sys.executable, "-m", "knoc", "build", "--root", str(root), "--a2a", target,
+                            "--sign-key", str(key_file)], check=True, capture_output=True)
+            site = root / "build/site"
+            for path in sorted(site.rglob("agent*.json")):
+                rel = path.relative_to(site).as_posix()
+                keys = json.loads((site / rel.split("/")[0] / ".well-known/jwks.json").read_text())["keys"]
+                card = json.loads(path.read_text(encoding="utf-8"))
+                entry = {"name": f"{key_file.stem} {rel}", "card": card, "keys": keys}
+                edited = {**card, "description": card["description"] + " (edited)"}
+                out.setdefault(target, []).extend([entry, {**entry, "name": entry["name"] + " edited",
+                                                           "card": edited}])
+    return out
+
+
+@pytest.mark.parametrize("target", ["1.0", "compat"])
+def test_the_js_sdk_verifies_signed_cards(signed: dict[str, list[dict[str, Any]]], target: str) -> None:
+    node = shutil.which("node")
+    assert node is not None
+    script = js_client().parent / "verify_js.mjs"
+    shutil.copyfile(SCRIPTS / "verify_js.mjs", script)
+    entries = [e for e in signed[target] if e["name"].endswith("agent-card.json")
+               or e["name"].endswith("agent-card.json edited")]
+    found = run([node, str(script)], {"cards": entries})
+    for entry in entries:
+        verdict = found[entry["name"]]
+        assert (verdict == "ok") != entry["name"].endswith(" edited"), (entry["name"], verdict)
+
+
+def test_a2a_sdk_0_3_verifies_the_03_signatures(signed: dict[str, list[dict[str, Any]]]) -> None:
+    """The 0.3 view's signature alone: on compat cards and on every agent.json."""
+    entries = [e for e in signed["compat"] if "agent-card.json" in e["name"]]
+    entries += [e for e in signed["1.0"] if "agent.json" in e["name"]]
+    only_03 = []
+    for e in entries:
+        card = e["card"]
+        first = card["signatures"][0]  # views in order: 0.3 first
+        only_03.append({**e, "card": {**card, "signatures": [first]}})
+    found = run([str(python_client("a2a-sdk-0.3")), str(SCRIPTS / "verify_v03.py")], {"cards": only_03})
+    for entry in only_03:
+        verdict = found[entry["name"]]
+        assert (verdict == "ok") != entry["name"].endswith(" edited"), (entry["name"], verdict)

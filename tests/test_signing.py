@@ -1,0 +1,222 @@
+"""Signed cards (issue: authenticity a client can verify): every card of the
+example, signed with a fresh Ed25519 and a fresh P-256 key, for 1.0 and
+compat, verifies with a2a-sdk's own verifier against the published key set;
+any change to a signed field, or a signature moved to another card, makes
+it fail; an Ed25519 build is byte-identical when rebuilt; `knoc check`
+needs no key; private keys never reach the repo, build/ or the cache.
+The JS SDK's and a2a-sdk 0.3's verifiers run in tests/test_interop.py."""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from a2a.client.card_resolver import parse_agent_card
+from a2a.utils.signing import create_signature_verifier
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import ec, ed25519
+from jwt import PyJWK
+
+from tests.conftest import Knoc, json_diags, tree
+
+KINDS = {"ed25519": ed25519.Ed25519PrivateKey.generate, "p256": lambda: ec.generate_private_key(ec.SECP256R1())}
+
+
+def write_key(folder: Path, kind: str) -> tuple[Path, bytes]:
+    key = KINDS[kind]()
+    pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                            serialization.NoEncryption())
+    path = folder / f"{kind}.pem"
+    path.write_bytes(pem)
+    raw = key.private_bytes(serialization.Encoding.DER, serialization.PrivateFormat.PKCS8,
+                            serialization.NoEncryption())
+    return path, raw
+
+
+@pytest.fixture
+def keys(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, bytes]]:
+    """Fresh keys, outside every repo the tests use."""
+    folder = tmp_path_factory.mktemp("keys")
+    return {kind: write_key(folder, kind) for kind in KINDS}
+
+
+def cards(repo: Path) -> dict[str, dict[str, Any]]:
+    site = repo / "build/site"
+    return {p.relative_to(site).as_posix(): json.loads(p.read_text(encoding="utf-8"))
+            for p in sorted(site.rglob("agent*.json"))}
+
+
+def jwks(repo: Path, rel: str) -> list[dict[str, Any]]:
+    host = rel.split("/", 1)[0]
+    return json.loads((repo / f"build/site/{host}/.well-known/jwks.json").read_text())["keys"]  # type: ignore[no-any-return]
+
+
+def sdk_verifies(card: dict[str, Any], keyset: list[dict[str, Any]]) -> bool:
+    """a2a-sdk 1.x's own verifier, fed the key the protected header names."""
+    by_kid = {k["kid"]: k for k in keyset}
+    verifier = create_signature_verifier(lambda kid, jku: PyJWK(by_kid[kid]), ["EdDSA", "ES256"])
+    try:
+        verifier(parse_agent_card(copy.deepcopy(card)))
+    except Exception:  # its errors: NoSignatureError, InvalidSignaturesError, a missing kid
+        return False
+    return True
+
+
+@pytest.mark.parametrize("target", ["1.0", "compat"])
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_every_card_verifies_with_the_sdk_and_the_published_keys(
+        repo: Path, knoc: Knoc, keys: dict[str, tuple[Path, bytes]], target: str, kind: str) -> None:
+    code, _, err = knoc("build", "--a2a", target, "--sign-key", str(keys[kind][0]), root=repo)
+    assert code == 0 and "signed with 1 key" in err, err
+    built = {rel: c for rel, c in cards(repo).items() if rel.endswith("agent-card.json")}
+    assert len(built) == 7
+    for rel, card in built.items():
+        header = json.loads(_b64(card["signatures"][0]["protected"]))
+        host = rel.split("/", 1)[0]
+        assert header["typ"] == "JOSE" and header["alg"] == ("EdDSA" if kind == "ed25519" else "ES256")
+        assert header["jku"] == f"https://{host}/.well-known/jwks.json" and header["kid"] == jwks(repo, rel)[0]["kid"]
+        assert len(card["signatures"]) == (2 if target == "compat" else 1)  # compat: its 1.0 and its 0.3 view
+        for one in card["signatures"]:  # each signature alone: the 1.0 one must satisfy a 1.0 verifier
+            alone = {**card, "signatures": [one]}
+            assert sdk_verifies(alone, jwks(repo, rel)) == (one is card["signatures"][-1]), (rel, one)
+
+
+def _b64(text: str) -> bytes:
+    import base64
+
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+TAMPER = {
+    "name": lambda c: c.update(name=c["name"] + "!"),
+    "url": lambda c: c["supportedInterfaces"][0].update(url="https://evil.example/a2a"),
+    "skill": lambda c: c["skills"][0].update(description="Does something else."),
+    "security requirement": lambda c: c.update(securityRequirements=[]),
+}
+
+
+@pytest.mark.parametrize("change", sorted(TAMPER))
+def test_changing_a_signed_field_or_moving_a_signature_fails_verification(
+        repo: Path, knoc: Knoc, keys: dict[str, tuple[Path, bytes]], change: str) -> None:
+    assert knoc("build", "--sign-key", str(keys["ed25519"][0]), root=repo)[0] == 0
+    built = cards(repo)
+    rel = next(r for r, c in built.items() if r.endswith("agent-card.json") and c.get("securityRequirements"))
+    card = copy.deepcopy(built[rel])
+    assert sdk_verifies(card, jwks(repo, rel))
+    TAMPER[change](card)
+    assert not sdk_verifies(card, jwks(repo, rel))
+    other = next(r for r in built if r.endswith("agent-card.json") and r != rel)
+    swapped = {**built[rel], "signatures": built[other]["signatures"]}
+    assert not sdk_verifies(swapped, jwks(repo, rel))
+    path = repo / "tampered.json"
+    path.write_text(json.dumps(card), encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "knoc", "verify", str(path), "--jwks",
+                           str(repo / f"build/site/{rel.split('/')[0]}/.well-known/jwks.json")],
+                          capture_output=True, text=True)
+    assert done.returncode == 1 and "invalid: no signature verifies" in done.stdout
+
+
+def test_an_ed25519_build_is_byte_identical_and_check_needs_no_key(
+        repo: Path, knoc: Knoc, keys: dict[str, tuple[Path, bytes]]) -> None:
+    key = str(keys["ed25519"][0])
+    assert knoc("build", "--sign-key", key, root=repo)[0] == 0
+    first = tree(repo / "build")
+    assert knoc("build", "--sign-key", key, "--no-cache", root=repo)[0] == 0
+    assert tree(repo / "build") == first
+    assert "KNOC_SIGNING_KEY" not in os.environ
+    code, out, err = knoc("check", root=repo)  # no key anywhere
+    assert code == 0, out + err
+    card = repo / "build/site/agents.possibility.space/catalog-search/.well-known/agent-card.json"
+    signed = json.loads(card.read_text(encoding="utf-8"))
+    sig = signed["signatures"][0]["signature"]
+    signed["signatures"][0]["signature"] = ("A" if sig[0] != "A" else "B") + sig[1:]
+    card.write_text(json.dumps(signed, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    code, out, _ = knoc("check", "--format", "json", root=repo)
+    found = json_diags(out)
+    assert code == 1 and found[0]["code"] == "KNO-SIGNATURE" and "does not verify" in found[0]["message"]
+    signed["signatures"][0]["signature"] = sig
+    signed["description"] = "Edited by hand after signing."
+    card.write_text(json.dumps(signed, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    code, out, _ = knoc("check", "--format", "json", root=repo)
+    assert code == 1 and any(d["code"] == "KNO-DRIFT" and "catalog-search" in d["message"] for d in json_diags(out))
+    (repo / "build/site/agents.possibility.space/.well-known/jwks.json").unlink()  # and with no key set
+    assert knoc("check", root=repo)[0] == 1
+
+
+def test_several_keys_and_retired_ones_are_published(
+        repo: Path, knoc: Knoc, keys: dict[str, tuple[Path, bytes]]) -> None:
+    retired_key = ed25519.Ed25519PrivateKey.generate().public_key()
+    (repo / "retired.pem").write_bytes(retired_key.public_bytes(serialization.Encoding.PEM,
+                                                                serialization.PublicFormat.SubjectPublicKeyInfo))
+    with (repo / "knoc.toml").open("a", encoding="utf-8") as f:
+        f.write('\n[signing]\nretired = ["retired.pem"]\n')
+    code, _, err = knoc("build", "--sign-key", str(keys["ed25519"][0]), "--sign-key", str(keys["p256"][0]),
+                        root=repo)
+    assert code == 0 and "signed with 2 keys" in err, err
+    rel = "agents.possibility.space/catalog-search/.well-known/agent-card.json"
+    keyset = jwks(repo, rel)
+    assert [k["alg"] for k in keyset] == ["EdDSA", "ES256", "EdDSA"]  # the signers, then the retired key
+    card = cards(repo)[rel]
+    assert len(card["signatures"]) == 2 and sdk_verifies(card, keyset)
+    manifest = json.loads((repo / "build/manifest.json").read_text())
+    assert manifest["signing"]["keys"] == [k["kid"] for k in keyset[:2]]
+
+
+def test_a_private_key_never_enters_the_repo_or_the_output(
+        repo: Path, knoc: Knoc, keys: dict[str, tuple[Path, bytes]], monkeypatch: pytest.MonkeyPatch) -> None:
+    inside, _ = write_key(repo, "ed25519")
+    code, _, err = knoc("build", "--sign-key", str(inside), root=repo)
+    assert code == 2 and "KNO-SIGNING" in err and "inside the repo" in err
+    assert "PRIVATE KEY" not in err and not (repo / "build").exists()
+    path, raw = keys["p256"]
+    pem = path.read_text(encoding="utf-8")
+    monkeypatch.setenv("KNOC_SIGNING_KEY", pem)  # the PEM itself, as a CI secret holds it
+    code, out, err = knoc("build", root=repo)
+    assert code == 0 and "signed with 1 key" in err
+    body = pem.split("-----")[2].replace("\n", "")
+    for folder in (repo / "build", repo / ".knoc-cache"):
+        for name, data in tree(folder).items():
+            assert body.encode() not in data and raw not in data and b"PRIVATE KEY" not in data, name
+            assert b'"d":' not in data, name  # no private JWK member
+    assert body not in out + err
+    monkeypatch.setenv("KNOC_SIGNING_KEY", "-----BEGIN PRIVATE KEY-----\nnot a key\n-----END PRIVATE KEY-----\n")
+    code, _, err = knoc("build", root=repo)
+    assert code == 2 and "KNOC_SIGNING_KEY is not an unencrypted PEM private key" in err and "not a key" not in err
+
+
+def test_knoc_keys_new_and_knoc_verify(repo: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+    tmp_path = tmp_path_factory.mktemp("outside")  # `repo` is the test's own tmp_path
+    key = tmp_path / "signing.pem"
+    made = subprocess.run([sys.executable, "-m", "knoc", "keys", "new", str(key)], capture_output=True, text=True,
+                          cwd=repo)
+    assert made.returncode == 0 and oct(key.stat().st_mode & 0o777) == "0o600"
+    kid = made.stdout.split("key id (RFC 7638 thumbprint): ")[1].split()[0]
+    again = subprocess.run([sys.executable, "-m", "knoc", "keys", "new", str(key)], capture_output=True, text=True)
+    assert again.returncode == 2 and "KNO-EXISTS" in again.stderr
+    inside = subprocess.run([sys.executable, "-m", "knoc", "keys", "new", "signing.pem"], capture_output=True,
+                            text=True, cwd=repo)
+    assert inside.returncode == 2 and not (repo / "signing.pem").exists()
+    subprocess.run([sys.executable, "-m", "knoc", "build", "--root", str(repo), "--a2a", "compat",
+                    "--sign-key", str(key)], check=True, capture_output=True)
+    card = repo / "build/site/agents.possibility.space/catalog-search/.well-known/agent-card.json"
+    keyset = repo / "build/site/agents.possibility.space/.well-known/jwks.json"
+    done = subprocess.run([sys.executable, "-m", "knoc", "verify", str(card), "--jwks", str(keyset), "--format",
+                           "json"], capture_output=True, text=True)
+    report = json.loads(done.stdout)
+    assert done.returncode == 0 and report["valid"] is True
+    assert [(s["view"], s["kid"]) for s in report["signatures"]] == [("0.3", kid), ("1.0", kid)]
+    unsigned = tmp_path / "unsigned.json"
+    unsigned.write_text(json.dumps({k: v for k, v in json.loads(card.read_text()).items() if k != "signatures"}))
+    done = subprocess.run([sys.executable, "-m", "knoc", "verify", str(unsigned)], capture_output=True, text=True)
+    assert done.returncode == 1 and "unsigned" in done.stdout
+    done = subprocess.run([sys.executable, "-m", "knoc", "verify", str(card)], capture_output=True, text=True)
+    assert done.returncode == 2 and "--allow-jku" in done.stderr  # no key set: say where to get one
+    done = subprocess.run([sys.executable, "-m", "knoc", "verify", str(tmp_path / "missing.json"), "--jwks",
+                           str(keyset)], capture_output=True, text=True)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
