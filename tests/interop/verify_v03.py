@@ -15,7 +15,7 @@ job = json.load(sys.stdin)
 out = {}
 for entry in job["cards"]:
     keys = {k["kid"]: k for k in entry["keys"]}
-    verifier = create_signature_verifier(lambda kid, jku: PyJWK(keys[kid]), ["EdDSA", "ES256"])
+    verifier = create_signature_verifier(lambda kid, jku, keys=keys: PyJWK(keys[kid]), ["EdDSA", "ES256"])
     try:
         verifier(AgentCard.model_validate(entry["card"]))
         out[entry["name"]] = "ok"
