@@ -220,3 +220,44 @@ def test_knoc_keys_new_and_knoc_verify(repo: Path, tmp_path_factory: pytest.Temp
     done = subprocess.run([sys.executable, "-m", "knoc", "verify", str(tmp_path / "missing.json"), "--jwks",
                            str(keyset)], capture_output=True, text=True)
     assert done.returncode == 2 and "Traceback" not in done.stderr
+
+
+def test_verify_and_import_fetch_the_key_set_the_card_names_only_when_allowed(
+        repo: Path, keys: dict[str, tuple[Path, bytes]]) -> None:
+    """A card served at 127.0.0.1:PORT names its key set there (`jku`):
+    `knoc verify --allow-jku` fetches it, and `knoc import --allow-jku`
+    says the original's signature verified."""
+    import re
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    blueprint = repo / "content/agent-blueprints/catalog-search.kno"
+    text = blueprint.read_text(encoding="utf-8")
+    blueprint.write_text(re.sub(r"\n  url: .*\n", f"\n  url: http://127.0.0.1:{port}/search\n", text, count=1),
+                         encoding="utf-8")
+    subprocess.run([sys.executable, "-m", "knoc", "build", "--root", str(repo), "--sign-key",
+                    str(keys["ed25519"][0])], check=True, capture_output=True)
+    server = subprocess.Popen([sys.executable, "-m", "knoc", "serve", "--root", str(repo), "--port", str(port)],
+                              stderr=subprocess.PIPE, text=True)
+    try:
+        assert server.stderr is not None and "serving" in server.stderr.readline()
+        base = f"http://127.0.0.1:{port}/search"
+        refused = subprocess.run([sys.executable, "-m", "knoc", "verify", base], capture_output=True, text=True)
+        assert refused.returncode == 2  # nothing fetched unless allowed
+        done = subprocess.run([sys.executable, "-m", "knoc", "verify", base, "--allow-jku"], capture_output=True,
+                              text=True)
+        assert done.returncode == 0 and "signature 0: valid (the card's 1.0 view, key" in done.stdout, done.stderr
+        other = repo.parent / "importer"
+        other.mkdir()
+        (other / "knoc.toml").write_text("[knoc]\n", encoding="utf-8")
+        done = subprocess.run([sys.executable, "-m", "knoc", "import", base, "--allow-jku", "--root", str(other),
+                               "--format", "json"], capture_output=True, text=True)
+        [signed] = [d for d in json_diags(done.stdout) if d["code"] == "KNO-IMPORT-SIGNATURE"]
+        assert signed["message"].startswith("its signature 0 verified with key"), signed
+        written = (other / "content/agent-blueprints/catalog-search.kno").read_text(encoding="utf-8")
+        assert "signatures" not in written and "protected" not in written
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
