@@ -261,3 +261,13 @@ def test_verify_and_import_fetch_the_key_set_the_card_names_only_when_allowed(
     finally:
         server.terminate()
         server.wait(timeout=10)
+
+
+def test_an_unsigned_build_over_a_signed_one_says_so(repo: Path, knoc: Knoc,
+                                                     keys: dict[str, tuple[Path, bytes]]) -> None:
+    assert knoc("build", "--sign-key", str(keys["ed25519"][0]), root=repo)[0] == 0
+    before = tree(repo / "build")
+    code, out, _ = knoc("build", "--fail-on", "warning", "--format", "json", root=repo)
+    assert code == 1 and [d["code"] for d in json_diags(out)] == ["KNO-UNSIGNED"]
+    assert tree(repo / "build") == before  # under --fail-on warning, nothing is written
+    assert knoc("build", root=repo)[0] == 0  # a warning otherwise: the author chose

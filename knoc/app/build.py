@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from knoc.app.common import compile_cached
 from knoc.app.outcome import Outcome, UsageError, fails
-from knoc.app.signing import key_signer
+from knoc.app.signing import adopter, key_signer
 from knoc.compiler.driver import Progress, quiet
 from knoc.config import Config
+from knoc.diagnostics import diag
 from knoc.io import git
 from knoc.io.cache import OutputMemo
 from knoc.io.tree import OutputError, stat_tree, write_tree
@@ -22,6 +23,9 @@ def build(config: Config, *, use_cache: bool, fail_on_warning: bool, stage: bool
     result = compile_cached(config, use_cache, progress, signer)
     out = config.output + "/"
     diags = result.report.sorted()
+    if signer is None and adopter(config) is not None:  # no key this time: say so before the signatures go
+        diags.append(diag("KNO-UNSIGNED", f"{out} is signed, and this build is not: its cards lose their signatures",
+                          file=f"{out}{MANIFEST}", hint="give the key (--sign-key, or KNOC_SIGNING_KEY)"))
     written = result.ok and not fails(diags, fail_on_warning)  # --fail-on warning: a warning stops the write too
     if written:
         progress("writing", 0, len(result.files))

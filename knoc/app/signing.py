@@ -33,7 +33,7 @@ def key_signer(config: Config, sign_keys: tuple[str, ...]) -> KeySigner | None:
 
 
 def _retired(config: Config, rel: str) -> dict[str, str]:
-    key = keys.public_key(config.root / rel, rel)
+    key = keys.public_key(config.root / rel, rel, config.root)
     jwk = key if isinstance(key, dict) else signing.public_jwk(key)
     return {**jwk, "kid": jwk.get("kid") or signing.thumbprint(jwk)}
 

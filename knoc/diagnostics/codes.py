@@ -308,6 +308,10 @@ _declare("KNO-SIGNING", E, "a signing key cannot be used, or must not be (exit 2
     private key must be an unencrypted PEM Ed25519 or P-256 key kept outside the repo (a key file
     inside it is refused: once committed, it is public); a retired key is a public key (PEM or
     JWK) and may live in the repo.""")
+_declare("KNO-UNSIGNED", W, "a signed build/ is being replaced by an unsigned one", """
+    The build on disk is signed (its manifest names the keys), and this build has no signing key,
+    so the cards it writes carry no signature. Give the key (--sign-key, or KNOC_SIGNING_KEY); with
+    `--fail-on warning` the unsigned build is not written.""")
 _declare("KNO-SIGNATURE", E, "a card's signature does not verify, or a signed card lacks one", """
     A signed build's cards must each carry a signature per view (1.0, and 0.3 for compat and
     agent.json) that verifies against its host's published jwks.json with a key the manifest

@@ -58,11 +58,11 @@ def signing_keys(paths: list[str], root: Path) -> list[PrivateKey]:
     return keys
 
 
-def public_key(path: Path, name: str) -> PublicKey | dict[str, str]:
-    """A retired key kept for verification: a PEM public key, or a JWK. Its
-    private half is refused: retired keys live in the repo."""
+def public_key(path: Path, name: str, root: Path) -> PublicKey | dict[str, str]:
+    """A retired key kept for verification, in the repo `root`: a PEM public
+    key, or a JWK. Its private half is refused."""
     try:
-        raw = files.read_source(str(path), limit=KEY_BYTES)
+        raw = files.read_source(str(path), str(root), limit=KEY_BYTES)
     except OSError as exc:
         raise KeyProblem(f"cannot read the retired key {name}: {exc.strerror or exc}") from None
     if b"PRIVATE KEY" in raw:

@@ -26,7 +26,8 @@ def loopback(binding: str, http: int, grpc_port: int) -> str:
             "GRPC": f"127.0.0.1:{grpc_port}"}[binding]
 
 
-async def talk(card: AgentCard, iface: AgentInterface, http: int, grpc_port: int) -> str:
+async def client_for(card: AgentCard, iface: AgentInterface, http: int, grpc_port: int) -> Any:
+    """A client built from `card`, its one interface `iface` moved to the loopback server."""
     moved = AgentCard()
     moved.CopyFrom(card)
     del moved.supported_interfaces[:]
@@ -35,30 +36,23 @@ async def talk(card: AgentCard, iface: AgentInterface, http: int, grpc_port: int
                                                      protocol_version=iface.protocol_version))
     config = ClientConfig(streaming=False, supported_protocol_bindings=[iface.protocol_binding],
                           httpx_client=httpx.AsyncClient(timeout=20), grpc_channel_factory=grpc.aio.insecure_channel)
-    client = await create_client(moved, client_config=config)
+    return await create_client(moved, client_config=config)
+
+
+async def talk(card: AgentCard, iface: AgentInterface, http: int, grpc_port: int) -> str:
+    client = await client_for(card, iface, http, grpc_port)
     message = Message(role=Role.ROLE_USER, message_id=str(uuid4()), parts=[Part(text="hello")])
     async for event in client.send_message(request=SendMessageRequest(message=message)):
         status = event.task.status if event.HasField("task") else (
             event.status_update.status if event.HasField("status_update") else None)
         if status is not None and status.state == TaskState.TASK_STATE_COMPLETED:
             reply = status.message.parts[0].text
-            if reply == "echo: hello":
-                return "ok"
-            return f"unexpected reply {reply!r}"
+            return "ok" if reply == "echo: hello" else f"unexpected reply {reply!r}"
     return "no completed task"
 
 
 async def extended(card: AgentCard, http: int, grpc_port: int) -> str:
-    iface = card.supported_interfaces[0]
-    moved = AgentCard()
-    moved.CopyFrom(card)
-    del moved.supported_interfaces[:]
-    moved.supported_interfaces.append(AgentInterface(url=loopback(iface.protocol_binding, http, grpc_port),
-                                                     protocol_binding=iface.protocol_binding,
-                                                     protocol_version=iface.protocol_version))
-    config = ClientConfig(streaming=False, supported_protocol_bindings=[iface.protocol_binding],
-                          httpx_client=httpx.AsyncClient(timeout=20), grpc_channel_factory=grpc.aio.insecure_channel)
-    client = await create_client(moved, client_config=config)
+    client = await client_for(card, card.supported_interfaces[0], http, grpc_port)
     got = await client.get_extended_agent_card(GetExtendedAgentCardRequest())
     return "ok" if got.name.endswith("(extended)") else f"got {got.name!r}"
 
