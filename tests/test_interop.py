@@ -201,8 +201,8 @@ def test_the_js_sdk_resolves_every_card(served: dict[str, dict[str, Any]], targe
 @pytest.fixture(scope="session")
 def signed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[dict[str, Any]]]:
     """The example built for 1.0 and compat, signed with a fresh Ed25519 and
-    P-256 key: per target, every card file with its host's keys (and an
-    edited copy of each, which must fail)."""
+    P-256 key: per target, every card file with its host's keys, and the
+    tampered copies of each (`tampered`), which must fail."""
     from cryptography.hazmat.primitives import serialization
     from cryptography.hazmat.primitives.asymmetric import ec, ed25519
 
@@ -223,15 +223,50 @@ def signed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[dict[str,
             subprocess.run([sys.executable, "-m", "knoc", "build", "--root", str(root), "--a2a", target,
                             "--sign-key", str(key_file)], check=True, capture_output=True)
             site = root / "build/site"
-            for path in sorted(site.rglob("agent*.json")):
-                rel = path.relative_to(site).as_posix()
+            built = {p.relative_to(site).as_posix(): json.loads(p.read_text(encoding="utf-8"))
+                     for p in sorted(site.rglob("agent*.json"))}
+            for rel, card in built.items():
                 keys = json.loads((site / rel.split("/")[0] / ".well-known/jwks.json").read_text())["keys"]
-                card = json.loads(path.read_text(encoding="utf-8"))
                 entry = {"name": f"{key_file.stem} {rel}", "card": card, "keys": keys}
-                edited = {**card, "description": card["description"] + " (edited)"}
-                out.setdefault(target, []).extend([entry, {**entry, "name": entry["name"] + " edited",
-                                                           "card": edited}])
+                donor = next(c for r, c in built.items() if r != rel and r.endswith(rel.rsplit("/", 1)[1]))
+                out.setdefault(target, []).append(entry)
+                out[target] += [{**entry, "name": f"{entry['name']} edited {what}", "card": changed}
+                                for what, changed in tampered(card, donor).items()]
     return out
+
+
+def tampered(card: dict[str, Any], donor: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The card with one signed field changed, each way, and with another
+    card's signatures: every verifier must refuse each. Each change is made
+    where the view it belongs to says it (a compat card's 1.0 view does not
+    cover its 0.3 top-level `url`, and the other way round), so each entry
+    is named by the view it tampers with. A requirement without scopes is
+    not changed: the SDKs' canonical form drops it, so no signature covers
+    it (see the README's Signing section)."""
+    out = {"name": {**card, "name": card["name"] + "!"},
+           "skill": {**card, "skills": [{**card["skills"][0], "description": "Does something else."},
+                                        *card["skills"][1:]]},
+           "signatures": {**card, "signatures": donor["signatures"]}}
+    if "supportedInterfaces" in card:
+        out["url 1.0"] = {**card, "supportedInterfaces": [{**card["supportedInterfaces"][0],
+                                                           "url": "https://evil.example/a2a"},
+                                                          *card["supportedInterfaces"][1:]]}
+    if "url" in card:
+        out["url 0.3"] = {**card, "url": "https://evil.example/a2a"}
+    for key, view in (("securityRequirements", "1.0"), ("security", "0.3")):
+        scoped = [r for r in card.get(key) or [] if any((v.get("list") if isinstance(v, dict) else v)
+                                                         for v in (r.get("schemes", r)).values())]
+        if scoped:
+            out[f"security requirement {view}"] = {**card, key: [r for r in card[key] if r is not scoped[0]]}
+    return out
+
+
+def refused_by(view: str, name: str) -> bool:
+    """Whether a verifier of `view` must refuse the entry called `name`."""
+    if " edited " not in name:
+        return False
+    other = "0.3" if view == "1.0" else "1.0"
+    return not name.endswith(f" {other}")
 
 
 @pytest.mark.parametrize("target", ["1.0", "compat"])
@@ -240,12 +275,12 @@ def test_the_js_sdk_verifies_signed_cards(signed: dict[str, list[dict[str, Any]]
     assert node is not None
     script = js_client().parent / "verify_js.mjs"
     shutil.copyfile(SCRIPTS / "verify_js.mjs", script)
-    entries = [e for e in signed[target] if e["name"].endswith("agent-card.json")
-               or e["name"].endswith("agent-card.json edited")]
+    entries = [e for e in signed[target] if "agent-card.json" in e["name"]]
     found = run([node, str(script)], {"cards": entries})
     for entry in entries:
         verdict = found[entry["name"]]
-        assert (verdict == "ok") != entry["name"].endswith(" edited"), (entry["name"], verdict)
+        assert (verdict == "ok") != refused_by("1.0", entry["name"]), (entry["name"], verdict)
+    assert sum(refused_by("1.0", e["name"]) for e in entries) >= 4 * 7 * 2  # four changes or more, 7 cards, 2 keys
 
 
 def test_a2a_sdk_0_3_verifies_the_03_signatures(signed: dict[str, list[dict[str, Any]]]) -> None:
@@ -255,9 +290,9 @@ def test_a2a_sdk_0_3_verifies_the_03_signatures(signed: dict[str, list[dict[str,
     only_03 = []
     for e in entries:
         card = e["card"]
-        first = card["signatures"][0]  # views in order: 0.3 first
+        first = card["signatures"][0]  # views in order: 0.3 first (a moved one: the donor's 0.3 one)
         only_03.append({**e, "card": {**card, "signatures": [first]}})
     found = run([str(python_client("a2a-sdk-0.3")), str(SCRIPTS / "verify_v03.py")], {"cards": only_03})
     for entry in only_03:
         verdict = found[entry["name"]]
-        assert (verdict == "ok") != entry["name"].endswith(" edited"), (entry["name"], verdict)
+        assert (verdict == "ok") != refused_by("0.3", entry["name"]), (entry["name"], verdict)
