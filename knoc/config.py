@@ -6,6 +6,7 @@ import posixpath
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from knoc.a2a import targets
 from knoc.io import files
@@ -34,6 +35,7 @@ class Config:
     output: str = "build"
     a2a: str = targets.DEFAULT
     host: tuple[tuple[str, str], ...] = ()  # [host] as (AI Catalog key, value), in HOST_KEYS order
+    jobs: int = 0  # processes for the per-file stage (--jobs); 0: every core
     kid: str | None = None  # [signing]
     retired: tuple[str, ...] = ()  # [signing], repo-relative paths
 
@@ -58,7 +60,7 @@ def find_root(start: Path) -> Path:
 
 
 def load_config(root: Path, a2a: str | None = None) -> Config:
-    values: dict[str, str] = {}
+    values: dict[str, Any] = {}  # [knoc] strings, checked below
     path = root / CONFIG_FILE
     if files.is_file(path):
         try:

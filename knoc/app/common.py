@@ -4,12 +4,15 @@ cache, and naming files for messages."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from knoc.app.outcome import Outcome, UsageError
 from knoc.compiler.driver import Progress, Result, compile_repo, quiet
 from knoc.config import Config, ConfigError, find_root, load_config
 from knoc.io import files
-from knoc.output.signed import CardSigner
+
+if TYPE_CHECKING:
+    from knoc.output.signed import CardSigner
 
 
 def open_repo(root: Path | None, a2a: str | None, cwd: Path) -> Config:

@@ -6,18 +6,20 @@ from __future__ import annotations
 
 import json
 
-from knoc.a2a import signing
 from knoc.app.outcome import UsageError
 from knoc.config import Config
-from knoc.io import keys, tree
-from knoc.output.hosting import SITE
-from knoc.output.signed import JWKS_FILE, Adopter, KeySigner
+from knoc.io import tree
+from knoc.output.hosting import JWKS_FILE, SITE
+from knoc.output.signed import Adopter, KeySigner
 from knoc.output.tree import MANIFEST
 
 
 def key_signer(config: Config, sign_keys: tuple[str, ...]) -> KeySigner | None:
     """The signer of a build, or None when no key is given. A key inside the
     repo, an unusable key or a bad [signing] table is a usage error."""
+    from knoc.a2a import signing  # the crypto stack loads only for a run that signs
+    from knoc.io import keys
+
     try:
         private = keys.signing_keys(list(sign_keys), config.root)
         retired = [_retired(config, rel) for rel in config.retired]
@@ -33,6 +35,9 @@ def key_signer(config: Config, sign_keys: tuple[str, ...]) -> KeySigner | None:
 
 
 def _retired(config: Config, rel: str) -> dict[str, str]:
+    from knoc.a2a import signing
+    from knoc.io import keys
+
     key = keys.public_key(config.root / rel, rel, config.root)
     jwk = key if isinstance(key, dict) else signing.public_jwk(key)
     return {**jwk, "kid": jwk.get("kid") or signing.thumbprint(jwk)}

@@ -7,6 +7,7 @@ knoc (one KNO-INTERNAL diagnostic; `--debug` adds the traceback)."""
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import os
 import sys
@@ -106,12 +107,15 @@ def options(formats: tuple[str, ...] = FORMATS, thresholds: tuple[str, ...] = ("
         @functools.wraps(command)
         def wrapper(fmt: str | None, debug: bool, root: Path | None = None, **kw: Any) -> None:
             a2a, fail_on, no_cache = kw.pop("a2a", None), kw.pop("fail_on", "error"), kw.pop("no_cache", False)
+            jobs = kw.pop("jobs", None)
             if fmt is None:
                 fmt = "github" if os.environ.get("GITHUB_ACTIONS") == "true" and "github" in formats else "text"
             internal.DEBUG = debug
 
             def run() -> int:
                 config = open_repo(root, a2a, Path.cwd()) if repo else Config(root=Path.cwd())
+                if jobs is not None:
+                    config = dataclasses.replace(config, jobs=jobs)
                 return command(Run(config, fmt, fail_on, not no_cache), **kw)
 
             guarded(run)
@@ -129,7 +133,10 @@ def options(formats: tuple[str, ...] = FORMATS, thresholds: tuple[str, ...] = ("
             *([click.option("--fail-on", type=click.Choice(thresholds), default="error", show_default=True,
                             help="The least severe finding that makes the exit code 1.")] if thresholds else []),
             *([click.option("--no-cache", is_flag=True, help=f"Neither read nor write {CACHE_DIR}/ "
-                            "(compile everything).")] if cache else []),
+                            "(compile everything)."),
+               click.option("--jobs", type=click.IntRange(1, 512), metavar="N",
+                            help="Processes compiling files (default: every core; the output is the same "
+                                 "for any N).")] if cache else []),
             click.option("--debug", is_flag=True, help="On a bug in knoc (exit 3), also print its traceback."),
         ]
         for option in reversed(chosen):

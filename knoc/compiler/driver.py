@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from knoc import __version__
 from knoc.compiler.link import link_repo
@@ -25,14 +27,16 @@ from knoc.compiler.validate import check, declaration
 from knoc.config import Config
 from knoc.diagnostics import Diagnostic, Report, SourceFile
 from knoc.diagnostics.internal import has_internal, internal
-from knoc.io import files
+from knoc.io import files, pool
 from knoc.io.cache import Cache, Linked, Source, salt
 from knoc.kinds.agent import Card, agent_of
 from knoc.kinds.entity import BUILTIN, Entity, Layout, is_public, kind_of
 from knoc.kinds.facts import facts
 from knoc.kinds.spec import BUILTIN_SPECS, SpecSet
-from knoc.output.signed import CardSigner
 from knoc.output.tree import Input, render
+
+if TYPE_CHECKING:
+    from knoc.output.signed import CardSigner
 
 
 @dataclass
@@ -94,34 +98,61 @@ def compile_repo(config: Config, use_cache: bool = False, progress: Progress = q
 def _each_file(config: Config, paths: list[str], specs: SpecSet, cache: Cache,
                results: dict[str, FileResult], report: Report, progress: Progress) -> list[SourceFile]:
     """The one-file stages for each path, or what the cache kept for its
-    bytes. A file whose size and mtime the cache vouches for is not read."""
+    bytes. A file whose size and mtime the cache vouches for is not read;
+    the others are compiled on `config.jobs` processes (`_compile`)."""
+    global _JOB
     sources: list[SourceFile] = []
     kept: dict[str, Source] = {}
-    for done, rel in enumerate(paths):
-        if done % 256 == 0:
-            progress("compiling", done, len(paths))
-        path = f"{config.root}/{rel}"
-        st = files.stat(path)
+    misses: list[tuple[str, os.stat_result | None]] = []
+    for rel in paths:
+        st = files.stat(f"{config.root}/{rel}")
         old = cache.sources.get(rel)
-        src: SourceFile | None
         if st is not None and old is not None and cache.vouches(rel, old, st):
-            src, entry = SourceFile(path, rel, None, old.digest), old.entry  # not even read
-        else:
-            src = _read(config, rel, report)
-            if src is None:
+            cached = FileResult.decode(old.entry)
+            if cached is not None:
+                sources.append(SourceFile(f"{config.root}/{rel}", rel, None, old.digest))  # not even read
+                results[rel] = cached
+                kept[rel] = old
                 continue
-            entry = cache.get(rel, src.digest)  # the same bytes with a new mtime, say after a checkout
-        if entry is None or (cached := FileResult.decode(entry)) is None:
-            cached = one_file(src, None, specs, config.a2a, config.layout)
-            entry = cached.encode()
-        sources.append(src)
-        results[rel] = cached
-        # Keep the stored record when nothing changed (its shard stays unwritten); never keep a bug's outcome.
-        if st is not None and not has_internal(cached.diags):
-            unchanged = old is not None and old.entry is entry and old.digest == src.digest and old.same_stat(st)
-            kept[rel] = old if unchanged and old is not None else Source.of(src.digest, st, entry)
+        misses.append((rel, st))
+    _JOB = (config, specs, cache)  # what a forked worker compiles with
+    try:
+        compiled = pool.each(_compile, [rel for rel, _ in misses], config.jobs or pool.cores())
+        for done, ((rel, st), (digest, entry, problem)) in enumerate(zip(misses, compiled, strict=True), 1):
+            if done % 256 == 0:
+                progress("compiling", done, len(misses))
+            if problem is not None:
+                report.add(problem)
+                continue
+            cached = FileResult.decode(entry)
+            if cached is None:  # pragma: no cover - the entry was just encoded
+                continue
+            sources.append(SourceFile(f"{config.root}/{rel}", rel, None, digest))
+            results[rel] = cached
+            if st is not None and not has_internal(cached.diags):  # never keep a bug's outcome
+                kept[rel] = Source.of(digest, st, entry)
+    finally:
+        _JOB = None
     cache.sources = kept
     return sources
+
+
+_JOB: tuple[Config, SpecSet, Cache] | None = None
+
+
+def _compile(rel: str) -> tuple[str, Any, Diagnostic | None]:
+    """One file the cache could not vouch for: read it, and reuse what the
+    cache kept for the same bytes or compile it. Returns (sha256, the
+    encoded FileResult, None) or ("", None, why it could not be read)."""
+    assert _JOB is not None
+    config, specs, cache = _JOB
+    src = read_source(config.root, rel)
+    if isinstance(src, Diagnostic):
+        return "", None, src
+    entry = cache.get(rel, src.digest)  # the same bytes with a new mtime, say after a checkout
+    if entry is None or FileResult.decode(entry) is None:
+        entry = one_file(src, None, specs, config.a2a, config.layout).encode()
+    return src.digest, entry, None
 
 
 def _link(sources: list[SourceFile], results: dict[str, FileResult], specs: SpecSet, cache: Cache,

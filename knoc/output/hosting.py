@@ -14,6 +14,7 @@ CARD_FILE = ".well-known/agent-card.json"  # A2A 0.3 and 1.0
 LEGACY_CARD_FILE = ".well-known/agent.json"  # A2A before 0.3, for older clients
 CARD_NAMES = tuple(f.rsplit("/", 1)[1] for f in (CARD_FILE, LEGACY_CARD_FILE))
 AI_CATALOG_FILE = ".well-known/ai-catalog.json"  # a host's listing of its agents (output.listing)
+JWKS_FILE = ".well-known/jwks.json"  # a host's signing keys, named by each signature's `jku` (output.signed)
 AI_CATALOG_TYPE = "application/ai-catalog+json"
 HEADERS_FILE = "_headers"  # a static host's config, never served
 CARD_MAX_AGE = 300  # seconds: a card change reaches clients within five minutes

@@ -16,13 +16,14 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import urlsplit
 
-from knoc.a2a import signing
 from knoc.output.canonical import dumps
+from knoc.output.hosting import JWKS_FILE
 
-JWKS_FILE = ".well-known/jwks.json"  # a host's signing keys, named by each signature's `jku`
+if TYPE_CHECKING:  # the crypto stack loads only for a run that signs or checks signatures
+    from knoc.a2a import signing
 
 
 class CardSigner(Protocol):
@@ -42,6 +43,8 @@ def jku(url: str) -> str:
 def key_set(signers: Iterable[signing.Signer], retired: Iterable[dict[str, str]]) -> dict[str, Any]:
     """The JWKS every host publishes: the signing keys, then retired ones
     still published so cards signed with them keep verifying."""
+    from knoc.a2a import signing
+
     keys = [signing.published(signing.public_jwk(s.key), s.kid) for s in signers]
     seen = {k["kid"] for k in keys}
     keys += [k for k in (signing.published(j, j.get("kid") or signing.thumbprint(j)) for j in retired)
@@ -61,6 +64,8 @@ class KeySigner:
     retired: list[dict[str, str]]
 
     def sign(self, rel: str, body: bytes, url: str) -> bytes:
+        from knoc.a2a import signing
+
         card = json.loads(body)
         views = signing.views(card)
         return with_signatures(body, [s.sign(views[v], jku(url)) for s in self.signers for v in sorted(views)])
@@ -99,6 +104,8 @@ class Adopter:
 
     def _doubt(self, card: dict[str, Any], keys: list[dict[str, Any]] | None) -> str | None:
         """Why the card's signatures do not hold up, or None when they do."""
+        from knoc.a2a import signing
+
         if not card.get("signatures"):
             return "the build is signed, but this card carries no signature"
         if keys is None:

@@ -4,7 +4,7 @@ its path under the output folder. Pure: writing it is `knoc.io.tree`'s job."""
 from __future__ import annotations
 
 import hashlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from knoc import __version__
 from knoc.kinds.agent import Card
@@ -15,6 +15,7 @@ from knoc.output.hosting import (
     AI_CATALOG_FILE,
     CARD_FILE,
     HEADERS_FILE,
+    JWKS_FILE,
     LEGACY_CARD_FILE,
     SITE,
     etag_rules,
@@ -23,7 +24,9 @@ from knoc.output.hosting import (
 from knoc.output.index import build_catalog, build_domains, catalog_script
 from knoc.output.listing import host_catalogs
 from knoc.output.pages import CATALOG_SCRIPT, catalog_page, extension_pages
-from knoc.output.signed import JWKS_FILE, CardSigner
+
+if TYPE_CHECKING:
+    from knoc.output.signed import CardSigner
 
 MANIFEST = "manifest.json"
 DOMAINS = "index/domains.json"  # the runtime index: perception domain -> agents
