@@ -1,6 +1,7 @@
 """Benchmark: generate repos of 1,000 and 10,000 agents; time a cold
 `knoc build` (no build/, no cache) in a fresh process, its peak memory, and
-a warm `knoc check` after editing one blueprint (the pre-commit case).
+a warm `knoc check` after editing one blueprint (the pre-commit case), and
+a `knoc build` with nothing changed (which writes nothing).
 
     python bench/run.py [--sizes 1000 10000] [--chain-sizes 1000 10000] [--repeat 3] [--only build|chains]
 
@@ -96,8 +97,8 @@ def build_table(sizes: list[int], repeat: int) -> None:
     print(f"# knoc cold build, {platform.python_implementation()} {platform.python_version()}, "
           f"{os.cpu_count()} cores")
     print("| agents | files | cold build | of which compiling (validate) | peak RSS "
-          "| warm check after a one-file edit | warm / cold |")
-    print("|---:|---:|---:|---:|---:|---:|---:|")
+          "| warm check after a one-file edit | warm / cold | no-op build |")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|")
     with tempfile.TemporaryDirectory(prefix="knoc-bench-") as tmp:
         for n in sizes:
             repo = Path(tmp) / f"repo-{n}"
@@ -107,11 +108,13 @@ def build_table(sizes: list[int], repeat: int) -> None:
             checks = [cold("validate", repo) for _ in range(repeat)]
             timed("build", repo)  # leaves build/ and a filled cache, as a content repo has
             warm = statistics.median(warm_check(repo, i) for i in range(repeat))
+            timed("build", repo)  # the edits, written
+            noop = statistics.median(timed("build", repo)[0] for _ in range(repeat))  # nothing changed
             wall = statistics.median(r[0] for r in builds)
             compiling = statistics.median(r[0] for r in checks)
             rss = max(r[1] for r in builds)
             print(f"| {n:,} | {files:,} | {wall:.2f} s | {compiling:.2f} s | {rss:.0f} MiB "
-                  f"| {warm:.2f} s | {100 * warm / wall:.1f}% |", flush=True)
+                  f"| {warm:.2f} s | {100 * warm / wall:.1f}% | {noop:.2f} s |", flush=True)
 
 
 if __name__ == "__main__":

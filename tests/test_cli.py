@@ -171,3 +171,18 @@ def test_a_large_file_with_far_apart_changes_gets_the_whole_file_diff() -> None:
     assert detail == "\n".join(whole)
     assert [line for line in detail.splitlines() if line.startswith("@@")] == ["@@ -2,5 +2,5 @@",
                                                                                "@@ -12344,9 +12344,9 @@"]
+
+
+def test_a_build_with_nothing_changed_rewrites_nothing(repo: Path, knoc) -> None:  # type: ignore[no-untyped-def]
+    """The second build finds build/ holding exactly what the sources give
+    and leaves it alone: same folder, same files, not one rewritten."""
+    assert knoc("build", root=repo)[0] == 0
+    before = {p: (p.stat().st_ino, p.stat().st_mtime_ns) for p in (repo / "build").rglob("*")}
+    folder = (repo / "build").stat().st_ino
+    code, _, err = knoc("build", root=repo)
+    assert code == 0 and "build/ is up to date with 7 cards (A2A 1.0): nothing written" in err
+    assert (repo / "build").stat().st_ino == folder
+    assert {p: (p.stat().st_ino, p.stat().st_mtime_ns) for p in (repo / "build").rglob("*")} == before
+    (repo / "build/index/agents.json").write_text("{}\n", encoding="utf-8")  # one file off: rebuilt
+    code, _, err = knoc("build", root=repo)
+    assert code == 0 and "wrote 7 cards" in err and (repo / "build/index/agents.json").read_text() != "{}\n"

@@ -1,14 +1,17 @@
-"""`knoc build`: compile, then write build/ aside and swap it in."""
+"""`knoc build`: compile, then write build/ aside and swap it in (unless it
+already holds exactly what the sources give: then nothing is written)."""
 
 from __future__ import annotations
 
-from knoc.app.common import compile_cached
+import functools
+
+from knoc.app.common import compile_cached, on_disk_digests
 from knoc.app.outcome import Outcome, UsageError, fails
 from knoc.app.signing import adopter, key_signer
 from knoc.compiler.driver import Progress, quiet
 from knoc.config import Config
 from knoc.diagnostics import diag
-from knoc.io import git
+from knoc.io import background, git
 from knoc.io.cache import OutputMemo
 from knoc.io.tree import OutputError, stat_tree, write_tree
 from knoc.output.tree import MANIFEST
@@ -20,14 +23,16 @@ def build(config: Config, *, use_cache: bool, fail_on_warning: bool, stage: bool
     add` it: what the pre-commit hook `knoc-build` does). With signing keys,
     every card is signed and each host publishes its key set."""
     signer = key_signer(config, sign_keys)
+    on_disk = background.start(functools.partial(on_disk_digests, config, use_cache))  # meanwhile, on another core
     result = compile_cached(config, use_cache, progress, signer)
+    current = on_disk()[0] == result.digests  # build/ already holds exactly this: rewrite nothing
     out = config.output + "/"
     diags = result.report.sorted()
     if signer is None and adopter(config) is not None:  # no key this time: say so before the signatures go
         diags.append(diag("KNO-UNSIGNED", f"{out} is signed, and this build is not: its cards lose their signatures",
                           file=f"{out}{MANIFEST}", hint="give the key (--sign-key, or KNOC_SIGNING_KEY)"))
     written = result.ok and not fails(diags, fail_on_warning)  # --fail-on warning: a warning stops the write too
-    if written:
+    if written and not current:
         progress("writing", 0, len(result.files))
         try:
             write_tree(config.out_dir, result.files, MANIFEST)
@@ -35,15 +40,16 @@ def build(config: Config, *, use_cache: bool, fail_on_warning: bool, stage: bool
             raise UsageError("KNO-OUTPUT", str(exc),
                              "move those files away, or set another `output` in knoc.toml") from None
         OutputMemo.open(config.root, use_cache).update(stat_tree(config.out_dir, result.digests))
-        if stage:
-            try:
-                git.stage(config.root, config.out_dir)
-            except git.GitError as exc:
-                raise UsageError("KNO-GIT", f"{out} was written but not staged: {exc}",
-                                 "run it in a git work tree, or without --stage") from None
+    if written and stage:
+        try:
+            git.stage(config.root, config.out_dir)
+        except git.GitError as exc:
+            raise UsageError("KNO-GIT", f"{out} was written but not staged: {exc}",
+                             "run it in a git work tree, or without --stage") from None
     cards = len(result.cards)
-    summary = (f"wrote {cards} card{'s' if cards != 1 else ''} (A2A {config.a2a}) to {out}"
-               if written else f"{out} left unchanged")
+    what = f"{cards:,} card{'s' if cards != 1 else ''} (A2A {config.a2a})"
+    summary = (f"{out} is up to date with {what}: nothing written" if written and current
+               else f"wrote {what} to {out}" if written else f"{out} left unchanged")
     private = sorted(set(result.agents) - {c.slug for c in result.cards})
     if written and signer is not None:
         summary += f", signed with {len(signer.signers)} key{'s' if len(signer.signers) != 1 else ''}"

@@ -7,14 +7,13 @@ import functools
 import json
 import os
 
-from knoc.app.common import compile_cached
+from knoc.app.common import compile_cached, on_disk_digests
 from knoc.app.outcome import Outcome
 from knoc.app.signing import adopter
 from knoc.compiler.driver import Progress, quiet
 from knoc.config import Config
 from knoc.diagnostics import diag
 from knoc.io import background, tree
-from knoc.io.cache import OutputMemo
 from knoc.output.tree import MANIFEST
 from knoc.tools.drift import drift
 
@@ -22,7 +21,7 @@ from knoc.tools.drift import drift
 def check(config: Config, *, use_cache: bool, progress: Progress = quiet) -> Outcome:
     out = config.output + "/"
     in_hook = os.environ.get("PRE_COMMIT") == "1"
-    on_disk = background.start(functools.partial(_on_disk, config, use_cache, in_hook))
+    on_disk = background.start(functools.partial(on_disk_digests, config, use_cache, in_hook))
     signed = adopter(config)  # a signed build is checked without the key
     result = compile_cached(config, use_cache, progress, signed)
     actual, seen_before = on_disk()
@@ -51,16 +50,3 @@ def _built_for(config: Config) -> str | None:
     except (OSError, ValueError, AttributeError):
         return None
     return target if isinstance(target, str) else None
-
-
-def _on_disk(config: Config, use_cache: bool, in_hook: bool) -> tuple[dict[str, str], dict[str, str]]:
-    """The sha256 of each file under build/ (through the memo of its
-    stats), and of each file the previous run saw there. In a pre-commit
-    hook the memo is not updated: what it sees is the staged tree, which
-    pre-commit puts back as it was."""
-    memo = OutputMemo.open(config.root, use_cache)
-    before = memo.snapshot
-    now = tree.scan_tree(config.out_dir, before)
-    if not in_hook:
-        memo.update(now)
-    return {rel: st[2] for rel, st in now.files.items()}, {rel: st[2] for rel, st in before.files.items()}

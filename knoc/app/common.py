@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING
 from knoc.app.outcome import Outcome, UsageError
 from knoc.compiler.driver import Progress, Result, compile_repo, quiet
 from knoc.config import Config, ConfigError, find_root, load_config
-from knoc.io import files
+from knoc.io import files, tree
+from knoc.io.cache import OutputMemo
 
 if TYPE_CHECKING:
     from knoc.output.signed import CardSigner
@@ -31,6 +32,20 @@ def compile_cached(config: Config, use_cache: bool, progress: Progress = quiet,
     result = compile_repo(config, use_cache=use_cache, progress=progress, signer=signer)
     result.cache.save()
     return result
+
+
+def on_disk_digests(config: Config, use_cache: bool, in_hook: bool = False
+                    ) -> tuple[dict[str, str], dict[str, str]]:
+    """The sha256 of each file under build/ (through the memo of its
+    stats), and of each file the previous run saw there. In a pre-commit
+    hook the memo is not updated: what it sees is the staged tree, which
+    pre-commit puts back as it was."""
+    memo = OutputMemo.open(config.root, use_cache)
+    before = memo.snapshot
+    now = tree.scan_tree(config.out_dir, before)
+    if not in_hook:
+        memo.update(now)
+    return {rel: st[2] for rel, st in now.files.items()}, {rel: st[2] for rel, st in before.files.items()}
 
 
 def rel(root: Path, path: Path) -> str:
