@@ -4,6 +4,13 @@ a warm `knoc check` after editing one blueprint (the pre-commit case), and
 a `knoc build` with nothing changed (which writes nothing).
 
     python bench/run.py [--sizes 1000 10000] [--chain-sizes 1000 10000] [--repeat 3] [--only build|chains]
+                        [--peers]
+
+With --peers it also times, on the same repos in the same run, the floor
+(../shared/tools/floor: parse, fast-validate and write two card files per
+public agent, in one process) and check-jsonschema validating the same
+blueprints against the bundled blueprint schema (installed into a venv of
+its own under ~/.cache/knoc-bench), and prints knoc's ratios to both.
 
 Each run is a new interpreter with a removed build/, so imports, spec
 compilation and every file are paid for: what a CI job or a hook sees. Times
@@ -80,13 +87,64 @@ def chain_table(sizes: list[int], repeat: int) -> None:
                       flush=True)
 
 
+SHARED_TOOLS = Path(__file__).resolve().parents[2] / "shared" / "tools"
+PEER_VENV = Path.home() / ".cache" / "knoc-bench" / "check-jsonschema-0.39.0"
+
+
+def peer_table(sizes: list[int], repeat: int) -> None:
+    """knoc next to the floor (one process) and to check-jsonschema, on the
+    same generated repos, in the same run."""
+    floor, bundle = SHARED_TOOLS / "floor", SHARED_TOOLS / "bundle-schema"
+    if not floor.is_file():
+        raise SystemExit(f"--peers needs {floor} (the shared tools beside this checkout)")
+    if not (PEER_VENV / "bin" / "check-jsonschema").is_file():
+        subprocess.run([sys.executable, "-m", "venv", str(PEER_VENV)], check=True)
+        subprocess.run([str(PEER_VENV / "bin" / "pip"), "install", "-q", "check-jsonschema==0.39.0"], check=True)
+    print("\n| agents | knoc cold build | floor (1 process) | knoc / floor | check-jsonschema (validate only) "
+          "| knoc / check-jsonschema |")
+    print("|---:|---:|---:|---:|---:|---:|")
+    with tempfile.TemporaryDirectory(prefix="knoc-bench-peers-") as tmp:
+        for n in sizes:
+            repo = Path(tmp) / f"repo-{n}"
+            generate(repo, n)
+            schema = Path(tmp) / "blueprint.schema.json"
+            subprocess.run([sys.executable, str(bundle), str(repo / "specs"), "agent-blueprint-schema", str(schema)],
+                           check=True)
+            knoc = statistics.median(cold("build", repo)[0] for _ in range(repeat))
+            floors = []
+            for _ in range(repeat):
+                out = Path(tmp) / "floor-out"
+                shutil.rmtree(out, ignore_errors=True)
+                floors.append(run_timed([sys.executable, str(floor), str(repo / "content"), str(schema), str(out),
+                                         "1"]))
+            blueprints = sorted(str(p) for p in (repo / "content/agent-blueprints").glob("*.kno"))
+            peer = run_timed([str(PEER_VENV / "bin" / "check-jsonschema"), "--default-filetype", "yaml",
+                              "--schemafile", str(schema), *blueprints])
+            f = statistics.median(floors)
+            print(f"| {n:,} | {knoc:.2f} s | {f:.2f} s | {knoc / f:.2f} | {peer:.2f} s | {knoc / peer:.2f} |",
+                  flush=True)
+
+
+def run_timed(command: list[str]) -> float:
+    """Wall time of a command in a fresh process, which must succeed."""
+    out = subprocess.run([sys.executable, "-c", MEASURE, *command], capture_output=True, text=True, check=True,
+                         env=ENV)
+    rc, wall, _ = out.stdout.split()
+    if rc != "0":
+        raise SystemExit(f"{command[0]}: exit {rc}")
+    return float(wall)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000])
     ap.add_argument("--chain-sizes", type=int, nargs="+", default=[1000, 10000])
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--only", choices=("build", "chains"), help="Run one of the two tables.")
+    ap.add_argument("--peers", action="store_true", help="Also time the floor and check-jsonschema (see above).")
     args = ap.parse_args()
+    if args.peers:
+        peer_table(args.sizes, args.repeat)
     if args.only != "chains":
         build_table(args.sizes, args.repeat)
     if args.only != "build":
