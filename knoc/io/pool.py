@@ -3,8 +3,10 @@
 Forked, so each worker starts with what the parent already holds (the
 compiled specs, the cache) and nothing is pickled on the way in but a file
 name; results come back in the order given, so the output does not depend
-on how many workers ran. Where fork is not safe (anything but Linux), or
-for too few items to pay for the workers, the work runs here, in order."""
+on how many workers ran. Where fork is not safe (anything but Linux, or a
+process running other threads: `knoc serve --watch` rebuilds beside its
+server threads), or for too few items to pay for the workers, the work
+runs here, in order."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ import multiprocessing
 import os
 import signal
 import sys
+import threading
 from collections.abc import Callable, Iterator
 from typing import TypeVar
 
@@ -35,7 +38,7 @@ def cores() -> int:
 
 def each(work: Callable[[T], R], items: list[T], jobs: int) -> Iterator[R]:
     """`work` over `items`, in their order, on up to `jobs` processes."""
-    if jobs <= 1 or len(items) < MIN_ITEMS or sys.platform != "linux":
+    if jobs <= 1 or len(items) < MIN_ITEMS or sys.platform != "linux" or threading.active_count() > 1:
         yield from map(work, items)
         return
     context = multiprocessing.get_context("fork")
