@@ -27,6 +27,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -103,26 +104,32 @@ def peer_table(sizes: list[int], repeat: int) -> None:
     print("\n| agents | knoc cold build | floor (1 process) | knoc / floor | check-jsonschema (validate only) "
           "| knoc / check-jsonschema |")
     print("|---:|---:|---:|---:|---:|---:|")
-    with tempfile.TemporaryDirectory(prefix="knoc-bench-peers-") as tmp:
+    for n, repo, tmp in repos(sizes, "knoc-bench-peers-"):
+        schema = tmp / "blueprint.schema.json"
+        subprocess.run([sys.executable, str(bundle), str(repo / "specs"), "agent-blueprint-schema", str(schema)],
+                       check=True)
+        knoc = statistics.median(cold("build", repo)[0] for _ in range(repeat))
+        floors = []
+        for _ in range(repeat):
+            out = tmp / "floor-out"
+            shutil.rmtree(out, ignore_errors=True)
+            floors.append(run_timed([sys.executable, str(floor), str(repo / "content"), str(schema), str(out),
+                                     "1"]))
+        blueprints = sorted(str(p) for p in (repo / "content/agent-blueprints").glob("*.kno"))
+        peer = run_timed([str(PEER_VENV / "bin" / "check-jsonschema"), "--default-filetype", "yaml",
+                          "--schemafile", str(schema), *blueprints])
+        f = statistics.median(floors)
+        print(f"| {n:,} | {knoc:.2f} s | {f:.2f} s | {knoc / f:.2f} | {peer:.2f} s | {knoc / peer:.2f} |",
+              flush=True)
+
+
+def repos(sizes: list[int], prefix: str) -> Iterator[tuple[int, Path, Path]]:
+    """(agents, a generated repo of that many, the scratch folder), each removed after use."""
+    with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
         for n in sizes:
             repo = Path(tmp) / f"repo-{n}"
             generate(repo, n)
-            schema = Path(tmp) / "blueprint.schema.json"
-            subprocess.run([sys.executable, str(bundle), str(repo / "specs"), "agent-blueprint-schema", str(schema)],
-                           check=True)
-            knoc = statistics.median(cold("build", repo)[0] for _ in range(repeat))
-            floors = []
-            for _ in range(repeat):
-                out = Path(tmp) / "floor-out"
-                shutil.rmtree(out, ignore_errors=True)
-                floors.append(run_timed([sys.executable, str(floor), str(repo / "content"), str(schema), str(out),
-                                         "1"]))
-            blueprints = sorted(str(p) for p in (repo / "content/agent-blueprints").glob("*.kno"))
-            peer = run_timed([str(PEER_VENV / "bin" / "check-jsonschema"), "--default-filetype", "yaml",
-                              "--schemafile", str(schema), *blueprints])
-            f = statistics.median(floors)
-            print(f"| {n:,} | {knoc:.2f} s | {f:.2f} s | {knoc / f:.2f} | {peer:.2f} s | {knoc / peer:.2f} |",
-                  flush=True)
+            yield n, repo, Path(tmp)
 
 
 def run_timed(command: list[str]) -> float:
@@ -157,22 +164,19 @@ def build_table(sizes: list[int], repeat: int) -> None:
     print("| agents | files | cold build | of which compiling (validate) | peak RSS "
           "| warm check after a one-file edit | warm / cold | no-op build |")
     print("|---:|---:|---:|---:|---:|---:|---:|---:|")
-    with tempfile.TemporaryDirectory(prefix="knoc-bench-") as tmp:
-        for n in sizes:
-            repo = Path(tmp) / f"repo-{n}"
-            generate(repo, n)
-            files = sum(1 for _ in repo.rglob("*.kno"))
-            builds = [cold("build", repo) for _ in range(repeat)]
-            checks = [cold("validate", repo) for _ in range(repeat)]
-            timed("build", repo)  # leaves build/ and a filled cache, as a content repo has
-            warm = statistics.median(warm_check(repo, i) for i in range(repeat))
-            timed("build", repo)  # the edits, written
-            noop = statistics.median(timed("build", repo)[0] for _ in range(repeat))  # nothing changed
-            wall = statistics.median(r[0] for r in builds)
-            compiling = statistics.median(r[0] for r in checks)
-            rss = max(r[1] for r in builds)
-            print(f"| {n:,} | {files:,} | {wall:.2f} s | {compiling:.2f} s | {rss:.0f} MiB "
-                  f"| {warm:.2f} s | {100 * warm / wall:.1f}% | {noop:.2f} s |", flush=True)
+    for n, repo, _ in repos(sizes, "knoc-bench-"):
+        files = sum(1 for _ in repo.rglob("*.kno"))
+        builds = [cold("build", repo) for _ in range(repeat)]
+        checks = [cold("validate", repo) for _ in range(repeat)]
+        timed("build", repo)  # leaves build/ and a filled cache, as a content repo has
+        warm = statistics.median(warm_check(repo, i) for i in range(repeat))
+        timed("build", repo)  # the edits, written
+        noop = statistics.median(timed("build", repo)[0] for _ in range(repeat))  # nothing changed
+        wall = statistics.median(r[0] for r in builds)
+        compiling = statistics.median(r[0] for r in checks)
+        rss = max(r[1] for r in builds)
+        print(f"| {n:,} | {files:,} | {wall:.2f} s | {compiling:.2f} s | {rss:.0f} MiB "
+              f"| {warm:.2f} s | {100 * warm / wall:.1f}% | {noop:.2f} s |", flush=True)
 
 
 if __name__ == "__main__":

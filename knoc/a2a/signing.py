@@ -169,14 +169,13 @@ class Check:
     problem: str = ""
 
 
-def verify(card: dict[str, Any], keys: list[dict[str, Any]]) -> list[Check]:
+def verify(card: dict[str, Any], keys: list[dict[str, Any]],
+           payloads: dict[str, bytes] | None = None) -> list[Check]:
     """Each signature of `card` checked against the public JWKs `keys`
-    (matched by `kid`) over each of the card's views."""
-    payloads = views(card)
-    checks = []
-    for i, entry in enumerate(card.get("signatures") or []):
-        checks.append(_verify_one(i, entry, payloads, keys))
-    return checks
+    (matched by `kid`) over each of the card's views (`payloads`, when the
+    caller has them already)."""
+    payloads = views(card) if payloads is None else payloads
+    return [_verify_one(i, entry, payloads, keys) for i, entry in enumerate(card.get("signatures") or [])]
 
 
 def protected_header(entry: Any) -> dict[str, Any] | None:

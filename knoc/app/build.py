@@ -7,7 +7,7 @@ import functools
 
 from knoc.app.common import compile_cached, on_disk_digests
 from knoc.app.outcome import Outcome, UsageError, fails
-from knoc.app.signing import adopter, key_signer
+from knoc.app.signing import key_signer, signed_by
 from knoc.compiler.driver import Progress, quiet
 from knoc.config import Config
 from knoc.diagnostics import diag
@@ -28,7 +28,7 @@ def build(config: Config, *, use_cache: bool, fail_on_warning: bool, stage: bool
     current = on_disk()[0] == result.digests  # build/ already holds exactly this: rewrite nothing
     out = config.output + "/"
     diags = result.report.sorted()
-    if signer is None and adopter(config) is not None:  # no key this time: say so before the signatures go
+    if signer is None and signed_by(config) is not None:  # no key this time: say so before the signatures go
         diags.append(diag("KNO-UNSIGNED", f"{out} is signed, and this build is not: its cards lose their signatures",
                           file=f"{out}{MANIFEST}", hint="give the key (--sign-key, or KNOC_SIGNING_KEY)"))
     written = result.ok and not fails(diags, fail_on_warning)  # --fail-on warning: a warning stops the write too

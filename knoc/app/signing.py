@@ -43,14 +43,19 @@ def _retired(config: Config, rel: str) -> dict[str, str]:
     return {**jwk, "kid": jwk.get("kid") or signing.thumbprint(jwk)}
 
 
-def adopter(config: Config) -> Adopter | None:
-    """For `knoc check`: an adopter when the build on disk says it is signed."""
+def signed_by(config: Config) -> list[str] | None:
+    """The key ids the build on disk was signed with; None: it is not signed."""
     try:
-        built = json.loads(tree.read(config.out_dir, MANIFEST))
-        signed_by = built["signing"]["keys"]
+        kids = json.loads(tree.read(config.out_dir, MANIFEST))["signing"]["keys"]
     except (OSError, ValueError, KeyError, TypeError):
         return None
-    if not isinstance(signed_by, list) or not all(isinstance(k, str) for k in signed_by):
+    return kids if isinstance(kids, list) and all(isinstance(k, str) for k in kids) else None
+
+
+def adopter(config: Config) -> Adopter | None:
+    """For `knoc check`: an adopter when the build on disk says it is signed."""
+    kids = signed_by(config)
+    if kids is None:
         return None
 
     def read(rel: str) -> bytes | None:
@@ -59,7 +64,7 @@ def adopter(config: Config) -> Adopter | None:
         except OSError:
             return None
 
-    return Adopter(read, signed_by, _host_jwks, [])
+    return Adopter(read, kids, _host_jwks)
 
 
 def _host_jwks(rel: str) -> str:

@@ -13,9 +13,10 @@ manifest) is then computed from what it returns.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import urlsplit
 
@@ -52,12 +53,6 @@ def key_set(signers: Iterable[signing.Signer], retired: Iterable[dict[str, str]]
     return {"keys": keys}
 
 
-def with_signatures(body: bytes, signatures: list[dict[str, str]]) -> bytes:
-    card = json.loads(body)
-    card["signatures"] = signatures
-    return dumps(card)
-
-
 @dataclass
 class KeySigner:
     signers: list[signing.Signer]
@@ -68,10 +63,15 @@ class KeySigner:
 
         card = json.loads(body)
         views = signing.views(card)
-        return with_signatures(body, [s.sign(views[v], jku(url)) for s in self.signers for v in sorted(views)])
+        card["signatures"] = [s.sign(views[v], jku(url)) for s in self.signers for v in sorted(views)]
+        return dumps(card)
+
+    @functools.cached_property
+    def _jwks(self) -> bytes:
+        return dumps(key_set(self.signers, self.retired))
 
     def jwks(self, rel: str) -> bytes:
-        return dumps(key_set(self.signers, self.retired))
+        return self._jwks  # the same key set on every host
 
     def kids(self) -> list[str]:
         return [s.kid for s in self.signers]
@@ -84,7 +84,8 @@ class Adopter:
     read: Callable[[str], bytes | None]  # a file under build/, None when absent
     signed_by: list[str]  # the kids the build's manifest names
     jwks_rel: Callable[[str], str]  # the key set a card path's host publishes
-    refused: list[tuple[str, str]]  # (card path, why): the card is right, its signatures are not
+    refused: list[tuple[str, str]] = field(default_factory=list)  # (card path, why): right card, bad signatures
+    _key_sets: dict[str, list[dict[str, Any]] | None] = field(default_factory=dict)  # read once per host
 
     def sign(self, rel: str, body: bytes, url: str) -> bytes:
         disk = self.read(rel)
@@ -110,31 +111,37 @@ class Adopter:
             return "the build is signed, but this card carries no signature"
         if keys is None:
             return f"its host's {JWKS_FILE} is missing, not a key set, or holds a private key"
-        checks = signing.verify(card, keys)
+        payloads = signing.views(card)
+        checks = signing.verify(card, keys, payloads)
         failed = [c for c in checks if c.view is None]
         if failed:
             return f"signature {failed[0].index} does not verify: {failed[0].problem}"
         foreign = [c for c in checks if c.kid not in self.signed_by]
         if foreign:
             return f"signature {foreign[0].index} is by key {foreign[0].kid}, which the manifest does not name"
-        missing = set(signing.views(card)) - {c.view for c in checks}
+        missing = set(payloads) - {c.view for c in checks}
         if missing:
             return f"no signature covers its {', '.join(sorted(missing))} view"
         return None
 
     def _keys(self, rel: str) -> list[dict[str, Any]] | None:
-        raw = self.read(rel)
-        try:
-            keys = json.loads(raw)["keys"] if raw is not None else None
-        except (ValueError, KeyError, TypeError):
-            return None
-        return keys if isinstance(keys, list) and all(isinstance(k, dict) and "d" not in k for k in keys) else None
+        """The public keys of the key set at `rel`, read once; None when it
+        is missing, not a key set, or holds a private key."""
+        if rel not in self._key_sets:
+            raw = self.read(rel)
+            try:
+                keys = json.loads(raw)["keys"] if raw is not None else None
+            except (ValueError, KeyError, TypeError):
+                keys = None
+            public = isinstance(keys, list) and all(isinstance(k, dict) and "d" not in k for k in keys)
+            self._key_sets[rel] = keys if public else None
+        return self._key_sets[rel]
 
     def jwks(self, rel: str) -> bytes:
         """The key set on disk when it holds public keys only; else nothing
         (the drift then names it)."""
-        raw = self.read(rel)
-        return raw if raw is not None and self._keys(rel) is not None else b""
+        raw = self.read(rel) if self._keys(rel) is not None else None
+        return raw if raw is not None else b""
 
     def kids(self) -> list[str]:
         return list(self.signed_by)

@@ -34,9 +34,9 @@ class AgentCard(v10.AgentCard):
 
 
 def build(f: CardFields) -> AgentCard:
-    skills = [AgentSkill(**v10.skill(s).model_dump(), security=s.security) for s in f.skills]
+    skills = [v10.skill(s, AgentSkill, security=s.security) for s in f.skills]  # both views' requirements
     return AgentCard(
-        **{**v10.card_kwargs(f), "skills": skills},
+        **v10.card_kwargs(f, skills),
         security_schemes={n: SecurityScheme(**v10.scheme(s), **v03.scheme(s)) for n, s in f.schemes.items()} or None,
         url=f.url, preferred_transport=f.transport, additional_interfaces=v03.interfaces(f, with_main=False),
         security=f.security or None, supports_authenticated_extended_card=f.extended_agent_card,

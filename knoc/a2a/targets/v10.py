@@ -114,8 +114,9 @@ def requirements(security: list[dict[str, list[str]]] | None) -> list[SecurityRe
     return [SecurityRequirement(schemes={n: StringList(list=s) for n, s in r.items()}) for r in security or []] or None
 
 
-def skill(s: wire.AgentSkill) -> AgentSkill:
-    return AgentSkill(**s.model_dump(exclude={"security"}), security_requirements=requirements(s.security))
+def skill(s: wire.AgentSkill, model: type[AgentSkill] = AgentSkill, **more: Any) -> AgentSkill:
+    """A skill as 1.0 writes it (`model`: a subclass with `more` fields, compat's)."""
+    return model(**s.model_dump(exclude={"security"}), security_requirements=requirements(s.security), **more)
 
 
 class AgentCard(Wire):
@@ -152,8 +153,9 @@ def scheme(s: dict[str, Any]) -> dict[str, Any]:
     return {"mtls_security_scheme": desc}
 
 
-def card_kwargs(f: CardFields) -> dict[str, Any]:
-    """Every 1.0 card field but the security schemes (compat shapes those its own way)."""
+def card_kwargs(f: CardFields, skills: list[AgentSkill] | None = None) -> dict[str, Any]:
+    """Every 1.0 card field but the security schemes (compat shapes those,
+    and its skills, its own way)."""
     interfaces = [AgentInterface(url=f.url, protocol_binding=f.transport, protocol_version=v)
                   for v in f.main_versions]
     interfaces += [AgentInterface(url=i["url"], protocol_binding=i["transport"],
@@ -167,7 +169,7 @@ def card_kwargs(f: CardFields) -> dict[str, Any]:
                                        extended_agent_card=f.extended_agent_card),
         security_requirements=requirements(f.security),
         default_input_modes=f.input_modes, default_output_modes=f.output_modes,
-        skills=[skill(s) for s in f.skills], icon_url=f.icon_url,
+        skills=[skill(s) for s in f.skills] if skills is None else skills, icon_url=f.icon_url,
     )
 
 
