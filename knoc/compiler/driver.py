@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -45,7 +45,7 @@ class Result:
     inputs: list[str] = field(default_factory=list)  # every source read, repo-relative
     cards: list[Card] = field(default_factory=list)
     agents: dict[str, str] = field(default_factory=dict)  # slug -> source, of every agent
-    files: dict[str, bytes] = field(default_factory=dict)
+    files: Mapping[str, bytes] = field(default_factory=dict)
     digests: dict[str, str] = field(default_factory=dict)  # sha256 of each of `files`
     cache: Cache = field(default_factory=Cache.off)
 

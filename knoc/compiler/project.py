@@ -26,7 +26,7 @@ from knoc.a2a.wire import (
 )
 from knoc.diagnostics import Diagnostic, JsonPath, at
 from knoc.io import limits
-from knoc.kinds.agent import PLACEHOLDERS, Agent, Card, Projection
+from knoc.kinds.agent import PLACEHOLDERS, Agent, Card, Projection, Written
 from knoc.output import listing
 from knoc.output.canonical import dumps, sha256
 from knoc.output.hosting import locate_url
@@ -75,9 +75,9 @@ def project(agent: Agent, target_name: str) -> tuple[Projection | None, list[Dia
     extensions = tuple((e.uri, bool(e.required), e.params, *_origin(agent, e.uri, i, authored))
                        for i, e in enumerate(fields.extensions))
     skills = tuple(s.name for s in fields.skills)
-    return Projection(*location, body, fields.name, fields.url, tags, sha256(body), extensions, skills,
-                      card_details(fields), legacy, sha256(legacy) if legacy else "",
-                      listing.entry(agent.id, fields, tags)), diags
+    written = Written(body, legacy, card_details(fields), listing.entry(agent.id, fields, tags))
+    return Projection(*location, fields.name, fields.url, tags, sha256(body), extensions, skills,
+                      sha256(legacy) if legacy else "", written.pack()), diags
 
 
 def publish(projected: Iterable[tuple[Agent, Projection]]) -> tuple[list[Card], list[Diagnostic]]:

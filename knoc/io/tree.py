@@ -8,10 +8,12 @@ import hashlib
 import json
 import os
 import shutil
-from collections.abc import Iterable
+import threading
+from collections.abc import Iterable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from knoc.io import swap
+from knoc.io import pool, swap
 from knoc.io.cache import Snapshot, Stat
 from knoc.rules.paths import path_problem
 
@@ -42,10 +44,12 @@ def check_owned(out: Path, manifest: str) -> None:
         raise OutputError(f"{out} holds files knoc did not write: {shown}")
 
 
-def write_tree(out: Path, files: dict[str, bytes], manifest: str = "manifest.json") -> None:
+def write_tree(out: Path, files: Mapping[str, bytes], manifest: str = "manifest.json", writers: int = 0) -> None:
     """Write `files` (paths relative to `out`) as the new tree at `out`:
     written aside, then swapped in (knoc.io.swap). OutputError when a path
-    would leave the tree or `out` holds files knoc did not write."""
+    would leave the tree or `out` holds files knoc did not write. The
+    files are written on `writers` threads (0: one per core, at least
+    two): creating a file is mostly kernel time, which threads overlap."""
     unsafe = next(((rel, p) for rel in files if (p := path_problem(rel)) is not None), None)
     if unsafe is not None:  # every path was checked where it was made: this is the proof
         raise OutputError(f"refusing to write `{unsafe[0]}`: {unsafe[1]}")
@@ -53,19 +57,42 @@ def write_tree(out: Path, files: dict[str, bytes], manifest: str = "manifest.jso
     swap.recover(out)
     check_owned(out, manifest)
     new = swap.staging(out)
+    paths = list(files)
+    n = writers or max(2, pool.cores())
+    size = -(-len(paths) // n) or 1  # contiguous runs: a card and its twin share a folder
+    stop = threading.Event()
     try:
-        made: set[Path] = {new}
-        for rel, body in files.items():
-            target = new / rel
-            if target.parent not in made:
-                target.parent.mkdir(parents=True, exist_ok=True)
-                made.add(target.parent)
-            target.write_bytes(body)  # `new` is a fresh private folder (mkdtemp): nothing else is in it
+        with ThreadPoolExecutor(n) as threads:
+            try:
+                for done in [threads.submit(_write_files, f"{new}/", files, paths[i:i + size], stop)
+                             for i in range(0, len(paths), size)]:
+                    done.result()
+            finally:
+                stop.set()  # on the way out early (an error, Ctrl-C): the others stop too
         os.chmod(new, 0o755)
         swap.swap_in(new, out)
     except BaseException:
         shutil.rmtree(new, ignore_errors=True)
         raise
+
+
+def _write_files(base: str, files: Mapping[str, bytes], paths: list[str], stop: threading.Event) -> None:
+    """`base` is a fresh private folder (mkdtemp): nothing else is in it."""
+    made: set[str] = set()
+    for rel in paths:
+        if stop.is_set():
+            return
+        folder, _, _ = rel.rpartition("/")
+        if folder and folder not in made:
+            os.makedirs(base + folder, exist_ok=True)  # another thread may make it too
+            made.add(folder)
+        fd = os.open(base + rel, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # less the umask, as open() does
+        try:
+            left = memoryview(files[rel])
+            while left:
+                left = left[os.write(fd, left):]
+        finally:
+            os.close(fd)
 
 
 def read(out: Path, rel: str) -> bytes:

@@ -4,6 +4,8 @@ its card for the build target, rendered, with what the catalog reads."""
 
 from __future__ import annotations
 
+import struct
+import zlib
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -19,6 +21,36 @@ BLUEPRINT_SCHEMA = "agent-blueprint@0.3.0"  # what knoc writes new blueprints as
 # a card nobody finished (a warning names each).
 PLACEHOLDERS = {"description": "What a client can ask this agent to do.",
                 "skill_name": "First skill", "skill_description": "What the skill does."}
+
+
+class Written(NamedTuple):
+    """A projection's bytes that are written out, not read by the link stage."""
+
+    body: bytes  # the card JSON
+    # The card at the pre-0.3 path (agent.json) when it is not `body`: the
+    # shape clients of that path parse. Empty: the same bytes as `body`.
+    legacy: bytes = b""
+    # What the catalog pages show beyond the summary, as compact JSON. Not
+    # in the summary: editing a description must not redo the link stage.
+    details: bytes = b"{}"
+    listing: bytes = b"{}"  # its entry in its host's AI Catalog (output.listing)
+
+    def pack(self) -> bytes:
+        # A card and its agent.json twin share most of their text: packed
+        # together they shrink about fivefold.
+        return zlib.compress(_LENGTHS.pack(*map(len, self[:-1])) + b"".join(self), 1)
+
+    @classmethod
+    def unpack(cls, packed: bytes) -> Written:
+        raw = zlib.decompress(packed)
+        parts, at = [], _LENGTHS.size
+        for n in (*_LENGTHS.unpack_from(raw), len(raw)):
+            parts.append(raw[at:at + n])
+            at += n
+        return cls(*parts)
+
+
+_LENGTHS = struct.Struct(">III")  # of all but the last of Written's fields
 
 
 @dataclass(eq=False)
@@ -88,38 +120,41 @@ def card_facts(data: dict[str, Any], out: dict[str, Any]) -> None:
 class Projection(NamedTuple):
     """One agent's card, rendered, with what the catalog reads from it. It
     depends on the agent's own entity only, so the cache keeps it (a plain
-    tuple: ten thousand of them load at every warm check)."""
+    tuple: ten thousand of them load at every warm check). The bytes that
+    only get written (`Written`) are kept packed: a hundred thousand cards
+    fit in memory, and a check that compares digests never unpacks them."""
 
     host: str
     path: str  # url path without leading or trailing slash, "" for the root
-    body: bytes  # the card JSON, as written
     name: str
     url: str
     tags: tuple[str, ...]
-    digest: str  # sha256 of `body`
+    digest: str  # sha256 of the card
     # capabilities.extensions as published: (uri, required, params, where the
     # entry comes from in the entity, whether knoc generated it)
     extensions: tuple[tuple[str, bool, dict[str, Any] | None, JsonPath, bool], ...] = ()
     skills: tuple[str, ...] = ()  # skill names, for the catalog page
-    # What the catalog pages show beyond the summary, as compact JSON. Not
-    # in the summary: editing a description must not redo the link stage.
-    details: bytes = b"{}"
-    # The card at the pre-0.3 path (agent.json) when it is not `body`: the
-    # shape clients of that path parse. Empty: the same bytes as `body`.
-    legacy: bytes = b""
-    legacy_digest: str = ""
-    listing: bytes = b"{}"  # its entry in its host's AI Catalog (output.listing)
+    legacy_digest: str = ""  # sha256 of agent.json when its bytes are not the card's
+    packed: bytes = b""  # Written.pack()
 
     @property
     def summary(self) -> tuple[object, ...]:
-        """All of it but the body: what the link stage (publish, index,
-        contract) reads."""
+        """All of it but the written bytes: what the link stage (publish,
+        index, contract) reads."""
         return (self.host, self.path, self.name, self.url, self.tags, self.extensions, self.skills)
 
+    def written(self) -> Written:
+        return Written.unpack(self.packed)
+
     @property
-    def legacy_card(self) -> tuple[bytes, str]:
+    def body(self) -> bytes:
+        """The card, as written."""
+        return self.written().body
+
+    def legacy_card(self, written: Written | None = None) -> tuple[bytes, str]:
         """agent.json's bytes and sha256."""
-        return (self.legacy, self.legacy_digest) if self.legacy else (self.body, self.digest)
+        w = written or self.written()
+        return (w.legacy, self.legacy_digest) if w.legacy else (w.body, self.digest)
 
     @property
     def site_dir(self) -> str:

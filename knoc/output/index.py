@@ -7,6 +7,7 @@ getAgentsForDomain), so routing names a domain, never an agent."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -56,13 +57,13 @@ def card_details(fields: CardFields) -> bytes:
     return json.dumps(details, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
-def catalog_script(index: bytes, cards: list[Card]) -> bytes:
-    """`_catalog/agents.js`: the index entries and each card's details as
-    one script, so the catalog pages read them even from a file:// page
-    (a fetch could not). Spliced from bytes: the warm check renders it."""
-    details = b",\n".join(json.dumps(c.slug).encode("utf-8") + b":" + c.projection.details
-                        for c in sorted(cards, key=lambda c: c.slug))
-    return b"window.KNOC_CATALOG = {\"index\": " + index.rstrip() + b",\n\"details\": {" + details + b"}};\n"
+def catalog_script(index: bytes, details: Iterable[tuple[str, bytes]]) -> bytes:
+    """`_catalog/agents.js`: the index entries and each card's (slug,
+    details), in slug order, as one script, so the catalog pages read them
+    even from a file:// page (a fetch could not). Spliced from bytes: the
+    warm check renders it."""
+    joined = b",\n".join(json.dumps(slug).encode("utf-8") + b":" + d for slug, d in details)
+    return b"window.KNOC_CATALOG = {\"index\": " + index.rstrip() + b",\n\"details\": {" + joined + b"}};\n"
 
 
 def build_domains(repo: Repo, cards: list[Card]) -> dict[str, Any]:

@@ -8,8 +8,9 @@ are exactly what `canonical.dumps` gives for the whole document."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from knoc.a2a.fields import CardFields
-from knoc.kinds.agent import Card
 from knoc.output.canonical import dumps
 from knoc.output.hosting import AI_CATALOG_FILE, CARD_FILE, SITE
 
@@ -31,17 +32,19 @@ def entry(agent_id: str, fields: CardFields, tags: tuple[str, ...]) -> bytes:
     })
 
 
-def host_catalogs(cards: list[Card], operator: tuple[tuple[str, str], ...]) -> dict[str, bytes]:
-    """The AI Catalog of every host with a public card, by path under build/.
-    `operator`: knoc.toml's [host], the same for every host."""
-    hosts: dict[str, list[Card]] = {}
-    for card in cards:
-        hosts.setdefault(card.projection.host, []).append(card)
+def host_catalogs(entries: Iterable[tuple[str, str, bytes]], operator: tuple[tuple[str, str], ...]
+                  ) -> dict[str, bytes]:
+    """The AI Catalog of every host with a public card, by path under build/,
+    from each card's (host, url, entry). `operator`: knoc.toml's [host], the
+    same for every host."""
+    hosts: dict[str, list[tuple[str, bytes]]] = {}
+    for host, url, listing in entries:
+        hosts.setdefault(host, []).append((url, listing))
     head = dumps({"specVersion": SPEC_VERSION, **({"host": dict(operator)} if operator else {})})
     head = head[: head.rindex(b"\n}")]  # reopened: the entries follow
     out = {}
     for host, its in sorted(hosts.items()):
-        entries = b",\n    ".join(c.projection.listing.rstrip(b"\n").replace(b"\n", b"\n    ")
-                                  for c in sorted(its, key=lambda c: c.projection.url))
-        out[f"{SITE}{host}/{AI_CATALOG_FILE}"] = head + b',\n  "entries": [\n    ' + entries + b"\n  ]\n}\n"
+        its.sort(key=lambda pair: pair[0])
+        joined = b",\n    ".join(listing.rstrip(b"\n").replace(b"\n", b"\n    ") for _, listing in its)
+        out[f"{SITE}{host}/{AI_CATALOG_FILE}"] = head + b',\n  "entries": [\n    ' + joined + b"\n  ]\n}\n"
     return out

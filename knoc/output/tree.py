@@ -4,10 +4,12 @@ its path under the output folder. Pure: writing it is `knoc.io.tree`'s job."""
 from __future__ import annotations
 
 import hashlib
+import itertools
+from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from knoc import __version__
-from knoc.kinds.agent import Card
+from knoc.kinds.agent import Card, Projection, Written
 from knoc.kinds.domain import Repo
 from knoc.kinds.entity import Typed
 from knoc.output.canonical import dumps, sha256
@@ -86,20 +88,48 @@ def collisions(wanted: dict[str, list[str]]) -> list[tuple[str, str, str]]:
     return list(unique.values())
 
 
+class Tree(Mapping[str, bytes]):
+    """Every file of a build by its path under the build directory. A card
+    is unpacked only when its bytes are read (as it is written): a hundred
+    thousand of them unpacked at once would not fit in memory."""
+
+    def __init__(self, files: dict[str, bytes], cards: dict[str, tuple[Projection, bool]]) -> None:
+        self._files = files
+        self._cards = cards  # path -> (projection, whether the path is its agent.json)
+
+    def __getitem__(self, path: str) -> bytes:
+        if path in self._files:
+            return self._files[path]
+        projection, legacy = self._cards[path]
+        return projection.legacy_card()[0] if legacy else projection.body
+
+    def __iter__(self) -> Iterator[str]:
+        return itertools.chain(self._cards, self._files)
+
+    def __len__(self) -> int:
+        return len(self._files) + len(self._cards)
+
+
 def render(cards: list[Card], linked: dict[str, bytes], linked_digests: dict[str, str], inputs: list[Input],
            target: str, operator: tuple[tuple[str, str], ...] = (), signer: CardSigner | None = None
-           ) -> tuple[dict[str, bytes], dict[str, str]]:
+           ) -> tuple[Tree, dict[str, str]]:
     """Every output file and its sha256, keyed by its path under the build
     directory: the cards, the files the link stage rendered (with their
     digests), the manifest."""
     files: dict[str, bytes] = {}
     digests: dict[str, str] = {}
-    for card in cards:
+    at: dict[str, tuple[Projection, bool]] = {}
+    details: list[tuple[str, bytes]] = []
+    listings: list[tuple[str, str, bytes]] = []
+    for card in cards:  # in slug order
+        proj, written = card.projection, card.projection.written()
+        details.append((card.slug, written.details))
+        listings.append((proj.host, proj.url, written.listing))
         path, legacy = card_paths(card)
-        files[path], digests[path] = card.projection.body, card.projection.digest
-        files[legacy], digests[legacy] = card.projection.legacy_card
+        at[path], at[legacy] = (proj, False), (proj, True)
+        digests[path], digests[legacy] = proj.digest, proj.legacy_card(written)[1]
         if signer is not None:
-            _sign(files, digests, signer, card, path, legacy)
+            _sign(files, digests, signer, card, written, (path, legacy))
     if signer is not None:
         for host in sorted({c.projection.host for c in cards}):
             rel = f"{SITE}{host}/{JWKS_FILE}"
@@ -108,9 +138,10 @@ def render(cards: list[Card], linked: dict[str, bytes], linked_digests: dict[str
     files.update(linked)
     digests.update(linked_digests)
     # What follows from card bytes the link stage does not read: joined here.
-    joined = host_catalogs(cards, operator)
+    joined = host_catalogs(listings, operator)
     if CATALOG in linked:
-        joined[CATALOG_SCRIPT] = catalog_script(linked[CATALOG], cards)
+        joined[CATALOG_SCRIPT] = catalog_script(linked[CATALOG], details)
+    del details, listings
     digests.update({path: sha256(body) for path, body in joined.items()})
     headers = {f"{SITE}{host}/{HEADERS_FILE}": linked[f"{SITE}{host}/{HEADERS_FILE}"] + rules
                for host, rules in etag_rules(digests).items()}  # after the digests they list
@@ -119,16 +150,17 @@ def render(cards: list[Card], linked: dict[str, bytes], linked_digests: dict[str
     files.update(headers)
     files[MANIFEST] = dumps(manifest(inputs, digests, target, signer.kids() if signer is not None else None))
     digests[MANIFEST] = sha256(files[MANIFEST])
-    return files, digests
+    return Tree(files, {p: v for p, v in at.items() if p not in files}), digests
 
 
-def _sign(files: dict[str, bytes], digests: dict[str, str], signer: CardSigner, card: Card, path: str,
-          legacy: str) -> None:
+def _sign(files: dict[str, bytes], digests: dict[str, str], signer: CardSigner, card: Card, written: Written,
+          paths: tuple[str, str]) -> None:
     """A card and its agent.json twin, signed (the twin once more only when
     its bytes differ: an ES256 signature is new each time)."""
-    same = files[legacy] == files[path]
-    files[path] = signer.sign(path, files[path], card.projection.url)
-    files[legacy] = files[path] if same else signer.sign(legacy, files[legacy], card.projection.url)
+    path, legacy = paths
+    files[path] = signer.sign(path, written.body, card.projection.url)
+    files[legacy] = (files[path] if not written.legacy
+                     else signer.sign(legacy, written.legacy, card.projection.url))
     digests[path], digests[legacy] = sha256(files[path]), sha256(files[legacy])
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from knoc.diagnostics import Diagnostic, diag
 from knoc.output.hosting import CARD_FILE, LEGACY_CARD_FILE, SITE
@@ -17,7 +17,7 @@ ANCHOR = 20  # equal lines beyond the context that a diff window keeps, for alig
 _HUNK = re.compile(r"^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@$")
 
 
-def drift(expected: dict[str, bytes], want: dict[str, str], actual: dict[str, str],
+def drift(expected: Mapping[str, bytes], want: dict[str, str], actual: dict[str, str],
           read: Callable[[str], bytes], out: str, targets: tuple[Callable[[], str | None], str] | None = None,
           in_hook: bool = False) -> list[Diagnostic]:
     """One error per stale, missing or extra file, cards first. `want` and
