@@ -25,7 +25,7 @@ lint: $(STAMP)  ## the linter and the type checker
 test: lint  ## the linter, the type checker and the whole test suite (what CI runs)
 	$(BIN)/pytest -q
 
-bench: $(STAMP)  ## cold-build benchmark at 1,000 and 10,000 agents
+bench: $(STAMP)  ## knoc, the floor and check-jsonschema at 1,000, 10,000 and 100,000 agents (about 35 minutes)
 	$(BIN)/python bench/run.py
 
 snapshot-update: $(STAMP)  ## rewrite snapshots after an intended output change; review the diff

@@ -1,74 +1,166 @@
-"""Benchmark: generate repos of 1,000 and 10,000 agents; time a cold
-`knoc build` (no build/, no cache) in a fresh process, its peak memory, and
-a warm `knoc check` after editing one blueprint (the pre-commit case), and
-a `knoc build` with nothing changed (which writes nothing).
+"""Benchmark: knoc next to the floor and check-jsonschema, in one run.
 
-    python bench/run.py [--sizes 1000 10000] [--chain-sizes 1000 10000] [--repeat 3] [--only build|chains]
-                        [--peers]
+    python bench/run.py [--sizes 1000 10000 100000] [--repeat 3] [--repeat-large 1]
+                        [--only build|chains] [--chain-sizes 1000 10000]
 
-With --peers it also times, on the same repos in the same run, the floor
-(../shared/tools/floor: parse, fast-validate and write two card files per
-public agent, in one process) and check-jsonschema validating the same
-blueprints against the bundled blueprint schema (installed into a venv of
-its own under ~/.cache/knoc-bench), and prints knoc's ratios to both.
+For each size it generates a repo (bench/gen_repo.py) and measures, each in
+a fresh process (bench/measure.py: wall time, CPU time of the whole process
+tree, peak memory of the whole tree):
 
-Each run is a new interpreter with a removed build/, so imports, spec
-compilation and every file are paid for: what a CI job or a hook sees. Times
-are medians of --repeat runs. `knoc validate` does all the work but writing,
-so the difference between the two columns is the disk."""
+- knoc cold build: no build/, no cache; imports, specs and every file paid for;
+- knoc validate: the same, without writing (the difference is the disk);
+- knoc warm check after editing one blueprint, with the cache a build left
+  (the pre-commit case), and a knoc build with nothing changed;
+- the floor (../shared/tools/floor, one process: parse, fast-validate and
+  write two card files per public agent), on the same repo;
+- check-jsonschema 0.39.0 validating the same blueprints against the
+  bundled blueprint schema (installed into a venv under ~/.cache/knoc-bench).
+  Its command line takes 20,000 files at a time; the batches are summed.
+
+Times are the run with the median wall time of --repeat runs (--repeat-large
+for 100,000 agents and more); peak memory is the largest of them. Then the
+ratios the README quotes: knoc's cold build over the floor's and over
+check-jsonschema's, time(largest) / time(10,000), and the no-op build over
+the warm check."""
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import platform
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from gen_chain import write_chain
 from gen_repo import generate
 
-MEASURE = ("import resource, subprocess, sys, time;"
-           "t = time.perf_counter();"
-           "rc = subprocess.call(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL);"
-           "wall = time.perf_counter() - t;"
-           "rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss;"
-           "print(rc, wall, rss)")
-
-
-def cold(command: str, repo: Path) -> tuple[float, float]:
-    shutil.rmtree(repo / "build", ignore_errors=True)
-    shutil.rmtree(repo / ".knoc-cache", ignore_errors=True)
-    return timed(command, repo)
-
-
-def warm_check(repo: Path, i: int) -> float:
-    """`knoc check` after editing one blueprint's card description, with the
-    cache a previous build or check left: what a pre-commit hook sees."""
-    blueprint = repo / "content/agent-blueprints/agent-000123.kno"
-    text = blueprint.read_text(encoding="utf-8")
-    blueprint.write_text(text.replace("  description: ", f"  description: (edit {i}) ", 1), encoding="utf-8")
-    return timed("check", repo, expect="1")[0]  # 1: build/ drifted, as it should
-
-
+HERE = Path(__file__).resolve().parent
+SHARED_TOOLS = HERE.parents[1] / "shared" / "tools"
+PEER_VENV = Path.home() / ".cache" / "knoc-bench" / "check-jsonschema-0.39.0"
+LARGE = 100_000
+BATCH = 20_000  # files per check-jsonschema command line (the kernel caps its length)
 # knoc runs as an installed tool does: with its bytecode cached (pip compiles it
 # at install). Some environments switch that off for every process.
 ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 
-def timed(command: str, repo: Path, expect: str = "0") -> tuple[float, float]:
-    out = subprocess.run([sys.executable, "-c", MEASURE, sys.executable, "-m", "knoc", command,
-                          "--root", str(repo)], capture_output=True, text=True, check=True, env=ENV)
-    rc, wall, rss_kb = out.stdout.split()
-    if rc != expect:
-        raise SystemExit(f"knoc {command} on {repo}: exit {rc}, expected {expect}")
-    return float(wall), int(rss_kb) / 1024
+class Cost(dict[str, float]):
+    """What one run cost: wall, cpu (seconds) and peak_mib."""
+
+
+def measure(command: list[str], cwd: Path | None = None, expect: int = 0) -> Cost:
+    out = subprocess.run([sys.executable, str(HERE / "measure.py"), *(["--cwd", str(cwd)] if cwd else []), "--",
+                          *command], capture_output=True, text=True, check=True, env=ENV)
+    got = json.loads(out.stdout)
+    if got["rc"] != expect:
+        raise SystemExit(f"{' '.join(command[:4])} ...: exit {got['rc']}, expected {expect}")
+    return Cost(wall=got["wall"], cpu=got["cpu"], peak_mib=got["peak_mib"])
+
+
+def knoc(command: str, repo: Path, expect: int = 0) -> Cost:
+    return measure([sys.executable, "-m", "knoc", command, "--root", str(repo)], expect=expect)
+
+
+def cold(command: str, repo: Path) -> Cost:
+    shutil.rmtree(repo / "build", ignore_errors=True)
+    shutil.rmtree(repo / ".knoc-cache", ignore_errors=True)
+    return knoc(command, repo)
+
+
+def warm_check(repo: Path, i: int) -> Cost:
+    """`knoc check` after editing one blueprint's card description, with the
+    cache a previous build or check left: what a pre-commit hook sees."""
+    blueprint = repo / "content/agent-blueprints/agent-000123.kno"
+    text = blueprint.read_text(encoding="utf-8")
+    blueprint.write_text(text.replace("  description: ", f"  description: (edit {i}) ", 1), encoding="utf-8")
+    return knoc("check", repo, expect=1)  # 1: build/ drifted, as it should
+
+
+def median(runs: int, run: Callable[[int], Cost]) -> Cost:
+    return pick([run(i) for i in range(runs)])
+
+
+def pick(costs: list[Cost]) -> Cost:
+    """The run with the median wall time, with the peak memory of them all."""
+    costs = sorted(costs, key=lambda c: c["wall"])
+    mid = Cost(costs[(len(costs) - 1) // 2])
+    mid["peak_mib"] = max(c["peak_mib"] for c in costs)
+    return mid
+
+
+def floor(repo: Path, schema: Path, scratch: Path) -> Cost:
+    shutil.rmtree(scratch / "floor-out", ignore_errors=True)
+    return measure([sys.executable, str(SHARED_TOOLS / "floor"), str(repo / "content"), str(schema),
+                    str(scratch / "floor-out"), "1"])
+
+
+def check_jsonschema(repo: Path, schema: Path) -> Cost:
+    blueprints = sorted(p.relative_to(repo).as_posix() for p in (repo / "content/agent-blueprints").glob("*.kno"))
+    total = Cost(wall=0.0, cpu=0.0, peak_mib=0.0)
+    for i in range(0, len(blueprints), BATCH):
+        c = measure([str(PEER_VENV / "bin" / "check-jsonschema"), "--default-filetype", "yaml", "--schemafile",
+                     str(schema), *blueprints[i:i + BATCH]], cwd=repo)
+        total["wall"] += c["wall"]
+        total["cpu"] += c["cpu"]
+        total["peak_mib"] = max(total["peak_mib"], c["peak_mib"])
+    return total
+
+
+def peers_ready() -> None:
+    if not (SHARED_TOOLS / "floor").is_file():
+        raise SystemExit(f"the benchmark needs {SHARED_TOOLS}/floor (the shared tools beside this checkout)")
+    if not (PEER_VENV / "bin" / "check-jsonschema").is_file():
+        subprocess.run([sys.executable, "-m", "venv", str(PEER_VENV)], check=True)
+        subprocess.run([str(PEER_VENV / "bin" / "pip"), "install", "-q", "check-jsonschema==0.39.0"], check=True)
+
+
+def row(n: int, what: str, c: Cost, note: str = "") -> None:
+    print(f"| {n:,} | {what} | {c['wall']:.2f} s | {c['cpu']:.2f} s | {c['peak_mib']:.0f} MiB | {note} |",
+          flush=True)
+
+
+def build_table(sizes: list[int], repeat: int, repeat_large: int) -> None:
+    peers_ready()
+    print(f"# {platform.python_implementation()} {platform.python_version()}, {os.cpu_count()} cores, "
+          f"{platform.system()} {platform.release()}\n")
+    print("| agents | run | wall | CPU | peak memory | notes |")
+    print("|---:|---|---:|---:|---:|---|")
+    cold_wall: dict[int, float] = {}
+    for n, repo, tmp in repos(sizes, "knoc-bench-"):
+        cold_wall[n] = one_size(n, repo, tmp, repeat_large if n >= LARGE else repeat, cold_wall.get(10_000))
+
+
+def one_size(n: int, repo: Path, tmp: Path, runs: int, cold_10k: float | None) -> float:
+    """The rows of one repo size; returns the cold build's wall time."""
+    schema = tmp / "blueprint.schema.json"
+    subprocess.run([sys.executable, str(SHARED_TOOLS / "bundle-schema"), str(repo / "specs"),
+                    "agent-blueprint-schema", str(schema)], check=True, capture_output=True)
+    builds, bases = [], []
+    for _ in range(runs):  # turn about, so both see the disk in the same state
+        builds.append(cold("build", repo))
+        bases.append(floor(repo, schema, tmp))
+    build, base = pick(builds), pick(bases)
+    validate = median(runs, lambda _: cold("validate", repo))
+    knoc("build", repo)  # leaves build/ and a filled cache, as a content repo has
+    warm = median(runs, lambda i: warm_check(repo, i))
+    knoc("build", repo)  # the edits, written
+    noop = median(runs, lambda _: knoc("build", repo))  # nothing changed
+    peer = median(runs, lambda _: check_jsonschema(repo, schema))
+    scale = f"; {build['wall'] / cold_10k:.1f}x the 10,000-agent build" if n > 10_000 and cold_10k else ""
+    row(n, "knoc cold build", build, f"{build['wall'] / base['wall']:.2f}x the floor, "
+        f"{build['wall'] / peer['wall']:.2f}x check-jsonschema{scale}")
+    row(n, "knoc validate (no writing)", validate)
+    row(n, "knoc check after a one-file edit", warm, f"{100 * warm['wall'] / build['wall']:.1f}% of a cold build")
+    row(n, "knoc build, nothing changed", noop, f"{noop['wall'] / warm['wall']:.2f}x the warm check")
+    row(n, "floor (1 process)", base)
+    row(n, "check-jsonschema (validate only)", peer)
+    return build["wall"]
 
 
 def chain_table(sizes: list[int], repeat: int) -> None:
@@ -80,47 +172,15 @@ def chain_table(sizes: list[int], repeat: int) -> None:
     with tempfile.TemporaryDirectory(prefix="knoc-bench-chain-") as tmp:
         for link in ("composes", "extends"):
             for n in sizes:
-                times = []
-                for star in (True, False):
-                    repo = write_chain(Path(tmp) / f"{link}-{n}-{star}", n, link, star=star)
-                    times.append(statistics.median(cold("validate", repo)[0] for _ in range(repeat)))
+                times = [validate_chain(Path(tmp) / f"{link}-{n}-{star}", n, link, star, repeat)
+                         for star in (True, False)]
                 print(f"| {link} | {n:,} | {times[0]:.2f} s | {times[1]:.2f} s | {times[1] / times[0]:.2f} |",
                       flush=True)
 
 
-SHARED_TOOLS = Path(__file__).resolve().parents[2] / "shared" / "tools"
-PEER_VENV = Path.home() / ".cache" / "knoc-bench" / "check-jsonschema-0.39.0"
-
-
-def peer_table(sizes: list[int], repeat: int) -> None:
-    """knoc next to the floor (one process) and to check-jsonschema, on the
-    same generated repos, in the same run."""
-    floor, bundle = SHARED_TOOLS / "floor", SHARED_TOOLS / "bundle-schema"
-    if not floor.is_file():
-        raise SystemExit(f"--peers needs {floor} (the shared tools beside this checkout)")
-    if not (PEER_VENV / "bin" / "check-jsonschema").is_file():
-        subprocess.run([sys.executable, "-m", "venv", str(PEER_VENV)], check=True)
-        subprocess.run([str(PEER_VENV / "bin" / "pip"), "install", "-q", "check-jsonschema==0.39.0"], check=True)
-    print("\n| agents | knoc cold build | floor (1 process) | knoc / floor | check-jsonschema (validate only) "
-          "| knoc / check-jsonschema |")
-    print("|---:|---:|---:|---:|---:|---:|")
-    for n, repo, tmp in repos(sizes, "knoc-bench-peers-"):
-        schema = tmp / "blueprint.schema.json"
-        subprocess.run([sys.executable, str(bundle), str(repo / "specs"), "agent-blueprint-schema", str(schema)],
-                       check=True)
-        knoc = statistics.median(cold("build", repo)[0] for _ in range(repeat))
-        floors = []
-        for _ in range(repeat):
-            out = tmp / "floor-out"
-            shutil.rmtree(out, ignore_errors=True)
-            floors.append(run_timed([sys.executable, str(floor), str(repo / "content"), str(schema), str(out),
-                                     "1"]))
-        blueprints = sorted(str(p) for p in (repo / "content/agent-blueprints").glob("*.kno"))
-        peer = run_timed([str(PEER_VENV / "bin" / "check-jsonschema"), "--default-filetype", "yaml",
-                          "--schemafile", str(schema), *blueprints])
-        f = statistics.median(floors)
-        print(f"| {n:,} | {knoc:.2f} s | {f:.2f} s | {knoc / f:.2f} | {peer:.2f} s | {knoc / peer:.2f} |",
-              flush=True)
+def validate_chain(at: Path, n: int, link: str, star: bool, repeat: int) -> float:
+    repo = write_chain(at, n, link, star=star)
+    return median(repeat, lambda _: cold("validate", repo))["wall"]
 
 
 def repos(sizes: list[int], prefix: str) -> Iterator[tuple[int, Path, Path]]:
@@ -132,51 +192,18 @@ def repos(sizes: list[int], prefix: str) -> Iterator[tuple[int, Path, Path]]:
             yield n, repo, Path(tmp)
 
 
-def run_timed(command: list[str]) -> float:
-    """Wall time of a command in a fresh process, which must succeed."""
-    out = subprocess.run([sys.executable, "-c", MEASURE, *command], capture_output=True, text=True, check=True,
-                         env=ENV)
-    rc, wall, _ = out.stdout.split()
-    if rc != "0":
-        raise SystemExit(f"{command[0]}: exit {rc}")
-    return float(wall)
-
-
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000])
+    ap.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000, 100000])
     ap.add_argument("--chain-sizes", type=int, nargs="+", default=[1000, 10000])
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--repeat-large", type=int, default=1, help=f"Runs at {LARGE:,} agents and more.")
     ap.add_argument("--only", choices=("build", "chains"), help="Run one of the two tables.")
-    ap.add_argument("--peers", action="store_true", help="Also time the floor and check-jsonschema (see above).")
     args = ap.parse_args()
-    if args.peers:
-        peer_table(args.sizes, args.repeat)
     if args.only != "chains":
-        build_table(args.sizes, args.repeat)
+        build_table(args.sizes, args.repeat, args.repeat_large)
     if args.only != "build":
         chain_table(args.chain_sizes, args.repeat)
-
-
-def build_table(sizes: list[int], repeat: int) -> None:
-    print(f"# knoc cold build, {platform.python_implementation()} {platform.python_version()}, "
-          f"{os.cpu_count()} cores")
-    print("| agents | files | cold build | of which compiling (validate) | peak RSS "
-          "| warm check after a one-file edit | warm / cold | no-op build |")
-    print("|---:|---:|---:|---:|---:|---:|---:|---:|")
-    for n, repo, _ in repos(sizes, "knoc-bench-"):
-        files = sum(1 for _ in repo.rglob("*.kno"))
-        builds = [cold("build", repo) for _ in range(repeat)]
-        checks = [cold("validate", repo) for _ in range(repeat)]
-        timed("build", repo)  # leaves build/ and a filled cache, as a content repo has
-        warm = statistics.median(warm_check(repo, i) for i in range(repeat))
-        timed("build", repo)  # the edits, written
-        noop = statistics.median(timed("build", repo)[0] for _ in range(repeat))  # nothing changed
-        wall = statistics.median(r[0] for r in builds)
-        compiling = statistics.median(r[0] for r in checks)
-        rss = max(r[1] for r in builds)
-        print(f"| {n:,} | {files:,} | {wall:.2f} s | {compiling:.2f} s | {rss:.0f} MiB "
-              f"| {warm:.2f} s | {100 * warm / wall:.1f}% | {noop:.2f} s |", flush=True)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """Long chains: 10,000 agents each delegating to the next, and 10,000
 entities each extending the next, compile without recursion errors, and a
 cycle through all of them is found and reported once. (How the time grows
-with the chain's length is measured by `bench/run.py --chains`.)"""
+with the chain's length is measured by `bench/run.py --only chains`.)"""
 
 from __future__ import annotations
 

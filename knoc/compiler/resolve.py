@@ -37,6 +37,7 @@ def resolve(typed: list[Typed], broken: frozenset[tuple[str, str]] = frozenset()
 
     index = _Index(ok, broken)
     domain_slugs = sorted(t.data["slug"] for t in ok if t.type == "perception-domain")
+    known_domains = set(domain_slugs)
     repo = Repo()
     for t in ok:
         diags += _check_links(t, index)
@@ -45,7 +46,7 @@ def resolve(typed: list[Typed], broken: frozenset[tuple[str, str]] = frozenset()
             repo.domains.append(Domain(t.data["slug"], is_public(t), category if isinstance(category, str) else None))
         elif kind_of(t) == "agent":
             agent = agent_of(t)
-            diags += _check_domains(t, agent, set(domain_slugs), domain_slugs, index)
+            diags += _check_domains(t, agent, known_domains, domain_slugs, index)
             diags += _check_composes(t, index)
             repo.agents.append(agent)
     diags += _extends_cycles(ok, index)
