@@ -131,3 +131,22 @@ def _drop_cache(root: Path) -> None:
     import shutil
 
     shutil.rmtree(root / ".knoc-cache", ignore_errors=True)
+
+
+def test_a_retired_tree_is_removed_whole_without_following_links(tmp_path: Path) -> None:
+    from knoc.io.swap import SPREAD, remove
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "keep.txt").write_text("mine")
+    old = tmp_path / ".build.old-x"
+    for i in range(SPREAD + 5):  # enough subtrees to be removed on several threads
+        card = old / "site" / f"host{i % 3}" / "a2a" / f"agent-{i}" / ".well-known"
+        card.mkdir(parents=True)
+        (card / "agent-card.json").write_text("{}")
+    (old / "manifest.json").write_text("{}")
+    (old / "site" / "host0" / "a2a" / "agent-0" / "link").symlink_to(outside)
+    (old / "site" / "escape").symlink_to(outside)
+    remove(old)
+    assert not old.exists()
+    assert (outside / "keep.txt").read_text() == "mine"

@@ -7,7 +7,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
 import threading
 from collections.abc import Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
@@ -72,7 +71,7 @@ def write_tree(out: Path, files: Mapping[str, bytes], manifest: str = "manifest.
         os.chmod(new, 0o755)
         swap.swap_in(new, out)
     except BaseException:
-        shutil.rmtree(new, ignore_errors=True)
+        swap.remove(new)
         raise
 
 
