@@ -14,10 +14,10 @@ from click.testing import CliRunner
 
 from knoc import __version__
 from knoc.cli import main
-from knoc.io.tree import write_tree
+from knoc.io.tree import Staging, write_tree
 from knoc.output.index import DomainIndex
 from knoc.tools import drift
-from tests.conftest import ROOT, json_diags, tree
+from tests.conftest import ROOT, edit, json_diags, tree
 
 
 def test_version_and_help() -> None:
@@ -184,3 +184,46 @@ def test_a_build_with_nothing_changed_rewrites_nothing(repo: Path, knoc) -> None
     (repo / "build/index/agents.json").write_text("{}\n", encoding="utf-8")  # one file off: rebuilt
     code, _, err = knoc("build", root=repo)
     assert code == 0 and "wrote 7 cards" in err and (repo / "build/index/agents.json").read_text() != "{}\n"
+
+
+def test_cards_written_during_a_link_stage_that_fails_never_land(repo: Path, knoc) -> None:  # type: ignore[no-untyped-def]
+    assert knoc("build", root=repo)[0] == 0
+    before = tree(repo / "build")
+    # A recompiled card (written while the link stage runs) in a build the link stage fails.
+    edit(repo, "content/agent-blueprints/catalog-search.kno", "domains: [schemas, entity-health]",
+         "domains: [schemas, entity-health, no-such-domain]")
+    code, _, err = knoc("build", root=repo)
+    assert code == 1 and "KNO-RESOLVE-DOMAIN" in err
+    assert tree(repo / "build") == before
+    assert [p.name for p in repo.iterdir() if p.name.startswith(".build")] == []
+
+
+def test_an_interrupted_link_stage_leaves_the_old_tree(repo: Path, knoc, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from knoc.compiler import driver
+
+    assert knoc("build", root=repo)[0] == 0
+    before = tree(repo / "build")
+    edit(repo, "content/agent-blueprints/catalog-search.kno", "domains: [schemas, entity-health]",
+         "domains: [schemas]")
+
+    writing: list[str] = []
+
+    def interrupted(*args: object, **kw: object) -> object:
+        writing.extend(p.name for p in repo.iterdir() if p.name.startswith(".build.new-"))
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(driver, "link_repo", interrupted)
+    code, _, _ = knoc("build", root=repo)
+    assert code == 130 and writing  # the recompiled card was being written when Ctrl-C came
+    assert tree(repo / "build") == before
+    assert [p.name for p in repo.iterdir() if p.name.startswith(".build")] == []
+
+
+def test_a_file_written_early_that_the_tree_does_not_hold_is_removed_with_its_folders(tmp_path: Path) -> None:
+    out = tmp_path / "build"
+    staging = Staging(out)
+    staging.write_early({"site/a/.well-known/card.json": b"early", "site/b/c/.well-known/card.json": b"gone"})
+    staging.finish({"site/a/.well-known/card.json": b"final", "manifest.json": b"{}"},
+                   unchanged=lambda path: False)
+    assert tree(out) == {"site/a/.well-known/card.json": b"final", "manifest.json": b"{}"}
+    assert not (out / "site/b").exists()

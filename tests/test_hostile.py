@@ -201,7 +201,7 @@ def test_a_bug_outside_the_compiler_is_exit_3_too(repo: Path, knoc: Knoc, monkey
     def broken(*args: object, **kw: object) -> object:
         raise KeyError("a bug")
 
-    monkeypatch.setattr(build, "write_tree", broken)
+    monkeypatch.setattr(build, "stat_tree", broken)
     code, _, err = knoc("build", root=repo)
     assert code == 3 and "error[KNO-INTERNAL]" in err and "Traceback" not in err
 

@@ -4,17 +4,22 @@ already holds exactly what the sources give: then nothing is written)."""
 from __future__ import annotations
 
 import functools
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from knoc.app.common import compile_cached, on_disk_digests
 from knoc.app.outcome import Outcome, UsageError, fails
 from knoc.app.signing import key_signer, signed_by
-from knoc.compiler.driver import Progress, quiet
+from knoc.compiler.driver import Progress, Result, quiet
 from knoc.config import Config
 from knoc.diagnostics import diag
 from knoc.io import background, git
 from knoc.io.cache import OutputMemo
-from knoc.io.tree import OutputError, stat_tree, write_tree
-from knoc.output.tree import MANIFEST
+from knoc.io.tree import OutputError, Staging, stat_tree
+from knoc.output.tree import MANIFEST, Tree
+
+if TYPE_CHECKING:
+    from knoc.output.signed import KeySigner
 
 
 def build(config: Config, *, use_cache: bool, fail_on_warning: bool, stage: bool = False,
@@ -24,28 +29,41 @@ def build(config: Config, *, use_cache: bool, fail_on_warning: bool, stage: bool
     every card is signed and each host publishes its key set."""
     signer = key_signer(config, sign_keys)
     on_disk = background.start(functools.partial(on_disk_digests, config, use_cache))  # meanwhile, on another core
-    result = compile_cached(config, use_cache, progress, signer)
-    current = on_disk()[0] == result.digests  # build/ already holds exactly this: rewrite nothing
     out = config.output + "/"
-    diags = result.report.sorted()
-    if signer is None and signed_by(config) is not None:  # no key this time: say so before the signatures go
-        diags.append(diag("KNO-UNSIGNED", f"{out} is signed, and this build is not: its cards lose their signatures",
-                          file=f"{out}{MANIFEST}", hint="give the key (--sign-key, or KNOC_SIGNING_KEY)"))
-    written = result.ok and not fails(diags, fail_on_warning)  # --fail-on warning: a warning stops the write too
-    if written and not current:
-        progress("writing", 0, len(result.files))
-        try:
-            write_tree(config.out_dir, result.files, MANIFEST)
-        except OutputError as exc:
-            raise UsageError("KNO-OUTPUT", str(exc),
-                             "move those files away, or set another `output` in knoc.toml") from None
-        OutputMemo.open(config.root, use_cache).update(stat_tree(config.out_dir, result.digests))
+    staging = Staging(config.out_dir, MANIFEST)
+    try:
+        # Freshly compiled cards are written during the link stage, which
+        # leaves a core free (signed ones only once signed, at the end).
+        result = compile_cached(config, use_cache, progress, signer, early=None if signer else staging.write_early)
+        current = on_disk()[0] == result.digests  # build/ already holds exactly this: rewrite nothing
+        diags = result.report.sorted()
+        if signer is None and signed_by(config) is not None:  # no key this time: say so before the signatures go
+            diags.append(diag("KNO-UNSIGNED", f"{out} is signed, and this build is not: its cards lose their "
+                              "signatures", file=f"{out}{MANIFEST}",
+                              hint="give the key (--sign-key, or KNOC_SIGNING_KEY)"))
+        written = result.ok and not fails(diags, fail_on_warning)  # --fail-on warning: a warning stops the write too
+        if written and not current:
+            progress("writing", 0, len(result.files))
+            try:
+                staging.finish(result.files, functools.partial(_same_card, result.files, staging.early))
+            except OutputError as exc:
+                raise UsageError("KNO-OUTPUT", str(exc),
+                                 "move those files away, or set another `output` in knoc.toml") from None
+            OutputMemo.open(config.root, use_cache).update(stat_tree(config.out_dir, result.digests))
+    finally:
+        staging.abort()  # whatever was written early and not swapped in
     if written and stage:
         try:
             git.stage(config.root, config.out_dir)
         except git.GitError as exc:
             raise UsageError("KNO-GIT", f"{out} was written but not staged: {exc}",
                              "run it in a git work tree, or without --stage") from None
+    return Outcome("knoc build", diags, result.inputs, _summary(config, result, written, current, stage, signer))
+
+
+def _summary(config: Config, result: Result, written: bool, current: bool, stage: bool,
+             signer: KeySigner | None) -> str:
+    out = config.output + "/"
     cards = len(result.cards)
     what = f"{cards:,} card{'s' if cards != 1 else ''} (A2A {config.a2a})"
     summary = (f"{out} is up to date with {what}: nothing written" if written and current
@@ -58,4 +76,9 @@ def build(config: Config, *, use_cache: bool, fail_on_warning: bool, stage: bool
     if written and private:  # an agent that is valid but not published is private: say so, by name
         shown = ", ".join(private[:5]) + (f" and {len(private) - 5} more" if len(private) > 5 else "")
         summary += f"; not published: {len(private)} private agent{'s' if len(private) != 1 else ''} ({shown})"
-    return Outcome("knoc build", diags, result.inputs, summary)
+    return summary
+
+
+def _same_card(tree: Mapping[str, bytes], early: Mapping[str, bytes], path: str) -> bool:
+    """Whether the file written early at `path` is the one the tree holds."""
+    return isinstance(tree, Tree) and isinstance(early, Tree) and tree.card(path) == early.card(path) is not None

@@ -3,6 +3,7 @@ cache, and naming files for messages."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -14,6 +15,7 @@ from knoc.io.cache import OutputMemo
 
 if TYPE_CHECKING:
     from knoc.output.signed import CardSigner
+    from knoc.output.tree import Tree
 
 
 def open_repo(root: Path | None, a2a: str | None, cwd: Path) -> Config:
@@ -27,9 +29,9 @@ def open_repo(root: Path | None, a2a: str | None, cwd: Path) -> Config:
 
 
 def compile_cached(config: Config, use_cache: bool, progress: Progress = quiet,
-                   signer: CardSigner | None = None) -> Result:
+                   signer: CardSigner | None = None, early: Callable[[Tree], None] | None = None) -> Result:
     """Compile the repo, reading and then updating the cache."""
-    result = compile_repo(config, use_cache=use_cache, progress=progress, signer=signer)
+    result = compile_repo(config, use_cache=use_cache, progress=progress, signer=signer, early=early)
     result.cache.save()
     return result
 

@@ -33,7 +33,7 @@ from knoc.kinds.agent import Card, agent_of
 from knoc.kinds.entity import BUILTIN, Entity, Layout, is_public, kind_of
 from knoc.kinds.facts import facts
 from knoc.kinds.spec import BUILTIN_SPECS, SpecSet
-from knoc.output.tree import Input, render
+from knoc.output.tree import Input, Tree, render
 
 if TYPE_CHECKING:
     from knoc.output.signed import CardSigner
@@ -63,7 +63,11 @@ def quiet(stage: str, done: int, total: int) -> None:
 
 
 def compile_repo(config: Config, use_cache: bool = False, progress: Progress = quiet,
-                 signer: CardSigner | None = None) -> Result:
+                 signer: CardSigner | None = None, early: Callable[[Tree], None] | None = None) -> Result:
+    """`early`, when given, is handed the cards the one-file stages made, if
+    they compiled anything, before the link stage starts: a build can
+    begin writing them meanwhile. The link stage may still refuse to
+    publish one, or fail the build."""
     report, layout = Report(), config.layout
     paths = files.discover(config.root, [config.specs, config.content])
     spec_sources = [s for p in paths if layout.collection_of(p) == "specs" if (s := _read(config, p, report))]
@@ -76,8 +80,11 @@ def compile_repo(config: Config, use_cache: bool = False, progress: Progress = q
 
     # Specs are read and checked every time; content goes through the cache.
     results = {s.rel: one_file(s, loaded[s.rel], specs, config.a2a, layout) for s in spec_sources}
-    sources = spec_sources + _each_file(config, [p for p in paths if p not in loaded], specs, cache, results, report,
-                                        progress)
+    content, compiled = _each_file(config, [p for p in paths if p not in loaded], specs, cache, results, report,
+                                   progress)
+    sources = spec_sources + content
+    if early is not None and compiled:
+        early(Tree.of_cards(r.projection for r in results.values() if r.projection is not None))
     sources.sort(key=lambda s: s.rel)
     for src in sources:
         report.extend(results[src.rel].diags)
@@ -96,10 +103,11 @@ def compile_repo(config: Config, use_cache: bool = False, progress: Progress = q
 
 
 def _each_file(config: Config, paths: list[str], specs: SpecSet, cache: Cache,
-               results: dict[str, FileResult], report: Report, progress: Progress) -> list[SourceFile]:
+               results: dict[str, FileResult], report: Report, progress: Progress) -> tuple[list[SourceFile], int]:
     """The one-file stages for each path, or what the cache kept for its
     bytes. A file whose size and mtime the cache vouches for is not read;
-    the others are compiled on `config.jobs` processes (`_compile`)."""
+    the others are compiled on `config.jobs` processes (`_compile`).
+    Returns the sources and how many were not vouched for."""
     global _JOB
     sources: list[SourceFile] = []
     kept: dict[str, Source] = {}
@@ -134,7 +142,7 @@ def _each_file(config: Config, paths: list[str], specs: SpecSet, cache: Cache,
     finally:
         _JOB = None
     cache.sources = kept
-    return sources
+    return sources, len(misses)
 
 
 _JOB: tuple[Config, SpecSet, Cache] | None = None

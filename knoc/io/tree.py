@@ -4,11 +4,12 @@ stats, so an unchanged tree is compared without being read."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -46,33 +47,113 @@ def check_owned(out: Path, manifest: str) -> None:
 def write_tree(out: Path, files: Mapping[str, bytes], manifest: str = "manifest.json", writers: int = 0) -> None:
     """Write `files` (paths relative to `out`) as the new tree at `out`:
     written aside, then swapped in (knoc.io.swap). OutputError when a path
-    would leave the tree or `out` holds files knoc did not write. The
-    files are written on `writers` threads (0: one per core, at least
-    two): creating a file is mostly kernel time, which threads overlap."""
+    would leave the tree or `out` holds files knoc did not write."""
+    Staging(out, manifest, writers).finish(files)
+
+
+class Staging:
+    """A new tree written beside `out`, then swapped in. Some of it can be
+    written early, on a background thread, while the caller is still
+    compiling the rest (`write_early`); `finish` writes what is left.
+
+    Files are written on `writers` threads (0: one per core, at least two):
+    creating a file is mostly kernel time, which threads overlap. Until
+    `finish` swaps it in, the tree is a hidden folder beside `out`, which
+    `abort` (or the next run's `swap.recover`) removes."""
+
+    def __init__(self, out: Path, manifest: str = "manifest.json", writers: int = 0) -> None:
+        self.out, self.manifest = out, manifest
+        self.writers = writers or max(2, pool.cores())
+        self.new: Path | None = None
+        self.early: Mapping[str, bytes] = {}
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._failed: list[BaseException] = []
+
+    def write_early(self, files: Mapping[str, bytes]) -> None:
+        """Start writing `files` on a background thread."""
+        _refuse_unsafe(files)
+        new = self._begin()
+        self.early = files
+        self._thread = threading.Thread(target=self._write_early, args=(new, files), daemon=True)
+        self._thread.start()
+
+    def _write_early(self, new: Path, files: Mapping[str, bytes]) -> None:
+        try:
+            _write_all(new, files, list(files), self.writers, self._stop)
+        except BaseException as exc:  # handed to finish(), which raises it
+            self._failed.append(exc)
+
+    def finish(self, files: Mapping[str, bytes], unchanged: Callable[[str], bool] = lambda _: False) -> None:
+        """Make `files` the tree at `out`. `unchanged(path)`: whether what
+        `write_early` wrote at `path` is what `files` holds there."""
+        _refuse_unsafe(files)
+        try:
+            self._join()
+            if self._failed:
+                raise self._failed[0]
+            new = self._begin()
+            check_owned(self.out, self.manifest)
+            kept = {p for p in self.early if p in files and unchanged(p)}
+            for path in self.early.keys() - kept:  # written early, but not (or not so) in the tree
+                _unlink(new, path)
+            _write_all(new, files, [p for p in files if p not in kept], self.writers, self._stop)
+            os.chmod(new, 0o755)
+            swap.swap_in(new, self.out)
+            self.new = None
+        finally:
+            self.abort()
+
+    def abort(self) -> None:
+        """Stop writing and remove the new tree (nothing once finished)."""
+        self._stop.set()
+        self._join()
+        if self.new is not None:
+            swap.remove(self.new)
+            self.new = None
+
+    def _begin(self) -> Path:
+        if self.new is None:
+            self.out.parent.mkdir(parents=True, exist_ok=True)
+            swap.recover(self.out)  # before our own folder exists: it would be taken for debris
+            self.new = swap.staging(self.out)
+        return self.new
+
+    def _join(self) -> None:
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None
+
+
+def _unlink(new: Path, rel: str) -> None:
+    """Remove a file of the new tree and the folders it leaves empty."""
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(new / rel)
+    folder = (new / rel).parent
+    while folder != new:
+        try:
+            folder.rmdir()
+        except OSError:  # not empty
+            return
+        folder = folder.parent
+
+
+def _refuse_unsafe(files: Mapping[str, bytes]) -> None:
     unsafe = next(((rel, p) for rel in files if (p := path_problem(rel)) is not None), None)
     if unsafe is not None:  # every path was checked where it was made: this is the proof
         raise OutputError(f"refusing to write `{unsafe[0]}`: {unsafe[1]}")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    swap.recover(out)
-    check_owned(out, manifest)
-    new = swap.staging(out)
-    paths = list(files)
-    n = writers or max(2, pool.cores())
-    size = -(-len(paths) // n) or 1  # contiguous runs: a card and its twin share a folder
-    stop = threading.Event()
-    try:
-        with ThreadPoolExecutor(n) as threads:
-            try:
-                for done in [threads.submit(_write_files, f"{new}/", files, paths[i:i + size], stop)
-                             for i in range(0, len(paths), size)]:
-                    done.result()
-            finally:
-                stop.set()  # on the way out early (an error, Ctrl-C): the others stop too
-        os.chmod(new, 0o755)
-        swap.swap_in(new, out)
-    except BaseException:
-        swap.remove(new)
-        raise
+
+
+def _write_all(new: Path, files: Mapping[str, bytes], paths: list[str], writers: int, stop: threading.Event) -> None:
+    size = -(-len(paths) // writers) or 1  # contiguous runs: a card and its twin share a folder
+    with ThreadPoolExecutor(writers) as threads:
+        try:
+            for done in [threads.submit(_write_files, f"{new}/", files, paths[i:i + size], stop)
+                         for i in range(0, len(paths), size)]:
+                done.result()
+        except BaseException:
+            stop.set()  # on the way out early (an error, Ctrl-C): the others stop too
+            raise
 
 
 def _write_files(base: str, files: Mapping[str, bytes], paths: list[str], stop: threading.Event) -> None:

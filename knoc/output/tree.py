@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from knoc import __version__
@@ -40,9 +40,9 @@ Input = tuple[str, str, bool]
 KNOC = "knoc"  # the owner of the files knoc writes for the whole repo
 
 
-def card_paths(card: Card) -> tuple[str, str]:
+def card_paths(card: Card | Projection) -> tuple[str, str]:
     """Where a card is written under the build directory: its path and the legacy twin."""
-    base = f"{SITE}{card.projection.site_dir}/"
+    base = f"{SITE}{(card.projection if isinstance(card, Card) else card).site_dir}/"
     return base + CARD_FILE, base + LEGACY_CARD_FILE
 
 
@@ -108,6 +108,23 @@ class Tree(Mapping[str, bytes]):
 
     def __len__(self) -> int:
         return len(self._files) + len(self._cards)
+
+    def __contains__(self, path: object) -> bool:  # Mapping's would unpack the card
+        return path in self._files or path in self._cards
+
+    def card(self, path: str) -> tuple[Projection, bool] | None:
+        """The card a path holds (and whether as its agent.json), if it is
+        one left unpacked."""
+        return self._cards.get(path)
+
+    @classmethod
+    def of_cards(cls, projections: Iterable[Projection]) -> Tree:
+        """Just these cards and their agent.json twins."""
+        cards: dict[str, tuple[Projection, bool]] = {}
+        for proj in projections:
+            path, legacy = card_paths(proj)
+            cards[path], cards[legacy] = (proj, False), (proj, True)
+        return cls({}, cards)
 
 
 def render(cards: list[Card], linked: dict[str, bytes], linked_digests: dict[str, str], inputs: list[Input],
