@@ -10,6 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from click.testing import CliRunner
 
 from knoc import __version__
@@ -169,6 +171,38 @@ def test_a_large_file_with_far_apart_changes_gets_the_whole_file_diff() -> None:
     assert detail == "\n".join(whole)
     assert [line for line in detail.splitlines() if line.startswith("@@")] == ["@@ -2,5 +2,5 @@",
                                                                                "@@ -12344,9 +12344,9 @@"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["a", "b", "", "{", "}", '  "x": 1,']), min_size=0, max_size=120),
+       st.lists(st.tuples(st.integers(0, 130), st.sampled_from(["edit", "insert", "delete"]),
+                          st.sampled_from(["a", "z", "", "}"])), max_size=4),
+       st.booleans(), st.booleans())
+def test_a_diff_of_the_changed_part_of_a_file_is_the_diff_of_all_its_lines(
+        old: list[str], edits: list[tuple[int, str, str]], old_newline: bool, new_newline: bool) -> None:
+    # knoc splits into lines only the part of two files that differs (plus
+    # the lines a diff shows and aligns on); the diff must be the one of all
+    # their lines, hunk numbers included.
+    new = list(old)
+    for at, how, line in edits:
+        at = min(at, len(new))
+        if how == "insert" or at == len(new):
+            new.insert(at, line)
+        elif how == "edit":
+            new[at] = line
+        else:
+            del new[at]
+    old_bytes = ("\n".join(old) + ("\n" if old_newline else "")).encode()
+    new_bytes = ("\n".join(new) + ("\n" if new_newline else "")).encode()
+    all_old, all_new = old_bytes.decode().splitlines(), new_bytes.decode().splitlines()
+    lines: list[str] = []
+    for lo, old_hi, new_hi in drift._windows(all_old, all_new):
+        hunks = difflib.unified_diff(all_old[lo:old_hi], all_new[lo:new_hi], "f (on disk)", "f (from sources)",
+                                     n=drift.CONTEXT, lineterm="")
+        lines += [drift._shift(line, lo) for i, line in enumerate(hunks) if i >= 2 or not lines]
+    if len(lines) > drift.MAX_DIFF_LINES:
+        lines = [*lines[:drift.MAX_DIFF_LINES], f"... {len(lines) - drift.MAX_DIFF_LINES} more lines"]
+    assert drift._diff("f", old_bytes, new_bytes) == "\n".join(lines)
 
 
 def test_a_build_with_nothing_changed_rewrites_nothing(repo: Path, knoc) -> None:  # type: ignore[no-untyped-def]

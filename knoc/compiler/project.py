@@ -77,7 +77,7 @@ def project(agent: Agent, target_name: str) -> tuple[Projection | None, list[Dia
     skills = tuple(s.name for s in fields.skills)
     written = Written(body, legacy, card_details(fields), listing.entry(agent.id, fields, tags))
     return Projection(*location, fields.name, fields.url, tags, sha256(body), extensions, skills,
-                      sha256(legacy) if legacy else "", written.pack()), diags
+                      sha256(legacy) if legacy else "", *written.pack()), diags
 
 
 def publish(projected: Iterable[tuple[Agent, Projection]]) -> tuple[list[Card], list[Diagnostic]]:

@@ -21,7 +21,7 @@ from knoc.kinds.agent import Projection
 class FileResult(Record):
     """What the one-file stages found in one source."""
 
-    VERSION: ClassVar[int] = 3
+    VERSION: ClassVar[int] = 4
 
     diags: list[Diagnostic]
     decl: tuple[str, str] | None = None  # (type, version) when a spec accepted it

@@ -80,7 +80,7 @@ class Staging:
 
     def _write_early(self, new: Path, files: Mapping[str, bytes]) -> None:
         try:
-            _write_all(new, files, list(files), self.writers, self._stop)
+            _write_all(new, files, list(files), max(1, self.writers - 1), self._stop)  # the caller holds a core
         except BaseException as exc:  # handed to finish(), which raises it
             self._failed.append(exc)
 

@@ -35,22 +35,24 @@ class Written(NamedTuple):
     details: bytes = b"{}"
     listing: bytes = b"{}"  # its entry in its host's AI Catalog (output.listing)
 
-    def pack(self) -> bytes:
-        # A card and its agent.json twin share most of their text: packed
-        # together they shrink about fivefold.
-        return zlib.compress(_LENGTHS.pack(*map(len, self[:-1])) + b"".join(self), 1)
-
-    @classmethod
-    def unpack(cls, packed: bytes) -> Written:
-        raw = zlib.decompress(packed)
-        parts, at = [], _LENGTHS.size
-        for n in (*_LENGTHS.unpack_from(raw), len(raw)):
-            parts.append(raw[at:at + n])
-            at += n
-        return cls(*parts)
+    def pack(self) -> tuple[bytes, bytes]:
+        """The two halves a Projection keeps: the card files, and what the
+        catalogs join. A card and its agent.json twin share most of their
+        text: packed together they shrink about fivefold."""
+        return _pack(self.body, self.legacy), _pack(self.details, self.listing)
 
 
-_LENGTHS = struct.Struct(">III")  # of all but the last of Written's fields
+def _pack(first: bytes, second: bytes) -> bytes:
+    return zlib.compress(_LENGTH.pack(len(first)) + first + second, 1)
+
+
+def _unpack(packed: bytes) -> tuple[bytes, bytes]:
+    raw = zlib.decompress(packed)
+    cut = _LENGTH.size + _LENGTH.unpack_from(raw)[0]
+    return raw[_LENGTH.size:cut], raw[cut:]
+
+
+_LENGTH = struct.Struct(">I")
 
 
 @dataclass(eq=False)
@@ -121,8 +123,9 @@ class Projection(NamedTuple):
     """One agent's card, rendered, with what the catalog reads from it. It
     depends on the agent's own entity only, so the cache keeps it (a plain
     tuple: ten thousand of them load at every warm check). The bytes that
-    only get written (`Written`) are kept packed: a hundred thousand cards
-    fit in memory, and a check that compares digests never unpacks them."""
+    only get written or joined (`Written`) are kept packed: a hundred
+    thousand cards fit in memory, and a check that compares digests never
+    unpacks a card."""
 
     host: str
     path: str  # url path without leading or trailing slash, "" for the root
@@ -135,7 +138,8 @@ class Projection(NamedTuple):
     extensions: tuple[tuple[str, bool, dict[str, Any] | None, JsonPath, bool], ...] = ()
     skills: tuple[str, ...] = ()  # skill names, for the catalog page
     legacy_digest: str = ""  # sha256 of agent.json when its bytes are not the card's
-    packed: bytes = b""  # Written.pack()
+    packed: bytes = b""  # the card and agent.json (Written.pack)
+    catalog: bytes = b""  # its details and AI Catalog entry (Written.pack)
 
     @property
     def summary(self) -> tuple[object, ...]:
@@ -144,17 +148,21 @@ class Projection(NamedTuple):
         return (self.host, self.path, self.name, self.url, self.tags, self.extensions, self.skills)
 
     def written(self) -> Written:
-        return Written.unpack(self.packed)
+        return Written(*_unpack(self.packed), *_unpack(self.catalog))
+
+    def catalog_pieces(self) -> tuple[bytes, bytes]:
+        """Its details and AI Catalog entry, without unpacking the card."""
+        return _unpack(self.catalog)
 
     @property
     def body(self) -> bytes:
         """The card, as written."""
-        return self.written().body
+        return _unpack(self.packed)[0]
 
-    def legacy_card(self, written: Written | None = None) -> tuple[bytes, str]:
+    def legacy_card(self) -> tuple[bytes, str]:
         """agent.json's bytes and sha256."""
-        w = written or self.written()
-        return (w.legacy, self.legacy_digest) if w.legacy else (w.body, self.digest)
+        body, legacy = _unpack(self.packed)
+        return (legacy, self.legacy_digest) if legacy else (body, self.digest)
 
     @property
     def site_dir(self) -> str:

@@ -139,14 +139,15 @@ def render(cards: list[Card], linked: dict[str, bytes], linked_digests: dict[str
     details: list[tuple[str, bytes]] = []
     listings: list[tuple[str, str, bytes]] = []
     for card in cards:  # in slug order
-        proj, written = card.projection, card.projection.written()
-        details.append((card.slug, written.details))
-        listings.append((proj.host, proj.url, written.listing))
+        proj = card.projection
+        detail, listing = proj.catalog_pieces()
+        details.append((card.slug, detail))
+        listings.append((proj.host, proj.url, listing))
         path, legacy = card_paths(card)
         at[path], at[legacy] = (proj, False), (proj, True)
-        digests[path], digests[legacy] = proj.digest, proj.legacy_card(written)[1]
+        digests[path], digests[legacy] = proj.digest, proj.legacy_digest or proj.digest
         if signer is not None:
-            _sign(files, digests, signer, card, written, (path, legacy))
+            _sign(files, digests, signer, card, proj.written(), (path, legacy))
     if signer is not None:
         for host in sorted({c.projection.host for c in cards}):
             rel = f"{SITE}{host}/{JWKS_FILE}"

@@ -72,16 +72,50 @@ def _legacy(card: str) -> str:
 
 
 def _diff(shown: str, old_bytes: bytes, new_bytes: bytes) -> str:
-    old = old_bytes.decode("utf-8", "replace").splitlines()
-    new = new_bytes.decode("utf-8", "replace").splitlines()
+    start, end = _differing(old_bytes, new_bytes)
+    skipped = old_bytes.count(b"\n", 0, start)  # lines before the part compared
+    old = old_bytes[start:len(old_bytes) - end].decode("utf-8", "replace").splitlines()
+    new = new_bytes[start:len(new_bytes) - end].decode("utf-8", "replace").splitlines()
     lines: list[str] = []
     for lo, old_hi, new_hi in _windows(old, new):
         hunks = difflib.unified_diff(old[lo:old_hi], new[lo:new_hi], f"{shown} (on disk)",
                                      f"{shown} (from sources)", n=CONTEXT, lineterm="")
-        lines += [_shift(line, lo) for i, line in enumerate(hunks) if i >= 2 or not lines]
+        lines += [_shift(line, skipped + lo) for i, line in enumerate(hunks) if i >= 2 or not lines]
     if len(lines) > MAX_DIFF_LINES:
         lines = [*lines[:MAX_DIFF_LINES], f"... {len(lines) - MAX_DIFF_LINES} more lines"]
     return "\n".join(lines)
+
+
+def _differing(old: bytes, new: bytes) -> tuple[int, int]:
+    """(bytes from the start, bytes from the end) both files share, cut to
+    whole lines and less the lines a diff shows or aligns on: splitting a
+    90 MB index into lines for an edit of one costs more than the rest of a
+    check. Compared a block at a time, at memcmp speed."""
+    most = min(len(old), len(new))
+    head = _shared(old, new, most, from_end=False)
+    tail = _shared(old, new, most - head, from_end=True)
+    start = old.rfind(b"\n", 0, head) + 1  # the start of the line the first change is on
+    for _ in range(CONTEXT + ANCHOR):
+        start = old.rfind(b"\n", 0, start - 1) + 1 if start else 0
+    stop = len(old) - tail  # the first byte of the shared tail: on to the next line start, and further
+    for _ in range(CONTEXT + ANCHOR + 1):
+        newline = old.find(b"\n", stop)
+        stop = newline + 1 if newline != -1 else len(old)
+    return start, len(old) - stop
+
+
+def _shared(old: bytes, new: bytes, most: int, from_end: bool) -> int:
+    """How many bytes (up to `most`) the two share at their start (or end)."""
+    at, block = 0, 1 << 16
+    while at < most:
+        n = min(block, most - at)
+        a, b = ((old[len(old) - at - n:len(old) - at], new[len(new) - at - n:len(new) - at]) if from_end
+                else (old[at:at + n], new[at:at + n]))
+        if a != b:
+            pairs = zip(reversed(a), reversed(b), strict=True) if from_end else zip(a, b, strict=True)
+            return at + next(i for i, (x, y) in enumerate(pairs) if x != y)
+        at += n
+    return most
 
 
 def _windows(old: list[str], new: list[str]) -> list[tuple[int, int, int]]:
