@@ -10,9 +10,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from click.testing import CliRunner
 
 from knoc import __version__
 from knoc.cli import main
