@@ -15,13 +15,28 @@ from typing import Any
 
 
 def dumps(value: Any) -> bytes:
-    out: list[str] = []
+    out = _Out()
     _write(value, "\n", out)
     out.append("\n")
-    return "".join(out).encode("utf-8")
+    out.flush()
+    return bytes(out.done)
 
 
-def _write(v: Any, nl: str, out: list[str]) -> None:
+class _Out(list[str]):
+    """The pieces written so far, turned into UTF-8 a few thousand at a
+    time: the index of 100,000 agents would otherwise be millions of small
+    strings at once, then the whole text, then its bytes."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.done = bytearray()
+
+    def flush(self) -> None:
+        self.done += "".join(self).encode("utf-8")
+        self.clear()
+
+
+def _write(v: Any, nl: str, out: _Out) -> None:
     if isinstance(v, str):
         out.append(encode_basestring(v))
     elif isinstance(v, dict):
@@ -41,6 +56,8 @@ def _write(v: Any, nl: str, out: list[str]) -> None:
             out += (sep, inner, encode_basestring(key), ": ")
             _write(item, inner, out)
             sep = ","
+            if len(out) > 4096:
+                out.flush()
         out += (nl, "}")
     elif isinstance(v, (list, tuple)):
         if not v:
@@ -51,6 +68,8 @@ def _write(v: Any, nl: str, out: list[str]) -> None:
             out += (sep, inner)
             _write(item, inner, out)
             sep = ","
+            if len(out) > 4096:
+                out.flush()
         out += (nl, "]")
     elif v is True:
         out.append("true")

@@ -57,9 +57,8 @@ def catalog_page(agents: list[dict[str, Any]], domains: dict[str, list[str]],
     index/agents.json cannot disagree); `skills` maps a slug to skill names.
     Card links are relative: the page works wherever site/ is served whole.
     Also the assets the page and each agent's page load."""
-    listed = [{**a, "skills": skills.get(a["slug"], ())} for a in agents]
     names = {a["slug"]: a["name"] for a in agents}
     by_domain = [(d, [(s, names[s]) for s in slugs if s in names]) for d, slugs in sorted(domains.items())]
-    body = template.get("catalog.html.j2").render(agents=listed, by_domain=by_domain)
-    assets = {name: template.get(f"{name.rsplit('/', 1)[1]}.j2").render().encode("utf-8") for name in ASSETS}
-    return {f"{SITE}{PAGE_FILE}": body.encode("utf-8"), **assets}
+    body = template.render_bytes("catalog.html.j2", agents=agents, skills=skills, by_domain=by_domain)
+    assets = {name: template.render_bytes(f"{name.rsplit('/', 1)[1]}.j2") for name in ASSETS}
+    return {f"{SITE}{PAGE_FILE}": body, **assets}

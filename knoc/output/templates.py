@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from functools import cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import jinja2
@@ -14,6 +14,16 @@ if TYPE_CHECKING:
 @cache
 def get(name: str) -> jinja2.Template:
     return _environment().get_template(name)
+
+
+def render_bytes(name: str, **context: Any) -> bytes:
+    """A template rendered to UTF-8 piece by piece. The catalog page of
+    100,000 agents is tens of megabytes: jinja's `render` would hold its
+    millions of pieces and the whole text besides the bytes."""
+    out = bytearray()
+    for piece in get(name).generate(**context):
+        out += piece.encode("utf-8")
+    return bytes(out)
 
 
 @cache

@@ -23,7 +23,7 @@ from knoc.output.hosting import (
     etag_rules,
     headers_files,
 )
-from knoc.output.index import build_catalog, build_domains, catalog_script
+from knoc.output.index import CatalogScript, build_catalog, build_domains
 from knoc.output.listing import host_catalogs
 from knoc.output.pages import CATALOG_SCRIPT, catalog_page, extension_pages
 
@@ -136,12 +136,12 @@ def render(cards: list[Card], linked: dict[str, bytes], linked_digests: dict[str
     files: dict[str, bytes] = {}
     digests: dict[str, str] = {}
     at: dict[str, tuple[Projection, bool]] = {}
-    details: list[tuple[str, bytes]] = []
+    script = CatalogScript()
     listings: list[tuple[str, str, bytes]] = []
     for card in cards:  # in slug order
         proj = card.projection
         detail, listing = proj.catalog_pieces()
-        details.append((card.slug, detail))
+        script.add(card.slug, detail)
         listings.append((proj.host, proj.url, listing))
         path, legacy = card_paths(card)
         at[path], at[legacy] = (proj, False), (proj, True)
@@ -158,8 +158,8 @@ def render(cards: list[Card], linked: dict[str, bytes], linked_digests: dict[str
     # What follows from card bytes the link stage does not read: joined here.
     joined = host_catalogs(listings, operator)
     if CATALOG in linked:
-        joined[CATALOG_SCRIPT] = catalog_script(linked[CATALOG], details)
-    del details, listings
+        joined[CATALOG_SCRIPT] = script.finish(linked[CATALOG])
+    del script, listings
     digests.update({path: sha256(body) for path, body in joined.items()})
     headers = {f"{SITE}{host}/{HEADERS_FILE}": linked[f"{SITE}{host}/{HEADERS_FILE}"] + rules
                for host, rules in etag_rules(digests).items()}  # after the digests they list
