@@ -69,18 +69,19 @@ class Staging:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._failed: list[BaseException] = []
+        self._pending = _Batches([])  # what write_early has not yet begun
 
     def write_early(self, files: Mapping[str, bytes]) -> None:
         """Start writing `files` on a background thread."""
         _refuse_unsafe(files)
         new = self._begin()
-        self.early = files
-        self._thread = threading.Thread(target=self._write_early, args=(new, files), daemon=True)
+        self.early, self._pending = files, _Batches(list(files))
+        self._thread = threading.Thread(target=self._write_early, args=(new,), daemon=True)
         self._thread.start()
 
-    def _write_early(self, new: Path, files: Mapping[str, bytes]) -> None:
-        try:
-            _write_all(new, files, list(files), max(1, self.writers - 1), self._stop)  # the caller holds a core
+    def _write_early(self, new: Path) -> None:
+        try:  # one thread fewer: the caller is compiling on a core
+            _write_all(new, self.early, self._pending, max(1, self.writers - 1), self._stop)
         except BaseException as exc:  # handed to finish(), which raises it
             self._failed.append(exc)
 
@@ -89,6 +90,8 @@ class Staging:
         `write_early` wrote at `path` is what `files` holds there."""
         _refuse_unsafe(files)
         try:
+            if self.new is not None:  # every thread helps with what write_early has not reached
+                _write_all(self.new, self.early, self._pending, self.writers, self._stop)
             self._join()
             if self._failed:
                 raise self._failed[0]
@@ -97,7 +100,7 @@ class Staging:
             kept = {p for p in self.early if p in files and unchanged(p)}
             for path in self.early.keys() - kept:  # written early, but not (or not so) in the tree
                 _unlink(new, path)
-            _write_all(new, files, [p for p in files if p not in kept], self.writers, self._stop)
+            _write_all(new, files, _Batches([p for p in files if p not in kept]), self.writers, self._stop)
             os.chmod(new, 0o755)
             swap.swap_in(new, self.out)
             self.new = None
@@ -144,35 +147,50 @@ def _refuse_unsafe(files: Mapping[str, bytes]) -> None:
         raise OutputError(f"refusing to write `{unsafe[0]}`: {unsafe[1]}")
 
 
-def _write_all(new: Path, files: Mapping[str, bytes], paths: list[str], writers: int, stop: threading.Event) -> None:
-    size = -(-len(paths) // writers) or 1  # contiguous runs: a card and its twin share a folder
+class _Batches:
+    """Paths handed out a batch at a time to whichever thread asks next, so
+    more threads can join in while they are being written."""
+
+    SIZE = 64  # even: a card and its twin (next to each other) share a folder
+
+    def __init__(self, paths: list[str]) -> None:
+        self._paths, self._at, self._lock = paths, 0, threading.Lock()
+
+    def take(self) -> list[str]:
+        with self._lock:
+            batch = self._paths[self._at:self._at + self.SIZE]
+            self._at += len(batch)
+            return batch
+
+
+def _write_all(new: Path, files: Mapping[str, bytes], paths: _Batches, writers: int, stop: threading.Event) -> None:
     with ThreadPoolExecutor(writers) as threads:
         try:
-            for done in [threads.submit(_write_files, f"{new}/", files, paths[i:i + size], stop)
-                         for i in range(0, len(paths), size)]:
+            for done in [threads.submit(_write_files, f"{new}/", files, paths, stop) for _ in range(writers)]:
                 done.result()
         except BaseException:
             stop.set()  # on the way out early (an error, Ctrl-C): the others stop too
             raise
 
 
-def _write_files(base: str, files: Mapping[str, bytes], paths: list[str], stop: threading.Event) -> None:
+def _write_files(base: str, files: Mapping[str, bytes], paths: _Batches, stop: threading.Event) -> None:
     """`base` is a fresh private folder (mkdtemp): nothing else is in it."""
     made: set[str] = set()
-    for rel in paths:
-        if stop.is_set():
-            return
-        folder, _, _ = rel.rpartition("/")
-        if folder and folder not in made:
-            os.makedirs(base + folder, exist_ok=True)  # another thread may make it too
-            made.add(folder)
-        fd = os.open(base + rel, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # less the umask, as open() does
-        try:
-            left = memoryview(files[rel])
-            while left:
-                left = left[os.write(fd, left):]
-        finally:
-            os.close(fd)
+    while batch := paths.take():
+        for rel in batch:
+            if stop.is_set():
+                return
+            folder, _, _ = rel.rpartition("/")
+            if folder and folder not in made:
+                os.makedirs(base + folder, exist_ok=True)  # another thread may make it too
+                made.add(folder)
+            fd = os.open(base + rel, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # less the umask, as open() does
+            try:
+                left = memoryview(files[rel])
+                while left:
+                    left = left[os.write(fd, left):]
+            finally:
+                os.close(fd)
 
 
 def read(out: Path, rel: str) -> bytes:
