@@ -51,3 +51,33 @@ def each(work: Callable[[T], R], items: list[T], jobs: int) -> Iterator[R]:
 def _quiet() -> None:
     """A worker leaves Ctrl-C to the parent, which stops the pool and says so once."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def on_threads(work: Callable[[], None], n: int, stop: threading.Event) -> None:
+    """Run `work` on `n` threads at once and wait for them; the first
+    exception one raised is raised here, and `stop` is set for the others
+    (which `work` must watch). Plain threads, not an executor: an executor's
+    finaliser is one more place a Ctrl-C could land and be swallowed
+    ("Exception ignored in ...")."""
+    failed: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            work()
+        except BaseException as exc:
+            failed.append(exc)
+            stop.set()
+
+    started = [threading.Thread(target=run, daemon=True) for _ in range(n)]
+    for thread in started:
+        thread.start()
+    try:
+        for thread in started:
+            thread.join()
+    except BaseException:  # Ctrl-C: let them see it and stop before the caller cleans up
+        stop.set()
+        for thread in started:
+            thread.join()
+        raise
+    if failed:
+        raise failed[0]

@@ -11,13 +11,14 @@ those two renames leaves no tree, and the next run puts the old one back
 from __future__ import annotations
 
 import errno
-import functools
 import os
 import shutil
 import tempfile
-from concurrent.futures import ThreadPoolExecutor
+import threading
 from pathlib import Path
 from typing import Any
+
+from knoc.io import pool
 
 AT_FDCWD = -100
 RENAME_EXCHANGE = 2
@@ -76,9 +77,17 @@ def remove(tree: Path, threads: int = 4) -> None:
         if len(level) >= SPREAD:
             break
     if len(level) > 1:
-        with ThreadPoolExecutor(threads) as pool:
-            for _ in pool.map(functools.partial(shutil.rmtree, ignore_errors=True), level):
-                pass
+        lock, stop = threading.Lock(), threading.Event()
+
+        def work() -> None:
+            while not stop.is_set():
+                with lock:
+                    if not level:
+                        return
+                    subtree = level.pop()
+                shutil.rmtree(subtree, ignore_errors=True)
+
+        pool.on_threads(work, threads, stop)
     shutil.rmtree(tree, ignore_errors=True)
 
 

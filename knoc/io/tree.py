@@ -5,12 +5,12 @@ stats, so an unchanged tree is compared without being read."""
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import os
 import threading
-from collections.abc import Callable, Iterable, Mapping
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 
 from knoc.io import pool, swap
@@ -30,7 +30,7 @@ def check_owned(out: Path, manifest: str) -> None:
         return
     if not out.is_dir():
         raise OutputError(f"{out} exists and is not a directory")
-    present = {p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file() or p.is_symlink()}
+    present = {prefix + name for prefix, _, names in _walk(out) for name in names}
     if not present:
         return
     try:
@@ -164,13 +164,7 @@ class _Batches:
 
 
 def _write_all(new: Path, files: Mapping[str, bytes], paths: _Batches, writers: int, stop: threading.Event) -> None:
-    with ThreadPoolExecutor(writers) as threads:
-        try:
-            for done in [threads.submit(_write_files, f"{new}/", files, paths, stop) for _ in range(writers)]:
-                done.result()
-        except BaseException:
-            stop.set()  # on the way out early (an error, Ctrl-C): the others stop too
-            raise
+    pool.on_threads(functools.partial(_write_files, f"{new}/", files, paths, stop), writers, stop)
 
 
 def _write_files(base: str, files: Mapping[str, bytes], paths: _Batches, stop: threading.Event) -> None:
@@ -232,17 +226,32 @@ def scan_tree(out: Path, known: Snapshot) -> Snapshot:
         except FileNotFoundError:
             pass
     snap = Snapshot()
+    for prefix, mtime, names in _walk(out, stat_folders=True):
+        snap.dirs[prefix.rstrip("/")] = mtime
+        for name in names:
+            snap.files[prefix + name] = _fresh(base, prefix + name, known)
+    return snap
+
+
+def _walk(out: Path, stat_folders: bool = False) -> Iterator[tuple[str, int, list[str]]]:
+    """Each folder of the tree at `out` ("" for `out`, else "a/b/"), its
+    mtime (read before it is listed; 0 unless `stat_folders`) and the names
+    of everything in it that is not a folder. Iteratively: a deep tree
+    cannot exhaust the stack; and with plain strings and scandir, which on
+    a 270,000-entry tree is five times faster than pathlib's rglob."""
+    base = f"{out}/"
     pending = [""] if out.is_dir() else []
-    while pending:  # iteratively: a deep tree cannot exhaust the stack
+    while pending:
         prefix = pending.pop()
-        snap.dirs[prefix.rstrip("/")] = os.stat(base + prefix).st_mtime_ns
+        mtime = os.stat(base + prefix).st_mtime_ns if stat_folders else 0
+        names = []
         with os.scandir(base + prefix) as it:
             for e in it:
                 if e.is_dir(follow_symlinks=False):
                     pending.append(prefix + e.name + "/")
                 else:
-                    snap.files[prefix + e.name] = _fresh(base, prefix + e.name, known)
-    return snap
+                    names.append(e.name)
+        yield prefix, mtime, names
 
 
 def _fresh(base: str, rel: str, known: Snapshot) -> Stat:
