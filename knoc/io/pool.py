@@ -17,7 +17,7 @@ import signal
 import sys
 import threading
 from collections.abc import Callable, Iterator
-from typing import TypeVar
+from typing import Generic, TypeVar
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -51,6 +51,20 @@ def each(work: Callable[[T], R], items: list[T], jobs: int) -> Iterator[R]:
 def _quiet() -> None:
     """A worker leaves Ctrl-C to the parent, which stops the pool and says so once."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+class Batches(Generic[T]):
+    """Items handed out a batch at a time to whichever thread asks next, so
+    more threads can join in while they are being worked through."""
+
+    def __init__(self, items: list[T], size: int = 1) -> None:
+        self._items, self._size, self._at, self._lock = items, size, 0, threading.Lock()
+
+    def take(self) -> list[T]:
+        with self._lock:
+            batch = self._items[self._at:self._at + self._size]
+            self._at += len(batch)
+            return batch
 
 
 def on_threads(work: Callable[[], None], n: int, stop: threading.Event) -> None:

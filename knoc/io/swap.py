@@ -77,15 +77,11 @@ def remove(tree: Path, threads: int = 4) -> None:
         if len(level) >= SPREAD:
             break
     if len(level) > 1:
-        lock, stop = threading.Lock(), threading.Event()
+        subtrees, stop = pool.Batches(level), threading.Event()
 
         def work() -> None:
-            while not stop.is_set():
-                with lock:
-                    if not level:
-                        return
-                    subtree = level.pop()
-                shutil.rmtree(subtree, ignore_errors=True)
+            while not stop.is_set() and (batch := subtrees.take()):
+                shutil.rmtree(batch[0], ignore_errors=True)
 
         pool.on_threads(work, threads, stop)
     shutil.rmtree(tree, ignore_errors=True)

@@ -69,13 +69,13 @@ class Staging:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._failed: list[BaseException] = []
-        self._pending = _Batches([])  # what write_early has not yet begun
+        self._pending: pool.Batches[str] = pool.Batches([])  # what write_early has not yet begun
 
     def write_early(self, files: Mapping[str, bytes]) -> None:
         """Start writing `files` on a background thread."""
         _refuse_unsafe(files)
         new = self._begin()
-        self.early, self._pending = files, _Batches(list(files))
+        self.early, self._pending = files, pool.Batches(list(files), BATCH)
         self._thread = threading.Thread(target=self._write_early, args=(new,), daemon=True)
         self._thread.start()
 
@@ -88,7 +88,6 @@ class Staging:
     def finish(self, files: Mapping[str, bytes], unchanged: Callable[[str], bool] = lambda _: False) -> None:
         """Make `files` the tree at `out`. `unchanged(path)`: whether what
         `write_early` wrote at `path` is what `files` holds there."""
-        _refuse_unsafe(files)
         try:
             if self.new is not None:  # every thread helps with what write_early has not reached
                 _write_all(self.new, self.early, self._pending, self.writers, self._stop)
@@ -98,9 +97,11 @@ class Staging:
             new = self._begin()
             check_owned(self.out, self.manifest)
             kept = {p for p in self.early if p in files and unchanged(p)}
+            rest = [p for p in files if p not in kept]
+            _refuse_unsafe(rest)  # the rest were checked when handed to write_early
             for path in self.early.keys() - kept:  # written early, but not (or not so) in the tree
                 _unlink(new, path)
-            _write_all(new, files, _Batches([p for p in files if p not in kept]), self.writers, self._stop)
+            _write_all(new, files, pool.Batches(rest, BATCH), self.writers, self._stop)
             os.chmod(new, 0o755)
             swap.swap_in(new, self.out)
             self.new = None
@@ -141,33 +142,21 @@ def _unlink(new: Path, rel: str) -> None:
         folder = folder.parent
 
 
-def _refuse_unsafe(files: Mapping[str, bytes]) -> None:
+def _refuse_unsafe(files: Iterable[str]) -> None:
     unsafe = next(((rel, p) for rel in files if (p := path_problem(rel)) is not None), None)
     if unsafe is not None:  # every path was checked where it was made: this is the proof
         raise OutputError(f"refusing to write `{unsafe[0]}`: {unsafe[1]}")
 
 
-class _Batches:
-    """Paths handed out a batch at a time to whichever thread asks next, so
-    more threads can join in while they are being written."""
-
-    SIZE = 64  # even: a card and its twin (next to each other) share a folder
-
-    def __init__(self, paths: list[str]) -> None:
-        self._paths, self._at, self._lock = paths, 0, threading.Lock()
-
-    def take(self) -> list[str]:
-        with self._lock:
-            batch = self._paths[self._at:self._at + self.SIZE]
-            self._at += len(batch)
-            return batch
+BATCH = 64  # paths a writer takes at a time; even: a card and its twin (next to each other) share a folder
 
 
-def _write_all(new: Path, files: Mapping[str, bytes], paths: _Batches, writers: int, stop: threading.Event) -> None:
+def _write_all(new: Path, files: Mapping[str, bytes], paths: pool.Batches[str], writers: int,
+               stop: threading.Event) -> None:
     pool.on_threads(functools.partial(_write_files, f"{new}/", files, paths, stop), writers, stop)
 
 
-def _write_files(base: str, files: Mapping[str, bytes], paths: _Batches, stop: threading.Event) -> None:
+def _write_files(base: str, files: Mapping[str, bytes], paths: pool.Batches[str], stop: threading.Event) -> None:
     """`base` is a fresh private folder (mkdtemp): nothing else is in it."""
     made: set[str] = set()
     while batch := paths.take():

@@ -30,7 +30,6 @@ def extension_pages(typed: list[Typed], cards: list[Card]) -> tuple[dict[str, by
     wanted: dict[str, list[str]] = {}
     if not extensions:
         return pages, wanted
-    page = template.get("extension.html.j2")
     for t in extensions:
         uri = str(t.data["uri"])
         where = site_dir(uri)
@@ -47,7 +46,7 @@ def extension_pages(typed: list[Typed], cards: list[Card]) -> tuple[dict[str, by
         ext.setdefault("depends_on", [])  # optional in extension-schema
         ext.setdefault("required", False)
         schema = json.dumps(t.data.get("params_schema"), indent=2, ensure_ascii=False, sort_keys=True)
-        pages[path] = page.render(ext=ext, schema=schema, users=users).encode("utf-8")
+        pages[path] = template.render_bytes("extension.html.j2", ext=ext, schema=schema, users=users)
     return pages, wanted
 
 
