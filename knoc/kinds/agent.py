@@ -174,9 +174,9 @@ def join_site(host: str, path: str) -> str:
     return f"{host}/{path}" if host and path else host or path
 
 
-@dataclass(frozen=True)
-class Card:
-    """A published card: whose it is and its projection."""
+class Card(NamedTuple):
+    """A published card: whose it is and its projection (a tuple: a warm
+    check makes one for each of a hundred thousand agents)."""
 
     slug: str  # the agent's
     source: str  # the agent's source file, repo-relative

@@ -77,11 +77,13 @@ def etag_rules(digests: dict[str, str]) -> dict[str, bytes]:
     that reads only the first rules (Cloudflare Pages reads 100) still gets
     every type."""
     rules: dict[str, list[str]] = {}
-    for rel, digest in sorted(digests.items()):
-        if rel.startswith(SITE) and (is_card(rel) or rel.endswith("/" + AI_CATALOG_FILE)):
-            host, _, inside = rel[len(SITE):].partition("/")
-            rules.setdefault(host, []).append(f"/{inside}\n  ETag: {_quoted(digest)}\n")
+    for rel in sorted(r for r in digests if r.endswith(_ETAGGED) and r.startswith(SITE)):  # C-level filter first
+        host, _, inside = rel[len(SITE):].partition("/")
+        rules.setdefault(host, []).append(f"/{inside}\n  ETag: \"{digests[rel]}\"\n")
     return {host: "".join(lines).encode("utf-8") for host, lines in rules.items()}
+
+
+_ETAGGED = tuple("/" + name for name in (CARD_FILE, LEGACY_CARD_FILE, AI_CATALOG_FILE))  # what is_card matches too
 
 
 def _quoted(digest: str) -> str:
