@@ -7,6 +7,7 @@ from __future__ import annotations
 import struct
 import zlib
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, NamedTuple
 
 from knoc.diagnostics import JsonPath
@@ -66,8 +67,8 @@ class Agent:
     service_class: str | None
     composes: list[str]  # slugs of agents this one delegates to
 
-    @property
-    def slug(self) -> str:
+    @cached_property
+    def slug(self) -> str:  # cached: the link stage asks for it a dozen times an agent
         return str(self.typed.data["slug"])
 
     @property

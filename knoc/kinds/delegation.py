@@ -34,15 +34,18 @@ class Delegation(NamedTuple):
 
 def check(agents: list[Agent], target: str) -> list[Diagnostic]:
     # An agent its spec rejects has no contract to judge (its file already has errors).
-    agents = [a for a in agents if a.typed.valid]
-    by_slug = {a.slug: a for a in agents}
-    contracts = {a.slug: contract_of(a.card, a.service_class, target) for a in agents}
+    valid = [a for a in agents if a.typed.valid]
+    by_slug = {a.slug: a for a in valid}
     links: dict[str, list[Delegation]] = {}
     diags: list[Diagnostic] = []
-    for agent in agents:
+    for agent in valid:
         for link in _links(agent, by_slug):
             links.setdefault(agent.slug, []).append(link)
             diags += _vocabulary(link)
+    # Only agents on some link have a contract to judge: most of a large repo delegates nothing.
+    on_links = links.keys() | {link.target.slug for ls in links.values() for link in ls}
+    agents = [a for a in valid if a.slug in on_links]
+    contracts = {a.slug: contract_of(a.card, a.service_class, target) for a in agents}
     trouble = _trouble(agents, links, contracts)
     for chain_links in links.values():
         for link in chain_links:
