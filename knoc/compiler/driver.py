@@ -70,7 +70,7 @@ def compile_repo(config: Config, use_cache: bool = False, progress: Progress = q
     publish one, or fail the build."""
     report, layout = Report(), config.layout
     paths = files.discover(config.root, [config.specs, config.content])
-    spec_sources = [s for p in paths if layout.collection_of(p) == "specs" if (s := _read(config, p, report))]
+    spec_sources = [s for p in paths if p.startswith(f"{layout.specs}/") if (s := _read(config, p, report))]
     loaded = {s.rel: parse_source(s, layout) for s in spec_sources}
     spec_sources += _builtin_specs(loaded, layout)
     specs, found = compile_specs([e for e in loaded.values() if isinstance(e, Entity)])

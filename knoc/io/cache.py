@@ -250,6 +250,6 @@ def _write(path: Path, value: Any) -> None:
         ignore = path.parent / ".gitignore"
         if not ignore.exists():
             ignore.write_text("# written by knoc: this folder is a cache\n*\n", encoding="utf-8")
-        atomic_write(path, MAGIC + zlib.crc32(payload).to_bytes(4, "big") + payload)
+        atomic_write(path, MAGIC + zlib.crc32(payload).to_bytes(4, "big"), payload)
     except OSError:
         pass

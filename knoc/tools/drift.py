@@ -29,8 +29,9 @@ def drift(expected: Mapping[str, bytes], want: dict[str, str], actual: dict[str,
     differ, that is the one finding."""
     hint = f"run `knoc build` and commit {out}" + (
         f"; if you already ran it, stage it: `git add {out}`" if in_hook else "")
-    # Sets first: on a large tree almost every file matches, and only the rest need sorting.
-    differ = expected.keys() ^ actual.keys() | {p for p in expected.keys() & actual.keys() if want[p] != actual[p]}
+    # As sets of (path, digest), compared in C: on a large tree almost every
+    # file matches, and only the rest need sorting. (`want` has `expected`'s paths.)
+    differ = {path for path, _ in want.items() ^ actual.items()}
     built = targets[0]() if differ and targets is not None else None
     if built is not None and targets is not None and built != targets[1]:
         return [diag("KNO-DRIFT", f"{out} was built for A2A {built}, but the sources compile for A2A {targets[1]}",
