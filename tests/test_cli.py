@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -261,3 +262,56 @@ def test_a_file_written_early_that_the_tree_does_not_hold_is_removed_with_its_fo
                    unchanged=lambda path: False)
     assert tree(out) == {"site/a/.well-known/card.json": b"final", "manifest.json": b"{}"}
     assert not (out / "site/b").exists()
+
+
+SEARCH_CARD = "site/agents.possibility.space/catalog-search/.well-known/agent-card.json"
+STEWARD_CARD = "site/agents.possibility.space/schema-steward/.well-known/agent-card.json"
+SENTINEL_CARD = "site/agents.possibility.space/drift-sentinel/.well-known/agent-card.json"
+
+
+def _edit_search_description(repo: Path, mark: str) -> None:
+    edit(repo, "content/agent-blueprints/catalog-search.kno", "  description: Searches",
+         f"  description: {mark} Searches")
+
+
+def test_a_rebuild_links_the_files_it_would_write_unchanged(repo: Path, knoc) -> None:  # type: ignore[no-untyped-def]
+    """After one edit, the old tree's unchanged files are hard-linked into
+    the new one (same inode, same mtime), the edited card is written anew,
+    and the tree is byte for byte what a build from scratch gives."""
+    assert knoc("build", root=repo)[0] == 0
+    build = repo / "build"
+    steward = (build / STEWARD_CARD).stat()
+    search = (build / SEARCH_CARD).stat()
+    _edit_search_description(repo, "Edited.")
+    assert knoc("build", root=repo)[0] == 0
+    now = (build / STEWARD_CARD).stat()
+    assert (now.st_ino, now.st_mtime_ns) == (steward.st_ino, steward.st_mtime_ns)
+    assert (build / SEARCH_CARD).stat().st_ino != search.st_ino
+    assert b"Edited. Searches" in (build / SEARCH_CARD).read_bytes()
+    assert all(p.stat().st_nlink == 1 for p in build.rglob("*") if p.is_file())  # the old tree is gone
+    linked = tree(build)
+    shutil.rmtree(build)
+    shutil.rmtree(repo / ".knoc-cache")
+    assert knoc("build", root=repo)[0] == 0
+    assert tree(build) == linked
+
+
+def test_a_rebuild_writes_afresh_what_it_may_not_link(repo: Path, knoc, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """A file linked from elsewhere (a deploy copy made with hard links) is
+    not shared with the new tree, and a symlink, even to the right bytes,
+    never enters it: both are written as plain files."""
+    assert knoc("build", root=repo)[0] == 0
+    build = repo / "build"
+    deployed = tmp_path / "deployed.json"
+    os.link(build / STEWARD_CARD, deployed)
+    outside = tmp_path / "outside.json"
+    outside.write_bytes((build / SENTINEL_CARD).read_bytes())
+    (build / SENTINEL_CARD).unlink()
+    (build / SENTINEL_CARD).symlink_to(outside)
+    _edit_search_description(repo, "Edited.")
+    assert knoc("build", root=repo)[0] == 0
+    assert (build / STEWARD_CARD).stat().st_ino != deployed.stat().st_ino
+    assert (build / STEWARD_CARD).read_bytes() == deployed.read_bytes()
+    assert not (build / SENTINEL_CARD).is_symlink()
+    assert (build / SENTINEL_CARD).read_bytes() == outside.read_bytes()
+    assert outside.stat().st_nlink == 1

@@ -4,17 +4,17 @@ already holds exactly what the sources give: then nothing is written)."""
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
-from knoc.app.common import compile_cached, on_disk_digests
+from knoc.app.common import compile_cached, digests, on_disk
 from knoc.app.outcome import Outcome, UsageError, fails
 from knoc.app.signing import key_signer, signed_by
 from knoc.compiler.driver import Progress, Result, quiet
 from knoc.config import Config
 from knoc.diagnostics import diag
 from knoc.io import background, git
-from knoc.io.cache import OutputMemo
+from knoc.io.cache import OutputMemo, Stat
 from knoc.io.tree import OutputError, Staging, stat_tree
 from knoc.output.tree import MANIFEST, Tree
 
@@ -28,14 +28,19 @@ def build(config: Config, *, use_cache: bool, fail_on_warning: bool, stage: bool
     add` it: what the pre-commit hook `knoc-build` does). With signing keys,
     every card is signed and each host publishes its key set."""
     signer = key_signer(config, sign_keys)
-    on_disk = background.start(functools.partial(on_disk_digests, config, use_cache))  # meanwhile, on another core
+    # build/ as it is, scanned meanwhile on another core: what to compare with, what to reuse.
+    scan = functools.cache(background.start(functools.partial(on_disk, config, use_cache)))
     out = config.output + "/"
     staging = Staging(config.out_dir, MANIFEST)
+
+    def write_early(cards: Tree) -> None:
+        staging.write_early(cards, _reusable(scan()[0], cards.digest))
+
     try:
         # Freshly compiled cards are written during the link stage, which
         # leaves a core free (signed ones only once signed, at the end).
-        result = compile_cached(config, use_cache, progress, signer, early=None if signer else staging.write_early)
-        current = on_disk()[0] == result.digests  # build/ already holds exactly this: rewrite nothing
+        result = compile_cached(config, use_cache, progress, signer, early=None if signer else write_early)
+        current = digests(scan()[0]) == result.digests  # build/ already holds exactly this: rewrite nothing
         diags = result.report.sorted()
         if signer is None and signed_by(config) is not None:  # no key this time: say so before the signatures go
             diags.append(diag("KNO-UNSIGNED", f"{out} is signed, and this build is not: its cards lose their "
@@ -45,7 +50,8 @@ def build(config: Config, *, use_cache: bool, fail_on_warning: bool, stage: bool
         if written and not current:
             progress("writing", 0, len(result.files))
             try:
-                staging.finish(result.files, functools.partial(_same_card, result.files, staging.early))
+                staging.finish(result.files, functools.partial(_same_card, result.files, staging.early),
+                               _reusable(scan()[0], result.digests.get))
             except OutputError as exc:
                 raise UsageError("KNO-OUTPUT", str(exc),
                                  "move those files away, or set another `output` in knoc.toml") from None
@@ -77,6 +83,11 @@ def _summary(config: Config, result: Result, written: bool, current: bool, stage
         shown = ", ".join(private[:5]) + (f" and {len(private) - 5} more" if len(private) > 5 else "")
         summary += f"; not published: {len(private)} private agent{'s' if len(private) != 1 else ''} ({shown})"
     return summary
+
+
+def _reusable(old: dict[str, Stat], digest: Callable[[str], str | None]) -> dict[str, Stat]:
+    """The files of the old tree that hold the bytes the new one wants at their path."""
+    return {rel: st for rel, st in old.items() if digest(rel) == st[2]}
 
 
 def _same_card(tree: Mapping[str, bytes], early: Mapping[str, bytes], path: str) -> bool:

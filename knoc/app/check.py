@@ -7,7 +7,7 @@ import functools
 import os
 import re
 
-from knoc.app.common import compile_cached, on_disk_digests
+from knoc.app.common import compile_cached, digests, on_disk
 from knoc.app.outcome import Outcome
 from knoc.app.signing import adopter
 from knoc.compiler.driver import Progress, quiet
@@ -21,10 +21,11 @@ from knoc.tools.drift import drift
 def check(config: Config, *, use_cache: bool, progress: Progress = quiet) -> Outcome:
     out = config.output + "/"
     in_hook = os.environ.get("PRE_COMMIT") == "1"
-    on_disk = background.start(functools.partial(on_disk_digests, config, use_cache, in_hook))
+    scan = background.start(functools.partial(on_disk, config, use_cache, in_hook))
     signed = adopter(config)  # a signed build is checked without the key
     result = compile_cached(config, use_cache, progress, signed)
-    actual, seen_before = on_disk()
+    stats, seen_before = scan()
+    actual = digests(stats)
     if not result.ok:
         return Outcome("knoc check", result.report.sorted(), result.inputs, f"{out} not compared")
     if in_hook and actual != result.digests and seen_before == result.digests:

@@ -11,7 +11,7 @@ from knoc.app.outcome import Outcome, UsageError
 from knoc.compiler.driver import Progress, Result, compile_repo, quiet
 from knoc.config import Config, ConfigError, find_root, load_config
 from knoc.io import files, tree
-from knoc.io.cache import OutputMemo
+from knoc.io.cache import OutputMemo, Stat
 
 if TYPE_CHECKING:
     from knoc.output.signed import CardSigner
@@ -36,18 +36,21 @@ def compile_cached(config: Config, use_cache: bool, progress: Progress = quiet,
     return result
 
 
-def on_disk_digests(config: Config, use_cache: bool, in_hook: bool = False
-                    ) -> tuple[dict[str, str], dict[str, str]]:
-    """The sha256 of each file under build/ (through the memo of its
-    stats), and of each file the previous run saw there. In a pre-commit
-    hook the memo is not updated: what it sees is the staged tree, which
-    pre-commit puts back as it was."""
+def on_disk(config: Config, use_cache: bool, in_hook: bool = False) -> tuple[dict[str, Stat], dict[str, str]]:
+    """The size, mtime and sha256 of each file under build/ (through the
+    memo of its stats), and the sha256 of each file the previous run saw
+    there. In a pre-commit hook the memo is not updated: what it sees is
+    the staged tree, which pre-commit puts back as it was."""
     memo = OutputMemo.open(config.root, use_cache)
     before = memo.snapshot
     now = tree.scan_tree(config.out_dir, before)
     if not in_hook:
         memo.update(now)
-    return {rel: st[2] for rel, st in now.files.items()}, {rel: st[2] for rel, st in before.files.items()}
+    return now.files, digests(before.files)
+
+
+def digests(stats: dict[str, Stat]) -> dict[str, str]:
+    return {rel: st[2] for rel, st in stats.items()}
 
 
 def rel(root: Path, path: Path) -> str:

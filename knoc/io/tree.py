@@ -9,6 +9,7 @@ import functools
 import hashlib
 import json
 import os
+import stat
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
@@ -57,9 +58,11 @@ class Staging:
     compiling the rest (`write_early`); `finish` writes what is left.
 
     Files are written on `writers` threads (0: one per core, at least two):
-    creating a file is mostly kernel time, which threads overlap. Until
-    `finish` swaps it in, the tree is a hidden folder beside `out`, which
-    `abort` (or the next run's `swap.recover`) removes."""
+    creating a file is mostly kernel time, which threads overlap. A file
+    the old tree at `out` already holds with the same bytes is hard-linked
+    from it instead (`reuse`; see `_link_old`). Until `finish` swaps it in,
+    the tree is a hidden folder beside `out`, which `abort` (or the next
+    run's `swap.recover`) removes."""
 
     def __init__(self, out: Path, manifest: str = "manifest.json", writers: int = 0) -> None:
         self.out, self.manifest = out, manifest
@@ -70,27 +73,32 @@ class Staging:
         self._thread: threading.Thread | None = None
         self._failed: list[BaseException] = []
         self._pending: pool.Batches[str] = pool.Batches([])  # what write_early has not yet begun
+        self.reuse: Mapping[str, Stat] = {}
 
-    def write_early(self, files: Mapping[str, bytes]) -> None:
-        """Start writing `files` on a background thread."""
+    def write_early(self, files: Mapping[str, bytes], reuse: Mapping[str, Stat] | None = None) -> None:
+        """Start writing `files` on a background thread. `reuse`: the files of
+        the old tree that hold what `files` does at their path, as the scan
+        of it saw them (size, mtime, sha256)."""
         _refuse_unsafe(files)
         new = self._begin()
-        self.early, self._pending = files, pool.Batches(list(files), BATCH)
+        self.early, self._pending, self.reuse = files, pool.Batches(list(files), BATCH), reuse or {}
         self._thread = threading.Thread(target=self._write_early, args=(new,), daemon=True)
         self._thread.start()
 
     def _write_early(self, new: Path) -> None:
         try:  # one thread fewer: the caller is compiling on a core
-            _write_all(new, self.early, self._pending, max(1, self.writers - 1), self._stop)
+            _write_all(self, new, self.early, self._pending, max(1, self.writers - 1))
         except BaseException as exc:  # handed to finish(), which raises it
             self._failed.append(exc)
 
-    def finish(self, files: Mapping[str, bytes], unchanged: Callable[[str], bool] = lambda _: False) -> None:
+    def finish(self, files: Mapping[str, bytes], unchanged: Callable[[str], bool] = lambda _: False,
+               reuse: Mapping[str, Stat] | None = None) -> None:
         """Make `files` the tree at `out`. `unchanged(path)`: whether what
-        `write_early` wrote at `path` is what `files` holds there."""
+        `write_early` wrote at `path` is what `files` holds there; `reuse`
+        as for `write_early`."""
         try:
             if self.new is not None:  # every thread helps with what write_early has not reached
-                _write_all(self.new, self.early, self._pending, self.writers, self._stop)
+                _write_all(self, self.new, self.early, self._pending, self.writers)
             self._join()
             if self._failed:
                 raise self._failed[0]
@@ -101,7 +109,8 @@ class Staging:
             _refuse_unsafe(rest)  # the rest were checked when handed to write_early
             for path in self.early.keys() - kept:  # written early, but not (or not so) in the tree
                 _unlink(new, path)
-            _write_all(new, files, pool.Batches(rest, BATCH), self.writers, self._stop)
+            self.reuse = reuse or {}
+            _write_all(self, new, files, pool.Batches(rest, BATCH), self.writers)
             os.chmod(new, 0o755)
             swap.swap_in(new, self.out)
             self.new = None
@@ -151,12 +160,14 @@ def _refuse_unsafe(files: Iterable[str]) -> None:
 BATCH = 64  # paths a writer takes at a time; even: a card and its twin (next to each other) share a folder
 
 
-def _write_all(new: Path, files: Mapping[str, bytes], paths: pool.Batches[str], writers: int,
-               stop: threading.Event) -> None:
-    pool.on_threads(functools.partial(_write_files, f"{new}/", files, paths, stop), writers, stop)
+def _write_all(staging: Staging, new: Path, files: Mapping[str, bytes], paths: pool.Batches[str], writers: int
+               ) -> None:
+    work = functools.partial(_write_files, f"{new}/", files, paths, staging._stop, f"{staging.out}/", staging.reuse)
+    pool.on_threads(work, writers, staging._stop)
 
 
-def _write_files(base: str, files: Mapping[str, bytes], paths: pool.Batches[str], stop: threading.Event) -> None:
+def _write_files(base: str, files: Mapping[str, bytes], paths: pool.Batches[str], stop: threading.Event,
+                 old: str, reuse: Mapping[str, Stat]) -> None:
     """`base` is a fresh private folder (mkdtemp): nothing else is in it."""
     made: set[str] = set()
     while batch := paths.take():
@@ -167,6 +178,8 @@ def _write_files(base: str, files: Mapping[str, bytes], paths: pool.Batches[str]
             if folder and folder not in made:
                 os.makedirs(base + folder, exist_ok=True)  # another thread may make it too
                 made.add(folder)
+            if rel in reuse and _link_old(old + rel, base + rel, reuse[rel]):
+                continue
             fd = os.open(base + rel, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # less the umask, as open() does
             try:
                 left = memoryview(files[rel])
@@ -174,6 +187,27 @@ def _write_files(base: str, files: Mapping[str, bytes], paths: pool.Batches[str]
                     left = left[os.write(fd, left):]
             finally:
                 os.close(fd)
+
+
+def _link_old(old: str, new: str, seen: Stat) -> bool:
+    """Hard-link the old tree's file at `new` instead of writing the same
+    bytes again: less to write, less to free when the old tree goes, and
+    git's index still knows the file (same inode, same mtime). Only a
+    regular file with no other link, with the size and mtime the scan that
+    hashed it saw; and if it was swapped for another file (or a symlink)
+    before the link, the link is undone and the caller writes the bytes."""
+    try:
+        st = os.lstat(old)
+        if not stat.S_ISREG(st.st_mode) or st.st_nlink != 1 or (st.st_size, st.st_mtime_ns) != seen[:2]:
+            return False
+        os.link(old, new)  # a symlink is linked as itself, never followed: caught below
+        got = os.lstat(new)
+    except OSError:
+        return False
+    if (got.st_ino, got.st_dev) == (st.st_ino, st.st_dev) and stat.S_ISREG(got.st_mode):
+        return True
+    os.unlink(new)
+    return False
 
 
 def read(out: Path, rel: str) -> bytes:

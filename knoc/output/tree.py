@@ -112,6 +112,14 @@ class Tree(Mapping[str, bytes]):
     def __contains__(self, path: object) -> bool:  # Mapping's would unpack the card
         return path in self._files or path in self._cards
 
+    def digest(self, path: str) -> str | None:
+        """The sha256 of a card left unpacked (None for any other file)."""
+        found = self._cards.get(path)
+        if found is None:
+            return None
+        projection, legacy = found
+        return projection.legacy_digest or projection.digest if legacy else projection.digest
+
     def card(self, path: str) -> tuple[Projection, bool] | None:
         """The card a path holds (and whether as its agent.json), if it is
         one left unpacked."""
