@@ -4,6 +4,7 @@ a damaged cache is detected and rebuilt rather than trusted."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -141,3 +142,59 @@ def test_an_edit_that_keeps_size_and_mtime_is_seen_right_after_a_save(knoc: Knoc
     assert path.stat().st_size == before.st_size
     warm, cold = warm_and_cold(knoc, built)
     assert warm == cold and "stale: build/site/" in warm[1]
+
+
+def test_the_link_stage_files_are_kept_as_they_are_and_checked(knoc: Knoc, built: Path) -> None:
+    """The index and pages the link stage rendered are stored under
+    files/, named by their sha256; one changed or gone there is not
+    trusted: the link stage runs again."""
+    stored = {p.name: p.read_bytes() for p in (built / DIR / "files").iterdir()}
+    domains = (built / "build/index/domains.json").read_bytes()
+    assert stored[hashlib.sha256(domains).hexdigest()] == domains
+    for damage in ("change", "delete"):
+        blob = built / DIR / "files" / hashlib.sha256(domains).hexdigest()
+        if damage == "change":
+            blob.write_bytes(blob.read_bytes().replace(b"domains", b"DOMAINS", 1))
+        else:
+            blob.unlink()
+        edit(built / BLUEPRINT, "  description: ", f"  description: ({damage}) ")
+        warm, cold = warm_and_cold(knoc, built)
+        assert warm == cold and warm[0] == 1
+        assert knoc("build", root=built)[0] == 0
+        assert (built / "build/index/domains.json").read_bytes() == domains
+
+
+def test_the_link_stage_files_of_older_builds_are_dropped(knoc: Knoc, built: Path) -> None:
+    def outputs() -> set[str]:
+        return {hashlib.sha256(p.read_bytes()).hexdigest() for p in (built / "build").rglob("*") if p.is_file()}
+
+    search, was = built / "content/agent-blueprints/catalog-search.kno", "domains: [schemas, entity-health]"
+    builds = [outputs()]
+    for domains in ("[schemas]", "[entity-health]", "[]"):  # each gives the index and catalog other bytes
+        edit(search, was, f"domains: {domains}")
+        was = f"domains: {domains}"
+        assert knoc("build", root=built)[0] == 0
+        builds.append(outputs())
+    stored = {p.name for p in (built / DIR / "files").iterdir()}
+    assert stored - builds[-2] - builds[-1] == set()  # this build's and the one before's, nothing older
+    assert stored & (builds[0] - builds[-2] - builds[-1])  == set()
+    assert builds[0] - builds[-2] - builds[-1]  # there was something older to drop
+
+
+def test_a_stored_file_damaged_behind_its_stat_stops_the_run_once(knoc: Knoc, built: Path) -> None:
+    """Damage that keeps a stored file's size and mtime is only found as
+    the file is read: that run stops with KNO-CACHE (no traceback, build/
+    untouched), the file is dropped, and the next run is whole again."""
+    domains = built / "build/index/domains.json"
+    good = domains.read_bytes()
+    blob = built / DIR / "files" / hashlib.sha256(good).hexdigest()
+    st = blob.stat()
+    blob.write_bytes(good.replace(b"domains", b"DOMAINS", 1))
+    os.utime(blob, ns=(st.st_atime_ns, st.st_mtime_ns))
+    domains.unlink()  # so the build must write it from the cache
+    edit(built / BLUEPRINT, "  description: ", "  description: (damaged) ")
+    code, _, err = knoc("build", root=built)
+    assert code == 2 and "KNO-CACHE" in err and "Traceback" not in err
+    assert not domains.exists() and not blob.exists()
+    assert knoc("build", root=built)[0] == 0
+    assert domains.read_bytes() == good

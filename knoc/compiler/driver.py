@@ -28,7 +28,7 @@ from knoc.config import Config
 from knoc.diagnostics import Diagnostic, Report, SourceFile
 from knoc.diagnostics.internal import has_internal, internal
 from knoc.io import files, pool
-from knoc.io.cache import Cache, Linked, Source, salt
+from knoc.io.cache import Cache, Source, salt
 from knoc.kinds.agent import Card, agent_of
 from knoc.kinds.entity import BUILTIN, Entity, Layout, is_public, kind_of
 from knoc.kinds.facts import facts
@@ -170,14 +170,14 @@ def _link(sources: list[SourceFile], results: dict[str, FileResult], specs: Spec
     digests = {s.rel: s.digest for s in sources}
     key = hashlib.sha256("\n".join(f"{s.rel}\0{results[s.rel].link_key}" for s in sources)
                          .encode("utf-8")).hexdigest()
-    link = LinkResult.decode(cache.get_link(key, digests))
+    link = LinkResult.restore(cache.get_link(key, digests))
     if link is None:
         try:
             link = link_repo(sources, results, specs, target, layout)
         except Exception as exc:  # a bug: reported, never cached
             return LinkResult([internal(exc)], {}, [], {}, {})
         pinned = {d.file: digests[d.file] for d in link.diags if d.file in digests}
-        cache.link = Linked(key, pinned, link.encode())
+        cache.keep_link(key, pinned, link.encode(), link.files, link.digests)
     return link
 
 

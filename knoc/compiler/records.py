@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -62,15 +63,27 @@ class LinkResult(Record):
     diags: list[Diagnostic]
     agents: dict[str, str]  # slug -> source, of every agent, public or not
     published: list[tuple[str, str]]  # (slug, source) of each card to publish, in order
-    files: dict[str, bytes]  # what it writes: the runtime index, catalog and extension pages
+    # What it writes: the runtime index, catalog and extension pages. Not
+    # encoded: the cache keeps them as files of their own (Cache.keep_link).
+    files: Mapping[str, bytes]
     digests: dict[str, str]  # sha256 of each of `files`, kept so a warm run need not rehash megabytes
 
     def _encode_field(self, name: str) -> Any:
+        if name == "files":
+            return None
         return [d.to_dict() for d in self.diags] if name == "diags" else getattr(self, name)
 
     @classmethod
     def _from_fields(cls, values: list[Any]) -> LinkResult:
-        diags, agents, published, files, digests = values
-        if not all(isinstance(v, dict) for v in (agents, files, digests)):
+        diags, agents, published, _, digests = values
+        if not all(isinstance(v, dict) for v in (agents, digests)):
             raise ValueError("not a link result")
-        return cls([from_dict(d) for d in diags], agents, [(str(s), str(r)) for s, r in published], files, digests)
+        return cls([from_dict(d) for d in diags], agents, [(str(s), str(r)) for s, r in published], {}, digests)
+
+    @classmethod
+    def restore(cls, stored: tuple[Any, Mapping[str, bytes]] | None) -> LinkResult | None:
+        """A result the cache kept: its findings, and its files as the cache reads them."""
+        link = None if stored is None else cls.decode(stored[0])
+        if link is not None and stored is not None:
+            link.files = stored[1]
+        return link

@@ -11,7 +11,10 @@ It keeps two layers, so a check redoes only what an edit affects:
   index) found, under a key made of every source's link key. An edit that
   changes no entity's facts and no card's summary (say, description or
   skill text) reuses it. Its findings also pin the bytes of the files they
-  point into, since their line numbers come from there.
+  point into, since their line numbers come from there. The files it
+  rendered (the index, the catalog page: tens of megabytes at 100,000
+  agents) are kept as they are in `files/`, named by their sha256, and read
+  only when asked for: a check that finds them unchanged never does.
 
 `outputs.bin` keeps the size, mtime and sha256 of each file under build/,
 so an unchanged build/ is compared without reading it (as git's index
@@ -29,16 +32,18 @@ import marshal
 import os
 import time
 import zlib
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-from knoc.io.files import atomic_write
+from knoc.io.files import atomic_write, stat
 from knoc.io.records import Record
 
 DIR = ".knoc-cache"
-MAGIC = b"knoc-cache 9\n"  # bump when the file layout changes; records carry their own versions
+MAGIC = b"knoc-cache 10\n"  # bump when the file layout changes; records carry their own versions
 SHARDS = 64
+FILES = "files"  # the link stage's rendered files, by sha256
 RACY_NS = 2_000_000_000  # mtimes this close to a save are not trusted
 
 # Per output file: (size, mtime_ns, sha256) as last written or read.
@@ -72,11 +77,55 @@ class Source(Record):
 @dataclass(slots=True)
 class Linked(Record):
     """The link stage's findings under the key of every source's link key,
-    with the sha256 of each file its findings point into."""
+    with the sha256 of each file its findings point into, and the files it
+    rendered: (sha256, size, mtime) of each, by path, as stored in `files/`."""
+
+    VERSION: ClassVar[int] = 2
 
     key: str
     pinned: dict[str, str]
     payload: Any
+    files: dict[str, Stat] = field(default_factory=dict)
+
+    @classmethod
+    def _from_fields(cls, values: list[Any]) -> Linked:
+        key, pinned, payload, files = values
+        if not (isinstance(pinned, dict) and isinstance(files, dict)
+                and all(isinstance(f, tuple) and len(f) == 3 for f in files.values())):
+            raise ValueError("not a link layer")
+        return cls(key, pinned, payload, files)
+
+
+class CacheDamaged(Exception):
+    """A stored file read too late to compute it afresh is not what was stored."""
+
+
+class StoredFiles(Mapping[str, bytes]):
+    """The link stage's files as the cache keeps them, each read when asked
+    for and checked against its sha256. One that fails is removed, so the
+    next run computes it afresh, and CacheDamaged is raised."""
+
+    def __init__(self, folder: Path, files: dict[str, Stat]) -> None:
+        self._folder, self._files = folder, files
+
+    def __getitem__(self, path: str) -> bytes:
+        blob = self._folder / self._files[path][2]
+        try:
+            data = blob.read_bytes()
+        except OSError as exc:
+            data, why = b"", exc.strerror
+        else:
+            why = "its bytes no longer match its sha256"
+        if hashlib.sha256(data).hexdigest() != blob.name:
+            blob.unlink(missing_ok=True)
+            raise CacheDamaged(f"{DIR}/{FILES}/{blob.name} ({path}) is damaged: {why}")
+        return data
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._files)
+
+    def __len__(self) -> int:
+        return len(self._files)
 
 
 @dataclass
@@ -91,6 +140,7 @@ class Cache:
     _racy: set[str] = field(default_factory=set)  # sources stored with an mtime too near their save
     _stored: list[dict[str, Source]] = field(default_factory=lambda: [{} for _ in range(SHARDS)])
     _link_stored: Linked | None = None
+    _link_files: Mapping[str, bytes] = field(default_factory=dict)  # to store with `link`, by path
 
     @classmethod
     def off(cls) -> Cache:
@@ -132,12 +182,30 @@ class Cache:
         hit = self.sources.get(rel)
         return hit.entry if hit is not None and hit.digest == digest else None
 
-    def get_link(self, key: str, digests: dict[str, str]) -> Any:
-        if self.link is None or self.link.key != key:
+    def get_link(self, key: str, digests: dict[str, str]) -> tuple[Any, Mapping[str, bytes]] | None:
+        """The link stage's findings and files stored under `key`, if the
+        files its findings point into still have the bytes they had, and
+        its own files are still as they were stored."""
+        link = self.link
+        if link is None or link.key != key or self.folder is None:
             return None
-        if any(digests.get(rel) != sha for rel, sha in self.link.pinned.items()):
+        if any(digests.get(rel) != sha for rel, sha in link.pinned.items()):
             return None
-        return self.link.payload
+        for size, mtime, digest in link.files.values():
+            try:
+                st = os.stat(self.folder / FILES / digest)
+            except OSError:
+                return None
+            if (st.st_size, st.st_mtime_ns) != (size, mtime):
+                return None
+        return link.payload, StoredFiles(self.folder / FILES, link.files)
+
+    def keep_link(self, key: str, pinned: dict[str, str], payload: Any, files: Mapping[str, bytes],
+                  digests: Mapping[str, str]) -> None:
+        """Store the link stage's findings (`payload`) and files (with their
+        sha256) at the next save."""
+        self.link = Linked(key, pinned, payload, {path: (0, 0, digests[path]) for path in files})
+        self._link_files = files
 
     def save(self) -> None:
         """Write back the shards and the link layer that changed (sources
@@ -154,7 +222,32 @@ class Cache:
                 _write(self.folder / f"sources-{i:02x}.bin",
                        (self.salt, (now, {rel: v.encode() for rel, v in shard.items()})))
         if self.link is not self._link_stored and self.link is not None:
+            self._store_files(self.link)
             _write(self.folder / "link.bin", (self.salt, self.link.encode()))
+
+    def _store_files(self, link: Linked) -> None:
+        """Write the link stage's files as they are (no copy into link.bin: at
+        100,000 agents they are over 100 MB), and forget those neither this
+        link layer nor the one it replaces names (a run still reading the
+        old one finds its files)."""
+        assert self.folder is not None
+        store = self.folder / FILES
+        try:
+            for path, (_, _, digest) in link.files.items():
+                blob = store / digest
+                st = stat(blob)
+                if st is None or st.st_size != len(self._link_files[path]):
+                    atomic_write(blob, self._link_files[path])
+                    st = os.stat(blob)
+                link.files[path] = (st.st_size, st.st_mtime_ns, digest)
+            kept = {d for _, _, d in link.files.values()}
+            kept |= {d for _, _, d in self._link_stored.files.values()} if self._link_stored else set()
+            for old in store.iterdir():
+                if old.name not in kept:
+                    old.unlink(missing_ok=True)
+        except OSError:
+            link.files.clear()  # best effort, as every write here: the layer is then never reused
+            link.key = ""
 
 
 def _shard_shape(value: Any) -> bool:

@@ -93,24 +93,31 @@ class Tree(Mapping[str, bytes]):
     is unpacked only when its bytes are read (as it is written): a hundred
     thousand of them unpacked at once would not fit in memory."""
 
-    def __init__(self, files: dict[str, bytes], cards: dict[str, tuple[Projection, bool]]) -> None:
+    def __init__(self, files: dict[str, bytes], cards: dict[str, tuple[Projection, bool]],
+                 linked: Mapping[str, bytes] | None = None) -> None:
+        """`linked`: the link stage's files, perhaps read from the cache only
+        when asked for; `files` and `cards` take precedence over them."""
         self._files = files
         self._cards = cards  # path -> (projection, whether the path is its agent.json)
+        self._linked = linked or {}
+        self._linked_paths = [p for p in self._linked if p not in files and p not in cards]
 
     def __getitem__(self, path: str) -> bytes:
         if path in self._files:
             return self._files[path]
-        projection, legacy = self._cards[path]
-        return projection.legacy_card()[0] if legacy else projection.body
+        if path in self._cards:
+            projection, legacy = self._cards[path]
+            return projection.legacy_card()[0] if legacy else projection.body
+        return self._linked[path]
 
     def __iter__(self) -> Iterator[str]:
-        return itertools.chain(self._cards, self._files)
+        return itertools.chain(self._cards, self._files, self._linked_paths)
 
     def __len__(self) -> int:
-        return len(self._files) + len(self._cards)
+        return len(self._files) + len(self._cards) + len(self._linked_paths)
 
     def __contains__(self, path: object) -> bool:  # Mapping's would unpack the card
-        return path in self._files or path in self._cards
+        return path in self._files or path in self._cards or path in self._linked
 
     def digest(self, path: str) -> str | None:
         """The sha256 of a card left unpacked (None for any other file)."""
@@ -135,7 +142,7 @@ class Tree(Mapping[str, bytes]):
         return cls({}, cards)
 
 
-def render(cards: list[Card], linked: dict[str, bytes], linked_digests: dict[str, str], inputs: list[Input],
+def render(cards: list[Card], linked: Mapping[str, bytes], linked_digests: dict[str, str], inputs: list[Input],
            target: str, operator: tuple[tuple[str, str], ...] = (), signer: CardSigner | None = None
            ) -> tuple[Tree, dict[str, str]]:
     """Every output file and its sha256, keyed by its path under the build
@@ -161,7 +168,6 @@ def render(cards: list[Card], linked: dict[str, bytes], linked_digests: dict[str
             rel = f"{SITE}{host}/{JWKS_FILE}"
             files[rel] = signer.jwks(rel)
             digests[rel] = sha256(files[rel])
-    files.update(linked)
     digests.update(linked_digests)
     # What follows from card bytes the link stage does not read: joined here.
     joined = host_catalogs(listings, operator)
@@ -176,7 +182,7 @@ def render(cards: list[Card], linked: dict[str, bytes], linked_digests: dict[str
     files.update(headers)
     files[MANIFEST] = dumps(manifest(inputs, digests, target, signer.kids() if signer is not None else None))
     digests[MANIFEST] = sha256(files[MANIFEST])
-    return Tree(files, {p: v for p, v in at.items() if p not in files}), digests
+    return Tree(files, {p: v for p, v in at.items() if p not in files}, linked), digests
 
 
 def _sign(files: dict[str, bytes], digests: dict[str, str], signer: CardSigner, card: Card, written: Written,
