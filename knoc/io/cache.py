@@ -78,7 +78,7 @@ class Source(Record):
 class Linked(Record):
     """The link stage's findings under the key of every source's link key,
     with the sha256 of each file its findings point into, and the files it
-    rendered: (sha256, size, mtime) of each, by path, as stored in `files/`."""
+    rendered: the size, mtime and sha256 of each, by path, as stored in `files/`."""
 
     VERSION: ClassVar[int] = 2
 

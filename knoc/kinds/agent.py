@@ -160,6 +160,10 @@ class Projection(NamedTuple):
         """The card, as written."""
         return _unpack(self.packed)[0]
 
+    def file_digest(self, legacy: bool) -> str:
+        """The sha256 of the card, or (`legacy`) of its agent.json twin."""
+        return self.legacy_digest or self.digest if legacy else self.digest
+
     def legacy_card(self) -> tuple[bytes, str]:
         """agent.json's bytes and sha256."""
         body, legacy = _unpack(self.packed)

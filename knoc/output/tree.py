@@ -122,10 +122,7 @@ class Tree(Mapping[str, bytes]):
     def digest(self, path: str) -> str | None:
         """The sha256 of a card left unpacked (None for any other file)."""
         found = self._cards.get(path)
-        if found is None:
-            return None
-        projection, legacy = found
-        return projection.legacy_digest or projection.digest if legacy else projection.digest
+        return None if found is None else found[0].file_digest(found[1])
 
     def card(self, path: str) -> tuple[Projection, bool] | None:
         """The card a path holds (and whether as its agent.json), if it is
@@ -160,7 +157,7 @@ def render(cards: list[Card], linked: Mapping[str, bytes], linked_digests: dict[
         listings.append((proj.host, proj.url, listing))
         path, legacy = card_paths(card)
         at[path], at[legacy] = (proj, False), (proj, True)
-        digests[path], digests[legacy] = proj.digest, proj.legacy_digest or proj.digest
+        digests[path], digests[legacy] = proj.file_digest(False), proj.file_digest(True)
         if signer is not None:
             _sign(files, digests, signer, card, proj.written(), (path, legacy))
     if signer is not None:
