@@ -233,6 +233,17 @@ def test_cards_written_during_a_link_stage_that_fails_never_land(repo: Path, kno
     assert [p.name for p in repo.iterdir() if p.name.startswith(".build")] == []
 
 
+def test_a_failed_build_leaves_no_folder_it_made_for_its_output(repo: Path, knoc) -> None:  # type: ignore[no-untyped-def]
+    """With `output = "dist/site/build"` and no dist/, a build whose link
+    stage fails after its cards began to be written leaves no dist/."""
+    edit(repo, "knoc.toml", 'output = "build"', 'output = "dist/site/build"')
+    edit(repo, "content/agent-blueprints/catalog-search.kno", "domains: [schemas, entity-health]",
+         "domains: [schemas, entity-health, no-such-domain]")
+    code, _, err = knoc("build", root=repo)
+    assert code == 1 and "KNO-RESOLVE-DOMAIN" in err
+    assert not (repo / "dist").exists()
+
+
 def test_an_interrupted_link_stage_leaves_the_old_tree(repo: Path, knoc, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     from knoc.compiler import driver
 

@@ -74,6 +74,7 @@ class Staging:
         self._failed: list[BaseException] = []
         self._pending: pool.Batches[str] = pool.Batches([])  # what write_early has not yet begun
         self.reuse: Mapping[str, Stat] = {}
+        self._made: list[Path] = []  # the folders above `out` this run created
 
     def write_early(self, files: Mapping[str, bytes], reuse: Mapping[str, Stat] | None = None) -> None:
         """Start writing `files` on a background thread. `reuse`: the files of
@@ -113,7 +114,7 @@ class Staging:
             _write_all(self, new, files, pool.Batches(rest, BATCH), self.writers)
             os.chmod(new, 0o755)
             swap.swap_in(new, self.out)
-            self.new = None
+            self.new, self._made = None, []
         finally:
             self.abort()
 
@@ -124,10 +125,18 @@ class Staging:
         if self.new is not None:
             swap.remove(self.new)
             self.new = None
+        for folder in self._made:  # a failed build leaves no `dist/` behind for `output = "dist/build"`
+            try:
+                folder.rmdir()
+            except OSError:  # not empty (someone else's now), or gone
+                break
+        self._made = []
 
     def _begin(self) -> Path:
         if self.new is None:
+            missing = [p for p in (self.out.parent, *self.out.parent.parents) if not p.exists()]
             self.out.parent.mkdir(parents=True, exist_ok=True)
+            self._made = missing  # innermost first: what abort removes again, if still empty
             swap.recover(self.out)  # before our own folder exists: it would be taken for debris
             self.new = swap.staging(self.out)
         return self.new
