@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -168,17 +169,38 @@ def test_the_link_stage_files_of_older_builds_are_dropped(knoc: Knoc, built: Pat
     def outputs() -> set[str]:
         return {hashlib.sha256(p.read_bytes()).hexdigest() for p in (built / "build").rglob("*") if p.is_file()}
 
+    def age() -> None:  # as if the files stored so far had been stored an hour ago
+        for p in (built / DIR / "files").iterdir():
+            os.utime(p, (time.time() - 3600,) * 2)
+
     search, was = built / "content/agent-blueprints/catalog-search.kno", "domains: [schemas, entity-health]"
     builds = [outputs()]
     for domains in ("[schemas]", "[entity-health]", "[]"):  # each gives the index and catalog other bytes
+        age()
         edit(search, was, f"domains: {domains}")
         was = f"domains: {domains}"
         assert knoc("build", root=built)[0] == 0
         builds.append(outputs())
     stored = {p.name for p in (built / DIR / "files").iterdir()}
     assert stored - builds[-2] - builds[-1] == set()  # this build's and the one before's, nothing older
-    assert stored & (builds[0] - builds[-2] - builds[-1])  == set()
+    assert stored & (builds[0] - builds[-2] - builds[-1]) == set()
     assert builds[0] - builds[-2] - builds[-1]  # there was something older to drop
+
+
+def test_files_another_run_stored_just_now_are_left_for_it(knoc: Knoc, built: Path) -> None:
+    """A run stores its link stage's files before it writes build/; one that
+    saves meanwhile (say `knoc serve --watch` beside a `knoc build`) does
+    not take them away, whatever it links."""
+    theirs = built / DIR / "files" / ("0" * 64)
+    theirs.write_bytes(b"another run's catalog page")
+    edit(built / "content/agent-blueprints/catalog-search.kno", "domains: [schemas, entity-health]",
+         "domains: [schemas]")
+    assert knoc("build", root=built)[0] == 0
+    assert theirs.exists()
+    os.utime(theirs, (time.time() - 3600,) * 2)  # an hour on, it is nobody's
+    edit(built / "content/agent-blueprints/catalog-search.kno", "domains: [schemas]", "domains: []")
+    assert knoc("build", root=built)[0] == 0
+    assert not theirs.exists()
 
 
 def test_a_stored_file_damaged_behind_its_stat_stops_the_run_once(knoc: Knoc, built: Path) -> None:

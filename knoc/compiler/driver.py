@@ -177,7 +177,7 @@ def _link(sources: list[SourceFile], results: dict[str, FileResult], specs: Spec
         except Exception as exc:  # a bug: reported, never cached
             return LinkResult([internal(exc)], {}, [], {}, {})
         pinned = {d.file: digests[d.file] for d in link.diags if d.file in digests}
-        cache.keep_link(key, pinned, link.encode(), link.files, link.digests)
+        link.files = cache.keep_link(key, pinned, link.encode(), link.files, link.digests)
     return link
 
 

@@ -44,6 +44,7 @@ DIR = ".knoc-cache"
 MAGIC = b"knoc-cache 10\n"  # bump when the file layout changes; records carry their own versions
 SHARDS = 64
 FILES = "files"  # the link stage's rendered files, by sha256
+KEEP_NS = 600_000_000_000  # a stored file no link layer names is dropped once it is ten minutes old
 RACY_NS = 2_000_000_000  # mtimes this close to a save are not trusted
 
 # Per output file: (size, mtime_ns, sha256) as last written or read.
@@ -140,7 +141,6 @@ class Cache:
     _racy: set[str] = field(default_factory=set)  # sources stored with an mtime too near their save
     _stored: list[dict[str, Source]] = field(default_factory=lambda: [{} for _ in range(SHARDS)])
     _link_stored: Linked | None = None
-    _link_files: Mapping[str, bytes] = field(default_factory=dict)  # to store with `link`, by path
 
     @classmethod
     def off(cls) -> Cache:
@@ -201,11 +201,16 @@ class Cache:
         return link.payload, StoredFiles(self.folder / FILES, link.files)
 
     def keep_link(self, key: str, pinned: dict[str, str], payload: Any, files: Mapping[str, bytes],
-                  digests: Mapping[str, str]) -> None:
-        """Store the link stage's findings (`payload`) and files (with their
-        sha256) at the next save."""
+                  digests: Mapping[str, str]) -> Mapping[str, bytes]:
+        """Keep the link stage's findings (`payload`, stored at the next save)
+        and files (stored now, as they are, under their sha256). Returns the
+        files to use from now on: read back from the cache when asked for,
+        so the run need not hold them (over 100 MB at 100,000 agents), or
+        `files` itself when the cache is off or cannot be written."""
         self.link = Linked(key, pinned, payload, {path: (0, 0, digests[path]) for path in files})
-        self._link_files = files
+        if self.folder is None or not self._store_files(self.link, files):
+            return files
+        return StoredFiles(self.folder / FILES, self.link.files)
 
     def save(self) -> None:
         """Write back the shards and the link layer that changed (sources
@@ -221,33 +226,34 @@ class Cache:
             if shard.keys() != old.keys() or any(v is not old[k] for k, v in shard.items()):
                 _write(self.folder / f"sources-{i:02x}.bin",
                        (self.salt, (now, {rel: v.encode() for rel, v in shard.items()})))
-        if self.link is not self._link_stored and self.link is not None:
-            self._store_files(self.link)
+        if self.link is not self._link_stored and self.link is not None and self.link.key:
             _write(self.folder / "link.bin", (self.salt, self.link.encode()))
 
-    def _store_files(self, link: Linked) -> None:
-        """Write the link stage's files as they are (no copy into link.bin: at
-        100,000 agents they are over 100 MB), and forget those neither this
-        link layer nor the one it replaces names (a run still reading the
-        old one finds its files)."""
+    def _store_files(self, link: Linked, files: Mapping[str, bytes]) -> bool:
+        """Write the link stage's files as they are (no copy into link.bin),
+        and drop those neither this link layer nor the one it replaces names,
+        once they are old enough that no other run still reads them. Whether
+        they were stored: if not, the layer is never saved."""
         assert self.folder is not None
         store = self.folder / FILES
         try:
             for path, (_, _, digest) in link.files.items():
                 blob = store / digest
                 st = stat(blob)
-                if st is None or st.st_size != len(self._link_files[path]):
-                    atomic_write(blob, self._link_files[path])
+                if st is None or st.st_size != len(files[path]):
+                    atomic_write(blob, files[path])
                     st = os.stat(blob)
                 link.files[path] = (st.st_size, st.st_mtime_ns, digest)
             kept = {d for _, _, d in link.files.values()}
             kept |= {d for _, _, d in self._link_stored.files.values()} if self._link_stored else set()
+            young = time.time_ns() - KEEP_NS  # another run may be about to read what it stored just now
             for old in store.iterdir():
-                if old.name not in kept:
+                if old.name not in kept and old.stat().st_mtime_ns < young:
                     old.unlink(missing_ok=True)
-        except OSError:
-            link.files.clear()  # best effort, as every write here: the layer is then never reused
+        except OSError:  # best effort, as every write here (a read-only checkout still compiles)
             link.key = ""
+            return False
+        return True
 
 
 def _shard_shape(value: Any) -> bool:
