@@ -1,19 +1,13 @@
 """`python -m knoc` and the `knoc` command. Ctrl-C while knoc is still
 starting up is a quiet exit 130, like a Ctrl-C later on; once the command
 has reported, Ctrl-C is ignored: it would only interrupt the interpreter's
-exit (joining the writer threads) and print a traceback.
+exit (joining the writer threads) and print a traceback."""
 
-The collector runs less often than Python's default: a large repo makes
-millions of small objects and few cycles, and at 100,000 agents the
-default thresholds spend more time rescanning them than compiling."""
-
-import gc
 import signal
 import sys
 
 
 def run() -> None:
-    gc.set_threshold(50_000, 20, 100)
     try:
         from knoc.cli import main
 

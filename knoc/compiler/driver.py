@@ -68,6 +68,12 @@ def compile_repo(config: Config, use_cache: bool = False, progress: Progress = q
     they compiled anything, before the link stage starts: a build can
     begin writing them meanwhile. The link stage may still refuse to
     publish one, or fail the build."""
+    with pool.collector_paused():  # hundreds of thousands of results, entities and pieces; few cycles
+        return _compile_repo(config, use_cache, progress, signer, early)
+
+
+def _compile_repo(config: Config, use_cache: bool, progress: Progress, signer: CardSigner | None,
+                  early: Callable[[Tree], None] | None) -> Result:
     report, layout = Report(), config.layout
     paths = files.discover(config.root, [config.specs, config.content])
     spec_sources = [s for p in paths if p.startswith(f"{layout.specs}/") if (s := _read(config, p, report))]

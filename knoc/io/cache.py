@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from knoc.io.files import atomic_write, stat
+from knoc.io.pool import collector_paused
 from knoc.io.records import Record
 
 DIR = ".knoc-cache"
@@ -329,14 +330,13 @@ def _read(path: Path) -> tuple[Any, str | None]:
         return None, "corrupt (checksum mismatch)"
     # Loading makes a million objects and no cycles: pause the collector,
     # then move them out of its sight (it would rescan them on every pass).
-    gc.disable()
-    try:
-        return marshal.loads(payload), None
-    except (EOFError, ValueError, TypeError):
-        return None, "corrupt (unreadable payload)"
-    finally:
-        gc.enable()
-        gc.freeze()
+    with collector_paused():
+        try:
+            return marshal.loads(payload), None
+        except (EOFError, ValueError, TypeError):
+            return None, "corrupt (unreadable payload)"
+        finally:
+            gc.freeze()
 
 
 def _write(path: Path, value: Any) -> None:

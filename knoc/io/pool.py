@@ -10,6 +10,7 @@ runs here, in order."""
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import multiprocessing
 import os
@@ -40,17 +41,45 @@ def cores() -> int:
 def each(work: Callable[[T], R], items: list[T], jobs: int) -> Iterator[R]:
     """`work` over `items`, in their order, on up to `jobs` processes."""
     if jobs <= 1 or len(items) < MIN_ITEMS or sys.platform != "linux" or threading.active_count() > 1:
-        yield from map(work, items)
+        with _collector(True):  # as in a worker: parsing makes cycles
+            yield from map(work, items)
         return
     context = multiprocessing.get_context("fork")
     gc.freeze()  # what the workers inherit stays out of their collector's sight: no copy-on-write of it
-    with context.Pool(min(jobs, cores()), initializer=_quiet) as pool:  # terminated on the way out, Ctrl-C too
+    with context.Pool(min(jobs, cores()), initializer=_worker_start) as pool:  # terminated on the way out, Ctrl-C too
         yield from pool.imap(work, items, chunksize=CHUNK)
 
 
-def _quiet() -> None:
-    """A worker leaves Ctrl-C to the parent, which stops the pool and says so once."""
+def _worker_start() -> None:
+    """A worker leaves Ctrl-C to the parent, which stops the pool and says
+    so once; and collects its cycles (parsing makes some), whether or not
+    the parent paused its collector."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    gc.enable()
+
+
+def collector_paused() -> contextlib.AbstractContextManager[None]:
+    """Make many objects and few cycles without Python's collector scanning
+    them again and again: at 100,000 agents a warm check spent more time
+    on that than on its work. It runs again afterwards, and collects any
+    cycle made meanwhile; the per-file work (`each`) runs it as usual."""
+    return _collector(False)
+
+
+@contextlib.contextmanager
+def _collector(on: bool) -> Iterator[None]:
+    was = gc.isenabled()
+    if on:
+        gc.enable()
+    else:
+        gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+        else:
+            gc.disable()
 
 
 class Batches(Generic[T]):
