@@ -220,3 +220,17 @@ def test_a_stored_file_damaged_behind_its_stat_stops_the_run_once(knoc: Knoc, bu
     assert not domains.exists() and not blob.exists()
     assert knoc("build", root=built)[0] == 0
     assert domains.read_bytes() == good
+
+
+def test_a_check_that_needs_a_damaged_stored_file_for_a_diff_says_so(knoc: Knoc, built: Path) -> None:
+    domains = built / "build/index/domains.json"
+    good = domains.read_bytes()
+    blob = built / DIR / "files" / hashlib.sha256(good).hexdigest()
+    st = blob.stat()
+    blob.write_bytes(good.replace(b"domains", b"DOMAINS", 1))
+    os.utime(blob, ns=(st.st_atime_ns, st.st_mtime_ns))
+    domains.write_bytes(b"{}\n")  # drifted: the check shows its diff, from the stored bytes
+    code, _, err = knoc("check", root=built)
+    assert code == 2 and "KNO-CACHE" in err and "Traceback" not in err
+    code, out, _ = knoc("check", "--format", "json", root=built)
+    assert code == 1 and "stale: build/index/domains.json" in out

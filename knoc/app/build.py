@@ -7,14 +7,14 @@ import functools
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
-from knoc.app.common import cache_damaged, compile_cached, digests, on_disk
+from knoc.app.common import compile_cached, digests, on_disk
 from knoc.app.outcome import Outcome, UsageError, fails
 from knoc.app.signing import key_signer, signed_by
 from knoc.compiler.driver import Progress, Result, quiet
 from knoc.config import Config
 from knoc.diagnostics import diag
 from knoc.io import background, git
-from knoc.io.cache import CacheDamaged, OutputMemo, Stat
+from knoc.io.cache import OutputMemo, Stat
 from knoc.io.tree import OutputError, Staging, stat_tree
 from knoc.output.tree import MANIFEST, Tree
 
@@ -55,8 +55,6 @@ def build(config: Config, *, use_cache: bool, fail_on_warning: bool, stage: bool
             except OutputError as exc:
                 raise UsageError("KNO-OUTPUT", str(exc),
                                  "move those files away, or set another `output` in knoc.toml") from None
-            except CacheDamaged as exc:
-                raise cache_damaged(exc) from None
             OutputMemo.open(config.root, use_cache).update(stat_tree(config.out_dir, result.digests))
     finally:
         staging.abort()  # whatever was written early and not swapped in

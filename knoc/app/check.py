@@ -7,14 +7,13 @@ import functools
 import os
 import re
 
-from knoc.app.common import cache_damaged, compile_cached, digests, on_disk
+from knoc.app.common import compile_cached, digests, on_disk
 from knoc.app.outcome import Outcome
 from knoc.app.signing import adopter
 from knoc.compiler.driver import Progress, quiet
 from knoc.config import Config
 from knoc.diagnostics import diag
 from knoc.io import background, tree
-from knoc.io.cache import CacheDamaged
 from knoc.output.tree import MANIFEST
 from knoc.tools.drift import drift
 
@@ -35,11 +34,8 @@ def check(config: Config, *, use_cache: bool, progress: Progress = quiet) -> Out
         unstaged = diag("KNO-DRIFT", f"{out} is current in your work tree but not staged", file=out,
                         hint=f"stage it: `git add {out}`, then commit again")
         return Outcome("knoc check", [*result.report.sorted(), unstaged], result.inputs, f"{out} not staged")
-    try:
-        drifted = drift(result.files, result.digests, actual, lambda rel: tree.read(config.out_dir, rel), out,
-                        (lambda: _built_for(config), config.a2a), in_hook=in_hook)
-    except CacheDamaged as exc:  # a stale file's expected bytes, read for its diff
-        raise cache_damaged(exc) from None
+    drifted = drift(result.files, result.digests, actual, lambda rel: tree.read(config.out_dir, rel), out,
+                    (lambda: _built_for(config), config.a2a), in_hook=in_hook)
     if signed is not None and signed.refused:
         drifted = [diag("KNO-SIGNATURE", why, file=f"{out}{rel}",
                         hint="rebuild with the signing key: `knoc build --sign-key KEY`")

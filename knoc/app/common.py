@@ -11,8 +11,7 @@ from knoc.app.outcome import Outcome, UsageError
 from knoc.compiler.driver import Progress, Result, compile_repo, quiet
 from knoc.config import Config, ConfigError, find_root, load_config
 from knoc.io import files, tree
-from knoc.io.cache import DIR as CACHE_DIR
-from knoc.io.cache import CacheDamaged, OutputMemo, Stat
+from knoc.io.cache import OutputMemo, Stat
 
 if TYPE_CHECKING:
     from knoc.output.signed import CardSigner
@@ -52,12 +51,6 @@ def on_disk(config: Config, use_cache: bool, in_hook: bool = False) -> tuple[dic
 
 def digests(stats: dict[str, Stat]) -> dict[str, str]:
     return {rel: st[2] for rel, st in stats.items()}
-
-
-def cache_damaged(exc: CacheDamaged) -> UsageError:
-    """What a run says when a file the cache kept turns out damaged as it is read."""
-    return UsageError("KNO-CACHE", f"knoc stopped: {exc}",
-                      f"run it again: the damaged file was dropped (deleting {CACHE_DIR}/ is always safe)")
 
 
 def rel(root: Path, path: Path) -> str:

@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 
 from knoc.diagnostics import Diagnostic
 from knoc.diagnostics.internal import has_internal
+from knoc.io.cache import DIR as CACHE_DIR
+from knoc.io.cache import CacheDamaged
 
 
 class UsageError(Exception):
@@ -14,6 +16,17 @@ class UsageError(Exception):
     def __init__(self, code: str, message: str, hint: str | None = None) -> None:
         super().__init__(message)
         self.code, self.hint = code, hint
+
+
+def as_usage(exc: Exception) -> UsageError | None:
+    """What to tell the user of an exception that is the invocation's or the
+    environment's doing, not a bug in knoc; None for a bug."""
+    if isinstance(exc, UsageError):
+        return exc
+    if isinstance(exc, CacheDamaged):  # found as it was read, too late to compute it afresh
+        return UsageError("KNO-CACHE", f"knoc stopped: {exc}",
+                          f"run it again: the damaged file was dropped (deleting {CACHE_DIR}/ is always safe)")
+    return None
 
 
 @dataclass

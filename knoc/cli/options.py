@@ -22,7 +22,7 @@ import click
 from knoc.a2a import targets
 from knoc.app import CACHE_DIR
 from knoc.app.common import open_repo
-from knoc.app.outcome import Outcome, UsageError, exit_code
+from knoc.app.outcome import Outcome, UsageError, as_usage, exit_code
 from knoc.config import Config
 from knoc.diagnostics import internal
 from knoc.diagnostics.reporters import FORMATS, REPORTERS, Context, summary, use_color
@@ -166,7 +166,8 @@ def guarded(action: Callable[[], int]) -> None:
 
 def complain(exc: Exception) -> int:
     """Say what went wrong (a usage error, else a bug in knoc); its exit code."""
-    return usage(exc) if isinstance(exc, UsageError) else bug(exc)
+    found = as_usage(exc)
+    return usage(found) if found is not None else bug(exc)
 
 
 def bug(exc: Exception) -> int:
