@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -234,3 +235,21 @@ def test_a_check_that_needs_a_damaged_stored_file_for_a_diff_says_so(knoc: Knoc,
     assert code == 2 and "KNO-CACHE" in err and "Traceback" not in err
     code, out, _ = knoc("check", "--format", "json", root=built)
     assert code == 1 and "stale: build/index/domains.json" in out
+
+
+def test_a_cache_folder_that_links_elsewhere_is_not_written_or_pruned(knoc: Knoc, built: Path, tmp_path: Path) -> None:
+    """A repo that ships `.knoc-cache/files` as a link to another folder
+    does not get knoc to store files there, nor drop old files it finds."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    precious = elsewhere / ("a" * 64)
+    precious.write_bytes(b"not knoc's")
+    os.utime(precious, (time.time() - 86400,) * 2)
+    shutil.rmtree(built / DIR / "files")
+    (built / DIR / "files").symlink_to(elsewhere)
+    edit(built / "content/agent-blueprints/catalog-search.kno", "domains: [schemas, entity-health]",
+         "domains: [schemas]")
+    warm, cold = warm_and_cold(knoc, built)
+    assert warm == cold
+    assert knoc("build", root=built)[0] == 0
+    assert [p.name for p in elsewhere.iterdir()] == [precious.name] and precious.read_bytes() == b"not knoc's"

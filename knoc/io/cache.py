@@ -30,6 +30,7 @@ import gc
 import hashlib
 import marshal
 import os
+import re
 import time
 import zlib
 from collections.abc import Iterator, Mapping
@@ -45,6 +46,7 @@ DIR = ".knoc-cache"
 MAGIC = b"knoc-cache 10\n"  # bump when the file layout changes; records carry their own versions
 SHARDS = 64
 FILES = "files"  # the link stage's rendered files, by sha256
+_SHA256 = re.compile(r"[0-9a-f]{64}")
 KEEP_NS = 600_000_000_000  # a stored file no link layer names is dropped once it is ten minutes old
 RACY_NS = 2_000_000_000  # mtimes this close to a save are not trusted
 
@@ -93,8 +95,8 @@ class Linked(Record):
     def _from_fields(cls, values: list[Any]) -> Linked:
         key, pinned, payload, files = values
         if not (isinstance(pinned, dict) and isinstance(files, dict)
-                and all(isinstance(f, tuple) and len(f) == 3 for f in files.values())):
-            raise ValueError("not a link layer")
+                and all(isinstance(f, tuple) and len(f) == 3 and _SHA256.fullmatch(str(f[2])) for f in files.values())):
+            raise ValueError("not a link layer")  # a stored name is a sha256, never a path elsewhere
         return cls(key, pinned, payload, files)
 
 
@@ -237,6 +239,9 @@ class Cache:
         they were stored: if not, the layer is never saved."""
         assert self.folder is not None
         store = self.folder / FILES
+        if self.folder.is_symlink() or store.is_symlink():  # files are dropped in there: only in our own folder
+            link.key = ""
+            return False
         try:
             for path, (_, _, digest) in link.files.items():
                 blob = store / digest
@@ -249,7 +254,7 @@ class Cache:
             kept |= {d for _, _, d in self._link_stored.files.values()} if self._link_stored else set()
             young = time.time_ns() - KEEP_NS  # another run may be about to read what it stored just now
             for old in store.iterdir():
-                if old.name not in kept and old.stat().st_mtime_ns < young:
+                if _SHA256.fullmatch(old.name) and old.name not in kept and old.lstat().st_mtime_ns < young:
                     old.unlink(missing_ok=True)
         except OSError:  # best effort, as every write here (a read-only checkout still compiles)
             link.key = ""
