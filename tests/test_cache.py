@@ -204,16 +204,23 @@ def test_files_another_run_stored_just_now_are_left_for_it(knoc: Knoc, built: Pa
     assert not theirs.exists()
 
 
-def test_a_stored_file_damaged_behind_its_stat_stops_the_run_once(knoc: Knoc, built: Path) -> None:
-    """Damage that keeps a stored file's size and mtime is only found as
-    the file is read: that run stops with KNO-CACHE (no traceback, build/
-    untouched), the file is dropped, and the next run is whole again."""
+def damage_stored_domains(built: Path) -> tuple[Path, bytes, Path]:
+    """Damage the cache's copy of the domain index, keeping its size and
+    mtime. Returns build/'s index, its right bytes and the damaged copy."""
     domains = built / "build/index/domains.json"
     good = domains.read_bytes()
     blob = built / DIR / "files" / hashlib.sha256(good).hexdigest()
     st = blob.stat()
     blob.write_bytes(good.replace(b"domains", b"DOMAINS", 1))
     os.utime(blob, ns=(st.st_atime_ns, st.st_mtime_ns))
+    return domains, good, blob
+
+
+def test_a_stored_file_damaged_behind_its_stat_stops_the_run_once(knoc: Knoc, built: Path) -> None:
+    """Damage that keeps a stored file's size and mtime is only found as
+    the file is read: that run stops with KNO-CACHE (no traceback, build/
+    untouched), the file is dropped, and the next run is whole again."""
+    domains, good, blob = damage_stored_domains(built)
     domains.unlink()  # so the build must write it from the cache
     edit(built / BLUEPRINT, "  description: ", "  description: (damaged) ")
     code, _, err = knoc("build", root=built)
@@ -224,12 +231,7 @@ def test_a_stored_file_damaged_behind_its_stat_stops_the_run_once(knoc: Knoc, bu
 
 
 def test_a_check_that_needs_a_damaged_stored_file_for_a_diff_says_so(knoc: Knoc, built: Path) -> None:
-    domains = built / "build/index/domains.json"
-    good = domains.read_bytes()
-    blob = built / DIR / "files" / hashlib.sha256(good).hexdigest()
-    st = blob.stat()
-    blob.write_bytes(good.replace(b"domains", b"DOMAINS", 1))
-    os.utime(blob, ns=(st.st_atime_ns, st.st_mtime_ns))
+    domains, _, _ = damage_stored_domains(built)
     domains.write_bytes(b"{}\n")  # drifted: the check shows its diff, from the stored bytes
     code, _, err = knoc("check", root=built)
     assert code == 2 and "KNO-CACHE" in err and "Traceback" not in err
