@@ -83,7 +83,9 @@ class LinkResult(Record):
     @classmethod
     def restore(cls, stored: tuple[Any, Mapping[str, bytes]] | None) -> LinkResult | None:
         """A result the cache kept: its findings, and its files as the cache reads them."""
-        link = None if stored is None else cls.decode(stored[0])
-        if link is not None and stored is not None:
+        if stored is None:
+            return None
+        link = cls.decode(stored[0])
+        if link is not None:
             link.files = stored[1]
         return link

@@ -125,6 +125,9 @@ class StoredFiles(Mapping[str, bytes]):
             raise CacheDamaged(f"{DIR}/{FILES}/{blob.name} ({path}) is damaged: {why}")
         return data
 
+    def __contains__(self, path: object) -> bool:  # Mapping's would read the file
+        return path in self._files
+
     def __iter__(self) -> Iterator[str]:
         return iter(self._files)
 
@@ -195,11 +198,8 @@ class Cache:
         if any(digests.get(rel) != sha for rel, sha in link.pinned.items()):
             return None
         for size, mtime, digest in link.files.values():
-            try:
-                st = os.stat(self.folder / FILES / digest)
-            except OSError:
-                return None
-            if (st.st_size, st.st_mtime_ns) != (size, mtime):
+            st = stat(self.folder / FILES / digest)
+            if st is None or (st.st_size, st.st_mtime_ns) != (size, mtime):
                 return None
         return link.payload, StoredFiles(self.folder / FILES, link.files)
 
@@ -210,10 +210,12 @@ class Cache:
         files to use from now on: read back from the cache when asked for,
         so the run need not hold them (over 100 MB at 100,000 agents), or
         `files` itself when the cache is off or cannot be written."""
-        self.link = Linked(key, pinned, payload, {path: (0, 0, digests[path]) for path in files})
-        if self.folder is None or not self._store_files(self.link, files):
+        folder = self.folder
+        stored = None if folder is None else self._store_files(files, digests)
+        if folder is None or stored is None:  # nothing saved: a later run computes the layer again
             return files
-        return StoredFiles(self.folder / FILES, self.link.files)
+        self.link = Linked(key, pinned, payload, stored)
+        return StoredFiles(folder / FILES, stored)
 
     def save(self) -> None:
         """Write back the shards and the link layer that changed (sources
@@ -229,37 +231,37 @@ class Cache:
             if shard.keys() != old.keys() or any(v is not old[k] for k, v in shard.items()):
                 _write(self.folder / f"sources-{i:02x}.bin",
                        (self.salt, (now, {rel: v.encode() for rel, v in shard.items()})))
-        if self.link is not self._link_stored and self.link is not None and self.link.key:
+        if self.link is not self._link_stored and self.link is not None:
             _write(self.folder / "link.bin", (self.salt, self.link.encode()))
 
-    def _store_files(self, link: Linked, files: Mapping[str, bytes]) -> bool:
+    def _store_files(self, files: Mapping[str, bytes], digests: Mapping[str, str]) -> dict[str, Stat] | None:
         """Write the link stage's files as they are (no copy into link.bin),
         and drop those neither this link layer nor the one it replaces names,
-        once they are old enough that no other run still reads them. Whether
-        they were stored: if not, the layer is never saved."""
+        once they are old enough that no other run still reads them. The
+        size, mtime and sha256 of each as stored, by path; None if they
+        could not be stored."""
         assert self.folder is not None
         store = self.folder / FILES
         if self.folder.is_symlink() or store.is_symlink():  # files are dropped in there: only in our own folder
-            link.key = ""
-            return False
+            return None
+        stored: dict[str, Stat] = {}
         try:
-            for path, (_, _, digest) in link.files.items():
-                blob = store / digest
+            for path, body in files.items():
+                blob = store / digests[path]
                 st = stat(blob)
-                if st is None or st.st_size != len(files[path]):
-                    atomic_write(blob, files[path])
+                if st is None or st.st_size != len(body):
+                    atomic_write(blob, body)
                     st = os.stat(blob)
-                link.files[path] = (st.st_size, st.st_mtime_ns, digest)
-            kept = {d for _, _, d in link.files.values()}
+                stored[path] = (st.st_size, st.st_mtime_ns, digests[path])
+            kept = {d for _, _, d in stored.values()}
             kept |= {d for _, _, d in self._link_stored.files.values()} if self._link_stored else set()
             young = time.time_ns() - KEEP_NS  # another run may be about to read what it stored just now
             for old in store.iterdir():
                 if _SHA256.fullmatch(old.name) and old.name not in kept and old.lstat().st_mtime_ns < young:
                     old.unlink(missing_ok=True)
         except OSError:  # best effort, as every write here (a read-only checkout still compiles)
-            link.key = ""
-            return False
-        return True
+            return None
+        return stored
 
 
 def _shard_shape(value: Any) -> bool:

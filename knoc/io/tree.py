@@ -73,7 +73,7 @@ class Staging:
         self._thread: threading.Thread | None = None
         self._failed: list[BaseException] = []
         self._pending: pool.Batches[str] = pool.Batches([])  # what write_early has not yet begun
-        self.reuse: Mapping[str, Stat] = {}
+        self._early_reuse: Mapping[str, Stat] = {}
         self._made: list[Path] = []  # the folders above `out` this run created
 
     def write_early(self, files: Mapping[str, bytes], reuse: Mapping[str, Stat] | None = None) -> None:
@@ -82,13 +82,13 @@ class Staging:
         of it saw them (size, mtime, sha256)."""
         _refuse_unsafe(files)
         new = self._begin()
-        self.early, self._pending, self.reuse = files, pool.Batches(list(files), BATCH), reuse or {}
+        self.early, self._pending, self._early_reuse = files, pool.Batches(list(files), BATCH), reuse or {}
         self._thread = threading.Thread(target=self._write_early, args=(new,), daemon=True)
         self._thread.start()
 
     def _write_early(self, new: Path) -> None:
         try:  # one thread fewer: the caller is compiling on a core
-            _write_all(self, new, self.early, self._pending, max(1, self.writers - 1))
+            self._write(new, self.early, self._pending, self._early_reuse, max(1, self.writers - 1))
         except BaseException as exc:  # handed to finish(), which raises it
             self._failed.append(exc)
 
@@ -99,7 +99,7 @@ class Staging:
         as for `write_early`."""
         try:
             if self.new is not None:  # every thread helps with what write_early has not reached
-                _write_all(self, self.new, self.early, self._pending, self.writers)
+                self._write(self.new, self.early, self._pending, self._early_reuse, self.writers)
             self._join()
             if self._failed:
                 raise self._failed[0]
@@ -110,8 +110,7 @@ class Staging:
             _refuse_unsafe(rest)  # the rest were checked when handed to write_early
             for path in self.early.keys() - kept:  # written early, but not (or not so) in the tree
                 _unlink(new, path)
-            self.reuse = reuse or {}
-            _write_all(self, new, files, pool.Batches(rest, BATCH), self.writers)
+            self._write(new, files, pool.Batches(rest, BATCH), reuse or {}, self.writers)
             os.chmod(new, 0o755)
             swap.swap_in(new, self.out)
             self.new, self._made = None, []
@@ -141,6 +140,11 @@ class Staging:
             self.new = swap.staging(self.out)
         return self.new
 
+    def _write(self, new: Path, files: Mapping[str, bytes], paths: pool.Batches[str], reuse: Mapping[str, Stat],
+               writers: int) -> None:
+        work = functools.partial(_write_files, f"{new}/", files, paths, self._stop, f"{self.out}/", reuse)
+        pool.on_threads(work, writers, self._stop)
+
     def _join(self) -> None:
         if self._thread is not None:
             self._thread.join()
@@ -167,12 +171,6 @@ def _refuse_unsafe(files: Iterable[str]) -> None:
 
 
 BATCH = 64  # paths a writer takes at a time; even: a card and its twin (next to each other) share a folder
-
-
-def _write_all(staging: Staging, new: Path, files: Mapping[str, bytes], paths: pool.Batches[str], writers: int
-               ) -> None:
-    work = functools.partial(_write_files, f"{new}/", files, paths, staging._stop, f"{staging.out}/", staging.reuse)
-    pool.on_threads(work, writers, staging._stop)
 
 
 def _write_files(base: str, files: Mapping[str, bytes], paths: pool.Batches[str], stop: threading.Event,
