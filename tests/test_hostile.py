@@ -180,12 +180,12 @@ def test_unknown_fields_are_reported_in_bounded_number(repo: Path, knoc: Knoc) -
 
 
 def test_a_bug_is_one_internal_diagnostic_and_exit_3(repo: Path, knoc: Knoc, monkeypatch: pytest.MonkeyPatch) -> None:
-    from knoc.compiler import driver
+    from knoc.compiler import unit
 
     def broken(*args: object) -> object:
         raise RuntimeError("a bug")
 
-    monkeypatch.setattr(driver, "_one_file", broken)
+    monkeypatch.setattr(unit, "_one_file", broken)
     code, out, err = knoc("build", "--format", "json", root=repo)
     assert code == 3 and "Traceback" not in out + err
     found = [d for d in json_diags(out) if d["code"] == "KNO-INTERNAL"]

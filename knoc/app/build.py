@@ -74,7 +74,7 @@ def _summary(config: Config, result: Result, written: bool, current: bool, stage
     what = f"{cards:,} card{'s' if cards != 1 else ''} (A2A {config.a2a})"
     summary = (f"{out} is up to date with {what}: nothing written" if written and current
                else f"wrote {what} to {out}" if written else f"{out} left unchanged")
-    private = sorted(set(result.agents) - {c.slug for c in result.cards})
+    private = sorted(set(result.agents) - {slug for slug, _ in result.published})
     if written and signer is not None:
         summary += f", signed with {len(signer.signers)} key{'s' if len(signer.signers) != 1 else ''}"
     if written and stage:

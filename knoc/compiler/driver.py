@@ -4,34 +4,34 @@ the link stage (resolve -> publish -> contract -> index), then render.
 What the per-file stages find (`FileResult`) depends on one source and the
 specs; what the link stage finds depends only on every file's link key
 (its facts and card summary). The cache keeps both, so an edit redoes its
-own file and, only if it changed a link key, the link stage. Pure up to
+own file and, only if it changed a link key, the link stage; and after an
+edit that changed no link key, a run patches what the last one rendered
+instead (`knoc.compiler.warm`). Pure up to
 `render`: it returns the files a build would write and what was found;
 writing them is the caller's choice."""
 
 from __future__ import annotations
 
 import hashlib
-import json
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from knoc import __version__
+from knoc.compiler import warm
 from knoc.compiler.link import link_repo
 from knoc.compiler.load import parse_source, read_source
-from knoc.compiler.project import project
 from knoc.compiler.records import FileResult, LinkResult
 from knoc.compiler.specs import compile_specs
-from knoc.compiler.validate import check, declaration
+from knoc.compiler.unit import compile_source, one_file
 from knoc.config import Config
 from knoc.diagnostics import Diagnostic, Report, SourceFile
 from knoc.diagnostics.internal import has_internal, internal
 from knoc.io import files, pool
 from knoc.io.cache import Cache, Source, salt
-from knoc.kinds.agent import Card, agent_of
-from knoc.kinds.entity import BUILTIN, Entity, Layout, is_public, kind_of
-from knoc.kinds.facts import facts
+from knoc.kinds.agent import Card
+from knoc.kinds.entity import BUILTIN, Entity, Layout
 from knoc.kinds.spec import BUILTIN_SPECS, SpecSet
 from knoc.output.tree import Input, Tree, render
 
@@ -43,7 +43,8 @@ if TYPE_CHECKING:
 class Result:
     report: Report
     inputs: list[str] = field(default_factory=list)  # every source read, repo-relative
-    cards: list[Card] = field(default_factory=list)
+    cards: Sequence[Card] = field(default_factory=list)  # in `published` order
+    published: list[tuple[str, str]] = field(default_factory=list)  # (slug, source) of each card
     agents: dict[str, str] = field(default_factory=dict)  # slug -> source, of every agent
     files: Mapping[str, bytes] = field(default_factory=dict)
     digests: dict[str, str] = field(default_factory=dict)  # sha256 of each of `files`
@@ -86,26 +87,42 @@ def _compile_repo(config: Config, use_cache: bool, progress: Progress, signer: C
 
     # Specs are read and checked every time; content goes through the cache.
     results = {s.rel: one_file(s, loaded[s.rel], specs, config.a2a, layout) for s in spec_sources}
-    content, compiled = _each_file(config, [p for p in paths if p not in loaded], specs, cache, results, report,
-                                   progress)
-    sources = spec_sources + content
+    for src in spec_sources:
+        report.extend(results[src.rel].diags)
+    spec_inputs = _inputs(spec_sources, results)
+    content_paths = [p for p in paths if p not in loaded]
+    if use_cache and signer is None:
+        patched = warm.patch(config, content_paths, specs, spec_inputs, cache, config.host)
+        if patched is not None:
+            report.extend(patched.diags)
+            return Result(report, paths, patched.cards, patched.published, patched.agents, patched.files,
+                          patched.digests, cache)
+    content, compiled = _each_file(config, content_paths, specs, cache, results, report, progress)
     if early is not None and compiled:
         early(Tree.of_cards(r.projection for r in results.values() if r.projection is not None))
-    sources.sort(key=lambda s: s.rel)
-    for src in sources:
+    content.sort(key=lambda s: s.rel)
+    for src in content:
         report.extend(results[src.rel].diags)
-    link = _link(sources, results, specs, cache, config.a2a, layout)
+    sources = sorted(spec_sources + content, key=lambda s: s.rel)
+    link, link_key = _link(sources, results, specs, cache, config.a2a, layout)
     report.extend(link.diags)
 
     cards = [Card(slug, rel, results[rel].projection)  # type: ignore[arg-type]
              for slug, rel in link.published]
-    result = Result(report, inputs=paths, cards=cards, agents=link.agents, cache=cache)
+    result = Result(report, paths, cards, link.published, link.agents, cache=cache)
     if result.ok:
-        inputs: list[Input] = [(s.rel, s.digest, results[s.rel].private) for s in sources
-                               if results[s.rel].decl is not None]
-        result.files, result.digests = render(cards, link.files, link.digests, inputs, config.a2a,
-                                               config.host, signer)
+        inputs = spec_inputs + _inputs(content, results)
+        tree, result.digests = render(cards, link.files, link.digests, inputs, config.a2a, config.host, signer)
+        result.files = tree
+        if signer is None and cache.link is not None and cache.link.key == link_key:
+            warm.remember(cache, link_key, config.host, content_paths, results, cards, tree, result.digests,
+                          inputs)
     return result
+
+
+def _inputs(sources: list[SourceFile], results: dict[str, FileResult]) -> list[Input]:
+    """The sources a spec declared, as the manifest lists them."""
+    return [(s.rel, s.digest, results[s.rel].private) for s in sources if results[s.rel].decl is not None]
 
 
 def _each_file(config: Config, paths: list[str], specs: SpecSet, cache: Cache,
@@ -155,24 +172,14 @@ _JOB: tuple[Config, SpecSet, Cache] | None = None
 
 
 def _compile(rel: str) -> tuple[str, Any, Diagnostic | None]:
-    """One file the cache could not vouch for: read it, and reuse what the
-    cache kept for the same bytes or compile it. Returns (sha256, the
-    encoded FileResult, None) or ("", None, why it could not be read)."""
     assert _JOB is not None
-    config, specs, cache = _JOB
-    src = read_source(config.root, rel)
-    if isinstance(src, Diagnostic):
-        return "", None, src
-    entry = cache.get(rel, src.digest)  # the same bytes with a new mtime, say after a checkout
-    if entry is None or FileResult.decode(entry) is None:
-        entry = one_file(src, None, specs, config.a2a, config.layout).encode()
-    return src.digest, entry, None
+    return compile_source(*_JOB, rel)
 
 
 def _link(sources: list[SourceFile], results: dict[str, FileResult], specs: SpecSet, cache: Cache,
-          target: str, layout: Layout) -> LinkResult:
+          target: str, layout: Layout) -> tuple[LinkResult, str]:
     """The link stage's findings, reused when no link key changed and no file
-    its findings point into changed."""
+    its findings point into changed; and the key they are kept under."""
     digests = {s.rel: s.digest for s in sources}
     key = hashlib.sha256("\n".join(f"{s.rel}\0{results[s.rel].link_key}" for s in sources)
                          .encode("utf-8")).hexdigest()
@@ -181,37 +188,10 @@ def _link(sources: list[SourceFile], results: dict[str, FileResult], specs: Spec
         try:
             link = link_repo(sources, results, specs, target, layout)
         except Exception as exc:  # a bug: reported, never cached
-            return LinkResult([internal(exc)], {}, [], {}, {})
+            return LinkResult([internal(exc)], {}, [], {}, {}), key
         pinned = {d.file: digests[d.file] for d in link.diags if d.file in digests}
         link.files = cache.keep_link(key, pinned, link.encode(), link.files, link.digests)
-    return link
-
-
-def one_file(source: SourceFile, loaded: Entity | Diagnostic | None, specs: SpecSet, target: str,
-             layout: Layout) -> FileResult:
-    """Load (unless `loaded` is given), validate and project one source:
-    everything that depends on that file (and the specs) alone. A bug is
-    one KNO-INTERNAL finding on the file, and the other files go on."""
-    try:
-        return _one_file(source, parse_source(source, layout) if loaded is None else loaded, specs, target)
-    except Exception as exc:  # whatever it is, a bug to report, not a crash
-        return FileResult([internal(exc, source.rel)])
-
-
-def _one_file(source: SourceFile, loaded: Entity | Diagnostic, specs: SpecSet, target: str) -> FileResult:
-    if isinstance(loaded, Diagnostic):
-        return FileResult([loaded])
-    t = declaration(loaded, specs)
-    if isinstance(t, Diagnostic):
-        return FileResult([t])
-    diags = list(check(t, specs))
-    t.valid = not any(d.is_error for d in diags)
-    projection = None
-    if kind_of(t) == "agent":
-        projection, found = project(agent_of(t), target)
-        diags += found
-    return FileResult(diags, (t.type, t.version), t.valid, not is_public(t),
-                      json.dumps(facts(loaded.data), ensure_ascii=False, default=repr), projection)
+    return link, key
 
 
 def _builtin_specs(loaded: dict[str, Entity | Diagnostic], layout: Layout) -> list[SourceFile]:

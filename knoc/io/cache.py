@@ -1,6 +1,7 @@
 """The on-disk cache under `.knoc-cache/` (gitignored; safe to delete).
 
-It keeps two layers, so a check redoes only what an edit affects:
+It keeps three layers, so a check redoes only what an edit affects, each
+read only when a run needs it:
 
 - per source (`sources-XX.bin`, 64 shards by path, so saving after a small
   edit rewrites a small file), what the one-file stages (load, validate,
@@ -14,7 +15,11 @@ It keeps two layers, so a check redoes only what an edit affects:
   point into, since their line numbers come from there. The files it
   rendered (the index, the catalog page: tens of megabytes at 100,000
   agents) are kept as they are in `files/`, named by their sha256, and read
-  only when asked for: a check that finds them unchanged never does.
+  only when asked for: a check that finds them unchanged never does;
+- what the last run rendered (`rendered.bin`: every output's sha256, the
+  sources' stats, the whole-repo files it joined), so a run after a small
+  edit patches that instead of reading every source's entry
+  (`knoc.compiler.warm`).
 
 `outputs.bin` keeps the size, mtime and sha256 of each file under build/,
 so an unchanged build/ is compared without reading it (as git's index
@@ -30,28 +35,26 @@ import gc
 import hashlib
 import marshal
 import os
-import re
 import time
 import zlib
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-from knoc.io.files import atomic_write, stat
+from knoc.io import stored
+from knoc.io.files import atomic_write
 from knoc.io.pool import collector_paused
 from knoc.io.records import Record
+from knoc.io.stored import SHA256, CacheDamaged, Stat, StoredFiles
+
+__all__ = ["DIR", "Cache", "CacheDamaged", "Layer", "OutputMemo", "Snapshot", "Source", "Stat", "salt"]
 
 DIR = ".knoc-cache"
-MAGIC = b"knoc-cache 10\n"  # bump when the file layout changes; records carry their own versions
+MAGIC = b"knoc-cache 11\n"  # bump when the file layout changes; records carry their own versions
 SHARDS = 64
-FILES = "files"  # the link stage's rendered files, by sha256
-_SHA256 = re.compile(r"[0-9a-f]{64}")
-KEEP_NS = 600_000_000_000  # a stored file no link layer names is dropped once it is ten minutes old
+FILES = "files"  # the files the layers rendered, by sha256 (`knoc.io.stored`)
 RACY_NS = 2_000_000_000  # mtimes this close to a save are not trusted
-
-# Per output file: (size, mtime_ns, sha256) as last written or read.
-Stat = tuple[int, int, str]
 
 
 @dataclass(slots=True)
@@ -79,12 +82,13 @@ class Source(Record):
 
 
 @dataclass(slots=True)
-class Linked(Record):
-    """The link stage's findings under the key of every source's link key,
-    with the sha256 of each file its findings point into, and the files it
-    rendered: the size, mtime and sha256 of each, by path, as stored in `files/`."""
+class Layer(Record):
+    """What a whole-repo stage found, under the key of its inputs, with the
+    sha256 of each source its findings point into (their line numbers come
+    from there), and the files it rendered, stored as they are: the size,
+    mtime and sha256 of each, by path."""
 
-    VERSION: ClassVar[int] = 2
+    VERSION: ClassVar[int] = 1
 
     key: str
     pinned: dict[str, str]
@@ -92,79 +96,85 @@ class Linked(Record):
     files: dict[str, Stat] = field(default_factory=dict)
 
     @classmethod
-    def _from_fields(cls, values: list[Any]) -> Linked:
+    def _from_fields(cls, values: list[Any]) -> Layer:
         key, pinned, payload, files = values
         if not (isinstance(pinned, dict) and isinstance(files, dict)
-                and all(isinstance(f, tuple) and len(f) == 3 and _SHA256.fullmatch(str(f[2])) for f in files.values())):
-            raise ValueError("not a link layer")  # a stored name is a sha256, never a path elsewhere
+                and all(isinstance(f, tuple) and len(f) == 3 and SHA256.fullmatch(str(f[2])) for f in files.values())):
+            raise ValueError("not a layer")  # a stored name is a sha256, never a path elsewhere
         return cls(key, pinned, payload, files)
 
 
-class CacheDamaged(Exception):
-    """A stored file read too late to compute it afresh is not what was stored."""
-
-
-class StoredFiles(Mapping[str, bytes]):
-    """The link stage's files as the cache keeps them, each read when asked
-    for and checked against its sha256. One that fails is removed, so the
-    next run computes it afresh, and CacheDamaged is raised."""
-
-    def __init__(self, folder: Path, files: dict[str, Stat]) -> None:
-        self._folder, self._files = folder, files
-
-    def __getitem__(self, path: str) -> bytes:
-        blob = self._folder / self._files[path][2]
-        try:
-            data = blob.read_bytes()
-        except OSError as exc:
-            data, why = b"", exc.strerror
-        else:
-            why = "its bytes no longer match its sha256"
-        if hashlib.sha256(data).hexdigest() != blob.name:
-            blob.unlink(missing_ok=True)
-            raise CacheDamaged(f"{DIR}/{FILES}/{blob.name} ({path}) is damaged: {why}")
-        return data
-
-    def __contains__(self, path: object) -> bool:  # Mapping's would read the file
-        return path in self._files
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._files)
-
-    def __len__(self) -> int:
-        return len(self._files)
+_UNREAD: Any = object()  # a layer not read from disk yet
 
 
 @dataclass
 class Cache:
-    """Both layers. `folder` None means caching is off."""
+    """All three layers, each read when first asked for. `folder` None
+    means caching is off."""
 
     folder: Path | None
     salt: str = ""
-    sources: dict[str, Source] = field(default_factory=dict)
-    link: Linked | None = None
+    link: Layer | None = None
+    rendered: Layer | None = None  # what the last run rendered (`knoc.compiler.warm`)
     dropped: str | None = None  # why a stored file was not used (the first one)
+    _all: dict[str, Source] | None = None  # every source, once the whole set is asked for
+    _shards: list[dict[str, Source] | None] = field(default_factory=lambda: [None] * SHARDS)
+    _dirty: set[int] = field(default_factory=set)  # shards changed one source at a time
     _racy: set[str] = field(default_factory=set)  # sources stored with an mtime too near their save
-    _stored: list[dict[str, Source]] = field(default_factory=lambda: [{} for _ in range(SHARDS)])
-    _link_stored: Linked | None = None
+    _link_stored: Layer | None = None
+    _rendered_stored: Layer | None = _UNREAD
 
     @classmethod
     def off(cls) -> Cache:
-        return cls(None)
+        return cls(None, _rendered_stored=None)
 
     @classmethod
     def open(cls, root: Path, salt: str) -> Cache:
         cache = cls(root / DIR, salt)
-        for i in range(SHARDS):
-            value = cache._load(f"sources-{i:02x}.bin")
-            if value is not None:
-                saved, stored = value
-                shard = {rel: s for rel, raw in stored.items() if (s := Source.decode(raw)) is not None}
-                cache._stored[i] = shard
-                cache.sources.update(shard)
-                cache._racy.update(rel for rel, v in shard.items() if v.mtime_ns > saved - RACY_NS)
-        cache.link = cache._link_stored = Linked.decode(cache._load("link.bin"))
+        cache.link = cache._link_stored = Layer.decode(cache._load("link.bin"))
         return cache
+
+    @property
+    def sources(self) -> dict[str, Source]:
+        """Every source the cache keeps, by path (all 64 shards read)."""
+        if self._all is None:
+            self._all = {}
+            for i in range(SHARDS):
+                self._all.update(self._shard(i))
+        return self._all
+
+    @sources.setter
+    def sources(self, value: dict[str, Source]) -> None:
+        self._all = value
+
+    def source(self, rel: str) -> Source | None:
+        """One source, reading only its shard."""
+        return (self._all if self._all is not None else self._shard(_shard(rel))).get(rel)
+
+    def put(self, rel: str, source: Source) -> None:
+        """Keep one source, leaving the others as stored."""
+        if self._all is not None:
+            self._all[rel] = source
+        else:
+            self._shard(_shard(rel))[rel] = source
+            self._dirty.add(_shard(rel))
+
+    def _shard(self, i: int) -> dict[str, Source]:
+        shard = self._shards[i]
+        if shard is None:
+            shard = {}
+            value = None if self.folder is None else self._load(f"sources-{i:02x}.bin")
+            if value is not None:
+                saved, entries = value
+                shard = {rel: s for rel, raw in entries.items() if (s := Source.decode(raw)) is not None}
+                self._racy.update(rel for rel, v in shard.items() if v.mtime_ns > saved - RACY_NS)
+            self._shards[i] = shard
+        return shard
+
+    def last_rendered(self) -> Layer | None:
+        if self._rendered_stored is _UNREAD:
+            self.rendered = self._rendered_stored = Layer.decode(self._load("rendered.bin"))
+        return self.rendered
 
     def _load(self, name: str) -> Any:
         """The value stored under this salt, or None (and why, in `dropped`)."""
@@ -185,23 +195,27 @@ class Cache:
         return stored.same_stat(st) and rel not in self._racy
 
     def get(self, rel: str, digest: str) -> Any:
-        hit = self.sources.get(rel)
+        hit = self.source(rel)
         return hit.entry if hit is not None and hit.digest == digest else None
 
     def get_link(self, key: str, digests: dict[str, str]) -> tuple[Any, Mapping[str, bytes]] | None:
         """The link stage's findings and files stored under `key`, if the
         files its findings point into still have the bytes they had, and
         its own files are still as they were stored."""
-        link = self.link
-        if link is None or link.key != key or self.folder is None:
+        return self._get(self.link, key, digests)
+
+    def get_rendered(self, key: str) -> tuple[Any, Mapping[str, bytes]] | None:
+        return self._get(self.last_rendered(), key, {})
+
+    def _get(self, layer: Layer | None, key: str, digests: dict[str, str]
+             ) -> tuple[Any, Mapping[str, bytes]] | None:
+        if layer is None or layer.key != key or self.folder is None:
             return None
-        if any(digests.get(rel) != sha for rel, sha in link.pinned.items()):
+        if any(digests.get(rel) != sha for rel, sha in layer.pinned.items()):
             return None
-        for size, mtime, digest in link.files.values():
-            st = stat(self.folder / FILES / digest)
-            if st is None or (st.st_size, st.st_mtime_ns) != (size, mtime):
-                return None
-        return link.payload, StoredFiles(self.folder / FILES, link.files)
+        if not stored.unchanged(self.folder / FILES, layer.files):
+            return None
+        return layer.payload, self._files(layer.files)
 
     def keep_link(self, key: str, pinned: dict[str, str], payload: Any, files: Mapping[str, bytes],
                   digests: Mapping[str, str]) -> Mapping[str, bytes]:
@@ -210,58 +224,66 @@ class Cache:
         files to use from now on: read back from the cache when asked for,
         so the run need not hold them (over 100 MB at 100,000 agents), or
         `files` itself when the cache is off or cannot be written."""
-        folder = self.folder
-        stored = None if folder is None else self._store_files(files, digests)
-        if folder is None or stored is None:  # nothing saved: a later run computes the layer again
+        kept = self._store(files, digests)
+        if kept is None:  # nothing saved: a later run computes the layer again
             return files
-        self.link = Linked(key, pinned, payload, stored)
-        return StoredFiles(folder / FILES, stored)
+        self.link = Layer(key, pinned, payload, kept)
+        return self._files(kept)
+
+    def keep_rendered(self, key: str, payload: Any, files: Mapping[str, bytes], digests: Mapping[str, str],
+                      already: dict[str, Stat] | None = None) -> None:
+        """Keep what a run rendered: `files` stored now, those in `already`
+        as they are stored."""
+        kept = self._store(files, digests)
+        if kept is not None:
+            self.rendered = Layer(key, {}, payload, {**(already or {}), **kept})
+
+    def rendered_files(self) -> dict[str, Stat]:
+        """The files the rendered layer names, as stored."""
+        return {} if self.rendered is None else self.rendered.files
+
+    def forget_rendered(self) -> None:
+        """Drop the rendered layer (on disk too): it names what is no longer kept."""
+        self.rendered = self._rendered_stored = None
+        if self.folder is not None:
+            (self.folder / "rendered.bin").unlink(missing_ok=True)
+
+    def _files(self, files: dict[str, Stat]) -> StoredFiles:
+        assert self.folder is not None
+        return StoredFiles(self.folder / FILES, files, f"{DIR}/{FILES}")
+
+    def _store(self, files: Mapping[str, bytes], digests: Mapping[str, str]) -> dict[str, Stat] | None:
+        if self.folder is None:
+            return None
+        self.last_rendered()  # what the stored layers name is kept
+        keep = {d for layer in (self.link, self._link_stored, self.rendered, self._rendered_stored)
+                if layer is not None for _, _, d in layer.files.values()}
+        return stored.store(self.folder / FILES, files, digests, keep)
 
     def save(self) -> None:
-        """Write back the shards and the link layer that changed (sources
-        that are gone drop out)."""
+        """Write back the shards and the layers that changed (sources that
+        are gone drop out)."""
         if self.folder is None:
             return
-        shards: list[dict[str, Source]] = [{} for _ in range(SHARDS)]
-        for rel, value in self.sources.items():
-            shards[_shard(rel)][rel] = value
+        if self._all is not None:
+            shards: list[dict[str, Source]] = [{} for _ in range(SHARDS)]
+            for rel, value in self._all.items():
+                shards[_shard(rel)][rel] = value
+            changed = {i for i, shard in enumerate(shards) if _differs(shard, self._shard(i))}
+        else:
+            shards, changed = [s or {} for s in self._shards], self._dirty
         now = time.time_ns()
-        for i, shard in enumerate(shards):
-            old = self._stored[i]
-            if shard.keys() != old.keys() or any(v is not old[k] for k, v in shard.items()):
-                _write(self.folder / f"sources-{i:02x}.bin",
-                       (self.salt, (now, {rel: v.encode() for rel, v in shard.items()})))
+        for i in sorted(changed):
+            _write(self.folder / f"sources-{i:02x}.bin",
+                   (self.salt, (now, {rel: v.encode() for rel, v in shards[i].items()})))
         if self.link is not self._link_stored and self.link is not None:
             _write(self.folder / "link.bin", (self.salt, self.link.encode()))
+        if self.rendered is not self._rendered_stored and self.rendered is not None:
+            _write(self.folder / "rendered.bin", (self.salt, self.rendered.encode()))
 
-    def _store_files(self, files: Mapping[str, bytes], digests: Mapping[str, str]) -> dict[str, Stat] | None:
-        """Write the link stage's files as they are (no copy into link.bin),
-        and drop those neither this link layer nor the one it replaces names,
-        once they are old enough that no other run still reads them. The
-        size, mtime and sha256 of each as stored, by path; None if they
-        could not be stored."""
-        assert self.folder is not None
-        store = self.folder / FILES
-        if self.folder.is_symlink() or store.is_symlink():  # files are dropped in there: only in our own folder
-            return None
-        stored: dict[str, Stat] = {}
-        try:
-            for path, body in files.items():
-                blob = store / digests[path]
-                st = stat(blob)
-                if st is None or st.st_size != len(body):
-                    atomic_write(blob, body)
-                    st = os.stat(blob)
-                stored[path] = (st.st_size, st.st_mtime_ns, digests[path])
-            kept = {d for _, _, d in stored.values()}
-            kept |= {d for _, _, d in self._link_stored.files.values()} if self._link_stored else set()
-            young = time.time_ns() - KEEP_NS  # another run may be about to read what it stored just now
-            for old in store.iterdir():
-                if _SHA256.fullmatch(old.name) and old.name not in kept and old.lstat().st_mtime_ns < young:
-                    old.unlink(missing_ok=True)
-        except OSError:  # best effort, as every write here (a read-only checkout still compiles)
-            return None
-        return stored
+
+def _differs(new: dict[str, Source], old: dict[str, Source]) -> bool:
+    return new.keys() != old.keys() or any(v is not old[k] for k, v in new.items())
 
 
 def _shard_shape(value: Any) -> bool:

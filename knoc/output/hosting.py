@@ -77,10 +77,20 @@ def etag_rules(digests: dict[str, str]) -> dict[str, bytes]:
     that reads only the first rules (Cloudflare Pages reads 100) still gets
     every type."""
     rules: dict[str, list[str]] = {}
-    for rel in sorted(r for r in digests if r.endswith(_ETAGGED) and r.startswith(SITE)):  # C-level filter first
+    for rel in sorted(r for r in digests if r.endswith(_ETAGGED) and r.startswith(SITE)):  # etagged(), in C
         host, _, inside = rel[len(SITE):].partition("/")
-        rules.setdefault(host, []).append(f"/{inside}\n  ETag: \"{digests[rel]}\"\n")
+        rules.setdefault(host, []).append(etag_rule(inside, digests[rel]))
     return {host: "".join(lines).encode("utf-8") for host, lines in rules.items()}
+
+
+def etag_rule(inside: str, digest: str) -> str:
+    """The rule for one file, by its path inside its host's tree."""
+    return f"/{inside}\n  ETag: \"{digest}\"\n"
+
+
+def etagged(rel: str) -> bool:
+    """Whether a file under build/ gets an ETag rule in its host's `_headers`."""
+    return rel.endswith(_ETAGGED) and rel.startswith(SITE)
 
 
 _ETAGGED = tuple("/" + name for name in (CARD_FILE, LEGACY_CARD_FILE, AI_CATALOG_FILE))  # what is_card matches too

@@ -68,7 +68,12 @@ class CatalogScript:
     def add(self, slug: str, details: bytes) -> None:
         if self._details:
             self._details += b",\n"
-        self._details += json.dumps(slug).encode("utf-8") + b":" + details
+        self._details += self.piece(slug, details)
+
+    @staticmethod
+    def piece(slug: str, details: bytes) -> bytes:
+        """One card's bytes in the script."""
+        return json.dumps(slug).encode("utf-8") + b":" + details
 
     def finish(self, index: bytes) -> bytes:
         return b"".join((b"window.KNOC_CATALOG = {\"index\": ", index.rstrip(), b",\n\"details\": {",

@@ -45,6 +45,11 @@ def host_catalogs(entries: Iterable[tuple[str, str, bytes]], operator: tuple[tup
     out = {}
     for host, its in sorted(hosts.items()):
         its.sort(key=lambda pair: pair[0])
-        joined = b",\n    ".join(listing.rstrip(b"\n").replace(b"\n", b"\n    ") for _, listing in its)
+        joined = b",\n    ".join(indented(listing) for _, listing in its)
         out[f"{SITE}{host}/{AI_CATALOG_FILE}"] = head + b',\n  "entries": [\n    ' + joined + b"\n  ]\n}\n"
     return out
+
+
+def indented(entry: bytes) -> bytes:
+    """One agent's entry as its host's AI Catalog holds it."""
+    return entry.rstrip(b"\n").replace(b"\n", b"\n    ")

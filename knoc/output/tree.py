@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 from collections.abc import Iterable, Iterator, Mapping
+from json.encoder import encode_basestring  # the C version, as canonical.dumps uses
 from typing import TYPE_CHECKING, Any
 
 from knoc import __version__
@@ -42,7 +43,12 @@ KNOC = "knoc"  # the owner of the files knoc writes for the whole repo
 
 def card_paths(card: Card | Projection) -> tuple[str, str]:
     """Where a card is written under the build directory: its path and the legacy twin."""
-    base = f"{SITE}{(card.projection if isinstance(card, Card) else card).site_dir}/"
+    return site_paths((card.projection if isinstance(card, Card) else card).site_dir)
+
+
+def site_paths(site_dir: str) -> tuple[str, str]:
+    """The card and legacy twin paths of a card folder under site/."""
+    base = f"{SITE}{site_dir}/"
     return base + CARD_FILE, base + LEGACY_CARD_FILE
 
 
@@ -118,6 +124,11 @@ class Tree(Mapping[str, bytes]):
 
     def __contains__(self, path: object) -> bool:  # Mapping's would unpack the card
         return path in self._files or path in self._cards or path in self._linked
+
+    @property
+    def rendered(self) -> dict[str, bytes]:
+        """The files render joined (and cards it signed), as bytes."""
+        return self._files
 
     def digest(self, path: str) -> str | None:
         """The sha256 of a card left unpacked (None for any other file)."""
@@ -197,17 +208,22 @@ def manifest(inputs: list[Input], outputs: dict[str, str], target: str,
              signed_by: list[str] | None = None) -> dict[str, Any]:
     """Hashes of inputs and outputs. A private entity's path is left out (its
     name would say it exists); the sources digest still covers it."""
-    everything = hashlib.sha256()
-    public: dict[str, str] = {}
-    for rel, digest, private in sorted(inputs):
-        everything.update(f"{rel}\0{digest}\n".encode())
-        if not private:
-            public[rel] = digest
     return {
         "knoc": __version__,
         "a2a_target": target,
-        "sources_digest": everything.hexdigest(),
+        "sources_digest": sources_digest(inputs),
         **({"signing": {"keys": signed_by}} if signed_by is not None else {}),
-        "inputs": public,
+        "inputs": {rel: digest for rel, digest, private in sorted(inputs) if not private},
         "outputs": dict(sorted(outputs.items())),
     }
+
+
+def sources_digest(inputs: Iterable[Input]) -> str:
+    """One sha256 over every input's path and sha256, private ones too."""
+    return hashlib.sha256("".join(f"{rel}\0{digest}\n" for rel, digest, _ in sorted(inputs)).encode()).hexdigest()
+
+
+def manifest_line(key: str, value: str, depth: int = 2) -> bytes:
+    """One string entry of the manifest as `canonical.dumps` writes it, at
+    `depth` (1 for the top level, 2 inside `inputs` or `outputs`)."""
+    return f"\n{'  ' * depth}{encode_basestring(key)}: {encode_basestring(value)}".encode()

@@ -1,0 +1,248 @@
+"""The warm path: what the last run rendered, patched with the few sources
+that changed since, when none of them changed what the link stage reads.
+
+At 100,000 agents the full path decodes every source's cached entry and
+joins every whole-repo file again, even after a one-word edit. Here a run
+stats the sources against what the last run rendered (`Rendered`, the
+cache's third layer), compiles the few that changed and patches the files
+that join every card (`knoc.output.patch`); a card left as it was is read
+from the cache only if asked for. Anything else (a file added or removed,
+a changed link key, a file the link stage's findings point into, signing,
+more than `MAX_CHANGED` edits, anything not as stored) is the full path's:
+`patch` returns None. Both paths give the same bytes (tests/test_warm.py)."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, overload
+
+from knoc.compiler.records import FileResult, LinkResult
+from knoc.compiler.unit import compile_source
+from knoc.config import Config
+from knoc.diagnostics import Diagnostic, from_dict
+from knoc.diagnostics.internal import has_internal
+from knoc.io import files
+from knoc.io.cache import RACY_NS, Cache, CacheDamaged, Source
+from knoc.io.records import Record
+from knoc.kinds.agent import Card, Projection
+from knoc.kinds.spec import SpecSet
+from knoc.output.patch import Edit
+from knoc.output.patch import patch as patch_files
+from knoc.output.tree import Input, Tree, site_paths, sources_digest
+
+MAX_CHANGED = 16  # more edits than this: the full path, which compiles them on every core
+
+# A content source as last compiled: (sha256, size, mtime, ctime, inode, declared by a spec?)
+Head = tuple[str, int, int, int, int, bool]
+
+
+@dataclass(slots=True)
+class Rendered(Record):
+    """What a run rendered, kept so the next run can patch it."""
+
+    VERSION: ClassVar[int] = 1
+
+    saved: int  # when (ns): a source whose mtime is this recent is hashed again
+    sources: dict[str, Head]  # every content source, in path order
+    diags: dict[str, list[Any]]  # each content source's findings (encoded), of those with any
+    sites: list[str]  # each published card's folder under site/, in the link stage's order
+    digests: dict[str, str]  # sha256 of every output
+    sources_digest: str  # the manifest's
+
+
+@dataclass
+class Patched:
+    """The run's outcome, as the full path would have found it."""
+
+    diags: list[Diagnostic]  # the content sources' and the link stage's
+    published: list[tuple[str, str]]
+    agents: dict[str, str]
+    cards: Sequence[Card]
+    files: Tree
+    digests: dict[str, str]
+
+
+def key(link_key: str, operator: tuple[tuple[str, str], ...]) -> str:
+    return json.dumps([link_key, operator])
+
+
+def remember(cache: Cache, link_key: str, operator: tuple[tuple[str, str], ...], content: list[str],
+             results: Mapping[str, FileResult], cards: Sequence[Card], tree: Tree, digests: dict[str, str],
+             inputs: list[Input]) -> None:
+    """Keep what the full path rendered, if the cache vouches for every source."""
+    heads: dict[str, Head] = {}
+    for rel in content:
+        s = cache.source(rel)
+        if s is None:
+            return
+        heads[rel] = (s.digest, s.size, s.mtime_ns, s.ctime_ns, s.inode, results[rel].decl is not None)
+    found = {rel: [d.to_dict() for d in results[rel].diags] for rel in content if results[rel].diags}
+    memo = Rendered(time.time_ns(), heads, found, [c.projection.site_dir for c in cards], digests,
+                    sources_digest(inputs))
+    cache.keep_rendered(key(link_key, operator), memo.encode(), tree.rendered, digests)
+
+
+@dataclass
+class _Update:
+    rel: str
+    st: os.stat_result
+    digest: str
+    entry: Any
+    old: FileResult
+    new: FileResult
+
+
+def patch(config: Config, content: list[str], specs: SpecSet, spec_inputs: list[Input], cache: Cache,
+          operator: tuple[tuple[str, str], ...]) -> Patched | None:
+    """The run's outcome patched from the last one's, or None."""
+    link = cache.link
+    found = None if link is None else cache.get_rendered(key(link.key, operator))
+    memo = None if found is None else Rendered.decode(found[0])
+    if link is None or found is None or memo is None or list(memo.sources) != content:
+        return None
+    updates = _updates(config, specs, cache, memo, link.pinned)
+    digests = {rel: head[0] for rel, head in memo.sources.items()} | {rel: d for rel, d, _ in spec_inputs}
+    linked = LinkResult.restore(cache.get_link(link.key, digests))
+    if updates is None or linked is None:
+        return None
+    heads = dict(memo.sources)
+    for u in updates:
+        heads[u.rel] = (u.digest, u.st.st_size, u.st.st_mtime_ns, u.st.st_ctime_ns, u.st.st_ino, u.new.decl is not None)
+    edited = [u for u in updates if u.digest != memo.sources[u.rel][0]]
+    slugs = {rel: slug for slug, rel in linked.published}
+    cards = [(slugs[u.rel], u.old.projection, u.new.projection) for u in edited if u.rel in slugs]
+    if any(old is None or new is None for _, old, new in cards):
+        return None
+    patched: dict[str, bytes] = {}
+    digests, latest = memo.digests, memo.sources_digest
+    if edited:
+        latest = sources_digest(spec_inputs + [(rel, h[0], False) for rel, h in heads.items() if h[5]])
+        public = [(u.rel, memo.sources[u.rel][0], u.digest) for u in edited if u.new.decl and not u.new.private]
+        done = patch_files(found[1], memo.digests, Edit(cards, public, (memo.sources_digest, latest)))  # type: ignore[arg-type]
+        if done is None:
+            return None
+        patched, digests = done
+    projection = _projections(cache, heads)
+    tree = Tree(patched, {path: (new, legacy) for _, _, new in cards if new is not None
+                          for path, legacy in zip(site_paths(new.site_dir), (False, True), strict=True)},
+                _Previous(digests, linked.files, found[1], _card_files(linked.published, memo.sites, projection)))
+    updated = {u.rel for u in updates}
+    found_in = {rel: raw for rel, raw in memo.diags.items() if rel not in updated}
+    found_in.update({u.rel: [d.to_dict() for d in u.new.diags] for u in updates if u.new.diags})
+    diags = [from_dict(d) for raw in found_in.values() for d in raw] + linked.diags
+    if updates:
+        for u in updates:
+            cache.put(u.rel, Source.of(u.digest, u.st, u.entry))
+        kept = Rendered(time.time_ns(), heads, found_in, memo.sites, digests, latest)
+        cache.keep_rendered(key(link.key, operator), kept.encode(), patched, digests,
+                            {path: st for path, st in cache.rendered_files().items() if path not in patched})
+    return Patched(diags, linked.published, linked.agents, _Cards(linked.published, projection), tree, digests)
+
+
+def _projections(cache: Cache, heads: dict[str, Head]) -> Callable[[str], Projection]:
+    """A published source's projection, read from the cache when asked for."""
+    def projection(rel: str) -> Projection:
+        kept = FileResult.decode(cache.get(rel, heads[rel][0]))
+        if kept is None or kept.projection is None:
+            cache.forget_rendered()  # the next run takes the full path
+            raise CacheDamaged(f"the cache no longer holds the card of {rel}")
+        return kept.projection
+    return projection
+
+
+def _card_files(published: list[tuple[str, str]], sites: list[str], projection: Callable[[str], Projection]
+                ) -> Callable[[str], bytes | None]:
+    """A card file's bytes by its path (None for any other path)."""
+    at: dict[str, tuple[str, bool]] = {}
+
+    def card(path: str) -> bytes | None:
+        if not at:
+            for (_, rel), site in zip(published, sites, strict=True):
+                for p, legacy in zip(site_paths(site), (False, True), strict=True):
+                    at[p] = (rel, legacy)
+        if path not in at:
+            return None
+        rel, legacy = at[path]
+        return projection(rel).legacy_card()[0] if legacy else projection(rel).body
+    return card
+
+
+class _Previous(Mapping[str, bytes]):
+    """Every output of the run but the patched ones: the link stage's files
+    and the whole-repo ones as stored, and each card as the cache keeps it,
+    all read only when asked for."""
+
+    def __init__(self, digests: dict[str, str], linked: Mapping[str, bytes], rendered: Mapping[str, bytes],
+                 card: Callable[[str], bytes | None]) -> None:
+        self._paths, self._linked, self._rendered, self._card = digests, linked, rendered, card
+
+    def __getitem__(self, path: str) -> bytes:
+        for stored in (self._rendered, self._linked):  # the rendered `_headers` extends the linked one
+            if path in stored:
+                return stored[path]
+        body = self._card(path)
+        if body is None:
+            raise KeyError(path)
+        return body
+
+    def __contains__(self, path: object) -> bool:
+        return path in self._paths
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._paths)
+
+    def __len__(self) -> int:
+        return len(self._paths)
+
+
+class _Cards(Sequence[Card]):
+    """The published cards, each projection read from the cache when asked for."""
+
+    def __init__(self, published: list[tuple[str, str]], projection: Callable[[str], Projection]) -> None:
+        self._published, self._projection = published, projection
+
+    @overload
+    def __getitem__(self, i: int) -> Card: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[Card]: ...
+
+    def __getitem__(self, i: int | slice) -> Card | Sequence[Card]:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        slug, rel = self._published[i]
+        return Card(slug, rel, self._projection(rel))
+
+    def __len__(self) -> int:
+        return len(self._published)
+
+
+def _updates(config: Config, specs: SpecSet, cache: Cache, memo: Rendered, pinned: dict[str, str]
+             ) -> list[_Update] | None:
+    """Each source whose stat changed since it was rendered (or is too
+    recent to trust), compiled; None when the warm path cannot take them."""
+    racy, root = memo.saved - RACY_NS, f"{config.root}/"
+    changed = []
+    for rel, (_, size, mtime, ctime, inode, _) in memo.sources.items():
+        st = files.stat(root + rel)
+        if st is None:
+            return None
+        if (mtime > racy or st.st_mtime_ns != mtime or st.st_size != size or st.st_ctime_ns != ctime
+                or st.st_ino != inode):
+            changed.append((rel, st))
+            if len(changed) > MAX_CHANGED:
+                return None
+    updates = []
+    for rel, st in changed:
+        digest, entry, problem = compile_source(config, specs, cache, rel)
+        old = FileResult.decode(cache.get(rel, memo.sources[rel][0]))
+        new = FileResult.decode(entry)
+        if (problem is not None or old is None or new is None or new.link_key != old.link_key
+                or has_internal(new.diags) or (rel in pinned and digest != memo.sources[rel][0])):
+            return None
+        updates.append(_Update(rel, st, digest, entry, old, new))
+    return updates

@@ -1,0 +1,93 @@
+"""Files the cache keeps as they are, in `.knoc-cache/files/`, each named by
+its sha256: the large outputs a layer rendered (the index, the catalog
+page, the manifest: tens of megabytes at 100,000 agents), read only when a
+run asks for them. A check that finds them unchanged never does."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import time
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+
+from knoc.io.files import atomic_write, stat
+
+SHA256 = re.compile(r"[0-9a-f]{64}")
+KEEP_NS = 600_000_000_000  # a stored file no layer names is dropped once it is ten minutes old
+
+# Per file: (size, mtime_ns, sha256) as last written or read.
+Stat = tuple[int, int, str]
+
+
+class CacheDamaged(Exception):
+    """A stored file read too late to compute it afresh is not what was stored."""
+
+
+class StoredFiles(Mapping[str, bytes]):
+    """Stored files by output path, each read when asked for and checked
+    against its sha256. One that fails is removed, so the next run
+    computes it afresh, and CacheDamaged is raised."""
+
+    def __init__(self, folder: Path, files: dict[str, Stat], shown: str) -> None:
+        self._folder, self._files, self._shown = folder, files, shown
+
+    def __getitem__(self, path: str) -> bytes:
+        blob = self._folder / self._files[path][2]
+        try:
+            data = blob.read_bytes()
+        except OSError as exc:
+            data, why = b"", exc.strerror
+        else:
+            why = "its bytes no longer match its sha256"
+        if hashlib.sha256(data).hexdigest() != blob.name:
+            blob.unlink(missing_ok=True)
+            raise CacheDamaged(f"{self._shown}/{blob.name} ({path}) is damaged: {why}")
+        return data
+
+    def __contains__(self, path: object) -> bool:  # Mapping's would read the file
+        return path in self._files
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._files)
+
+    def __len__(self) -> int:
+        return len(self._files)
+
+
+def unchanged(folder: Path, files: dict[str, Stat]) -> bool:
+    """Whether every stored file still has the size and mtime it was stored with."""
+    for size, mtime, digest in files.values():
+        st = stat(folder / digest)
+        if st is None or (st.st_size, st.st_mtime_ns) != (size, mtime):
+            return False
+    return True
+
+
+def store(folder: Path, files: Mapping[str, bytes], digests: Mapping[str, str], keep: set[str]
+          ) -> dict[str, Stat] | None:
+    """Write `files` as they are (one already there is left), and drop the
+    stored files that are not in `keep` once they are old enough that no
+    other run still reads them. The size, mtime and sha256 of each as
+    stored, by path; None if they could not be stored, or `folder` is a
+    link (files are dropped in there: only in a folder of our own)."""
+    if folder.parent.is_symlink() or folder.is_symlink():
+        return None
+    stored: dict[str, Stat] = {}
+    try:
+        for path, body in files.items():
+            blob = folder / digests[path]
+            st = stat(blob)
+            if st is None or st.st_size != len(body):
+                atomic_write(blob, body)
+                st = os.stat(blob)
+            stored[path] = (st.st_size, st.st_mtime_ns, digests[path])
+        keep = keep | {d for _, _, d in stored.values()}
+        young = time.time_ns() - KEEP_NS  # another run may be about to read what it stored just now
+        for old in folder.iterdir():
+            if SHA256.fullmatch(old.name) and old.name not in keep and old.lstat().st_mtime_ns < young:
+                old.unlink(missing_ok=True)
+    except OSError:  # best effort, as every write to the cache (a read-only checkout still compiles)
+        return None
+    return stored

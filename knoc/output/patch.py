@@ -1,0 +1,113 @@
+"""The files a run joins from every card (`_catalog/agents.js`, each host's
+AI Catalog and `_headers`, the manifest), patched after an edit that
+changed a few cards' bytes and nothing the link stage reads: each changed
+piece is found by its exact old bytes and replaced, so the result is what
+`render` would join, without reading every card. A piece that is not found
+exactly once means the files are not what this expects: the caller
+renders afresh."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from knoc.kinds.agent import Projection
+from knoc.output.canonical import sha256
+from knoc.output.hosting import AI_CATALOG_FILE, HEADERS_FILE, SITE, etag_rule, etagged
+from knoc.output.index import CatalogScript
+from knoc.output.listing import indented
+from knoc.output.pages import CATALOG_SCRIPT
+from knoc.output.tree import MANIFEST, card_paths, manifest_line
+
+
+@dataclass(frozen=True)
+class Edit:
+    """What changed: each card's slug and old and new projection (the same
+    summary, other bytes); each public input's path and old and new
+    sha256; the old and new digest of all sources."""
+
+    cards: list[tuple[str, Projection, Projection]]
+    inputs: list[tuple[str, str, str]]
+    sources_digest: tuple[str, str]
+
+
+def patch(previous: Mapping[str, bytes], digests: dict[str, str], edit: Edit
+          ) -> tuple[dict[str, bytes], dict[str, str]] | None:
+    """The patched files and every output's sha256 after `edit`; None when
+    `previous` (the files as last joined) cannot be patched."""
+    was, digests = digests, dict(digests)
+    pieces: dict[str, list[tuple[bytes, bytes]]] = {}
+    for slug, old, new in edit.cards:
+        for path, legacy in zip(card_paths(new), (False, True), strict=True):
+            digests[path] = new.file_digest(legacy)
+        (old_details, old_entry), (details, entry) = old.catalog_pieces(), new.catalog_pieces()
+        pieces.setdefault(CATALOG_SCRIPT, []).append((CatalogScript.piece(slug, old_details),
+                                                      CatalogScript.piece(slug, details)))
+        pieces.setdefault(f"{SITE}{new.host}/{AI_CATALOG_FILE}", []).append((indented(old_entry), indented(entry)))
+    files = _replace_in(previous, pieces, digests)
+    if files is None:
+        return None
+    touched = [path for _, _, new in edit.cards for path in card_paths(new)] + list(files)
+    if any(path not in was for path in touched):
+        return None
+    before = {path: was[path] for path in touched if was[path] != digests[path]}
+    rules: dict[str, list[tuple[bytes, bytes]]] = {}
+    for path, digest in before.items():
+        if etagged(path):
+            host, _, inside = path[len(SITE):].partition("/")
+            rules.setdefault(f"{SITE}{host}/{HEADERS_FILE}", []).append((_rule(inside, digest), _rule(inside, digests[path])))
+    headers = _replace_in(previous, rules, digests)
+    if headers is None:
+        return None
+    files.update(headers)
+    before.update({path: was[path] for path in headers if path in was})
+    lines = [(manifest_line(path, digest), manifest_line(path, digests[path])) for path, digest in before.items()]
+    lines += [(manifest_line(rel, old, 2), manifest_line(rel, new, 2)) for rel, old, new in edit.inputs]
+    lines.append((manifest_line("sources_digest", edit.sources_digest[0], 1),
+                  manifest_line("sources_digest", edit.sources_digest[1], 1)))
+    manifest = _replace_in(previous, {MANIFEST: lines}, digests)
+    if manifest is None:
+        return None
+    files.update(manifest)
+    return files, digests
+
+
+def _rule(inside: str, digest: str) -> bytes:
+    """A file's ETag rule from the line before it: a rule is a whole line,
+    and two rules found side by side do not overlap."""
+    return b"\n" + etag_rule(inside, digest).rstrip("\n").encode()
+
+
+def _replace_in(previous: Mapping[str, bytes], pieces: dict[str, list[tuple[bytes, bytes]]],
+                digests: dict[str, str]) -> dict[str, bytes] | None:
+    """Each file with its pieces replaced (its sha256 updated in `digests`)."""
+    files = {}
+    for path, pairs in pieces.items():
+        if path not in previous or (body := replace(previous[path], pairs)) is None:
+            return None
+        files[path] = body
+        digests[path] = sha256(body)
+    return files
+
+
+def replace(body: bytes, pairs: Iterable[tuple[bytes, bytes]]) -> bytes | None:
+    """`body` with each old piece replaced by its new one, in one copy; None
+    unless every old piece that changes occurs exactly once."""
+    spans = []
+    for old, new in pairs:
+        if old == new:
+            continue
+        at = body.find(old)
+        if at < 0 or body.find(old, at + 1) >= 0:
+            return None
+        spans.append((at, at + len(old), new))
+    spans.sort()
+    view, last = memoryview(body), 0
+    out: list[bytes | memoryview] = []
+    for start, end, new in spans:
+        if start < last:
+            return None
+        out += (view[last:start], new)
+        last = end
+    out.append(view[last:])
+    return b"".join(out)

@@ -1,0 +1,167 @@
+"""The warm path (`knoc.compiler.warm`): after an edit that changes no link
+key, a run patches what the last run rendered. Whatever path it takes, a
+run gives the bytes, digests and findings a run without the cache gives."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from knoc.compiler import warm
+from knoc.compiler.driver import Result, compile_repo
+from knoc.config import load_config
+from knoc.io.cache import DIR
+from tests.conftest import Knoc, edit, tree
+
+SEARCH = "content/agent-blueprints/catalog-search.kno"
+CONCIERGE = "content/agent-blueprints/realm-concierge.kno"
+AUDITOR = "content/agent-blueprints/ledger-auditor.kno"  # private
+DOMAIN = "content/perception-domains/schemas.kno"
+
+
+@pytest.fixture
+def rendered(repo: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, list[bool]]:
+    """The example, its sources an hour old (older than the racy window),
+    compiled once through the cache; and, for each later run, whether it
+    took the warm path."""
+    hour_ago = time.time() - 3600
+    for p in repo.rglob("*.kno"):
+        os.utime(p, (hour_ago, hour_ago))
+    first = compile_repo(load_config(repo, None), use_cache=True)
+    first.cache.save()
+    assert first.ok
+    taken: list[bool] = []
+    patch = warm.patch
+
+    def spy(*args: Any) -> Any:
+        found = patch(*args)
+        taken.append(found is not None)
+        return found
+
+    monkeypatch.setattr(warm, "patch", spy)
+    return repo, taken
+
+
+def both(repo: Path) -> tuple[Result, Result]:
+    config = load_config(repo, None)
+    cached = compile_repo(config, use_cache=True)
+    cached.cache.save()
+    return cached, compile_repo(config)
+
+
+def assert_same(cached: Result, cold: Result) -> None:
+    assert cached.digests == cold.digests
+    assert dict(cached.files) == dict(cold.files)  # every byte, the cards left packed too
+    assert cached.report.sorted() == cold.report.sorted()
+    assert [(c.slug, c.source, c.projection) for c in cached.cards] == [(c.slug, c.source, c.projection)
+                                                                        for c in cold.cards]
+    assert (cached.published, cached.agents, cached.inputs) == (cold.published, cold.agents, cold.inputs)
+
+
+EDITS = {  # what an author does, and whether the warm path can take it
+    "a card's description": ([(SEARCH, "Searches the KNO", "Searches all of the KNO")], True),
+    "a skill's description": ([(SEARCH, "ranked by relevance", "ranked by how well they match")], True),
+    "cards on two hosts": ([(SEARCH, "Searches the KNO", "Looks through the KNO"),
+                            (CONCIERGE, "Helps members", "Helps the members")], True),
+    "a private agent": ([(AUDITOR, "Reconciles internal", "Reconciles the internal")], True),
+    "a card's name (the index lists it)": ([(SEARCH, "name: Catalog Search", "name: Catalog Finder")], False),
+    "a description with quotes and a newline": (
+        [(SEARCH, "description: Searches the KNO content catalog by name, type, domain or tag.",
+          'description: "Searches \\"the\\" catalog,\\nby name: ETag \\"x\\""')], True),
+}
+
+
+@pytest.mark.parametrize("name", list(EDITS))
+def test_a_warm_run_gives_what_a_cold_one_gives(rendered: tuple[Path, list[bool]], name: str) -> None:
+    repo, taken = rendered
+    edits, warm_path = EDITS[name]
+    for rel, old, new in edits:
+        edit(repo, rel, old, new)
+    cached, cold = both(repo)
+    assert taken == [warm_path]
+    assert_same(cached, cold)
+    for rel, new, old in reversed(edits):  # and back, from what the warm run kept
+        edit(repo, rel, old, new)
+    assert_same(*both(repo))
+    assert taken == [warm_path, warm_path]
+
+
+def test_edits_one_after_another_stay_warm_and_right(rendered: tuple[Path, list[bool]]) -> None:
+    repo, taken = rendered
+    for i in range(4):
+        edit(repo, SEARCH, "catalog by name", f"catalog ({i}) by name")
+        edit(repo, DOMAIN, "\n", "\n# an edit that is only a comment\n")
+        assert_same(*both(repo))
+        edit(repo, SEARCH, f"catalog ({i}) by name", "catalog by name")
+    assert taken == [True] * 4
+
+
+def test_a_touched_file_is_hashed_and_nothing_changes(rendered: tuple[Path, list[bool]]) -> None:
+    repo, taken = rendered
+    os.utime(repo / SEARCH)
+    assert_same(*both(repo))
+    assert_same(*both(repo))
+    assert taken == [True, True]
+
+
+@pytest.mark.parametrize("change", ["add a file", "remove a file", "too many edits"])
+def test_what_the_warm_path_does_not_take_is_compiled_whole(rendered: tuple[Path, list[bool]], change: str) -> None:
+    repo, taken = rendered
+    if change == "add a file":
+        (repo / "content/perception-domains/copy.kno").write_bytes(
+            (repo / DOMAIN).read_bytes().replace(b"slug: schemas", b"slug: copy-of-schemas"))
+    elif change == "remove a file":
+        (repo / AUDITOR).unlink()
+    elif change == "too many edits":
+        for p in sorted(repo.rglob("*.kno"))[:warm.MAX_CHANGED + 1]:
+            p.write_bytes(p.read_bytes() + b"\n# edited\n")
+    cached, cold = both(repo)
+    assert taken == [False]
+    assert_same(cached, cold)
+
+
+@pytest.mark.parametrize("damage", ["a stored file", "the rendered layer", "a source's entry"])
+def test_a_damaged_warm_layer_is_not_trusted(rendered: tuple[Path, list[bool]], damage: str) -> None:
+    repo, taken = rendered
+    edit(repo, SEARCH, "Searches the KNO", "Searches all of the KNO")
+    cache = repo / DIR
+    if damage == "a stored file":
+        for blob in (cache / "files").iterdir():
+            blob.write_bytes(blob.read_bytes() + b" ")
+    elif damage == "the rendered layer":
+        (cache / "rendered.bin").write_bytes(b"not a knoc cache")
+    else:
+        for shard in cache.glob("sources-*.bin"):
+            shard.unlink()
+    cached, cold = both(repo)
+    assert taken == [False]
+    assert_same(cached, cold)
+
+
+def test_a_warm_build_writes_what_a_cold_one_writes(rendered: tuple[Path, list[bool]], knoc: Knoc) -> None:
+    repo, taken = rendered
+    assert knoc("build", root=repo)[0] == 0
+    edit(repo, SEARCH, "Searches the KNO", "Searches all of the KNO")
+    code, out, _ = knoc("check", "--format", "json", root=repo)
+    assert code == 1 and "catalog-search/.well-known/agent-card.json" in out and "manifest.json" in out
+    assert knoc("build", root=repo)[0] == 0
+    warm_tree = tree(repo / "build")
+    assert knoc("check", root=repo)[0] == 0
+    assert knoc("build", "--no-cache", root=repo)[0] == 0
+    assert tree(repo / "build") == warm_tree
+    assert taken[-3:] == [True, True, True]
+
+
+def test_a_card_drifted_on_disk_is_shown_from_the_cache(rendered: tuple[Path, list[bool]], knoc: Knoc) -> None:
+    """The warm path never read the unchanged card; the diff reads it from the cache."""
+    repo, _ = rendered
+    assert knoc("build", root=repo)[0] == 0
+    card = repo / "build/site/agents.possibility.space/drift-sentinel/.well-known/agent-card.json"
+    card.write_text(card.read_text(encoding="utf-8").replace("Drift Sentinel", "Drift Sentry"), encoding="utf-8")
+    edit(repo, SEARCH, "Searches the KNO", "Searches all of the KNO")
+    code, out, err = knoc("check", root=repo)
+    assert code == 1 and '-  "name": "Drift Sentry"' in out + err and '+  "name": "Drift Sentinel"' in out + err
