@@ -55,7 +55,8 @@ def patch(previous: Mapping[str, bytes], digests: dict[str, str], edit: Edit
     for path, digest in before.items():
         if etagged(path):
             host, _, inside = path[len(SITE):].partition("/")
-            rules.setdefault(f"{SITE}{host}/{HEADERS_FILE}", []).append((_rule(inside, digest), _rule(inside, digests[path])))
+            rule = (_rule(inside, digest), _rule(inside, digests[path]))
+            rules.setdefault(f"{SITE}{host}/{HEADERS_FILE}", []).append(rule)
     headers = _replace_in(previous, rules, digests)
     if headers is None:
         return None
