@@ -100,6 +100,23 @@ def test_edits_one_after_another_stay_warm_and_right(rendered: tuple[Path, list[
     assert taken == [True] * 4
 
 
+def test_many_edits_are_kept_and_the_next_run_starts_from_them(rendered: tuple[Path, list[bool]]) -> None:
+    """A few edits are patched in again at each run; more than half the most
+    the warm path takes are stored with what it rendered."""
+    repo, taken = rendered
+    edited = sorted((repo / "content").rglob("*.kno"))[:warm.MAX_CHANGED // 2 + 1]
+    edit(repo, SEARCH, "Searches the KNO", "Searches all of the KNO")
+    for p in edited:  # edited a while ago: not too recent to trust once stored
+        p.write_bytes(p.read_bytes() + b"\n# edited\n")
+        os.utime(p, (time.time() - 60, time.time() - 60))
+    os.utime(repo / SEARCH, (time.time() - 60, time.time() - 60))
+    assert_same(*both(repo))
+    stored = (repo / DIR / "rendered.bin").stat().st_mtime_ns
+    assert_same(*both(repo))
+    assert (repo / DIR / "rendered.bin").stat().st_mtime_ns == stored  # nothing changed since: nothing stored
+    assert taken == [True, True]
+
+
 def test_a_touched_file_is_hashed_and_nothing_changes(rendered: tuple[Path, list[bool]]) -> None:
     repo, taken = rendered
     os.utime(repo / SEARCH)

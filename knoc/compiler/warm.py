@@ -34,7 +34,7 @@ from knoc.output.patch import Edit
 from knoc.output.patch import patch as patch_files
 from knoc.output.tree import Input, Tree, site_paths, sources_digest
 
-MAX_CHANGED = 16  # more edits than this: the full path, which compiles them on every core
+MAX_CHANGED = 16  # more edits than this: the full path, which compiles them on every core (and stores them)
 
 # A content source as last compiled: (sha256, size, mtime, ctime, inode, declared by a spec?)
 Head = tuple[str, int, int, int, int, bool]
@@ -126,7 +126,7 @@ def patch(config: Config, content: list[str], specs: SpecSet, spec_inputs: list[
         if done is None:
             return None
         patched, digests = done
-    projection = _projections(cache, heads)
+    projection = _projections(cache, memo.sources, {u.rel: u.new for u in updates})
     tree = Tree(patched, {path: (new, legacy) for _, _, new in cards if new is not None
                           for path, legacy in zip(site_paths(new.site_dir), (False, True), strict=True)},
                 _Previous(digests, linked.files, found[1], _card_files(linked.published, memo.sites, projection)))
@@ -134,8 +134,8 @@ def patch(config: Config, content: list[str], specs: SpecSet, spec_inputs: list[
     found_in = {rel: raw for rel, raw in memo.diags.items() if rel not in updated}
     found_in.update({u.rel: [d.to_dict() for d in u.new.diags] for u in updates if u.new.diags})
     diags = [from_dict(d) for raw in found_in.values() for d in raw] + linked.diags
-    if updates:
-        for u in updates:
+    if len(updates) > MAX_CHANGED // 2:  # kept as it is, a few edits are patched in again next time, for less
+        for u in updates:                # than it costs to store tens of megabytes anew at each run
             cache.put(u.rel, Source.of(u.digest, u.st, u.entry))
         kept = Rendered(time.time_ns(), heads, found_in, memo.sites, digests, latest)
         cache.keep_rendered(key(link.key, operator), kept.encode(), patched, digests,
@@ -143,10 +143,11 @@ def patch(config: Config, content: list[str], specs: SpecSet, spec_inputs: list[
     return Patched(diags, linked.published, linked.agents, _Cards(linked.published, projection), tree, digests)
 
 
-def _projections(cache: Cache, heads: dict[str, Head]) -> Callable[[str], Projection]:
-    """A published source's projection, read from the cache when asked for."""
+def _projections(cache: Cache, heads: dict[str, Head], fresh: dict[str, FileResult]) -> Callable[[str], Projection]:
+    """A published source's projection: as just compiled, or read from the
+    cache (as last rendered) when asked for."""
     def projection(rel: str) -> Projection:
-        kept = FileResult.decode(cache.get(rel, heads[rel][0]))
+        kept = fresh[rel] if rel in fresh else FileResult.decode(cache.get(rel, heads[rel][0]))
         if kept is None or kept.projection is None:
             cache.forget_rendered()  # the next run takes the full path
             raise CacheDamaged(f"the cache no longer holds the card of {rel}")
