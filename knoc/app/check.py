@@ -7,7 +7,7 @@ import functools
 import os
 import re
 
-from knoc.app.common import compile_cached, digests, on_disk
+from knoc.app.common import compile_cached, digests_on_disk
 from knoc.app.outcome import Outcome
 from knoc.app.signing import adopter
 from knoc.compiler.driver import Progress, quiet
@@ -21,11 +21,10 @@ from knoc.tools.drift import drift
 def check(config: Config, *, use_cache: bool, progress: Progress = quiet) -> Outcome:
     out = config.output + "/"
     in_hook = os.environ.get("PRE_COMMIT") == "1"
-    scan = background.start(functools.partial(on_disk, config, use_cache, in_hook))
+    scan = background.start(functools.partial(digests_on_disk, config, use_cache, in_hook))
     signed = adopter(config)  # a signed build is checked without the key
     result = compile_cached(config, use_cache, progress, signed)
-    stats, seen_before = scan()
-    actual = digests(stats)
+    actual, seen_before = scan()
     if not result.ok:
         return Outcome("knoc check", result.report.sorted(), result.inputs, f"{out} not compared")
     if in_hook and actual != result.digests and seen_before == result.digests:

@@ -36,17 +36,25 @@ def compile_cached(config: Config, use_cache: bool, progress: Progress = quiet,
     return result
 
 
-def on_disk(config: Config, use_cache: bool, in_hook: bool = False) -> tuple[dict[str, Stat], dict[str, str]]:
+def on_disk(config: Config, use_cache: bool, in_hook: bool = False) -> tuple[dict[str, Stat], dict[str, str] | None]:
     """The size, mtime and sha256 of each file under build/ (through the
-    memo of its stats), and the sha256 of each file the previous run saw
-    there. In a pre-commit hook the memo is not updated: what it sees is
-    the staged tree, which pre-commit puts back as it was."""
+    memo of its stats), and in a pre-commit hook the sha256 of each file
+    the previous run saw there. In a hook the memo is not updated: what it
+    sees is the staged tree, which pre-commit puts back as it was."""
     memo = OutputMemo.open(config.root, use_cache)
     before = memo.snapshot
     now = tree.scan_tree(config.out_dir, before)
     if not in_hook:
         memo.update(now)
-    return now.files, digests(before.files)
+    return now.files, digests(before.files) if in_hook else None
+
+
+def digests_on_disk(config: Config, use_cache: bool, in_hook: bool = False
+                    ) -> tuple[dict[str, str], dict[str, str] | None]:
+    """`on_disk` with the sha256 of each file only: all a check compares (and
+    less to send back from the core that scanned)."""
+    stats, before = on_disk(config, use_cache, in_hook)
+    return digests(stats), before
 
 
 def digests(stats: dict[str, Stat]) -> dict[str, str]:

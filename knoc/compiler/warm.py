@@ -105,9 +105,11 @@ def patch(config: Config, content: list[str], specs: SpecSet, spec_inputs: list[
     if link is None or found is None or memo is None or list(memo.sources) != content:
         return None
     updates = _updates(config, specs, cache, memo, link.pinned)
+    if updates is None:
+        return None
     digests = {rel: head[0] for rel, head in memo.sources.items()} | {rel: d for rel, d, _ in spec_inputs}
     linked = LinkResult.restore(cache.get_link(link.key, digests))
-    if updates is None or linked is None:
+    if linked is None:
         return None
     heads = dict(memo.sources)
     for u in updates:
@@ -115,31 +117,32 @@ def patch(config: Config, content: list[str], specs: SpecSet, spec_inputs: list[
     edited = [u for u in updates if u.digest != memo.sources[u.rel][0]]
     slugs = {rel: slug for slug, rel in linked.published}
     cards = [(slugs[u.rel], u.old.projection, u.new.projection) for u in edited if u.rel in slugs]
-    if any(old is None or new is None for _, old, new in cards):
+    changed = [(slug, old, new) for slug, old, new in cards if old is not None and new is not None]
+    if len(changed) != len(cards):
         return None
     patched: dict[str, bytes] = {}
     digests, latest = memo.digests, memo.sources_digest
     if edited:
         latest = sources_digest(spec_inputs + [(rel, h[0], False) for rel, h in heads.items() if h[5]])
         public = [(u.rel, memo.sources[u.rel][0], u.digest) for u in edited if u.new.decl and not u.new.private]
-        done = patch_files(found[1], memo.digests, Edit(cards, public, (memo.sources_digest, latest)))  # type: ignore[arg-type]
+        done = patch_files(found[1], memo.digests, Edit(changed, public, (memo.sources_digest, latest)))
         if done is None:
             return None
         patched, digests = done
     projection = _projections(cache, memo.sources, {u.rel: u.new for u in updates})
-    tree = Tree(patched, {path: (new, legacy) for _, _, new in cards if new is not None
+    tree = Tree(patched, {path: (new, legacy) for _, _, new in changed
                           for path, legacy in zip(site_paths(new.site_dir), (False, True), strict=True)},
                 _Previous(digests, linked.files, found[1], _card_files(linked.published, memo.sites, projection)))
     updated = {u.rel for u in updates}
     found_in = {rel: raw for rel, raw in memo.diags.items() if rel not in updated}
     found_in.update({u.rel: [d.to_dict() for d in u.new.diags] for u in updates if u.new.diags})
-    diags = [from_dict(d) for raw in found_in.values() for d in raw] + linked.diags
-    if len(updates) > MAX_CHANGED // 2:  # kept as it is, a few edits are patched in again next time, for less
-        for u in updates:                # than it costs to store tens of megabytes anew at each run
+    if len(updates) > MAX_CHANGED // 2:  # a few edits are patched in again next time: it costs less than
+        for u in updates:                # storing tens of megabytes anew at each run
             cache.put(u.rel, Source.of(u.digest, u.st, u.entry))
         kept = Rendered(time.time_ns(), heads, found_in, memo.sites, digests, latest)
         cache.keep_rendered(key(link.key, operator), kept.encode(), patched, digests,
                             {path: st for path, st in cache.rendered_files().items() if path not in patched})
+    diags = [from_dict(d) for raw in found_in.values() for d in raw] + linked.diags
     return Patched(diags, linked.published, linked.agents, _Cards(linked.published, projection), tree, digests)
 
 
