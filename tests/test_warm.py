@@ -4,6 +4,7 @@ run gives the bytes, digests and findings a run without the cache gives."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 import time
 from pathlib import Path
@@ -182,3 +183,24 @@ def test_a_card_drifted_on_disk_is_shown_from_the_cache(rendered: tuple[Path, li
     edit(repo, SEARCH, "Searches the KNO", "Searches all of the KNO")
     code, out, err = knoc("check", root=repo)
     assert code == 1 and '-  "name": "Drift Sentry"' in out + err and '+  "name": "Drift Sentinel"' in out + err
+
+
+def test_a_stored_file_damaged_behind_its_stat_stops_one_run(rendered: tuple[Path, list[bool]], knoc: Knoc) -> None:
+    """Damage that keeps the stored manifest's size and mtime is found as the
+    warm path reads it: that run stops with KNO-CACHE, and the next one is
+    whole again."""
+    repo, _ = rendered
+    assert knoc("build", root=repo)[0] == 0
+    manifest = (repo / "build/manifest.json").read_bytes()
+    blob = repo / DIR / "files" / hashlib.sha256(manifest).hexdigest()
+    st = blob.stat()
+    blob.write_bytes(manifest.replace(b"sources_digest", b"SOURCES_DIGEST"))
+    os.utime(blob, ns=(st.st_atime_ns, st.st_mtime_ns))
+    edit(repo, SEARCH, "Searches the KNO", "Searches all of the KNO")
+    code, _, err = knoc("build", root=repo)
+    assert code == 2 and "KNO-CACHE" in err and "Traceback" not in err
+    assert (repo / "build/manifest.json").read_bytes() == manifest  # the build left as it was
+    assert knoc("build", root=repo)[0] == 0
+    warm_tree = tree(repo / "build")
+    assert knoc("build", "--no-cache", root=repo)[0] == 0
+    assert tree(repo / "build") == warm_tree

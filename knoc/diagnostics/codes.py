@@ -44,10 +44,11 @@ _declare("KNO-OUTPUT", E, "the output folder holds files knoc did not write; kno
     setting can never delete someone's files. Move the named files away, or point `output` in
     knoc.toml at another folder.""")
 _declare("KNO-CACHE", E, "a file of the cache under `.knoc-cache/` no longer holds what it held; it was dropped", """
-    The cache keeps the files the link stage rendered (the index, the catalog page) as they are,
-    named by their sha256, and trusts one whose size and mtime did not change. A file damaged
-    without either changing is found when it is read, too late for this run: knoc drops it and
-    stops. Run the command again (or delete `.knoc-cache/`, always safe).""")
+    The cache keeps the large files a run rendered (the index, the catalog page, the manifest) as
+    they are, named by their sha256, and trusts one whose size and mtime did not change; a run
+    after a small edit also reads unchanged cards from it. A file damaged without either changing,
+    or a card no longer there, is found when it is read, too late for this run: knoc drops what
+    named it and stops. Run the command again (or delete `.knoc-cache/`, always safe).""")
 _declare("KNO-SERVE", E, "`knoc serve`: nothing built to serve, no such `--site` tree, or the port is taken", """
     `knoc serve` serves the build/site/ tree of the last build on 127.0.0.1. Run `knoc build` first
     (or use `--watch`, which builds before serving), name an existing host tree with `--site`, or
