@@ -47,7 +47,7 @@ def _built_for(config: Config) -> str | None:
     """The A2A target the build on disk was made for, if its manifest says
     (in its head: the whole of it is 25 MB at 100,000 agents)."""
     try:
-        found = re.search(rb'^  "a2a_target": "([0-9a-z.]+)",$', tree.read(config.out_dir, MANIFEST)[:4096], re.M)
+        found = re.search(rb'^  "a2a_target": "([0-9a-z.]+)",$', tree.read(config.out_dir, MANIFEST, 4096), re.M)
     except OSError:
         return None
     return found.group(1).decode("ascii") if found else None

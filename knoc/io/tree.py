@@ -217,10 +217,10 @@ def _link_old(old: str, new: str, seen: Stat) -> bool:
     return False
 
 
-def read(out: Path, rel: str) -> bytes:
-    """One file of the tree (OSError when it is not there)."""
+def read(out: Path, rel: str, most: int = -1) -> bytes:
+    """One file of the tree, or its first `most` bytes (OSError when it is not there)."""
     with open(out / rel, "rb") as f:
-        return f.read()
+        return f.read(most)
 
 
 def trees(site: Path) -> list[str]:
