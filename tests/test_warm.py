@@ -204,3 +204,18 @@ def test_a_stored_file_damaged_behind_its_stat_stops_one_run(rendered: tuple[Pat
     warm_tree = tree(repo / "build")
     assert knoc("build", "--no-cache", root=repo)[0] == 0
     assert tree(repo / "build") == warm_tree
+
+
+@pytest.mark.parametrize(("body", "pairs", "expected"), [
+    (b"a-b-c", [(b"b", b"BB")], b"a-BB-c"),
+    (b"a-b-c", [(b"c", b"C"), (b"a", b"")], b"-b-C"),  # in any order, one copy
+    (b"a-b-c", [(b"b", b"b")], b"a-b-c"),  # unchanged: not even looked for
+    (b"a-b-b", [(b"b", b"B")], None),  # twice: which one is the card's?
+    (b"a-b-c", [(b"x", b"X")], None),  # not there: these are not the files it expects
+    (b"abc", [(b"ab", b"1"), (b"bc", b"2")], None),  # overlapping pieces
+])
+def test_a_piece_is_replaced_only_where_it_is_found_once(body: bytes, pairs: list[tuple[bytes, bytes]],
+                                                        expected: bytes | None) -> None:
+    from knoc.output.patch import replace
+
+    assert replace(body, pairs) == expected
