@@ -5,6 +5,7 @@ run gives the bytes, digests and findings a run without the cache gives."""
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import time
 from pathlib import Path
@@ -219,3 +220,23 @@ def test_a_piece_is_replaced_only_where_it_is_found_once(body: bytes, pairs: lis
     from knoc.output.patch import replace
 
     assert replace(body, pairs) == expected
+
+
+@pytest.mark.parametrize("swap", ["a FIFO", "a link to /dev/zero", "a link out of the repo"])
+def test_a_source_swapped_for_what_must_not_be_read_is_refused_not_patched(
+        rendered: tuple[Path, list[bool]], knoc: Knoc, swap: str) -> None:
+    """The warm path reads a changed source the way the full path does: a
+    FIFO never blocks it, and what is refused is reported at its path."""
+    repo, taken = rendered
+    source = repo / SEARCH
+    outside = repo.parent / "outside.kno"
+    outside.write_bytes(source.read_bytes())
+    source.unlink()
+    if swap == "a FIFO":
+        os.mkfifo(source)
+    else:
+        source.symlink_to("/dev/zero" if swap == "a link to /dev/zero" else outside)
+    code, out, _ = knoc("check", "--format", "json", root=repo)
+    refused = [d for d in map(json.loads, out.splitlines()) if d["code"] == "KNO-IO-REFUSED"]
+    assert code == 1 and [d["file"] for d in refused] == [SEARCH]
+    assert taken == [False]
