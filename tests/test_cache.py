@@ -255,3 +255,26 @@ def test_a_cache_folder_that_links_elsewhere_is_not_written_or_pruned(knoc: Knoc
     assert warm == cold
     assert knoc("build", root=built)[0] == 0
     assert [p.name for p in elsewhere.iterdir()] == [precious.name] and precious.read_bytes() == b"not knoc's"
+
+
+def test_a_cache_that_links_elsewhere_is_not_used(knoc: Knoc, repo: Path, tmp_path: Path) -> None:
+    """A repo that ships `.knoc-cache` itself as a link gets no cache: knoc
+    writes, replaces and removes files only in a folder of its own."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "rendered.bin").write_bytes(b"not knoc's")
+    (repo / DIR).symlink_to(elsewhere)
+    assert knoc("build", root=repo)[0] == 0
+    edit(repo / BLUEPRINT, "  description: ", "  description: (edited) ")
+    warm, cold = warm_and_cold(knoc, repo)
+    assert warm == cold and warm[0] == 1
+    assert knoc("build", root=repo)[0] == 0
+    assert [p.name for p in elsewhere.iterdir()] == ["rendered.bin"]
+    assert (elsewhere / "rendered.bin").read_bytes() == b"not knoc's"
+
+
+def test_the_cache_gitignore_is_not_written_through_a_link(knoc: Knoc, repo: Path, tmp_path: Path) -> None:
+    (repo / DIR).mkdir()
+    (repo / DIR / ".gitignore").symlink_to(tmp_path / "outside-ignore")  # dangling: writing would create it
+    assert knoc("build", root=repo)[0] == 0
+    assert not (tmp_path / "outside-ignore").exists()

@@ -130,6 +130,8 @@ class Cache:
 
     @classmethod
     def open(cls, root: Path, salt: str) -> Cache:
+        if (root / DIR).is_symlink():  # a repo could ship it as a link: knoc writes only in a folder of its own
+            return cls.off()
         cache = cls(root / DIR, salt)
         cache.link = cache._link_stored = Layer.decode(cache._load("link.bin"))
         return cache
@@ -312,7 +314,7 @@ class OutputMemo:
 
     @classmethod
     def open(cls, root: Path, enabled: bool = True) -> OutputMemo:
-        if not enabled:
+        if not enabled or (root / DIR).is_symlink():
             return cls(None)
         memo = cls(root / DIR / "outputs.bin")
         value, _ = _read(memo.path)  # type: ignore[arg-type]
@@ -376,7 +378,7 @@ def _write(path: Path, value: Any) -> None:
     try:
         path.parent.mkdir(exist_ok=True)
         ignore = path.parent / ".gitignore"
-        if not ignore.exists():
+        if not os.path.lexists(ignore):  # not through a link either
             ignore.write_text("# written by knoc: this folder is a cache\n*\n", encoding="utf-8")
         atomic_write(path, MAGIC + zlib.crc32(payload).to_bytes(4, "big"), payload)
     except OSError:

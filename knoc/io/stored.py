@@ -72,7 +72,7 @@ def store(folder: Path, files: Mapping[str, bytes], digests: Mapping[str, str], 
     other run still reads them. The size, mtime and sha256 of each as
     stored, by path; None if they could not be stored, or `folder` is a
     link (files are dropped in there: only in a folder of our own)."""
-    if folder.parent.is_symlink() or folder.is_symlink():
+    if folder.is_symlink():  # (the cache folder itself is never a link: Cache.open)
         return None
     stored: dict[str, Stat] = {}
     try:
