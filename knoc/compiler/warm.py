@@ -136,8 +136,10 @@ def patch(config: Config, content: list[str], specs: SpecSet, spec_inputs: list[
     updated = {u.rel for u in updates}
     found_in = {rel: raw for rel, raw in memo.diags.items() if rel not in updated}
     found_in.update({u.rel: [d.to_dict() for d in u.new.diags] for u in updates if u.new.diags})
-    if len(updates) > MAX_CHANGED // 2:  # a few edits are patched in again next time: it costs less than
-        for u in updates:                # storing tens of megabytes anew at each run
+    # A few edits are patched in again next time: that costs less than
+    # storing tens of megabytes anew at each run.
+    if len(updates) > MAX_CHANGED // 2:
+        for u in updates:
             cache.put(u.rel, Source.of(u.digest, u.st, u.entry))
         kept = Rendered(time.time_ns(), heads, found_in, memo.sites, digests, latest)
         cache.keep_rendered(key(link.key, operator), kept.encode(), patched, digests,
