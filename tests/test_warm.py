@@ -7,17 +7,21 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from knoc.compiler import warm
 from knoc.compiler.driver import Result, compile_repo
 from knoc.config import load_config
 from knoc.io.cache import DIR
-from tests.conftest import Knoc, edit, tree
+from tests.conftest import ROOT, Knoc, edit, tree
 
 SEARCH = "content/agent-blueprints/catalog-search.kno"
 CONCIERGE = "content/agent-blueprints/realm-concierge.kno"
@@ -240,3 +244,55 @@ def test_a_source_swapped_for_what_must_not_be_read_is_refused_not_patched(
     refused = [d for d in map(json.loads, out.splitlines()) if d["code"] == "KNO-IO-REFUSED"]
     assert code == 1 and [d["file"] for d in refused] == [SEARCH]
     assert taken == [False]
+
+
+def _line(rel: str, starts: str) -> tuple[str, int, str]:
+    """(file, line index, key) of the first line of the example's file that starts so."""
+    lines = (ROOT / rel).read_text(encoding="utf-8").splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith(starts))
+    return rel, at, lines[at][:lines[at].index(":") + 1]
+
+
+# Lines an author rewrites: descriptions, a skill's, a card's name (which the
+# index lists: the full path).
+REWRITTEN = [_line(f"content/agent-blueprints/{name}.kno", starts) for name, starts in (
+    ("catalog-search", "  description: "), ("catalog-search", "      description: Returns"),
+    ("realm-concierge", "  description: "), ("ledger-auditor", "  description: "),
+    ("schema-steward", "      description: Explains"), ("quick-summarizer", "  name: "))]
+step = st.tuples(st.sampled_from(["rewrite", "comment", "touch"]), st.integers(0, len(REWRITTEN) - 1),
+                 st.text(alphabet=st.characters(whitelist_categories=("L", "N", "P", "S", "Zs")), max_size=40))
+
+
+@settings(max_examples=int(os.environ.get("KNOC_FUZZ_EXAMPLES", "8")), deadline=None, database=None,
+          derandomize="KNOC_FUZZ_EXAMPLES" not in os.environ,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(st.lists(step, min_size=1, max_size=4))
+def test_any_run_of_edits_gives_on_the_warm_path_what_a_cold_run_gives(
+        repo: Path, monkeypatch: pytest.MonkeyPatch, steps: list[tuple[str, int, str]]) -> None:
+    """Whatever edits follow one another (descriptions and names with any
+    text, comments, touches), each warm run equals a cold one."""
+    taken: list[bool] = []
+    patch = warm.patch
+    monkeypatch.setattr(warm, "patch", lambda *args: taken.append((found := patch(*args)) is not None) or found)
+    with tempfile.TemporaryDirectory() as scratch:
+        here = Path(scratch) / "repo"
+        shutil.copytree(repo, here)
+        hour_ago = time.time() - 3600
+        for p in here.rglob("*.kno"):
+            os.utime(p, (hour_ago, hour_ago))
+        first = compile_repo(load_config(here, None), use_cache=True)
+        first.cache.save()
+        for what, which, text in steps:
+            rel, at, key = REWRITTEN[which]
+            path = here / rel
+            if what == "rewrite":
+                lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+                lines[at] = f"{key} {json.dumps(text or 'x', ensure_ascii=False)}\n"
+                path.write_text("".join(lines), encoding="utf-8")
+            elif what == "comment":
+                path.write_text(path.read_text(encoding="utf-8") + f"# {json.dumps(text)}\n", encoding="utf-8")
+            else:
+                os.utime(path)
+            assert_same(*both(here))
+    # The name is what the index lists: the full path's. Any other step leaves the link keys be.
+    assert any(taken) or any(what == "rewrite" and which == len(REWRITTEN) - 1 for what, which, _ in steps)
