@@ -107,8 +107,8 @@ def patch(config: Config, content: list[str], specs: SpecSet, spec_inputs: list[
     updates = _updates(config, specs, cache, memo, link.pinned)
     if updates is None:
         return None
-    digests = {rel: head[0] for rel, head in memo.sources.items()} | {rel: d for rel, d, _ in spec_inputs}
-    linked = LinkResult.restore(cache.get_link(link.key, digests))
+    pinned = {rel: memo.sources[rel][0] for rel in link.pinned if rel in memo.sources}  # all get_link compares
+    linked = LinkResult.restore(cache.get_link(link.key, pinned | {rel: d for rel, d, _ in spec_inputs}))
     if linked is None:
         return None
     heads = dict(memo.sources)
@@ -130,9 +130,8 @@ def patch(config: Config, content: list[str], specs: SpecSet, spec_inputs: list[
             return None
         patched, digests = done
     projection = _projections(cache, memo.sources, {u.rel: u.new for u in updates})
-    tree = Tree(patched, {path: (new, legacy) for _, _, new in changed
-                          for path, legacy in zip(site_paths(new.site_dir), (False, True), strict=True)},
-                _Previous(digests, linked.files, found[1], _card_files(linked.published, memo.sites, projection)))
+    previous = _Previous(digests, linked.files, found[1], _card_files(linked.published, memo.sites, projection))
+    tree = Tree.of_cards((new for _, _, new in changed), patched, previous)
     updated = {u.rel for u in updates}
     found_in = {rel: raw for rel, raw in memo.diags.items() if rel not in updated}
     found_in.update({u.rel: [d.to_dict() for d in u.new.diags] for u in updates if u.new.diags})
@@ -142,8 +141,7 @@ def patch(config: Config, content: list[str], specs: SpecSet, spec_inputs: list[
         for u in updates:
             cache.put(u.rel, Source.of(u.digest, u.st, u.entry))
         kept = Rendered(time.time_ns(), heads, found_in, memo.sites, digests, latest)
-        cache.keep_rendered(key(link.key, operator), kept.encode(), patched, digests,
-                            {path: st for path, st in cache.rendered_files().items() if path not in patched})
+        cache.keep_rendered(key(link.key, operator), kept.encode(), patched, digests, cache.rendered_files())
     diags = [from_dict(d) for raw in found_in.values() for d in raw] + linked.diags
     return Patched(diags, linked.published, linked.agents, _Cards(linked.published, projection), tree, digests)
 
@@ -173,7 +171,7 @@ def _card_files(published: list[tuple[str, str]], sites: list[str], projection: 
         if path not in at:
             return None
         rel, legacy = at[path]
-        return projection(rel).legacy_card()[0] if legacy else projection(rel).body
+        return projection(rel).file_bytes(legacy)
     return card
 
 

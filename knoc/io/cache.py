@@ -234,8 +234,8 @@ class Cache:
 
     def keep_rendered(self, key: str, payload: Any, files: Mapping[str, bytes], digests: Mapping[str, str],
                       already: dict[str, Stat] | None = None) -> None:
-        """Keep what a run rendered: `files` stored now, those in `already`
-        as they are stored."""
+        """Keep what a run rendered: `files` stored now, the others of
+        `already` as they are stored."""
         kept = self._store(files, digests)
         if kept is not None:
             self.rendered = Layer(key, {}, payload, {**(already or {}), **kept})

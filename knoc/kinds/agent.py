@@ -164,10 +164,10 @@ class Projection(NamedTuple):
         """The sha256 of the card, or (`legacy`) of its agent.json twin."""
         return self.legacy_digest or self.digest if legacy else self.digest
 
-    def legacy_card(self) -> tuple[bytes, str]:
-        """agent.json's bytes and sha256."""
-        body, legacy = _unpack(self.packed)
-        return (legacy, self.legacy_digest) if legacy else (body, self.digest)
+    def file_bytes(self, legacy: bool) -> bytes:
+        """The card's bytes, or (`legacy`) its agent.json twin's."""
+        body, twin = _unpack(self.packed)
+        return (twin or body) if legacy else body
 
     @property
     def site_dir(self) -> str:

@@ -85,7 +85,7 @@ def etag_rules(digests: dict[str, str]) -> dict[str, bytes]:
 
 def etag_rule(inside: str, digest: str) -> str:
     """The rule for one file, by its path inside its host's tree."""
-    return f"/{inside}\n  ETag: \"{digest}\"\n"
+    return f"/{inside}\n  ETag: {_quoted(digest)}\n"
 
 
 def etagged(rel: str) -> bool:

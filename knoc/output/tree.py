@@ -113,7 +113,7 @@ class Tree(Mapping[str, bytes]):
             return self._files[path]
         if path in self._cards:
             projection, legacy = self._cards[path]
-            return projection.legacy_card()[0] if legacy else projection.body
+            return projection.file_bytes(legacy)
         return self._linked[path]
 
     def __iter__(self) -> Iterator[str]:
@@ -141,13 +141,17 @@ class Tree(Mapping[str, bytes]):
         return self._cards.get(path)
 
     @classmethod
-    def of_cards(cls, projections: Iterable[Projection]) -> Tree:
-        """Just these cards and their agent.json twins."""
+    def of_cards(cls, projections: Iterable[Projection], files: dict[str, bytes] | None = None,
+                 linked: Mapping[str, bytes] | None = None) -> Tree:
+        """These cards and their agent.json twins, but where `files` holds
+        the path (a signed card); `files` and `linked` as for the constructor."""
+        files = files or {}
         cards: dict[str, tuple[Projection, bool]] = {}
         for proj in projections:
-            path, legacy = card_paths(proj)
-            cards[path], cards[legacy] = (proj, False), (proj, True)
-        return cls({}, cards)
+            for path, legacy in zip(card_paths(proj), (False, True), strict=True):
+                if path not in files:
+                    cards[path] = (proj, legacy)
+        return cls(files, cards, linked)
 
 
 def render(cards: list[Card], linked: Mapping[str, bytes], linked_digests: dict[str, str], inputs: list[Input],
@@ -158,7 +162,6 @@ def render(cards: list[Card], linked: Mapping[str, bytes], linked_digests: dict[
     digests), the manifest."""
     files: dict[str, bytes] = {}
     digests: dict[str, str] = {}
-    at: dict[str, tuple[Projection, bool]] = {}
     script = CatalogScript()
     listings: list[tuple[str, str, bytes]] = []
     for card in cards:  # in slug order
@@ -167,7 +170,6 @@ def render(cards: list[Card], linked: Mapping[str, bytes], linked_digests: dict[
         script.add(card.slug, detail)
         listings.append((proj.host, proj.url, listing))
         path, legacy = card_paths(card)
-        at[path], at[legacy] = (proj, False), (proj, True)
         digests[path], digests[legacy] = proj.file_digest(False), proj.file_digest(True)
         if signer is not None:
             _sign(files, digests, signer, card, proj.written(), (path, legacy))
@@ -190,7 +192,7 @@ def render(cards: list[Card], linked: Mapping[str, bytes], linked_digests: dict[
     files.update(headers)
     files[MANIFEST] = dumps(manifest(inputs, digests, target, signer.kids() if signer is not None else None))
     digests[MANIFEST] = sha256(files[MANIFEST])
-    return Tree(files, {p: v for p, v in at.items() if p not in files}, linked), digests
+    return Tree.of_cards((c.projection for c in cards), files, linked), digests
 
 
 def _sign(files: dict[str, bytes], digests: dict[str, str], signer: CardSigner, card: Card, written: Written,
