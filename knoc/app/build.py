@@ -14,7 +14,8 @@ from knoc.compiler.driver import Progress, Result, quiet
 from knoc.config import Config
 from knoc.diagnostics import diag
 from knoc.io import background, git
-from knoc.io.cache import OutputMemo, Stat
+from knoc.io.outputs import OutputMemo
+from knoc.io.stored import Stat
 from knoc.io.tree import OutputError, Staging, stat_tree
 from knoc.output.tree import MANIFEST, Tree
 
@@ -34,13 +35,13 @@ def build(config: Config, *, use_cache: bool, fail_on_warning: bool, stage: bool
     staging = Staging(config.out_dir, MANIFEST)
 
     def write_early(cards: Tree) -> None:
-        staging.write_early(cards, _reusable(scan()[0], cards.digest))
+        staging.write_early(cards, _reusable(scan(), cards.digest))
 
     try:
         # Freshly compiled cards are written during the link stage, which
         # leaves a core free (signed ones only once signed, at the end).
         result = compile_cached(config, use_cache, progress, signer, early=None if signer else write_early)
-        current = digests(scan()[0]) == result.digests  # build/ already holds exactly this: rewrite nothing
+        current = digests(scan()) == result.digests  # build/ already holds exactly this: rewrite nothing
         diags = result.report.sorted()
         if signer is None and signed_by(config) is not None:  # no key this time: say so before the signatures go
             diags.append(diag("KNO-UNSIGNED", f"{out} is signed, and this build is not: its cards lose their "
@@ -51,11 +52,11 @@ def build(config: Config, *, use_cache: bool, fail_on_warning: bool, stage: bool
             progress("writing", 0, len(result.files))
             try:
                 staging.finish(result.files, functools.partial(_same_card, result.files, staging.early),
-                               _reusable(scan()[0], result.digests.get))
+                               _reusable(scan(), result.digests.get))
             except OutputError as exc:
                 raise UsageError("KNO-OUTPUT", str(exc),
                                  "move those files away, or set another `output` in knoc.toml") from None
-            OutputMemo.open(config.root, use_cache).update(stat_tree(config.out_dir, result.digests))
+            OutputMemo.open(config.root, use_cache).written(stat_tree(config.out_dir, result.digests), result.base)
     finally:
         staging.abort()  # whatever was written early and not swapped in
     if written and stage:

@@ -6,34 +6,39 @@ from __future__ import annotations
 import functools
 import os
 import re
+from typing import Any
 
-from knoc.app.common import compile_cached, digests_on_disk
+from knoc.app.common import compile_cached, in_build, seen_on_disk
 from knoc.app.outcome import Outcome
 from knoc.app.signing import adopter
 from knoc.compiler.driver import Progress, quiet
 from knoc.config import Config
 from knoc.diagnostics import diag
 from knoc.io import background, tree
+from knoc.io.outputs import Seen
 from knoc.output.tree import MANIFEST
-from knoc.tools.drift import drift
+from knoc.tools.drift import differing, drift
 
 
 def check(config: Config, *, use_cache: bool, progress: Progress = quiet) -> Outcome:
     out = config.output + "/"
     in_hook = os.environ.get("PRE_COMMIT") == "1"
-    scan = background.start(functools.partial(digests_on_disk, config, use_cache, in_hook))
+    scan = background.start(functools.partial(_seen, config, use_cache, in_hook))
     signed = adopter(config)  # a signed build is checked without the key
     result = compile_cached(config, use_cache, progress, signed)
-    actual, seen_before = scan()
+    seen = Seen(*scan())
     if not result.ok:
         return Outcome("knoc check", result.report.sorted(), result.inputs, f"{out} not compared")
-    if in_hook and actual != result.digests and seen_before == result.digests:
+    actual, where = in_build(config, use_cache, seen, result.base)
+    differ = differing(result.digests, actual, where)
+    if in_hook and differ and not differing(result.digests, *in_build(config, use_cache, seen._replace(changed={}),
+                                                                      result.base)):
         # pre-commit set unstaged changes aside: the build/ the last run saw
         # is the right one, and only the staged one is stale.
         unstaged = diag("KNO-DRIFT", f"{out} is current in your work tree but not staged", file=out,
                         hint=f"stage it: `git add {out}`, then commit again")
         return Outcome("knoc check", [*result.report.sorted(), unstaged], result.inputs, f"{out} not staged")
-    drifted = drift(result.files, result.digests, actual, lambda rel: tree.read(config.out_dir, rel), out,
+    drifted = drift(result.files, differ, actual, lambda rel: tree.read(config.out_dir, rel), out,
                     (lambda: _built_for(config), config.a2a), in_hook=in_hook)
     if signed is not None and signed.refused:
         drifted = [diag("KNO-SIGNATURE", why, file=f"{out}{rel}",
@@ -41,6 +46,10 @@ def check(config: Config, *, use_cache: bool, progress: Progress = quiet) -> Out
                    for rel, why in signed.refused] + drifted
     summary = f"{out} drifted: run `knoc build`" if drifted else f"{out} is up to date"
     return Outcome("knoc check", result.report.sorted() + drifted, result.inputs, summary)
+
+
+def _seen(config: Config, use_cache: bool, in_hook: bool) -> tuple[Any, ...]:
+    return tuple(seen_on_disk(config, use_cache, in_hook))  # marshal carries plain tuples only
 
 
 def _built_for(config: Config) -> str | None:

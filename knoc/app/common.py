@@ -3,7 +3,7 @@ cache, and naming files for messages."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -11,7 +11,8 @@ from knoc.app.outcome import Outcome, UsageError
 from knoc.compiler.driver import Progress, Result, compile_repo, quiet
 from knoc.config import Config, ConfigError, find_root, load_config
 from knoc.io import files, tree
-from knoc.io.cache import OutputMemo, Stat
+from knoc.io.outputs import GONE, Base, OutputMemo, Overlay, Seen, Snapshot
+from knoc.io.stored import Stat
 
 if TYPE_CHECKING:
     from knoc.output.signed import CardSigner
@@ -36,25 +37,68 @@ def compile_cached(config: Config, use_cache: bool, progress: Progress = quiet,
     return result
 
 
-def on_disk(config: Config, use_cache: bool, in_hook: bool = False) -> tuple[dict[str, Stat], dict[str, str] | None]:
+def on_disk(config: Config, use_cache: bool) -> dict[str, Stat]:
     """The size, mtime and sha256 of each file under build/ (through the
-    memo of its stats), and in a pre-commit hook the sha256 of each file
-    the previous run saw there. In a hook the memo is not updated: what it
-    sees is the staged tree, which pre-commit puts back as it was."""
+    memo of its stats, which it updates)."""
     memo = OutputMemo.open(config.root, use_cache)
-    before = memo.snapshot
-    now = tree.scan_tree(config.out_dir, before)
-    if not in_hook:
-        memo.update(now)
-    return now.files, digests(before.files) if in_hook else None
+    now, changed = _scan(config, memo)
+    snapshot = now()
+    memo.update(snapshot, changed)
+    return snapshot.files
 
 
-def digests_on_disk(config: Config, use_cache: bool, in_hook: bool = False
-                    ) -> tuple[dict[str, str], dict[str, str] | None]:
-    """`on_disk` with the sha256 of each file only: all a check compares (and
-    less to send back from the core that scanned)."""
-    stats, before = on_disk(config, use_cache, in_hook)
-    return digests(stats), before
+def seen_on_disk(config: Config, use_cache: bool, in_hook: bool = False) -> Seen:
+    """What build/ holds against the memo of it (see `Seen`): all a check
+    needs to send back from the core that scanned. In a pre-commit hook
+    the memo is not updated: what it sees is the staged tree, which
+    pre-commit puts back as it was."""
+    memo = OutputMemo.open(config.root, use_cache)
+    now, changed = _scan(config, memo)
+    seen = memo.seen(changed)
+    if changed and not in_hook:
+        memo.update(now(), changed)
+    return seen
+
+
+def _scan(config: Config, memo: OutputMemo) -> tuple[Callable[[], Snapshot], dict[str, str]]:
+    """build/ as it is now (made only when asked for: most runs find it as
+    the memo has it) and each file whose sha256 may not be the memo's (its
+    stat changed; GONE: no longer there)."""
+    stats = tree.changed_since(config.out_dir, memo.columns)
+    if stats is None:  # a folder changed: list the tree again
+        before = memo.snapshot
+        listed = tree.scan_tree(config.out_dir, before)
+        return lambda: listed, tree.digest_changes(before, listed)
+    changed = {rel: GONE if st is None else st[2] for rel, st in stats.items()}
+
+    def now() -> Snapshot:
+        snapshot = memo.snapshot
+        for rel, st in stats.items():
+            if st is None:
+                snapshot.files.pop(rel, None)
+            else:
+                snapshot.files[rel] = st
+        return snapshot
+    return now, changed
+
+
+def in_build(config: Config, use_cache: bool, seen: Seen, base: Base | None
+             ) -> tuple[Mapping[str, str], Collection[str] | None]:
+    """build/'s files by path with their sha256, from what a scan `seen`,
+    and the paths where they may differ from `base` (None: anywhere). When
+    the memo follows from the rendering this run compiled from, that is
+    its few overrides and the files the scan saw change, and nothing is
+    loaded; else the memo's digests are read."""
+    if base is not None and base.token and seen.base == base.token:
+        delta = {**seen.overrides, **seen.changed}
+        return Overlay(base.digests, delta), base.touched | delta.keys()
+    digests = OutputMemo.open(config.root, use_cache).digests()  # as it is stored now: the changes, or not yet
+    for rel, digest in seen.changed.items():
+        if digest == GONE:
+            digests.pop(rel, None)
+        else:
+            digests[rel] = digest
+    return digests, None
 
 
 def digests(stats: dict[str, Stat]) -> dict[str, str]:

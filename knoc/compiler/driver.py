@@ -30,6 +30,7 @@ from knoc.diagnostics import Diagnostic, Report, SourceFile
 from knoc.diagnostics.internal import has_internal, internal
 from knoc.io import files, pool
 from knoc.io.cache import Cache, Source, salt
+from knoc.io.outputs import Base
 from knoc.kinds.agent import Card
 from knoc.kinds.entity import BUILTIN, Entity, Layout
 from knoc.kinds.spec import BUILTIN_SPECS, SpecSet
@@ -49,6 +50,7 @@ class Result:
     files: Mapping[str, bytes] = field(default_factory=dict)
     digests: dict[str, str] = field(default_factory=dict)  # sha256 of each of `files`
     cache: Cache = field(default_factory=Cache.off)
+    base: Base | None = None  # the rendering kept in the cache that `digests` follow from
 
     @property
     def ok(self) -> bool:
@@ -96,7 +98,7 @@ def _compile_repo(config: Config, use_cache: bool, progress: Progress, signer: C
         if patched is not None:
             report.extend(patched.diags)
             return Result(report, paths, patched.cards, patched.published, patched.agents, patched.files,
-                          patched.digests, cache)
+                          patched.digests, cache, patched.base)
     content, compiled = _each_file(config, content_paths, specs, cache, results, report, progress)
     if early is not None and compiled:
         early(Tree.of_cards(r.projection for r in results.values() if r.projection is not None))
@@ -115,8 +117,8 @@ def _compile_repo(config: Config, use_cache: bool, progress: Progress, signer: C
         tree, result.digests = render(cards, link.files, link.digests, inputs, config.a2a, config.host, signer)
         result.files = tree
         if signer is None and cache.link is not None and cache.link.key == link_key:
-            warm.remember(cache, link_key, config.host, content_paths, results, cards, tree, result.digests,
-                          inputs)
+            result.base = warm.remember(cache, link_key, config.host, content_paths, results, cards, tree,
+                                        result.digests, inputs)
     return result
 
 

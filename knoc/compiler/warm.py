@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -26,13 +27,14 @@ from knoc.config import Config
 from knoc.diagnostics import Diagnostic, from_dict
 from knoc.diagnostics.internal import has_internal
 from knoc.io import files
-from knoc.io.cache import RACY_NS, Cache, CacheDamaged, Source
+from knoc.io.cache import RACY_NS, Cache, CacheDamaged, Source, Stat
+from knoc.io.outputs import Base
 from knoc.io.records import Record
 from knoc.kinds.agent import Card, Projection
 from knoc.kinds.spec import SpecSet
 from knoc.output.patch import Edit
 from knoc.output.patch import patch as patch_files
-from knoc.output.tree import Input, Tree, site_paths, sources_digest
+from knoc.output.tree import Input, Tree, card_paths, site_paths, sources_digest
 
 MAX_CHANGED = 16  # more edits than this: the full path, which compiles them on every core (and stores them)
 
@@ -44,8 +46,9 @@ Head = tuple[str, int, int, int, int, bool]
 class Rendered(Record):
     """What a run rendered, kept so the next run can patch it."""
 
-    VERSION: ClassVar[int] = 1
+    VERSION: ClassVar[int] = 2
 
+    token: str  # names this rendering, for the memo of build/ (knoc.io.outputs.Base)
     saved: int  # when (ns): a source whose mtime is this recent is hashed again
     sources: dict[str, Head]  # every content source, in path order
     diags: dict[str, list[Any]]  # each content source's findings (encoded), of those with any
@@ -64,6 +67,7 @@ class Patched:
     cards: Sequence[Card]
     files: Tree
     digests: dict[str, str]
+    base: Base
 
 
 def key(link_key: str, operator: tuple[tuple[str, str], ...]) -> str:
@@ -72,18 +76,27 @@ def key(link_key: str, operator: tuple[tuple[str, str], ...]) -> str:
 
 def remember(cache: Cache, link_key: str, operator: tuple[tuple[str, str], ...], content: list[str],
              results: Mapping[str, FileResult], cards: Sequence[Card], tree: Tree, digests: dict[str, str],
-             inputs: list[Input]) -> None:
-    """Keep what the full path rendered, if the cache vouches for every source."""
+             inputs: list[Input]) -> Base | None:
+    """Keep what the full path rendered, if the cache vouches for every
+    source; the rendering kept."""
     heads: dict[str, Head] = {}
     for rel in content:
         s = cache.source(rel)
         if s is None:
-            return
+            return None
         heads[rel] = (s.digest, s.size, s.mtime_ns, s.ctime_ns, s.inode, results[rel].decl is not None)
     found = {rel: [d.to_dict() for d in results[rel].diags] for rel in content if results[rel].diags}
-    memo = Rendered(time.time_ns(), heads, found, [c.projection.site_dir for c in cards], digests,
-                    sources_digest(inputs))
-    cache.keep_rendered(key(link_key, operator), memo.encode(), tree.rendered, digests)
+    memo = Rendered(secrets.token_hex(16), time.time_ns(), heads, found, [c.projection.site_dir for c in cards],
+                    digests, sources_digest(inputs))
+    return _keep(cache, key(link_key, operator), memo, tree.rendered)
+
+
+def _keep(cache: Cache, key: str, memo: Rendered, files: Mapping[str, bytes],
+          already: dict[str, Stat] | None = None) -> Base | None:
+    """Store `memo` as the rendered layer, with `files` (and the stored
+    files of `already`); the rendering it now is, if stored."""
+    kept = cache.keep_rendered(key, memo.encode(), files, memo.digests, already)
+    return Base(memo.token, memo.digests) if kept else None
 
 
 @dataclass
@@ -132,6 +145,7 @@ def patch(config: Config, content: list[str], specs: SpecSet, spec_inputs: list[
     projection = _projections(cache, memo.sources, {u.rel: u.new for u in updates})
     previous = _Previous(digests, linked.files, found[1], _card_files(linked.published, memo.sites, projection))
     tree = Tree.of_cards((new for _, _, new in changed), patched, previous)
+    base = Base(memo.token, memo.digests, frozenset(patched).union(*(card_paths(new) for _, _, new in changed)))
     updated = {u.rel for u in updates}
     found_in = {rel: raw for rel, raw in memo.diags.items() if rel not in updated}
     found_in.update({u.rel: [d.to_dict() for d in u.new.diags] for u in updates if u.new.diags})
@@ -140,10 +154,11 @@ def patch(config: Config, content: list[str], specs: SpecSet, spec_inputs: list[
     if len(updates) > MAX_CHANGED // 2:
         for u in updates:
             cache.put(u.rel, Source.of(u.digest, u.st, u.entry))
-        kept = Rendered(time.time_ns(), heads, found_in, memo.sites, digests, latest)
-        cache.keep_rendered(key(link.key, operator), kept.encode(), patched, digests, cache.rendered_files())
+        kept = Rendered(secrets.token_hex(16), time.time_ns(), heads, found_in, memo.sites, digests, latest)
+        base = _keep(cache, key(link.key, operator), kept, patched, cache.rendered_files()) or base
     diags = [from_dict(d) for raw in found_in.values() for d in raw] + linked.diags
-    return Patched(diags, linked.published, linked.agents, _Cards(linked.published, projection), tree, digests)
+    return Patched(diags, linked.published, linked.agents, _Cards(linked.published, projection), tree, digests,
+                   base)
 
 
 def _projections(cache: Cache, heads: dict[str, Head], fresh: dict[str, FileResult]) -> Callable[[str], Projection]:

@@ -21,9 +21,7 @@ read only when a run needs it:
   edit patches that instead of reading every source's entry
   (`knoc.compiler.warm`).
 
-`outputs.bin` keeps the size, mtime and sha256 of each file under build/,
-so an unchanged build/ is compared without reading it (as git's index
-avoids rehashing the work tree).
+`outputs.bin`, the memo of build/, is `knoc.io.outputs`'s.
 
 Nothing is trusted blindly. Each file carries a checksum of its payload and
 counts only for the same knoc code, A2A target and specs/ (the salt).
@@ -48,7 +46,7 @@ from knoc.io.pool import collector_paused
 from knoc.io.records import Record
 from knoc.io.stored import SHA256, CacheDamaged, Stat, StoredFiles
 
-__all__ = ["DIR", "Cache", "CacheDamaged", "Layer", "OutputMemo", "Snapshot", "Source", "Stat", "salt"]
+__all__ = ["DIR", "Cache", "CacheDamaged", "Layer", "Source", "Stat", "read_stored", "salt", "write_stored"]
 
 DIR = ".knoc-cache"
 MAGIC = b"knoc-cache 11\n"  # bump when the file layout changes; records carry their own versions
@@ -180,7 +178,7 @@ class Cache:
 
     def _load(self, name: str) -> Any:
         """The value stored under this salt, or None (and why, in `dropped`)."""
-        value, why = _read(self.folder / name)  # type: ignore[operator]
+        value, why = read_stored(self.folder / name)  # type: ignore[operator]
         expected = _shard_shape if name.startswith("sources-") else (lambda _: True)
         if value is not None and not (isinstance(value, tuple) and len(value) == 2 and expected(value[1])):
             value, why = None, "corrupt (unexpected shape)"
@@ -233,12 +231,13 @@ class Cache:
         return self._files(kept)
 
     def keep_rendered(self, key: str, payload: Any, files: Mapping[str, bytes], digests: Mapping[str, str],
-                      already: dict[str, Stat] | None = None) -> None:
+                      already: dict[str, Stat] | None = None) -> bool:
         """Keep what a run rendered: `files` stored now, the others of
-        `already` as they are stored."""
+        `already` as they are stored. Whether it could be kept."""
         kept = self._store(files, digests)
         if kept is not None:
             self.rendered = Layer(key, {}, payload, {**(already or {}), **kept})
+        return kept is not None
 
     def rendered_files(self) -> dict[str, Stat]:
         """The files the rendered layer names, as stored."""
@@ -276,12 +275,12 @@ class Cache:
             shards, changed = [s or {} for s in self._shards], self._dirty
         now = time.time_ns()
         for i in sorted(changed):
-            _write(self.folder / f"sources-{i:02x}.bin",
+            write_stored(self.folder / f"sources-{i:02x}.bin",
                    (self.salt, (now, {rel: v.encode() for rel, v in shards[i].items()})))
         if self.link is not self._link_stored and self.link is not None:
-            _write(self.folder / "link.bin", (self.salt, self.link.encode()))
+            write_stored(self.folder / "link.bin", (self.salt, self.link.encode()))
         if self.rendered is not self._rendered_stored and self.rendered is not None:
-            _write(self.folder / "rendered.bin", (self.salt, self.rendered.encode()))
+            write_stored(self.folder / "rendered.bin", (self.salt, self.rendered.encode()))
 
 
 def _differs(new: dict[str, Source], old: dict[str, Source]) -> bool:
@@ -294,40 +293,6 @@ def _shard_shape(value: Any) -> bool:
 
 def _shard(rel: str) -> int:
     return zlib.crc32(rel.encode("utf-8")) % SHARDS
-
-
-@dataclass
-class Snapshot(Record):
-    """A tree as knoc last wrote or read it: each file's (size, mtime, sha256)
-    and each directory's mtime, by path relative to the tree ("" is its root)."""
-
-    files: dict[str, Stat] = field(default_factory=dict)
-    dirs: dict[str, int] = field(default_factory=dict)
-
-
-@dataclass
-class OutputMemo:
-    """The snapshot of build/, kept between runs. `path` None: not kept."""
-
-    path: Path | None
-    snapshot: Snapshot = field(default_factory=Snapshot)
-
-    @classmethod
-    def open(cls, root: Path, enabled: bool = True) -> OutputMemo:
-        if not enabled or (root / DIR).is_symlink():
-            return cls(None)
-        memo = cls(root / DIR / "outputs.bin")
-        value, _ = _read(memo.path)  # type: ignore[arg-type]
-        snapshot = Snapshot.decode(value)
-        if snapshot is not None and isinstance(snapshot.files, dict) and isinstance(snapshot.dirs, dict):
-            memo.snapshot = snapshot
-        return memo
-
-    def update(self, snapshot: Snapshot) -> None:
-        """Keep this snapshot, writing it only if it differs from the stored one."""
-        if snapshot != self.snapshot and self.path is not None:
-            _write(self.path, snapshot.encode())
-        self.snapshot = snapshot
 
 
 def salt(*parts: str) -> str:
@@ -347,7 +312,7 @@ def code_fingerprint() -> str:
     return seen.hexdigest()
 
 
-def _read(path: Path) -> tuple[Any, str | None]:
+def read_stored(path: Path) -> tuple[Any, str | None]:
     """The stored value, or None and why not."""
     try:
         blob = path.read_bytes()
@@ -370,7 +335,7 @@ def _read(path: Path) -> tuple[Any, str | None]:
             gc.freeze()
 
 
-def _write(path: Path, value: Any) -> None:
+def write_stored(path: Path, value: Any) -> None:
     """Atomically. Best effort: a read-only checkout still compiles, uncached.
     The checksum is a CRC: it is there to catch damage, not an adversary
     (the cache is as trusted as the sources beside it)."""

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import hashlib
 import json
 import os
 import stat
@@ -15,7 +14,8 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 
 from knoc.io import pool, swap
-from knoc.io.cache import Snapshot, Stat
+from knoc.io.outputs import GONE, Columns, Snapshot, fresh
+from knoc.io.stored import Stat
 from knoc.rules.paths import path_problem
 
 
@@ -241,26 +241,54 @@ def stat_tree(out: Path, digests: dict[str, str]) -> Snapshot:
 
 
 def scan_tree(out: Path, known: Snapshot) -> Snapshot:
-    """Every file under `out` with its size, mtime and sha256.
-
-    A file whose size and mtime match `known` is not read again. When no
-    directory's mtime changed, no entry was added or removed anywhere (POSIX
-    updates a directory's mtime on both), so only the known files are
-    stat'ed and the tree is not listed. (Paths are plain strings here:
-    pathlib's joins cost more than the stat calls on a large tree.)"""
+    """Every file under `out` with its size, mtime and sha256, listing the
+    whole tree. A file whose size and mtime match `known` is not read again.
+    (Paths are plain strings here: pathlib's joins cost more than the stat
+    calls on a large tree.)"""
     base = f"{out}/"
-    if known.dirs:
-        try:
-            if all(os.stat(base + rel).st_mtime_ns == m for rel, m in known.dirs.items()):
-                return Snapshot({rel: _fresh(base, rel, known) for rel in known.files}, dict(known.dirs))
-        except FileNotFoundError:
-            pass
     snap = Snapshot()
     for prefix, mtime, names in _walk(out, stat_folders=True):
         snap.dirs[prefix.rstrip("/")] = mtime
         for name in names:
-            snap.files[prefix + name] = _fresh(base, prefix + name, known)
+            snap.files[prefix + name] = fresh(base, prefix + name, known.files.get(prefix + name))
     return snap
+
+
+def changed_since(out: Path, known: Columns) -> dict[str, Stat | None] | None:
+    """The files under `out` whose size or mtime is not `known`'s, with their
+    new stat and sha256 (None: gone); None when the tree must be listed
+    again (`scan_tree`): no memo, or a folder whose mtime changed, as POSIX
+    updates it when an entry is added or removed. On a large tree this is
+    all the work: a stat per folder and per file, compared with columns."""
+    if not known.dirs:
+        return None
+    base, st = f"{out}/", os.stat
+    try:
+        for rel, mtime in zip(known.dirs, known.dir_mtimes, strict=True):
+            if st(base + rel).st_mtime_ns != mtime:
+                return None
+    except FileNotFoundError:
+        return None
+    changed: dict[str, Stat | None] = {}
+    for i, rel in enumerate(known.paths):
+        try:
+            now = st(base + rel)
+        except FileNotFoundError:  # its folder's mtime changes too: gone since the folders were stat'ed
+            changed[rel] = None
+            continue
+        if now.st_size != known.sizes[i] or now.st_mtime_ns != known.mtimes[i]:
+            try:
+                changed[rel] = fresh(base, rel, None)
+            except FileNotFoundError:
+                changed[rel] = None
+    return changed
+
+
+def digest_changes(before: Snapshot, now: Snapshot) -> dict[str, str]:
+    """Each file whose sha256 in `now` is not `before`'s (GONE: not in `now`)."""
+    changed = {rel: st[2] for rel, st in now.files.items() if (old := before.files.get(rel)) is None or old[2] != st[2]}
+    changed.update((rel, GONE) for rel in before.files.keys() - now.files.keys())
+    return changed
 
 
 def _walk(out: Path, stat_folders: bool = False) -> Iterator[tuple[str, int, list[str]]]:
@@ -282,15 +310,6 @@ def _walk(out: Path, stat_folders: bool = False) -> Iterator[tuple[str, int, lis
                 else:
                     names.append(e.name)
         yield prefix, mtime, names
-
-
-def _fresh(base: str, rel: str, known: Snapshot) -> Stat:
-    st = os.stat(base + rel)
-    memo = known.files.get(rel)
-    if memo is not None and memo[0] == st.st_size and memo[1] == st.st_mtime_ns:
-        return memo
-    with open(base + rel, "rb") as f:
-        return (st.st_size, st.st_mtime_ns, hashlib.sha256(f.read()).hexdigest())
 
 
 def _parents(files: Iterable[str]) -> set[str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Container, Mapping
 
 from knoc.diagnostics import Diagnostic, diag
 from knoc.output.hosting import CARD_FILE, LEGACY_CARD_FILE, SITE
@@ -17,21 +17,30 @@ ANCHOR = 20  # equal lines beyond the context that a diff window keeps, for alig
 _HUNK = re.compile(r"^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@$")
 
 
-def drift(expected: Mapping[str, bytes], want: dict[str, str], actual: dict[str, str],
+def differing(want: Mapping[str, str], actual: Mapping[str, str], where: Collection[str] | None = None) -> set[str]:
+    """The paths whose sha256 differs between `want` and `actual` (each file
+    expected, each file on disk), looking only `where` when given: the
+    only paths where the two can differ."""
+    if where is not None:
+        return {path for path in where if want.get(path) != actual.get(path)}
+    # As sets of (path, digest), compared in C: on a large tree almost every
+    # file matches, and only the rest need sorting.
+    return {path for path, _ in want.items() ^ actual.items()}
+
+
+def drift(expected: Mapping[str, bytes], differ: set[str], actual: Container[str],
           read: Callable[[str], bytes], out: str, targets: tuple[Callable[[], str | None], str] | None = None,
           in_hook: bool = False) -> list[Diagnostic]:
-    """One error per stale, missing or extra file, cards first. `want` and
-    `actual` map each expected file and each file on disk to its sha256;
-    `read` fetches one from disk for the diff; `out` prefixes paths. A card's
+    """One error per stale, missing or extra file, cards first. `differ`:
+    the files whose sha256 is not the same in `expected` and on disk
+    (`differing`); `actual`: the files on disk; `read` fetches one from
+    disk for the diff; `out` prefixes paths. A card's
     agent.json twin and the manifest, which follow from the other files, are
     folded into one line each. `targets`: (what build/ was built for, asked
     only when something drifted; what the sources compile for); when they
     differ, that is the one finding."""
     hint = f"run `knoc build` and commit {out}" + (
         f"; if you already ran it, stage it: `git add {out}`" if in_hook else "")
-    # As sets of (path, digest), compared in C: on a large tree almost every
-    # file matches, and only the rest need sorting. (`want` has `expected`'s paths.)
-    differ = {path for path, _ in want.items() ^ actual.items()}
     built = targets[0]() if differ and targets is not None else None
     if built is not None and targets is not None and built != targets[1]:
         return [diag("KNO-DRIFT", f"{out} was built for A2A {built}, but the sources compile for A2A {targets[1]}",
