@@ -41,45 +41,61 @@ def on_disk(config: Config, use_cache: bool) -> dict[str, Stat]:
     """The size, mtime and sha256 of each file under build/ (through the
     memo of its stats, which it updates)."""
     memo = OutputMemo.open(config.root, use_cache)
-    now, changed = _scan(config, memo)
-    snapshot = now()
-    memo.update(snapshot, changed)
-    return snapshot.files
+    if tree.folders_unchanged(config.out_dir, memo.columns):
+        stats = tree.changed_files(config.out_dir, memo.columns)
+        now, changed = _applied(memo, stats), _digests_of(stats)
+    else:
+        now, changed = _listed(config, memo)
+    memo.update(now, changed)
+    return now.files
 
 
-def seen_on_disk(config: Config, use_cache: bool, in_hook: bool = False) -> Seen:
-    """What build/ holds against the memo of it (see `Seen`): all a check
-    needs to send back from the core that scanned. In a pre-commit hook
-    the memo is not updated: what it sees is the staged tree, which
-    pre-commit puts back as it was."""
+def seen_files(config: Config, use_cache: bool, in_hook: bool = False) -> Seen:
+    """The files under build/ that the memo lists, each stat'ed, against the
+    memo (see `Seen`): all a check needs to send back from the core that
+    scanned. With `seen_folders` on another core, the whole scan. In a
+    pre-commit hook the memo is not updated: what it sees is the staged
+    tree, which pre-commit puts back as it was."""
     memo = OutputMemo.open(config.root, use_cache)
-    now, changed = _scan(config, memo)
-    seen = memo.seen(changed)
+    stats = tree.changed_files(config.out_dir, memo.columns)
+    changed = _digests_of(stats)
     if changed and not in_hook:
-        memo.update(now(), changed)
-    return seen
+        memo.update(_applied(memo, stats), changed)
+    return memo.seen(changed)
 
 
-def _scan(config: Config, memo: OutputMemo) -> tuple[Callable[[], Snapshot], dict[str, str]]:
-    """build/ as it is now (made only when asked for: most runs find it as
-    the memo has it) and each file whose sha256 may not be the memo's (its
-    stat changed; GONE: no longer there)."""
-    stats = tree.changed_since(config.out_dir, memo.columns)
-    if stats is None:  # a folder changed: list the tree again
-        before = memo.snapshot
-        listed = tree.scan_tree(config.out_dir, before)
-        return lambda: listed, tree.digest_changes(before, listed)
-    changed = {rel: GONE if st is None else st[2] for rel, st in stats.items()}
+def seen_folders(config: Config, use_cache: bool, in_hook: bool = False) -> Seen | None:
+    """None when no folder under build/ changed since the memo, so that
+    `seen_files` saw every change; else the tree listed again (`Seen`)."""
+    memo = OutputMemo.open(config.root, use_cache)
+    if tree.folders_unchanged(config.out_dir, memo.columns):
+        return None
+    now, changed = _listed(config, memo)
+    if not in_hook:
+        memo.update(now, changed)
+    return memo.seen(changed)
 
-    def now() -> Snapshot:
-        snapshot = memo.snapshot
-        for rel, st in stats.items():
-            if st is None:
-                snapshot.files.pop(rel, None)
-            else:
-                snapshot.files[rel] = st
-        return snapshot
-    return now, changed
+
+def _listed(config: Config, memo: OutputMemo) -> tuple[Snapshot, dict[str, str]]:
+    """The tree listed again, and each file whose sha256 is not the memo's."""
+    before = memo.snapshot
+    now = tree.scan_tree(config.out_dir, before)
+    return now, tree.digest_changes(before, now)
+
+
+def _applied(memo: OutputMemo, stats: dict[str, Stat | None]) -> Snapshot:
+    """The memo's snapshot with the stats a scan found changed."""
+    snapshot = memo.snapshot
+    for rel, st in stats.items():
+        if st is None:
+            snapshot.files.pop(rel, None)
+        else:
+            snapshot.files[rel] = st
+    return snapshot
+
+
+def _digests_of(stats: dict[str, Stat | None]) -> dict[str, str]:
+    return {rel: GONE if st is None else st[2] for rel, st in stats.items()}
 
 
 def in_build(config: Config, use_cache: bool, seen: Seen, base: Base | None

@@ -133,7 +133,7 @@ def patch(config: Config, content: list[str], specs: SpecSet, spec_inputs: list[
     changed = [(slug, old, new) for slug, old, new in cards if old is not None and new is not None]
     if len(changed) != len(cards):
         return None
-    patched: dict[str, bytes] = {}
+    patched: Mapping[str, bytes] = {}
     digests, latest = memo.digests, memo.sources_digest
     if edited:
         latest = sources_digest(spec_inputs + [(rel, h[0], False) for rel, h in heads.items() if h[5]])

@@ -18,6 +18,7 @@ Two things keep a check of a large tree cheap:
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 from array import array
@@ -65,42 +66,56 @@ class Seen(NamedTuple):
     changed: dict[str, str]
 
 
-class Columns(NamedTuple):
-    """A snapshot as stored: paths in order, with their stats side by side."""
+class Columns:
+    """A snapshot as stored: paths in order, with their stats side by side.
+    The joined paths are split when first asked for: a scan of the files
+    never needs the folders', and the other way round."""
 
-    paths: list[str]
-    sizes: array[int]
-    mtimes: array[int]
-    digests: str  # 64 hex digits a file, in path order
-    dirs: list[str]
-    dir_mtimes: array[int]
+    def __init__(self, paths: str, sizes: array[int], mtimes: array[int], digests: str, dirs: str,
+                 dir_mtimes: array[int]) -> None:
+        self._paths, self._dirs = paths, dirs
+        self.sizes, self.mtimes, self.digests, self.dir_mtimes = sizes, mtimes, digests, dir_mtimes
+
+    @functools.cached_property
+    def paths(self) -> list[str]:
+        return self._paths.split("\n") if self._paths else []
+
+    @functools.cached_property
+    def dirs(self) -> list[str]:
+        return self._dirs.split("\n") if self._dirs else []
 
     @classmethod
     def of(cls, snapshot: Snapshot) -> Columns:
         paths, dirs = sorted(snapshot.files), sorted(snapshot.dirs)
         files = snapshot.files
-        return cls(paths, array("q", [files[p][0] for p in paths]), array("q", [files[p][1] for p in paths]),
-                   "".join(files[p][2] for p in paths), dirs, array("q", [snapshot.dirs[d] for d in dirs]))
+        return cls("\n".join(paths), array("q", [files[p][0] for p in paths]), array("q", [files[p][1] for p in paths]),
+                   "".join(files[p][2] for p in paths), "\n".join(dirs), array("q", [snapshot.dirs[d] for d in dirs]))
 
     def snapshot(self) -> Snapshot:
-        digests = self.digest_list()
-        return Snapshot(dict(zip(self.paths, zip(self.sizes, self.mtimes, digests, strict=True), strict=True)),
-                        dict(zip(self.dirs, self.dir_mtimes, strict=True)))
+        return Snapshot(dict(zip(self.paths, zip(self.sizes, self.mtimes, self.digest_list(), strict=True),
+                                 strict=True)), dict(zip(self.dirs, self.dir_mtimes, strict=True)))
 
     def digest_list(self) -> list[str]:
         return [self.digests[i:i + 64] for i in range(0, len(self.digests), 64)]
 
     def encode(self) -> tuple[Any, ...]:
-        return ("\n".join(self.paths), self.sizes.tobytes(), self.mtimes.tobytes(), self.digests,
-                "\n".join(self.dirs), self.dir_mtimes.tobytes())
+        return (self._paths, self.sizes.tobytes(), self.mtimes.tobytes(), self.digests, self._dirs,
+                self.dir_mtimes.tobytes())
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Columns) and self.encode() == other.encode()
+
+    __hash__ = None  # type: ignore[assignment]
 
     @classmethod
     def decode(cls, raw: Any) -> Columns:
         paths, sizes, mtimes, digests, dirs, dir_mtimes = raw
-        out = cls(paths.split("\n") if paths else [], _ints(sizes), _ints(mtimes), digests,
-                  dirs.split("\n") if dirs else [], _ints(dir_mtimes))
-        if not (len(out.paths) == len(out.sizes) == len(out.mtimes) == len(digests) // 64
-                and len(out.dirs) == len(out.dir_mtimes) and isinstance(digests, str)):
+        if not (isinstance(paths, str) and isinstance(digests, str) and isinstance(dirs, str)):
+            raise ValueError("not columns")
+        out = cls(paths, _ints(sizes), _ints(mtimes), digests, dirs, _ints(dir_mtimes))
+        files = paths.count("\n") + 1 if paths else 0
+        folders = dirs.count("\n") + 1 if dirs else 0
+        if not (files == len(out.sizes) == len(out.mtimes) == len(digests) // 64 and folders == len(out.dir_mtimes)):
             raise ValueError("columns of different lengths")
         return out
 
@@ -111,7 +126,7 @@ def _ints(raw: bytes) -> array[int]:
     return values
 
 
-EMPTY = Columns([], array("q"), array("q"), "", [], array("q"))
+EMPTY = Columns("", array("q"), array("q"), "", "", array("q"))
 
 
 @dataclass
@@ -119,7 +134,7 @@ class OutputMemo:
     """The memo of build/, kept between runs. `path` None: not kept."""
 
     path: Path | None
-    columns: Columns = EMPTY
+    columns: Columns = field(default_factory=lambda: EMPTY)
     base: str = ""
     overrides: dict[str, str] = field(default_factory=dict)
 

@@ -254,33 +254,35 @@ def scan_tree(out: Path, known: Snapshot) -> Snapshot:
     return snap
 
 
-def changed_since(out: Path, known: Columns) -> dict[str, Stat | None] | None:
-    """The files under `out` whose size or mtime is not `known`'s, with their
-    new stat and sha256 (None: gone); None when the tree must be listed
-    again (`scan_tree`): no memo, or a folder whose mtime changed, as POSIX
-    updates it when an entry is added or removed. On a large tree this is
-    all the work: a stat per folder and per file, compared with columns."""
+def folders_unchanged(out: Path, known: Columns) -> bool:
+    """Whether every folder under `out` that `known` lists has the mtime it
+    had then, so that no entry was added or removed anywhere (POSIX updates
+    a folder's mtime on both) and `changed_files` sees every change. False
+    when there is no memo: the tree must be listed (`scan_tree`)."""
     if not known.dirs:
-        return None
+        return False
     base, st = f"{out}/", os.stat
     try:
-        for rel, mtime in zip(known.dirs, known.dir_mtimes, strict=True):
-            if st(base + rel).st_mtime_ns != mtime:
-                return None
+        return all(st(base + rel).st_mtime_ns == mtime for rel, mtime in zip(known.dirs, known.dir_mtimes,
+                                                                               strict=True))
     except FileNotFoundError:
-        return None
+        return False
+
+
+def changed_files(out: Path, known: Columns) -> dict[str, Stat | None]:
+    """The files `known` lists whose size or mtime changed, with their new
+    stat and sha256 (None: gone). With `folders_unchanged`, all the work of
+    comparing a large tree with its memo: a stat per folder and per file."""
+    base, st = f"{out}/", os.stat
+    sizes, mtimes = known.sizes, known.mtimes
     changed: dict[str, Stat | None] = {}
     for i, rel in enumerate(known.paths):
         try:
             now = st(base + rel)
-        except FileNotFoundError:  # its folder's mtime changes too: gone since the folders were stat'ed
-            changed[rel] = None
-            continue
-        if now.st_size != known.sizes[i] or now.st_mtime_ns != known.mtimes[i]:
-            try:
+            if now.st_size != sizes[i] or now.st_mtime_ns != mtimes[i]:
                 changed[rel] = fresh(base, rel, None)
-            except FileNotFoundError:
-                changed[rel] = None
+        except FileNotFoundError:  # its folder's mtime changed too
+            changed[rel] = None
     return changed
 
 

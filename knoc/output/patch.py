@@ -8,11 +8,11 @@ renders afresh."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import hashlib
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
 from knoc.kinds.agent import Projection
-from knoc.output.canonical import sha256
 from knoc.output.hosting import AI_CATALOG_FILE, HEADERS_FILE, SITE, etag_rule, etagged
 from knoc.output.index import CatalogScript
 from knoc.output.listing import indented
@@ -32,7 +32,7 @@ class Edit:
 
 
 def patch(previous: Mapping[str, bytes], digests: dict[str, str], edit: Edit
-          ) -> tuple[dict[str, bytes], dict[str, str]] | None:
+          ) -> tuple[Spliced, dict[str, str]] | None:
     """The patched files and every output's sha256 after `edit`; None when
     `previous` (the files as last joined) cannot be patched."""
     was, digests = digests, dict(digests)
@@ -60,7 +60,7 @@ def patch(previous: Mapping[str, bytes], digests: dict[str, str], edit: Edit
     headers = _replace_in(previous, rules, digests)
     if headers is None:
         return None
-    files.update(headers)
+    files.update_from(headers)
     before.update({path: was[path] for path in headers if path in was})
     lines = [(manifest_line(path, digest), manifest_line(path, digests[path])) for path, digest in before.items()]
     lines += [(manifest_line(rel, old, 2), manifest_line(rel, new, 2)) for rel, old, new in edit.inputs]
@@ -69,7 +69,7 @@ def patch(previous: Mapping[str, bytes], digests: dict[str, str], edit: Edit
     manifest = _replace_in(previous, {MANIFEST: lines}, digests)
     if manifest is None:
         return None
-    files.update(manifest)
+    files.update_from(manifest)
     return files, digests
 
 
@@ -80,20 +80,19 @@ def _rule(inside: str, digest: str) -> bytes:
 
 
 def _replace_in(previous: Mapping[str, bytes], pieces: dict[str, list[tuple[bytes, bytes]]],
-                digests: dict[str, str]) -> dict[str, bytes] | None:
+                digests: dict[str, str]) -> Spliced | None:
     """Each file with its pieces replaced (its sha256 updated in `digests`)."""
-    files = {}
+    files = Spliced()
     for path, pairs in pieces.items():
-        if path not in previous or (body := replace(previous[path], pairs)) is None:
+        if path not in previous or (parts := replace(previous[path], pairs)) is None:
             return None
-        files[path] = body
-        digests[path] = sha256(body)
+        digests[path] = files.add(path, parts)
     return files
 
 
-def replace(body: bytes, pairs: Iterable[tuple[bytes, bytes]]) -> bytes | None:
-    """`body` with each old piece replaced by its new one, in one copy; None
-    unless every old piece that changes occurs exactly once."""
+def replace(body: bytes, pairs: Iterable[tuple[bytes, bytes]]) -> list[bytes | memoryview] | None:
+    """`body` with each old piece replaced by its new one, as the parts to
+    join; None unless every old piece that changes occurs exactly once."""
     spans = []
     for old, new in pairs:
         if old == new:
@@ -111,4 +110,37 @@ def replace(body: bytes, pairs: Iterable[tuple[bytes, bytes]]) -> bytes | None:
         out += (view[last:start], new)
         last = end
     out.append(view[last:])
-    return b"".join(out)
+    return out
+
+
+class Spliced(Mapping[str, bytes]):
+    """Patched files, each kept as the parts of its stored bytes with the new
+    pieces between them and joined only when read: a build writes each
+    once, and a check, which names these files without a diff when a card
+    drifted, never joins a hundred megabytes only to hash it."""
+
+    def __init__(self) -> None:
+        self._parts: dict[str, list[bytes | memoryview]] = {}
+
+    def add(self, path: str, parts: list[bytes | memoryview]) -> str:
+        """Keep a file's parts; its sha256."""
+        self._parts[path] = parts
+        digest = hashlib.sha256()
+        for part in parts:
+            digest.update(part)
+        return digest.hexdigest()
+
+    def update_from(self, other: Spliced) -> None:
+        self._parts.update(other._parts)
+
+    def __getitem__(self, path: str) -> bytes:
+        return b"".join(self._parts[path])
+
+    def __contains__(self, path: object) -> bool:
+        return path in self._parts
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._parts)
+
+    def __len__(self) -> int:
+        return len(self._parts)

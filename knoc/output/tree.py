@@ -99,7 +99,7 @@ class Tree(Mapping[str, bytes]):
     is unpacked only when its bytes are read (as it is written): a hundred
     thousand of them unpacked at once would not fit in memory."""
 
-    def __init__(self, files: dict[str, bytes], cards: dict[str, tuple[Projection, bool]],
+    def __init__(self, files: Mapping[str, bytes], cards: dict[str, tuple[Projection, bool]],
                  linked: Mapping[str, bytes] | None = None) -> None:
         """`linked`: the link stage's files, perhaps read from the cache only
         when asked for; `files` and `cards` take precedence over them."""
@@ -126,7 +126,7 @@ class Tree(Mapping[str, bytes]):
         return path in self._files or path in self._cards or path in self._linked
 
     @property
-    def rendered(self) -> dict[str, bytes]:
+    def rendered(self) -> Mapping[str, bytes]:
         """The files render joined (and cards it signed), as bytes."""
         return self._files
 
@@ -141,7 +141,7 @@ class Tree(Mapping[str, bytes]):
         return self._cards.get(path)
 
     @classmethod
-    def of_cards(cls, projections: Iterable[Projection], files: dict[str, bytes] | None = None,
+    def of_cards(cls, projections: Iterable[Projection], files: Mapping[str, bytes] | None = None,
                  linked: Mapping[str, bytes] | None = None) -> Tree:
         """These cards and their agent.json twins, but where `files` holds
         the path (a signed card); `files` and `linked` as for the constructor."""

@@ -8,7 +8,8 @@ import re
 from collections.abc import Callable, Collection, Container, Mapping
 
 from knoc.diagnostics import Diagnostic, diag
-from knoc.output.hosting import CARD_FILE, LEGACY_CARD_FILE, SITE
+from knoc.output.hosting import AI_CATALOG_FILE, CARD_FILE, HEADERS_FILE, LEGACY_CARD_FILE, SITE
+from knoc.output.pages import CATALOG_SCRIPT
 from knoc.output.tree import MANIFEST
 
 MAX_DIFF_LINES = 40
@@ -34,9 +35,10 @@ def drift(expected: Mapping[str, bytes], differ: set[str], actual: Container[str
     """One error per stale, missing or extra file, cards first. `differ`:
     the files whose sha256 is not the same in `expected` and on disk
     (`differing`); `actual`: the files on disk; `read` fetches one from
-    disk for the diff; `out` prefixes paths. A card's
-    agent.json twin and the manifest, which follow from the other files, are
-    folded into one line each. `targets`: (what build/ was built for, asked
+    disk for the diff; `out` prefixes paths. A card's agent.json twin, the
+    manifest and the files that join every card, which follow from the
+    other files, are folded into one line each (with no diff: the card's
+    says it, and at 100,000 agents they are tens of megabytes). `targets`: (what build/ was built for, asked
     only when something drifted; what the sources compile for); when they
     differ, that is the one finding."""
     hint = f"run `knoc build` and commit {out}" + (
@@ -49,6 +51,7 @@ def drift(expected: Mapping[str, bytes], differ: set[str], actual: Container[str
     # same fields): when both drifted alike, one line says so.
     twins = {p for p in differ if p.endswith(LEGACY_CARD_FILE) and _twin(p) in differ
              and (p in expected, p in actual) == (_twin(p) in expected, _twin(p) in actual)}
+    cards = any(_rank(p) == 0 for p in differ)
     found: list[Diagnostic] = []
     for path in sorted(differ - twins, key=lambda p: (_rank(p), p)):
         shown = f"{out}{path}"
@@ -60,6 +63,8 @@ def drift(expected: Mapping[str, bytes], differ: set[str], actual: Container[str
         elif path == MANIFEST and len(differ) > 1:
             found.append(diag("KNO-DRIFT", f"stale: {shown} (it lists the digests of the files above)",
                               file=shown, hint=hint))
+        elif cards and _joins_cards(path):  # its diff would repeat the cards' (as JavaScript, say)
+            found.append(diag("KNO-DRIFT", f"stale: {shown} (it joins the cards above)", file=shown, hint=hint))
         else:
             found.append(diag("KNO-DRIFT", f"stale: {shown}{also}", file=shown, hint=hint,
                               detail=_diff(shown, read(path), expected[path])))
@@ -71,6 +76,12 @@ def _rank(path: str) -> int:
     if path.endswith((CARD_FILE, LEGACY_CARD_FILE)):
         return 0
     return 3 if path == MANIFEST else 1 if path.startswith(SITE) else 2
+
+
+def _joins_cards(path: str) -> bool:
+    """A file made of every card's pieces: the catalog page's script, and
+    each host's AI Catalog and `_headers` (the cards' ETags)."""
+    return path == CATALOG_SCRIPT or (path.startswith(SITE) and path.endswith(("/" + AI_CATALOG_FILE, HEADERS_FILE)))
 
 
 def _twin(legacy: str) -> str:
