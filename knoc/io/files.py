@@ -3,6 +3,7 @@ files so that a crash never leaves one half-written."""
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import shutil
@@ -32,16 +33,46 @@ class Refused(OSError):
 
 def discover(root: Path, dirs: list[str]) -> list[str]:
     """Repo-relative paths (forward slashes) of every source file under
-    `dirs`, sorted; hidden folders are skipped."""
+    `dirs`, sorted; hidden folders are skipped, and links to folders are
+    not followed."""
+    return listed(root, dirs)[0]
+
+
+def listed(root: Path, dirs: list[str]) -> tuple[list[str], list[tuple[str, int]]]:
+    """`discover`'s paths, and each folder listed with its mtime, read
+    before it was listed (so a file added meanwhile changes it)."""
     found: list[str] = []
+    folders: list[tuple[str, int]] = []
     for d in dirs:
-        base = root / d
-        if base.is_dir():
-            for dirpath, dirnames, filenames in os.walk(base):
-                dirnames[:] = [n for n in dirnames if not n.startswith(".")]
-                prefix = Path(dirpath).relative_to(root).as_posix() + "/"
-                found.extend(prefix + f for f in filenames if f.endswith(SOURCE_SUFFIX))
-    return sorted(found)
+        pending = [Path(d).as_posix()]
+        if not (root / d).is_dir():  # what creates it changes the folder above's mtime
+            pending, above = [], Path(d).parent
+            while not (root / above).is_dir():
+                above = above.parent
+            with contextlib.suppress(OSError):
+                folders.append((above.as_posix(), os.stat(root / above).st_mtime_ns))
+        while pending:
+            rel = pending.pop()
+            try:
+                mtime = os.stat(f"{root}/{rel}").st_mtime_ns
+                with os.scandir(f"{root}/{rel}") as entries:
+                    for entry in entries:
+                        if not _is_dir(entry):
+                            if entry.name.endswith(SOURCE_SUFFIX):
+                                found.append(f"{rel}/{entry.name}")
+                        elif not entry.name.startswith(".") and not entry.is_symlink():
+                            pending.append(f"{rel}/{entry.name}")
+            except OSError:  # gone, or not readable: as os.walk, skip it
+                continue
+            folders.append((rel, mtime))
+    return sorted(found), folders
+
+
+def _is_dir(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
 
 
 def read_bytes(path: str | Path) -> bytes:

@@ -3,6 +3,7 @@ its path under the output folder. Pure: writing it is `knoc.io.tree`'s job."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import itertools
 from collections.abc import Iterable, Iterator, Mapping
@@ -106,7 +107,6 @@ class Tree(Mapping[str, bytes]):
         self._files = files
         self._cards = cards  # path -> (projection, whether the path is its agent.json)
         self._linked = linked or {}
-        self._linked_paths = [p for p in self._linked if p not in files and p not in cards]
 
     def __getitem__(self, path: str) -> bytes:
         if path in self._files:
@@ -121,6 +121,12 @@ class Tree(Mapping[str, bytes]):
 
     def __len__(self) -> int:
         return len(self._files) + len(self._cards) + len(self._linked_paths)
+
+    @functools.cached_property
+    def _linked_paths(self) -> list[str]:
+        """The linked files not overridden (listed only if the tree is walked:
+        at 100,000 agents a check never does)."""
+        return [p for p in self._linked if p not in self._files and p not in self._cards]
 
     def __contains__(self, path: object) -> bool:  # Mapping's would unpack the card
         return path in self._files or path in self._cards or path in self._linked

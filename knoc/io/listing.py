@@ -1,0 +1,55 @@
+"""The sources' listing, kept between runs (`.knoc-cache/listing.bin`).
+
+Listing 100,000 sources and sorting their paths costs a warm check more
+than a tenth of a second. The listing is kept with the mtime of each
+folder it listed; while none of them changed, no file was added, removed
+or renamed in any (POSIX updates a folder's mtime on each), so the kept
+listing is the listing. A folder added changes its parent's mtime too."""
+
+from __future__ import annotations
+
+import heapq
+import os
+from pathlib import Path
+from typing import Any
+
+from knoc.io.cache import DIR, read_stored, write_stored
+from knoc.io.files import listed
+
+VERSION = 1
+
+
+def sources(root: Path, specs: str, content: str, use_cache: bool) -> tuple[list[str], list[str]]:
+    """The repo-relative paths of the spec sources and of the content
+    sources, each sorted (`files.discover`)."""
+    memo = root / DIR / "listing.bin" if use_cache and not (root / DIR).is_symlink() else None
+    stored: Any = read_stored(memo)[0] if memo is not None else None
+    if _current(root, stored, [specs, content]):
+        return _paths(stored[3]), _paths(stored[4])
+    found_specs, spec_folders = listed(root, [specs])
+    found_content, content_folders = listed(root, [content])
+    if memo is not None:
+        write_stored(memo, (VERSION, [specs, content], spec_folders + content_folders, "\n".join(found_specs),
+                            "\n".join(found_content)))
+    return found_specs, found_content
+
+
+def merged(specs: list[str], content: list[str]) -> list[str]:
+    """Both, in one sorted list."""
+    return list(heapq.merge(specs, content))
+
+
+def _paths(joined: str) -> list[str]:
+    return joined.split("\n") if joined else []
+
+
+def _current(root: Path, stored: Any, dirs: list[str]) -> bool:
+    """Whether `stored` is a listing of `dirs` none of whose folders changed."""
+    if not (isinstance(stored, tuple) and len(stored) == 5 and stored[0] == VERSION and stored[1] == dirs
+            and isinstance(stored[2], list) and isinstance(stored[3], str) and isinstance(stored[4], str)):
+        return False
+    base = f"{root}/"
+    try:
+        return all(os.stat(base + rel).st_mtime_ns == mtime for rel, mtime in stored[2])
+    except (OSError, TypeError, ValueError):
+        return False
