@@ -1,0 +1,167 @@
+"""The memos that keep a warm `knoc check` cheap: of build/
+(`knoc.io.outputs`), which a check compares only where something changed
+since, and of the sources' listing (`knoc.io.listing`). Whatever a user
+did to the sources or to build/, a check through them reports exactly
+what a check without any cache reports."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Collection, Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from knoc.app import check as check_app
+from knoc.compiler.driver import compile_repo
+from knoc.config import load_config
+from tests.conftest import Knoc, edit, json_diags
+
+SEARCH = "content/agent-blueprints/catalog-search.kno"
+CARD = "build/site/agents.possibility.space/catalog-search/.well-known/agent-card.json"
+SCRIPT = "build/site/_catalog/agents.js"
+
+
+@pytest.fixture
+def built(repo: Path, knoc: Knoc, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, list[bool]]:
+    """The example, built through the cache with its sources an hour old;
+    and, for each later check, whether it compared only what changed."""
+    hour_ago = time.time() - 3600
+    for p in repo.rglob("*.kno"):
+        os.utime(p, (hour_ago, hour_ago))
+    assert knoc("build", root=repo)[0] == 0
+    narrow: list[bool] = []
+    in_build = check_app.in_build
+
+    def spy(*args: Any) -> tuple[Mapping[str, str], Collection[str] | None]:
+        found = in_build(*args)
+        if args[1]:  # the cached check's, not the --no-cache one's beside it
+            narrow.append(found[1] is not None)
+        return found
+
+    monkeypatch.setattr(check_app, "in_build", spy)
+    return repo, narrow
+
+
+def same_check(knoc: Knoc, repo: Path) -> list[str]:
+    """`knoc check` through the memos, asserted to report what one without
+    them does; its messages."""
+    code, out, _ = knoc("check", "--format", "json", root=repo)
+    cold_code, cold_out, _ = knoc("check", "--format", "json", "--no-cache", root=repo)
+    assert (code, json_diags(out)) == (cold_code, json_diags(cold_out))
+    return [d["message"] for d in json_diags(out)]
+
+
+def rewrite(repo: Path, rel: str, change: Callable[[bytes], bytes]) -> None:
+    path = repo / rel
+    path.write_bytes(change(path.read_bytes()))
+
+
+def card_edited(repo: Path) -> None:
+    rewrite(repo, CARD, lambda b: b.replace(b'"name": "', b'"name": "(by hand) ', 1))
+
+
+def stray_file(repo: Path) -> None:
+    (repo / CARD).with_name("extra.json").write_text("{}\n", encoding="utf-8")
+
+
+def card_removed(repo: Path) -> None:
+    (repo / CARD).unlink()
+
+
+def touched(repo: Path) -> None:
+    os.utime(repo / CARD)  # the same bytes, a new mtime
+
+
+def script_edited(repo: Path) -> None:
+    rewrite(repo, SCRIPT, lambda b: b + b"// by hand\n")
+
+
+ON_DISK = {"a card edited by hand": (card_edited, ["stale: build/site/agents.possibility.space/catalog-search"
+                                                   "/.well-known/agent-card.json"]),
+           "a stray file in a card's folder": (stray_file, ["extra: build/site/agents.possibility.space/"
+                                                            "catalog-search/.well-known/extra.json"]),
+           "a card removed": (card_removed, ["missing: build/site/agents.possibility.space/catalog-search"
+                                             "/.well-known/agent-card.json"]),
+           "a card touched": (touched, []),
+           "the catalog script edited by hand": (script_edited, ["stale: build/site/_catalog/agents.js"])}
+
+
+@pytest.mark.parametrize("name", list(ON_DISK))
+def test_what_changed_in_build_is_found_as_without_the_memo(built: tuple[Path, list[bool]], knoc: Knoc,
+                                                           name: str) -> None:
+    repo, narrow = built
+    change, expected = ON_DISK[name]
+    change(repo)
+    messages = same_check(knoc, repo)
+    assert messages == expected
+    assert narrow == [True]  # the memo followed from the rendering the check compiled from
+    assert same_check(knoc, repo) == expected  # and again, from the memo that check updated
+
+
+def test_a_source_edit_is_compared_only_where_it_changed_the_build(built: tuple[Path, list[bool]],
+                                                                  knoc: Knoc) -> None:
+    repo, narrow = built
+    edit(repo, SEARCH, "Searches the KNO", "Searches all of the KNO")
+    messages = same_check(knoc, repo)
+    assert messages[0].startswith("stale: build/site/agents.possibility.space/catalog-search/.well-known/"
+                                  "agent-card.json")
+    # The files that join every card are named without a diff: the card's says it.
+    assert "stale: build/site/_catalog/agents.js (it joins the cards above)" in messages
+    assert messages[-1] == "stale: build/manifest.json (it lists the digests of the files above)"
+    assert narrow == [True]
+    assert knoc("build", root=repo)[0] == 0
+    assert same_check(knoc, repo) == [] and narrow == [True, True]
+
+
+def test_edits_builds_and_hand_edits_in_turn(built: tuple[Path, list[bool]], knoc: Knoc) -> None:
+    """A build after an edit writes the memo with the files it overrides in
+    the rendering the cache still keeps; the next check starts from both."""
+    repo, narrow = built
+    edit(repo, SEARCH, "Searches the KNO", "Searches all of the KNO")
+    assert knoc("build", root=repo)[0] == 0
+    edit(repo, SEARCH, "Searches all of the KNO", "Searches the KNO")  # back: build/ is one edit behind
+    assert same_check(knoc, repo)[0].startswith("stale: build/site/agents.possibility.space/catalog-search/")
+    assert knoc("build", root=repo)[0] == 0
+    assert same_check(knoc, repo) == []
+    card_edited(repo)
+    assert len(same_check(knoc, repo)) == 1
+    assert narrow == [True, True, True]
+
+
+def test_a_memo_from_another_rendering_is_read_whole(built: tuple[Path, list[bool]], knoc: Knoc) -> None:
+    """A check on the full path keeps a new rendering, and the memo follows
+    from the old one: until a build writes it anew, a check reads the
+    memo's every digest, and reports all the same."""
+    repo, narrow = built
+    (repo / ".knoc-cache" / "link.bin").unlink()  # the link stage again: the full path, a new rendering
+    assert same_check(knoc, repo) == []
+    card_edited(repo)
+    assert len(same_check(knoc, repo)) == 1
+    assert narrow == [False, False]
+    assert knoc("build", root=repo)[0] == 0
+    card_edited(repo)
+    assert len(same_check(knoc, repo)) == 1 and narrow[-1]
+
+
+def test_a_source_added_or_removed_is_listed_through_the_memo(repo: Path) -> None:
+    config = load_config(repo, None)
+
+    def inputs() -> tuple[list[str], list[str]]:
+        cached = compile_repo(config, use_cache=True)
+        cached.cache.save()
+        return cached.inputs, compile_repo(config).inputs
+
+    first, _ = inputs()
+    (repo / "content" / "agent-blueprints" / "copy").mkdir()
+    (repo / "content" / "agent-blueprints" / "copy" / "twin.kno").write_bytes((repo / SEARCH).read_bytes())
+    cached, cold = inputs()
+    assert cached == cold and "content/agent-blueprints/copy/twin.kno" in cached
+    (repo / SEARCH).unlink()
+    cached, cold = inputs()
+    assert cached == cold and SEARCH not in cached
+    (repo / "content" / "agent-blueprints" / "copy" / "twin.kno").rename(repo / SEARCH)
+    cached, cold = inputs()
+    assert cached == cold == first
