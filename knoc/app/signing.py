@@ -46,10 +46,12 @@ def _retired(config: Config, rel: str) -> dict[str, str]:
 def signed_by(config: Config) -> list[str] | None:
     """The key ids the build on disk was signed with; None: it is not signed."""
     try:
-        raw = tree.read(config.out_dir, MANIFEST)
-        if b'"signing"' not in raw:  # not worth parsing: at 100,000 agents it is 25 MB
+        # The manifest names its keys before its inputs: most builds are not
+        # signed, and their manifest (35 MB at 100,000 agents) is not read whole.
+        head = tree.read(config.out_dir, MANIFEST, 4096)
+        if b'"signing"' not in head.partition(b'\n  "inputs"')[0] and b'\n  "inputs"' in head:
             return None
-        kids = json.loads(raw)["signing"]["keys"]
+        kids = json.loads(tree.read(config.out_dir, MANIFEST))["signing"]["keys"]
     except (OSError, ValueError, KeyError, TypeError):
         return None
     return kids if isinstance(kids, list) and all(isinstance(k, str) for k in kids) else None
