@@ -8,15 +8,19 @@ from __future__ import annotations
 
 import os
 import time
+from array import array
 from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from knoc.app import check as check_app
 from knoc.compiler.driver import compile_repo
 from knoc.config import load_config
+from knoc.io import files
 from tests.conftest import Knoc, edit, json_diags
 
 SEARCH = "content/agent-blueprints/catalog-search.kno"
@@ -165,3 +169,26 @@ def test_a_source_added_or_removed_is_listed_through_the_memo(repo: Path) -> Non
     (repo / "content" / "agent-blueprints" / "copy" / "twin.kno").rename(repo / SEARCH)
     cached, cold = inputs()
     assert cached == cold == first
+
+
+@given(st.lists(st.integers(-2**63, 2**63 - 1), max_size=64), st.data())
+def test_differing_rows_are_the_rows_that_differ(values: list[int], data: st.DataObject) -> None:
+    width = data.draw(st.sampled_from([1, 2, 4]))
+    values = values[:len(values) // width * width]
+    a = array("q", values)
+    b = array("q", values)
+    for i in data.draw(st.lists(st.integers(0, max(len(values) - 1, 0)), max_size=8)) if values else []:
+        b[i] += 1 if b[i] < 2**63 - 1 else -1
+    expected = [row for row in range(len(values) // width) if a[row * width:(row + 1) * width]
+                != b[row * width:(row + 1) * width]]
+    assert files.differing_rows(a, b, width) == expected
+
+
+def test_stats_are_side_by_side_and_none_when_one_is_gone(tmp_path: Path) -> None:
+    for name, body in (("a", b"1"), ("b", b"22")):
+        (tmp_path / name).write_bytes(body)
+    with files.stat_in(tmp_path) as stat_one:
+        got = files.stats(["a", "b"], ("st_size", "st_mtime_ns"), stat_one)
+        assert files.stats(["a", "gone"], ("st_size",), stat_one) is None
+    assert got is not None and list(got) == [1, (tmp_path / "a").stat().st_mtime_ns,
+                                             2, (tmp_path / "b").stat().st_mtime_ns]

@@ -309,18 +309,24 @@ def _updates(config: Config, specs: SpecSet, cache: Cache, memo: Rendered, pinne
              ) -> list[_Update] | None:
     """Each source whose stat changed since it was rendered (or is too
     recent to trust), compiled; None when the warm path cannot take them."""
-    racy, root, stats, stat = memo.saved - RACY_NS, f"{config.root}/", memo.sources.stats, files.stat
+    heads, racy = memo.sources, memo.saved - RACY_NS
+    try:
+        with files.stat_in(config.root) as stat_one:
+            now = files.stats(heads.paths, ("st_size", "st_mtime_ns", "st_ctime_ns", "st_ino"), stat_one)
+    except OSError:
+        return None
+    if now is None:  # a source is gone
+        return None
+    rows = set(files.differing_rows(now, heads.stats, 4))
+    rows.update(i for i, mtime in enumerate(heads.stats[1::4]) if mtime > racy)  # too recent to trust
+    if len(rows) > MAX_CHANGED:
+        return None
     changed = []
-    for i, rel in enumerate(memo.sources.paths):
-        st = stat(root + rel)
+    for i in sorted(rows):  # each stat'ed again for its whole result (`_Update`)
+        st = files.stat(f"{config.root}/{heads.paths[i]}")
         if st is None:
             return None
-        j = 4 * i
-        if (stats[j + 1] > racy or st.st_mtime_ns != stats[j + 1] or st.st_size != stats[j]
-                or st.st_ctime_ns != stats[j + 2] or st.st_ino != stats[j + 3]):
-            changed.append((rel, st))
-            if len(changed) > MAX_CHANGED:
-                return None
+        changed.append((heads.paths[i], st))
     updates = []
     for rel, st in changed:
         digest, entry, problem = compile_source(config, specs, cache, rel)

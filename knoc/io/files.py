@@ -5,11 +5,15 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import functools
+import itertools
+import operator
 import os
 import shutil
 import stat as stat_
 import tempfile
-from collections.abc import Iterator
+from array import array
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -126,6 +130,51 @@ def is_file(path: Path) -> bool:
 
 def is_dir(path: Path) -> bool:
     return path.is_dir()
+
+
+def stats(paths: Iterable[str], fields: tuple[str, ...], stat_one: Callable[[str], os.stat_result] = os.stat
+          ) -> array[int] | None:
+    """These fields of each path's stat, side by side in one array; None if
+    one is not there. The loop runs in C (map, attrgetter): on 100,000
+    paths, Python's own loop would cost a third as much again as the stats."""
+    try:
+        return array("q", itertools.chain.from_iterable(map(operator.attrgetter(*fields), map(stat_one, paths)))
+                     if len(fields) > 1 else map(operator.attrgetter(fields[0]), map(stat_one, paths)))
+    except OSError:
+        return None
+
+
+def differing_rows(a: array[int], b: array[int], width: int = 1) -> list[int]:
+    """The rows (of `width` values) where two arrays of the same length
+    differ, found by halving with C comparisons: a few changed rows among
+    hundreds of thousands cost a few hundred comparisons."""
+    rows: list[int] = []
+    pending = [(0, len(a) // width)]
+    while pending:
+        lo, hi = pending.pop()
+        if a[lo * width:hi * width] == b[lo * width:hi * width]:
+            continue
+        if hi - lo == 1:
+            rows.append(lo)
+        else:
+            mid = (lo + hi) // 2
+            pending += [(mid, hi), (lo, mid)]
+    return sorted(rows)
+
+
+@contextmanager
+def stat_in(folder: Path) -> Iterator[Callable[[str], os.stat_result]]:
+    """`os.stat` of paths relative to `folder`, through an open descriptor
+    of it: the kernel walks a path from there, not from `/`, and a hundred
+    thousand stats cost a tenth less."""
+    if os.stat not in os.supports_dir_fd:
+        yield lambda rel: os.stat(f"{folder}/{rel}")
+        return
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0))
+    try:
+        yield functools.partial(os.stat, dir_fd=fd)
+    finally:
+        os.close(fd)
 
 
 def stat(path: str | Path) -> os.stat_result | None:
