@@ -28,7 +28,7 @@ from knoc.compiler.unit import compile_source, one_file
 from knoc.config import Config
 from knoc.diagnostics import Diagnostic, Report, SourceFile
 from knoc.diagnostics.internal import has_internal, internal
-from knoc.io import files, listing, pool
+from knoc.io import files, pool, source_list
 from knoc.io.cache import Cache, Source, salt
 from knoc.io.outputs import Base
 from knoc.kinds.agent import Card
@@ -78,10 +78,10 @@ def compile_repo(config: Config, use_cache: bool = False, progress: Progress = q
 def _compile_repo(config: Config, use_cache: bool, progress: Progress, signer: CardSigner | None,
                   early: Callable[[Tree], None] | None) -> Result:
     report, layout = Report(), config.layout
-    spec_paths, content_paths = listing.sources(config.root, config.specs, config.content, use_cache)
+    spec_paths, content_paths = source_list.sources(config.root, config.specs, config.content, use_cache)
     if set(spec_paths).intersection(content_paths):  # specs/ inside content/: a spec is not content too
         content_paths = [p for p in content_paths if p not in set(spec_paths)]
-    paths = listing.merged(spec_paths, content_paths)
+    paths = source_list.merged(spec_paths, content_paths)
     spec_sources = [s for p in spec_paths if (s := _read(config, p, report))]
     loaded = {s.rel: parse_source(s, layout) for s in spec_sources}
     spec_sources += _builtin_specs(loaded, layout)
