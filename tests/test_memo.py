@@ -7,6 +7,7 @@ what a check without any cache reports."""
 from __future__ import annotations
 
 import os
+import shutil
 import time
 from array import array
 from collections.abc import Callable, Collection, Mapping
@@ -192,3 +193,18 @@ def test_stats_are_side_by_side_and_none_when_one_is_gone(tmp_path: Path) -> Non
         assert files.stats(["a", "gone"], ("st_size",), stat_one) is None
     assert got is not None and list(got) == [1, (tmp_path / "a").stat().st_mtime_ns,
                                              2, (tmp_path / "b").stat().st_mtime_ns]
+
+
+def test_a_listing_made_elsewhere_is_not_used(repo: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """A repo could ship a `.knoc-cache/listing.bin` whose folder mtimes
+    match (a copy keeps them): only a listing this knoc made of this very
+    folder counts."""
+    compile_repo(load_config(repo, None), use_cache=True).cache.save()
+    other = tmp_path_factory.mktemp("other") / "repo"
+    shutil.copytree(repo, other)  # the .knoc-cache too, and every folder's mtime
+    folder = (other / SEARCH).parent
+    kept = folder.stat().st_mtime_ns
+    (other / SEARCH).unlink()
+    os.utime(folder, ns=(kept, kept))  # as if nothing had changed in it
+    config = load_config(other, None)
+    assert compile_repo(config, use_cache=True).inputs == compile_repo(config).inputs

@@ -13,7 +13,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from knoc.io.cache import DIR, read_stored, write_stored
+from knoc.io.cache import DIR, read_stored, salt, write_stored
 from knoc.io.files import listed
 
 VERSION = 1
@@ -24,12 +24,14 @@ def sources(root: Path, specs: str, content: str, use_cache: bool) -> tuple[list
     sources, each sorted (`files.discover`)."""
     memo = root / DIR / "listing.bin" if use_cache and not (root / DIR).is_symlink() else None
     stored: Any = read_stored(memo)[0] if memo is not None else None
-    if _current(root, stored, [specs, content]):
+    # Only a listing this knoc made of this very folder: a repo could ship one.
+    made_by = [salt(str(root.resolve())), specs, content]
+    if _current(root, stored, made_by):
         return _paths(stored[3]), _paths(stored[4])
     found_specs, spec_folders = listed(root, [specs])
     found_content, content_folders = listed(root, [content])
     if memo is not None:
-        write_stored(memo, (VERSION, [specs, content], spec_folders + content_folders, "\n".join(found_specs),
+        write_stored(memo, (VERSION, made_by, spec_folders + content_folders, "\n".join(found_specs),
                             "\n".join(found_content)))
     return found_specs, found_content
 
@@ -43,10 +45,12 @@ def _paths(joined: str) -> list[str]:
     return joined.split("\n") if joined else []
 
 
-def _current(root: Path, stored: Any, dirs: list[str]) -> bool:
-    """Whether `stored` is a listing of `dirs` none of whose folders changed."""
-    if not (isinstance(stored, tuple) and len(stored) == 5 and stored[0] == VERSION and stored[1] == dirs
-            and isinstance(stored[2], list) and isinstance(stored[3], str) and isinstance(stored[4], str)):
+def _current(root: Path, stored: Any, made_by: list[str]) -> bool:
+    """Whether `stored` is a listing made as `made_by` says (which knoc, of
+    which folder, of which two folders in it) none of whose folders changed."""
+    if not (isinstance(stored, tuple) and len(stored) == 5 and stored[0] == VERSION and stored[1] == made_by
+            and isinstance(stored[2], list) and stored[2]
+            and isinstance(stored[3], str) and isinstance(stored[4], str)):
         return False
     base = f"{root}/"
     try:
