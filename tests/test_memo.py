@@ -40,10 +40,10 @@ def built(repo: Path, knoc: Knoc, monkeypatch: pytest.MonkeyPatch) -> tuple[Path
     narrow: list[bool] = []
     in_build = check_app.in_build
 
-    def spy(*args: Any) -> tuple[Mapping[str, str], Collection[str] | None]:
+    def spy(*args: Any) -> tuple[Mapping[str, str], Mapping[str, str], Collection[str] | None]:
         found = in_build(*args)
         if args[1]:  # the cached check's, not the --no-cache one's beside it
-            narrow.append(found[1] is not None)
+            narrow.append(found[-1] is not None)
         return found
 
     monkeypatch.setattr(check_app, "in_build", spy)

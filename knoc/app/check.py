@@ -35,10 +35,9 @@ def check(config: Config, *, use_cache: bool, progress: Progress = quiet) -> Out
     seen = Seen(*(known if listed is None else listed))
     if not result.ok:
         return Outcome("knoc check", result.report.sorted(), result.inputs, f"{out} not compared")
-    actual, where = in_build(config, use_cache, seen, result.base)
+    before, actual, where = in_build(config, use_cache, seen, result.base)
     differ = differing(result.digests, actual, where)
-    if in_hook and differ and not differing(result.digests, *in_build(config, use_cache, seen._replace(changed={}),
-                                                                      result.base)):
+    if in_hook and differ and not differing(result.digests, before, where):
         # pre-commit set unstaged changes aside: the build/ the last run saw
         # is the right one, and only the staged one is stale.
         unstaged = diag("KNO-DRIFT", f"{out} is current in your work tree but not staged", file=out,

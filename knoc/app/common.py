@@ -41,12 +41,14 @@ def on_disk(config: Config, use_cache: bool) -> dict[str, Stat]:
     """The size, mtime and sha256 of each file under build/ (through the
     memo of its stats, which it updates)."""
     memo = OutputMemo.open(config.root, use_cache)
-    if tree.folders_unchanged(config.out_dir, memo.columns):
-        stats = tree.changed_files(config.out_dir, memo.columns)
-        now, changed = _applied(memo, stats), _digests_of(stats)
-    else:
+    if not tree.folders_unchanged(config.out_dir, memo.columns):
         now, changed = _listed(config, memo)
-    memo.update(now, changed)
+        memo.update(now, changed)
+        return now.files
+    stats = tree.changed_files(config.out_dir, memo.columns)
+    now = _applied(memo, stats)
+    if stats:  # else the memo is as stored: a no-op build writes (and sorts) nothing
+        memo.update(now, _digests_of(stats))
     return now.files
 
 
@@ -99,22 +101,18 @@ def _digests_of(stats: dict[str, Stat | None]) -> dict[str, str]:
 
 
 def in_build(config: Config, use_cache: bool, seen: Seen, base: Base | None
-             ) -> tuple[Mapping[str, str], Collection[str] | None]:
-    """build/'s files by path with their sha256, from what a scan `seen`,
-    and the paths where they may differ from `base` (None: anywhere). When
-    the memo follows from the rendering this run compiled from, that is
-    its few overrides and the files the scan saw change, and nothing is
-    loaded; else the memo's digests are read."""
+             ) -> tuple[Mapping[str, str], Mapping[str, str], Collection[str] | None]:
+    """build/'s files by path with their sha256 as the memo had them and as
+    the scan `seen` found them, and the paths where either may differ from
+    `base` (None: anywhere). When the memo follows from the rendering this
+    run compiled from, those are its few overrides and the files the scan
+    saw change, and nothing is loaded; else the memo's digests are read."""
     if base is not None and base.token and seen.base == base.token:
-        delta = {**seen.overrides, **seen.changed}
-        return Overlay(base.digests, delta), base.touched | delta.keys()
-    digests = OutputMemo.open(config.root, use_cache).digests()  # as it is stored now: the changes, or not yet
-    for rel, digest in seen.changed.items():
-        if digest == GONE:
-            digests.pop(rel, None)
-        else:
-            digests[rel] = digest
-    return digests, None
+        now = {**seen.overrides, **seen.changed}
+        return Overlay(base.digests, seen.overrides), Overlay(base.digests, now), base.touched | now.keys()
+    # As stored now, the scan's changes in it or not yet: they apply alike.
+    before = OutputMemo.open(config.root, use_cache).digests()
+    return before, Overlay(before, seen.changed).flat(), None
 
 
 def digests(stats: dict[str, Stat]) -> dict[str, str]:

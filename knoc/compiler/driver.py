@@ -79,8 +79,9 @@ def _compile_repo(config: Config, use_cache: bool, progress: Progress, signer: C
                   early: Callable[[Tree], None] | None) -> Result:
     report, layout = Report(), config.layout
     spec_paths, content_paths = source_list.sources(config.root, config.specs, config.content, use_cache)
-    if set(spec_paths).intersection(content_paths):  # specs/ inside content/: a spec is not content too
-        content_paths = [p for p in content_paths if p not in set(spec_paths)]
+    specs_too = set(spec_paths).intersection(content_paths)  # specs/ inside content/: a spec is not content too
+    if specs_too:
+        content_paths = [p for p in content_paths if p not in specs_too]
     paths = source_list.merged(spec_paths, content_paths)
     spec_sources = [s for p in spec_paths if (s := _read(config, p, report))]
     loaded = {s.rel: parse_source(s, layout) for s in spec_sources}

@@ -29,6 +29,7 @@ Anything corrupt, foreign or stale is dropped and rebuilt."""
 
 from __future__ import annotations
 
+import functools
 import gc
 import hashlib
 import marshal
@@ -276,7 +277,7 @@ class Cache:
         now = time.time_ns()
         for i in sorted(changed):
             write_stored(self.folder / f"sources-{i:02x}.bin",
-                   (self.salt, (now, {rel: v.encode() for rel, v in shards[i].items()})))
+                         (self.salt, (now, {rel: v.encode() for rel, v in shards[i].items()})))
         if self.link is not self._link_stored and self.link is not None:
             write_stored(self.folder / "link.bin", (self.salt, self.link.encode()))
         if self.rendered is not self._rendered_stored and self.rendered is not None:
@@ -299,10 +300,12 @@ def salt(*parts: str) -> str:
     return hashlib.sha256("\0".join((code_fingerprint(), *parts)).encode("utf-8")).hexdigest()
 
 
+@functools.cache
 def code_fingerprint() -> str:
     """knoc's own files by name, size and mtime: an install of other code
     under the same version number (a git checkout, an edited template) must
-    not reuse what the old code found. Stat only; about a hundred files."""
+    not reuse what the old code found. Stat only; about a hundred files,
+    once a process: it runs the code it imported."""
     package = Path(__file__).resolve().parent.parent
     seen = hashlib.sha256()
     for path in sorted(package.rglob("*")):

@@ -95,6 +95,10 @@ class Columns:
         return Snapshot(dict(zip(self.paths, zip(self.sizes, self.mtimes, self.digest_list(), strict=True),
                                  strict=True)), dict(zip(self.dirs, self.dir_mtimes, strict=True)))
 
+    def stat_at(self, i: int) -> Stat:
+        """The i-th file's (size, mtime, sha256)."""
+        return self.sizes[i], self.mtimes[i], self.digests[64 * i:64 * i + 64]
+
     def digest_list(self) -> list[str]:
         return [self.digests[i:i + 64] for i in range(0, len(self.digests), 64)]
 
@@ -200,6 +204,16 @@ class Overlay(Mapping[str, str]):
     def __contains__(self, path: object) -> bool:
         digest = self._changed.get(path)  # type: ignore[call-overload]
         return path in self._base if digest is None else digest != GONE
+
+    def flat(self) -> dict[str, str]:
+        """The same as a plain dict (compared in C, where every file counts)."""
+        flat = dict(self._base)
+        for path, digest in self._changed.items():
+            if digest == GONE:
+                flat.pop(path, None)
+            else:
+                flat[path] = digest
+        return flat
 
     def __iter__(self) -> Iterator[str]:
         yield from (p for p in self._base if self._changed.get(p) != GONE)

@@ -275,21 +275,22 @@ def changed_files(out: Path, known: Columns) -> dict[str, Stat | None]:
     try:
         with files.stat_in(out) as st:
             now = files.stats(known.paths, ("st_size", "st_mtime_ns"), st)
-            rows = (range(len(known.paths)) if now is None  # one is gone: look at each
-                    else sorted(set(files.differing_rows(now[0::2], known.sizes))
-                                | set(files.differing_rows(now[1::2], known.mtimes))))
-            changed: dict[str, Stat | None] = {}
-            for i in rows:
-                rel = known.paths[i]
-                try:
-                    seen = st(rel)
-                    if seen.st_size != known.sizes[i] or seen.st_mtime_ns != known.mtimes[i]:
-                        changed[rel] = fresh(f"{out}/", rel, None)
-                except FileNotFoundError:  # its folder's mtime changed too
-                    changed[rel] = None
-            return changed
     except FileNotFoundError:  # no tree at all
         return dict.fromkeys(known.paths)
+    rows = (range(len(known.paths)) if now is None  # one is gone: look at each
+            else sorted(set(files.differing_rows(now[0::2], known.sizes))
+                        | set(files.differing_rows(now[1::2], known.mtimes))))
+    changed: dict[str, Stat | None] = {}
+    for i in rows:
+        rel, memo = known.paths[i], known.stat_at(i)
+        try:
+            found = fresh(f"{out}/", rel, memo)  # the memo itself back if its stat is unchanged
+        except FileNotFoundError:  # its folder's mtime changed too
+            changed[rel] = None
+            continue
+        if found is not memo:
+            changed[rel] = found
+    return changed
 
 
 def digest_changes(before: Snapshot, now: Snapshot) -> dict[str, str]:

@@ -38,9 +38,9 @@ def drift(expected: Mapping[str, bytes], differ: set[str], actual: Container[str
     disk for the diff; `out` prefixes paths. A card's agent.json twin, the
     manifest and the files that join every card, which follow from the
     other files, are folded into one line each (with no diff: the card's
-    says it, and at 100,000 agents they are tens of megabytes). `targets`: (what build/ was built for, asked
-    only when something drifted; what the sources compile for); when they
-    differ, that is the one finding."""
+    says it, and at 100,000 agents they are tens of megabytes). `targets`:
+    (what build/ was built for, asked only when something drifted; what
+    the sources compile for); when they differ, that is the one finding."""
     hint = f"run `knoc build` and commit {out}" + (
         f"; if you already ran it, stage it: `git add {out}`" if in_hook else "")
     built = targets[0]() if differ and targets is not None else None
