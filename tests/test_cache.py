@@ -230,6 +230,23 @@ def test_a_stored_file_damaged_behind_its_stat_stops_the_run_once(knoc: Knoc, bu
     assert domains.read_bytes() == good
 
 
+def test_a_stored_file_copied_into_a_build_is_checked_as_it_is_copied(knoc: Knoc, built: Path) -> None:
+    """A full build that reuses the link stage copies its files from the
+    cache piece by piece, never whole; damage behind the stored file's
+    stat stops that build with KNO-CACHE, and build/ stays as it was."""
+    (built / DIR / "rendered.bin").unlink()  # no rendering to patch: the whole tree is written
+    domains, good, blob = damage_stored_domains(built)
+    domains.unlink()  # else the build links build/'s own copy: nothing to copy from the cache
+    before = {p: p.read_bytes() for p in (built / "build").rglob("*") if p.is_file()}
+    edit(built / BLUEPRINT, "  description: ", "  description: (damaged) ")
+    code, _, err = knoc("build", root=built)
+    assert code == 2 and "KNO-CACHE" in err and "Traceback" not in err
+    assert {p: p.read_bytes() for p in (built / "build").rglob("*") if p.is_file()} == before
+    assert not blob.exists()
+    assert knoc("build", root=built)[0] == 0
+    assert domains.read_bytes() == good
+
+
 def test_a_check_that_needs_a_damaged_stored_file_for_a_diff_says_so(knoc: Knoc, built: Path) -> None:
     domains, _, _ = damage_stored_domains(built)
     domains.write_bytes(b"{}\n")  # drifted: the check shows its diff, from the stored bytes

@@ -56,7 +56,8 @@ def build(config: Config, *, use_cache: bool, fail_on_warning: bool, stage: bool
             except OutputError as exc:
                 raise UsageError("KNO-OUTPUT", str(exc),
                                  "move those files away, or set another `output` in knoc.toml") from None
-            OutputMemo.open(config.root, use_cache).written(stat_tree(config.out_dir, result.digests), result.base)
+            OutputMemo.open(config.root, use_cache).written(stat_tree(config.out_dir, result.digests),
+                                                                    result.digests, result.base)
     finally:
         staging.abort()  # whatever was written early and not swapped in
     if written and stage:

@@ -174,12 +174,11 @@ class OutputMemo:
             self.overrides = {**self.overrides, **changed}
         self._keep(Columns.of(snapshot), bool(changed))
 
-    def written(self, snapshot: Snapshot, base: Base | None) -> None:
-        """Keep the tree a build just wrote from the rendering `base` (None:
-        from none the cache keeps)."""
-        self.base, self.overrides = ("", {}) if base is None else (
-            base.token, base.overrides({p: s[2] for p, s in snapshot.files.items()}))
-        self._keep(Columns.of(snapshot), True)
+    def written(self, columns: Columns, digests: Mapping[str, str], base: Base | None) -> None:
+        """Keep the tree a build just wrote, with these `digests`, from the
+        rendering `base` (None: from none the cache keeps)."""
+        self.base, self.overrides = ("", {}) if base is None else (base.token, base.overrides(digests))
+        self._keep(columns, True)
 
     def _keep(self, columns: Columns, changed: bool) -> None:
         if (changed or columns != self.columns) and self.path is not None:

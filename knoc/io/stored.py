@@ -11,10 +11,12 @@ import re
 import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
+from typing import Protocol, runtime_checkable
 
 from knoc.io.files import atomic_write, stat
 
 SHA256 = re.compile(r"[0-9a-f]{64}")
+PIECE = 1 << 20  # bytes copied at a time (StoredFiles.write_to)
 KEEP_NS = 600_000_000_000  # a stored file no layer names is dropped once it is ten minutes old
 
 # Per file: (size, mtime_ns, sha256) as last written or read.
@@ -23,6 +25,14 @@ Stat = tuple[int, int, str]
 
 class CacheDamaged(Exception):
     """A stored file read too late to compute it afresh is not what was stored."""
+
+
+@runtime_checkable
+class Streams(Protocol):
+    """Files some of which can be copied into a file without being held
+    whole: `write_to` says whether it did (False: read the bytes)."""
+
+    def write_to(self, path: str, fd: int) -> bool: ...
 
 
 class StoredFiles(Mapping[str, bytes]):
@@ -45,6 +55,28 @@ class StoredFiles(Mapping[str, bytes]):
             blob.unlink(missing_ok=True)
             raise CacheDamaged(f"{self._shown}/{blob.name} ({path}) is damaged: {why}")
         return data
+
+    def write_to(self, path: str, fd: int) -> bool:
+        """Copy the stored file into `fd` a piece at a time, checked as it
+        goes: the catalog page of 100,000 agents is never held whole."""
+        blob, seen, why = self._folder / self._files[path][2], hashlib.sha256(), None
+        try:
+            f = open(blob, "rb")  # noqa: SIM115 - closed below; only its opening is the cache's failure
+        except OSError as exc:
+            why = exc.strerror
+        else:
+            with f:
+                while piece := f.read(PIECE):
+                    seen.update(piece)
+                    left = memoryview(piece)
+                    while left:  # a failure here is the output's (a full disk, say): raised as it is
+                        left = left[os.write(fd, left):]
+            if seen.hexdigest() != blob.name:
+                why = "its bytes no longer match its sha256"
+        if why is not None:
+            blob.unlink(missing_ok=True)
+            raise CacheDamaged(f"{self._shown}/{blob.name} ({path}) is damaged: {why}")
+        return True
 
     def __contains__(self, path: object) -> bool:  # Mapping's would read the file
         return path in self._files

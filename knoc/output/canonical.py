@@ -9,6 +9,7 @@ manifest files a warm check re-renders."""
 from __future__ import annotations
 
 import hashlib
+import io
 import math
 from json.encoder import encode_basestring  # the C version when available
 from typing import Any
@@ -19,7 +20,7 @@ def dumps(value: Any) -> bytes:
     _write(value, "\n", out)
     out.append("\n")
     out.flush()
-    return bytes(out.done)
+    return out.done.getvalue()
 
 
 class _Out(list[str]):
@@ -29,10 +30,10 @@ class _Out(list[str]):
 
     def __init__(self) -> None:
         super().__init__()
-        self.done = bytearray()
+        self.done = io.BytesIO()  # its getvalue() hands over its buffer: no second copy
 
     def flush(self) -> None:
-        self.done += "".join(self).encode("utf-8")
+        self.done.write("".join(self).encode("utf-8"))
         self.clear()
 
 

@@ -6,6 +6,7 @@ getAgentsForDomain), so routing names a domain, never an agent."""
 
 from __future__ import annotations
 
+import io
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -60,24 +61,29 @@ class CatalogScript:
     """`_catalog/agents.js`: the index entries and each card's details as
     one script, so the catalog pages read them even from a file:// page
     (a fetch could not). Spliced from bytes, one card at a time (in slug
-    order): the warm check renders it, and at 100,000 agents it is 70 MB."""
+    order): at 100,000 agents it is over 100 MB, written once into one
+    buffer that `finish` hands over."""
 
-    def __init__(self) -> None:
-        self._details = bytearray()
+    def __init__(self, index: bytes) -> None:
+        """`index`: index/agents.json, which the script opens with."""
+        self._out = io.BytesIO()
+        self._out.write(b"window.KNOC_CATALOG = {\"index\": " + index.rstrip() + b",\n\"details\": {")
+        self._first = True
 
     def add(self, slug: str, details: bytes) -> None:
-        if self._details:
-            self._details += b",\n"
-        self._details += self.piece(slug, details)
+        if not self._first:
+            self._out.write(b",\n")
+        self._first = False
+        self._out.write(self.piece(slug, details))
 
     @staticmethod
     def piece(slug: str, details: bytes) -> bytes:
         """One card's bytes in the script."""
         return json.dumps(slug).encode("utf-8") + b":" + details
 
-    def finish(self, index: bytes) -> bytes:
-        return b"".join((b"window.KNOC_CATALOG = {\"index\": ", index.rstrip(), b",\n\"details\": {",
-                         self._details, b"}};\n"))
+    def finish(self) -> bytes:
+        self._out.write(b"}};\n")
+        return self._out.getvalue()
 
 
 def build_domains(repo: Repo, cards: list[Card]) -> dict[str, Any]:

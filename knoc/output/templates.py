@@ -3,6 +3,7 @@ show what authors wrote), Markdown and YAML ones not."""
 
 from __future__ import annotations
 
+import io
 import itertools
 import json
 from functools import cache
@@ -21,10 +22,10 @@ def render_bytes(name: str, **context: Any) -> bytes:
     """A template rendered to UTF-8 piece by piece. The catalog page of
     100,000 agents is tens of megabytes: jinja's `render` would hold its
     millions of pieces and the whole text besides the bytes."""
-    out, pieces = bytearray(), get(name).generate(**context)
+    out, pieces = io.BytesIO(), get(name).generate(**context)
     while text := "".join(itertools.islice(pieces, 4096)):  # joined a few thousand at a time: fewer encodes
-        out += text.encode("utf-8")
-    return bytes(out)
+        out.write(text.encode("utf-8"))
+    return out.getvalue()  # its buffer, not a copy
 
 
 @cache

@@ -131,6 +131,14 @@ class Tree(Mapping[str, bytes]):
     def __contains__(self, path: object) -> bool:  # Mapping's would unpack the card
         return path in self._files or path in self._cards or path in self._linked
 
+    def write_to(self, path: str, fd: int) -> bool:
+        """Copy a linked file the cache keeps into `fd` without holding it
+        (`knoc.io.stored.Streams`); False for any other file."""
+        linked = self._linked
+        if path in self._files or path in self._cards or not hasattr(linked, "write_to"):
+            return False
+        return bool(linked.write_to(path, fd))
+
     @property
     def rendered(self) -> Mapping[str, bytes]:
         """The files render joined (and cards it signed), as bytes."""
@@ -168,12 +176,13 @@ def render(cards: list[Card], linked: Mapping[str, bytes], linked_digests: dict[
     digests), the manifest."""
     files: dict[str, bytes] = {}
     digests: dict[str, str] = {}
-    script = CatalogScript()
+    script = CatalogScript(linked[CATALOG]) if CATALOG in linked else None
     listings: list[tuple[str, str, bytes]] = []
     for card in cards:  # in slug order
         proj = card.projection
         detail, listing = proj.catalog_pieces()
-        script.add(card.slug, detail)
+        if script is not None:
+            script.add(card.slug, detail)
         listings.append((proj.host, proj.url, listing))
         path, legacy = card_paths(card)
         digests[path], digests[legacy] = proj.file_digest(False), proj.file_digest(True)
@@ -187,8 +196,8 @@ def render(cards: list[Card], linked: Mapping[str, bytes], linked_digests: dict[
     digests.update(linked_digests)
     # What follows from card bytes the link stage does not read: joined here.
     joined = host_catalogs(listings, operator)
-    if CATALOG in linked:
-        joined[CATALOG_SCRIPT] = script.finish(linked[CATALOG])
+    if script is not None:
+        joined[CATALOG_SCRIPT] = script.finish()
     del script, listings
     digests.update({path: sha256(body) for path, body in joined.items()})
     headers = {f"{SITE}{host}/{HEADERS_FILE}": linked[f"{SITE}{host}/{HEADERS_FILE}"] + rules
