@@ -44,6 +44,24 @@ def test_the_cache_ignores_itself_in_git(built: Path) -> None:
     assert (built / DIR / ".gitignore").read_text(encoding="utf-8").splitlines()[-1] == "*"
 
 
+def test_the_large_joined_files_are_kept_by_the_cache_not_held(knoc: Knoc, built: Path, tmp_path: Path) -> None:
+    """A build puts every file it joins from the whole repo (the index, the
+    catalog page and script, the AI Catalogs, the manifest) into the cache
+    as soon as it is joined, and writes build/ from there: the same bytes
+    as a build that keeps them in memory (--no-cache)."""
+    joined = ["index/agents.json", "index/domains.json", "site/index.html", "site/_catalog/agents.js", "manifest.json"]
+    stored = {p.name for p in (built / DIR / "files").iterdir()}
+    for rel in joined:
+        assert hashlib.sha256((built / "build" / rel).read_bytes()).hexdigest() in stored, rel
+    other = tmp_path / "uncached"
+    shutil.copytree(built, other, ignore=shutil.ignore_patterns(DIR, "build"))
+    assert knoc("build", "--no-cache", root=other)[0] == 0
+    assert not (other / DIR).exists()
+    files = sorted(p.relative_to(built / "build") for p in (built / "build").rglob("*") if p.is_file())
+    assert files == sorted(p.relative_to(other / "build") for p in (other / "build").rglob("*") if p.is_file())
+    assert all((built / "build" / f).read_bytes() == (other / "build" / f).read_bytes() for f in files)
+
+
 def test_unchanged_repo_is_up_to_date_warm(knoc: Knoc, built: Path) -> None:
     code, _, err = knoc("check", root=built)
     assert code == 0 and err.strip().endswith("(build/ is up to date)")

@@ -117,7 +117,8 @@ def _compile_repo(config: Config, use_cache: bool, progress: Progress, signer: C
     result = Result(report, paths, cards, link.published, link.agents, cache=cache)
     if result.ok:
         inputs = spec_inputs + _inputs(content, results)
-        tree, result.digests = render(cards, link.files, link.digests, inputs, config.a2a, config.host, signer)
+        tree, result.digests = render(cards, link.files, link.digests, inputs, config.a2a, config.host, signer,
+                                      cache.spill)
         result.files = tree
         if signer is None and cache.link is not None and cache.link.key == link_key:
             result.base = warm.remember(cache, link_key, config.host, content_paths, results, cards, tree,
@@ -147,7 +148,7 @@ def _each_file(config: Config, paths: list[str], specs: SpecSet, cache: Cache,
             cached = FileResult.decode(old.entry)
             if cached is not None:
                 sources.append(SourceFile(f"{config.root}/{rel}", rel, None, old.digest))  # not even read
-                results[rel] = cached
+                results[rel] = old.entry = cached  # held once, decoded
                 kept[rel] = old
                 continue
         misses.append((rel, st))
@@ -166,7 +167,7 @@ def _each_file(config: Config, paths: list[str], specs: SpecSet, cache: Cache,
             sources.append(SourceFile(f"{config.root}/{rel}", rel, None, digest))
             results[rel] = cached
             if st is not None and not has_internal(cached.diags):  # never keep a bug's outcome
-                kept[rel] = Source.of(digest, st, entry)
+                kept[rel] = Source.of(digest, st, cached)
     finally:
         _JOB = None
     cache.sources = kept
@@ -191,7 +192,7 @@ def _link(sources: list[SourceFile], results: dict[str, FileResult], specs: Spec
     link = LinkResult.restore(cache.get_link(key, digests))
     if link is None:
         try:
-            link = link_repo(sources, results, specs, target, layout)
+            link = link_repo(sources, results, specs, target, layout, cache.spill)
         except Exception as exc:  # a bug: reported, never cached
             return LinkResult([internal(exc)], {}, [], {}, {}), key
         pinned = {d.file: digests[d.file] for d in link.diags if d.file in digests}

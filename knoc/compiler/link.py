@@ -16,12 +16,11 @@ from knoc.kinds import delegation, extension
 from knoc.kinds.domain import Repo
 from knoc.kinds.entity import Entity, Layout, Typed
 from knoc.kinds.spec import SpecSet
-from knoc.output.canonical import sha256
-from knoc.output.tree import KNOC, collisions, render_linked
+from knoc.output.tree import KNOC, Spill, collisions, render_linked
 
 
 def link_repo(sources: list[SourceFile], results: dict[str, FileResult], specs: SpecSet, target: str,
-              layout: Layout) -> LinkResult:
+              layout: Layout, spill: Spill | None = None) -> LinkResult:
     declared = [src for src in sources if results[src.rel].decl is not None]
     # One decoding for all: its key strings ("slug", "a2a_projection", ...)
     # are then shared, not made anew for each of a hundred thousand entities.
@@ -40,10 +39,10 @@ def link_repo(sources: list[SourceFile], results: dict[str, FileResult], specs: 
     cards, found = publish(projected)
     known, found_ext = extension.registry(typed)
     found += found_ext + extension.check_cards(projected, known) + delegation.check(repo.agents, target)
-    files, wanted = render_linked(repo, cards, typed)
+    files, wanted = render_linked(repo, cards, typed, spill)
     found += _collisions(wanted, typed, repo)
     return LinkResult(diags + found, {a.slug: a.typed.source.rel for a in repo.agents},
-                      [(c.slug, c.source) for c in cards], files, {path: sha256(body) for path, body in files.items()})
+                      [(c.slug, c.source) for c in cards], files.files, files.digests)
 
 
 def _collisions(wanted: dict[str, list[str]], typed: list[Typed], repo: Repo) -> list[Diagnostic]:

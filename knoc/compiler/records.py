@@ -18,7 +18,7 @@ from knoc.io.records import Record
 from knoc.kinds.agent import Projection
 
 
-@dataclass
+@dataclass(slots=True)  # slots: one per source, a hundred thousand in a large repo
 class FileResult(Record):
     """What the one-file stages found in one source."""
 

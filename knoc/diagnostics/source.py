@@ -23,7 +23,7 @@ from knoc.io.files import read_source
 JsonPath = Sequence[str | int]
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)  # slots: one per source, a hundred thousand in a large repo
 class SourceFile:
     path: str  # where to read it (a plain string: cheaper than a Path, per file)
     rel: str  # repo-relative, forward slashes: what diagnostics show

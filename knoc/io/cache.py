@@ -60,7 +60,8 @@ RACY_NS = 2_000_000_000  # mtimes this close to a save are not trusted
 class Source(Record):
     """One source as last compiled: its bytes' sha256, the stat fields that
     change when the file does (git's index keeps the same), and what the
-    one-file stages found (their own record, encoded)."""
+    one-file stages found (their own record, encoded; or decoded, so a run
+    that uses it does not hold it twice)."""
 
     VERSION: ClassVar[int] = 2
 
@@ -70,6 +71,10 @@ class Source(Record):
     ctime_ns: int
     inode: int
     entry: Any
+
+    def _encode_field(self, name: str) -> Any:
+        value = getattr(self, name)  # `entry` may be held decoded: encoded as it is saved
+        return value.encode() if isinstance(value, Record) else value
 
     @classmethod
     def of(cls, digest: str, st: os.stat_result, entry: Any) -> Source:
@@ -120,6 +125,7 @@ class Cache:
     _shards: list[dict[str, Source] | None] = field(default_factory=lambda: [None] * SHARDS)
     _dirty: set[int] = field(default_factory=set)  # shards changed one source at a time
     _racy: set[str] = field(default_factory=set)  # sources stored with an mtime too near their save
+    _spilled: set[str] = field(default_factory=set)  # stored by `spill` this run: not pruned
     _link_stored: Layer | None = None
     _rendered_stored: Layer | None = _UNREAD
 
@@ -240,6 +246,24 @@ class Cache:
             self.rendered = Layer(key, {}, payload, {**(already or {}), **kept})
         return kept is not None
 
+    def spill(self, files: Mapping[str, bytes], digests: Mapping[str, str], onto: Mapping[str, bytes]
+              ) -> Mapping[str, bytes]:
+        """Store `files` now, and hand back `onto` (what an earlier call
+        handed back, or nothing) with them added, each read when asked for:
+        a run need not hold the large files it renders. When they cannot be
+        stored, `onto` and `files` as they are."""
+        kept = self._store(files, digests) if not onto or isinstance(onto, StoredFiles) else None
+        if kept is None:
+            return {**onto, **files}
+        self._spilled.update(d for _, _, d in kept.values())
+        return self._files({**(self._stats_of(onto) or {}), **kept})
+
+    def _stats_of(self, files: Mapping[str, bytes]) -> dict[str, Stat] | None:
+        """The stats of files this cache already stores (None: not such files)."""
+        if self.folder is None or not isinstance(files, StoredFiles):
+            return None
+        return files.stats(self.folder / FILES)
+
     def rendered_files(self) -> dict[str, Stat]:
         """The files the rendered layer names, as stored."""
         return {} if self.rendered is None else self.rendered.files
@@ -257,9 +281,12 @@ class Cache:
     def _store(self, files: Mapping[str, bytes], digests: Mapping[str, str]) -> dict[str, Stat] | None:
         if self.folder is None:
             return None
+        already = self._stats_of(files)
+        if already is not None:  # spilled: stored already
+            return already
         self.last_rendered()  # what the stored layers name is kept
         keep = {d for layer in (self.link, self._link_stored, self.rendered, self._rendered_stored)
-                if layer is not None for _, _, d in layer.files.values()}
+                if layer is not None for _, _, d in layer.files.values()} | self._spilled
         return stored.store(self.folder / FILES, files, digests, keep)
 
     def save(self) -> None:

@@ -13,6 +13,8 @@ R = TypeVar("R", bound="Record")
 class Record:
     """Mix into a dataclass; bump VERSION when its fields change."""
 
+    __slots__ = ()  # a record with slots=True then has no __dict__ at all
+
     VERSION: ClassVar[int] = 1
 
     def encode(self) -> tuple[Any, ...]:
@@ -24,6 +26,9 @@ class Record:
 
     @classmethod
     def decode(cls: type[R], raw: Any) -> R | None:
+        """The record `raw` encodes (or `raw` itself, already decoded)."""
+        if isinstance(raw, cls):
+            return raw
         try:
             name, version, *values = raw
             if name != cls.__name__ or version != cls.VERSION:

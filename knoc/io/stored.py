@@ -43,6 +43,10 @@ class StoredFiles(Mapping[str, bytes]):
     def __init__(self, folder: Path, files: dict[str, Stat], shown: str) -> None:
         self._folder, self._files, self._shown = folder, files, shown
 
+    def stats(self, folder: Path) -> dict[str, Stat] | None:
+        """Each file's stat as stored, if they are stored in `folder`."""
+        return self._files if folder == self._folder else None
+
     def __getitem__(self, path: str) -> bytes:
         blob = self._folder / self._files[path][2]
         try:

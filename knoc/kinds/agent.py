@@ -7,7 +7,6 @@ from __future__ import annotations
 import struct
 import zlib
 from dataclasses import dataclass
-from functools import cached_property
 from typing import Any, NamedTuple
 
 from knoc.diagnostics import JsonPath
@@ -56,7 +55,7 @@ def _unpack(packed: bytes) -> tuple[bytes, bytes]:
 _LENGTH = struct.Struct(">I")
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)  # slots: the link stage holds one per agent, a hundred thousand
 class Agent:
     """An agent entity (blueprint or legacy card) ready for projection."""
 
@@ -66,10 +65,10 @@ class Agent:
     domains: list[str]
     service_class: str | None
     composes: list[str]  # slugs of agents this one delegates to
+    slug: str = ""  # kept: the link stage asks for it a dozen times an agent
 
-    @cached_property
-    def slug(self) -> str:  # cached: the link stage asks for it a dozen times an agent
-        return str(self.typed.data["slug"])
+    def __post_init__(self) -> None:
+        self.slug = str(self.typed.data.get("slug", ""))  # read before validation: it may be missing
 
     @property
     def id(self) -> str:

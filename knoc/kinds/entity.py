@@ -11,7 +11,7 @@ from knoc.kinds.spec import Spec
 AGENT_TYPES = {"agent-blueprint", "agent-card"}
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)  # slots: the link stage holds one per source
 class Entity:
     """A loaded .kno document: a mapping, with the file it came from."""
 
@@ -24,7 +24,7 @@ class Entity:
         return str(self.data.get("slug", ""))
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Typed:
     """An entity whose declaration named a known spec."""
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import itertools
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from json.encoder import encode_basestring  # the C version, as canonical.dumps uses
 from typing import TYPE_CHECKING, Any
 
@@ -53,20 +53,48 @@ def site_paths(site_dir: str) -> tuple[str, str]:
     return base + CARD_FILE, base + LEGACY_CARD_FILE
 
 
-def render_linked(repo: Repo, cards: list[Card], typed: list[Typed]
-                  ) -> tuple[dict[str, bytes], dict[str, list[str]]]:
+# Where the files joined from the whole repo go, one group at a time, once
+# joined: stored now, and handed back with the earlier ones, read when
+# asked for (`Cache.spill`). At 100,000 agents they are 300 MB, which a
+# run then never holds all at once.
+Spill = Callable[[Mapping[str, bytes], Mapping[str, str], Mapping[str, bytes]], Mapping[str, bytes]]
+
+
+class Joined:
+    """Files joined one group at a time, with their sha256 (added to
+    `digests`): held, or with `spill` put out of memory as each group is
+    done."""
+
+    def __init__(self, digests: dict[str, str], spill: Spill | None = None) -> None:
+        self.digests, self._spill = digests, spill
+        self._held: dict[str, bytes] = {}
+        self.files: Mapping[str, bytes] = self._held
+
+    def add(self, group: Mapping[str, bytes]) -> None:
+        self.digests.update({path: sha256(body) for path, body in group.items()})
+        if self._spill is None:
+            self._held.update(group)
+        else:
+            self.files = self._spill(group, self.digests, self.files)
+
+
+def render_linked(repo: Repo, cards: list[Card], typed: list[Typed], spill: Spill | None = None
+                  ) -> tuple[Joined, dict[str, list[str]]]:
     """The files that read the whole repo: the runtime index, the catalog and
     extension pages, the static hosts' `_headers`. The link stage renders
     them, so the cache keeps them with its findings. Also who wants each
     path: a source, or knoc itself."""
+    out = Joined({}, spill)
     domains, catalog = build_domains(repo, cards), build_catalog(repo, cards, CARD_FILE)
-    skills = {c.slug: c.projection.skills for c in cards}
+    out.add({DOMAINS: dumps(domains), CATALOG: dumps(catalog)})
     pages, wanted = extension_pages(typed, cards)
-    catalog_pages = catalog_page(catalog["agents"], domains["domains"], skills)
-    site = {**pages, **catalog_pages}
+    out.add(pages)
+    catalog_pages = catalog_page(catalog["agents"], domains["domains"], {c.slug: c.projection.skills for c in cards})
+    del catalog
+    out.add(catalog_pages)
     hosts = {c.projection.host for c in cards} | {rel[len(SITE):].split("/")[0] for rel in pages}
     headers = headers_files(hosts)
-    files = {DOMAINS: dumps(domains), CATALOG: dumps(catalog), **site, **headers}
+    out.add(headers)
     for path in (DOMAINS, CATALOG, CATALOG_SCRIPT, *catalog_pages, *headers):
         wanted.setdefault(path, []).append(KNOC)
     for card in cards:
@@ -75,7 +103,7 @@ def render_linked(repo: Repo, cards: list[Card], typed: list[Typed]
     for host in sorted({c.projection.host for c in cards}):
         for name in (AI_CATALOG_FILE, JWKS_FILE):  # the key set only when signing, but never another's path
             wanted.setdefault(f"{SITE}{host}/{name}", []).append(KNOC)
-    return files, wanted
+    return out, wanted
 
 
 def collisions(wanted: dict[str, list[str]]) -> list[tuple[str, str, str]]:
@@ -132,16 +160,17 @@ class Tree(Mapping[str, bytes]):
         return path in self._files or path in self._cards or path in self._linked
 
     def write_to(self, path: str, fd: int) -> bool:
-        """Copy a linked file the cache keeps into `fd` without holding it
+        """Copy a file the cache keeps into `fd` without holding it
         (`knoc.io.stored.Streams`); False for any other file."""
-        linked = self._linked
-        if path in self._files or path in self._cards or not hasattr(linked, "write_to"):
+        if path in self._cards:
             return False
-        return bool(linked.write_to(path, fd))
+        held = self._files if path in self._files else self._linked
+        return hasattr(held, "write_to") and bool(held.write_to(path, fd))
 
     @property
     def rendered(self) -> Mapping[str, bytes]:
-        """The files render joined (and cards it signed), as bytes."""
+        """The files render joined (and cards it signed): as bytes, or as the
+        cache keeps them (`spill`)."""
         return self._files
 
     def digest(self, path: str) -> str | None:
@@ -169,13 +198,14 @@ class Tree(Mapping[str, bytes]):
 
 
 def render(cards: list[Card], linked: Mapping[str, bytes], linked_digests: dict[str, str], inputs: list[Input],
-           target: str, operator: tuple[tuple[str, str], ...] = (), signer: CardSigner | None = None
-           ) -> tuple[Tree, dict[str, str]]:
+           target: str, operator: tuple[tuple[str, str], ...] = (), signer: CardSigner | None = None,
+           spill: Spill | None = None) -> tuple[Tree, dict[str, str]]:
     """Every output file and its sha256, keyed by its path under the build
     directory: the cards, the files the link stage rendered (with their
-    digests), the manifest."""
-    files: dict[str, bytes] = {}
+    digests), the manifest. `spill`, when given, keeps the files joined
+    here out of memory (not with `signer`: its signed cards stay)."""
     digests: dict[str, str] = {}
+    out = Joined(digests, spill if signer is None else None)
     script = CatalogScript(linked[CATALOG]) if CATALOG in linked else None
     listings: list[tuple[str, str, bytes]] = []
     for card in cards:  # in slug order
@@ -187,38 +217,30 @@ def render(cards: list[Card], linked: Mapping[str, bytes], linked_digests: dict[
         path, legacy = card_paths(card)
         digests[path], digests[legacy] = proj.file_digest(False), proj.file_digest(True)
         if signer is not None:
-            _sign(files, digests, signer, card, proj.written(), (path, legacy))
+            out.add(_signed(signer, card, proj.written(), (path, legacy)))
     if signer is not None:
-        for host in sorted({c.projection.host for c in cards}):
-            rel = f"{SITE}{host}/{JWKS_FILE}"
-            files[rel] = signer.jwks(rel)
-            digests[rel] = sha256(files[rel])
+        out.add({rel: signer.jwks(rel) for host in sorted({c.projection.host for c in cards})
+                 for rel in [f"{SITE}{host}/{JWKS_FILE}"]})
     digests.update(linked_digests)
-    # What follows from card bytes the link stage does not read: joined here.
-    joined = host_catalogs(listings, operator)
+    # What follows from card bytes the link stage does not read: joined
+    # here, one group at a time (the largest first).
     if script is not None:
-        joined[CATALOG_SCRIPT] = script.finish()
-    del script, listings
-    digests.update({path: sha256(body) for path, body in joined.items()})
-    headers = {f"{SITE}{host}/{HEADERS_FILE}": linked[f"{SITE}{host}/{HEADERS_FILE}"] + rules
-               for host, rules in etag_rules(digests).items()}  # after the digests they list
-    digests.update({path: sha256(body) for path, body in headers.items()})
-    files.update(joined)
-    files.update(headers)
-    files[MANIFEST] = dumps(manifest(inputs, digests, target, signer.kids() if signer is not None else None))
-    digests[MANIFEST] = sha256(files[MANIFEST])
-    return Tree.of_cards((c.projection for c in cards), files, linked), digests
+        out.add({CATALOG_SCRIPT: script.finish()})
+    del script
+    out.add(host_catalogs(listings, operator))
+    del listings
+    out.add({f"{SITE}{host}/{HEADERS_FILE}": linked[f"{SITE}{host}/{HEADERS_FILE}"] + rules
+             for host, rules in etag_rules(digests).items()})  # after the digests they list
+    out.add({MANIFEST: dumps(manifest(inputs, digests, target, signer.kids() if signer is not None else None))})
+    return Tree.of_cards((c.projection for c in cards), out.files, linked), digests
 
 
-def _sign(files: dict[str, bytes], digests: dict[str, str], signer: CardSigner, card: Card, written: Written,
-          paths: tuple[str, str]) -> None:
+def _signed(signer: CardSigner, card: Card, written: Written, paths: tuple[str, str]) -> dict[str, bytes]:
     """A card and its agent.json twin, signed (the twin once more only when
     its bytes differ: an ES256 signature is new each time)."""
     path, legacy = paths
-    files[path] = signer.sign(path, written.body, card.projection.url)
-    files[legacy] = (files[path] if not written.legacy
-                     else signer.sign(legacy, written.legacy, card.projection.url))
-    digests[path], digests[legacy] = sha256(files[path]), sha256(files[legacy])
+    body = signer.sign(path, written.body, card.projection.url)
+    return {path: body, legacy: signer.sign(legacy, written.legacy, card.projection.url) if written.legacy else body}
 
 
 def manifest(inputs: list[Input], outputs: dict[str, str], target: str,
