@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -50,8 +51,10 @@ class FileResult(Record):
         diags, decl, valid, private, facts, card, link_key = values
         if not (isinstance(facts, str) and isinstance(link_key, str) and link_key):
             raise ValueError("not a file result")
-        return cls([from_dict(d) for d in diags], tuple(decl) if decl else None, bool(valid), bool(private),
-                   facts, Projection._make(card) if card else None, link_key)
+        # The same few types, versions and hosts in every file: held once each.
+        held = (sys.intern(decl[0]), sys.intern(decl[1])) if decl else None
+        projection = Projection._make((sys.intern(card[0]), *card[1:])) if card else None
+        return cls([from_dict(d) for d in diags], held, bool(valid), bool(private), facts, projection, link_key)
 
 
 @dataclass

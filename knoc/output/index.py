@@ -6,15 +6,17 @@ getAgentsForDomain), so routing names a domain, never an agent."""
 
 from __future__ import annotations
 
+import functools
 import io
 import json
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 from knoc.a2a.fields import CardFields
 from knoc.io.files import read_bytes
-from knoc.kinds.agent import Card
+from knoc.kinds.agent import Agent, Card
 from knoc.kinds.domain import Repo
 
 # Seed 000: inference reads skills.tags only, never names; principal first.
@@ -97,20 +99,50 @@ def build_domains(repo: Repo, cards: list[Card]) -> dict[str, Any]:
 
 
 def build_catalog(repo: Repo, cards: list[Card], card_file: str) -> dict[str, Any]:
-    agents, public = repo.agents_by_slug(), repo.public_domains()
-    catalog = []
-    for card in sorted(cards, key=lambda c: c.slug):
+    return {"agents": list(CatalogEntries(repo, cards, card_file))}
+
+
+class CatalogEntries(Sequence[dict[str, Any]]):
+    """The catalog's entries, in slug order, made anew each time they are
+    walked: the catalog page walks them without holding 100,000 dicts."""
+
+    def __init__(self, repo: Repo, cards: list[Card], card_file: str) -> None:
+        self._repo, self._card_file = repo, card_file
+        self._cards = sorted(cards, key=lambda c: c.slug)
+
+    def __len__(self) -> int:
+        return len(self._cards)
+
+    @overload
+    def __getitem__(self, i: int) -> dict[str, Any]: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[dict[str, Any]]: ...
+
+    def __getitem__(self, i: int | slice) -> dict[str, Any] | Sequence[dict[str, Any]]:
+        if isinstance(i, slice):
+            return [self._entry(c) for c in self._cards[i]]
+        return self._entry(self._cards[i])
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        return map(self._entry, self._cards)
+
+    @functools.cached_property
+    def _agents(self) -> tuple[dict[str, Agent], set[str]]:
+        return self._repo.agents_by_slug(), self._repo.public_domains()
+
+    def _entry(self, card: Card) -> dict[str, Any]:
+        agents, public = self._agents
         a, p = agents[card.slug], card.projection
-        catalog.append({
+        return {
             "slug": a.slug,
             "id": a.id,
             "name": p.name,
             "url": p.url,
-            "card": f"{p.site_dir}/{card_file}",
+            "card": f"{p.site_dir}/{self._card_file}",
             "domains": sorted({d for d in a.domains if d in public}),
             "service_class": service_class(a.service_class, set(p.tags)),
-        })
-    return {"agents": catalog}
+        }
 
 
 @dataclass(frozen=True)

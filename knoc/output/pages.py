@@ -6,6 +6,7 @@ the catalog page (`site/index.html`) listing every public agent."""
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from knoc.kinds.agent import Card
@@ -50,7 +51,7 @@ def extension_pages(typed: list[Typed], cards: list[Card]) -> tuple[dict[str, by
     return pages, wanted
 
 
-def catalog_page(agents: list[dict[str, Any]], domains: dict[str, list[str]],
+def catalog_page(agents: Sequence[dict[str, Any]], domains: dict[str, list[str]],
                  skills: dict[str, tuple[str, ...]]) -> dict[str, bytes]:
     """`agents` and `domains` are the runtime index's entries (so the page and
     index/agents.json cannot disagree); `skills` maps a slug to skill names.

@@ -25,7 +25,7 @@ from knoc.output.hosting import (
     etag_rules,
     headers_files,
 )
-from knoc.output.index import CatalogScript, build_catalog, build_domains
+from knoc.output.index import CatalogEntries, CatalogScript, build_catalog, build_domains
 from knoc.output.listing import host_catalogs
 from knoc.output.pages import CATALOG_SCRIPT, catalog_page, extension_pages
 
@@ -85,12 +85,12 @@ def render_linked(repo: Repo, cards: list[Card], typed: list[Typed], spill: Spil
     them, so the cache keeps them with its findings. Also who wants each
     path: a source, or knoc itself."""
     out = Joined({}, spill)
-    domains, catalog = build_domains(repo, cards), build_catalog(repo, cards, CARD_FILE)
-    out.add({DOMAINS: dumps(domains), CATALOG: dumps(catalog)})
+    domains = build_domains(repo, cards)
+    out.add({DOMAINS: dumps(domains), CATALOG: dumps(build_catalog(repo, cards, CARD_FILE))})
     pages, wanted = extension_pages(typed, cards)
     out.add(pages)
-    catalog_pages = catalog_page(catalog["agents"], domains["domains"], {c.slug: c.projection.skills for c in cards})
-    del catalog
+    catalog_pages = catalog_page(CatalogEntries(repo, cards, CARD_FILE), domains["domains"],
+                                 {c.slug: c.projection.skills for c in cards})
     out.add(catalog_pages)
     hosts = {c.projection.host for c in cards} | {rel[len(SITE):].split("/")[0] for rel in pages}
     headers = headers_files(hosts)
