@@ -265,6 +265,28 @@ def test_a_stored_file_copied_into_a_build_is_checked_as_it_is_copied(knoc: Knoc
     assert domains.read_bytes() == good
 
 
+def test_a_stored_file_swapped_for_a_link_is_refused_not_followed(knoc: Knoc, built: Path, tmp_path: Path) -> None:
+    """A stored file swapped for a link to another file with the same size
+    and mtime (even the very bytes) is never read through: the run stops
+    with KNO-CACHE and drops the link, leaving its target alone."""
+    domains = built / "build/index/domains.json"
+    good = domains.read_bytes()
+    blob = built / DIR / "files" / hashlib.sha256(good).hexdigest()
+    st = blob.stat()
+    other = tmp_path / "other"
+    other.write_bytes(good)
+    os.utime(other, ns=(st.st_atime_ns, st.st_mtime_ns))
+    blob.unlink()
+    blob.symlink_to(other)
+    (built / DIR / "rendered.bin").unlink()  # the whole tree is written, from the cache
+    domains.unlink()
+    code, _, err = knoc("build", root=built)
+    assert code == 2 and "KNO-CACHE" in err and "Traceback" not in err
+    assert not blob.is_symlink() and other.read_bytes() == good
+    assert knoc("build", root=built)[0] == 0
+    assert domains.read_bytes() == good
+
+
 def test_a_check_that_needs_a_damaged_stored_file_for_a_diff_says_so(knoc: Knoc, built: Path) -> None:
     domains, _, _ = damage_stored_domains(built)
     domains.write_bytes(b"{}\n")  # drifted: the check shows its diff, from the stored bytes

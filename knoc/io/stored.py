@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import stat as stat_
 import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -48,39 +49,45 @@ class StoredFiles(Mapping[str, bytes]):
         return self._files if folder == self._folder else None
 
     def __getitem__(self, path: str) -> bytes:
-        blob = self._folder / self._files[path][2]
-        try:
-            data = blob.read_bytes()
-        except OSError as exc:
-            data, why = b"", exc.strerror
-        else:
-            why = "its bytes no longer match its sha256"
-        if hashlib.sha256(data).hexdigest() != blob.name:
-            blob.unlink(missing_ok=True)
-            raise CacheDamaged(f"{self._shown}/{blob.name} ({path}) is damaged: {why}")
-        return data
+        return b"".join(self._pieces(path))
 
     def write_to(self, path: str, fd: int) -> bool:
         """Copy the stored file into `fd` a piece at a time, checked as it
-        goes: the catalog page of 100,000 agents is never held whole."""
-        blob, seen, why = self._folder / self._files[path][2], hashlib.sha256(), None
+        goes: the catalog page of 100,000 agents is never held whole. (A
+        failure to write is the output's, a full disk say: raised as it is.)"""
+        for piece in self._pieces(path):
+            left = memoryview(piece)
+            while left:
+                left = left[os.write(fd, left):]
+        return True
+
+    def _pieces(self, path: str) -> Iterator[bytes]:
+        """The stored file a piece at a time, then CacheDamaged (and the file
+        dropped) if it is not what was stored. Opened only as a regular file
+        and never through a link (`.knoc-cache` is the repo's too: a FIFO
+        there would block, a link read another file), and read no further
+        than one byte past its stored size."""
+        size, _, digest = self._files[path]
+        blob, seen, why = self._folder / digest, hashlib.sha256(), None
         try:
-            f = open(blob, "rb")  # noqa: SIM115 - closed below; only its opening is the cache's failure
+            fd = os.open(blob, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
         except OSError as exc:
             why = exc.strerror
         else:
-            with f:
-                while piece := f.read(PIECE):
-                    seen.update(piece)
-                    left = memoryview(piece)
-                    while left:  # a failure here is the output's (a full disk, say): raised as it is
-                        left = left[os.write(fd, left):]
-            if seen.hexdigest() != blob.name:
+            with os.fdopen(fd, "rb") as f:
+                if not stat_.S_ISREG(os.fstat(fd).st_mode):
+                    why = "it is not a regular file"
+                else:
+                    left = size + 1
+                    while left and (piece := f.read(min(PIECE, left))):
+                        left -= len(piece)
+                        seen.update(piece)
+                        yield piece
+            if why is None and seen.hexdigest() != digest:
                 why = "its bytes no longer match its sha256"
         if why is not None:
             blob.unlink(missing_ok=True)
             raise CacheDamaged(f"{self._shown}/{blob.name} ({path}) is damaged: {why}")
-        return True
 
     def __contains__(self, path: object) -> bool:  # Mapping's would read the file
         return path in self._files
