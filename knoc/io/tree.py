@@ -232,10 +232,10 @@ def trees(site: Path) -> list[str]:
 def stat_tree(out: Path, digests: dict[str, str]) -> Columns:
     """The memo's columns of a tree just written with these files and
     digests, stat'ed straight into them (no snapshot of 180,000 tuples)."""
-    base = f"{out}/"
     paths, dirs = sorted(digests), sorted({""} | _parents(digests))
-    stats = files.stats((base + rel for rel in paths), ("st_size", "st_mtime_ns"))
-    dir_mtimes = files.stats((base + rel for rel in dirs), ("st_mtime_ns",))
+    with files.stat_in(out) as st:
+        stats = files.stats(paths, ("st_size", "st_mtime_ns"), st)
+        dir_mtimes = files.stats([rel or "." for rel in dirs], ("st_mtime_ns",), st)
     if stats is None or dir_mtimes is None:
         raise FileNotFoundError(f"{out} lost a file as it was written")
     return Columns("\n".join(paths), stats[0::2], stats[1::2], "".join(digests[p] for p in paths), "\n".join(dirs),

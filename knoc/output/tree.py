@@ -11,6 +11,7 @@ from json.encoder import encode_basestring  # the C version, as canonical.dumps 
 from typing import TYPE_CHECKING, Any
 
 from knoc import __version__
+from knoc.io.stored import Streams
 from knoc.kinds.agent import Card, Projection, Written
 from knoc.kinds.domain import Repo
 from knoc.kinds.entity import Typed
@@ -165,7 +166,7 @@ class Tree(Mapping[str, bytes]):
         if path in self._cards:
             return False
         held = self._files if path in self._files else self._linked
-        return hasattr(held, "write_to") and bool(held.write_to(path, fd))
+        return isinstance(held, Streams) and held.write_to(path, fd)
 
     @property
     def rendered(self) -> Mapping[str, bytes]:
