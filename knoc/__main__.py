@@ -13,10 +13,20 @@ def run() -> None:
 
         main()
     except KeyboardInterrupt:
-        sys.stderr.write("interrupted: build/ is as it was before this run\n")
-        sys.exit(130)
+        _interrupted()
+    except RuntimeError as exc:
+        # Python 3.11 wraps a Ctrl-C that lands while a class is being made
+        # (in its attributes' __set_name__) in a RuntimeError.
+        if not isinstance(exc.__cause__, KeyboardInterrupt):
+            raise
+        _interrupted()
     finally:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _interrupted() -> None:
+    sys.stderr.write("interrupted: build/ is as it was before this run\n")
+    sys.exit(130)
 
 
 if __name__ == "__main__":

@@ -23,6 +23,7 @@ from knoc.compiler import warm
 from knoc.compiler.link import link_repo
 from knoc.compiler.load import parse_source, read_source
 from knoc.compiler.records import FileResult, LinkResult
+from knoc.compiler.results import Results
 from knoc.compiler.specs import compile_specs
 from knoc.compiler.unit import compile_source, one_file
 from knoc.config import Config
@@ -31,7 +32,7 @@ from knoc.diagnostics.internal import has_internal, internal
 from knoc.io import files, pool, source_list
 from knoc.io.cache import Cache, Source, salt
 from knoc.io.outputs import Base
-from knoc.kinds.agent import Card
+from knoc.kinds.agent import Card, Cards
 from knoc.kinds.entity import BUILTIN, Entity, Layout
 from knoc.kinds.spec import BUILTIN_SPECS, SpecSet
 from knoc.output.tree import Input, Tree, render
@@ -92,9 +93,10 @@ def _compile_repo(config: Config, use_cache: bool, progress: Progress, signer: C
              if use_cache else Cache.off())
 
     # Specs are read and checked every time; content goes through the cache.
-    results = {s.rel: one_file(s, loaded[s.rel], specs, config.a2a, layout) for s in spec_sources}
-    for src in spec_sources:
-        report.extend(results[src.rel].diags)
+    results = Results(cache.scratch())
+    for s in spec_sources:
+        results.add_result(s.rel, one_file(s, loaded[s.rel], specs, config.a2a, layout))
+        report.extend(results.found(s.rel))
     spec_inputs = _inputs(spec_sources, results)
     if use_cache and signer is None:
         patched = warm.patch(config, content_paths, specs, spec_inputs, cache, config.host)
@@ -104,16 +106,15 @@ def _compile_repo(config: Config, use_cache: bool, progress: Progress, signer: C
                           patched.digests, cache, patched.base)
     content, compiled = _each_file(config, content_paths, specs, cache, results, report, progress)
     if early is not None and compiled:
-        early(Tree.of_cards(r.projection for r in results.values() if r.projection is not None))
+        early(Tree.of_cards(results.carded, results.projection))
     content.sort(key=lambda s: s.rel)
     for src in content:
-        report.extend(results[src.rel].diags)
+        report.extend(results.found(src.rel))
     sources = sorted(spec_sources + content, key=lambda s: s.rel)
     link, link_key = _link(sources, results, specs, cache, config.a2a, layout)
     report.extend(link.diags)
 
-    cards = [Card(slug, rel, results[rel].projection)  # type: ignore[arg-type]
-             for slug, rel in link.published]
+    cards = Cards(link.published, results.projection)
     result = Result(report, paths, cards, link.published, link.agents, cache=cache)
     if result.ok:
         inputs = spec_inputs + _inputs(content, results)
@@ -126,13 +127,14 @@ def _compile_repo(config: Config, use_cache: bool, progress: Progress, signer: C
     return result
 
 
-def _inputs(sources: list[SourceFile], results: dict[str, FileResult]) -> list[Input]:
+def _inputs(sources: list[SourceFile], results: Results) -> list[Input]:
     """The sources a spec declared, as the manifest lists them."""
-    return [(s.rel, s.digest, results[s.rel].private) for s in sources if results[s.rel].decl is not None]
+    heads = ((s, results.head(s.rel)) for s in sources)
+    return [(s.rel, s.digest, head.private) for s, head in heads if head.decl is not None]
 
 
 def _each_file(config: Config, paths: list[str], specs: SpecSet, cache: Cache,
-               results: dict[str, FileResult], report: Report, progress: Progress) -> tuple[list[SourceFile], int]:
+               results: Results, report: Report, progress: Progress) -> tuple[list[SourceFile], int]:
     """The one-file stages for each path, or what the cache kept for its
     bytes. A file whose size and mtime the cache vouches for is not read;
     the others are compiled on `config.jobs` processes (`_compile`).
@@ -144,13 +146,13 @@ def _each_file(config: Config, paths: list[str], specs: SpecSet, cache: Cache,
     for rel in paths:
         st = files.stat(f"{config.root}/{rel}")
         old = cache.sources.get(rel)
-        if st is not None and old is not None and cache.vouches(rel, old, st):
-            cached = FileResult.decode(old.entry)
-            if cached is not None:
-                sources.append(SourceFile(f"{config.root}/{rel}", rel, None, old.digest))  # not even read
-                results[rel] = old.entry = cached  # held once, decoded
-                kept[rel] = old
-                continue
+        if (st is not None and old is not None and cache.vouches(rel, old, st)
+                and FileResult.decode(old.entry) is not None):
+            sources.append(SourceFile(f"{config.root}/{rel}", rel, None, old.digest))  # not even read
+            results.add(rel, old.entry)
+            old.entry = results.kept(rel)  # held once, compact
+            kept[rel] = old
+            continue
         misses.append((rel, st))
     _JOB = (config, specs, cache)  # what a forked worker compiles with
     try:
@@ -161,13 +163,10 @@ def _each_file(config: Config, paths: list[str], specs: SpecSet, cache: Cache,
             if problem is not None:
                 report.add(problem)
                 continue
-            cached = FileResult.decode(entry)
-            if cached is None:  # pragma: no cover - the entry was just encoded
-                continue
             sources.append(SourceFile(f"{config.root}/{rel}", rel, None, digest))
-            results[rel] = cached
-            if st is not None and not has_internal(cached.diags):  # never keep a bug's outcome
-                kept[rel] = Source.of(digest, st, cached)
+            found = results.add(rel, entry)  # checked as it was encoded (`compile_source`)
+            if st is not None and not has_internal(found):  # never keep a bug's outcome
+                kept[rel] = Source.of(digest, st, results.kept(rel))
     finally:
         _JOB = None
     cache.sources = kept
@@ -182,12 +181,12 @@ def _compile(rel: str) -> tuple[str, Any, Diagnostic | None]:
     return compile_source(*_JOB, rel)
 
 
-def _link(sources: list[SourceFile], results: dict[str, FileResult], specs: SpecSet, cache: Cache,
+def _link(sources: list[SourceFile], results: Results, specs: SpecSet, cache: Cache,
           target: str, layout: Layout) -> tuple[LinkResult, str]:
     """The link stage's findings, reused when no link key changed and no file
     its findings point into changed; and the key they are kept under."""
     digests = {s.rel: s.digest for s in sources}
-    key = hashlib.sha256("\n".join(f"{s.rel}\0{results[s.rel].link_key}" for s in sources)
+    key = hashlib.sha256("\n".join(f"{s.rel}\0{results.head(s.rel).link_key}" for s in sources)
                          .encode("utf-8")).hexdigest()
     link = LinkResult.restore(cache.get_link(key, digests))
     if link is None:

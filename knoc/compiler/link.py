@@ -7,42 +7,52 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Iterator
 
 from knoc.compiler.project import publish
-from knoc.compiler.records import FileResult, LinkResult
+from knoc.compiler.records import LinkResult
 from knoc.compiler.resolve import resolve
+from knoc.compiler.results import Results
 from knoc.diagnostics import Diagnostic, JsonPath, SourceFile, at, diag
 from knoc.kinds import delegation, extension
+from knoc.kinds.agent import Agent, Cards, Projection
 from knoc.kinds.domain import Repo
 from knoc.kinds.entity import Entity, Layout, Typed
 from knoc.kinds.spec import SpecSet
 from knoc.output.tree import KNOC, Spill, collisions, render_linked
 
 
-def link_repo(sources: list[SourceFile], results: dict[str, FileResult], specs: SpecSet, target: str,
+def link_repo(sources: list[SourceFile], results: Results, specs: SpecSet, target: str,
               layout: Layout, spill: Spill | None = None) -> LinkResult:
-    declared = [src for src in sources if results[src.rel].decl is not None]
+    heads = [(src, head) for src in sources if (head := results.head(src.rel)).decl is not None]
     # One decoding for all: its key strings ("slug", "a2a_projection", ...)
     # are then shared, not made anew for each of a hundred thousand entities.
-    facts = json.loads(f"[{','.join(results[src.rel].facts for src in declared)}]")
+    facts = json.loads(f"[{','.join(head.facts for _, head in heads)}]")
     typed: list[Typed] = []
-    for src, data in zip(declared, facts, strict=True):
-        fr = results[src.rel]
-        assert fr.decl is not None
+    for (src, head), data in zip(heads, facts, strict=True):
+        assert head.decl is not None
         collection = sys.intern(layout.collection_of(src.rel))
-        typed.append(Typed(Entity(src, data, collection), *fr.decl, specs.by_declaration["@".join(fr.decl)], fr.valid))
-    del declared, facts
+        typed.append(Typed(Entity(src, data, collection), *head.decl, specs.by_declaration["@".join(head.decl)],
+                           head.valid))
+    del heads, facts
     broken = frozenset((layout.collection_of(s.rel), s.rel.rsplit("/", 1)[-1].removesuffix(".kno"))
-                       for s in sources if any(d.is_error for d in results[s.rel].diags))
+                       for s in sources if any(d.is_error for d in results.found(s.rel)))
     repo, diags = resolve(typed, broken)
-    projected = [(a, p) for a in repo.agents if (p := results[a.typed.source.rel].projection) is not None]
-    cards, found = publish(projected)
+    carded = set(results.carded)
+    agents = [a for a in repo.agents if a.typed.source.rel in carded]
+    del carded
+
+    def projected() -> Iterator[tuple[Agent, Projection]]:  # decoded one at a time, each time
+        return ((a, results.projection(a.typed.source.rel)) for a in agents)
+
+    published, found = publish(projected())
+    cards = Cards(published, results.projection)
     known, found_ext = extension.registry(typed)
-    found += found_ext + extension.check_cards(projected, known) + delegation.check(repo.agents, target)
+    found += found_ext + extension.check_cards(projected(), known) + delegation.check(repo.agents, target)
     files, wanted = render_linked(repo, cards, typed, spill)
     found += _collisions(wanted, typed, repo)
-    return LinkResult(diags + found, {a.slug: a.typed.source.rel for a in repo.agents},
-                      [(c.slug, c.source) for c in cards], files.files, files.digests)
+    return LinkResult(diags + found, {a.slug: a.typed.source.rel for a in repo.agents}, published,
+                      files.files, files.digests)
 
 
 def _collisions(wanted: dict[str, list[str]], typed: list[Typed], repo: Repo) -> list[Diagnostic]:

@@ -26,7 +26,7 @@ from knoc.a2a.wire import (
 )
 from knoc.diagnostics import Diagnostic, JsonPath, at
 from knoc.io import limits
-from knoc.kinds.agent import PLACEHOLDERS, Agent, Card, Projection, Written
+from knoc.kinds.agent import PLACEHOLDERS, Agent, Projection, Written
 from knoc.output import listing
 from knoc.output.canonical import dumps, sha256
 from knoc.output.hosting import locate_url
@@ -80,20 +80,22 @@ def project(agent: Agent, target_name: str) -> tuple[Projection | None, list[Dia
                       sha256(legacy) if legacy else "", *written.pack()), diags
 
 
-def publish(projected: Iterable[tuple[Agent, Projection]]) -> tuple[list[Card], list[Diagnostic]]:
-    """The cards to publish, in slug order. Two agents cannot share a card
-    path: the first by slug keeps it, the other gets an error."""
-    cards: list[Card] = []
+def publish(projected: Iterable[tuple[Agent, Projection]]) -> tuple[list[tuple[str, str]], list[Diagnostic]]:
+    """The cards to publish, as (slug, source), in the order given (slug
+    order). Two agents cannot share a card path: the first keeps it, the
+    other gets an error. Holds no projection: they may be decoded one at a
+    time."""
+    cards: list[tuple[str, str]] = []
     diags: list[Diagnostic] = []
     by_location: dict[tuple[str, str], Agent] = {}
-    for agent, proj in sorted(projected, key=lambda pair: pair[0].slug):
+    for agent, proj in projected:
         owner = by_location.setdefault((proj.host, proj.path), agent)
         if owner is not agent:
             diags.append(_err(agent, ("url",), "KNO-URL-DUPLICATE",
                               f"url `{proj.url}` is also the url of `{owner.slug}`",
                               "two public agents cannot share one card path: give each its own url"))
             continue
-        cards.append(Card(agent.slug, agent.typed.entity.source.rel, proj))
+        cards.append((agent.slug, agent.typed.entity.source.rel))
     return cards, diags
 
 

@@ -21,9 +21,10 @@ import time
 from array import array
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, overload
+from typing import Any, ClassVar
 
 from knoc.compiler.records import FileResult, LinkResult
+from knoc.compiler.results import Results
 from knoc.compiler.unit import compile_source
 from knoc.config import Config
 from knoc.diagnostics import Diagnostic, from_dict
@@ -32,7 +33,7 @@ from knoc.io import files
 from knoc.io.cache import RACY_NS, Cache, CacheDamaged, Source, Stat
 from knoc.io.outputs import Base
 from knoc.io.records import Record
-from knoc.kinds.agent import Card, Projection
+from knoc.kinds.agent import Card, Cards, Projection
 from knoc.kinds.spec import SpecSet
 from knoc.output.patch import Edit
 from knoc.output.patch import patch as patch_files
@@ -141,7 +142,7 @@ def key(link_key: str, operator: tuple[tuple[str, str], ...]) -> str:
 
 
 def remember(cache: Cache, link_key: str, operator: tuple[tuple[str, str], ...], content: list[str],
-             results: Mapping[str, FileResult], cards: Sequence[Card], tree: Tree, digests: dict[str, str],
+             results: Results, cards: Sequence[Card], tree: Tree, digests: dict[str, str],
              inputs: list[Input]) -> Base | None:
     """Keep what the full path rendered, if the cache vouches for every
     source; the rendering kept."""
@@ -150,8 +151,8 @@ def remember(cache: Cache, link_key: str, operator: tuple[tuple[str, str], ...],
         s = cache.source(rel)
         if s is None:
             return None
-        heads[rel] = (s.digest, s.size, s.mtime_ns, s.ctime_ns, s.inode, results[rel].decl is not None)
-    found = {rel: [d.to_dict() for d in results[rel].diags] for rel in content if results[rel].diags}
+        heads[rel] = (s.digest, s.size, s.mtime_ns, s.ctime_ns, s.inode, results.head(rel).decl is not None)
+    found = {rel: [d.to_dict() for d in results.found(rel)] for rel in content if results.found(rel)}
     memo = Rendered(secrets.token_hex(16), time.time_ns(), Heads.of(heads), found,
                     [c.projection.site_dir for c in cards], digests, sources_digest(inputs))
     return _keep(cache, key(link_key, operator), memo, tree.rendered)
@@ -196,6 +197,7 @@ def patch(config: Config, content: list[str], specs: SpecSet, spec_inputs: list[
     slugs = {rel: slug for slug, rel in linked.published}
     cards = [(slugs[u.rel], u.old.projection, u.new.projection) for u in edited if u.rel in slugs]
     changed = [(slug, old, new) for slug, old, new in cards if old is not None and new is not None]
+    changed_sources = [u.rel for u in edited if u.rel in slugs]
     if len(changed) != len(cards):
         return None
     patched: Mapping[str, bytes] = {}
@@ -209,7 +211,7 @@ def patch(config: Config, content: list[str], specs: SpecSet, spec_inputs: list[
         patched, digests = done
     projection = _projections(cache, memo.sources, {u.rel: u.new for u in updates})
     previous = _Previous(digests, linked.files, found[1], _card_files(linked.published, memo.sites, projection))
-    tree = Tree.of_cards((new for _, _, new in changed), patched, previous)
+    tree = Tree.of_cards(changed_sources, projection, patched, previous)
     base = Base(memo.token, memo.digests, frozenset(patched).union(*(card_paths(new) for _, _, new in changed)))
     updated = {u.rel for u in updates}
     found_in = {rel: raw for rel, raw in memo.diags.items() if rel not in updated}
@@ -222,7 +224,7 @@ def patch(config: Config, content: list[str], specs: SpecSet, spec_inputs: list[
         kept = Rendered(secrets.token_hex(16), time.time_ns(), heads, found_in, memo.sites, digests, latest)
         base = _keep(cache, key(link.key, operator), kept, patched, cache.rendered_files()) or base
     diags = [from_dict(d) for raw in found_in.values() for d in raw] + linked.diags
-    return Patched(diags, linked.published, linked.agents, _Cards(linked.published, projection), tree, digests,
+    return Patched(diags, linked.published, linked.agents, Cards(linked.published, projection), tree, digests,
                    base)
 
 
@@ -281,28 +283,6 @@ class _Previous(Mapping[str, bytes]):
 
     def __len__(self) -> int:
         return len(self._paths)
-
-
-class _Cards(Sequence[Card]):
-    """The published cards, each projection read from the cache when asked for."""
-
-    def __init__(self, published: list[tuple[str, str]], projection: Callable[[str], Projection]) -> None:
-        self._published, self._projection = published, projection
-
-    @overload
-    def __getitem__(self, i: int) -> Card: ...
-
-    @overload
-    def __getitem__(self, i: slice) -> Sequence[Card]: ...
-
-    def __getitem__(self, i: int | slice) -> Card | Sequence[Card]:
-        if isinstance(i, slice):
-            return [self[j] for j in range(*i.indices(len(self)))]
-        slug, rel = self._published[i]
-        return Card(slug, rel, self._projection(rel))
-
-    def __len__(self) -> int:
-        return len(self._published)
 
 
 def _updates(config: Config, specs: SpecSet, cache: Cache, memo: Rendered, pinned: dict[str, str]

@@ -29,22 +29,24 @@ Anything corrupt, foreign or stale is dropped and rebuilt."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import gc
 import hashlib
 import marshal
 import os
+import tempfile
 import time
 import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import IO, Any, ClassVar
 
 from knoc.io import stored
 from knoc.io.files import atomic_write
 from knoc.io.pool import collector_paused
-from knoc.io.records import Record
+from knoc.io.records import Encodes, Record
 from knoc.io.stored import SHA256, CacheDamaged, Stat, StoredFiles
 
 __all__ = ["DIR", "Cache", "CacheDamaged", "Layer", "Source", "Stat", "read_stored", "salt", "write_stored"]
@@ -73,8 +75,8 @@ class Source(Record):
     entry: Any
 
     def _encode_field(self, name: str) -> Any:
-        value = getattr(self, name)  # `entry` may be held decoded: encoded as it is saved
-        return value.encode() if isinstance(value, Record) else value
+        value = getattr(self, name)  # `entry` may be held decoded or elsewhere: encoded as it is saved
+        return value.encode() if isinstance(value, Encodes) else value
 
     @classmethod
     def of(cls, digest: str, st: os.stat_result, entry: Any) -> Source:
@@ -264,6 +266,17 @@ class Cache:
             return None
         return files.stats(self.folder / FILES)
 
+    def scratch(self) -> IO[bytes] | None:
+        """A file of the cache's own with no name (gone when closed, even if
+        the run is killed), for what a run would rather not hold in memory;
+        None when the cache is off or cannot be written."""
+        if self.folder is None or not _ready(self.folder):
+            return None
+        try:
+            return tempfile.TemporaryFile(dir=self.folder)
+        except OSError:
+            return None
+
     def rendered_files(self) -> dict[str, Stat]:
         """The files the rendered layer names, as stored."""
         return {} if self.rendered is None else self.rendered.files
@@ -370,11 +383,18 @@ def write_stored(path: Path, value: Any) -> None:
     The checksum is a CRC: it is there to catch damage, not an adversary
     (the cache is as trusted as the sources beside it)."""
     payload = marshal.dumps(value)
+    if _ready(path.parent):
+        with contextlib.suppress(OSError):
+            atomic_write(path, MAGIC + zlib.crc32(payload).to_bytes(4, "big"), payload)
+
+
+def _ready(folder: Path) -> bool:
+    """Make the cache's folder, marked as one for git; whether it could be."""
     try:
-        path.parent.mkdir(exist_ok=True)
-        ignore = path.parent / ".gitignore"
+        folder.mkdir(exist_ok=True)
+        ignore = folder / ".gitignore"
         if not os.path.lexists(ignore):  # not through a link either
             ignore.write_text("# written by knoc: this folder is a cache\n*\n", encoding="utf-8")
-        atomic_write(path, MAGIC + zlib.crc32(payload).to_bytes(4, "big"), payload)
     except OSError:
-        pass
+        return False
+    return True

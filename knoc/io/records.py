@@ -10,7 +10,16 @@ from typing import Any, ClassVar, TypeVar
 R = TypeVar("R", bound="Record")
 
 
-class Record:
+class Encodes:
+    """What the cache stores: `encode()` gives its plain tuple."""
+
+    __slots__ = ()
+
+    def encode(self) -> tuple[Any, ...]:
+        raise NotImplementedError
+
+
+class Record(Encodes):
     """Mix into a dataclass; bump VERSION when its fields change."""
 
     __slots__ = ()  # a record with slots=True then has no __dict__ at all
@@ -29,6 +38,8 @@ class Record:
         """The record `raw` encodes (or `raw` itself, already decoded)."""
         if isinstance(raw, cls):
             return raw
+        if isinstance(raw, Encodes):  # held elsewhere, encoded when asked for
+            raw = raw.encode()
         try:
             name, version, *values = raw
             if name != cls.__name__ or version != cls.VERSION:

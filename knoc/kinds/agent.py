@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import struct
 import zlib
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, overload
 
 from knoc.diagnostics import JsonPath
 from knoc.kinds.entity import Typed, is_public
@@ -185,3 +186,30 @@ class Card(NamedTuple):
     slug: str  # the agent's
     source: str  # the agent's source file, repo-relative
     projection: Projection
+
+
+class Cards(Sequence[Card]):
+    """The published cards, each projection looked up when asked for: a run
+    never holds a hundred thousand of them at once."""
+
+    def __init__(self, published: list[tuple[str, str]], projection: Callable[[str], Projection]) -> None:
+        self.published, self.projection = published, projection
+
+    @property
+    def sources(self) -> list[str]:
+        return [rel for _, rel in self.published]
+
+    @overload
+    def __getitem__(self, i: int) -> Card: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[Card]: ...
+
+    def __getitem__(self, i: int | slice) -> Card | Sequence[Card]:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        slug, rel = self.published[i]
+        return Card(slug, rel, self.projection(rel))
+
+    def __len__(self) -> int:
+        return len(self.published)

@@ -88,7 +88,7 @@ class CatalogScript:
         return self._out.getvalue()
 
 
-def build_domains(repo: Repo, cards: list[Card]) -> dict[str, Any]:
+def build_domains(repo: Repo, cards: Sequence[Card]) -> dict[str, Any]:
     agents = repo.agents_by_slug()
     index: dict[str, set[str]] = {slug: set() for slug in sorted(repo.public_domains())}
     for card in cards:
@@ -98,17 +98,17 @@ def build_domains(repo: Repo, cards: list[Card]) -> dict[str, Any]:
     return {"domains": {k: sorted(v) for k, v in index.items()}}
 
 
-def build_catalog(repo: Repo, cards: list[Card], card_file: str) -> dict[str, Any]:
+def build_catalog(repo: Repo, cards: Sequence[Card], card_file: str) -> dict[str, Any]:
     return {"agents": list(CatalogEntries(repo, cards, card_file))}
 
 
 class CatalogEntries(Sequence[dict[str, Any]]):
-    """The catalog's entries, in slug order, made anew each time they are
-    walked: the catalog page walks them without holding 100,000 dicts."""
+    """The catalog's entries, in the cards' order (slug order), made anew
+    each time they are walked: the catalog page walks them without holding
+    100,000 dicts (nor, with lazy `cards`, their projections)."""
 
-    def __init__(self, repo: Repo, cards: list[Card], card_file: str) -> None:
-        self._repo, self._card_file = repo, card_file
-        self._cards = sorted(cards, key=lambda c: c.slug)
+    def __init__(self, repo: Repo, cards: Sequence[Card], card_file: str) -> None:
+        self._repo, self._card_file, self._cards = repo, card_file, cards
 
     def __len__(self) -> int:
         return len(self._cards)

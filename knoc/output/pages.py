@@ -22,7 +22,7 @@ ASSETS = tuple(CATALOG_DIR + name for name in ("agent.html", "catalog.js", "cata
 CATALOG_SCRIPT = CATALOG_DIR + "agents.js"
 
 
-def extension_pages(typed: list[Typed], cards: list[Card]) -> tuple[dict[str, bytes], dict[str, list[str]]]:
+def extension_pages(typed: list[Typed], cards: Sequence[Card]) -> tuple[dict[str, bytes], dict[str, list[str]]]:
     """Each public extension's page at its URI, and which sources want each
     page path (two URIs may land on one folder: the link stage says so)."""
     extensions = sorted((t for t in typed if t.type == "extension" and t.valid and is_public(t)),
@@ -31,6 +31,7 @@ def extension_pages(typed: list[Typed], cards: list[Card]) -> tuple[dict[str, by
     wanted: dict[str, list[str]] = {}
     if not extensions:
         return pages, wanted
+    users_of = _users({str(t.data["uri"]) for t in extensions}, cards)
     for t in extensions:
         uri = str(t.data["uri"])
         where = site_dir(uri)
@@ -40,8 +41,7 @@ def extension_pages(typed: list[Typed], cards: list[Card]) -> tuple[dict[str, by
         wanted.setdefault(path, []).append(t.source.rel)
         if path in pages:
             continue
-        users = [{"name": c.projection.name, "card": f"{c.projection.url}/{CARD_FILE}"}
-                 for c in cards if any(e[0] == uri for e in c.projection.extensions)]
+        users = users_of.get(uri, [])
         ext: dict[str, Any] = {**t.data, "title": t.data.get("title") or t.data["slug"],
                                "source": t.entity.source.rel}
         ext.setdefault("depends_on", [])  # optional in extension-schema
@@ -49,6 +49,17 @@ def extension_pages(typed: list[Typed], cards: list[Card]) -> tuple[dict[str, by
         schema = json.dumps(t.data.get("params_schema"), indent=2, ensure_ascii=False, sort_keys=True)
         pages[path] = template.render_bytes("extension.html.j2", ext=ext, schema=schema, users=users)
     return pages, wanted
+
+
+def _users(uris: set[str], cards: Sequence[Card]) -> dict[str, list[dict[str, str]]]:
+    """The cards that declare each of these extensions (name and card url),
+    in one walk over the cards."""
+    users: dict[str, list[dict[str, str]]] = {}
+    for c in cards:
+        p = c.projection
+        for uri in {e[0] for e in p.extensions} & uris:
+            users.setdefault(uri, []).append({"name": p.name, "card": f"{p.url}/{CARD_FILE}"})
+    return users
 
 
 def catalog_page(agents: Sequence[dict[str, Any]], domains: dict[str, list[str]],

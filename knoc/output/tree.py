@@ -6,13 +6,13 @@ from __future__ import annotations
 import functools
 import hashlib
 import itertools
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from json.encoder import encode_basestring  # the C version, as canonical.dumps uses
 from typing import TYPE_CHECKING, Any
 
 from knoc import __version__
 from knoc.io.stored import Streams
-from knoc.kinds.agent import Card, Projection, Written
+from knoc.kinds.agent import Card, Cards, Projection, Written
 from knoc.kinds.domain import Repo
 from knoc.kinds.entity import Typed
 from knoc.output.canonical import dumps, sha256
@@ -79,7 +79,7 @@ class Joined:
             self.files = self._spill(group, self.digests, self.files)
 
 
-def render_linked(repo: Repo, cards: list[Card], typed: list[Typed], spill: Spill | None = None
+def render_linked(repo: Repo, cards: Sequence[Card], typed: list[Typed], spill: Spill | None = None
                   ) -> tuple[Joined, dict[str, list[str]]]:
     """The files that read the whole repo: the runtime index, the catalog and
     extension pages, the static hosts' `_headers`. The link stage renders
@@ -93,15 +93,19 @@ def render_linked(repo: Repo, cards: list[Card], typed: list[Typed], spill: Spil
     catalog_pages = catalog_page(CatalogEntries(repo, cards, CARD_FILE), domains["domains"],
                                  {c.slug: c.projection.skills for c in cards})
     out.add(catalog_pages)
-    hosts = {c.projection.host for c in cards} | {rel[len(SITE):].split("/")[0] for rel in pages}
-    headers = headers_files(hosts)
+    card_hosts: set[str] = set()
+    card_files: list[tuple[tuple[str, str], str]] = []  # each card's paths, and its source: one pass over them
+    for card in cards:
+        card_hosts.add(card.projection.host)
+        card_files.append((card_paths(card), card.source))
+    headers = headers_files(card_hosts | {rel[len(SITE):].split("/")[0] for rel in pages})
     out.add(headers)
     for path in (DOMAINS, CATALOG, CATALOG_SCRIPT, *catalog_pages, *headers):
         wanted.setdefault(path, []).append(KNOC)
-    for card in cards:
-        for path in card_paths(card):
-            wanted.setdefault(path, []).append(card.source)
-    for host in sorted({c.projection.host for c in cards}):
+    for paths, source in card_files:
+        for path in paths:
+            wanted.setdefault(path, []).append(source)
+    for host in sorted(card_hosts):
         for name in (AI_CATALOG_FILE, JWKS_FILE):  # the key set only when signing, but never another's path
             wanted.setdefault(f"{SITE}{host}/{name}", []).append(KNOC)
     return out, wanted
@@ -129,20 +133,24 @@ class Tree(Mapping[str, bytes]):
     is unpacked only when its bytes are read (as it is written): a hundred
     thousand of them unpacked at once would not fit in memory."""
 
-    def __init__(self, files: Mapping[str, bytes], cards: dict[str, tuple[Projection, bool]],
-                 linked: Mapping[str, bytes] | None = None) -> None:
-        """`linked`: the link stage's files, perhaps read from the cache only
-        when asked for; `files` and `cards` take precedence over them."""
+    def __init__(self, files: Mapping[str, bytes], cards: dict[str, tuple[str, bool]],
+                 projection: Callable[[str], Projection], linked: Mapping[str, bytes] | None = None) -> None:
+        """`cards`: path -> (the card's source, whether the path is its
+        agent.json), each card's projection looked up (`projection`) only
+        when its bytes are read. `linked`: the link stage's files, perhaps
+        read from the cache only when asked for; `files` and `cards` take
+        precedence over them."""
         self._files = files
-        self._cards = cards  # path -> (projection, whether the path is its agent.json)
+        self._cards = cards
+        self._projection = projection
         self._linked = linked or {}
 
     def __getitem__(self, path: str) -> bytes:
         if path in self._files:
             return self._files[path]
         if path in self._cards:
-            projection, legacy = self._cards[path]
-            return projection.file_bytes(legacy)
+            rel, legacy = self._cards[path]
+            return self._projection(rel).file_bytes(legacy)
         return self._linked[path]
 
     def __iter__(self) -> Iterator[str]:
@@ -177,28 +185,31 @@ class Tree(Mapping[str, bytes]):
     def digest(self, path: str) -> str | None:
         """The sha256 of a card left unpacked (None for any other file)."""
         found = self._cards.get(path)
-        return None if found is None else found[0].file_digest(found[1])
+        return None if found is None else self._projection(found[0]).file_digest(found[1])
 
-    def card(self, path: str) -> tuple[Projection, bool] | None:
-        """The card a path holds (and whether as its agent.json), if it is
-        one left unpacked."""
-        return self._cards.get(path)
+    def card(self, path: str) -> tuple[str, bool, Callable[[str], Projection]] | None:
+        """The card a path holds, if it is one left unpacked: its source,
+        whether as its agent.json, and where its projection comes from (two
+        trees for which these are equal hold the same bytes there)."""
+        found = self._cards.get(path)
+        return None if found is None else (*found, self._projection)
 
     @classmethod
-    def of_cards(cls, projections: Iterable[Projection], files: Mapping[str, bytes] | None = None,
-                 linked: Mapping[str, bytes] | None = None) -> Tree:
-        """These cards and their agent.json twins, but where `files` holds
-        the path (a signed card); `files` and `linked` as for the constructor."""
+    def of_cards(cls, sources: Iterable[str], projection: Callable[[str], Projection],
+                 files: Mapping[str, bytes] | None = None, linked: Mapping[str, bytes] | None = None) -> Tree:
+        """The cards of these sources and their agent.json twins, but where
+        `files` holds the path (a signed card); `files` and `linked` as for
+        the constructor."""
         files = files or {}
-        cards: dict[str, tuple[Projection, bool]] = {}
-        for proj in projections:
-            for path, legacy in zip(card_paths(proj), (False, True), strict=True):
+        cards: dict[str, tuple[str, bool]] = {}
+        for rel in sources:
+            for path, legacy in zip(card_paths(projection(rel)), (False, True), strict=True):
                 if path not in files:
-                    cards[path] = (proj, legacy)
-        return cls(files, cards, linked)
+                    cards[path] = (rel, legacy)
+        return cls(files, cards, projection, linked)
 
 
-def render(cards: list[Card], linked: Mapping[str, bytes], linked_digests: dict[str, str], inputs: list[Input],
+def render(cards: Cards, linked: Mapping[str, bytes], linked_digests: dict[str, str], inputs: list[Input],
            target: str, operator: tuple[tuple[str, str], ...] = (), signer: CardSigner | None = None,
            spill: Spill | None = None) -> tuple[Tree, dict[str, str]]:
     """Every output file and its sha256, keyed by its path under the build
@@ -233,7 +244,7 @@ def render(cards: list[Card], linked: Mapping[str, bytes], linked_digests: dict[
     out.add({f"{SITE}{host}/{HEADERS_FILE}": linked[f"{SITE}{host}/{HEADERS_FILE}"] + rules
              for host, rules in etag_rules(digests).items()})  # after the digests they list
     out.add({MANIFEST: dumps(manifest(inputs, digests, target, signer.kids() if signer is not None else None))})
-    return Tree.of_cards((c.projection for c in cards), out.files, linked), digests
+    return Tree.of_cards(cards.sources, cards.projection, out.files, linked), digests
 
 
 def _signed(signer: CardSigner, card: Card, written: Written, paths: tuple[str, str]) -> dict[str, bytes]:

@@ -1,0 +1,112 @@
+"""Every source's `FileResult` for one run, held compact.
+
+At 100,000 agents the decoded results (each a card's strings, tuples and
+packed bytes, as Python objects) took 475 MiB. Here each is one `bytes`
+(its encoded record, marshalled), and the card's packed bytes, which only
+the writing and the catalogs read, go to a scratch file of the cache
+(`Cache.scratch`): a record is decoded when a stage asks for it, and
+dropped once that stage is done with it. The findings, which every run
+reports, are held decoded."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator, Mapping
+from typing import IO, Any, NamedTuple
+
+from knoc.compiler.records import FileResult
+from knoc.diagnostics import Diagnostic, from_dict
+from knoc.io.held import Held
+from knoc.io.records import Encodes
+from knoc.kinds.agent import Projection
+
+_CARD, _BYTES = 7, 9  # where an encoded FileResult keeps its projection, and where that keeps its packed bytes
+
+
+class Head(NamedTuple):
+    """What the link stage reads of a result but its card."""
+
+    decl: tuple[str, str] | None  # (type, version) when a spec accepted it
+    valid: bool
+    private: bool
+    facts: str
+    link_key: str
+
+
+class Results(Mapping[str, FileResult]):
+    """Results by source path. `scratch`: where the card bytes go (None:
+    held in memory too)."""
+
+    def __init__(self, scratch: IO[bytes] | None = None) -> None:
+        self._held = Held(scratch)
+        self._found: dict[str, list[Diagnostic]] = {}
+        self.carded: list[str] = []  # the sources with a card, in the order added
+
+    def add(self, rel: str, entry: Any) -> list[Diagnostic]:
+        """Hold an encoded FileResult (checked by whoever made it); its findings."""
+        card = entry[_CARD]
+        if card:
+            self._held.put(rel, (*entry[:_CARD], card[:_BYTES], *entry[_CARD + 1:]), tuple(card[_BYTES:]))
+            self.carded.append(rel)
+        else:
+            self._held.put(rel, entry)
+        found = [from_dict(d) for d in entry[2]]
+        if found:
+            self._found[rel] = found
+        return found
+
+    def add_result(self, rel: str, result: FileResult) -> None:
+        self.add(rel, result.encode())
+
+    def entry(self, rel: str) -> Any:
+        """The encoded FileResult, card bytes and all (what the cache stores)."""
+        entry, card_bytes = self._held.get(rel)
+        if not card_bytes:
+            return entry
+        return (*entry[:_CARD], (*entry[_CARD], *card_bytes), *entry[_CARD + 1:])
+
+    def head(self, rel: str) -> Head:
+        """All of a result but its findings and card, without decoding those."""
+        _, _, _, decl, valid, private, facts, _, link_key = self._held.value(rel)
+        return Head((sys.intern(decl[0]), sys.intern(decl[1])) if decl else None, valid, private, facts, link_key)
+
+    def found(self, rel: str) -> list[Diagnostic]:
+        """The findings in one source (read without decoding its result)."""
+        return self._found.get(rel, [])
+
+    def kept(self, rel: str) -> Encodes:
+        """A stand-in for the encoded result that the cache stores as it saves."""
+        return _Kept(self, rel)
+
+    def projection(self, rel: str) -> Projection:
+        found = self[rel].projection
+        if found is None:
+            raise KeyError(rel)
+        return found
+
+    def __getitem__(self, rel: str) -> FileResult:
+        found = FileResult.decode(self.entry(rel))
+        if found is None:  # pragma: no cover - held as it was made
+            raise KeyError(rel)
+        return found
+
+    def __contains__(self, rel: object) -> bool:
+        return isinstance(rel, str) and rel in self._held
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._held)
+
+    def __len__(self) -> int:
+        return len(self._held)
+
+
+class _Kept(Encodes):
+    __slots__ = ("_rel", "_results")
+
+    def __init__(self, results: Results, rel: str) -> None:
+        self._results, self._rel = results, rel
+
+    def encode(self) -> tuple[Any, ...]:
+        entry: tuple[Any, ...] = self._results.entry(self._rel)
+        return entry
+
