@@ -119,7 +119,7 @@ def _compile_repo(config: Config, use_cache: bool, progress: Progress, signer: C
     if result.ok:
         inputs = spec_inputs + _inputs(content, results)
         tree, result.digests = render(cards, link.files, link.digests, inputs, config.a2a, config.host, signer,
-                                      cache.spill)
+                                      cache)
         result.files = tree
         if signer is None and cache.link is not None and cache.link.key == link_key:
             result.base = warm.remember(cache, link_key, config.host, content_paths, results, cards, tree,
@@ -191,7 +191,7 @@ def _link(sources: list[SourceFile], results: Results, specs: SpecSet, cache: Ca
     link = LinkResult.restore(cache.get_link(key, digests))
     if link is None:
         try:
-            link = link_repo(sources, results, specs, target, layout, cache.spill)
+            link = link_repo(sources, results, specs, target, layout, cache)
         except Exception as exc:  # a bug: reported, never cached
             return LinkResult([internal(exc)], {}, [], {}, {}), key
         pinned = {d.file: digests[d.file] for d in link.diags if d.file in digests}

@@ -24,17 +24,23 @@ from knoc.output.tree import KNOC, Spill, collisions, render_linked
 
 def link_repo(sources: list[SourceFile], results: Results, specs: SpecSet, target: str,
               layout: Layout, spill: Spill | None = None) -> LinkResult:
-    heads = [(src, head) for src in sources if (head := results.head(src.rel)).decl is not None]
+    declared: list[tuple[SourceFile, tuple[str, str], bool]] = []
+    pieces: list[str] = []
+    for src in sources:
+        head = results.head(src.rel)
+        if head.decl is not None:
+            declared.append((src, head.decl, head.valid))
+            pieces.append(head.facts)
     # One decoding for all: its key strings ("slug", "a2a_projection", ...)
     # are then shared, not made anew for each of a hundred thousand entities.
-    facts = json.loads(f"[{','.join(head.facts for _, head in heads)}]")
-    typed: list[Typed] = []
-    for (src, head), data in zip(heads, facts, strict=True):
-        assert head.decl is not None
-        collection = sys.intern(layout.collection_of(src.rel))
-        typed.append(Typed(Entity(src, data, collection), *head.decl, specs.by_declaration["@".join(head.decl)],
-                           head.valid))
-    del heads, facts
+    joined = f"[{','.join(pieces)}]"
+    del pieces
+    facts = json.loads(joined)
+    del joined
+    typed = [Typed(Entity(src, data, sys.intern(layout.collection_of(src.rel))), *decl,
+                   specs.by_declaration["@".join(decl)], valid)
+             for (src, decl, valid), data in zip(declared, facts, strict=True)]
+    del declared, facts
     broken = frozenset((layout.collection_of(s.rel), s.rel.rsplit("/", 1)[-1].removesuffix(".kno"))
                        for s in sources if any(d.is_error for d in results.found(s.rel)))
     repo, diags = resolve(typed, broken)

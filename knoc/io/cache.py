@@ -29,30 +29,25 @@ Anything corrupt, foreign or stale is dropped and rebuilt."""
 
 from __future__ import annotations
 
-import contextlib
 import functools
-import gc
 import hashlib
-import marshal
 import os
 import tempfile
 import time
 import zlib
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, ClassVar
 
 from knoc.io import stored
-from knoc.io.files import atomic_write
-from knoc.io.pool import collector_paused
 from knoc.io.records import Encodes, Record
 from knoc.io.stored import SHA256, CacheDamaged, Stat, StoredFiles
+from knoc.io.stored_value import read_stored, ready, write_stored
 
 __all__ = ["DIR", "Cache", "CacheDamaged", "Layer", "Source", "Stat", "read_stored", "salt", "write_stored"]
 
 DIR = ".knoc-cache"
-MAGIC = b"knoc-cache 11\n"  # bump when the file layout changes; records carry their own versions
 SHARDS = 64
 FILES = "files"  # the files the layers rendered, by sha256 (`knoc.io.stored`)
 RACY_NS = 2_000_000_000  # mtimes this close to a save are not trusted
@@ -260,6 +255,23 @@ class Cache:
         self._spilled.update(d for _, _, d in kept.values())
         return self._files({**(self._stats_of(onto) or {}), **kept})
 
+    def spill_pieces(self, path: str, pieces: Callable[[], Iterable[bytes]], onto: Mapping[str, bytes]
+                     ) -> tuple[str, Mapping[str, bytes]]:
+        """As `spill`, for one file stored as its pieces are made (never held
+        whole); made again and held if it cannot be stored. Its sha256, and
+        `onto` with it."""
+        if self.folder is not None and (not onto or isinstance(onto, StoredFiles)) and ready(self.folder):
+            try:
+                st = stored.store_pieces(self.folder / FILES, pieces())
+            except OSError:
+                pass
+            else:
+                self._spilled.add(st[2])
+                return st[2], self._files({**(self._stats_of(onto) or {}), path: st})
+        body = b"".join(pieces())
+        digest = hashlib.sha256(body).hexdigest()
+        return digest, self.spill({path: body}, {path: digest}, onto)
+
     def _stats_of(self, files: Mapping[str, bytes]) -> dict[str, Stat] | None:
         """The stats of files this cache already stores (None: not such files)."""
         if self.folder is None or not isinstance(files, StoredFiles):
@@ -270,7 +282,7 @@ class Cache:
         """A file of the cache's own with no name (gone when closed, even if
         the run is killed), for what a run would rather not hold in memory;
         None when the cache is off or cannot be written."""
-        if self.folder is None or not _ready(self.folder):
+        if self.folder is None or not ready(self.folder):
             return None
         try:
             return tempfile.TemporaryFile(dir=self.folder)
@@ -353,48 +365,3 @@ def code_fingerprint() -> str:
             st = path.stat()
             seen.update(f"{path.relative_to(package)}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
     return seen.hexdigest()
-
-
-def read_stored(path: Path) -> tuple[Any, str | None]:
-    """The stored value, or None and why not."""
-    try:
-        blob = path.read_bytes()
-    except FileNotFoundError:
-        return None, None
-    except OSError as exc:
-        return None, f"unreadable: {exc.strerror}"
-    head = len(MAGIC) + 4
-    payload = memoryview(blob)[head:]
-    if not blob.startswith(MAGIC) or zlib.crc32(payload).to_bytes(4, "big") != blob[len(MAGIC):head]:
-        return None, "corrupt (checksum mismatch)"
-    # Loading makes a million objects and no cycles: pause the collector,
-    # then move them out of its sight (it would rescan them on every pass).
-    with collector_paused():
-        try:
-            return marshal.loads(payload), None
-        except (EOFError, ValueError, TypeError):
-            return None, "corrupt (unreadable payload)"
-        finally:
-            gc.freeze()
-
-
-def write_stored(path: Path, value: Any) -> None:
-    """Atomically. Best effort: a read-only checkout still compiles, uncached.
-    The checksum is a CRC: it is there to catch damage, not an adversary
-    (the cache is as trusted as the sources beside it)."""
-    payload = marshal.dumps(value)
-    if _ready(path.parent):
-        with contextlib.suppress(OSError):
-            atomic_write(path, MAGIC + zlib.crc32(payload).to_bytes(4, "big"), payload)
-
-
-def _ready(folder: Path) -> bool:
-    """Make the cache's folder, marked as one for git; whether it could be."""
-    try:
-        folder.mkdir(exist_ok=True)
-        ignore = folder / ".gitignore"
-        if not os.path.lexists(ignore):  # not through a link either
-            ignore.write_text("# written by knoc: this folder is a cache\n*\n", encoding="utf-8")
-    except OSError:
-        return False
-    return True

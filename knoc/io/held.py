@@ -1,12 +1,14 @@
-"""Values held compact: each marshalled into one `bytes`, and the large
-byte strings that go with it (those a run reads once or twice, late) in a
-scratch file rather than in memory. A hundred thousand small records cost
-their bytes, not Python's overhead for each string and tuple in them."""
+"""Values held compact: each marshalled, end to end in one buffer, and the
+large byte strings that go with it (those a run reads once or twice, late)
+in a scratch file rather than in memory. A hundred thousand small records
+cost their bytes: not Python's overhead for each string and tuple in them,
+nor a hundred thousand small blocks for the allocator to fragment."""
 
 from __future__ import annotations
 
 import marshal
 import os
+from array import array
 from collections.abc import Iterator
 from typing import IO, Any
 
@@ -17,25 +19,32 @@ class Held:
     """Values by key. `scratch`: where the pieces go (None: held too)."""
 
     def __init__(self, scratch: IO[bytes] | None = None) -> None:
-        self._values: dict[str, bytes] = {}
+        self._buffer = bytearray()
+        self._ends = array("Q")  # where each value ends in the buffer
+        self._index: dict[str, int] = {}  # key -> its value's number
         self._scratch, self._end = scratch, 0
 
     def put(self, key: str, value: Any, pieces: tuple[bytes, ...] = ()) -> None:
         """Hold `value` (what marshal carries), and `pieces` out of memory."""
-        if self._scratch is None or not pieces:
-            self._values[key] = marshal.dumps((value, pieces))
-            return
-        at = self._end
-        self._write(b"".join(pieces))
-        self._values[key] = marshal.dumps((value, (at, *map(len, pieces))))
+        where: tuple[int, ...] | tuple[bytes, ...] = pieces
+        if self._scratch is not None and pieces:
+            where = (self._end, *map(len, pieces))
+            self._write(b"".join(pieces))
+        self._buffer += marshal.dumps((value, where))
+        self._index[key] = len(self._ends)  # a key held again: its new value
+        self._ends.append(len(self._buffer))
+
+    def _load(self, key: str) -> Any:
+        i = self._index[key]
+        return marshal.loads(self._buffer[self._ends[i - 1] if i else 0:self._ends[i]])
 
     def value(self, key: str) -> Any:
         """The value, without its pieces."""
-        return marshal.loads(self._values[key])[0]
+        return self._load(key)[0]
 
     def get(self, key: str) -> tuple[Any, tuple[bytes, ...]]:
         """The value and its pieces."""
-        value, pieces = marshal.loads(self._values[key])
+        value, pieces = self._load(key)
         if not pieces or isinstance(pieces[0], bytes):  # held here
             return value, pieces
         assert self._scratch is not None
@@ -57,10 +66,10 @@ class Held:
             view, self._end = view[done:], self._end + done
 
     def __contains__(self, key: str) -> bool:
-        return key in self._values
+        return key in self._index
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._values)
+        return iter(self._index)
 
     def __len__(self) -> int:
-        return len(self._values)
+        return len(self._index)

@@ -9,8 +9,9 @@ import hashlib
 import os
 import re
 import stat as stat_
+import tempfile
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
@@ -106,6 +107,29 @@ def unchanged(folder: Path, files: dict[str, Stat]) -> bool:
         if st is None or (st.st_size, st.st_mtime_ns) != (size, mtime):
             return False
     return True
+
+
+def store_pieces(folder: Path, pieces: Iterable[bytes]) -> Stat:
+    """Store one file as its pieces come, hashed as they are written, then
+    named by that sha256; its size, mtime and sha256. OSError if it could
+    not be (`folder` a link, say: only in a folder of our own)."""
+    if folder.is_symlink():
+        raise OSError(f"{folder} is a link")
+    folder.mkdir(exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".pieces.", dir=folder)
+    seen = hashlib.sha256()
+    try:
+        with os.fdopen(fd, "wb") as f:
+            for piece in pieces:
+                seen.update(piece)
+                f.write(piece)
+        blob = folder / seen.hexdigest()
+        os.replace(tmp, blob)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    st = os.stat(blob)
+    return st.st_size, st.st_mtime_ns, blob.name
 
 
 def store(folder: Path, files: Mapping[str, bytes], digests: Mapping[str, str], keep: set[str]

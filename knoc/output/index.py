@@ -127,6 +127,11 @@ class CatalogEntries(Sequence[dict[str, Any]]):
     def __iter__(self) -> Iterator[dict[str, Any]]:
         return map(self._entry, self._cards)
 
+    def with_skills(self) -> Iterator[tuple[dict[str, Any], tuple[str, ...]]]:
+        """Each entry and its card's skill names (for the catalog page)."""
+        for card in self._cards:
+            yield self._entry(card), card.projection.skills
+
     @functools.cached_property
     def _agents(self) -> tuple[dict[str, Agent], set[str]]:
         return self._repo.agents_by_slug(), self._repo.public_domains()

@@ -6,13 +6,14 @@ the catalog page (`site/index.html`) listing every public agent."""
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from knoc.kinds.agent import Card
 from knoc.kinds.entity import Typed, is_public
 from knoc.output import templates as template
 from knoc.output.hosting import CARD_FILE, SITE, site_dir
+from knoc.output.index import CatalogEntries
 
 PAGE_FILE = "index.html"
 # Under site/ ("_" is in no host name): the catalog's static assets, and the
@@ -62,14 +63,20 @@ def _users(uris: set[str], cards: Sequence[Card]) -> dict[str, list[dict[str, st
     return users
 
 
-def catalog_page(agents: Sequence[dict[str, Any]], domains: dict[str, list[str]],
-                 skills: dict[str, tuple[str, ...]]) -> dict[str, bytes]:
-    """`agents` and `domains` are the runtime index's entries (so the page and
-    index/agents.json cannot disagree); `skills` maps a slug to skill names.
-    Card links are relative: the page works wherever site/ is served whole.
-    Also the assets the page and each agent's page load."""
+CATALOG_PAGE = f"{SITE}{PAGE_FILE}"
+
+
+def catalog_page(agents: CatalogEntries, domains: dict[str, list[str]]) -> Iterator[bytes]:
+    """The catalog page, a piece at a time (tens of megabytes at 100,000
+    agents). `agents` and `domains` are the runtime index's entries (so the
+    page and index/agents.json cannot disagree). Card links are relative:
+    the page works wherever site/ is served whole."""
     names = {a["slug"]: a["name"] for a in agents}
     by_domain = [(d, [(s, names[s]) for s in slugs if s in names]) for d, slugs in sorted(domains.items())]
-    body = template.render_bytes("catalog.html.j2", agents=agents, skills=skills, by_domain=by_domain)
-    assets = {name: template.render_bytes(f"{name.rsplit('/', 1)[1]}.j2") for name in ASSETS}
-    return {f"{SITE}{PAGE_FILE}": body, **assets}
+    return template.render_pieces("catalog.html.j2", count=len(agents), agents=agents.with_skills(),
+                                  by_domain=by_domain)
+
+
+def catalog_assets() -> dict[str, bytes]:
+    """The assets the catalog page and each agent's page load."""
+    return {name: template.render_bytes(f"{name.rsplit('/', 1)[1]}.j2") for name in ASSETS}

@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import itertools
 import json
+from collections.abc import Iterator
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
@@ -19,13 +20,20 @@ def get(name: str) -> jinja2.Template:
 
 
 def render_bytes(name: str, **context: Any) -> bytes:
-    """A template rendered to UTF-8 piece by piece. The catalog page of
+    """A template rendered to UTF-8 (`render_pieces`, joined)."""
+    out = io.BytesIO()
+    for piece in render_pieces(name, **context):
+        out.write(piece)
+    return out.getvalue()  # its buffer, not a copy
+
+
+def render_pieces(name: str, **context: Any) -> Iterator[bytes]:
+    """A template rendered to UTF-8 a piece at a time. The catalog page of
     100,000 agents is tens of megabytes: jinja's `render` would hold its
     millions of pieces and the whole text besides the bytes."""
-    out, pieces = io.BytesIO(), get(name).generate(**context)
+    pieces = get(name).generate(**context)
     while text := "".join(itertools.islice(pieces, 4096)):  # joined a few thousand at a time: fewer encodes
-        out.write(text.encode("utf-8"))
-    return out.getvalue()  # its buffer, not a copy
+        yield text.encode("utf-8")
 
 
 @cache

@@ -8,7 +8,7 @@ import hashlib
 import itertools
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from json.encoder import encode_basestring  # the C version, as canonical.dumps uses
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from knoc import __version__
 from knoc.io.stored import Streams
@@ -28,7 +28,7 @@ from knoc.output.hosting import (
 )
 from knoc.output.index import CatalogEntries, CatalogScript, build_catalog, build_domains
 from knoc.output.listing import host_catalogs
-from knoc.output.pages import CATALOG_SCRIPT, catalog_page, extension_pages
+from knoc.output.pages import CATALOG_PAGE, CATALOG_SCRIPT, catalog_assets, catalog_page, extension_pages
 
 if TYPE_CHECKING:
     from knoc.output.signed import CardSigner
@@ -54,11 +54,20 @@ def site_paths(site_dir: str) -> tuple[str, str]:
     return base + CARD_FILE, base + LEGACY_CARD_FILE
 
 
-# Where the files joined from the whole repo go, one group at a time, once
-# joined: stored now, and handed back with the earlier ones, read when
-# asked for (`Cache.spill`). At 100,000 agents they are 300 MB, which a
-# run then never holds all at once.
-Spill = Callable[[Mapping[str, bytes], Mapping[str, str], Mapping[str, bytes]], Mapping[str, bytes]]
+class Spill(Protocol):
+    """Where the files joined from the whole repo go, one group at a time,
+    once joined (or as they are made): stored now, and handed back with the
+    earlier ones (`onto`), read when asked for (`knoc.io.cache.Cache`). At
+    100,000 agents they are 300 MB, which a run then never holds all at once."""
+
+    def spill(self, files: Mapping[str, bytes], digests: Mapping[str, str], onto: Mapping[str, bytes]
+              ) -> Mapping[str, bytes]: ...
+
+    def spill_pieces(self, path: str, pieces: Callable[[], Iterable[bytes]], onto: Mapping[str, bytes]
+                     ) -> tuple[str, Mapping[str, bytes]]:
+        """One file stored as its pieces are made (`pieces()` makes them
+        again if it could not be); its sha256, and `onto` with it."""
+        ...
 
 
 class Joined:
@@ -76,7 +85,14 @@ class Joined:
         if self._spill is None:
             self._held.update(group)
         else:
-            self.files = self._spill(group, self.digests, self.files)
+            self.files = self._spill.spill(group, self.digests, self.files)
+
+    def add_pieces(self, path: str, pieces: Callable[[], Iterable[bytes]]) -> None:
+        """A file made a piece at a time, never held whole where it can be spilled."""
+        if self._spill is None:
+            self.add({path: b"".join(pieces())})
+        else:
+            self.digests[path], self.files = self._spill.spill_pieces(path, pieces, self.files)
 
 
 def render_linked(repo: Repo, cards: Sequence[Card], typed: list[Typed], spill: Spill | None = None
@@ -90,9 +106,10 @@ def render_linked(repo: Repo, cards: Sequence[Card], typed: list[Typed], spill: 
     out.add({DOMAINS: dumps(domains), CATALOG: dumps(build_catalog(repo, cards, CARD_FILE))})
     pages, wanted = extension_pages(typed, cards)
     out.add(pages)
-    catalog_pages = catalog_page(CatalogEntries(repo, cards, CARD_FILE), domains["domains"],
-                                 {c.slug: c.projection.skills for c in cards})
-    out.add(catalog_pages)
+    entries = CatalogEntries(repo, cards, CARD_FILE)
+    out.add_pieces(CATALOG_PAGE, lambda: catalog_page(entries, domains["domains"]))
+    assets = catalog_assets()
+    out.add(assets)
     card_hosts: set[str] = set()
     card_files: list[tuple[tuple[str, str], str]] = []  # each card's paths, and its source: one pass over them
     for card in cards:
@@ -100,7 +117,7 @@ def render_linked(repo: Repo, cards: Sequence[Card], typed: list[Typed], spill: 
         card_files.append((card_paths(card), card.source))
     headers = headers_files(card_hosts | {rel[len(SITE):].split("/")[0] for rel in pages})
     out.add(headers)
-    for path in (DOMAINS, CATALOG, CATALOG_SCRIPT, *catalog_pages, *headers):
+    for path in (DOMAINS, CATALOG, CATALOG_SCRIPT, CATALOG_PAGE, *assets, *headers):
         wanted.setdefault(path, []).append(KNOC)
     for paths, source in card_files:
         for path in paths:
