@@ -13,7 +13,7 @@ writing them is the caller's choice."""
 from __future__ import annotations
 
 import hashlib
-import os
+from array import array
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -142,7 +142,8 @@ def _each_file(config: Config, paths: list[str], specs: SpecSet, cache: Cache,
     global _JOB
     sources: list[SourceFile] = []
     kept: dict[str, Source] = {}
-    misses: list[tuple[str, os.stat_result | None]] = []
+    misses: list[str] = []
+    stats = array("q")  # per miss: size, mtime, ctime, inode (-1s: not stat'ed); no stat_result held
     for rel in paths:
         st = files.stat(f"{config.root}/{rel}")
         old = cache.sources.get(rel)
@@ -153,11 +154,12 @@ def _each_file(config: Config, paths: list[str], specs: SpecSet, cache: Cache,
             old.entry = results.kept(rel)  # held once, compact
             kept[rel] = old
             continue
-        misses.append((rel, st))
+        misses.append(rel)
+        stats.extend((-1,) * 4 if st is None else (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino))
     _JOB = (config, specs, cache)  # what a forked worker compiles with
     try:
-        compiled = pool.each(_compile, [rel for rel, _ in misses], config.jobs or pool.cores())
-        for done, ((rel, st), (digest, entry, problem)) in enumerate(zip(misses, compiled, strict=True), 1):
+        compiled = pool.each(_compile, misses, config.jobs or pool.cores())
+        for done, (rel, (digest, entry, problem)) in enumerate(zip(misses, compiled, strict=True), 1):
             if done % 256 == 0:
                 progress("compiling", done, len(misses))
             if problem is not None:
@@ -165,8 +167,9 @@ def _each_file(config: Config, paths: list[str], specs: SpecSet, cache: Cache,
                 continue
             sources.append(SourceFile(f"{config.root}/{rel}", rel, None, digest))
             found = results.add(rel, entry)  # checked as it was encoded (`compile_source`)
-            if st is not None and not has_internal(found):  # never keep a bug's outcome
-                kept[rel] = Source.of(digest, st, results.kept(rel))
+            size, mtime, ctime, inode = stats[4 * done - 4:4 * done]
+            if size >= 0 and not has_internal(found):  # never keep a bug's outcome
+                kept[rel] = Source(digest, size, mtime, ctime, inode, results.kept(rel))
     finally:
         _JOB = None
     cache.sources = kept

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import io
 import math
+from collections.abc import Sequence
 from json.encoder import encode_basestring  # the C version when available
 from typing import Any
 
@@ -60,8 +61,8 @@ def _write(v: Any, nl: str, out: _Out) -> None:
             if len(out) > 4096:
                 out.flush()
         out += (nl, "}")
-    elif isinstance(v, (list, tuple)):
-        if not v:
+    elif isinstance(v, (list, tuple)) or (isinstance(v, Sequence) and not isinstance(v, (bytes, bytearray))):
+        if not v:  # a lazy Sequence is walked as a list: the catalog's 100,000 entries are never all held
             out.append("[]")
             return
         inner, sep = nl + "  ", "["

@@ -99,7 +99,7 @@ def build_domains(repo: Repo, cards: Sequence[Card]) -> dict[str, Any]:
 
 
 def build_catalog(repo: Repo, cards: Sequence[Card], card_file: str) -> dict[str, Any]:
-    return {"agents": list(CatalogEntries(repo, cards, card_file))}
+    return {"agents": CatalogEntries(repo, cards, card_file)}  # walked as it is written (canonical.dumps)
 
 
 class CatalogEntries(Sequence[dict[str, Any]]):
