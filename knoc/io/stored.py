@@ -50,19 +50,19 @@ class StoredFiles(Mapping[str, bytes]):
         return self._files if folder == self._folder else None
 
     def __getitem__(self, path: str) -> bytes:
-        return b"".join(self._pieces(path))
+        return b"".join(self.pieces(path))
 
     def write_to(self, path: str, fd: int) -> bool:
         """Copy the stored file into `fd` a piece at a time, checked as it
         goes: the catalog page of 100,000 agents is never held whole. (A
         failure to write is the output's, a full disk say: raised as it is.)"""
-        for piece in self._pieces(path):
+        for piece in self.pieces(path):
             left = memoryview(piece)
             while left:
                 left = left[os.write(fd, left):]
         return True
 
-    def _pieces(self, path: str) -> Iterator[bytes]:
+    def pieces(self, path: str) -> Iterator[bytes]:
         """The stored file a piece at a time, then CacheDamaged (and the file
         dropped) if it is not what was stored. Opened only as a regular file
         and never through a link (`.knoc-cache` is the repo's too: a FIFO

@@ -7,9 +7,8 @@ getAgentsForDomain), so routing names a domain, never an agent."""
 from __future__ import annotations
 
 import functools
-import io
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, overload
@@ -18,6 +17,7 @@ from knoc.a2a.fields import CardFields
 from knoc.io.files import read_bytes
 from knoc.kinds.agent import Agent, Card
 from knoc.kinds.domain import Repo
+from knoc.output.canonical import joined_pieces
 
 # Seed 000: inference reads skills.tags only, never names; principal first.
 INFERENCE = (
@@ -59,33 +59,26 @@ def card_details(fields: CardFields) -> bytes:
     return json.dumps(details, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
-class CatalogScript:
-    """`_catalog/agents.js`: the index entries and each card's details as
-    one script, so the catalog pages read them even from a file:// page
-    (a fetch could not). Spliced from bytes, one card at a time (in slug
-    order): at 100,000 agents it is over 100 MB, written once into one
-    buffer that `finish` hands over."""
+def catalog_script(index: Iterable[bytes], details: Iterable[tuple[str, bytes]]) -> Iterator[bytes]:
+    """`_catalog/agents.js`: the index entries and each card's details (by
+    slug, in slug order) as one script, so the catalog pages read them even
+    from a file:// page (a fetch could not). Spliced from bytes, a megabyte
+    at a time: at 100,000 agents it is over 100 MB, never held whole where
+    it can be stored as it is made (`Joined.add_pieces`). `index`:
+    index/agents.json, a piece at a time, which the script opens with."""
+    yield b"window.KNOC_CATALOG = {\"index\": "
+    last = b""
+    for piece in index:  # all but its closing newline
+        yield last
+        last = piece
+    yield last.rstrip()
+    yield from joined_pieces(b",\n\"details\": {", (script_piece(slug, body) for slug, body in details), b",\n",
+                             b"}};\n")
 
-    def __init__(self, index: bytes) -> None:
-        """`index`: index/agents.json, which the script opens with."""
-        self._out = io.BytesIO()
-        self._out.write(b"window.KNOC_CATALOG = {\"index\": " + index.rstrip() + b",\n\"details\": {")
-        self._first = True
 
-    def add(self, slug: str, details: bytes) -> None:
-        if not self._first:
-            self._out.write(b",\n")
-        self._first = False
-        self._out.write(self.piece(slug, details))
-
-    @staticmethod
-    def piece(slug: str, details: bytes) -> bytes:
-        """One card's bytes in the script."""
-        return json.dumps(slug).encode("utf-8") + b":" + details
-
-    def finish(self) -> bytes:
-        self._out.write(b"}};\n")
-        return self._out.getvalue()
+def script_piece(slug: str, details: bytes) -> bytes:
+    """One card's bytes in the catalog script."""
+    return json.dumps(slug).encode("utf-8") + b":" + details
 
 
 def build_domains(repo: Repo, cards: Sequence[Card]) -> dict[str, Any]:

@@ -8,10 +8,11 @@ are exactly what `canonical.dumps` gives for the whole document."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import functools
+from collections.abc import Callable, Iterable, Iterator
 
 from knoc.a2a.fields import CardFields
-from knoc.output.canonical import dumps
+from knoc.output.canonical import dumps, joined_pieces
 from knoc.output.hosting import AI_CATALOG_FILE, CARD_FILE, SITE
 
 SPEC_VERSION = "1.0"
@@ -32,22 +33,24 @@ def entry(agent_id: str, fields: CardFields, tags: tuple[str, ...]) -> bytes:
     })
 
 
-def host_catalogs(entries: Iterable[tuple[str, str, bytes]], operator: tuple[tuple[str, str], ...]
-                  ) -> dict[str, bytes]:
+def host_catalogs(cards: Iterable[tuple[str, str, str]], listing: Callable[[str], bytes],
+                  operator: tuple[tuple[str, str], ...]) -> dict[str, Callable[[], Iterator[bytes]]]:
     """The AI Catalog of every host with a public card, by path under build/,
-    from each card's (host, url, entry). `operator`: knoc.toml's [host], the
-    same for every host."""
-    hosts: dict[str, list[tuple[str, bytes]]] = {}
-    for host, url, listing in entries:
-        hosts.setdefault(host, []).append((url, listing))
+    from each card's (host, url, source), each made a piece at a time
+    (`listing`: a source's entry, read when its piece is made). `operator`:
+    knoc.toml's [host], the same for every host."""
+    hosts: dict[str, list[tuple[str, str]]] = {}
+    for host, url, source in cards:
+        hosts.setdefault(host, []).append((url, source))
     head = dumps({"specVersion": SPEC_VERSION, **({"host": dict(operator)} if operator else {})})
-    head = head[: head.rindex(b"\n}")]  # reopened: the entries follow
-    out = {}
-    for host, its in sorted(hosts.items()):
+    head = head[: head.rindex(b"\n}")] + b',\n  "entries": [\n    '  # reopened: the entries follow
+
+    def pieces(its: list[tuple[str, str]]) -> Iterator[bytes]:
+        return joined_pieces(head, (indented(listing(source)) for _, source in its), b",\n    ", b"\n  ]\n}\n")
+
+    for its in hosts.values():
         its.sort(key=lambda pair: pair[0])
-        joined = b",\n    ".join(indented(listing) for _, listing in its)
-        out[f"{SITE}{host}/{AI_CATALOG_FILE}"] = head + b',\n  "entries": [\n    ' + joined + b"\n  ]\n}\n"
-    return out
+    return {f"{SITE}{host}/{AI_CATALOG_FILE}": functools.partial(pieces, its) for host, its in sorted(hosts.items())}
 
 
 def indented(entry: bytes) -> bytes:

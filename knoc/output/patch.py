@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from knoc.kinds.agent import Projection
 from knoc.output.hosting import AI_CATALOG_FILE, HEADERS_FILE, SITE, etag_rule, etagged
-from knoc.output.index import CatalogScript
+from knoc.output.index import script_piece
 from knoc.output.listing import indented
 from knoc.output.pages import CATALOG_SCRIPT
 from knoc.output.tree import MANIFEST, card_paths, manifest_line
@@ -41,8 +41,7 @@ def patch(previous: Mapping[str, bytes], digests: dict[str, str], edit: Edit
         for path, legacy in zip(card_paths(new), (False, True), strict=True):
             digests[path] = new.file_digest(legacy)
         (old_details, old_entry), (details, entry) = old.catalog_pieces(), new.catalog_pieces()
-        pieces.setdefault(CATALOG_SCRIPT, []).append((CatalogScript.piece(slug, old_details),
-                                                      CatalogScript.piece(slug, details)))
+        pieces.setdefault(CATALOG_SCRIPT, []).append((script_piece(slug, old_details), script_piece(slug, details)))
         pieces.setdefault(f"{SITE}{new.host}/{AI_CATALOG_FILE}", []).append((indented(old_entry), indented(entry)))
     files = _replace_in(previous, pieces, digests)
     if files is None:

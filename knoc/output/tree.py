@@ -6,12 +6,13 @@ from __future__ import annotations
 import functools
 import hashlib
 import itertools
+import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from json.encoder import encode_basestring  # the C version, as canonical.dumps uses
 from typing import TYPE_CHECKING, Any, Protocol
 
 from knoc import __version__
-from knoc.io.stored import Streams
+from knoc.io.stored import StoredFiles, Streams
 from knoc.kinds.agent import Card, Cards, Projection, Written
 from knoc.kinds.domain import Repo
 from knoc.kinds.entity import Typed
@@ -26,7 +27,7 @@ from knoc.output.hosting import (
     etag_rules,
     headers_files,
 )
-from knoc.output.index import CatalogEntries, CatalogScript, build_catalog, build_domains
+from knoc.output.index import CatalogEntries, build_catalog, build_domains, catalog_script
 from knoc.output.listing import host_catalogs
 from knoc.output.pages import CATALOG_PAGE, CATALOG_SCRIPT, catalog_assets, catalog_page, extension_pages
 
@@ -49,9 +50,18 @@ def card_paths(card: Card | Projection) -> tuple[str, str]:
 
 
 def site_paths(site_dir: str) -> tuple[str, str]:
-    """The card and legacy twin paths of a card folder under site/."""
+    """The card and legacy twin paths of a card folder under site/ (one
+    string each, however many maps of a run hold them as keys)."""
     base = f"{SITE}{site_dir}/"
-    return base + CARD_FILE, base + LEGACY_CARD_FILE
+    return sys.intern(base + CARD_FILE), sys.intern(base + LEGACY_CARD_FILE)
+
+
+def is_legacy(path: str) -> bool:
+    """Whether a card path (`site_paths`) is the agent.json twin's."""
+    return path.endswith(_LEGACY)
+
+
+_LEGACY = "/" + LEGACY_CARD_FILE
 
 
 class Spill(Protocol):
@@ -150,11 +160,10 @@ class Tree(Mapping[str, bytes]):
     is unpacked only when its bytes are read (as it is written): a hundred
     thousand of them unpacked at once would not fit in memory."""
 
-    def __init__(self, files: Mapping[str, bytes], cards: dict[str, tuple[str, bool]],
+    def __init__(self, files: Mapping[str, bytes], cards: dict[str, str],
                  projection: Callable[[str], Projection], linked: Mapping[str, bytes] | None = None) -> None:
-        """`cards`: path -> (the card's source, whether the path is its
-        agent.json), each card's projection looked up (`projection`) only
-        when its bytes are read. `linked`: the link stage's files, perhaps
+        """`cards`: card path (`site_paths`) -> the card's source, its
+        projection looked up (`projection`) only when its bytes are read. `linked`: the link stage's files, perhaps
         read from the cache only when asked for; `files` and `cards` take
         precedence over them."""
         self._files = files
@@ -166,8 +175,7 @@ class Tree(Mapping[str, bytes]):
         if path in self._files:
             return self._files[path]
         if path in self._cards:
-            rel, legacy = self._cards[path]
-            return self._projection(rel).file_bytes(legacy)
+            return self._projection(self._cards[path]).file_bytes(is_legacy(path))
         return self._linked[path]
 
     def __iter__(self) -> Iterator[str]:
@@ -201,15 +209,15 @@ class Tree(Mapping[str, bytes]):
 
     def digest(self, path: str) -> str | None:
         """The sha256 of a card left unpacked (None for any other file)."""
-        found = self._cards.get(path)
-        return None if found is None else self._projection(found[0]).file_digest(found[1])
+        rel = self._cards.get(path)
+        return None if rel is None else self._projection(rel).file_digest(is_legacy(path))
 
     def card(self, path: str) -> tuple[str, bool, Callable[[str], Projection]] | None:
         """The card a path holds, if it is one left unpacked: its source,
         whether as its agent.json, and where its projection comes from (two
         trees for which these are equal hold the same bytes there)."""
-        found = self._cards.get(path)
-        return None if found is None else (*found, self._projection)
+        rel = self._cards.get(path)
+        return None if rel is None else (rel, is_legacy(path), self._projection)
 
     @classmethod
     def of_cards(cls, sources: Iterable[str], projection: Callable[[str], Projection],
@@ -218,11 +226,11 @@ class Tree(Mapping[str, bytes]):
         `files` holds the path (a signed card); `files` and `linked` as for
         the constructor."""
         files = files or {}
-        cards: dict[str, tuple[str, bool]] = {}
+        cards: dict[str, str] = {}
         for rel in sources:
-            for path, legacy in zip(card_paths(projection(rel)), (False, True), strict=True):
+            for path in card_paths(projection(rel)):
                 if path not in files:
-                    cards[path] = (rel, legacy)
+                    cards[path] = rel
         return cls(files, cards, projection, linked)
 
 
@@ -235,14 +243,10 @@ def render(cards: Cards, linked: Mapping[str, bytes], linked_digests: dict[str, 
     here out of memory (not with `signer`: its signed cards stay)."""
     digests: dict[str, str] = {}
     out = Joined(digests, spill if signer is None else None)
-    script = CatalogScript(linked[CATALOG]) if CATALOG in linked else None
-    listings: list[tuple[str, str, bytes]] = []
+    listed: list[tuple[str, str, str]] = []  # each card's host, url and source: its AI Catalog entry is read later
     for card in cards:  # in slug order
         proj = card.projection
-        detail, listing = proj.catalog_pieces()
-        if script is not None:
-            script.add(card.slug, detail)
-        listings.append((proj.host, proj.url, listing))
+        listed.append((proj.host, proj.url, card.source))
         path, legacy = card_paths(card)
         digests[path], digests[legacy] = proj.file_digest(False), proj.file_digest(True)
         if signer is not None:
@@ -253,15 +257,22 @@ def render(cards: Cards, linked: Mapping[str, bytes], linked_digests: dict[str, 
     digests.update(linked_digests)
     # What follows from card bytes the link stage does not read: joined
     # here, one group at a time (the largest first).
-    if script is not None:
-        out.add({CATALOG_SCRIPT: script.finish()})
-    del script
-    out.add(host_catalogs(listings, operator))
-    del listings
+    if CATALOG in linked:
+        out.add_pieces(CATALOG_SCRIPT, lambda: catalog_script(
+            pieces_of(linked, CATALOG), ((c.slug, c.projection.catalog_pieces()[0]) for c in cards)))
+    for path, pieces in host_catalogs(listed, lambda rel: cards.projection(rel).catalog_pieces()[1],
+                                      operator).items():
+        out.add_pieces(path, pieces)
+    del listed
     out.add({f"{SITE}{host}/{HEADERS_FILE}": linked[f"{SITE}{host}/{HEADERS_FILE}"] + rules
              for host, rules in etag_rules(digests).items()})  # after the digests they list
     out.add({MANIFEST: dumps(manifest(inputs, digests, target, signer.kids() if signer is not None else None))})
     return Tree.of_cards(cards.sources, cards.projection, out.files, linked), digests
+
+
+def pieces_of(files: Mapping[str, bytes], path: str) -> Iterator[bytes]:
+    """A file's bytes a piece at a time: the cache reads its files so."""
+    return files.pieces(path) if isinstance(files, StoredFiles) else iter((files[path],))
 
 
 def _signed(signer: CardSigner, card: Card, written: Written, paths: tuple[str, str]) -> dict[str, bytes]:
