@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from knoc.io.cache import DIR, Cache
+from knoc.io.stored import SHA256
 
 BLUEPRINT = "content/agent-blueprints/schema-steward.kno"
 Knoc = Callable[..., Any]
@@ -60,6 +61,15 @@ def test_the_large_joined_files_are_kept_by_the_cache_not_held(knoc: Knoc, built
     files = sorted(p.relative_to(built / "build") for p in (built / "build").rglob("*") if p.is_file())
     assert files == sorted(p.relative_to(other / "build") for p in (other / "build").rglob("*") if p.is_file())
     assert all((built / "build" / f).read_bytes() == (other / "build" / f).read_bytes() for f in files)
+
+
+def test_a_build_leaves_no_scratch_or_half_stored_file_behind(built: Path) -> None:
+    """The cards' scratch file has no name, and a file stored as it is made
+    is renamed to its sha256 once written: after a build, the cache holds
+    only its own named files."""
+    names = {p.name for p in (built / DIR).iterdir()} - {"files", ".gitignore"}
+    assert names and all(n.endswith(".bin") for n in names), names
+    assert all(SHA256.fullmatch(p.name) for p in (built / DIR / "files").iterdir())
 
 
 def test_unchanged_repo_is_up_to_date_warm(knoc: Knoc, built: Path) -> None:

@@ -51,6 +51,8 @@ class FileResult(Record):
         diags, decl, valid, private, facts, card, link_key = values
         if not (isinstance(facts, str) and isinstance(link_key, str) and link_key):
             raise ValueError("not a file result")
+        if card and not (len(card) == len(Projection._fields) and all(isinstance(b, bytes) for b in card[-2:])):
+            raise ValueError("not a card")  # its packed bytes are handed on as they are (`compiler.results`)
         # The same few types, versions and hosts in every file: held once each.
         held = (sys.intern(decl[0]), sys.intern(decl[1])) if decl else None
         projection = Projection._make((sys.intern(card[0]), *card[1:])) if card else None
