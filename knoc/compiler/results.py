@@ -11,7 +11,6 @@ reports, are held decoded."""
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator, Mapping
 from typing import IO, Any, NamedTuple
 
 from knoc.compiler.records import FileResult
@@ -33,7 +32,7 @@ class Head(NamedTuple):
     link_key: str
 
 
-class Results(Mapping[str, FileResult]):
+class Results:
     """Results by source path. `scratch`: where the card bytes go (None:
     held in memory too)."""
 
@@ -79,25 +78,11 @@ class Results(Mapping[str, FileResult]):
         return _Kept(self, rel)
 
     def projection(self, rel: str) -> Projection:
-        found = self[rel].projection
-        if found is None:
-            raise KeyError(rel)
-        return found
-
-    def __getitem__(self, rel: str) -> FileResult:
+        """A source's card, decoded (KeyError: it has none)."""
         found = FileResult.decode(self.entry(rel))
-        if found is None:  # pragma: no cover - held as it was made
+        if found is None or found.projection is None:
             raise KeyError(rel)
-        return found
-
-    def __contains__(self, rel: object) -> bool:
-        return isinstance(rel, str) and rel in self._held
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._held)
-
-    def __len__(self) -> int:
-        return len(self._held)
+        return found.projection
 
 
 class _Kept(Encodes):

@@ -195,9 +195,8 @@ def patch(config: Config, content: list[str], specs: SpecSet, spec_inputs: list[
                                           u.new.decl is not None) for u in updates})
     edited = [u for u in updates if u.digest != memo.sources.digest(u.rel)]
     slugs = {rel: slug for slug, rel in linked.published}
-    cards = [(slugs[u.rel], u.old.projection, u.new.projection) for u in edited if u.rel in slugs]
-    changed = [(slug, old, new) for slug, old, new in cards if old is not None and new is not None]
-    changed_sources = [u.rel for u in edited if u.rel in slugs]
+    cards = [(u.rel, slugs[u.rel], u.old.projection, u.new.projection) for u in edited if u.rel in slugs]
+    changed = [(slug, old, new) for _, slug, old, new in cards if old is not None and new is not None]
     if len(changed) != len(cards):
         return None
     patched: Mapping[str, bytes] = {}
@@ -211,7 +210,7 @@ def patch(config: Config, content: list[str], specs: SpecSet, spec_inputs: list[
         patched, digests = done
     projection = _projections(cache, memo.sources, {u.rel: u.new for u in updates})
     previous = _Previous(digests, linked.files, found[1], _card_files(linked.published, memo.sites, projection))
-    tree = Tree.of_cards(changed_sources, projection, patched, previous)
+    tree = Tree.of_cards([rel for rel, *_ in cards], projection, patched, previous)
     base = Base(memo.token, memo.digests, frozenset(patched).union(*(card_paths(new) for _, _, new in changed)))
     updated = {u.rel for u in updates}
     found_in = {rel: raw for rel, raw in memo.diags.items() if rel not in updated}

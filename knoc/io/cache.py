@@ -249,28 +249,33 @@ class Cache:
         handed back, or nothing) with them added, each read when asked for:
         a run need not hold the large files it renders. When they cannot be
         stored, `onto` and `files` as they are."""
-        kept = self._store(files, digests) if not onto or isinstance(onto, StoredFiles) else None
-        if kept is None:
-            return {**onto, **files}
-        self._spilled.update(d for _, _, d in kept.values())
-        return self._files({**(self._stats_of(onto) or {}), **kept})
+        kept = self._store(files, digests) if self._can_spill(onto) else None
+        return {**onto, **files} if kept is None else self._spilled_onto(onto, kept)
 
     def spill_pieces(self, path: str, pieces: Callable[[], Iterable[bytes]], onto: Mapping[str, bytes]
                      ) -> tuple[str, Mapping[str, bytes]]:
         """As `spill`, for one file stored as its pieces are made (never held
         whole); made again and held if it cannot be stored. Its sha256, and
         `onto` with it."""
-        if self.folder is not None and (not onto or isinstance(onto, StoredFiles)) and ready(self.folder):
+        if self.folder is not None and self._can_spill(onto) and ready(self.folder):
             try:
                 st = stored.store_pieces(self.folder / FILES, pieces())
             except OSError:
                 pass
             else:
-                self._spilled.add(st[2])
-                return st[2], self._files({**(self._stats_of(onto) or {}), path: st})
+                return st[2], self._spilled_onto(onto, {path: st})
         body = b"".join(pieces())
         digest = hashlib.sha256(body).hexdigest()
         return digest, self.spill({path: body}, {path: digest}, onto)
+
+    def _can_spill(self, onto: Mapping[str, bytes]) -> bool:
+        """Whether files can be spilled onto `onto` (nothing yet, or what was spilled)."""
+        return self.folder is not None and (not onto or isinstance(onto, StoredFiles))
+
+    def _spilled_onto(self, onto: Mapping[str, bytes], kept: dict[str, Stat]) -> StoredFiles:
+        """`onto` with the files just stored (kept from pruning this run)."""
+        self._spilled.update(d for _, _, d in kept.values())
+        return self._files({**(self._stats_of(onto) or {}), **kept})
 
     def _stats_of(self, files: Mapping[str, bytes]) -> dict[str, Stat] | None:
         """The stats of files this cache already stores (None: not such files)."""

@@ -9,7 +9,6 @@ from __future__ import annotations
 import marshal
 import os
 from array import array
-from collections.abc import Iterator
 from typing import IO, Any
 
 from knoc.io.stored import CacheDamaged
@@ -64,12 +63,3 @@ class Held:
         while view:
             done = os.pwrite(self._scratch.fileno(), view, self._end)
             view, self._end = view[done:], self._end + done
-
-    def __contains__(self, key: str) -> bool:
-        return key in self._index
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._index)
-
-    def __len__(self) -> int:
-        return len(self._index)

@@ -18,7 +18,7 @@ from typing import Protocol, runtime_checkable
 from knoc.io.files import atomic_write, stat
 
 SHA256 = re.compile(r"[0-9a-f]{64}")
-PIECE = 1 << 20  # bytes copied at a time (StoredFiles.write_to)
+PIECE = 1 << 20  # bytes handed on at a time: copied (StoredFiles.write_to), joined (canonical.joined_pieces)
 KEEP_NS = 600_000_000_000  # a stored file no layer names is dropped once it is ten minutes old
 
 # Per file: (size, mtime_ns, sha256) as last written or read.

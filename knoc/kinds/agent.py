@@ -195,10 +195,6 @@ class Cards(Sequence[Card]):
     def __init__(self, published: list[tuple[str, str]], projection: Callable[[str], Projection]) -> None:
         self.published, self.projection = published, projection
 
-    @property
-    def sources(self) -> list[str]:
-        return [rel for _, rel in self.published]
-
     @overload
     def __getitem__(self, i: int) -> Card: ...
 

@@ -15,6 +15,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from json.encoder import encode_basestring  # the C version when available
 from typing import Any
 
+from knoc.io.stored import PIECE
+
 
 def dumps(value: Any) -> bytes:
     out = _Out()
@@ -101,9 +103,6 @@ def joined_pieces(head: bytes, items: Iterable[bytes], sep: bytes, tail: bytes) 
             out, size = [], 0
     out.append(tail)
     yield b"".join(out)
-
-
-PIECE = 1 << 20
 
 
 def sha256(data: bytes) -> str:

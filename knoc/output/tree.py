@@ -163,9 +163,9 @@ class Tree(Mapping[str, bytes]):
     def __init__(self, files: Mapping[str, bytes], cards: dict[str, str],
                  projection: Callable[[str], Projection], linked: Mapping[str, bytes] | None = None) -> None:
         """`cards`: card path (`site_paths`) -> the card's source, its
-        projection looked up (`projection`) only when its bytes are read. `linked`: the link stage's files, perhaps
-        read from the cache only when asked for; `files` and `cards` take
-        precedence over them."""
+        projection looked up (`projection`) only when its bytes are read.
+        `linked`: the link stage's files, perhaps read from the cache only
+        when asked for; `files` and `cards` take precedence over them."""
         self._files = files
         self._cards = cards
         self._projection = projection
@@ -244,11 +244,13 @@ def render(cards: Cards, linked: Mapping[str, bytes], linked_digests: dict[str, 
     digests: dict[str, str] = {}
     out = Joined(digests, spill if signer is None else None)
     listed: list[tuple[str, str, str]] = []  # each card's host, url and source: its AI Catalog entry is read later
+    at: dict[str, str] = {}  # each card path -> its source, for the tree
     for card in cards:  # in slug order
         proj = card.projection
         listed.append((proj.host, proj.url, card.source))
         path, legacy = card_paths(card)
         digests[path], digests[legacy] = proj.file_digest(False), proj.file_digest(True)
+        at[path] = at[legacy] = card.source
         if signer is not None:
             out.add(_signed(signer, card, proj.written(), (path, legacy)))
     if signer is not None:
@@ -267,7 +269,7 @@ def render(cards: Cards, linked: Mapping[str, bytes], linked_digests: dict[str, 
     out.add({f"{SITE}{host}/{HEADERS_FILE}": linked[f"{SITE}{host}/{HEADERS_FILE}"] + rules
              for host, rules in etag_rules(digests).items()})  # after the digests they list
     out.add({MANIFEST: dumps(manifest(inputs, digests, target, signer.kids() if signer is not None else None))})
-    return Tree.of_cards(cards.sources, cards.projection, out.files, linked), digests
+    return Tree(out.files, {} if signer is not None else at, cards.projection, linked), digests  # signed: in files
 
 
 def pieces_of(files: Mapping[str, bytes], path: str) -> Iterator[bytes]:
