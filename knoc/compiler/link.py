@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Iterator
+from typing import Any
 
 from knoc.compiler.project import publish
 from knoc.compiler.records import LinkResult
@@ -15,35 +16,20 @@ from knoc.compiler.resolve import resolve
 from knoc.compiler.results import Results
 from knoc.diagnostics import Diagnostic, JsonPath, SourceFile, at, diag
 from knoc.kinds import delegation, extension
-from knoc.kinds.agent import Agent, Cards, Projection
+from knoc.kinds.agent import Agent, Cards, Projection, linked
 from knoc.kinds.domain import Repo
-from knoc.kinds.entity import Entity, Layout, Typed
+from knoc.kinds.entity import Entity, Layout, Typed, kind_of
 from knoc.kinds.spec import SpecSet
 from knoc.output.tree import KNOC, Spill, collisions, render_linked
 
 
 def link_repo(sources: list[SourceFile], results: Results, specs: SpecSet, target: str,
               layout: Layout, spill: Spill | None = None) -> LinkResult:
-    declared: list[tuple[SourceFile, tuple[str, str], bool]] = []
-    pieces: list[str] = []
-    for src in sources:
-        head = results.head(src.rel)
-        if head.decl is not None:
-            declared.append((src, head.decl, head.valid))
-            pieces.append(head.facts)
-    # One decoding for all: its key strings ("slug", "a2a_projection", ...)
-    # are then shared, not made anew for each of a hundred thousand entities.
-    joined = f"[{','.join(pieces)}]"
-    del pieces
-    facts = json.loads(joined)
-    del joined
-    typed = [Typed(Entity(src, data, sys.intern(layout.collection_of(src.rel))), *decl,
-                   specs.by_declaration["@".join(decl)], valid)
-             for (src, decl, valid), data in zip(declared, facts, strict=True)]
-    del declared, facts
+    typed, agent_of = _entities(sources, results, specs, layout)
     broken = frozenset((layout.collection_of(s.rel), s.rel.rsplit("/", 1)[-1].removesuffix(".kno"))
                        for s in sources if any(d.is_error for d in results.found(s.rel)))
-    repo, diags = resolve(typed, broken)
+    repo, diags = resolve(typed, agent_of, broken)
+    del agent_of
     carded = set(results.carded)
     agents = [a for a in repo.agents if a.typed.source.rel in carded]
     del carded
@@ -59,6 +45,32 @@ def link_repo(sources: list[SourceFile], results: Results, specs: SpecSet, targe
     found += _collisions(wanted, typed, repo)
     return LinkResult(diags + found, {a.slug: a.typed.source.rel for a in repo.agents}, published,
                       files.files, files.digests)
+
+
+_CHUNK = 1024  # entities decoded at once
+
+
+def _entities(sources: list[SourceFile], results: Results, specs: SpecSet,
+              layout: Layout) -> tuple[list[Typed], dict[Typed, Agent]]:
+    """The typed entities, from their facts, and the Agent of each agent.
+    Facts are decoded a chunk at a time: one decoding shares its key
+    strings ("slug", "url", ...) among a chunk's entities, and an agent's
+    whole facts live only until its Agent is made (`agent.linked`)."""
+    typed: list[Typed] = []
+    agents: dict[Typed, Agent] = {}
+    alike: dict[tuple[Any, ...], dict[str, Any]] = {}
+    for start in range(0, len(sources), _CHUNK):
+        declared = [(src, head) for src in sources[start:start + _CHUNK]
+                    if (head := results.head(src.rel)).decl is not None]
+        facts = json.loads(f"[{','.join(head.facts for _, head in declared)}]")
+        for (src, head), data in zip(declared, facts, strict=True):
+            assert head.decl is not None
+            t = Typed(Entity(src, data, sys.intern(layout.collection_of(src.rel))), *head.decl,
+                      specs.by_declaration["@".join(head.decl)], head.valid)
+            typed.append(t)
+            if kind_of(t) == "agent":
+                agents[t] = linked(t, alike)
+    return typed, agents
 
 
 def _collisions(wanted: dict[str, list[str]], typed: list[Typed], repo: Repo) -> list[Diagnostic]:

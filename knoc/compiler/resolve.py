@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from knoc.diagnostics import Diagnostic, JsonPath, at
-from knoc.kinds.agent import Agent, agent_of
+from knoc.kinds.agent import Agent
 from knoc.kinds.domain import COLLECTION, Domain, Repo
 from knoc.kinds.entity import Typed, is_public, kind_of
 from knoc.rules import graph, ulid
@@ -21,10 +21,12 @@ KNO_XRI = re.compile(r"^kno://([a-z0-9-]+)/(.+)$")
 PSPACE_XRI = re.compile(r"^pspace://([a-z0-9-]+):(.+)$")
 
 
-def resolve(typed: list[Typed], broken: frozenset[tuple[str, str]] = frozenset()) -> tuple[Repo, list[Diagnostic]]:
-    """`broken`: (collection, file stem) of the sources with errors of their
-    own. A reference to one of them is not reported again: its file says
-    what is wrong."""
+def resolve(typed: list[Typed], agents: dict[Typed, Agent],
+            broken: frozenset[tuple[str, str]] = frozenset()) -> tuple[Repo, list[Diagnostic]]:
+    """`agents`: the Agent of each agent entity in `typed`. `broken`:
+    (collection, file stem) of the sources with errors of their own. A
+    reference to one of them is not reported again: its file says what is
+    wrong."""
     diags: list[Diagnostic] = []
     ok = [t for t in typed if isinstance(t.data.get("slug"), str) and isinstance(t.data.get("id"), str)]
     diags += _unique(ok, key=lambda t: t.data["id"], field_="id", code="KNO-ID-DUPLICATE", scope="the repo")
@@ -45,7 +47,7 @@ def resolve(typed: list[Typed], broken: frozenset[tuple[str, str]] = frozenset()
             category = t.data.get("category")
             repo.domains.append(Domain(t.data["slug"], is_public(t), category if isinstance(category, str) else None))
         elif kind_of(t) == "agent":
-            agent = agent_of(t)
+            agent = agents[t]
             diags += _check_domains(t, agent, known_domains, domain_slugs, index)
             diags += _check_composes(t, index)
             repo.agents.append(agent)

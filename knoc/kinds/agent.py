@@ -5,6 +5,7 @@ its card for the build target, rendered, with what the catalog reads."""
 from __future__ import annotations
 
 import struct
+import sys
 import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -17,6 +18,8 @@ from knoc.kinds.entity import Typed, is_public
 CARD_FACT_KEYS = ("url", "capabilities", "protocol_versions", "min_protocol_version", "max_protocol_version",
                   "additional_interfaces")
 FACT_KEYS = ("composes", "service_class", "perception")
+# What the link stage reads of a blueprint's own facts once its Agent is made.
+LINKED_KEYS = ("id", "slug", "visibility", "subtype", "relationships", "composes")
 BLUEPRINT_SCHEMA = "agent-blueprint@0.3.0"  # what knoc writes new blueprints as (new, init, import, migrate)
 # The text of `knoc new agent`'s skeleton: still there on a public card, it is
 # a card nobody finished (a warning names each).
@@ -63,9 +66,9 @@ class Agent:
     typed: Typed
     card: dict[str, Any]  # the card-shaped fields, snake_case
     card_path: tuple[str, ...]  # where `card` sits in the entity, for diagnostics
-    domains: list[str]
+    domains: tuple[str, ...]
     service_class: str | None
-    composes: list[str]  # slugs of agents this one delegates to
+    composes: tuple[str, ...]  # slugs of agents this one delegates to
     slug: str = ""  # kept: the link stage asks for it a dozen times an agent
 
     def __post_init__(self) -> None:
@@ -100,10 +103,26 @@ def agent_of(t: Typed) -> Agent:
         typed=t,
         card=card if isinstance(card, dict) else {},
         card_path=card_path,
-        domains=[d for d in domains if isinstance(d, str)] if isinstance(domains, list) else [],
+        domains=tuple(sys.intern(d) for d in domains if isinstance(d, str)) if isinstance(domains, list) else (),
         service_class=data.get("service_class") if isinstance(data.get("service_class"), str) else None,
-        composes=composes,
+        composes=tuple(composes),
     )
+
+
+def linked(t: Typed, alike: dict[tuple[Any, ...], dict[str, Any]]) -> Agent:
+    """`agent_of`, for the link stage, which holds every agent at once: of a
+    blueprint's facts it then keeps only what is read past this point (its
+    persona and card trees are in the Agent, or not needed), and equal
+    flat `capabilities` are one dict (`alike`: those seen so far). The link
+    stage reads facts, never changes them."""
+    agent = agent_of(t)
+    if agent.card is not t.data:  # a legacy agent's card is its entity
+        t.entity.data = {k: t.data[k] for k in LINKED_KEYS if k in t.data}
+        caps = agent.card.get("capabilities")
+        if isinstance(caps, dict) and all(isinstance(v, (str, int, float, type(None))) for v in caps.values()):
+            same = tuple((k, type(v), v) for k, v in caps.items())  # the type: True == 1, yet not the same fact
+            agent.card["capabilities"] = alike.setdefault(same, caps)
+    return agent
 
 
 def card_facts(data: dict[str, Any], out: dict[str, Any]) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import io
 import math
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from json.encoder import encode_basestring  # the C version when available
 from typing import Any
 
@@ -24,6 +24,50 @@ def dumps(value: Any) -> bytes:
     out.append("\n")
     out.flush()
     return out.done.getvalue()
+
+
+def dump_pieces(value: Mapping[str, Any]) -> Iterator[bytes]:
+    """`dumps(value)` of a mapping, handed on about a megabyte at a time.
+    Its members that are lazy Sequences (the catalog's entries) or maps of
+    strings (the manifest's inputs and outputs) are written an entry at a
+    time: at 100,000 agents neither those nor the text is ever held whole."""
+    out, sep = _Out(), "{"
+    for key, item in value.items():
+        if not isinstance(key, str):
+            raise TypeError(f"JSON keys must be strings, not {type(key).__name__}")
+        out += (sep, "\n  ", encode_basestring(key), ": ")
+        sep = ","
+        if _is_str_map(item):
+            lines = (f"\n    {encode_basestring(k)}: {encode_basestring(v)}" for k, v in item.items())
+            entries: Iterator[tuple[str, Any]] = ((line, None) for line in lines)
+            opener, closer = "{", "\n  }"
+        elif _is_lazy(item) and item:
+            entries, opener, closer = (("\n    ", entry) for entry in item), "[", "\n  ]"
+        else:
+            _write(item, "\n  ", out)
+            continue
+        between = opener
+        for text, entry in entries:
+            out += (between, text)
+            if entry is not None:
+                _write(entry, "\n    ", out)
+            between = ","
+            if len(out) > 4096:
+                out.flush()
+                if out.done.tell() > PIECE:
+                    yield out.take()
+        out.append(closer)
+    out.append("\n}\n" if sep == "," else "{}\n")
+    out.flush()
+    yield out.take()
+
+
+def _is_str_map(v: Any) -> bool:
+    return isinstance(v, dict) and bool(v) and set(map(type, v.values())) == {str} and set(map(type, v)) == {str}
+
+
+def _is_lazy(v: Any) -> bool:
+    return isinstance(v, Sequence) and not isinstance(v, (str, bytes, bytearray, list, tuple))
 
 
 class _Out(list[str]):
@@ -39,6 +83,11 @@ class _Out(list[str]):
         self.done.write("".join(self).encode("utf-8"))
         self.clear()
 
+    def take(self) -> bytes:
+        """The bytes done so far, handed on."""
+        piece, self.done = self.done.getvalue(), io.BytesIO()
+        return piece
+
 
 def _write(v: Any, nl: str, out: _Out) -> None:
     if isinstance(v, str):
@@ -48,9 +97,7 @@ def _write(v: Any, nl: str, out: _Out) -> None:
             out.append("{}")
             return
         inner, sep = nl + "  ", "{"
-        if set(map(type, v.values())) == {str}:  # the manifest's big maps: one join
-            if set(map(type, v)) != {str}:
-                raise TypeError("JSON keys must be strings")
+        if _is_str_map(v):  # the manifest's big maps: one join
             out += ("{", ",".join(f"{inner}{encode_basestring(k)}: {encode_basestring(i)}"
                                   for k, i in v.items()), nl, "}")
             return

@@ -16,7 +16,7 @@ from knoc.io.stored import StoredFiles, Streams
 from knoc.kinds.agent import Card, Cards, Projection, Written
 from knoc.kinds.domain import Repo
 from knoc.kinds.entity import Typed
-from knoc.output.canonical import dumps, sha256
+from knoc.output.canonical import dump_pieces, dumps, sha256
 from knoc.output.hosting import (
     AI_CATALOG_FILE,
     CARD_FILE,
@@ -113,7 +113,8 @@ def render_linked(repo: Repo, cards: Sequence[Card], typed: list[Typed], spill: 
     path: a source, or knoc itself."""
     out = Joined({}, spill)
     domains = build_domains(repo, cards)
-    out.add({DOMAINS: dumps(domains), CATALOG: dumps(build_catalog(repo, cards, CARD_FILE))})
+    out.add({DOMAINS: dumps(domains)})
+    out.add_pieces(CATALOG, lambda: dump_pieces(build_catalog(repo, cards, CARD_FILE)))
     pages, wanted = extension_pages(typed, cards)
     out.add(pages)
     entries = CatalogEntries(repo, cards, CARD_FILE)
@@ -268,7 +269,8 @@ def render(cards: Cards, linked: Mapping[str, bytes], linked_digests: dict[str, 
     del listed
     out.add({f"{SITE}{host}/{HEADERS_FILE}": linked[f"{SITE}{host}/{HEADERS_FILE}"] + rules
              for host, rules in etag_rules(digests).items()})  # after the digests they list
-    out.add({MANIFEST: dumps(manifest(inputs, digests, target, signer.kids() if signer is not None else None))})
+    kids = signer.kids() if signer is not None else None
+    out.add_pieces(MANIFEST, lambda: dump_pieces(manifest(inputs, digests, target, kids)))
     return Tree(out.files, {} if signer is not None else at, cards.projection, linked), digests  # signed: in files
 
 
@@ -295,7 +297,7 @@ def manifest(inputs: list[Input], outputs: dict[str, str], target: str,
         "sources_digest": sources_digest(inputs),
         **({"signing": {"keys": signed_by}} if signed_by is not None else {}),
         "inputs": {rel: digest for rel, digest, private in sorted(inputs) if not private},
-        "outputs": dict(sorted(outputs.items())),
+        "outputs": {path: outputs[path] for path in sorted(outputs)},  # no list of 180,000 pairs
     }
 
 
