@@ -14,7 +14,7 @@ from knoc.compiler.driver import Progress, Result, quiet
 from knoc.config import Config
 from knoc.diagnostics import diag
 from knoc.io import background, git
-from knoc.io.outputs import OutputMemo
+from knoc.io.outputs import Base, OutputMemo
 from knoc.io.stored import Stat
 from knoc.io.tree import OutputError, Staging, stat_tree
 from knoc.output.tree import MANIFEST, Tree
@@ -33,6 +33,7 @@ def build(config: Config, *, use_cache: bool, fail_on_warning: bool, stage: bool
     scan = functools.cache(background.start(functools.partial(on_disk, config, use_cache)))
     out = config.output + "/"
     staging = Staging(config.out_dir, MANIFEST)
+    swapped: tuple[dict[str, str], Base | None] | None = None  # what build/ now holds, once swapped in
 
     def write_early(cards: Tree) -> None:
         staging.write_early(cards, _reusable(scan(), cards.digest))
@@ -56,17 +57,21 @@ def build(config: Config, *, use_cache: bool, fail_on_warning: bool, stage: bool
             except OutputError as exc:
                 raise UsageError("KNO-OUTPUT", str(exc),
                                  "move those files away, or set another `output` in knoc.toml") from None
-            OutputMemo.open(config.root, use_cache).written(stat_tree(config.out_dir, result.digests),
-                                                                    result.digests, result.base)
+            swapped = result.digests, result.base
     finally:
         staging.abort()  # whatever was written early and not swapped in
+    outcome = Outcome("knoc build", diags, result.inputs, _summary(config, result, written, current, stage, signer))
+    del result  # its trees and per-file results, and the old tree's scan: the memo is made without them
+    scan.cache_clear()
+    if swapped is not None:
+        OutputMemo.open(config.root, use_cache).written(stat_tree(config.out_dir, swapped[0]), *swapped)
     if written and stage:
         try:
             git.stage(config.root, config.out_dir)
         except git.GitError as exc:
             raise UsageError("KNO-GIT", f"{out} was written but not staged: {exc}",
                              "run it in a git work tree, or without --stage") from None
-    return Outcome("knoc build", diags, result.inputs, _summary(config, result, written, current, stage, signer))
+    return outcome
 
 
 def _summary(config: Config, result: Result, written: bool, current: bool, stage: bool,

@@ -121,6 +121,7 @@ class Staging:
         """Stop writing and remove the new tree (nothing once finished)."""
         self._stop.set()
         self._join()
+        self.early, self._early_reuse, self._pending = {}, {}, pool.Batches([])  # nor held past this
         if self.new is not None:
             swap.remove(self.new)
             self.new = None
