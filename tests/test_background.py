@@ -26,3 +26,15 @@ def test_work_that_fails_in_the_child_fails_in_the_caller() -> None:
     pending = background.start(broken)
     with pytest.raises(PermissionError, match="unreadable"):
         pending()
+
+
+@pytest.mark.parametrize("children", [1, 2, 5])
+def test_several_scans_share_the_children_there_are_cores_for(children: int) -> None:
+    """On two cores `knoc check` runs both its scans in one child: beside
+    the compile, two would take turns with it."""
+    works = [lambda i=i: (i, os.getpid()) for i in range(3)]
+    values = [pending() for pending in background.start_each(works, children)]
+    assert [i for i, _ in values] == [0, 1, 2]
+    if sys.platform == "linux":
+        assert len({pid for _, pid in values}) == min(children, 3)
+        assert os.getpid() not in {pid for _, pid in values}

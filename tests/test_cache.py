@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from knoc.io.cache import DIR, Cache
+from knoc.io.records import Digests
 from knoc.io.stored import SHA256
 
 BLUEPRINT = "content/agent-blueprints/schema-steward.kno"
@@ -345,3 +346,17 @@ def test_the_cache_gitignore_is_not_written_through_a_link(knoc: Knoc, repo: Pat
     (repo / DIR / ".gitignore").symlink_to(tmp_path / "outside-ignore")  # dangling: writing would create it
     assert knoc("build", root=repo)[0] == 0
     assert not (tmp_path / "outside-ignore").exists()
+
+
+def test_digests_kept_as_columns_read_as_the_dict_they_were() -> None:
+    """The rendered layer keeps 180,000 digests as two strings; looked up,
+    walked or compared, they are the dict a full run made."""
+    made = {f"site/a{i}/.well-known/agent-card.json": f"{i:064x}" for i in (3, 1, 2)} | {"manifest.json": "f" * 64}
+    kept = Digests.decode(Digests.of(made).encode())
+    assert kept == made and dict(kept) == made and len(kept) == 4
+    assert "manifest.json" in kept and "missing" not in kept and 3 not in kept
+    with pytest.raises(KeyError):
+        kept["site/a9/.well-known/agent-card.json"]
+    for damaged in [("a\nb", "f" * 64), ("a", "f" * 63), (1, "")]:
+        with pytest.raises(ValueError):
+            Digests.decode(damaged)

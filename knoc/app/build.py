@@ -33,7 +33,7 @@ def build(config: Config, *, use_cache: bool, fail_on_warning: bool, stage: bool
     scan = functools.cache(background.start(functools.partial(on_disk, config, use_cache)))
     out = config.output + "/"
     staging = Staging(config.out_dir, MANIFEST)
-    swapped: tuple[dict[str, str], Base | None] | None = None  # what build/ now holds, once swapped in
+    swapped: tuple[Mapping[str, str], Base | None] | None = None  # what build/ now holds, once swapped in
 
     def write_early(cards: Tree) -> None:
         staging.write_early(cards, _reusable(scan(), cards.digest))

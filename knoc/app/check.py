@@ -15,7 +15,7 @@ from knoc.app.signing import adopter
 from knoc.compiler.driver import Progress, quiet
 from knoc.config import Config
 from knoc.diagnostics import diag
-from knoc.io import background, tree
+from knoc.io import background, pool, tree
 from knoc.io.outputs import Seen
 from knoc.output.tree import MANIFEST
 from knoc.tools.drift import differing, drift
@@ -27,8 +27,9 @@ def check(config: Config, *, use_cache: bool, progress: Progress = quiet) -> Out
     # The scan of build/ on the other cores: the files, and the folders (a
     # stat each, at 100,000 agents 180,000 of both), which list the tree
     # again if one changed.
-    folders = background.start(functools.partial(_plain, seen_folders, config, use_cache, in_hook))
-    files = background.start(functools.partial(_plain, seen_files, config, use_cache, in_hook))
+    folders, files = background.start_each([functools.partial(_plain, seen_folders, config, use_cache, in_hook),
+                                             functools.partial(_plain, seen_files, config, use_cache, in_hook)],
+                                            pool.cores() - 1)
     signed = adopter(config)  # a signed build is checked without the key
     result = compile_cached(config, use_cache, progress, signed)
     listed, known = folders(), files()

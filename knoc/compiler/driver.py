@@ -49,7 +49,7 @@ class Result:
     published: list[tuple[str, str]] = field(default_factory=list)  # (slug, source) of each card
     agents: dict[str, str] = field(default_factory=dict)  # slug -> source, of every agent
     files: Mapping[str, bytes] = field(default_factory=dict)
-    digests: dict[str, str] = field(default_factory=dict)  # sha256 of each of `files`
+    digests: Mapping[str, str] = field(default_factory=dict)  # sha256 of each of `files`
     cache: Cache = field(default_factory=Cache.off)
     base: Base | None = None  # the rendering kept in the cache that `digests` follow from
 
@@ -80,7 +80,7 @@ def _compile_repo(config: Config, use_cache: bool, progress: Progress, signer: C
                   early: Callable[[Tree], None] | None) -> Result:
     report, layout = Report(), config.layout
     spec_paths, content_paths = source_list.sources(config.root, config.specs, config.content, use_cache)
-    specs_too = set(spec_paths).intersection(content_paths)  # specs/ inside content/: a spec is not content too
+    specs_too = source_list.shared(spec_paths, content_paths)  # specs/ inside content/: a spec is not content too
     if specs_too:
         content_paths = [p for p in content_paths if p not in specs_too]
     paths = source_list.merged(spec_paths, content_paths)

@@ -32,7 +32,7 @@ from knoc.diagnostics.internal import has_internal
 from knoc.io import files
 from knoc.io.cache import RACY_NS, Cache, CacheDamaged, Source, Stat
 from knoc.io.outputs import Base
-from knoc.io.records import Record
+from knoc.io.records import Digests, Record
 from knoc.kinds.agent import Card, Cards, Projection
 from knoc.kinds.spec import SpecSet
 from knoc.output.patch import Edit
@@ -105,23 +105,25 @@ class Heads:
 class Rendered(Record):
     """What a run rendered, kept so the next run can patch it."""
 
-    VERSION: ClassVar[int] = 3
+    VERSION: ClassVar[int] = 4
 
     token: str  # names this rendering, for the memo of build/ (knoc.io.outputs.Base)
     saved: int  # when (ns): a source whose mtime is this recent is hashed again
     sources: Heads  # every content source, in path order
     diags: dict[str, list[Any]]  # each content source's findings (encoded), of those with any
     sites: list[str]  # each published card's folder under site/, in the link stage's order
-    digests: dict[str, str]  # sha256 of every output
+    digests: Mapping[str, str]  # sha256 of every output
     sources_digest: str  # the manifest's
 
     def _encode_field(self, name: str) -> Any:
-        return self.sources.encode() if name == "sources" else getattr(self, name)
+        if name == "sources":
+            return self.sources.encode()
+        return Digests.of(self.digests).encode() if name == "digests" else getattr(self, name)
 
     @classmethod
     def _from_fields(cls, values: list[Any]) -> Rendered:
-        token, saved, sources, *rest = values
-        return cls(token, saved, Heads.decode(sources), *rest)
+        token, saved, sources, diags, sites, digests, sources_digest = values
+        return cls(token, saved, Heads.decode(sources), diags, sites, Digests.decode(digests), sources_digest)
 
 
 @dataclass
@@ -133,7 +135,7 @@ class Patched:
     agents: dict[str, str]
     cards: Sequence[Card]
     files: Tree
-    digests: dict[str, str]
+    digests: Mapping[str, str]
     base: Base
 
 
@@ -200,7 +202,8 @@ def patch(config: Config, content: list[str], specs: SpecSet, spec_inputs: list[
     if len(changed) != len(cards):
         return None
     patched: Mapping[str, bytes] = {}
-    digests, latest = memo.digests, memo.sources_digest
+    digests: Mapping[str, str] = memo.digests
+    latest = memo.sources_digest
     if edited:
         latest = sources_digest(spec_inputs + heads.inputs())
         public = [(u.rel, memo.sources.digest(u.rel), u.digest) for u in edited if u.new.decl and not u.new.private]
@@ -261,7 +264,7 @@ class _Previous(Mapping[str, bytes]):
     and the whole-repo ones as stored, and each card as the cache keeps it,
     all read only when asked for."""
 
-    def __init__(self, digests: dict[str, str], linked: Mapping[str, bytes], rendered: Mapping[str, bytes],
+    def __init__(self, digests: Mapping[str, str], linked: Mapping[str, bytes], rendered: Mapping[str, bytes],
                  card: Callable[[str], bytes | None]) -> None:
         self._paths, self._linked, self._rendered, self._card = digests, linked, rendered, card
 

@@ -9,6 +9,7 @@ Linux) or fails, the work simply runs when its result is asked for."""
 
 from __future__ import annotations
 
+import functools
 import marshal
 import os
 import sys
@@ -16,6 +17,22 @@ from collections.abc import Callable
 from typing import Any
 
 Value = Any  # whatever marshal can carry: dicts, tuples, str, int, bytes
+
+
+def start_each(works: list[Callable[[], Value]], children: int) -> list[Callable[[], Value]]:
+    """`start` each of `works`, on at most `children` children (at least
+    one): the last child takes the works left over, one after another. On
+    two cores, two scans beside the compile would take turns with it."""
+    children = max(1, min(children, len(works)))
+    shared = start(lambda: tuple(work() for work in works[children - 1:]))
+    own = [start(work) for work in works[:children - 1]]
+    values: list[tuple[Value, ...]] = []
+
+    def each(i: int) -> Value:
+        if not values:
+            values.append(shared())
+        return values[0][i]
+    return own + [functools.partial(each, i) for i in range(len(works) - children + 1)]
 
 
 def start(work: Callable[[], Value]) -> Callable[[], Value]:

@@ -8,7 +8,7 @@ listing is the listing. A folder added changes its parent's mtime too."""
 
 from __future__ import annotations
 
-import heapq
+import bisect
 import os
 from pathlib import Path
 from typing import Any
@@ -37,8 +37,14 @@ def sources(root: Path, specs: str, content: str, use_cache: bool) -> tuple[list
 
 
 def merged(specs: list[str], content: list[str]) -> list[str]:
-    """Both, in one sorted list."""
-    return list(heapq.merge(specs, content))
+    """Both, in one sorted list (two sorted runs, which the sort merges in C)."""
+    return sorted(specs + content)
+
+
+def shared(specs: list[str], content: list[str]) -> set[str]:
+    """The paths in both (a specs folder inside the content folder), found
+    without hashing every content path: both lists are sorted."""
+    return {p for p in specs if (i := bisect.bisect_left(content, p)) < len(content) and content[i] == p}
 
 
 def _paths(joined: str) -> list[str]:

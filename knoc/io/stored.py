@@ -50,7 +50,7 @@ class StoredFiles(Mapping[str, bytes]):
         return self._files if folder == self._folder else None
 
     def __getitem__(self, path: str) -> bytes:
-        return b"".join(self.pieces(path))
+        return b"".join(self.pieces(path, self._files[path][0] + 1))  # one piece: read once, never copied
 
     def write_to(self, path: str, fd: int) -> bool:
         """Copy the stored file into `fd` a piece at a time, checked as it
@@ -62,7 +62,7 @@ class StoredFiles(Mapping[str, bytes]):
                 left = left[os.write(fd, left):]
         return True
 
-    def pieces(self, path: str) -> Iterator[bytes]:
+    def pieces(self, path: str, piece: int = PIECE) -> Iterator[bytes]:
         """The stored file a piece at a time, then CacheDamaged (and the file
         dropped) if it is not what was stored. Opened only as a regular file
         and never through a link (`.knoc-cache` is the repo's too: a FIFO
@@ -80,10 +80,10 @@ class StoredFiles(Mapping[str, bytes]):
                     why = "it is not a regular file"
                 else:
                     left = size + 1
-                    while left and (piece := f.read(min(PIECE, left))):
-                        left -= len(piece)
-                        seen.update(piece)
-                        yield piece
+                    while left and (part := f.read(min(piece, left))):
+                        left -= len(part)
+                        seen.update(part)
+                        yield part
             if why is None and seen.hexdigest() != digest:
                 why = "its bytes no longer match its sha256"
         if why is not None:

@@ -230,7 +230,7 @@ def trees(site: Path) -> list[str]:
     return sorted(p.name for p in site.iterdir() if p.is_dir()) if site.is_dir() else []
 
 
-def stat_tree(out: Path, digests: dict[str, str]) -> Columns:
+def stat_tree(out: Path, digests: Mapping[str, str]) -> Columns:
     """The memo's columns of a tree just written with these files and
     digests, stat'ed straight into them (no snapshot of 180,000 tuples)."""
     paths, dirs = sorted(digests), sorted({""} | _parents(digests))

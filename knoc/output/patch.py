@@ -12,6 +12,7 @@ import hashlib
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
+from knoc.io.outputs import Overlay
 from knoc.kinds.agent import Projection
 from knoc.output.hosting import AI_CATALOG_FILE, HEADERS_FILE, SITE, etag_rule, etagged
 from knoc.output.index import script_piece
@@ -31,19 +32,21 @@ class Edit:
     sources_digest: tuple[str, str]
 
 
-def patch(previous: Mapping[str, bytes], digests: dict[str, str], edit: Edit
-          ) -> tuple[Spliced, dict[str, str]] | None:
-    """The patched files and every output's sha256 after `edit`; None when
-    `previous` (the files as last joined) cannot be patched."""
-    was, digests = digests, dict(digests)
+def patch(previous: Mapping[str, bytes], was: Mapping[str, str], edit: Edit
+          ) -> tuple[Spliced, Overlay] | None:
+    """The patched files and every output's sha256 after `edit` (the new
+    ones over `was`, which is not copied); None when `previous` (the files
+    as last joined) cannot be patched."""
+    fresh: dict[str, str] = {}
+    digests = Overlay(was, fresh)
     pieces: dict[str, list[tuple[bytes, bytes]]] = {}
     for slug, old, new in edit.cards:
         for path, legacy in zip(card_paths(new), (False, True), strict=True):
-            digests[path] = new.file_digest(legacy)
+            fresh[path] = new.file_digest(legacy)
         (old_details, old_entry), (details, entry) = old.catalog_pieces(), new.catalog_pieces()
         pieces.setdefault(CATALOG_SCRIPT, []).append((script_piece(slug, old_details), script_piece(slug, details)))
         pieces.setdefault(f"{SITE}{new.host}/{AI_CATALOG_FILE}", []).append((indented(old_entry), indented(entry)))
-    files = _replace_in(previous, pieces, digests)
+    files = _replace_in(previous, pieces, fresh)
     if files is None:
         return None
     touched = [path for _, _, new in edit.cards for path in card_paths(new)] + list(files)
@@ -56,7 +59,7 @@ def patch(previous: Mapping[str, bytes], digests: dict[str, str], edit: Edit
             host, _, inside = path[len(SITE):].partition("/")
             rule = (_rule(inside, digest), _rule(inside, digests[path]))
             rules.setdefault(f"{SITE}{host}/{HEADERS_FILE}", []).append(rule)
-    headers = _replace_in(previous, rules, digests)
+    headers = _replace_in(previous, rules, fresh)
     if headers is None:
         return None
     files.update_from(headers)
@@ -65,7 +68,7 @@ def patch(previous: Mapping[str, bytes], digests: dict[str, str], edit: Edit
     lines += [(manifest_line(rel, old, 2), manifest_line(rel, new, 2)) for rel, old, new in edit.inputs]
     lines.append((manifest_line("sources_digest", edit.sources_digest[0], 1),
                   manifest_line("sources_digest", edit.sources_digest[1], 1)))
-    manifest = _replace_in(previous, {MANIFEST: lines}, digests)
+    manifest = _replace_in(previous, {MANIFEST: lines}, fresh)
     if manifest is None:
         return None
     files.update_from(manifest)
