@@ -10,7 +10,9 @@ import sys
 def run() -> None:
     try:
         from knoc.cli import main
+        from knoc.io.memory import pin_mmap_threshold
 
+        pin_mmap_threshold()
         main()
     except KeyboardInterrupt:
         _interrupted()

@@ -8,6 +8,7 @@ import hashlib
 import os
 import shutil
 import time
+import zlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,7 @@ import pytest
 from knoc.io.cache import DIR, Cache
 from knoc.io.records import Digests
 from knoc.io.stored import SHA256
+from knoc.io.stored_value import MAGIC, read_stored, write_stored
 
 BLUEPRINT = "content/agent-blueprints/schema-steward.kno"
 Knoc = Callable[..., Any]
@@ -360,3 +362,19 @@ def test_digests_kept_as_columns_read_as_the_dict_they_were() -> None:
     for damaged in [("a\nb", "f" * 64), ("a", "f" * 63), (1, "")]:
         with pytest.raises(ValueError):
             Digests.decode(damaged)
+
+
+def test_a_damaged_or_hostile_layer_file_is_a_miss_not_a_crash(tmp_path: Path) -> None:
+    """Layers are written a member at a time; read back they are the value
+    written, and any damage (a cut, a flipped byte, nesting past Python's
+    stack behind a valid checksum) reads as nothing stored."""
+    path = tmp_path / "layer.bin"
+    value = ("salt", (1, {"a": [1, 2]}, ("x" * 300_000, b"y"), ()), None)
+    write_stored(path, value)
+    assert read_stored(path) == (value, None)
+    blob = path.read_bytes()
+    deep = b"".join([b"T" + (1).to_bytes(8, "big")] * 100_000)
+    for damaged in (blob[:-10], blob[:40] + b"!" + blob[41:], MAGIC + deep + zlib.crc32(deep).to_bytes(4, "big")):
+        path.write_bytes(damaged)
+        found, why = read_stored(path)
+        assert found is None and why is not None and why.startswith("corrupt")

@@ -184,16 +184,16 @@ def stat(path: str | Path) -> os.stat_result | None:
         return None
 
 
-def atomic_write(path: Path, *data: bytes) -> None:
+def atomic_write(path: Path, *data: bytes, pieces: Iterable[bytes] = ()) -> None:
     """Write aside, then rename over: readers see the old file or the new
     one, never a part (the one definition of an atomic file write). Given
-    several pieces, writes them in turn: joining a large payload first would
-    hold it twice."""
+    several pieces (`data`, then `pieces` as they come), writes them in
+    turn: joining a large payload first would hold it twice."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as f:
-            for piece in data:
+            for piece in itertools.chain(data, pieces):
                 f.write(piece)
         os.replace(tmp, path)
     except BaseException:

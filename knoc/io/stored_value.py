@@ -7,14 +7,22 @@ import contextlib
 import gc
 import marshal
 import os
+import struct
 import zlib
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from knoc.io.files import atomic_write
 from knoc.io.pool import collector_paused
 
-MAGIC = b"knoc-cache 11\n"  # bump when the file layout changes; records carry their own versions
+MAGIC = b"knoc-cache 12\n"  # bump when the file layout changes; records carry their own versions
+# After the magic line, the value: a tuple as its length and then its
+# members, anything else marshalled, each behind a tag and a byte count;
+# then the CRC of all that. Written a member at a time, a layer of tens of
+# megabytes is never marshalled whole beside itself.
+_TUPLE, _VALUE = b"T", b"M"
+_COUNT = struct.Struct(">Q")
 
 
 def read_stored(path: Path) -> tuple[Any, str | None]:
@@ -25,29 +33,64 @@ def read_stored(path: Path) -> tuple[Any, str | None]:
         return None, None
     except OSError as exc:
         return None, f"unreadable: {exc.strerror}"
-    head = len(MAGIC) + 4
-    payload = memoryview(blob)[head:]
-    if not blob.startswith(MAGIC) or zlib.crc32(payload).to_bytes(4, "big") != blob[len(MAGIC):head]:
+    payload = memoryview(blob)[len(MAGIC):-4]
+    if (len(blob) < len(MAGIC) + 4 or not blob.startswith(MAGIC)
+            or zlib.crc32(payload).to_bytes(4, "big") != blob[-4:]):
         return None, "corrupt (checksum mismatch)"
     # Loading makes a million objects and no cycles: pause the collector,
     # then move them out of its sight (it would rescan them on every pass).
     with collector_paused():
         try:
-            return marshal.loads(payload), None
-        except (EOFError, ValueError, TypeError):
+            value, end = _load(payload, 0)
+            if end != len(payload):
+                raise ValueError("trailing bytes")
+            return value, None
+        except (EOFError, ValueError, TypeError, struct.error, RecursionError):
             return None, "corrupt (unreadable payload)"
         finally:
             gc.freeze()
+
+
+def _load(payload: memoryview, at: int) -> tuple[Any, int]:
+    tag, (count,) = payload[at:at + 1], _COUNT.unpack_from(payload, at + 1)
+    at += 1 + _COUNT.size
+    if tag == _VALUE:
+        return marshal.loads(payload[at:at + count]), at + count
+    if tag != _TUPLE or count > len(payload):
+        raise ValueError("not a stored value")
+    members = []
+    for _ in range(count):
+        member, at = _load(payload, at)
+        members.append(member)
+    return tuple(members), at
+
+
+def _parts(value: Any) -> Iterator[bytes]:
+    if isinstance(value, tuple):
+        yield _TUPLE + _COUNT.pack(len(value))
+        for member in value:
+            yield from _parts(member)
+    else:
+        data = marshal.dumps(value)
+        yield _VALUE + _COUNT.pack(len(data))
+        yield data
+
+
+def _checked(parts: Iterator[bytes]) -> Iterator[bytes]:
+    crc = 0
+    for part in parts:
+        crc = zlib.crc32(part, crc)
+        yield part
+    yield crc.to_bytes(4, "big")
 
 
 def write_stored(path: Path, value: Any) -> None:
     """Atomically. Best effort: a read-only checkout still compiles, uncached.
     The checksum is a CRC: it is there to catch damage, not an adversary
     (the cache is as trusted as the sources beside it)."""
-    payload = marshal.dumps(value)
     if ready(path.parent):
         with contextlib.suppress(OSError):
-            atomic_write(path, MAGIC + zlib.crc32(payload).to_bytes(4, "big"), payload)
+            atomic_write(path, MAGIC, pieces=_checked(_parts(value)))
 
 
 def ready(folder: Path) -> bool:
