@@ -73,24 +73,41 @@ class Digests(Mapping[str, str]):
         return cls("\n".join(paths), "".join(digests[p] for p in paths))
 
     @functools.cached_property
-    def _paths(self) -> list[str]:
+    def paths(self) -> list[str]:
+        """In order."""
         return self._joined.split("\n") if self._joined else []
 
-    def _at(self, path: object) -> int:
-        i = bisect.bisect_left(self._paths, path) if isinstance(path, str) else len(self._paths)
-        return i if i < len(self._paths) and self._paths[i] == path else -1
+    def index(self, path: object) -> int:
+        """Its row (-1: not here)."""
+        paths = self.paths
+        i = bisect.bisect_left(paths, path) if isinstance(path, str) else len(paths)
+        return i if i < len(paths) and paths[i] == path else -1
 
-    def __getitem__(self, path: str) -> str:
-        i = self._at(path)
-        if i < 0:
-            raise KeyError(path)
+    def at(self, i: int) -> str:
+        """The digest in row `i`."""
         return self._digests[64 * i:64 * i + 64]
 
+    def replaced(self, digests: Mapping[str, str]) -> Digests:
+        """These with `digests` (of paths among them) in place of theirs."""
+        out = bytearray(self._digests, "ascii")
+        for path, digest in digests.items():
+            i = self.index(path)
+            if i < 0:
+                raise KeyError(path)
+            out[64 * i:64 * i + 64] = digest.encode("ascii")
+        return Digests(self._joined, out.decode("ascii"))
+
+    def __getitem__(self, path: str) -> str:
+        i = self.index(path)
+        if i < 0:
+            raise KeyError(path)
+        return self.at(i)
+
     def __contains__(self, path: object) -> bool:
-        return self._at(path) >= 0
+        return self.index(path) >= 0
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._paths)
+        return iter(self.paths)
 
     def __len__(self) -> int:
         return len(self._digests) // 64

@@ -12,14 +12,14 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple, overload
 
 from knoc.diagnostics import JsonPath
-from knoc.kinds.entity import Typed, is_public
+from knoc.kinds.entity import ENTITY_KEYS, Typed, is_public
 
 # The card fields the link stage reads (the capability contract, delegation).
 CARD_FACT_KEYS = ("url", "capabilities", "protocol_versions", "min_protocol_version", "max_protocol_version",
                   "additional_interfaces")
 FACT_KEYS = ("composes", "service_class", "perception")
 # What the link stage reads of a blueprint's own facts once its Agent is made.
-LINKED_KEYS = ("id", "slug", "visibility", "subtype", "relationships", "composes")
+LINKED_KEYS = (*ENTITY_KEYS, "composes")
 BLUEPRINT_SCHEMA = "agent-blueprint@0.3.0"  # what knoc writes new blueprints as (new, init, import, migrate)
 # The text of `knoc new agent`'s skeleton: still there on a public card, it is
 # a card nobody finished (a warning names each).

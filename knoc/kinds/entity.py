@@ -9,6 +9,8 @@ from knoc.diagnostics.source import SourceFile
 from knoc.kinds.spec import Spec
 
 AGENT_TYPES = {"agent-blueprint", "agent-card"}
+# What the link stage reads of any entity (`kinds.facts`).
+ENTITY_KEYS = ("id", "slug", "visibility", "subtype", "category", "relationships")
 
 
 @dataclass(eq=False, slots=True)  # slots: the link stage holds one per source

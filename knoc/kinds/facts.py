@@ -7,8 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 from knoc.kinds import agent, extension
+from knoc.kinds.entity import ENTITY_KEYS
 
-ENTITY_KEYS = ("id", "slug", "visibility", "subtype", "category", "relationships")
 FACT_KEYS = (*ENTITY_KEYS, *agent.FACT_KEYS, *extension.FACT_KEYS)
 
 

@@ -110,7 +110,7 @@ def _write(v: Any, nl: str, out: _Out) -> None:
             if len(out) > 4096:
                 out.flush()
         out += (nl, "}")
-    elif isinstance(v, (list, tuple)) or (isinstance(v, Sequence) and not isinstance(v, (bytes, bytearray))):
+    elif isinstance(v, (list, tuple)) or _is_lazy(v):
         if not v:  # a lazy Sequence is walked as a list: the catalog's 100,000 entries are never all held
             out.append("[]")
             return
