@@ -80,7 +80,8 @@ class Heads:
 
     def inputs(self) -> list[Input]:
         """The sources a spec declared, as the manifest lists them."""
-        return [(rel, self._digests.at(i), False) for i, rel in enumerate(self.paths) if self._declared[i]]
+        rows = zip(self.paths, self._digests.listed(), self._declared, strict=True)
+        return [(rel, digest, False) for rel, digest, declared in rows if declared]
 
     def encode(self) -> tuple[str, str, bytes, bytes]:
         return *self._digests.encode(), self.stats.tobytes(), self._declared

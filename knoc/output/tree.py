@@ -170,7 +170,7 @@ class Tree(Mapping[str, bytes]):
         self._files = files
         self._cards = cards
         self._projection = projection
-        self._linked = linked or {}
+        self._linked = linked if linked is not None else {}  # not `or`: that asks a lazy mapping its length
 
     def __getitem__(self, path: str) -> bytes:
         if path in self._files:
