@@ -10,10 +10,14 @@ import sys
 def run() -> None:
     try:
         from knoc.cli import main
-        from knoc.io.memory import pin_mmap_threshold
+        from knoc.io.memory import leave, pin_mmap_threshold
 
         pin_mmap_threshold()
         main()
+    except SystemExit as exc:
+        if isinstance(exc.code, int):
+            leave(exc.code)
+        raise
     except KeyboardInterrupt:
         _interrupted()
     except RuntimeError as exc:

@@ -96,6 +96,54 @@ def test_a_warm_run_gives_what_a_cold_one_gives(rendered: tuple[Path, list[bool]
     assert taken == [warm_path, warm_path]
 
 
+@pytest.mark.parametrize("name", [name for name, (_, warm_path) in EDITS.items() if warm_path])
+def test_a_check_knows_what_an_edit_moved_before_joining_anything(rendered: tuple[Path, list[bool]], name: str,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """A check's run (`lazy`) names the outputs the edit moved from the
+    changed pieces alone, without reading the 100 MB catalog; they are the
+    ones whose bytes changed, and the bytes are a cold run's once asked for."""
+    from knoc.output import patch
+
+    joins: list[bool] = []
+    join = patch.Patch._join
+    monkeypatch.setattr(patch.Patch, "_join", lambda self: joins.append(True) or join(self))
+    repo, taken = rendered
+    for rel, old, new in EDITS[name][0]:
+        edit(repo, rel, old, new)
+    config = load_config(repo, None)
+    lazy = compile_repo(config, use_cache=True, lazy=True)
+    assert taken == [True] and lazy.base is not None and lazy.base.moved
+    unlike = lazy.base.unlike()
+    assert joins == []
+    assert lazy.base.moved == {p for p in lazy.base.touched if lazy.digests.get(p) != lazy.base.digests.get(p)}
+    assert unlike.keys() == lazy.base.moved
+    assert joins == [True]  # once, for all of them
+    assert_same(lazy, compile_repo(config))
+
+
+def test_a_check_after_a_build_still_joins_nothing(rendered: tuple[Path, list[bool]], knoc: Knoc,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """A build keeps the rendering it patched, so the build/ it writes has no
+    overrides: the next edit's check again knows what moved without
+    joining the catalog, and finds what a check without the cache finds."""
+    from knoc.output import patch
+
+    joins: list[bool] = []
+    join = patch.Patch._join
+    monkeypatch.setattr(patch.Patch, "_join", lambda self: joins.append(True) or join(self))
+    repo, _ = rendered
+    assert knoc("build", root=repo)[0] == 0
+    edit(repo, SEARCH, "Searches the KNO", "Searches all of the KNO")
+    assert knoc("build", root=repo)[0] == 0
+    assert knoc("check", root=repo)[0] == 0
+    joins.clear()
+    edit(repo, SEARCH, "ranked by relevance", "ranked by how well they match")
+    code, out, err = knoc("check", root=repo)
+    assert code == 1 and joins == []
+    assert (code, out) == knoc("check", "--no-cache", root=repo)[:2]
+    assert "stale: build/site/_catalog/agents.js" in out + err
+
+
 def test_edits_one_after_another_stay_warm_and_right(rendered: tuple[Path, list[bool]]) -> None:
     repo, taken = rendered
     for i in range(4):
@@ -190,10 +238,12 @@ def test_a_card_drifted_on_disk_is_shown_from_the_cache(rendered: tuple[Path, li
     assert code == 1 and '-  "name": "Drift Sentry"' in out + err and '+  "name": "Drift Sentinel"' in out + err
 
 
-def test_a_stored_file_damaged_behind_its_stat_stops_one_run(rendered: tuple[Path, list[bool]], knoc: Knoc) -> None:
+def test_a_stored_file_damaged_behind_its_stat_is_rendered_afresh(rendered: tuple[Path, list[bool]],
+                                                                   knoc: Knoc) -> None:
     """Damage that keeps the stored manifest's size and mtime is found as the
-    warm path reads it: that run stops with KNO-CACHE, and the next one is
-    whole again."""
+    warm path reads it, before anything is written: that build renders
+    every file afresh instead, and writes what a build without the cache
+    writes."""
     repo, _ = rendered
     assert knoc("build", root=repo)[0] == 0
     manifest = (repo / "build/manifest.json").read_bytes()
@@ -203,9 +253,9 @@ def test_a_stored_file_damaged_behind_its_stat_stops_one_run(rendered: tuple[Pat
     os.utime(blob, ns=(st.st_atime_ns, st.st_mtime_ns))
     edit(repo, SEARCH, "Searches the KNO", "Searches all of the KNO")
     code, _, err = knoc("build", root=repo)
-    assert code == 2 and "KNO-CACHE" in err and "Traceback" not in err
-    assert (repo / "build/manifest.json").read_bytes() == manifest  # the build left as it was
-    assert knoc("build", root=repo)[0] == 0
+    assert code == 0 and "Traceback" not in err
+    assert b"SOURCES_DIGEST" not in (repo / "build/manifest.json").read_bytes()
+    assert not blob.exists()  # dropped, not kept for the next run
     warm_tree = tree(repo / "build")
     assert knoc("build", "--no-cache", root=repo)[0] == 0
     assert tree(repo / "build") == warm_tree

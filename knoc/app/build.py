@@ -7,8 +7,9 @@ import functools
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
-from knoc.app.common import compile_cached, digests, on_disk
+from knoc.app.common import compile_cached
 from knoc.app.outcome import Outcome, UsageError, fails
+from knoc.app.scan import digests, on_disk
 from knoc.app.signing import key_signer, signed_by
 from knoc.compiler.driver import Progress, Result, quiet
 from knoc.config import Config
@@ -41,7 +42,8 @@ def build(config: Config, *, use_cache: bool, fail_on_warning: bool, stage: bool
     try:
         # Freshly compiled cards are written during the link stage, which
         # leaves a core free (signed ones only once signed, at the end).
-        result = compile_cached(config, use_cache, progress, signer, early=None if signer else write_early)
+        result = compile_cached(config, use_cache, progress, signer, early=None if signer else write_early,
+                                keep=True)
         current = digests(scan()) == result.digests  # build/ already holds exactly this: rewrite nothing
         diags = result.report.sorted()
         if signer is None and signed_by(config) is not None:  # no key this time: say so before the signatures go

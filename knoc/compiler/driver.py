@@ -67,17 +67,21 @@ def quiet(stage: str, done: int, total: int) -> None:
 
 
 def compile_repo(config: Config, use_cache: bool = False, progress: Progress = quiet,
-                 signer: CardSigner | None = None, early: Callable[[Tree], None] | None = None) -> Result:
+                 signer: CardSigner | None = None, early: Callable[[Tree], None] | None = None,
+                 lazy: bool = False, keep: bool = False) -> Result:
     """`early`, when given, is handed the cards the one-file stages made, if
     they compiled anything, before the link stage starts: a build can
     begin writing them meanwhile. The link stage may still refuse to
-    publish one, or fail the build."""
+    publish one, or fail the build. `lazy`: the caller mostly compares
+    digests (`knoc check`): a patched run joins its large files only when
+    they are read. `keep`: the caller writes build/ from the result: a
+    patched run's rendering is stored too (`warm.patch`)."""
     with pool.collector_paused():  # hundreds of thousands of results, entities and pieces; few cycles
-        return _compile_repo(config, use_cache, progress, signer, early)
+        return _compile_repo(config, use_cache, progress, signer, early, lazy, keep)
 
 
 def _compile_repo(config: Config, use_cache: bool, progress: Progress, signer: CardSigner | None,
-                  early: Callable[[Tree], None] | None) -> Result:
+                  early: Callable[[Tree], None] | None, lazy: bool, keep: bool) -> Result:
     report, layout = Report(), config.layout
     spec_paths, content_paths = source_list.sources(config.root, config.specs, config.content, use_cache)
     specs_too = source_list.shared(spec_paths, content_paths)  # specs/ inside content/: a spec is not content too
@@ -99,7 +103,7 @@ def _compile_repo(config: Config, use_cache: bool, progress: Progress, signer: C
         report.extend(results.found(s.rel))
     spec_inputs = _inputs(spec_sources, results)
     if use_cache and signer is None:
-        patched = warm.patch(config, content_paths, specs, spec_inputs, cache, config.host)
+        patched = warm.patch(config, content_paths, specs, spec_inputs, cache, config.host, lazy, keep)
         if patched is not None:
             report.extend(patched.diags)
             return Result(report, paths, patched.cards, patched.published, patched.agents, patched.files,

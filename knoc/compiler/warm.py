@@ -13,6 +13,7 @@ more than `MAX_CHANGED` edits, anything not as stored) is the full path's:
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import secrets
@@ -20,7 +21,7 @@ import time
 from array import array
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NoReturn
 
 from knoc.compiler.records import FileResult, LinkResult
 from knoc.compiler.results import Results
@@ -175,8 +176,12 @@ class _Update:
 
 
 def patch(config: Config, content: list[str], specs: SpecSet, spec_inputs: list[Input], cache: Cache,
-          operator: tuple[tuple[str, str], ...]) -> Patched | None:
-    """The run's outcome patched from the last one's, or None."""
+          operator: tuple[tuple[str, str], ...], lazy: bool = False, keep: bool = False) -> Patched | None:
+    """The run's outcome patched from the last one's, or None. `lazy`: the
+    files that join every card are patched only when read (a check, which
+    mostly needs to know which outputs moved, `Base.moved`); a failure to
+    patch them is then CacheDamaged, not the full path. `keep`: store what
+    an edit rendered (a build)."""
     link = cache.link
     found = None if link is None else cache.get_rendered(key(link.key, operator))
     memo = None if found is None else Rendered.decode(found[0])
@@ -199,31 +204,45 @@ def patch(config: Config, content: list[str], specs: SpecSet, spec_inputs: list[
         return None
     patched: Mapping[str, bytes] = {}
     digests: Mapping[str, str] = memo.digests
-    latest = memo.sources_digest
+    moved: frozenset[str] = frozenset()
+    latest = functools.cache(lambda: sources_digest(spec_inputs + heads.inputs()) if edited else memo.sources_digest)
     if edited:
-        latest = sources_digest(spec_inputs + heads.inputs())
         public = [(u.rel, memo.sources.digest(u.rel), u.digest) for u in edited if u.new.decl and not u.new.private]
-        done = patch_files(found[1], memo.digests, Edit(changed, public, (memo.sources_digest, latest)))
+        done = patch_files(found[1], memo.digests, Edit(changed, public, (memo.sources_digest, latest)),
+                           functools.partial(_unpatched, cache))
         if done is None:
             return None
-        patched, digests = done
+        if not lazy or len(updates) > MAX_CHANGED // 2:
+            try:
+                done.joined()
+            except CacheDamaged:
+                return None
+        patched, digests, moved = done.files, done.digests, done.moved
     projection = _projections(cache, memo.sources, {u.rel: u.new for u in updates})
     previous = _Previous(digests, linked.files, found[1], _card_files(linked.published, memo.sites, projection))
     tree = Tree.of_cards([rel for rel, *_ in cards], projection, patched, previous)
-    base = Base(memo.token, memo.digests, frozenset(patched).union(*(card_paths(new) for _, _, new in changed)))
+    base = Base(memo.token, memo.digests, frozenset(patched).union(*(card_paths(new) for _, _, new in changed)),
+                moved)
     updated = {u.rel for u in updates}
     found_in = {rel: raw for rel, raw in memo.diags.items() if rel not in updated}
     found_in.update({u.rel: [d.to_dict() for d in u.new.diags] for u in updates if u.new.diags})
     # A few edits are patched in again next time: that costs less than
-    # storing tens of megabytes anew at each run.
-    if len(updates) > MAX_CHANGED // 2:
+    # storing tens of megabytes anew at each run. A build keeps them: the
+    # build/ it writes is then this rendering, not one with overrides,
+    # and the next check learns what its edit moved without reading.
+    if len(updates) > MAX_CHANGED // 2 or (keep and edited):
         for u in updates:
             cache.put(u.rel, Source.of(u.digest, u.st, u.entry))
-        kept = Rendered(secrets.token_hex(16), time.time_ns(), heads, found_in, memo.sites, digests, latest)
+        kept = Rendered(secrets.token_hex(16), time.time_ns(), heads, found_in, memo.sites, digests, latest())
         base = _keep(cache, key(link.key, operator), kept, patched, cache.rendered_files()) or base
     diags = [from_dict(d) for raw in found_in.values() for d in raw] + linked.diags
     return Patched(diags, linked.published, linked.agents, Cards(linked.published, projection), tree, digests,
                    base)
+
+
+def _unpatched(cache: Cache) -> NoReturn:
+    cache.forget_rendered()  # the next run takes the full path
+    raise CacheDamaged("the cache's joined files are not as it last rendered them")
 
 
 def _projections(cache: Cache, heads: Heads, fresh: dict[str, FileResult]) -> Callable[[str], Projection]:

@@ -45,11 +45,17 @@ class Snapshot:
 
 class Base(NamedTuple):
     """The rendering a tree's digests follow from: its token, every output's
-    sha256 in it, and the outputs whose sha256 may differ from it."""
+    sha256 in it, the outputs whose sha256 may differ from it, and of
+    those the ones whose sha256 surely does (known before it is computed)."""
 
     token: str
     digests: Mapping[str, str]
     touched: frozenset[str] = frozenset()
+    moved: frozenset[str] = frozenset()
+
+    def unlike(self) -> dict[str, str]:
+        """Each moved output's sha256 in the base: one it no longer has."""
+        return {p: self.digests[p] for p in self.moved}
 
     def overrides(self, digests: Mapping[str, str]) -> dict[str, str]:
         """Where `digests` (which follow from this base) differ from it."""

@@ -257,35 +257,39 @@ def scan_tree(out: Path, known: Snapshot) -> Snapshot:
     return snap
 
 
-def folders_unchanged(out: Path, known: Columns) -> bool:
-    """Whether every folder under `out` that `known` lists has the mtime it
-    had then, so that no entry was added or removed anywhere (POSIX updates
-    a folder's mtime on both) and `changed_files` sees every change. False
-    when there is no memo: the tree must be listed (`scan_tree`)."""
+def folders_unchanged(out: Path, known: Columns, rows: slice = slice(None)) -> bool:
+    """Whether every folder under `out` that `known` lists (of these `rows`)
+    has the mtime it had then, so that no entry was added or removed
+    anywhere (POSIX updates a folder's mtime on both) and `changed_files`
+    sees every change. False when there is no memo: the tree must be
+    listed (`scan_tree`)."""
     if not known.dirs:
         return False
     try:
         with files.stat_in(out) as st:
-            return files.stats([rel or "." for rel in known.dirs], ("st_mtime_ns",), st) == known.dir_mtimes
+            return files.stats([rel or "." for rel in known.dirs[rows]], ("st_mtime_ns",), st) == known.dir_mtimes[rows]
     except FileNotFoundError:
         return False
 
 
-def changed_files(out: Path, known: Columns) -> dict[str, Stat | None]:
-    """The files `known` lists whose size or mtime changed, with their new
-    stat and sha256 (None: gone). With `folders_unchanged`, all the work of
-    comparing a large tree with its memo: a stat per folder and per file."""
+def changed_files(out: Path, known: Columns, rows: slice = slice(None)) -> dict[str, Stat | None]:
+    """The files `known` lists (of these `rows`) whose size or mtime
+    changed, with their new stat and sha256 (None: gone). With
+    `folders_unchanged`, all the work of comparing a large tree with its
+    memo: a stat per folder and per file."""
+    paths = known.paths[rows]
+    first = range(len(known.paths))[rows].start
     try:
         with files.stat_in(out) as st:
-            now = files.stats(known.paths, ("st_size", "st_mtime_ns"), st)
+            now = files.stats(paths, ("st_size", "st_mtime_ns"), st)
     except FileNotFoundError:  # no tree at all
-        return dict.fromkeys(known.paths)
-    rows = (range(len(known.paths)) if now is None  # one is gone: look at each
-            else sorted(set(files.differing_rows(now[0::2], known.sizes))
-                        | set(files.differing_rows(now[1::2], known.mtimes))))
+        return dict.fromkeys(paths)
+    rows_changed = (range(len(paths)) if now is None  # one is gone: look at each
+                    else sorted(set(files.differing_rows(now[0::2], known.sizes[rows]))
+                                | set(files.differing_rows(now[1::2], known.mtimes[rows]))))
     changed: dict[str, Stat | None] = {}
-    for i in rows:
-        rel, memo = known.paths[i], known.stat_at(i)
+    for i in rows_changed:
+        rel, memo = paths[i], known.stat_at(first + i)
         try:
             found = fresh(f"{out}/", rel, memo)  # the memo itself back if its stat is unchanged
         except FileNotFoundError:  # its folder's mtime changed too

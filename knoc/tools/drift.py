@@ -18,12 +18,17 @@ ANCHOR = 20  # equal lines beyond the context that a diff window keeps, for alig
 _HUNK = re.compile(r"^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@$")
 
 
-def differing(want: Mapping[str, str], actual: Mapping[str, str], where: Collection[str] | None = None) -> set[str]:
+def differing(want: Mapping[str, str], actual: Mapping[str, str], where: Collection[str] | None = None,
+              unlike: Mapping[str, str] | None = None) -> set[str]:
     """The paths whose sha256 differs between `want` and `actual` (each file
     expected, each file on disk), looking only `where` when given: the
-    only paths where the two can differ."""
+    only paths where the two can differ. `unlike`: a sha256 `want` surely
+    does not have at its path; where `actual` has it, `want` is not asked
+    (a patched catalog's costs reading and hashing 100 MB)."""
     if where is not None:
-        return {path for path in where if want.get(path) != actual.get(path)}
+        unlike = unlike or {}
+        return {path for path in where
+                if (path in unlike and actual.get(path) == unlike[path]) or want.get(path) != actual.get(path)}
     # As sets of (path, digest), compared in C: on a large tree almost every
     # file matches, and only the rest need sorting.
     return {path for path, _ in want.items() ^ actual.items()}

@@ -1,0 +1,127 @@
+"""The scan of build/ against its memo (`knoc.io.outputs`): all of it for a
+build, and for a check in pieces that two processes share (`Scan`)."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Collection, Mapping
+from typing import Any
+
+from knoc.config import Config
+from knoc.io import tree
+from knoc.io.outputs import GONE, Base, OutputMemo, Overlay, Seen, Snapshot
+from knoc.io.stored import Stat
+
+# At 100,000 agents, 180,000 folders and 180,000 files: pieces small
+# enough that the last one does not keep the other process waiting long.
+FOLDER_PIECES, FILE_PIECES = 8, 24
+
+
+def on_disk(config: Config, use_cache: bool) -> dict[str, Stat]:
+    """The size, mtime and sha256 of each file under build/ (through the
+    memo of its stats, which it updates)."""
+    memo = OutputMemo.open(config.root, use_cache)
+    if not tree.folders_unchanged(config.out_dir, memo.columns):
+        now, changed = _listed(config, memo)
+        memo.update(now, changed)
+        return now.files
+    stats = tree.changed_files(config.out_dir, memo.columns)
+    now = _applied(memo, stats)
+    if stats:  # else the memo is as stored: a no-op build writes (and sorts) nothing
+        memo.update(now, _digests_of(stats))
+    return now.files
+
+
+class Scan:
+    """A check's scan of build/: a stat of each folder the memo lists (if
+    one changed, the tree is listed again), then of each file, cut into
+    pieces (`pieces`) for `knoc.io.background.share`: a child begins them
+    at once, and the compile takes those left when it is done. Each
+    process opens the memo when its first piece needs it. In a pre-commit
+    hook the memo is not updated: what the scan sees is the staged tree,
+    which pre-commit puts back as it was."""
+
+    def __init__(self, config: Config, use_cache: bool, in_hook: bool = False) -> None:
+        self._config, self._use_cache, self._in_hook = config, use_cache, in_hook
+
+    @functools.cached_property
+    def memo(self) -> OutputMemo:
+        return OutputMemo.open(self._config.root, self._use_cache)
+
+    def pieces(self) -> list[Callable[[], Any]]:
+        """Each piece of the scan, whose value marshal can carry."""
+        return ([functools.partial(self._folders, k) for k in range(FOLDER_PIECES)]
+                + [functools.partial(self._files, k) for k in range(FILE_PIECES)])
+
+    def _folders(self, k: int) -> tuple[bool, str, dict[str, str]]:
+        """Whether piece `k` of the folders is unchanged; the memo's base and
+        overrides, which the process that did not open it needs."""
+        memo = self.memo
+        rows = _piece(len(memo.columns.dirs), k, FOLDER_PIECES)
+        return tree.folders_unchanged(self._config.out_dir, memo.columns, rows), memo.base, memo.overrides
+
+    def _files(self, k: int) -> dict[str, Stat | None]:
+        columns = self.memo.columns
+        return tree.changed_files(self._config.out_dir, columns, _piece(len(columns.paths), k, FILE_PIECES))
+
+    def seen(self, values: list[Any]) -> Seen:
+        """What the pieces found, against the memo (see `Seen`)."""
+        folders, found = values[:FOLDER_PIECES], values[FOLDER_PIECES:]
+        if not all(unchanged for unchanged, _, _ in folders):
+            now, changed = _listed(self._config, self.memo)
+            if not self._in_hook:
+                self.memo.update(now, changed)
+            return self.memo.seen(changed)
+        stats = {rel: st for piece in found for rel, st in piece.items()}
+        changed = _digests_of(stats)
+        if changed and not self._in_hook:
+            self.memo.update(_applied(self.memo, stats), changed)
+        _, base, overrides = folders[0]
+        return Seen(base, overrides, changed)
+
+
+def _piece(rows: int, k: int, pieces: int) -> slice:
+    return slice(rows * k // pieces, rows * (k + 1) // pieces)
+
+
+def _listed(config: Config, memo: OutputMemo) -> tuple[Snapshot, dict[str, str]]:
+    """The tree listed again, and each file whose sha256 is not the memo's."""
+    before = memo.snapshot
+    now = tree.scan_tree(config.out_dir, before)
+    return now, tree.digest_changes(before, now)
+
+
+def _applied(memo: OutputMemo, stats: dict[str, Stat | None]) -> Snapshot:
+    """The memo's snapshot with the stats a scan found changed."""
+    snapshot = memo.snapshot
+    for rel, st in stats.items():
+        if st is None:
+            snapshot.files.pop(rel, None)
+        else:
+            snapshot.files[rel] = st
+    return snapshot
+
+
+def _digests_of(stats: dict[str, Stat | None]) -> dict[str, str]:
+    return {rel: GONE if st is None else st[2] for rel, st in stats.items()}
+
+
+def in_build(config: Config, use_cache: bool, seen: Seen, base: Base | None
+             ) -> tuple[Mapping[str, str], Mapping[str, str], Collection[str] | None]:
+    """build/'s files by path with their sha256 as the memo had them and as
+    the scan `seen` found them, and the paths where either may differ from
+    `base` (None: anywhere). When the memo follows from the rendering this
+    run compiled from, those are its few overrides and the files the scan
+    saw change, and nothing is loaded; else the memo's digests are read."""
+    if base is not None and base.token and seen.base == base.token:
+        now = {**seen.overrides, **seen.changed}
+        return Overlay(base.digests, seen.overrides), Overlay(base.digests, now), base.touched | now.keys()
+    # As stored now, the scan's changes in it or not yet: they apply alike.
+    before = OutputMemo.open(config.root, use_cache).digests()
+    return before, Overlay(before, seen.changed).flat(), None
+
+
+def digests(stats: dict[str, Stat]) -> dict[str, str]:
+    return {rel: st[2] for rel, st in stats.items()}
+
+
