@@ -6,12 +6,14 @@ import posixpath
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from knoc.a2a import targets
 from knoc.io import files
-from knoc.kinds.entity import Layout
 from knoc.rules.paths import segment_problem
+
+if TYPE_CHECKING:
+    from knoc.kinds.entity import Layout
 
 CONFIG_FILE = "knoc.toml"
 _KEYS = {"specs", "content", "output", "a2a"}
@@ -41,6 +43,8 @@ class Config:
 
     @property
     def layout(self) -> Layout:
+        from knoc.kinds.entity import Layout  # the entity kinds, only once a repo is compiled
+
         return Layout(posixpath.normpath(self.specs), posixpath.normpath(self.content))
 
     @property

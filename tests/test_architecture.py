@@ -109,3 +109,15 @@ def test_readme_code_map_lists_the_layers_in_order() -> None:
     code_map = readme.split("## Code map", 1)[1]
     listed = re.findall(r"^\| `knoc/(\w+)/` \|", code_map, flags=re.M)
     assert tuple(listed) == LAYERS
+
+
+def test_the_command_line_starts_without_the_compiler() -> None:
+    """`knoc check` begins scanning build/ on another core before it imports
+    the compiler and the card models: the CLI itself must not import them."""
+    import subprocess
+    import sys
+
+    probe = ("import sys, knoc.cli; "
+             "print(sorted(m for m in ('pydantic', 'knoc.compiler.driver', 'knoc.a2a.wire') if m in sys.modules))")
+    found = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert found.stdout.strip() == "[]"

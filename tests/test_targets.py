@@ -14,7 +14,7 @@ import pytest
 from knoc.a2a import targets
 from knoc.a2a.capability import Contract
 from knoc.a2a.fields import CardFields
-from knoc.a2a.targets import Target
+from knoc.a2a.targets.base import Target
 from knoc.a2a.wire import AgentSkill, Wire
 from knoc.app.diff import publication
 from knoc.compiler.driver import compile_repo
@@ -92,3 +92,11 @@ def test_a_registered_target_is_read_back_by_discovery_and_diff(lite: Target) ->
 def test_an_unregistered_target_is_a_config_error() -> None:
     with pytest.raises(Exception, match="unknown A2A target"):
         load_config(ROOT, NAME)
+
+
+def test_each_built_in_target_is_found_under_its_own_name() -> None:
+    """The registry names the built-ins before importing them (`--a2a`'s
+    choices cost no import): each name must be the one its module gives."""
+    assert targets.names()[:3] == ("1.0", "0.3", "compat") and targets.DEFAULT == "1.0"
+    for name in targets.names():
+        assert targets.get(name).name == name

@@ -1,31 +1,43 @@
 """`knoc check`, the drift guard: compile in memory and compare with the
-build/ on disk, which is scanned on another core meanwhile."""
+build/ on disk, which is scanned on another core meanwhile.
+
+The scan begins before the compiler, the card models and the renderers
+are imported (a quarter of a second that the other core would otherwise
+spend idle): this module imports them only once it has begun."""
 
 from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from knoc.app.common import compile_cached
 from knoc.app.outcome import Outcome
 from knoc.app.scan import Scan, in_build
-from knoc.app.signing import adopter
-from knoc.compiler.driver import Progress, quiet
 from knoc.config import Config
 from knoc.diagnostics import diag
 from knoc.io import background, tree
-from knoc.output.tree import MANIFEST
-from knoc.tools.drift import differing, drift
+
+if TYPE_CHECKING:
+    from knoc.compiler.driver import Progress
 
 
-def check(config: Config, *, use_cache: bool, progress: Progress = quiet) -> Outcome:
-    out = config.output + "/"
+def check(config: Config, *, use_cache: bool, progress: Progress | None = None) -> Outcome:
     in_hook = os.environ.get("PRE_COMMIT") == "1"
     # The scan of build/ (a stat of each folder and file, at 100,000 agents
     # 360,000 of them) is begun on another core, and finished by whichever
     # of the two is free.
     scan = Scan(config, use_cache, in_hook)
-    pending = background.share(scan.pieces())
+    return _compared(config, use_cache, progress, scan, background.share(scan.pieces()))
+
+
+def _compared(config: Config, use_cache: bool, progress: Progress | None, scan: Scan,
+              pending: Callable[[], list[Any]]) -> Outcome:
+    from knoc.app.signing import adopter
+    from knoc.tools.drift import differing, drift
+
+    out, in_hook = config.output + "/", scan.in_hook
     signed = adopter(config)  # a signed build is checked without the key
     result = compile_cached(config, use_cache, progress, signed, lazy=True)
     seen = scan.seen(pending())
@@ -53,6 +65,8 @@ def check(config: Config, *, use_cache: bool, progress: Progress = quiet) -> Out
 def _built_for(config: Config) -> str | None:
     """The A2A target the build on disk was made for, if its manifest says
     (in its head: the whole of it is 25 MB at 100,000 agents)."""
+    from knoc.output.tree import MANIFEST
+
     try:
         found = re.search(rb'^  "a2a_target": "([0-9a-z.]+)",$', tree.read(config.out_dir, MANIFEST, 4096), re.M)
     except OSError:

@@ -8,11 +8,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from knoc.app.outcome import Outcome, UsageError
-from knoc.compiler.driver import Progress, Result, compile_repo, quiet
 from knoc.config import Config, ConfigError, find_root, load_config
 from knoc.io import files
 
 if TYPE_CHECKING:
+    from knoc.compiler.driver import Progress, Result
     from knoc.output.signed import CardSigner
     from knoc.output.tree import Tree
 
@@ -27,13 +27,16 @@ def open_repo(root: Path | None, a2a: str | None, cwd: Path) -> Config:
         raise UsageError("KNO-CONFIG", str(exc)) from None
 
 
-def compile_cached(config: Config, use_cache: bool, progress: Progress = quiet,
+def compile_cached(config: Config, use_cache: bool, progress: Progress | None = None,
                    signer: CardSigner | None = None, early: Callable[[Tree], None] | None = None,
                    lazy: bool = False, keep: bool = False) -> Result:
     """Compile the repo, reading and then updating the cache (`lazy`, `keep`:
-    as `compile_repo`)."""
-    result = compile_repo(config, use_cache=use_cache, progress=progress, signer=signer, early=early, lazy=lazy,
-                          keep=keep)
+    as `compile_repo`). The compiler is imported here, when first needed:
+    `knoc check` begins scanning build/ on another core before it."""
+    from knoc.compiler.driver import compile_repo, quiet
+
+    result = compile_repo(config, use_cache=use_cache, progress=progress or quiet, signer=signer, early=early,
+                          lazy=lazy, keep=keep)
     result.cache.save()
     return result
 

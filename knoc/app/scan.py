@@ -42,7 +42,7 @@ class Scan:
     which pre-commit puts back as it was."""
 
     def __init__(self, config: Config, use_cache: bool, in_hook: bool = False) -> None:
-        self._config, self._use_cache, self._in_hook = config, use_cache, in_hook
+        self._config, self._use_cache, self.in_hook = config, use_cache, in_hook
 
     @functools.cached_property
     def memo(self) -> OutputMemo:
@@ -69,12 +69,12 @@ class Scan:
         folders, found = values[:FOLDER_PIECES], values[FOLDER_PIECES:]
         if not all(unchanged for unchanged, _, _ in folders):
             now, changed = _listed(self._config, self.memo)
-            if not self._in_hook:
+            if not self.in_hook:
                 self.memo.update(now, changed)
             return self.memo.seen(changed)
         stats = {rel: st for piece in found for rel, st in piece.items()}
         changed = _digests_of(stats)
-        if changed and not self._in_hook:
+        if changed and not self.in_hook:
             self.memo.update(_applied(self.memo, stats), changed)
         _, base, overrides = folders[0]
         return Seen(base, overrides, changed)

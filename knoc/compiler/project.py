@@ -15,7 +15,7 @@ from knoc.a2a import capability, targets
 from knoc.a2a.capability import DEPRECATED, in_range, version_key
 from knoc.a2a.extensions import CONTRACT_URI, SERVICE_CLASS_URI
 from knoc.a2a.fields import DEFAULT_MODES, DEFAULT_TRANSPORT, CardFields
-from knoc.a2a.targets import Target
+from knoc.a2a.targets.base import Target
 from knoc.a2a.wire import (
     AgentExtension,
     AgentProvider,

@@ -19,7 +19,7 @@ from pydantic.alias_generators import to_camel
 from knoc.a2a import capability, targets
 from knoc.a2a.capability import Contract
 from knoc.a2a.extensions import CONTRACT_URI
-from knoc.a2a.targets import Target
+from knoc.a2a.targets.base import Target
 from knoc.output import templates
 
 CLASSES = ("breaking", "additive", "cosmetic")
