@@ -197,7 +197,8 @@ def patch(config: Config, content: list[str], specs: SpecSet, spec_inputs: list[
     heads = memo.sources.updated({u.rel: (u.digest, u.st.st_size, u.st.st_mtime_ns, u.st.st_ctime_ns, u.st.st_ino,
                                           u.new.decl is not None) for u in updates})
     edited = [u for u in updates if u.digest != memo.sources.digest(u.rel)]
-    slugs = {rel: slug for slug, rel in linked.published}
+    wanted = {u.rel for u in edited}
+    slugs = {rel: slug for slug, rel in linked.published if rel in wanted}
     cards = [(u.rel, slugs[u.rel], u.old.projection, u.new.projection) for u in edited if u.rel in slugs]
     changed = [(slug, old, new) for _, slug, old, new in cards if old is not None and new is not None]
     if len(changed) != len(cards):

@@ -59,16 +59,21 @@ def listed(root: Path, dirs: list[str]) -> tuple[list[str], list[tuple[str, int]
             rel = pending.pop()
             try:
                 mtime = os.stat(f"{root}/{rel}").st_mtime_ns
-                with os.scandir(f"{root}/{rel}") as entries:
-                    for entry in entries:
-                        if not _is_dir(entry):
-                            if entry.name.endswith(SOURCE_SUFFIX):
-                                found.append(f"{rel}/{entry.name}")
-                        elif not entry.name.startswith(".") and not entry.is_symlink():
-                            pending.append(f"{rel}/{entry.name}")
+                with os.scandir(f"{root}/{rel}") as listing:
+                    entries = list(listing)
             except OSError:  # gone, or not readable: as os.walk, skip it
                 continue
             folders.append((rel, mtime))
+            # A hundred thousand sources in one folder: comprehensions, not
+            # a loop, and a type read from the listing unless only a stat tells.
+            try:
+                subfolders = {e.name for e in entries if e.is_dir()}
+            except OSError:
+                subfolders = {e.name for e in entries if _is_dir(e)}
+            found += [f"{rel}/{e.name}" for e in entries
+                      if e.name.endswith(SOURCE_SUFFIX) and e.name not in subfolders]
+            pending += [f"{rel}/{e.name}" for e in entries
+                        if e.name in subfolders and not e.name.startswith(".") and not e.is_symlink()]
     return sorted(found), folders
 
 
