@@ -39,14 +39,20 @@ def share(pieces: Sequence[Callable[[], Value]]) -> Callable[[], list[Value]]:
         raise ValueError(f"1 to {MAX_PIECES} pieces, not {len(pieces)}")
     if sys.platform != "linux":
         return lambda: [piece() for piece in pieces]
+    opened: list[int] = []
     try:
         claims, offer = os.pipe()
+        opened += (claims, offer)
         os.write(offer, bytes(range(len(pieces))))  # fits any pipe's buffer
         os.close(offer)
+        opened.remove(offer)
         os.set_blocking(claims, False)
         read_end, write_end = os.pipe()
+        opened += (read_end, write_end)
         pid = os.fork()
     except OSError:
+        for fd in opened:
+            os.close(fd)
         return lambda: [piece() for piece in pieces]
     if pid == 0:  # the child: compute, send, and leave without the parent's exit handlers or buffers
         try:
