@@ -20,11 +20,10 @@ FOLDER_PIECES, FILE_PIECES = 8, 24
 def on_disk(config: Config, use_cache: bool) -> dict[str, Stat]:
     """The size, mtime and sha256 of each file under build/ (through the
     memo of its stats, which it updates)."""
-    memo = OutputMemo.open(config.root, use_cache)
+    scan = Scan(config, use_cache)
+    memo = scan.memo
     if not tree.folders_unchanged(config.out_dir, memo.columns):
-        now, changed = _listed(config, memo)
-        memo.update(now, changed)
-        return now.files
+        return scan.relisted()[0].files
     stats = tree.changed_files(config.out_dir, memo.columns)
     now = _applied(memo, stats)
     if stats:  # else the memo is as stored: a no-op build writes (and sorts) nothing
@@ -33,11 +32,11 @@ def on_disk(config: Config, use_cache: bool) -> dict[str, Stat]:
 
 
 class Scan:
-    """A check's scan of build/: a stat of each folder the memo lists (if
-    one changed, the tree is listed again), then of each file, cut into
-    pieces (`pieces`) for `knoc.io.background.share`: a child begins them
-    at once, and the compile takes those left when it is done. Each
-    process opens the memo when its first piece needs it. In a pre-commit
+    """The scan of build/: a stat of each folder the memo lists (if one
+    changed, the tree is listed again), then of each file, cut into pieces
+    (`pieces`) that a check shares (`knoc.io.background.share`): a child
+    begins them at once, and the compile takes those left when it is done.
+    Each process opens the memo when its first piece needs it. In a pre-commit
     hook the memo is not updated: what the scan sees is the staged tree,
     which pre-commit puts back as it was."""
 
@@ -68,10 +67,7 @@ class Scan:
         """What the pieces found, against the memo (see `Seen`)."""
         folders, found = values[:FOLDER_PIECES], values[FOLDER_PIECES:]
         if not all(unchanged for unchanged, _, _ in folders):
-            now, changed = _listed(self._config, self.memo)
-            if not self.in_hook:
-                self.memo.update(now, changed)
-            return self.memo.seen(changed)
+            return self.memo.seen(self.relisted()[1])
         stats = {rel: st for piece in found for rel, st in piece.items()}
         changed = _digests_of(stats)
         if changed and not self.in_hook:
@@ -80,15 +76,19 @@ class Scan:
         return Seen(base, overrides, changed)
 
 
+    def relisted(self) -> tuple[Snapshot, dict[str, str]]:
+        """The tree listed again, and each file whose sha256 is not the
+        memo's (kept in the memo, but in a pre-commit hook)."""
+        before = self.memo.snapshot
+        now = tree.scan_tree(self._config.out_dir, before)
+        changed = tree.digest_changes(before, now)
+        if not self.in_hook:
+            self.memo.update(now, changed)
+        return now, changed
+
+
 def _piece(rows: int, k: int, pieces: int) -> slice:
     return slice(rows * k // pieces, rows * (k + 1) // pieces)
-
-
-def _listed(config: Config, memo: OutputMemo) -> tuple[Snapshot, dict[str, str]]:
-    """The tree listed again, and each file whose sha256 is not the memo's."""
-    before = memo.snapshot
-    now = tree.scan_tree(config.out_dir, before)
-    return now, tree.digest_changes(before, now)
 
 
 def _applied(memo: OutputMemo, stats: dict[str, Stat | None]) -> Snapshot:

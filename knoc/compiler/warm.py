@@ -19,7 +19,7 @@ import os
 import secrets
 import time
 from array import array
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, NoReturn
 
@@ -31,7 +31,7 @@ from knoc.diagnostics import Diagnostic, from_dict
 from knoc.diagnostics.internal import has_internal
 from knoc.io import files
 from knoc.io.cache import RACY_NS, Cache, CacheDamaged, Source, Stat
-from knoc.io.outputs import Base
+from knoc.io.outputs import Base, Lazy
 from knoc.io.records import Digests, Record
 from knoc.kinds.agent import Card, Cards, Projection
 from knoc.kinds.spec import SpecSet
@@ -220,7 +220,7 @@ def patch(config: Config, content: list[str], specs: SpecSet, spec_inputs: list[
                 return None
         patched, digests, moved = done.files, done.digests, done.moved
     projection = _projections(cache, memo.sources, {u.rel: u.new for u in updates})
-    previous = _Previous(digests, linked.files, found[1], _card_files(linked.published, memo.sites, projection))
+    previous = _previous(digests, linked.files, found[1], _card_files(linked.published, memo.sites, projection))
     tree = Tree.of_cards([rel for rel, *_ in cards], projection, patched, previous)
     base = Base(memo.token, memo.digests, frozenset(patched).union(*(card_paths(new) for _, _, new in changed)),
                 moved)
@@ -275,32 +275,20 @@ def _card_files(published: list[tuple[str, str]], sites: list[str], projection: 
     return card
 
 
-class _Previous(Mapping[str, bytes]):
+def _previous(digests: Mapping[str, str], linked: Mapping[str, bytes], rendered: Mapping[str, bytes],
+              card: Callable[[str], bytes | None]) -> Mapping[str, bytes]:
     """Every output of the run but the patched ones: the link stage's files
     and the whole-repo ones as stored, and each card as the cache keeps it,
     all read only when asked for."""
-
-    def __init__(self, digests: Mapping[str, str], linked: Mapping[str, bytes], rendered: Mapping[str, bytes],
-                 card: Callable[[str], bytes | None]) -> None:
-        self._paths, self._linked, self._rendered, self._card = digests, linked, rendered, card
-
-    def __getitem__(self, path: str) -> bytes:
-        for stored in (self._rendered, self._linked):  # the rendered `_headers` extends the linked one
+    def read(path: str) -> bytes:
+        for stored in (rendered, linked):  # the rendered `_headers` extends the linked one
             if path in stored:
                 return stored[path]
-        body = self._card(path)
+        body = card(path)
         if body is None:
             raise KeyError(path)
         return body
-
-    def __contains__(self, path: object) -> bool:
-        return path in self._paths
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._paths)
-
-    def __len__(self) -> int:
-        return len(self._paths)
+    return Lazy(digests, read)
 
 
 def _updates(config: Config, specs: SpecSet, cache: Cache, memo: Rendered, pinned: dict[str, str]

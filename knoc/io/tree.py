@@ -278,7 +278,7 @@ def changed_files(out: Path, known: Columns, rows: slice = slice(None)) -> dict[
     `folders_unchanged`, all the work of comparing a large tree with its
     memo: a stat per folder and per file."""
     paths = known.paths[rows]
-    first = range(len(known.paths))[rows].start
+    first = rows.indices(len(known.paths))[0]
     try:
         with files.stat_in(out) as st:
             now = files.stats(paths, ("st_size", "st_mtime_ns"), st)

@@ -14,11 +14,11 @@ that they differ from it."""
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Generic, NoReturn, TypeVar
+from typing import NoReturn
 
-from knoc.io.outputs import Overlay
+from knoc.io.outputs import Lazy, Overlay
 from knoc.kinds.agent import Projection
 from knoc.output.hosting import AI_CATALOG_FILE, HEADERS_FILE, SITE, etag_rule, etagged
 from knoc.output.index import script_piece
@@ -26,8 +26,8 @@ from knoc.output.listing import indented
 from knoc.output.pages import CATALOG_SCRIPT
 from knoc.output.tree import MANIFEST, card_paths, manifest_line
 
-V = TypeVar("V")
 Pairs = dict[str, list[tuple[bytes, bytes]]]  # each file's (old piece, new piece)
+Parts = list[bytes | memoryview]  # a patched file: its stored bytes around the new pieces, joined when read
 
 
 @dataclass(frozen=True)
@@ -49,7 +49,7 @@ def patch(previous: Mapping[str, bytes], was: Mapping[str, str], edit: Edit, fai
     file `was` does not list. `fail` is called (and raises) when a joined
     file, read later, cannot be patched."""
     found = Patch(previous, was, edit, fail)
-    known = all(path in was for path in [*found.cards, *found.pieces]) and all(path in previous for path in found.files)
+    known = all(path in was for path in [*found.cards, *found.files]) and all(path in previous for path in found.files)
     return found if known else None
 
 
@@ -62,7 +62,7 @@ class Patch:
     def __init__(self, previous: Mapping[str, bytes], was: Mapping[str, str], edit: Edit,
                  fail: Callable[[], NoReturn]) -> None:
         self._previous, self._was, self._edit, self._fail = previous, was, edit, fail
-        self._done: tuple[Spliced, dict[str, str]] | None = None
+        self._done: tuple[dict[str, Parts], dict[str, str]] | None = None
         self.cards: dict[str, str] = {}
         self.pieces: Pairs = {}
         for slug, old, new in edit.cards:
@@ -91,7 +91,7 @@ class Patch:
         return self._edit.sources_digest[1]()
 
     def _bytes(self, path: str) -> bytes:
-        return self.joined()[0][path] if path in self.moved else self._previous[path]
+        return b"".join(self.joined()[0][path]) if path in self.moved else self._previous[path]
 
     def _digest(self, path: str) -> str:
         """A card's from its projection; a file the edit left as it was, as
@@ -100,67 +100,50 @@ class Patch:
             return self.cards[path]
         return self.joined()[1][path] if path in self.moved else self._was[path]
 
-    def joined(self) -> tuple[Spliced, dict[str, str]]:
-        """The joined files patched, and the new sha256 of each output the
-        edit touched; `fail` when the stored files are not as expected."""
+    def joined(self) -> tuple[dict[str, Parts], dict[str, str]]:
+        """Each moved joined file as the parts to join, and the new sha256 of
+        each moved output; `fail` when the stored files are not as expected."""
         if self._done is None:
             self._done = self._join()
         return self._done
 
-    def _join(self) -> tuple[Spliced, dict[str, str]]:
+    def _join(self) -> tuple[dict[str, Parts], dict[str, str]]:
         fresh = dict(self.cards)
-        files = _replace_in(self._previous, self.pieces, fresh)
-        if files is None:
-            self._fail()
-        digests = Overlay(self._was, fresh)
-        touched = [*self.cards, *files]
-        before = {path: self._was[path] for path in touched if self._was[path] != digests[path]}
+        files = self._replaced(self.pieces, fresh)
+        moved = [path for path in [*self.cards, *files] if path in self.moved]
         rules: Pairs = {}
-        for path, digest in before.items():
+        for path in moved:
             if etagged(path):
                 inside = path[len(SITE):].partition("/")[2]
-                rules.setdefault(_headers_of(path), []).append((_rule(inside, digest), _rule(inside, digests[path])))
-        headers = _replace_in(self._previous, rules, fresh)
-        if headers is None:
-            self._fail()
-        files.update_from(headers)
-        before.update({path: self._was[path] for path in headers if path in self._was})
-        lines = [(manifest_line(path, digest), manifest_line(path, digests[path])) for path, digest in before.items()]
+                rules.setdefault(_headers_of(path), []).append((_rule(inside, self._was[path]),
+                                                                _rule(inside, fresh[path])))
+        files.update(self._replaced(rules, fresh))
+        lines = [(manifest_line(path, self._was[path]), manifest_line(path, fresh[path]))
+                 for path in [*moved, *self._headers]]
         lines += [(manifest_line(rel, old, 2), manifest_line(rel, new, 2)) for rel, old, new in self._edit.inputs]
         lines.append((manifest_line("sources_digest", self._edit.sources_digest[0], 1),
                       manifest_line("sources_digest", self._latest(), 1)))
-        manifest = _replace_in(self._previous, {MANIFEST: lines}, fresh)
-        if manifest is None:
-            self._fail()
-        files.update_from(manifest)
+        files.update(self._replaced({MANIFEST: lines}, fresh))
         return files, fresh
+
+    def _replaced(self, pieces: Pairs, digests: dict[str, str]) -> dict[str, Parts]:
+        """Each file with its pieces replaced (its sha256 put in `digests`)."""
+        files = {}
+        for path, pairs in pieces.items():
+            parts = replace(self._previous[path], pairs)
+            if parts is None:
+                self._fail()
+            files[path] = parts
+            digest = hashlib.sha256()
+            for part in parts:
+                digest.update(part)
+            digests[path] = digest.hexdigest()
+        return files
 
 
 def _headers_of(path: str) -> str:
     """The `_headers` file of the host a file under site/ belongs to."""
     return f"{SITE}{path[len(SITE):].partition('/')[0]}/{HEADERS_FILE}"
-
-
-class Lazy(Mapping[str, V], Generic[V]):
-    """Values by key, each got (`get`) only when asked for: its keys alone
-    answer `in`, `len` and iteration."""
-
-    def __init__(self, keys: Collection[str], get: Callable[[str], V]) -> None:
-        self._keys, self._get = keys, get
-
-    def __getitem__(self, key: str) -> V:
-        if key not in self._keys:
-            raise KeyError(key)
-        return self._get(key)
-
-    def __contains__(self, key: object) -> bool:
-        return key in self._keys
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._keys)
-
-    def __len__(self) -> int:
-        return len(self._keys)
 
 
 def _rule(inside: str, digest: str) -> bytes:
@@ -169,17 +152,7 @@ def _rule(inside: str, digest: str) -> bytes:
     return b"\n" + etag_rule(inside, digest).rstrip("\n").encode()
 
 
-def _replace_in(previous: Mapping[str, bytes], pieces: Pairs, digests: dict[str, str]) -> Spliced | None:
-    """Each file with its pieces replaced (its sha256 updated in `digests`)."""
-    files = Spliced()
-    for path, pairs in pieces.items():
-        if path not in previous or (parts := replace(previous[path], pairs)) is None:
-            return None
-        digests[path] = files.add(path, parts)
-    return files
-
-
-def replace(body: bytes, pairs: Iterable[tuple[bytes, bytes]]) -> list[bytes | memoryview] | None:
+def replace(body: bytes, pairs: Iterable[tuple[bytes, bytes]]) -> Parts | None:
     """`body` with each old piece replaced by its new one, as the parts to
     join; None unless every old piece that changes occurs exactly once."""
     spans = []
@@ -192,7 +165,7 @@ def replace(body: bytes, pairs: Iterable[tuple[bytes, bytes]]) -> list[bytes | m
         spans.append((at, at + len(old), new))
     spans.sort()
     view, last = memoryview(body), 0
-    out: list[bytes | memoryview] = []
+    out: Parts = []
     for start, end, new in spans:
         if start < last:
             return None
@@ -200,36 +173,3 @@ def replace(body: bytes, pairs: Iterable[tuple[bytes, bytes]]) -> list[bytes | m
         last = end
     out.append(view[last:])
     return out
-
-
-class Spliced(Mapping[str, bytes]):
-    """Patched files, each kept as the parts of its stored bytes with the new
-    pieces between them and joined only when read: a build writes each
-    once, and a check, which names these files without a diff when a card
-    drifted, never joins a hundred megabytes only to hash it."""
-
-    def __init__(self) -> None:
-        self._parts: dict[str, list[bytes | memoryview]] = {}
-
-    def add(self, path: str, parts: list[bytes | memoryview]) -> str:
-        """Keep a file's parts; its sha256."""
-        self._parts[path] = parts
-        digest = hashlib.sha256()
-        for part in parts:
-            digest.update(part)
-        return digest.hexdigest()
-
-    def update_from(self, other: Spliced) -> None:
-        self._parts.update(other._parts)
-
-    def __getitem__(self, path: str) -> bytes:
-        return b"".join(self._parts[path])
-
-    def __contains__(self, path: object) -> bool:
-        return path in self._parts
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._parts)
-
-    def __len__(self) -> int:
-        return len(self._parts)
