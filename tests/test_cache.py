@@ -359,7 +359,7 @@ def test_digests_kept_as_columns_read_as_the_dict_they_were() -> None:
     assert "manifest.json" in kept and "missing" not in kept and 3 not in kept
     with pytest.raises(KeyError):
         kept["site/a9/.well-known/agent-card.json"]
-    for damaged in [("a\nb", "f" * 64), ("a", "f" * 63), (1, "")]:
+    for damaged in [("a\0b", "f" * 64), ("a", "f" * 63), (1, "")]:
         with pytest.raises(ValueError):
             Digests.decode(damaged)
 
@@ -378,3 +378,8 @@ def test_a_damaged_or_hostile_layer_file_is_a_miss_not_a_crash(tmp_path: Path) -
         path.write_bytes(damaged)
         found, why = read_stored(path)
         assert found is None and why is not None and why.startswith("corrupt")
+    path.write_bytes(b"")
+    assert read_stored(path) == (None, "corrupt (checksum mismatch)")
+    path.unlink()
+    os.mkfifo(path)  # never opened for reading in a way that waits for a writer
+    assert read_stored(path) == (None, "unreadable: not a regular file")

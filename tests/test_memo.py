@@ -18,10 +18,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from knoc.app import check as check_app
+from knoc.app.scan import Scan
 from knoc.compiler.driver import compile_repo
 from knoc.config import load_config
-from knoc.io import files
+from knoc.io import files, outputs
 from tests.conftest import Knoc, edit, json_diags
 
 SEARCH = "content/agent-blueprints/catalog-search.kno"
@@ -38,15 +38,15 @@ def built(repo: Path, knoc: Knoc, monkeypatch: pytest.MonkeyPatch) -> tuple[Path
         os.utime(p, (hour_ago, hour_ago))
     assert knoc("build", root=repo)[0] == 0
     narrow: list[bool] = []
-    in_build = check_app.in_build
+    in_build = Scan.in_build
 
-    def spy(*args: Any) -> tuple[Mapping[str, str], Mapping[str, str], Collection[str] | None]:
-        found = in_build(*args)
-        if args[1]:  # the cached check's, not the --no-cache one's beside it
+    def spy(scan: Scan, *args: Any) -> tuple[Mapping[str, str], Mapping[str, str], Collection[str] | None]:
+        found = in_build(scan, *args)
+        if scan.memo.path is not None:  # the cached check's, not the --no-cache one's beside it
             narrow.append(found[-1] is not None)
         return found
 
-    monkeypatch.setattr(check_app, "in_build", spy)
+    monkeypatch.setattr(Scan, "in_build", spy)
     return repo, narrow
 
 
@@ -136,19 +136,33 @@ def test_edits_builds_and_hand_edits_in_turn(built: tuple[Path, list[bool]], kno
     assert narrow == [True, True, True]
 
 
-def test_a_memo_from_another_rendering_is_read_whole(built: tuple[Path, list[bool]], knoc: Knoc) -> None:
+def test_a_memo_from_another_rendering_is_read_whole_once(built: tuple[Path, list[bool]], knoc: Knoc) -> None:
     """A check on the full path keeps a new rendering, and the memo follows
-    from the old one: until a build writes it anew, a check reads the
-    memo's every digest, and reports all the same."""
+    from the old one: that check reads the memo's every digest, and the
+    memo follows from the new rendering after it."""
     repo, narrow = built
     (repo / ".knoc-cache" / "link.bin").unlink()  # the link stage again: the full path, a new rendering
-    assert same_check(knoc, repo) == []
     card_edited(repo)
     assert len(same_check(knoc, repo)) == 1
-    assert narrow == [False, False]
+    assert narrow == [False]
+    assert len(same_check(knoc, repo)) == 1
+    edit(repo, SEARCH, "Searches the KNO", "Searches all of the KNO")
+    assert len(same_check(knoc, repo)) > 1
     assert knoc("build", root=repo)[0] == 0
     card_edited(repo)
-    assert len(same_check(knoc, repo)) == 1 and narrow[-1]
+    assert len(same_check(knoc, repo)) == 1
+    assert narrow == [False, True, True, True]
+
+
+def test_a_memo_far_from_the_rendering_is_not_rebased(built: tuple[Path, list[bool]], knoc: Knoc,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    repo, narrow = built
+    monkeypatch.setattr(outputs, "REBASE_MOST", 0)
+    (repo / ".knoc-cache" / "link.bin").unlink()
+    card_edited(repo)
+    assert len(same_check(knoc, repo)) == 1
+    assert len(same_check(knoc, repo)) == 1
+    assert narrow == [False, False]
 
 
 def test_a_source_added_or_removed_is_listed_through_the_memo(repo: Path) -> None:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from knoc.app.common import compile_cached
 from knoc.app.outcome import Outcome
-from knoc.app.scan import Scan, in_build
+from knoc.app.scan import Scan
 from knoc.config import Config
 from knoc.diagnostics import diag
 from knoc.io import background, tree
@@ -43,7 +43,7 @@ def _compared(config: Config, use_cache: bool, progress: Progress | None, scan: 
     seen = scan.seen(pending())
     if not result.ok:
         return Outcome("knoc check", result.report.sorted(), result.inputs, f"{out} not compared")
-    before, actual, where = in_build(config, use_cache, seen, result.base)
+    before, actual, where = scan.in_build(seen, result.base)
     unlike = result.base.unlike() if result.base is not None else {}
     differ = differing(result.digests, actual, where, unlike)
     if in_hook and differ and not differing(result.digests, before, where, unlike):

@@ -75,7 +75,6 @@ class Scan:
         _, base, overrides = folders[0]
         return Seen(base, overrides, changed)
 
-
     def relisted(self) -> tuple[Snapshot, dict[str, str]]:
         """The tree listed again, and each file whose sha256 is not the
         memo's (kept in the memo, but in a pre-commit hook)."""
@@ -85,6 +84,23 @@ class Scan:
         if not self.in_hook:
             self.memo.update(now, changed)
         return now, changed
+
+    def in_build(self, seen: Seen, base: Base | None
+                 ) -> tuple[Mapping[str, str], Mapping[str, str], Collection[str] | None]:
+        """build/'s files by path with their sha256 as the memo had them and
+        as the scan `seen` found them, and the paths where either may differ
+        from `base` (None: anywhere). When the memo follows from the
+        rendering this run compiled from, those are its few overrides and
+        the files the scan saw change, and nothing is loaded; else the
+        memo's digests are read, and the memo follows from `base` hereafter."""
+        if base is not None and base.token and seen.base == base.token:
+            now = {**seen.overrides, **seen.changed}
+            return Overlay(base.digests, seen.overrides), Overlay(base.digests, now), base.touched | now.keys()
+        # As kept now, the scan's changes in it (but in a hook) or not: they apply alike.
+        before = self.memo.digests()
+        if base is not None and not self.in_hook:
+            self.memo.rebased(base, before)
+        return before, Overlay(before, seen.changed).flat(), None
 
 
 def _piece(rows: int, k: int, pieces: int) -> slice:
@@ -104,21 +120,6 @@ def _applied(memo: OutputMemo, stats: dict[str, Stat | None]) -> Snapshot:
 
 def _digests_of(stats: dict[str, Stat | None]) -> dict[str, str]:
     return {rel: GONE if st is None else st[2] for rel, st in stats.items()}
-
-
-def in_build(config: Config, use_cache: bool, seen: Seen, base: Base | None
-             ) -> tuple[Mapping[str, str], Mapping[str, str], Collection[str] | None]:
-    """build/'s files by path with their sha256 as the memo had them and as
-    the scan `seen` found them, and the paths where either may differ from
-    `base` (None: anywhere). When the memo follows from the rendering this
-    run compiled from, those are its few overrides and the files the scan
-    saw change, and nothing is loaded; else the memo's digests are read."""
-    if base is not None and base.token and seen.base == base.token:
-        now = {**seen.overrides, **seen.changed}
-        return Overlay(base.digests, seen.overrides), Overlay(base.digests, now), base.touched | now.keys()
-    # As stored now, the scan's changes in it or not yet: they apply alike.
-    before = OutputMemo.open(config.root, use_cache).digests()
-    return before, Overlay(before, seen.changed).flat(), None
 
 
 def digests(stats: dict[str, Stat]) -> dict[str, str]:

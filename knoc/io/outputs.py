@@ -22,17 +22,19 @@ import functools
 import hashlib
 import os
 from array import array
-from collections.abc import Callable, Collection, Iterator, Mapping
+from collections.abc import Callable, Collection, ItemsView, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Generic, NamedTuple, TypeVar
 
 from knoc.io.cache import DIR, read_stored, write_stored
+from knoc.io.records import count_paths, join_paths, split_paths
 from knoc.io.stored import Stat
 
 VERSION = 1
 V = TypeVar("V")
 GONE = ""  # an override's sha256 for a file that is not there
+REBASE_MOST = 1000  # overrides beyond which comparing every digest costs less than looking each up
 
 
 @dataclass
@@ -85,18 +87,19 @@ class Columns:
 
     @functools.cached_property
     def paths(self) -> list[str]:
-        return self._paths.split("\n") if self._paths else []
+        return split_paths(self._paths)
 
     @functools.cached_property
     def dirs(self) -> list[str]:
-        return self._dirs.split("\n") if self._dirs else []
+        return split_paths(self._dirs)
 
     @classmethod
     def of(cls, snapshot: Snapshot) -> Columns:
         paths, dirs = sorted(snapshot.files), sorted(snapshot.dirs)
         files = snapshot.files
-        return cls("\n".join(paths), array("q", [files[p][0] for p in paths]), array("q", [files[p][1] for p in paths]),
-                   "".join(files[p][2] for p in paths), "\n".join(dirs), array("q", [snapshot.dirs[d] for d in dirs]))
+        return cls(join_paths(paths), array("q", [files[p][0] for p in paths]),
+                   array("q", [files[p][1] for p in paths]), "".join(files[p][2] for p in paths), join_paths(dirs),
+                   array("q", [snapshot.dirs[d] for d in dirs]))
 
     def snapshot(self) -> Snapshot:
         return Snapshot(dict(zip(self.paths, zip(self.sizes, self.mtimes, self.digest_list(), strict=True),
@@ -124,8 +127,7 @@ class Columns:
         if not (isinstance(paths, str) and isinstance(digests, str) and isinstance(dirs, str)):
             raise ValueError("not columns")
         out = cls(paths, _ints(sizes), _ints(mtimes), digests, dirs, _ints(dir_mtimes))
-        files = paths.count("\n") + 1 if paths else 0
-        folders = dirs.count("\n") + 1 if dirs else 0
+        files, folders = count_paths(paths), count_paths(dirs)
         if not (files == len(out.sizes) == len(out.mtimes) == len(digests) // 64 and folders == len(out.dir_mtimes)):
             raise ValueError("columns of different lengths")
         return out
@@ -181,6 +183,16 @@ class OutputMemo:
             self.overrides = {**self.overrides, **changed}
         self._keep(Columns.of(snapshot), bool(changed))
 
+    def rebased(self, base: Base, digests: Mapping[str, str]) -> None:
+        """Follow from the rendering `base` from now on, if the tree differs
+        from it in at most REBASE_MOST files (a check that compiled afresh:
+        its next run then compares only those). `digests`: the memo's own."""
+        overrides = {p: digests.get(p, GONE) for p, _ in digests.items() ^ base.digests.items()}
+        if self.path is None or not base.token or len(overrides) > REBASE_MOST:
+            return
+        self.base, self.overrides = base.token, overrides
+        self._keep(self.columns, True)
+
     def written(self, columns: Columns, digests: Mapping[str, str], base: Base | None) -> None:
         """Keep the tree a build just wrote, with these `digests`, from the
         rendering `base` (None: from none the cache keeps)."""
@@ -213,13 +225,16 @@ class Overlay(Mapping[str, str]):
 
     def flat(self) -> dict[str, str]:
         """The same as a plain dict (compared in C, where every file counts)."""
-        flat = dict(self._base)
+        flat = dict(self._base.items())
         for path, digest in self._changed.items():
             if digest == GONE:
                 flat.pop(path, None)
             else:
                 flat[path] = digest
         return flat
+
+    def items(self) -> ItemsView[str, str]:
+        return self.flat().items()
 
     def __iter__(self) -> Iterator[str]:
         yield from (p for p in self._base if self._changed.get(p) != GONE)

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import multiprocessing
 import os
 import signal
 import sys
@@ -44,6 +43,8 @@ def each(work: Callable[[T], R], items: list[T], jobs: int) -> Iterator[R]:
         with _collector(True):  # as in a worker: parsing makes cycles
             yield from map(work, items)
         return
+    import multiprocessing  # here: a check, which never needs it, starts sooner
+
     context = multiprocessing.get_context("fork")
     gc.freeze()  # what the workers inherit stays out of their collector's sight: no copy-on-write of it
     with context.Pool(min(jobs, cores()), initializer=_worker_start) as pool:  # terminated on the way out, Ctrl-C too

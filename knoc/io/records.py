@@ -7,10 +7,25 @@ from __future__ import annotations
 import bisect
 import dataclasses
 import functools
-from collections.abc import Iterator, Mapping
+from collections.abc import ItemsView, Iterable, Iterator, Mapping
 from typing import Any, ClassVar, TypeVar
 
 R = TypeVar("R", bound="Record")
+# Many paths are kept as one string, split when first needed: joined by
+# NUL, the one character no file name can hold (a newline can).
+PATHS_SEP = "\0"
+
+
+def join_paths(paths: Iterable[str]) -> str:
+    return PATHS_SEP.join(paths)
+
+
+def split_paths(joined: str) -> list[str]:
+    return joined.split(PATHS_SEP) if joined else []
+
+
+def count_paths(joined: str) -> int:
+    return joined.count(PATHS_SEP) + 1 if joined else 0
 
 
 class Encodes:
@@ -70,12 +85,12 @@ class Digests(Mapping[str, str]):
         if isinstance(digests, Digests):
             return digests
         paths = sorted(digests)
-        return cls("\n".join(paths), "".join(digests[p] for p in paths))
+        return cls(join_paths(paths), "".join(digests[p] for p in paths))
 
     @functools.cached_property
     def paths(self) -> list[str]:
         """In order."""
-        return self._joined.split("\n") if self._joined else []
+        return split_paths(self._joined)
 
     def index(self, path: object) -> int:
         """Its row (-1: not here)."""
@@ -113,6 +128,10 @@ class Digests(Mapping[str, str]):
     def __iter__(self) -> Iterator[str]:
         return iter(self.paths)
 
+    def items(self) -> ItemsView[str, str]:
+        """As a dict's: compared with another's in C, not a lookup per path."""
+        return dict(zip(self.paths, self.listed(), strict=True)).items()
+
     def __len__(self) -> int:
         return len(self._digests) // 64
 
@@ -123,6 +142,6 @@ class Digests(Mapping[str, str]):
     def decode(cls, raw: Any) -> Digests:
         paths, digests = raw
         if not (isinstance(paths, str) and isinstance(digests, str)
-                and len(digests) == 64 * (paths.count("\n") + 1 if paths else 0)):
+                and len(digests) == 64 * count_paths(paths)):
             raise ValueError("not digests by path")
         return cls(paths, digests)

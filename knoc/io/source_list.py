@@ -15,8 +15,9 @@ from typing import Any
 
 from knoc.io.cache import DIR, read_stored, salt, write_stored
 from knoc.io.files import listed
+from knoc.io.records import join_paths, split_paths
 
-VERSION = 1
+VERSION = 2
 
 
 def sources(root: Path, specs: str, content: str, use_cache: bool) -> tuple[list[str], list[str]]:
@@ -27,12 +28,12 @@ def sources(root: Path, specs: str, content: str, use_cache: bool) -> tuple[list
     # Only a listing this knoc made of this very folder: a repo could ship one.
     made_by = [salt(str(root.resolve())), specs, content]
     if _current(root, stored, made_by):
-        return _paths(stored[3]), _paths(stored[4])
+        return split_paths(stored[3]), split_paths(stored[4])
     found_specs, spec_folders = listed(root, [specs])
     found_content, content_folders = listed(root, [content])
     if memo is not None:
-        write_stored(memo, (VERSION, made_by, spec_folders + content_folders, "\n".join(found_specs),
-                            "\n".join(found_content)))
+        write_stored(memo, (VERSION, made_by, spec_folders + content_folders, join_paths(found_specs),
+                            join_paths(found_content)))
     return found_specs, found_content
 
 
@@ -45,10 +46,6 @@ def shared(specs: list[str], content: list[str]) -> set[str]:
     """The paths in both (a specs folder inside the content folder), found
     without hashing every content path: both lists are sorted."""
     return {p for p in specs if (i := bisect.bisect_left(content, p)) < len(content) and content[i] == p}
-
-
-def _paths(joined: str) -> list[str]:
-    return joined.split("\n") if joined else []
 
 
 def _current(root: Path, stored: Any, made_by: list[str]) -> bool:

@@ -6,7 +6,9 @@ from __future__ import annotations
 import contextlib
 import gc
 import marshal
+import mmap
 import os
+import stat
 import struct
 import zlib
 from collections.abc import Iterator
@@ -16,7 +18,7 @@ from typing import Any
 from knoc.io.files import atomic_write
 from knoc.io.pool import collector_paused
 
-MAGIC = b"knoc-cache 12\n"  # bump when the file layout changes; records carry their own versions
+MAGIC = b"knoc-cache 13\n"  # bump when the file layout changes; records carry their own versions
 # After the magic line, the value: a tuple as its length and then its
 # members, anything else marshalled, each behind a tag and a byte count;
 # then the CRC of all that. Written a member at a time, a layer of tens of
@@ -26,29 +28,51 @@ _COUNT = struct.Struct(">Q")
 
 
 def read_stored(path: Path) -> tuple[Any, str | None]:
-    """The stored value, or None and why not."""
-    try:
-        blob = path.read_bytes()
+    """The stored value, or None and why not. The file is mapped, not read:
+    a copy of tens of megabytes costs a warm check more than its checksum.
+    (knoc replaces these files by rename and never shortens one in place,
+    the one thing that could pull a mapped page from under the reader.)"""
+    try:  # not blocking on a FIFO put in its place
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except FileNotFoundError:
         return None, None
     except OSError as exc:
         return None, f"unreadable: {exc.strerror}"
-    payload = memoryview(blob)[len(MAGIC):-4]
-    if (len(blob) < len(MAGIC) + 4 or not blob.startswith(MAGIC)
-            or zlib.crc32(payload).to_bytes(4, "big") != blob[-4:]):
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            return None, "unreadable: not a regular file"
+        blob = mmap.mmap(fd, 0, access=mmap.ACCESS_READ) if st.st_size else None
+    except OSError as exc:
+        return None, f"unreadable: {exc.strerror}"
+    finally:
+        os.close(fd)  # the mapping keeps the file
+    if blob is None:
         return None, "corrupt (checksum mismatch)"
-    # Loading makes a million objects and no cycles: pause the collector,
-    # then move them out of its sight (it would rescan them on every pass).
-    with collector_paused():
-        try:
-            value, end = _load(payload, 0)
-            if end != len(payload):
-                raise ValueError("trailing bytes")
-            return value, None
-        except (EOFError, ValueError, TypeError, struct.error, RecursionError):
-            return None, "corrupt (unreadable payload)"
-        finally:
-            gc.freeze()
+    try:
+        return _checked_value(blob)
+    finally:
+        with contextlib.suppress(BufferError):  # a view left alive: the mapping goes with it
+            blob.close()
+
+
+def _checked_value(blob: mmap.mmap) -> tuple[Any, str | None]:
+    with memoryview(blob) as whole:
+        if (len(whole) < len(MAGIC) + 4 or whole[:len(MAGIC)] != MAGIC
+                or zlib.crc32(whole[len(MAGIC):-4]).to_bytes(4, "big") != whole[-4:]):
+            return None, "corrupt (checksum mismatch)"
+        # Loading makes a million objects and no cycles: pause the collector,
+        # then move them out of its sight (it would rescan them on every pass).
+        with collector_paused(), whole[len(MAGIC):-4] as payload:
+            try:
+                value, end = _load(payload, 0)
+                if end != len(payload):
+                    raise ValueError("trailing bytes")
+                return value, None
+            except (EOFError, ValueError, TypeError, struct.error, RecursionError):
+                return None, "corrupt (unreadable payload)"
+            finally:
+                gc.freeze()
 
 
 def _load(payload: memoryview, at: int) -> tuple[Any, int]:

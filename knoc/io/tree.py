@@ -15,6 +15,7 @@ from pathlib import Path
 
 from knoc.io import files, pool, swap
 from knoc.io.outputs import GONE, Columns, Snapshot, fresh
+from knoc.io.records import join_paths
 from knoc.io.stored import Stat, Streams
 from knoc.rules.paths import path_problem
 
@@ -239,7 +240,7 @@ def stat_tree(out: Path, digests: Mapping[str, str]) -> Columns:
         dir_mtimes = files.stats([rel or "." for rel in dirs], ("st_mtime_ns",), st)
     if stats is None or dir_mtimes is None:
         raise FileNotFoundError(f"{out} lost a file as it was written")
-    return Columns("\n".join(paths), stats[0::2], stats[1::2], "".join(digests[p] for p in paths), "\n".join(dirs),
+    return Columns(join_paths(paths), stats[0::2], stats[1::2], "".join(digests[p] for p in paths), join_paths(dirs),
                    dir_mtimes)
 
 
