@@ -10,12 +10,12 @@ from __future__ import annotations
 import hashlib
 import json
 import sys
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from knoc.diagnostics import Diagnostic, from_dict
-from knoc.io.records import Record
+from knoc.io.records import Record, join_paths, split_paths
 from knoc.kinds.agent import Projection
 
 
@@ -63,7 +63,7 @@ class FileResult(Record):
 class LinkResult(Record):
     """What the link stage found."""
 
-    VERSION: ClassVar[int] = 1
+    VERSION: ClassVar[int] = 2
 
     diags: list[Diagnostic]
     agents: dict[str, str]  # slug -> source, of every agent, public or not
@@ -76,14 +76,16 @@ class LinkResult(Record):
     def _encode_field(self, name: str) -> Any:
         if name == "files":
             return None
+        if name in ("agents", "published"):  # as two columns: a warm run loads them in milliseconds
+            return _columns(self.agents.items() if name == "agents" else self.published)
         return [d.to_dict() for d in self.diags] if name == "diags" else getattr(self, name)
 
     @classmethod
     def _from_fields(cls, values: list[Any]) -> LinkResult:
         diags, agents, published, _, digests = values
-        if not all(isinstance(v, dict) for v in (agents, digests)):
+        if not isinstance(digests, dict):
             raise ValueError("not a link result")
-        return cls([from_dict(d) for d in diags], agents, [(str(s), str(r)) for s, r in published], {}, digests)
+        return cls([from_dict(d) for d in diags], dict(_pairs(agents)), _pairs(published), {}, digests)
 
     @classmethod
     def restore(cls, stored: tuple[Any, Mapping[str, bytes]] | None) -> LinkResult | None:
@@ -94,3 +96,18 @@ class LinkResult(Record):
         if link is not None:
             link.files = stored[1]
         return link
+
+
+def _columns(pairs: Collection[tuple[str, str]]) -> tuple[str, str]:
+    firsts, seconds = zip(*pairs, strict=True) if pairs else ((), ())
+    return join_paths(firsts), join_paths(seconds)
+
+
+def _pairs(raw: Any) -> list[tuple[str, str]]:
+    firsts, seconds = raw
+    if not (isinstance(firsts, str) and isinstance(seconds, str)):
+        raise ValueError("not two columns")
+    a, b = split_paths(firsts), split_paths(seconds)
+    if len(a) != len(b):
+        raise ValueError("columns of different lengths")
+    return list(zip(a, b, strict=True))

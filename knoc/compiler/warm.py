@@ -304,7 +304,9 @@ def _updates(config: Config, specs: SpecSet, cache: Cache, memo: Rendered, pinne
     if now is None:  # a source is gone
         return None
     rows = set(files.differing_rows(now, heads.stats, 4))
-    rows.update(i for i, mtime in enumerate(heads.stats[1::4]) if mtime > racy)  # too recent to trust
+    mtimes = heads.stats[1::4]
+    if max(mtimes, default=0) > racy:  # some too recent to trust (looked for only then: a loop over every source)
+        rows.update(i for i, mtime in enumerate(mtimes) if mtime > racy)
     if len(rows) > MAX_CHANGED:
         return None
     changed = []
