@@ -187,8 +187,10 @@ class OutputMemo:
         """Follow from the rendering `base` from now on, if the tree differs
         from it in at most REBASE_MOST files (a check that compiled afresh:
         its next run then compares only those). `digests`: the memo's own."""
+        if self.path is None or not base.token:
+            return
         overrides = {p: digests.get(p, GONE) for p, _ in digests.items() ^ base.digests.items()}
-        if self.path is None or not base.token or len(overrides) > REBASE_MOST:
+        if len(overrides) > REBASE_MOST:
             return
         self.base, self.overrides = base.token, overrides
         self._keep(self.columns, True)
