@@ -12,7 +12,6 @@ runs when its result is asked for."""
 
 from __future__ import annotations
 
-import contextlib
 import marshal
 import os
 import sys
@@ -58,12 +57,6 @@ def share(pieces: Sequence[Callable[[], Value]]) -> Callable[[], list[Value]]:
     if pid == 0:  # the child: compute, send, and leave without the parent's exit handlers or buffers
         try:
             os.close(read_end)
-            # The work is done in a child of its own, which nobody waits for:
-            # the caller then need not wait for it to free its memory on exit
-            # (a hundredth of a second at 100,000 agents). Orphaned, it is reaped by init.
-            with contextlib.suppress(OSError):  # else this process does it
-                if os.fork():
-                    os._exit(0)
             try:
                 payload = marshal.dumps({i: pieces[i]() for i in _claimed(claims)})
             except BaseException:
@@ -79,7 +72,7 @@ def share(pieces: Sequence[Callable[[], Value]]) -> Callable[[], list[Value]]:
         os.close(claims)
         with os.fdopen(read_end, "rb") as pipe:
             payload = pipe.read()
-        os.waitpid(pid, 0)  # long gone: it only started the work
+        os.waitpid(pid, 0)
         done.update(marshal.loads(payload) if payload else {})
         return [done[i] if i in done else piece() for i, piece in enumerate(pieces)]
 
