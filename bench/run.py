@@ -94,9 +94,11 @@ def edit_build(repo: Path, i: int) -> Cost:
 
 
 def edit_one(repo: Path, mark: str) -> None:
+    """Its card's description, in place (the line at two spaces' indent: a
+    persona goal's `description`, deeper, reaches no card)."""
     blueprint = repo / "content/agent-blueprints/agent-000123.kno"
     text = blueprint.read_text(encoding="utf-8")
-    blueprint.write_text(text.replace("  description: ", f"  description: {mark} ", 1), encoding="utf-8")
+    blueprint.write_text(text.replace("\n  description: ", f"\n  description: {mark} ", 1), encoding="utf-8")
 
 
 def settle(repo: Path) -> None:

@@ -109,7 +109,9 @@ class Patch:
 
     def _join(self) -> tuple[dict[str, Parts], dict[str, str]]:
         fresh = dict(self.cards)
-        files = self._replaced(self.pieces, fresh)
+        # Only the files that moved: an edit that leaves every card as it was
+        # would otherwise rejoin and rehash the 100 MB catalog script unchanged.
+        files = self._replaced({path: pairs for path, pairs in self.pieces.items() if path in self.moved}, fresh)
         moved = [path for path in [*self.cards, *files] if path in self.moved]
         rules: Pairs = {}
         for path in moved:
