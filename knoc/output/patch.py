@@ -112,7 +112,7 @@ class Patch:
         # Only the files that moved: an edit that leaves every card as it was
         # would otherwise rejoin and rehash the 100 MB catalog script unchanged.
         files = self._replaced({path: pairs for path, pairs in self.pieces.items() if path in self.moved}, fresh)
-        moved = [path for path in [*self.cards, *files] if path in self.moved]
+        moved = [path for path in self.cards if path in self.moved] + list(files)
         rules: Pairs = {}
         for path in moved:
             if etagged(path):
