@@ -75,6 +75,12 @@ CASES = {
                    "content/perception-domains/bomb.kno", 1),
     "unsupported-tag": (replace(SENTINEL, "version: 0.2.1", "version: !!binary aGVsbG8="),
                         "KNO-YAML-TAG", SENTINEL, "!!binary"),
+    "tag-and-value-disagree": (replace(SENTINEL, "    streaming: true", "    streaming: !!bool maybe"),
+                               "KNO-YAML-TAG", SENTINEL, "!!bool maybe"),
+    "merge-into-itself": (write(f"{BP}/merge.kno", b"$schema: agent-blueprint@0.2.0\nbase: &b {x: 1, <<: *b}\n"),
+                          "KNO-YAML-ALIAS-CYCLE", f"{BP}/merge.kno", 2),
+    "key-is-a-list": (replace(SENTINEL, "  name: Drift Sentinel", "  ? [name]\n  : Drift Sentinel"),
+                      "KNO-YAML-SYNTAX", SENTINEL, "? [name]"),
     # --- specs -----------------------------------------------------------
     "spec-not-a-schema": (replace("specs/perception-domain-schema.kno", "    type: object", "    type: objekt"),
                           "KNO-SPEC-SCHEMA", "specs/perception-domain-schema.kno", "type: objekt"),

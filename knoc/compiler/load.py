@@ -4,21 +4,14 @@ SourceFile plus its YAML value, or a diagnostic. Never a crash or a hang."""
 from __future__ import annotations
 
 import hashlib
-import math
-import re
-import warnings
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-
-from ruamel.yaml.constructor import ConstructorError, DuplicateKeyError, SafeConstructor
-from ruamel.yaml.cyaml import CSafeLoader
-from ruamel.yaml.error import YAMLError
 
 from knoc.compiler.bounds import OutOfBounds, check_text, check_value, needs_walk
 from knoc.diagnostics import Diagnostic, SourceFile, Span, diag
 from knoc.diagnostics.model import Related
-from knoc.io import limits
+from knoc.diagnostics.source import span_of
+from knoc.io import yaml12
 from knoc.io.files import Refused
 from knoc.io.files import read_source as read_file
 from knoc.kinds.entity import DEFAULT_LAYOUT, Entity, Layout
@@ -54,11 +47,11 @@ def parse_source(source: SourceFile, layout: Layout = DEFAULT_LAYOUT) -> Entity 
     relpath, text = source.rel, source.text
     try:
         data = parse(text)
-    except _Limit as exc:
+    except yaml12.Refusal as exc:
         mark = exc.problem_mark
-        return diag(exc.code, str(exc.problem), file=relpath, span=Span(mark.line + 1, mark.column + 1),
-                    hint=exc.hint)
-    except YAMLError as exc:
+        span = Span(mark.line + 1, mark.column + 1) if mark is not None else Span(1, 1)
+        return diag(exc.code, str(exc.problem), file=relpath, span=span, hint=exc.hint)
+    except yaml12.YAMLError as exc:
         return yaml_diagnostic(exc, source)
     except OutOfBounds as exc:
         return diag(exc.code, str(exc), file=relpath, span=Span(exc.line, 1), hint=exc.hint)
@@ -84,23 +77,21 @@ def parse_source(source: SourceFile, layout: Layout = DEFAULT_LAYOUT) -> Entity 
 def parse(text: str) -> Any:
     """The file's YAML value, within the bounds of knoc.io.limits."""
     check_text(text)
-    loader = _Loader(text)
-    try:
-        data = loader.get_single_data()
-    finally:
-        loader.dispose()
+    data = yaml12.load(text)
     if needs_walk(text):
         check_value(data)
     return data
 
 
-def yaml_diagnostic(exc: YAMLError, source: SourceFile) -> Diagnostic:
+def yaml_diagnostic(exc: yaml12.YAMLError, source: SourceFile) -> Diagnostic:
     mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
     span = Span(mark.line + 1, mark.column + 1) if mark is not None else Span(1, 1)
     problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
     file = source.rel
-    if isinstance(exc, DuplicateKeyError):
-        return _duplicate_key(exc, source, span)
+    if isinstance(exc, yaml12.DuplicateKey):
+        return diag("KNO-YAML-DUPLICATE-KEY", exc.problem or "", file=file, span=span_of(exc.second),
+                    hint="a key may appear once per mapping: remove or rename one of them",
+                    related=(Related(span_of(exc.first), "first set here"),))
     tab_line = _tab_indented_line(source.text)
     if tab_line:
         line, col = tab_line
@@ -111,7 +102,7 @@ def yaml_diagnostic(exc: YAMLError, source: SourceFile) -> Diagnostic:
             span=Span(line, col, col + 1),
             hint="replace the tab with spaces",
         )
-    if isinstance(exc, ConstructorError):
+    if isinstance(exc, yaml12.ConstructorError):
         return diag(
             "KNO-YAML-TAG",
             problem,
@@ -123,20 +114,6 @@ def yaml_diagnostic(exc: YAMLError, source: SourceFile) -> Diagnostic:
     message = f"{context}: {problem}" if context else problem
     return diag("KNO-YAML-SYNTAX", f"invalid YAML: {message}", file=file, span=span,
                  hint="fix the YAML syntax at this position")
-
-
-def _duplicate_key(exc: DuplicateKeyError, source: SourceFile, fallback: Span) -> Diagnostic:
-    """At the key set a second time, with the first one as a secondary span."""
-    found = _DUPLICATE.search(str(getattr(exc, "problem", "")))
-    name = found.group(1) if found else "?"
-    mapping = getattr(exc, "context_mark", None)
-    spans = source.keys_named(name, mapping.line + 1, mapping.column + 1) if mapping is not None and found else []
-    span, related = (spans[1], (Related(spans[0], "first set here"),)) if len(spans) > 1 else (fallback, ())
-    return diag("KNO-YAML-DUPLICATE-KEY", f"`{name}` is set twice in one mapping", file=source.rel, span=span,
-                hint="a key may appear once per mapping: remove or rename one of them", related=related)
-
-
-_DUPLICATE = re.compile(r'duplicate key "(.*?)" with value')
 
 
 def _tab_indented_line(text: str) -> tuple[int, int] | None:
@@ -152,61 +129,5 @@ def _kind(value: Any) -> str:
         type(value), type(value).__name__
     )
 
-
-class _Limit(ConstructorError):
-    """A value past one of knoc.io.limits, with its own code."""
-
-    def __init__(self, code: str, message: str, hint: str, mark: Any) -> None:
-        super().__init__(None, None, message, mark)
-        self.code, self.hint = code, hint
-
-
-class _Loader(CSafeLoader):
-    """The C-backed safe loader, narrowed to JSON values within bounds."""
-
-    def construct_yaml_map(self, node: Any) -> Iterator[dict[str, Any]]:
-        if len(node.value) > limits.MAPPING_KEYS:
-            raise _Limit("KNO-YAML-LIMIT", f"a mapping holds {len(node.value):,} keys; the limit is "
-                         f"{limits.MAPPING_KEYS:,}", "split the mapping, or move the data out of the entity",
-                         node.start_mark)
-        data: dict[str, Any] = {}
-        yield data
-        value = self.construct_mapping(node)
-        data.update((k if type(k) is str else _key(k), v) for k, v in value.items())
-
-    def construct_yaml_int(self, node: Any) -> int:
-        digits = sum(c.isdigit() for c in str(node.value))
-        if digits > limits.INTEGER_DIGITS:
-            raise _Limit("KNO-YAML-LIMIT", f"an integer of {digits:,} digits; the limit is {limits.INTEGER_DIGITS}",
-                         "quote it if it is an identifier, not a number", node.start_mark)
-        return int(SafeConstructor.construct_yaml_int(self, node))
-
-    def construct_yaml_float(self, node: Any) -> float:
-        with warnings.catch_warnings():  # ruamel warns on stderr about YAML 1.1 floats JSON allows (1e5)
-            warnings.simplefilter("ignore")
-            value = float(SafeConstructor.construct_yaml_float(self, node))
-        if not math.isfinite(value):
-            raise _Limit("KNO-YAML-NUMBER", f"`{node.value}` is not a finite number, which JSON cannot carry",
-                         "write a finite number, or quote it as a string", node.start_mark)
-        return value
-
-    def reject(self, node: Any) -> None:
-        raise ConstructorError(None, None, f"the tag {node.tag!r} is not supported", node.start_mark)
-
-
-def _key(k: Any) -> str:
-    if k is None:
-        return "null"
-    if isinstance(k, bool):
-        return "true" if k else "false"
-    return str(k)
-
-
-_Loader.add_constructor("tag:yaml.org,2002:map", _Loader.construct_yaml_map)
-_Loader.add_constructor("tag:yaml.org,2002:int", _Loader.construct_yaml_int)
-_Loader.add_constructor("tag:yaml.org,2002:float", _Loader.construct_yaml_float)
-_Loader.add_constructor("tag:yaml.org,2002:timestamp", SafeConstructor.construct_yaml_str)
-for _tag in ("binary", "set", "omap", "pairs"):
-    _Loader.add_constructor(f"tag:yaml.org,2002:{_tag}", _Loader.reject)
 
 __all__ = ["parse", "parse_source", "read_source"]

@@ -13,12 +13,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ruamel.yaml.cyaml import CSafeLoader
-from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
-
 from knoc.diagnostics.codes import diag
 from knoc.diagnostics.model import Diagnostic, Span
 from knoc.io.files import read_source
+from knoc.io.yaml12 import MappingNode, Node, ScalarNode, SequenceNode, compose
 
 JsonPath = Sequence[str | int]
 
@@ -60,32 +58,15 @@ class SourceFile:
                 break
             key_node, node = child
         if key_node is not None and (key or not isinstance(node, ScalarNode)):
-            return _span(key_node)
-        return _span(node)
-
-    def keys_named(self, name: str, mapping_line: int, mapping_column: int) -> list[Span]:
-        """Where each key called `name` is written in the mapping that starts
-        at the given 1-based position (duplicate keys, in file order)."""
-        stack = [self._node()]
-        while stack:
-            node = stack.pop()
-            if isinstance(node, MappingNode):
-                if (node.start_mark.line + 1, node.start_mark.column + 1) == (mapping_line, mapping_column):
-                    return [_span(k) for k, _ in node.value if isinstance(k, ScalarNode) and str(k.value) == name]
-                stack.extend(v for pair in node.value for v in pair)
-            elif isinstance(node, SequenceNode):
-                stack.extend(node.value)
-        return []
+            return span_of(key_node)
+        return span_of(node)
 
     def _node(self) -> Node | None:
         if self._root is None:
-            loader = CSafeLoader(self.text)
             try:
-                self._root = loader.get_single_node()
+                self._root = compose(self.text)
             except Exception:  # the load stage already reported it
                 return None
-            finally:
-                loader.dispose()
         return self._root
 
 
@@ -100,7 +81,8 @@ def _child(node: Node, part: str | int) -> tuple[Node | None, Node] | None:
     return None
 
 
-def _span(node: Node) -> Span:
+def span_of(node: Node) -> Span:
+    """Where a node is written (its end column when it ends on its first line)."""
     start, end = node.start_mark, node.end_mark
     end_col = end.column + 1 if end.line == start.line and end.column > start.column else 0
     return Span(start.line + 1, start.column + 1, end_col)

@@ -1,0 +1,331 @@
+"""YAML text to plain values (dicts with string keys, lists, strings,
+numbers, booleans, None) under the YAML 1.2 core schema, within the
+bounds of knoc.io.limits.
+
+libyaml (PyYAML's C binding) parses and composes the node tree; the
+resolver below gives plain scalars their 1.2 types (`yes` and `2024-01-01`
+stay strings, `0o17` is octal, `017` is seventeen), as ruamel.yaml's safe
+loader did; `construct` turns the nodes into values without recursion.
+Nothing here runs code or builds objects other than those above: an
+unknown or Python tag is an error.
+
+`compose` is also what a diagnostic walks to find a line and column."""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+from yaml import MappingNode, Node, ScalarNode, SequenceNode, YAMLError
+from yaml.constructor import ConstructorError
+from yaml.resolver import BaseResolver
+
+try:
+    from yaml._yaml import CParser as _Parser  # libyaml
+except ImportError:  # pragma: no cover - PyYAML built without libyaml: same values, slower
+    from yaml.composer import Composer
+    from yaml.parser import Parser
+    from yaml.reader import Reader
+    from yaml.scanner import Scanner
+
+    class _Parser(Reader, Scanner, Parser, Composer):  # type: ignore[no-redef]
+        def __init__(self, stream: str) -> None:
+            Reader.__init__(self, stream)
+            Scanner.__init__(self)
+            Parser.__init__(self)
+            Composer.__init__(self)
+
+        def dispose(self) -> None:
+            pass
+
+from knoc.io import limits
+
+__all__ = ["ConstructorError", "DuplicateKey", "MappingNode", "Node", "Refusal", "ScalarNode", "SequenceNode",
+           "YAMLError", "compose", "load"]
+
+_TAG = "tag:yaml.org,2002:"
+STR, INT, FLOAT, BOOL, NULL = (_TAG + t for t in ("str", "int", "float", "bool", "null"))
+MAP, SEQ, MERGE, VALUE, TIMESTAMP = (_TAG + t for t in ("map", "seq", "merge", "value", "timestamp"))
+
+
+class _Resolver(BaseResolver):
+    """The YAML 1.2 core schema's plain scalars, plus the merge key `<<`.
+    (A timestamp is not resolved: under 1.2 it is a string.)"""
+
+
+for _tag, _pattern, _first in (
+    (BOOL, r"^(?:true|True|TRUE|false|False|FALSE)$", "tTfF"),
+    (FLOAT, r"""^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+]?[0-9]+)?
+                |[-+]?(?:[0-9][0-9_]*)(?:[eE][-+]?[0-9]+)
+                |[-+]?\.[0-9_]+(?:[eE][-+][0-9]+)?
+                |[-+]?\.(?:inf|Inf|INF)
+                |\.(?:nan|NaN|NAN))$""", "-+0123456789."),
+    (INT, r"""^(?:[-+]?0b[0-1_]+
+              |[-+]?0o?[0-7_]+
+              |[-+]?[0-9_]+
+              |[-+]?0x[0-9a-fA-F_]+)$""", "-+0123456789"),
+    (MERGE, r"^(?:<<)$", "<"),
+    (NULL, r"^(?:~|null|Null|NULL|)$", ["~", "n", "N", ""]),
+    (VALUE, r"^(?:=)$", "="),
+):
+    _Resolver.add_implicit_resolver(_tag, re.compile(_pattern, re.X), list(_first))
+
+
+class _Composer(_Parser, _Resolver):
+    def __init__(self, text: str) -> None:
+        _Parser.__init__(self, text)
+        _Resolver.__init__(self)
+
+
+class Refusal(ConstructorError):
+    """A value knoc refuses, with its diagnostic code and what to do:
+    past one of knoc.io.limits, or YAML that means something else than
+    its author likely thought."""
+
+    def __init__(self, code: str, message: str, hint: str, mark: Any) -> None:
+        super().__init__(None, None, message, mark)
+        self.code, self.hint = code, hint
+
+
+class DuplicateKey(ConstructorError):
+    """A key set twice in one mapping: where each was written."""
+
+    def __init__(self, key: str, first: Node, second: Node) -> None:
+        super().__init__("while constructing a mapping", first.start_mark, f"`{key}` is set twice in one mapping",
+                         second.start_mark)
+        self.key, self.first, self.second = key, first, second
+
+
+def compose(text: str) -> Node | None:
+    """The node tree of a one-document text (None: no document)."""
+    composer = _Composer(text)
+    try:
+        return composer.get_single_node()
+    finally:
+        composer.dispose()
+
+
+def load(text: str) -> Any:
+    """The value of a one-document text (None: no document)."""
+    node = compose(text)
+    return None if node is None else construct(node)
+
+
+def construct(root: Node) -> Any:
+    """The value of a node tree. A node reached twice (an alias) is made
+    once and shared, so a value can be recursive (knoc.compiler.bounds
+    refuses that); each collection is made empty first and filled from a
+    work list, however deeply it nests."""
+    made: dict[int, Any] = {}
+    todo: list[tuple[Node, Any]] = []
+    merges = _Merges()
+
+    def value(node: Node) -> Any:
+        tag = node.tag
+        if tag == STR and type(node) is ScalarNode:  # most of a file
+            return node.value
+        kind = _KINDS.get(tag)
+        if kind is None:
+            return _scalar(node)
+        found = made.get(id(node))
+        if found is None:
+            if not isinstance(node, kind):
+                raise _misfit(node)
+            found = made[id(node)] = {} if kind is MappingNode else []
+            todo.append((node, found))
+        return found
+
+    top = value(root)
+    while todo:
+        node, into = todo.pop()
+        if isinstance(into, list):
+            into.extend(map(value, node.value))
+            continue
+        _count_keys(node)
+        keys: dict[str, Node] = {}
+        for key_node, item in node.value:
+            if key_node.tag == MERGE:  # rare: start again, merging
+                into.clear()
+                into.update((key, value(item)) for key, item in merges.entries(node).items())
+                break
+            key = _key(key_node)
+            if key in keys:
+                raise DuplicateKey(key, keys[key], key_node)
+            keys[key] = key_node
+            into[key] = value(item)
+    return top
+
+
+_KINDS: dict[str, type[Node]] = {MAP: MappingNode, SEQ: SequenceNode}
+
+
+def _count_keys(node: Node) -> None:
+    if len(node.value) > limits.MAPPING_KEYS:
+        raise Refusal("KNO-YAML-LIMIT", f"a mapping holds {len(node.value):,} keys; the limit is "
+                      f"{limits.MAPPING_KEYS:,}", "split the mapping, or move the data out of the entity",
+                      node.start_mark)
+
+
+class _Merges:
+    """Each mapping's keys, as strings, and their value nodes, with the
+    mappings merged in by `<<` under its own keys: the first of a list of
+    merged mappings wins, and the keys keep the order YAML's merge key
+    gives them. A mapping's keys are worked out once, however often it is
+    merged (each later merge copies them: counted against the alias bound)."""
+
+    def __init__(self) -> None:
+        self.done: dict[int, dict[str, Node]] = {}
+        self.copied = 0
+
+    def entries(self, node: Node) -> dict[str, Node]:
+        stack, open_ = [node], set()
+        while stack:  # merged mappings first, without recursion: a chain of merges can be long
+            top = stack[-1]
+            if id(top) in self.done:
+                stack.pop()
+                continue
+            waiting = [s for s in _sources(top) if id(s) not in self.done]
+            if waiting:
+                open_.add(id(top))
+                for source in waiting:
+                    if id(source) in open_:  # it is `top` or a mapping that merges `top` in
+                        raise Refusal("KNO-YAML-ALIAS-CYCLE", "a merge (`<<`) takes in a mapping that holds it",
+                                      "merge a mapping outside this one", source.start_mark)
+                stack += waiting
+                continue
+            self.done[id(top)] = self._merged(top)
+            open_.discard(id(top))
+            stack.pop()
+        return self.done[id(node)]
+
+    def _merged(self, node: Node) -> dict[str, Node]:
+        merged: dict[str, Node] = {}
+        for source in reversed(_sources(node)):
+            merged.update(self.done[id(source)])
+        self.copied += len(merged)
+        if self.copied > limits.ALIAS_NODES:
+            raise Refusal("KNO-YAML-ALIAS-LIMIT", f"merge keys (`<<`) copy more than {limits.ALIAS_NODES:,} keys",
+                          "merge fewer or smaller mappings", node.start_mark)
+        keys: dict[str, Node] = {}
+        for key_node, item in node.value:
+            if key_node.tag == MERGE:
+                continue
+            key = _key(key_node)
+            if key in keys:
+                raise DuplicateKey(key, keys[key], key_node)
+            keys[key] = key_node
+            merged[key] = item
+        return merged
+
+
+def _sources(node: Node) -> list[Node]:
+    """The mappings a mapping merges in (`<<`), in the order written."""
+    _count_keys(node)
+    merge = [(key, item) for key, item in node.value if key.tag == MERGE]
+    if not merge:
+        return []
+    if len(merge) > 1:
+        raise DuplicateKey("<<", merge[0][0], merge[1][0])
+    item = merge[0][1]
+    sources = item.value if isinstance(item, SequenceNode) and item.tag == SEQ else [item]
+    for source in sources:
+        if not isinstance(source, MappingNode) or source.tag != MAP:
+            raise Refusal("KNO-YAML-SYNTAX", f"a merge (`<<`) takes a mapping or a list of mappings, not a "
+                          f"{_what(source)}", "merge an anchored mapping (`<<: *name`) or a list of them",
+                          source.start_mark)
+    return list(sources)
+
+
+def _key(node: Node) -> str:
+    """A mapping key as the string it is in JSON: `1` and `"1"` are one key."""
+    if node.tag == VALUE:
+        return "="
+    if not isinstance(node, ScalarNode):
+        raise Refusal("KNO-YAML-SYNTAX", f"a mapping key is a {_what(node)}; a key is a string, number, boolean or "
+                      "null", "write the key as a string", node.start_mark)
+    key = _scalar(node)
+    if type(key) is str:
+        return key
+    if key is None:
+        return "null"
+    if isinstance(key, bool):
+        return "true" if key else "false"
+    return str(key)
+
+
+def _scalar(node: Node) -> Any:
+    tag = node.tag
+    if tag in (STR, TIMESTAMP):
+        return _text(node)
+    maker = _SCALARS.get(tag)
+    if maker is None:
+        raise _unsupported(node)
+    return maker(_text(node), node)
+
+
+def _text(node: Node) -> str:
+    if not isinstance(node, ScalarNode):
+        raise _misfit(node)
+    return node.value  # type: ignore[no-any-return]
+
+
+def _what(node: Node) -> str:
+    return "mapping" if isinstance(node, MappingNode) else "sequence" if isinstance(node, SequenceNode) else "scalar"
+
+
+def _misfit(node: Node) -> ConstructorError:
+    return ConstructorError(None, None, f"the tag {node.tag!r} does not fit a {_what(node)}", node.start_mark)
+
+
+def _null(text: str, node: Node) -> None:
+    if text not in ("", "~", "null", "Null", "NULL"):
+        raise Refusal("KNO-YAML-TAG", f"`{text}` is not null", _RETAG, node.start_mark)
+
+
+def _bool(text: str, node: Node) -> bool:
+    if text.lower() not in ("true", "false"):
+        raise Refusal("KNO-YAML-TAG", f"`{text}` is not a boolean (true or false)", _RETAG, node.start_mark)
+    return text.lower() == "true"
+
+
+def _int(text: str, node: Node) -> int:
+    plain = text.replace("_", "")
+    sign = -1 if plain[:1] == "-" else 1
+    plain = plain[1:] if plain[:1] in ("+", "-") else plain
+    base = {"0b": 2, "0o": 8, "0x": 16}.get(plain[:2], 10)
+    digits = plain[2:] if base != 10 else plain
+    if len(digits) > limits.INTEGER_DIGITS:  # hex too: printing one of 4,300 digits fails
+        raise Refusal("KNO-YAML-LIMIT", f"an integer of {len(digits):,} digits; the limit is {limits.INTEGER_DIGITS}",
+                      "quote it if it is an identifier, not a number", node.start_mark)
+    try:
+        return sign * int(digits, base)
+    except ValueError:
+        raise Refusal("KNO-YAML-TAG", f"`{text}` is not an integer", _RETAG, node.start_mark) from None
+
+
+def _float(text: str, node: Node) -> float:
+    plain = text.replace("_", "").lower()
+    try:
+        value = float(plain.replace(".inf", "inf").replace(".nan", "nan"))
+    except ValueError:
+        raise Refusal("KNO-YAML-TAG", f"`{text}` is not a number", _RETAG, node.start_mark) from None
+    if not math.isfinite(value):
+        raise Refusal("KNO-YAML-NUMBER", f"`{text}` is not a finite number, which JSON cannot carry",
+                      "write a finite number, or quote it as a string", node.start_mark)
+    return value
+
+
+def _special(text: str, node: Node) -> Any:
+    raise Refusal("KNO-YAML-SYNTAX", f"a plain `{text}` has a meaning of its own in YAML", f"quote it (\"{text}\")",
+                  node.start_mark)
+
+
+_RETAG = "write a value of the tag's type, or remove the tag"
+
+
+_SCALARS = {NULL: _null, BOOL: _bool, INT: _int, FLOAT: _float, MERGE: _special, VALUE: _special}
+
+
+def _unsupported(node: Node) -> ConstructorError:
+    return ConstructorError(None, None, f"the tag {node.tag!r} is not supported", node.start_mark)

@@ -1,0 +1,163 @@
+"""The YAML loader (knoc.io.yaml12): libyaml composes, knoc resolves and
+constructs under the YAML 1.2 core schema. Held to ruamel.yaml's safe
+loader (what knoc loaded with before) on plain scalars, and to YAML's merge
+key, and checked against hostile merges and keys."""
+
+from __future__ import annotations
+
+import math
+import warnings
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from ruamel.yaml.constructor import SafeConstructor
+from ruamel.yaml.cyaml import CSafeLoader
+
+from knoc.io import limits, yaml12
+
+
+class _Ruamel(CSafeLoader):  # type: ignore[misc]
+    """ruamel's 1.2 safe loader, dates kept as text (as knoc keeps them)."""
+
+
+_Ruamel.add_constructor("tag:yaml.org,2002:timestamp", SafeConstructor.construct_yaml_str)
+
+
+def ruamel_load(text: str) -> Any:
+    loader = _Ruamel(text)
+    try:
+        with warnings.catch_warnings():  # its YAML 1.1 advice on `1e5`
+            warnings.simplefilter("ignore")
+            return loader.get_single_data()
+    finally:
+        loader.dispose()
+
+
+def outcome(load: Any, text: str) -> Any:
+    """The value, or "error" for a text the loader refuses (or a value JSON
+    cannot carry, which knoc refuses)."""
+    try:
+        value = load(text)
+    except Exception:
+        return "error"
+    if any(isinstance(v, float) and not math.isfinite(v) for v in value.values()):
+        return "error"
+    return value
+
+
+SCALAR = st.one_of(
+    st.sampled_from(["yes", "No", "on", "OFF", "y", "true", "False", "TRUE", "null", "Null", "~", "", "0o17",
+                     "017", "08", "0x1F", "0b101", "1_000", "+12", "-0", "1e5", "1.0e5", "12e03", ".inf", "-.Inf",
+                     ".nan", "1.", ".5", "190:20:30", "2001-12-14", "2001-12-14 21:59:43.10 -5", "0o", "0b", "0x_1F",
+                     "-0b1", "1e", "+.5e-3", "0.", "00", "=", "<<", "a b", "_1"]),
+    st.text(alphabet="0123456789+-._eEoxbINFinfatrulsYN~:", min_size=1, max_size=8),
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(SCALAR, min_size=1, max_size=6))
+def test_plain_scalars_read_as_ruamel_read_them(scalars: list[str]) -> None:
+    flow = [s for s in scalars if ":" not in s]  # see the next test
+    text = "".join(f"k{i}: {s}\n" for i, s in enumerate(scalars)) + f"all: [{', '.join(flow)}]\n"
+    assert outcome(yaml12.load, text) == outcome(ruamel_load, text)
+
+
+def test_a_colon_inside_a_flow_scalar_is_text() -> None:
+    """libyaml 0.2.5 (PyYAML's) reads YAML 1.2 here; ruamel's older copy
+    refused it as a syntax error."""
+    assert yaml12.load("urls: [http://a.example, a:b]\n") == {"urls": ["http://a.example", "a:b"]}
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("k: yes", "yes"), ("k: off", "off"), ("k: 2024-01-31", "2024-01-31"), ("k: 0o17", 15), ("k: 017", 17),
+    ("k: 1e5", 100000.0), ("k: 1:30", "1:30"), ("k: ~", None), ("k: !!str 12", "12"), ("k: !!int '12'", 12),
+    ("k: !!timestamp 2024-01-31", "2024-01-31"), ("k: '=' ", "="),
+])
+def test_yaml_1_2_core_schema(text: str, value: Any) -> None:
+    assert yaml12.load(text + "\n") == {"k": value}
+
+
+def test_merge_keys_follow_yaml() -> None:
+    text = """\
+base: &base {x: 1, z: 0}
+other: &other {x: 2, w: 3}
+more: &more {<<: *base, y: 2}
+one: {q: 1, <<: *base, z: 5}
+two: {<<: [*base, *other], q: 1}
+chained: {<<: *more}
+"""
+    assert yaml12.load(text) == ruamel_load(text) == {
+        "base": {"x": 1, "z": 0}, "other": {"x": 2, "w": 3}, "more": {"x": 1, "z": 0, "y": 2},
+        "one": {"x": 1, "z": 5, "q": 1},  # merged keys first, its own over them
+        "two": {"x": 1, "w": 3, "z": 0, "q": 1},  # the first merged mapping wins
+        "chained": {"x": 1, "z": 0, "y": 2},
+    }
+    assert list(yaml12.load(text)["two"]) == list(ruamel_load(text)["two"])
+
+
+def test_an_alias_is_one_shared_value() -> None:
+    value = yaml12.load("a: &a {x: [1]}\nb: *a\n")
+    assert value["a"] is value["b"]
+
+
+def test_a_long_chain_of_merges_loads_without_recursion() -> None:
+    n = 5_000
+    text = "m0: &m0 {k0: 0}\n" + "".join(f"m{i}: &m{i} {{<<: *m{i - 1}, k{i}: {i}}}\n" for i in range(1, 100)) + \
+        "".join(f"n{i}: {{<<: *m99}}\n" for i in range(n // 100))
+    value = yaml12.load(text)
+    assert value["n0"] == {f"k{i}": i for i in range(100)}
+
+
+def refusal(text: str) -> yaml12.Refusal:
+    with pytest.raises(yaml12.Refusal) as caught:
+        yaml12.load(text)
+    return caught.value
+
+
+def test_merges_are_worked_out_once() -> None:
+    # each level merges the one before ten times: 10^8 keys if expanded
+    text = "a0: &a0 {" + ", ".join(f"k{i}: {i}" for i in range(1000)) + "}\n" + "".join(
+        f"a{i}: &a{i} {{<<: [{', '.join([f'*a{i - 1}'] * 10)}], x{i}: 1}}\n" for i in range(1, 9))
+    assert len(yaml12.load(text)["a8"]) == 1008
+
+
+def test_merges_that_copy_without_bound_are_refused() -> None:
+    # a chain of merges, each adding a key: n * n / 2 keys copied
+    text = "m0: &m0 {k0: 0}\n" + "".join(f"m{i}: &m{i} {{<<: *m{i - 1}, k{i}: {i}}}\n" for i in range(1, 2000))
+    found = refusal(text)
+    assert found.code == "KNO-YAML-ALIAS-LIMIT"
+    assert f"{limits.ALIAS_NODES:,}" in str(found.problem)
+
+
+def test_a_mapping_merged_into_itself_is_refused() -> None:
+    assert refusal("a: &a {x: 1, <<: *a}\n").code == "KNO-YAML-ALIAS-CYCLE"
+    assert refusal("a: &a {b: {c: &c {<<: *a}}, <<: *c}\n").code == "KNO-YAML-ALIAS-CYCLE"
+
+
+@pytest.mark.parametrize(("text", "code", "line"), [
+    ("k: !!bool maybe\n", "KNO-YAML-TAG", 0),  # ruamel: KeyError
+    ("k: !!int 1:30\n", "KNO-YAML-TAG", 0),  # ruamel: ValueError
+    ("a: 1\n? [x, {y: 1}]\n: 2\n", "KNO-YAML-SYNTAX", 1),  # ruamel: TypeError
+    ("k: <<\n", "KNO-YAML-SYNTAX", 0),
+    ("k: 0x" + "f" * 5000 + "\n", "KNO-YAML-LIMIT", 0),  # too long to print as decimal
+    ("k: {<<: 5}\n", "KNO-YAML-SYNTAX", 0),
+])
+def test_values_knoc_refuses_say_why_and_where(text: str, code: str, line: int) -> None:
+    found = refusal(text)
+    assert found.code == code and found.problem_mark is not None and found.problem_mark.line == line
+
+
+def test_a_key_is_its_json_text_so_1_and_quoted_1_collide() -> None:
+    with pytest.raises(yaml12.DuplicateKey) as caught:
+        yaml12.load("1: a\n'1': b\n")
+    assert caught.value.key == "1"
+    assert (caught.value.first.start_mark.line, caught.value.second.start_mark.line) == (0, 1)
+    assert yaml12.load("1: a\ntrue: b\n~: c\n1.5: d\n") == {"1": "a", "true": "b", "null": "c", "1.5": "d"}
+
+
+def test_python_tags_build_nothing() -> None:
+    for text in ("k: !!python/object/apply:os.system [echo]\n", "k: !!python/name:os.system\n", "k: !foo x\n"):
+        with pytest.raises(yaml12.ConstructorError, match="is not supported"):
+            yaml12.load(text)
