@@ -8,6 +8,7 @@ import re
 from typing import Any
 
 from knoc.io import limits
+from knoc.io.yaml12 import TOO_DEEP
 
 
 class OutOfBounds(Exception):
@@ -110,5 +111,4 @@ def check_value(data: Any) -> None:
 
 
 def _too_deep(line: int = 1) -> OutOfBounds:
-    return OutOfBounds("KNO-YAML-LIMIT", f"mappings and lists nest more than {limits.NESTING_DEPTH} deep",
-                       "flatten the structure: no entity needs it this deep", line)
+    return OutOfBounds("KNO-YAML-LIMIT", *TOO_DEEP, line)

@@ -41,8 +41,8 @@ except ImportError:  # pragma: no cover - PyYAML built without libyaml: same val
 
 from knoc.io import limits
 
-__all__ = ["ConstructorError", "DuplicateKey", "MappingNode", "Node", "Refusal", "ScalarNode", "SequenceNode",
-           "YAMLError", "compose", "load"]
+__all__ = ["TOO_DEEP", "ConstructorError", "DuplicateKey", "MappingNode", "Node", "Refusal", "ScalarNode",
+           "SequenceNode", "YAMLError", "compose", "load"]
 
 _TAG = "tag:yaml.org,2002:"
 STR, INT, FLOAT, BOOL, NULL = (_TAG + t for t in ("str", "int", "float", "bool", "null"))
@@ -78,6 +78,11 @@ class _Composer(_Parser, _Resolver):
         _Resolver.__init__(self)
 
 
+# A value nested past the limit: what is wrong, and what to do.
+TOO_DEEP = (f"mappings and lists nest more than {limits.NESTING_DEPTH} deep",
+            "flatten the structure: no entity needs it this deep")
+
+
 class Refusal(ConstructorError):
     """A value knoc refuses, with its diagnostic code and what to do:
     past one of knoc.io.limits, or YAML that means something else than
@@ -102,6 +107,11 @@ def compose(text: str) -> Node | None:
     composer = _Composer(text)
     try:
         return composer.get_single_node()
+    except YAMLError as exc:  # libyaml 0.2.6 (PyYAML 6.0.4) has a nesting bound of its own, past knoc's
+        mark = getattr(exc, "problem_mark", None)
+        if mark is not None and "maximum nesting depth" in str(getattr(exc, "problem", "")):
+            raise Refusal("KNO-YAML-LIMIT", *TOO_DEEP, mark) from None
+        raise
     finally:
         composer.dispose()
 
