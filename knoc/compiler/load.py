@@ -47,10 +47,6 @@ def parse_source(source: SourceFile, layout: Layout = DEFAULT_LAYOUT) -> Entity 
     relpath, text = source.rel, source.text
     try:
         data = parse(text)
-    except yaml12.Refusal as exc:
-        mark = exc.problem_mark
-        span = Span(mark.line + 1, mark.column + 1) if mark is not None else Span(1, 1)
-        return diag(exc.code, str(exc.problem), file=relpath, span=span, hint=exc.hint)
     except yaml12.YAMLError as exc:
         return yaml_diagnostic(exc, source)
     except OutOfBounds as exc:
@@ -88,6 +84,8 @@ def yaml_diagnostic(exc: yaml12.YAMLError, source: SourceFile) -> Diagnostic:
     span = Span(mark.line + 1, mark.column + 1) if mark is not None else Span(1, 1)
     problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
     file = source.rel
+    if isinstance(exc, yaml12.Refusal):
+        return diag(exc.code, problem, file=file, span=span, hint=exc.hint)
     if isinstance(exc, yaml12.DuplicateKey):
         return diag("KNO-YAML-DUPLICATE-KEY", exc.problem or "", file=file, span=span_of(exc.second),
                     hint="a key may appear once per mapping: remove or rename one of them",

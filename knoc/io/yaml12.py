@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterator
 from typing import Any
 
 from yaml import MappingNode, Node, ScalarNode, SequenceNode, YAMLError
@@ -153,18 +154,24 @@ def construct(root: Node) -> Any:
             into.extend(map(value, node.value))
             continue
         _count_keys(node)
-        keys: dict[str, Node] = {}
-        for key_node, item in node.value:
-            if key_node.tag == MERGE:  # rare: start again, merging
-                into.clear()
-                into.update((key, value(item)) for key, item in merges.entries(node).items())
-                break
-            key = _key(key_node)
-            if key in keys:
-                raise DuplicateKey(key, keys[key], key_node)
-            keys[key] = key_node
-            into[key] = value(item)
+        if any(key_node.tag == MERGE for key_node, _ in node.value):  # rare
+            into.update((key, value(item)) for key, item in merges.entries(node).items())
+        else:
+            into.update((key, value(item)) for key, item in _own(node))
     return top
+
+
+def _own(node: Node) -> Iterator[tuple[str, Node]]:
+    """A mapping's own keys, as strings, and their value nodes (not `<<`)."""
+    keys: dict[str, Node] = {}
+    for key_node, item in node.value:
+        if key_node.tag == MERGE:
+            continue
+        key = _key(key_node)
+        if key in keys:
+            raise DuplicateKey(key, keys[key], key_node)
+        keys[key] = key_node
+        yield key, item
 
 
 _KINDS: dict[str, type[Node]] = {MAP: MappingNode, SEQ: SequenceNode}
@@ -186,7 +193,14 @@ class _Merges:
 
     def __init__(self) -> None:
         self.done: dict[int, dict[str, Node]] = {}
+        self.merged: dict[int, list[Node]] = {}  # the mappings each one merges in, once checked
         self.copied = 0
+
+    def sources(self, node: Node) -> list[Node]:
+        found = self.merged.get(id(node))
+        if found is None:
+            found = self.merged[id(node)] = _sources(node)
+        return found
 
     def entries(self, node: Node) -> dict[str, Node]:
         stack, open_ = [node], set()
@@ -195,7 +209,7 @@ class _Merges:
             if id(top) in self.done:
                 stack.pop()
                 continue
-            waiting = [s for s in _sources(top) if id(s) not in self.done]
+            waiting = [s for s in self.sources(top) if id(s) not in self.done]
             if waiting:
                 open_.add(id(top))
                 for source in waiting:
@@ -211,21 +225,13 @@ class _Merges:
 
     def _merged(self, node: Node) -> dict[str, Node]:
         merged: dict[str, Node] = {}
-        for source in reversed(_sources(node)):
+        for source in reversed(self.sources(node)):
             merged.update(self.done[id(source)])
         self.copied += len(merged)
         if self.copied > limits.ALIAS_NODES:
             raise Refusal("KNO-YAML-ALIAS-LIMIT", f"merge keys (`<<`) copy more than {limits.ALIAS_NODES:,} keys",
                           "merge fewer or smaller mappings", node.start_mark)
-        keys: dict[str, Node] = {}
-        for key_node, item in node.value:
-            if key_node.tag == MERGE:
-                continue
-            key = _key(key_node)
-            if key in keys:
-                raise DuplicateKey(key, keys[key], key_node)
-            keys[key] = key_node
-            merged[key] = item
+        merged.update(_own(node))
         return merged
 
 
