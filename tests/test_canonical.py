@@ -8,8 +8,11 @@ from collections.abc import Sequence
 from typing import Any, overload
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from knoc.output.canonical import dump_pieces, dumps
+from knoc.a2a.wire import AgentExtension
+from knoc.output.canonical import dump_entry, dump_pieces, dumps, dumps_serialized
 
 VALUES: list[Any] = [
     {},
@@ -31,6 +34,36 @@ def test_bytes_equal_the_standard_library(value: Any) -> None:
 def test_what_json_cannot_hold_is_refused(bad: Any) -> None:
     with pytest.raises((TypeError, ValueError)):
         dumps(bad)
+
+
+# JSON values as knoc makes them: string keys, finite numbers of every size.
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(min_value=-(10**30), max_value=10**30)
+    | st.floats(allow_nan=False, allow_infinity=False) | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=20)
+
+
+@given(st.dictionaries(st.text(max_size=8), _JSON, max_size=6))
+def test_pydantic_serialized_bytes_are_the_standard_librarys(value: dict[str, Any]) -> None:
+    """The cards and catalog entries are written by pydantic's serializer,
+    and must still be exactly the standard library's bytes (floats like
+    1e-05 are where the two differ)."""
+    assert dump_entry(value) == (json.dumps(value, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+@pytest.mark.parametrize("params", [{"tiny": 1e-05, "small": 1.5e-07}, {"big": 1e16, "huge": 10**25},
+                                    {"text": "1e-05 0.00001 NaN"}, {"x": "ü\u2028\x00"}, {}])
+def test_a_wire_model_gives_the_bytes_of_its_json_dict(params: dict[str, Any]) -> None:
+    model = AgentExtension(uri="https://example.com/ext", required=False, params=params)
+    assert dumps_serialized(model.serialized(), model.to_json_dict) == dumps(model.to_json_dict())
+
+
+@pytest.mark.parametrize("number", [float("nan"), float("inf")])
+def test_a_number_json_cannot_carry_is_refused_in_a_wire_model(number: float) -> None:
+    model = AgentExtension(uri="https://example.com/ext", params={"n": number})
+    with pytest.raises(ValueError):
+        dumps_serialized(model.serialized(), model.to_json_dict)
 
 
 class _Lazy(Sequence[Any]):

@@ -12,10 +12,15 @@ from pydantic.alias_generators import to_camel
 
 class Wire(BaseModel):
     model_config = ConfigDict(extra="forbid", alias_generator=to_camel, populate_by_name=True,
-                              frozen=True, defer_build=True)
+                              frozen=True, defer_build=True, ser_json_inf_nan="constants")
 
     def to_json_dict(self) -> dict[str, Any]:
         return self.model_dump(by_alias=True, exclude_none=True, mode="json")
+
+    def serialized(self) -> bytes:
+        """`to_json_dict()` as pydantic writes it with indent=2 (for
+        knoc.output.canonical.dumps_serialized)."""
+        return self.__pydantic_serializer__.to_json(self, indent=2, by_alias=True, exclude_none=True)
 
 
 class AgentCardSignature(Wire):

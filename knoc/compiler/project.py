@@ -28,7 +28,7 @@ from knoc.diagnostics import Diagnostic, JsonPath, at
 from knoc.io import limits
 from knoc.kinds.agent import PLACEHOLDERS, Agent, Projection, Written
 from knoc.output import listing
-from knoc.output.canonical import dumps, sha256
+from knoc.output.canonical import dumps_serialized, sha256
 from knoc.output.hosting import locate_url
 from knoc.output.index import card_details
 from knoc.rules.paths import split_url
@@ -58,14 +58,14 @@ def project(agent: Agent, target_name: str) -> tuple[Projection | None, list[Dia
         return None, diags
     try:
         model = target.build(fields)
-        legacy = dumps(target.legacy(fields).to_json_dict()) if target.legacy else b""
+        legacy_model = target.legacy(fields) if target.legacy else None
     except ValidationError as exc:  # a derivation rule let something through: say so
         diags.append(_err(agent, (), "KNO-PROJECT-WIRE",
                           f"the card does not fit the A2A {target.name} model: {exc.errors()[0]['msg']}",
                           "report this as a knoc bug, with the entity"))
         return None, diags
     tags = tuple(sorted({t for s in fields.skills for t in s.tags}))
-    body = dumps(model.to_json_dict())
+    body, legacy = (dumps_serialized(m.serialized(), m.to_json_dict) if m else b"" for m in (model, legacy_model))
     if len(body) > limits.CARD_BYTES:
         diags.append(_err(agent, (), "KNO-CARD-SIZE", f"the card would be {len(body):,} bytes; a published card "
                           f"may have at most {limits.CARD_BYTES:,}", "shorten its descriptions and examples, "

@@ -12,7 +12,7 @@ import functools
 from collections.abc import Callable, Iterable, Iterator
 
 from knoc.a2a.fields import CardFields
-from knoc.output.canonical import dumps, joined_pieces
+from knoc.output.canonical import dump_entry, dumps, joined_pieces
 from knoc.output.hosting import AI_CATALOG_FILE, CARD_FILE, SITE
 
 SPEC_VERSION = "1.0"
@@ -22,7 +22,7 @@ URN = "urn:kno:agent:"  # an entry's identifier: the agent's ULID as a URN
 
 def entry(agent_id: str, fields: CardFields, tags: tuple[str, ...]) -> bytes:
     """One agent's entry: published card fields only."""
-    return dumps({
+    return dump_entry({
         "identifier": URN + agent_id,
         "displayName": fields.name,
         "mediaType": CARD_MEDIA_TYPE,
