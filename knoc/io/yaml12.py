@@ -20,7 +20,6 @@ from typing import Any
 
 from yaml import MappingNode, Node, ScalarNode, SequenceNode, YAMLError
 from yaml.constructor import ConstructorError
-from yaml.resolver import BaseResolver
 
 try:
     from yaml._yaml import CParser as _Parser  # libyaml
@@ -50,11 +49,9 @@ STR, INT, FLOAT, BOOL, NULL = (_TAG + t for t in ("str", "int", "float", "bool",
 MAP, SEQ, MERGE, VALUE, TIMESTAMP = (_TAG + t for t in ("map", "seq", "merge", "value", "timestamp"))
 
 
-class _Resolver(BaseResolver):
-    """The YAML 1.2 core schema's plain scalars, plus the merge key `<<`.
-    (A timestamp is not resolved: under 1.2 it is a string.)"""
-
-
+# The YAML 1.2 core schema's plain scalars, plus the merge key `<<`, by
+# their first character. (A timestamp is not resolved: under 1.2 it is a string.)
+_PLAIN: dict[str, list[tuple[str, re.Pattern[str]]]] = {}
 for _tag, _pattern, _first in (
     (BOOL, r"^(?:true|True|TRUE|false|False|FALSE)$", "tTfF"),
     (FLOAT, r"""^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+]?[0-9]+)?
@@ -70,13 +67,31 @@ for _tag, _pattern, _first in (
     (NULL, r"^(?:~|null|Null|NULL|)$", ["~", "n", "N", ""]),
     (VALUE, r"^(?:=)$", "="),
 ):
-    _Resolver.add_implicit_resolver(_tag, re.compile(_pattern, re.X), list(_first))
+    for _char in _first:
+        _PLAIN.setdefault(_char, []).append((_tag, re.compile(_pattern, re.X)))
+
+_COLLECTIONS: dict[type[Node], str] = {MappingNode: MAP, SequenceNode: SEQ}
 
 
-class _Composer(_Parser, _Resolver):
-    def __init__(self, text: str) -> None:
-        _Parser.__init__(self, text)
-        _Resolver.__init__(self)
+class _Composer(_Parser):
+    """libyaml's composer, with the tags above. It asks for a tag for
+    every node, so this is the plainest lookup (no path resolvers)."""
+
+    def resolve(self, kind: type[Node], value: str | None, implicit: Any) -> str:
+        if kind is not ScalarNode:
+            return _COLLECTIONS[kind]
+        text = value or ""
+        if implicit[0]:  # plain
+            for tag, pattern in _PLAIN.get(text[:1], ()):
+                if pattern.match(text):
+                    return tag
+        return STR
+
+    def descend_resolver(self, current_node: Node | None, current_index: Any) -> None:
+        pass
+
+    def ascend_resolver(self) -> None:
+        pass
 
 
 # A value nested past the limit: what is wrong, and what to do.
