@@ -79,10 +79,10 @@ class Results:
 
     def projection(self, rel: str) -> Projection:
         """A source's card, decoded (KeyError: it has none)."""
-        found = FileResult.decode(self.entry(rel))
-        if found is None or found.projection is None:
+        value, card_bytes = self._held.get(rel)  # not the whole FileResult: the link stage asks a dozen times
+        if not value[_CARD]:
             raise KeyError(rel)
-        return found.projection
+        return Projection._make((*value[_CARD], *card_bytes))
 
 
 class _Kept(Encodes):
