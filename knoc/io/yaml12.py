@@ -180,9 +180,13 @@ def _own(node: Node) -> Iterator[tuple[str, Node]]:
     """A mapping's own keys, as strings, and their value nodes (not `<<`)."""
     keys: dict[str, Node] = {}
     for key_node, item in node.value:
-        if key_node.tag == MERGE:
+        tag = key_node.tag
+        if tag == STR and type(key_node) is ScalarNode:  # most keys
+            key = key_node.value
+        elif tag == MERGE:
             continue
-        key = _key(key_node)
+        else:
+            key = _key(key_node)
         if key in keys:
             raise DuplicateKey(key, keys[key], key_node)
         keys[key] = key_node
