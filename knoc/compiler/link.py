@@ -35,10 +35,10 @@ def link_repo(sources: list[SourceFile], results: Results, specs: SpecSet, targe
     del carded
 
     def projected() -> Iterator[tuple[Agent, Projection]]:  # decoded one at a time, each time
-        return ((a, results.projection(a.typed.source.rel)) for a in agents)
+        return ((a, results.summary(a.typed.source.rel)) for a in agents)
 
     published, found = publish(projected())
-    cards = Cards(published, results.projection)
+    cards = Cards(published, results.summary)  # nothing here reads a card's bytes
     known, found_ext = extension.registry(typed)
     found += found_ext + extension.check_cards(projected(), known) + delegation.check(repo.agents, target)
     files, wanted = render_linked(repo, cards, typed, spill)

@@ -84,6 +84,15 @@ class Results:
             raise KeyError(rel)
         return Projection._make((*value[_CARD], *card_bytes))
 
+    def summary(self, rel: str) -> Projection:
+        """A source's card without its written bytes (left empty, and
+        never unpacked): all the link stage reads, without reading the
+        scratch file."""
+        card = self._held.value(rel)[_CARD]
+        if not card:
+            raise KeyError(rel)
+        return Projection(*card)
+
 
 class _Kept(Encodes):
     __slots__ = ("_rel", "_results")
