@@ -4,7 +4,9 @@ The bytes are exactly `json.dumps(value, indent=2, ensure_ascii=False)`
 plus a newline (a test holds it to that). The standard library falls back to
 its pure-Python encoder whenever `indent` is set; this writer keeps the
 string escaping in C and is several times faster on the large index and
-manifest files a warm check re-renders."""
+manifest files a warm check re-renders. Each agent's small files (its card,
+`agent.json` and AI Catalog entry) are written faster still by pydantic's
+serializer, where its bytes are certainly the same (`dumps_serialized`)."""
 
 from __future__ import annotations
 
