@@ -70,7 +70,8 @@ def measure(command: list[str], cwd: Path | None = None, expect: int = 0) -> Cos
 
 
 def knoc(command: str, repo: Path, expect: int = 0) -> Cost:
-    return measure([sys.executable, "-m", "knoc", command, "--root", str(repo)], expect=expect)
+    # -P: not the working directory first on the path, which would find this checkout's knoc, not the copy
+    return measure([sys.executable, "-P", "-m", "knoc", command, "--root", str(repo)], expect=expect)
 
 
 def cold(command: str, repo: Path) -> Cost:
@@ -242,10 +243,22 @@ def main() -> None:
     ap.add_argument("--repeat-large", type=int, default=1, help=f"Runs at {LARGE:,} agents and more.")
     ap.add_argument("--only", choices=("build", "chains"), help="Run one of the two tables.")
     args = ap.parse_args()
-    if args.only != "chains":
-        build_table(args.sizes, args.repeat, args.repeat_large)
-    if args.only != "build":
-        chain_table(args.chain_sizes, args.repeat)
+    with tempfile.TemporaryDirectory(prefix="knoc-bench-code-") as code:
+        measure_a_copy(Path(code))
+        if args.only != "chains":
+            build_table(args.sizes, args.repeat, args.repeat_large)
+        if args.only != "build":
+            chain_table(args.chain_sizes, args.repeat)
+
+
+def measure_a_copy(into: Path) -> None:
+    """Run knoc from a copy of this checkout's package, compiled as an
+    install would be: an edit to the checkout during the hour the bench
+    takes would otherwise be measured halfway, and would change the code
+    fingerprint the cache is salted with (a warm row would be a cold one)."""
+    shutil.copytree(HERE.parent / "knoc", into / "knoc", ignore=shutil.ignore_patterns("__pycache__"))
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(into / "knoc")], check=True, env=ENV)
+    ENV["PYTHONPATH"] = os.pathsep.join(filter(None, (str(into), ENV.get("PYTHONPATH"))))
 
 
 if __name__ == "__main__":
