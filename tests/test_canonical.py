@@ -12,6 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from knoc.a2a.wire import AgentExtension
+from knoc.io import limits
 from knoc.output.canonical import dump_entry, dump_pieces, dumps, dumps_serialized
 
 VALUES: list[Any] = [
@@ -56,6 +57,16 @@ def test_pydantic_serialized_bytes_are_the_standard_librarys(value: dict[str, An
                                     {"text": "1e-05 0.00001 NaN"}, {"x": "ü\u2028\x00"}, {}])
 def test_a_wire_model_gives_the_bytes_of_its_json_dict(params: dict[str, Any]) -> None:
     model = AgentExtension(uri="https://example.com/ext", required=False, params=params)
+    assert dumps_serialized(model.serialized(), model.to_json_dict) == dumps(model.to_json_dict())
+
+
+def test_a_value_nested_as_deep_as_a_file_may_nest_is_written_alike() -> None:
+    """pydantic's serializer has a depth bound of its own: a card holds
+    nothing nested deeper than knoc's own bound, which it stays above."""
+    nested: Any = "x"
+    for _ in range(limits.NESTING_DEPTH):
+        nested = {"a": [nested]}
+    model = AgentExtension(uri="https://example.com/ext", params={"deep": nested})
     assert dumps_serialized(model.serialized(), model.to_json_dict) == dumps(model.to_json_dict())
 
 
