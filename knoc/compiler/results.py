@@ -80,18 +80,19 @@ class Results:
     def projection(self, rel: str) -> Projection:
         """A source's card, decoded (KeyError: it has none)."""
         value, card_bytes = self._held.get(rel)  # not the whole FileResult: the link stage asks a dozen times
-        if not value[_CARD]:
-            raise KeyError(rel)
-        return Projection._make((*value[_CARD], *card_bytes))
+        return _card(rel, value, card_bytes)
 
     def summary(self, rel: str) -> Projection:
         """A source's card without its written bytes (left empty, and
         never unpacked): all the link stage reads, without reading the
         scratch file."""
-        card = self._held.value(rel)[_CARD]
-        if not card:
-            raise KeyError(rel)
-        return Projection(*card)
+        return _card(rel, self._held.value(rel), ())
+
+
+def _card(rel: str, value: Any, card_bytes: tuple[bytes, ...]) -> Projection:
+    if not value[_CARD]:
+        raise KeyError(rel)
+    return Projection(*value[_CARD], *card_bytes)
 
 
 class _Kept(Encodes):

@@ -67,10 +67,12 @@ for _tag, _pattern, _first in (
     (NULL, r"^(?:~|null|Null|NULL|)$", ["~", "n", "N", ""]),
     (VALUE, r"^(?:=)$", "="),
 ):
+    _compiled = re.compile(_pattern, re.X)
     for _char in _first:
-        _PLAIN.setdefault(_char, []).append((_tag, re.compile(_pattern, re.X)))
+        _PLAIN.setdefault(_char, []).append((_tag, _compiled))
 
-_COLLECTIONS: dict[type[Node], str] = {MappingNode: MAP, SequenceNode: SEQ}
+_KINDS: dict[str, type[Node]] = {MAP: MappingNode, SEQ: SequenceNode}
+_COLLECTIONS = {kind: tag for tag, kind in _KINDS.items()}
 
 
 class _Composer(_Parser):
@@ -191,9 +193,6 @@ def _own(node: Node) -> Iterator[tuple[str, Node]]:
             raise DuplicateKey(key, keys[key], key_node)
         keys[key] = key_node
         yield key, item
-
-
-_KINDS: dict[str, type[Node]] = {MAP: MappingNode, SEQ: SequenceNode}
 
 
 def _count_keys(node: Node) -> None:
