@@ -219,6 +219,13 @@ def test_a_build_with_nothing_changed_rewrites_nothing(repo: Path, knoc) -> None
     (repo / "build/index/agents.json").write_text("{}\n", encoding="utf-8")  # one file off: rebuilt
     code, _, err = knoc("build", root=repo)
     assert code == 0 and "wrote 7 cards" in err and (repo / "build/index/agents.json").read_text() != "{}\n"
+    (repo / "build/index/agents.json").unlink()  # one file gone: rebuilt
+    code, _, err = knoc("build", root=repo)
+    assert code == 0 and "wrote 7 cards" in err and (repo / "build/index/agents.json").is_file()
+    (repo / "build/index/notes.txt").write_text("mine\n", encoding="utf-8")  # one file too many: not replaced
+    code, _, err = knoc("build", root=repo)
+    assert code == 2 and "holds files knoc did not write: index/notes.txt" in err
+    assert (repo / "build/index/notes.txt").read_text(encoding="utf-8") == "mine\n"
 
 
 def test_cards_written_during_a_link_stage_that_fails_never_land(repo: Path, knoc) -> None:  # type: ignore[no-untyped-def]

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from knoc.app.common import compile_cached
 from knoc.app.outcome import Outcome, UsageError, fails
-from knoc.app.scan import digests, on_disk
+from knoc.app.scan import Scan
 from knoc.app.signing import key_signer, signed_by
 from knoc.compiler.driver import Progress, Result, quiet
 from knoc.config import Config
@@ -19,6 +19,7 @@ from knoc.io.outputs import Base, OutputMemo
 from knoc.io.stored import Stat
 from knoc.io.tree import OutputError, Staging, stat_tree
 from knoc.output.tree import MANIFEST, Tree
+from knoc.tools.drift import differing
 
 if TYPE_CHECKING:
     from knoc.output.signed import KeySigner
@@ -30,21 +31,33 @@ def build(config: Config, *, use_cache: bool, fail_on_warning: bool, stage: bool
     add` it: what the pre-commit hook `knoc-build` does). With signing keys,
     every card is signed and each host publishes its key set."""
     signer = key_signer(config, sign_keys)
-    # build/ as it is, scanned meanwhile on another core: what to compare with, what to reuse.
-    scan = functools.cache(background.start(functools.partial(on_disk, config, use_cache)))
+    # build/ as it is, scanned meanwhile on another core (and finished by
+    # whichever is free, as a check does): what to compare with, what to reuse.
+    scan = Scan(config, use_cache)
+    pending = background.share(scan.pieces())
+    seen = functools.cache(lambda: scan.seen(pending()))
+
+    @functools.cache
+    def old() -> dict[str, Stat]:
+        """The old tree's files (the memo, once the scan has brought it up to date)."""
+        seen()
+        return scan.memo.snapshot.files
+
     out = config.output + "/"
     staging = Staging(config.out_dir, MANIFEST)
     swapped: tuple[Mapping[str, str], Base | None] | None = None  # what build/ now holds, once swapped in
 
     def write_early(cards: Tree) -> None:
-        staging.write_early(cards, _reusable(scan(), cards.digest))
+        staging.write_early(cards, _reusable(old(), cards.digest))
 
     try:
         # Freshly compiled cards are written during the link stage, which
         # leaves a core free (signed ones only once signed, at the end).
         result = compile_cached(config, use_cache, progress, signer, early=None if signer else write_early,
                                 keep=True)
-        current = digests(scan()) == result.digests  # build/ already holds exactly this: rewrite nothing
+        _, actual, where = scan.in_build(seen(), result.base)
+        # build/ already holds exactly this: rewrite nothing
+        current = not differing(result.digests, actual, where, result.base.unlike() if result.base else None)
         diags = result.report.sorted()
         if signer is None and signed_by(config) is not None:  # no key this time: say so before the signatures go
             diags.append(diag("KNO-UNSIGNED", f"{out} is signed, and this build is not: its cards lose their "
@@ -55,7 +68,7 @@ def build(config: Config, *, use_cache: bool, fail_on_warning: bool, stage: bool
             progress("writing", 0, len(result.files))
             try:
                 staging.finish(result.files, functools.partial(_same_card, result.files, staging.early),
-                               _reusable(scan(), result.digests.get))
+                               _reusable(old(), result.digests.get))
             except OutputError as exc:
                 raise UsageError("KNO-OUTPUT", str(exc),
                                  "move those files away, or set another `output` in knoc.toml") from None
@@ -64,7 +77,7 @@ def build(config: Config, *, use_cache: bool, fail_on_warning: bool, stage: bool
         staging.abort()  # whatever was written early and not swapped in
     outcome = Outcome("knoc build", diags, result.inputs, _summary(config, result, written, current, stage, signer))
     del result  # its trees and per-file results, and the old tree's scan: the memo is made without them
-    scan.cache_clear()
+    old.cache_clear()
     if swapped is not None:
         OutputMemo.open(config.root, use_cache).written(stat_tree(config.out_dir, swapped[0]), *swapped)
     if written and stage:

@@ -31,7 +31,8 @@ from knoc.io.cache import DIR, read_stored, write_stored
 from knoc.io.records import count_paths, join_paths, split_paths
 from knoc.io.stored import Stat
 
-VERSION = 1
+VERSION = 2
+ROOT = "."  # the tree's own folder, as the memo names it (a lone "" would join to no path at all)
 V = TypeVar("V")
 GONE = ""  # an override's sha256 for a file that is not there
 REBASE_MOST = 1000  # overrides beyond which comparing every digest costs less than looking each up
@@ -40,7 +41,7 @@ REBASE_MOST = 1000  # overrides beyond which comparing every digest costs less t
 @dataclass
 class Snapshot:
     """A tree as knoc last wrote or read it: each file's (size, mtime, sha256)
-    and each folder's mtime, by path relative to the tree ("" is its root)."""
+    and each folder's mtime, by path relative to the tree (ROOT is the tree itself)."""
 
     files: dict[str, Stat] = field(default_factory=dict)
     dirs: dict[str, int] = field(default_factory=dict)

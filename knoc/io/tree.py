@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 
 from knoc.io import files, pool, swap
-from knoc.io.outputs import GONE, Columns, Snapshot, fresh
+from knoc.io.outputs import GONE, ROOT, Columns, Snapshot, fresh
 from knoc.io.records import join_paths
 from knoc.io.stored import Stat, Streams
 from knoc.rules.paths import path_problem
@@ -234,10 +234,10 @@ def trees(site: Path) -> list[str]:
 def stat_tree(out: Path, digests: Mapping[str, str]) -> Columns:
     """The memo's columns of a tree just written with these files and
     digests, stat'ed straight into them (no snapshot of 180,000 tuples)."""
-    paths, dirs = sorted(digests), sorted({""} | _parents(digests))
+    paths, dirs = sorted(digests), sorted({ROOT} | _parents(digests))
     with files.stat_in(out) as st:
         stats = files.stats(paths, ("st_size", "st_mtime_ns"), st)
-        dir_mtimes = files.stats([rel or "." for rel in dirs], ("st_mtime_ns",), st)
+        dir_mtimes = files.stats(dirs, ("st_mtime_ns",), st)
     if stats is None or dir_mtimes is None:
         raise FileNotFoundError(f"{out} lost a file as it was written")
     return Columns(join_paths(paths), stats[0::2], stats[1::2], "".join(digests[p] for p in paths), join_paths(dirs),
@@ -252,7 +252,7 @@ def scan_tree(out: Path, known: Snapshot) -> Snapshot:
     base = f"{out}/"
     snap = Snapshot()
     for prefix, mtime, names in _walk(out, stat_folders=True):
-        snap.dirs[prefix.rstrip("/")] = mtime
+        snap.dirs[prefix.rstrip("/") or ROOT] = mtime
         for name in names:
             snap.files[prefix + name] = fresh(base, prefix + name, known.files.get(prefix + name))
     return snap
@@ -268,7 +268,7 @@ def folders_unchanged(out: Path, known: Columns, rows: slice = slice(None)) -> b
         return False
     try:
         with files.stat_in(out) as st:
-            return files.stats([rel or "." for rel in known.dirs[rows]], ("st_mtime_ns",), st) == known.dir_mtimes[rows]
+            return files.stats(known.dirs[rows], ("st_mtime_ns",), st) == known.dir_mtimes[rows]
     except FileNotFoundError:
         return False
 
