@@ -17,7 +17,8 @@ from hypothesis import strategies as st
 
 from knoc import __version__
 from knoc.cli import main
-from knoc.io.tree import Staging, write_tree
+from knoc.io import tree as tree_module
+from knoc.io.tree import Staging, check_owned, write_tree
 from knoc.output.index import DomainIndex
 from knoc.tools import drift
 from tests.conftest import ROOT, edit, json_diags, tree
@@ -108,6 +109,28 @@ def test_build_refuses_a_foreign_output_folder(repo: Path, knoc) -> None:  # typ
     code, _, err = knoc("build", root=repo)
     assert code == 2 and "no knoc manifest.json" in err
     assert (repo / "build/index.html").read_text() == "<h1>my site</h1>"
+
+
+def test_a_tree_knoc_wrote_is_replaced_without_reading_its_manifest(repo: Path, knoc, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A build's tree, unchanged since, is known to be knoc's from the memo
+    and a stat of each folder; a file that appears in it while a build runs
+    still stops that build from replacing it."""
+    assert knoc("build", root=repo)[0] == 0
+    listed: list[Path] = []
+    monkeypatch.setattr(tree_module, "check_owned", lambda out, manifest: listed.append(out) or check_owned(out, manifest))
+    edit(repo, "content/agent-blueprints/catalog-search.kno", "Searches the KNO", "Searches all of the KNO")
+    assert knoc("build", root=repo)[0] == 0 and listed == []
+    finish = Staging.finish
+
+    def meanwhile(staging: Staging, *args: object) -> None:  # someone writes into build/ as the build runs
+        (repo / "build/index/notes.txt").write_text("mine\n", encoding="utf-8")
+        finish(staging, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Staging, "finish", meanwhile)
+    edit(repo, "content/agent-blueprints/catalog-search.kno", "Searches all of the KNO", "Searches the KNO")
+    code, _, err = knoc("build", root=repo)
+    assert code == 2 and "holds files knoc did not write: index/notes.txt" in err and listed == [repo / "build"]
+    assert (repo / "build/index/notes.txt").read_text(encoding="utf-8") == "mine\n"
 
 
 def test_an_interrupted_write_leaves_the_old_tree(repo: Path, knoc, monkeypatch) -> None:  # type: ignore[no-untyped-def]

@@ -68,7 +68,7 @@ def build(config: Config, *, use_cache: bool, fail_on_warning: bool, stage: bool
             progress("writing", 0, len(result.files))
             try:
                 staging.finish(result.files, functools.partial(_same_card, result.files, staging.early),
-                               _reusable(old(), result.digests.get))
+                               _reusable(old(), result.digests.get), scan.owned)
             except OutputError as exc:
                 raise UsageError("KNO-OUTPUT", str(exc),
                                  "move those files away, or set another `output` in knoc.toml") from None

@@ -1,5 +1,5 @@
-"""The scan of build/ against its memo (`knoc.io.outputs`): all of it for a
-build, and for a check in pieces that two processes share (`Scan`)."""
+"""The scan of build/ against its memo (`knoc.io.outputs`), in pieces that
+two processes share (`Scan`): a build's and a check's."""
 
 from __future__ import annotations
 
@@ -15,20 +15,6 @@ from knoc.io.stored import Stat
 # At 100,000 agents, 180,000 folders and 180,000 files: pieces small
 # enough that the last one does not keep the other process waiting long.
 FOLDER_PIECES, FILE_PIECES = 8, 24
-
-
-def on_disk(config: Config, use_cache: bool) -> dict[str, Stat]:
-    """The size, mtime and sha256 of each file under build/ (through the
-    memo of its stats, which it updates)."""
-    scan = Scan(config, use_cache)
-    memo = scan.memo
-    if not tree.folders_unchanged(config.out_dir, memo.columns):
-        return scan.relisted()[0].files
-    stats = tree.changed_files(config.out_dir, memo.columns)
-    now = _applied(memo, stats)
-    if stats:  # else the memo is as stored: a no-op build writes (and sorts) nothing
-        memo.update(now, _digests_of(stats))
-    return now.files
 
 
 class Scan:
@@ -75,6 +61,12 @@ class Scan:
         _, base, overrides = folders[0]
         return Seen(base, overrides, changed)
 
+    def owned(self) -> bool:
+        """Whether build/ holds only files a knoc build wrote: so the memo
+        says (once `seen`), and no folder of it has changed since (so no
+        file was added), as a stat of each shows now."""
+        return self.memo.owned and tree.folders_unchanged(self._config.out_dir, self.memo.columns)
+
     def relisted(self) -> tuple[Snapshot, dict[str, str]]:
         """The tree listed again, and each file whose sha256 is not the
         memo's (kept in the memo, but in a pre-commit hook)."""
@@ -120,9 +112,4 @@ def _applied(memo: OutputMemo, stats: dict[str, Stat | None]) -> Snapshot:
 
 def _digests_of(stats: dict[str, Stat | None]) -> dict[str, str]:
     return {rel: GONE if st is None else st[2] for rel, st in stats.items()}
-
-
-def digests(stats: dict[str, Stat]) -> dict[str, str]:
-    return {rel: st[2] for rel, st in stats.items()}
-
 

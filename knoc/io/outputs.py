@@ -145,12 +145,16 @@ EMPTY = Columns("", array("q"), array("q"), "", "", array("q"))
 
 @dataclass
 class OutputMemo:
-    """The memo of build/, kept between runs. `path` None: not kept."""
+    """The memo of build/, kept between runs. `path` None: not kept.
+    `owned`: every file it lists is one a knoc build wrote there (a tree
+    it wrote, as scans have followed it since), so the next build need not
+    list the tree and read its manifest to know it may replace it."""
 
     path: Path | None
     columns: Columns = field(default_factory=lambda: EMPTY)
     base: str = ""
     overrides: dict[str, str] = field(default_factory=dict)
+    owned: bool = False
 
     @classmethod
     def open(cls, root: Path, enabled: bool = True) -> OutputMemo:
@@ -159,9 +163,9 @@ class OutputMemo:
         memo = cls(root / DIR / "outputs.bin")
         value, _ = read_stored(memo.path)  # type: ignore[arg-type]
         try:
-            version, base, overrides, raw = value
-            if version == VERSION and isinstance(base, str) and isinstance(overrides, dict):
-                memo.columns, memo.base, memo.overrides = Columns.decode(raw), base, overrides
+            version, base, overrides, owned, raw = value
+            if version == VERSION and isinstance(base, str) and isinstance(overrides, dict) and isinstance(owned, bool):
+                memo.columns, memo.base, memo.overrides, memo.owned = Columns.decode(raw), base, overrides, owned
         except (TypeError, ValueError):
             pass  # damaged or of another version: as if there were none
         return memo
@@ -182,6 +186,8 @@ class OutputMemo:
         whose stat changed since the memo, with its sha256) override the base."""
         if changed:
             self.overrides = {**self.overrides, **changed}
+        if self.owned and snapshot.files.keys() - set(self.columns.paths):
+            self.owned = False  # a file knoc did not write
         self._keep(Columns.of(snapshot), bool(changed))
 
     def rebased(self, base: Base, digests: Mapping[str, str]) -> None:
@@ -200,11 +206,12 @@ class OutputMemo:
         """Keep the tree a build just wrote, with these `digests`, from the
         rendering `base` (None: from none the cache keeps)."""
         self.base, self.overrides = ("", {}) if base is None else (base.token, base.overrides(digests))
+        self.owned = True
         self._keep(columns, True)
 
     def _keep(self, columns: Columns, changed: bool) -> None:
         if (changed or columns != self.columns) and self.path is not None:
-            write_stored(self.path, (VERSION, self.base, self.overrides, columns.encode()))
+            write_stored(self.path, (VERSION, self.base, self.overrides, self.owned, columns.encode()))
         self.columns = columns
 
 

@@ -94,10 +94,12 @@ class Staging:
             self._failed.append(exc)
 
     def finish(self, files: Mapping[str, bytes], unchanged: Callable[[str], bool] = lambda _: False,
-               reuse: Mapping[str, Stat] | None = None) -> None:
+               reuse: Mapping[str, Stat] | None = None, owned: Callable[[], bool] = lambda: False) -> None:
         """Make `files` the tree at `out`. `unchanged(path)`: whether what
         `write_early` wrote at `path` is what `files` holds there; `reuse`
-        as for `write_early`."""
+        as for `write_early`; `owned()`: whether `out` is known to hold only
+        files knoc wrote, so it need not be listed and its manifest read
+        (`check_owned`: 3.5 s and 160 MiB at 100,000 agents)."""
         try:
             if self.new is not None:  # every thread helps with what write_early has not reached
                 self._write(self.new, self.early, self._pending, self._early_reuse, self.writers)
@@ -105,7 +107,8 @@ class Staging:
             if self._failed:
                 raise self._failed[0]
             new = self._begin()
-            check_owned(self.out, self.manifest)
+            if not owned():
+                check_owned(self.out, self.manifest)
             kept = {p for p in self.early if p in files and unchanged(p)}
             rest = [p for p in files if p not in kept]
             _refuse_unsafe(rest)  # the rest were checked when handed to write_early
