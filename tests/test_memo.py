@@ -11,7 +11,7 @@ import shutil
 import sys
 import time
 from array import array
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +19,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from knoc.app.scan import Scan
+from knoc.app.scan import InBuild, Scan
 from knoc.compiler.driver import compile_repo
 from knoc.config import load_config
 from knoc.io import files, outputs
@@ -41,11 +41,11 @@ def built(repo: Path, knoc: Knoc, monkeypatch: pytest.MonkeyPatch) -> tuple[Path
     narrow: list[bool] = []
     in_build = Scan.in_build
 
-    def spy(scan: Scan, *args: Any) -> tuple[Mapping[str, str], Mapping[str, str], Collection[str] | None]:
+    def spy(scan: Scan, *args: Any) -> InBuild:
         found = in_build(scan, *args)
         # The cached check's: not the --no-cache one's beside it, nor a build's.
         if scan.memo.path is not None and sys._getframe(1).f_globals["__name__"] == "knoc.app.check":
-            narrow.append(found[-1] is not None)
+            narrow.append(found.where is not None)
         return found
 
     monkeypatch.setattr(Scan, "in_build", spy)

@@ -19,7 +19,6 @@ from knoc.io.outputs import Base, OutputMemo
 from knoc.io.stored import Stat
 from knoc.io.tree import OutputError, Staging, stat_tree
 from knoc.output.tree import MANIFEST, Tree
-from knoc.tools.drift import differing
 
 if TYPE_CHECKING:
     from knoc.output.signed import KeySigner
@@ -55,9 +54,7 @@ def build(config: Config, *, use_cache: bool, fail_on_warning: bool, stage: bool
         # leaves a core free (signed ones only once signed, at the end).
         result = compile_cached(config, use_cache, progress, signer, early=None if signer else write_early,
                                 keep=True)
-        _, actual, where = scan.in_build(seen(), result.base)
-        # build/ already holds exactly this: rewrite nothing
-        current = not differing(result.digests, actual, where, result.base.unlike() if result.base else None)
+        current = not scan.in_build(seen(), result.base).differing(result.digests)  # then rewrite nothing
         diags = result.report.sorted()
         if signer is None and signed_by(config) is not None:  # no key this time: say so before the signatures go
             diags.append(diag("KNO-UNSIGNED", f"{out} is signed, and this build is not: its cards lose their "

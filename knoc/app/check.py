@@ -35,7 +35,7 @@ def check(config: Config, *, use_cache: bool, progress: Progress | None = None) 
 def _compared(config: Config, use_cache: bool, progress: Progress | None, scan: Scan,
               pending: Callable[[], list[Any]]) -> Outcome:
     from knoc.app.signing import adopter
-    from knoc.tools.drift import differing, drift
+    from knoc.tools.drift import drift
 
     out, in_hook = config.output + "/", scan.in_hook
     signed = adopter(config)  # a signed build is checked without the key
@@ -43,16 +43,15 @@ def _compared(config: Config, use_cache: bool, progress: Progress | None, scan: 
     seen = scan.seen(pending())
     if not result.ok:
         return Outcome("knoc check", result.report.sorted(), result.inputs, f"{out} not compared")
-    before, actual, where = scan.in_build(seen, result.base)
-    unlike = result.base.unlike() if result.base is not None else {}
-    differ = differing(result.digests, actual, where, unlike)
-    if in_hook and differ and not differing(result.digests, before, where, unlike):
+    found = scan.in_build(seen, result.base)
+    differ = found.differing(result.digests)
+    if in_hook and differ and not found.differing(result.digests, found.before):
         # pre-commit set unstaged changes aside: the build/ the last run saw
         # is the right one, and only the staged one is stale.
         unstaged = diag("KNO-DRIFT", f"{out} is current in your work tree but not staged", file=out,
                         hint=f"stage it: `git add {out}`, then commit again")
         return Outcome("knoc check", [*result.report.sorted(), unstaged], result.inputs, f"{out} not staged")
-    drifted = drift(result.files, differ, actual, lambda rel: tree.read(config.out_dir, rel), out,
+    drifted = drift(result.files, differ, found.actual, lambda rel: tree.read(config.out_dir, rel), out,
                     (lambda: _built_for(config), config.a2a), in_hook=in_hook)
     if signed is not None and signed.refused:
         drifted = [diag("KNO-SIGNATURE", why, file=f"{out}{rel}",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Collection, Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 from knoc.config import Config
 from knoc.io import tree
@@ -77,23 +77,40 @@ class Scan:
             self.memo.update(now, changed)
         return now, changed
 
-    def in_build(self, seen: Seen, base: Base | None
-                 ) -> tuple[Mapping[str, str], Mapping[str, str], Collection[str] | None]:
-        """build/'s files by path with their sha256 as the memo had them and
-        as the scan `seen` found them, and the paths where either may differ
-        from `base` (None: anywhere). When the memo follows from the
-        rendering this run compiled from, those are its few overrides and
-        the files the scan saw change, and nothing is loaded; else the
+    def in_build(self, seen: Seen, base: Base | None) -> InBuild:
+        """build/ as the memo had it and as the scan `seen` found it, against
+        the rendering `base` this run compiled from. When the memo follows
+        from `base`, the paths where they may differ are its few overrides
+        and the files the scan saw change, and nothing is loaded; else the
         memo's digests are read, and the memo follows from `base` hereafter."""
+        unlike = base.unlike() if base is not None else {}
         if base is not None and base.token and seen.base == base.token:
             now = {**seen.overrides, **seen.changed}
-            return Overlay(base.digests, seen.overrides), Overlay(base.digests, now), base.touched | now.keys()
+            return InBuild(Overlay(base.digests, seen.overrides), Overlay(base.digests, now),
+                           base.touched | now.keys(), unlike)
         # As kept now, the scan's changes in it (but in a hook) or not: they apply alike.
         before = self.memo.digests()
         if base is not None and not self.in_hook:
             self.memo.rebased(base, before)
-        return before, Overlay(before, seen.changed).flat(), None
+        return InBuild(before, Overlay(before, seen.changed).flat(), None, unlike)
 
+
+class InBuild(NamedTuple):
+    """build/'s files by path with their sha256 as the memo had them
+    (`before`) and as the scan found them (`actual`); the only paths where
+    either may differ from the rendering (`where`, None: anywhere); and
+    each output's sha256 in the rendering that it surely no longer has."""
+
+    before: Mapping[str, str]
+    actual: Mapping[str, str]
+    where: Collection[str] | None
+    unlike: dict[str, str]
+
+    def differing(self, want: Mapping[str, str], found: Mapping[str, str] | None = None) -> set[str]:
+        """The paths whose sha256 in `want` is not build/'s (`actual`, or `found`)."""
+        from knoc.tools.drift import differing  # here: a check begins its scan before this import
+
+        return differing(want, self.actual if found is None else found, self.where, self.unlike)
 
 def _piece(rows: int, k: int, pieces: int) -> slice:
     return slice(rows * k // pieces, rows * (k + 1) // pieces)
