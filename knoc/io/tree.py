@@ -261,6 +261,9 @@ def scan_tree(out: Path, known: Snapshot) -> Snapshot:
     return snap
 
 
+NOT_THERE = (FileNotFoundError, NotADirectoryError)  # a path with no file, or with a file where a folder was
+
+
 def folders_unchanged(out: Path, known: Columns, rows: slice = slice(None)) -> bool:
     """Whether every folder under `out` that `known` lists (of these `rows`)
     has the mtime it had then, so that no entry was added or removed
@@ -272,7 +275,7 @@ def folders_unchanged(out: Path, known: Columns, rows: slice = slice(None)) -> b
     try:
         with files.stat_in(out) as st:
             return files.stats(known.dirs[rows], ("st_mtime_ns",), st) == known.dir_mtimes[rows]
-    except FileNotFoundError:
+    except NOT_THERE:
         return False
 
 
@@ -286,7 +289,7 @@ def changed_files(out: Path, known: Columns, rows: slice = slice(None)) -> dict[
     try:
         with files.stat_in(out) as st:
             now = files.stats(paths, ("st_size", "st_mtime_ns"), st)
-    except FileNotFoundError:  # no tree at all
+    except NOT_THERE:  # no tree at all (or a file in its place)
         return dict.fromkeys(paths)
     rows_changed = (range(len(paths)) if now is None  # one is gone: look at each
                     else sorted(set(files.differing_rows(now[0::2], known.sizes[rows]))
@@ -296,7 +299,7 @@ def changed_files(out: Path, known: Columns, rows: slice = slice(None)) -> dict[
         rel, memo = paths[i], known.stat_at(first + i)
         try:
             found = fresh(f"{out}/", rel, memo)  # the memo itself back if its stat is unchanged
-        except FileNotFoundError:  # its folder's mtime changed too
+        except (*NOT_THERE, IsADirectoryError):  # gone (or now a folder): its folder's mtime changed too
             changed[rel] = None
             continue
         if found is not memo:
