@@ -111,23 +111,22 @@ def test_build_refuses_a_foreign_output_folder(repo: Path, knoc) -> None:  # typ
     assert (repo / "build/index.html").read_text() == "<h1>my site</h1>"
 
 
-def test_a_file_where_build_or_one_of_its_folders_was_is_reported_not_a_crash(repo: Path, knoc) -> None:  # type: ignore[no-untyped-def]
+@pytest.mark.parametrize(("folder", "reported", "refused"), [
+    ("build/index", "extra: build/index", "holds files knoc did not write: index"),
+    ("build", "missing: build/manifest.json", "build exists and is not a directory"),
+])
+def test_a_file_where_build_or_one_of_its_folders_was_is_reported_not_a_crash(  # type: ignore[no-untyped-def]
+        repo: Path, knoc, folder: str, reported: str, refused: str) -> None:
     """The memo lists folders; a file in the place of one is found by the
     scan (as no folder), reported by a check, and never replaced by a build."""
     assert knoc("build", root=repo)[0] == 0
-    shutil.rmtree(repo / "build/index")
-    (repo / "build/index").write_text("mine\n", encoding="utf-8")
+    shutil.rmtree(repo / folder)
+    (repo / folder).write_text("mine\n", encoding="utf-8")
     code, _, err = knoc("check", root=repo)
-    assert code == 1 and "extra: build/index" in err and "KNO-INTERNAL" not in err
+    assert code == 1 and reported in err and "KNO-INTERNAL" not in err
     code, _, err = knoc("build", root=repo)
-    assert code == 2 and "holds files knoc did not write: index" in err
-    shutil.rmtree(repo / "build")
-    (repo / "build").write_text("mine\n", encoding="utf-8")
-    code, _, err = knoc("check", root=repo)
-    assert code == 1 and "missing: build/manifest.json" in err and "KNO-INTERNAL" not in err
-    code, _, err = knoc("build", root=repo)
-    assert code == 2 and "build exists and is not a directory" in err
-    assert (repo / "build").read_text(encoding="utf-8") == "mine\n"
+    assert code == 2 and refused in err
+    assert (repo / folder).read_text(encoding="utf-8") == "mine\n"
 
 
 def test_a_tree_knoc_wrote_is_replaced_without_reading_its_manifest(repo: Path, knoc, monkeypatch) -> None:  # type: ignore[no-untyped-def]

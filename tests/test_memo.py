@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import sys
 import time
 from array import array
 from collections.abc import Callable
@@ -19,6 +18,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from knoc.app import check as check_module
 from knoc.app.scan import InBuild, Scan
 from knoc.compiler.driver import compile_repo
 from knoc.config import load_config
@@ -39,16 +39,15 @@ def built(repo: Path, knoc: Knoc, monkeypatch: pytest.MonkeyPatch) -> tuple[Path
         os.utime(p, (hour_ago, hour_ago))
     assert knoc("build", root=repo)[0] == 0
     narrow: list[bool] = []
-    in_build = Scan.in_build
 
-    def spy(scan: Scan, *args: Any) -> InBuild:
-        found = in_build(scan, *args)
-        # The cached check's: not the --no-cache one's beside it, nor a build's.
-        if scan.memo.path is not None and sys._getframe(1).f_globals["__name__"] == "knoc.app.check":
-            narrow.append(found.where is not None)
-        return found
+    class Spied(Scan):  # the check's scan only, not a build's
+        def in_build(self, *args: Any) -> InBuild:
+            found = super().in_build(*args)
+            if self.memo.path is not None:  # the cached check's, not the --no-cache one's beside it
+                narrow.append(found.where is not None)
+            return found
 
-    monkeypatch.setattr(Scan, "in_build", spy)
+    monkeypatch.setattr(check_module, "Scan", Spied)
     return repo, narrow
 
 
