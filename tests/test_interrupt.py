@@ -39,6 +39,22 @@ main()
 """
 
 
+# Ctrl-C at the moment jsonschema_rs, loading, imports `decimal` from Rust.
+CTRL_C_IN_NATIVE_LOAD = """
+import builtins, os, signal, sys
+real = builtins.__import__
+def imp(name, *a, **k):
+    if name == "decimal" and "decimal" not in sys.modules:
+        print("ctrl-c", flush=True)
+        os.kill(os.getpid(), signal.SIGINT)
+    return real(name, *a, **k)
+builtins.__import__ = imp
+sys.argv = ["knoc", *sys.argv[1:]]
+from knoc.__main__ import run
+run()
+"""
+
+
 def knoc(root: Path, *args: str, script: str | None = None, **kw: object) -> subprocess.Popen[str]:
     command = [sys.executable, "-c", script, *args] if script else [sys.executable, "-m", "knoc", *args]
     return subprocess.Popen([*command, "--root", str(root)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -150,3 +166,15 @@ def test_a_retired_tree_is_removed_whole_without_following_links(tmp_path: Path)
     remove(old)
     assert not old.exists()
     assert (outside / "keep.txt").read_text() == "mine"
+
+
+def test_a_ctrl_c_while_the_schema_engine_loads_is_a_quiet_interrupt(tmp_path: Path) -> None:
+    """jsonschema_rs imports `decimal` from Rust as it loads: a Ctrl-C
+    there is held until it has loaded (`knoc.io.native`), then the usual
+    quiet exit 130, where it was a Rust panic printed with a traceback."""
+    generate(tmp_path / "repo", 3)
+    proc = knoc(tmp_path / "repo", "validate", script=CTRL_C_IN_NATIVE_LOAD)
+    out, err = proc.communicate(timeout=60)
+    assert out.startswith("ctrl-c")  # the Ctrl-C landed where it used to panic
+    assert proc.returncode == 130 and "interrupted" in err
+    assert "panicked" not in err and "Traceback" not in err

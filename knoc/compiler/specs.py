@@ -9,9 +9,8 @@ import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-import jsonschema_rs
-
 from knoc.diagnostics import Diagnostic, at
+from knoc.io.native import jsonschema_rs
 from knoc.kinds.entity import Entity
 from knoc.kinds.spec import DECLARATION, SPEC_URI, Spec, SpecSet, compile_schema, refuse, uri
 from knoc.rules.slug import WHAT, is_slug

@@ -11,11 +11,10 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-import jsonschema_rs
-
 from knoc.a2a.extensions import CONTRACT_URI, SERVICE_CLASS_URI, SERVICE_CLASSES
 from knoc.a2a.wire import ContractParams
 from knoc.diagnostics import Diagnostic, JsonPath, at
+from knoc.io.native import jsonschema_rs
 from knoc.kinds.agent import Agent, Projection
 from knoc.kinds.entity import Typed
 from knoc.kinds.spec import compile_schema

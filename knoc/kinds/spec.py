@@ -11,9 +11,8 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import jsonschema_rs
-
 from knoc.io import limits
+from knoc.io.native import jsonschema_rs
 from knoc.rules.version import semver_key
 
 if TYPE_CHECKING:
