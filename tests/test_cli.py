@@ -316,7 +316,10 @@ def test_an_interrupted_link_stage_leaves_the_old_tree(repo: Path, knoc, monkeyp
 def test_a_file_written_early_that_the_tree_does_not_hold_is_removed_with_its_folders(tmp_path: Path) -> None:
     out = tmp_path / "build"
     staging = Staging(out)
-    staging.write_early({"site/a/.well-known/card.json": b"early", "site/b/c/.well-known/card.json": b"gone"})
+    staging.begin()
+    early = {"site/a/.well-known/card.json": b"early", "site/b/c/.well-known/card.json": b"gone"}
+    assert staging.write_card(early)
+    staging.written_early(early)
     staging.finish({"site/a/.well-known/card.json": b"final", "manifest.json": b"{}"},
                    unchanged=lambda path: False)
     assert tree(out) == {"site/a/.well-known/card.json": b"final", "manifest.json": b"{}"}
@@ -333,7 +336,15 @@ def _edit_search_description(repo: Path, mark: str) -> None:
          f"  description: {mark} Searches")
 
 
-def test_a_rebuild_links_the_files_it_would_write_unchanged(repo: Path, knoc) -> None:  # type: ignore[no-untyped-def]
+# Through the cache, an unchanged card is linked as the scan of build/ saw
+# it; uncached, every card is compiled again and its worker compares it
+# with the old tree's file before linking that.
+REBUILDS = pytest.mark.parametrize("rebuild", [(), ("--no-cache",)], ids=["cached", "uncached"])
+
+
+@REBUILDS
+def test_a_rebuild_links_the_files_it_would_write_unchanged(repo: Path, knoc,  # type: ignore[no-untyped-def]
+                                                            rebuild: tuple[str, ...]) -> None:
     """After one edit, the old tree's unchanged files are hard-linked into
     the new one (same inode, same mtime), the edited card is written anew,
     and the tree is byte for byte what a build from scratch gives."""
@@ -342,7 +353,7 @@ def test_a_rebuild_links_the_files_it_would_write_unchanged(repo: Path, knoc) ->
     steward = (build / STEWARD_CARD).stat()
     search = (build / SEARCH_CARD).stat()
     _edit_search_description(repo, "Edited.")
-    assert knoc("build", root=repo)[0] == 0
+    assert knoc("build", *rebuild, root=repo)[0] == 0
     now = (build / STEWARD_CARD).stat()
     assert (now.st_ino, now.st_mtime_ns) == (steward.st_ino, steward.st_mtime_ns)
     assert (build / SEARCH_CARD).stat().st_ino != search.st_ino
@@ -355,7 +366,9 @@ def test_a_rebuild_links_the_files_it_would_write_unchanged(repo: Path, knoc) ->
     assert tree(build) == linked
 
 
-def test_a_rebuild_writes_afresh_what_it_may_not_link(repo: Path, knoc, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+@REBUILDS
+def test_a_rebuild_writes_afresh_what_it_may_not_link(repo: Path, knoc, tmp_path: Path,  # type: ignore[no-untyped-def]
+                                                      rebuild: tuple[str, ...]) -> None:
     """A file linked from elsewhere (a deploy copy made with hard links) is
     not shared with the new tree, and a symlink, even to the right bytes,
     never enters it: both are written as plain files."""
@@ -368,7 +381,7 @@ def test_a_rebuild_writes_afresh_what_it_may_not_link(repo: Path, knoc, tmp_path
     (build / SENTINEL_CARD).unlink()
     (build / SENTINEL_CARD).symlink_to(outside)
     _edit_search_description(repo, "Edited.")
-    assert knoc("build", root=repo)[0] == 0
+    assert knoc("build", *rebuild, root=repo)[0] == 0
     assert (build / STEWARD_CARD).stat().st_ino != deployed.stat().st_ino
     assert (build / STEWARD_CARD).read_bytes() == deployed.read_bytes()
     assert not (build / SENTINEL_CARD).is_symlink()

@@ -46,14 +46,10 @@ def build(config: Config, *, use_cache: bool, fail_on_warning: bool, stage: bool
     staging = Staging(config.out_dir, MANIFEST)
     swapped: tuple[Mapping[str, str], Base | None] | None = None  # what build/ now holds, once swapped in
 
-    def write_early(cards: Tree) -> None:
-        staging.write_early(cards, _reusable(old(), cards.digest))
-
     try:
-        # Freshly compiled cards are written during the link stage, which
-        # leaves a core free (signed ones only once signed, at the end).
-        result = compile_cached(config, use_cache, progress, signer, early=None if signer else write_early,
-                                keep=True)
+        # Freshly compiled cards are written by the workers that compiled
+        # them (signed ones only once signed, at the end).
+        result = compile_cached(config, use_cache, progress, signer, early=None if signer else staging, keep=True)
         current = not scan.in_build(seen(), result.base).differing(result.digests)  # then rewrite nothing
         diags = result.report.sorted()
         if signer is None and signed_by(config) is not None:  # no key this time: say so before the signatures go

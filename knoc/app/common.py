@@ -3,7 +3,6 @@ cache, and naming files for messages."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -12,9 +11,8 @@ from knoc.config import Config, ConfigError, find_root, load_config
 from knoc.io import files
 
 if TYPE_CHECKING:
-    from knoc.compiler.driver import Progress, Result
+    from knoc.compiler.driver import Early, Progress, Result
     from knoc.output.signed import CardSigner
-    from knoc.output.tree import Tree
 
 
 def open_repo(root: Path | None, a2a: str | None, cwd: Path) -> Config:
@@ -28,7 +26,7 @@ def open_repo(root: Path | None, a2a: str | None, cwd: Path) -> Config:
 
 
 def compile_cached(config: Config, use_cache: bool, progress: Progress | None = None,
-                   signer: CardSigner | None = None, early: Callable[[Tree], None] | None = None,
+                   signer: CardSigner | None = None, early: Early | None = None,
                    lazy: bool = False, keep: bool = False) -> Result:
     """Compile the repo, reading and then updating the cache (`lazy`, `keep`:
     as `compile_repo`). The compiler is imported here, when first needed:

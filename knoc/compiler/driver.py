@@ -12,18 +12,19 @@ writing them is the caller's choice."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 from array import array
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from knoc import __version__
 from knoc.compiler import warm
 from knoc.compiler.link import link_repo
 from knoc.compiler.load import parse_source, read_source
 from knoc.compiler.records import FileResult, LinkResult
-from knoc.compiler.results import Results
+from knoc.compiler.results import Results, publishable
 from knoc.compiler.specs import compile_specs
 from knoc.compiler.unit import compile_source, one_file
 from knoc.config import Config
@@ -35,7 +36,7 @@ from knoc.io.outputs import Base
 from knoc.kinds.agent import Card, Cards
 from knoc.kinds.entity import BUILTIN, Entity, Layout
 from knoc.kinds.spec import BUILTIN_SPECS, SpecSet
-from knoc.output.tree import Input, Tree, render
+from knoc.output.tree import Input, Tree, card_files, render
 
 if TYPE_CHECKING:
     from knoc.output.signed import CardSigner
@@ -58,6 +59,22 @@ class Result:
         return self.report.errors == 0
 
 
+class Early(Protocol):
+    """Where a build writes each card as soon as its file is compiled, from
+    the worker that compiled it, so that the disk works while the compile
+    goes on (`knoc.io.tree.Staging`). The link stage may still refuse to
+    publish a card, or fail the build: the build then removes it."""
+
+    def begin(self) -> None:
+        """Called here, before the workers are forked."""
+
+    def write_card(self, files: Mapping[str, bytes]) -> bool:
+        """Called in a worker: write one card's files; whether it did."""
+
+    def written_early(self, files: Mapping[str, bytes]) -> None:
+        """Called here, after the one-file stage: the cards written."""
+
+
 # (stage, done, total): how far a long run has got, for a progress bar.
 Progress = Callable[[str, int, int], None]
 
@@ -67,12 +84,10 @@ def quiet(stage: str, done: int, total: int) -> None:
 
 
 def compile_repo(config: Config, use_cache: bool = False, progress: Progress = quiet,
-                 signer: CardSigner | None = None, early: Callable[[Tree], None] | None = None,
+                 signer: CardSigner | None = None, early: Early | None = None,
                  lazy: bool = False, keep: bool = False) -> Result:
-    """`early`, when given, is handed the cards the one-file stages made, if
-    they compiled anything, before the link stage starts: a build can
-    begin writing them meanwhile. The link stage may still refuse to
-    publish one, or fail the build. `lazy`: the caller mostly compares
+    """`early`, when given, is where the card of each valid, public agent
+    compiled in this run is written as soon as it is made. `lazy`: the caller mostly compares
     digests (`knoc check`): a patched run joins its large files only when
     they are read. `keep`: the caller writes build/ from the result: a
     patched run's rendering is stored too (`warm.patch`)."""
@@ -81,7 +96,7 @@ def compile_repo(config: Config, use_cache: bool = False, progress: Progress = q
 
 
 def _compile_repo(config: Config, use_cache: bool, progress: Progress, signer: CardSigner | None,
-                  early: Callable[[Tree], None] | None, lazy: bool, keep: bool) -> Result:
+                  early: Early | None, lazy: bool, keep: bool) -> Result:
     report, layout = Report(), config.layout
     spec_paths, content_paths = source_list.sources(config.root, config.specs, config.content, use_cache)
     specs_too = source_list.shared(spec_paths, content_paths)  # specs/ inside content/: a spec is not content too
@@ -108,9 +123,7 @@ def _compile_repo(config: Config, use_cache: bool, progress: Progress, signer: C
             report.extend(patched.diags)
             return Result(report, paths, patched.cards, patched.published, patched.agents, patched.files,
                           patched.digests, cache, patched.base)
-    content, compiled = _each_file(config, content_paths, specs, cache, results, report, progress)
-    if early is not None and compiled:
-        early(Tree.of_cards(results.carded, results.projection))
+    content = _each_file(config, content_paths, specs, cache, results, report, progress, early)
     content.sort(key=lambda s: s.rel)
     for src in content:
         report.extend(results.found(src.rel))
@@ -137,12 +150,12 @@ def _inputs(sources: list[SourceFile], results: Results) -> list[Input]:
     return [(s.rel, s.digest, head.private) for s, head in heads if head.decl is not None]
 
 
-def _each_file(config: Config, paths: list[str], specs: SpecSet, cache: Cache,
-               results: Results, report: Report, progress: Progress) -> tuple[list[SourceFile], int]:
+def _each_file(config: Config, paths: list[str], specs: SpecSet, cache: Cache, results: Results,
+               report: Report, progress: Progress, early: Early | None) -> list[SourceFile]:
     """The one-file stages for each path, or what the cache kept for its
     bytes. A file whose size and mtime the cache vouches for is not read;
-    the others are compiled on `config.jobs` processes (`_compile`).
-    Returns the sources and how many were not vouched for."""
+    the others are compiled on `config.jobs` processes (`_compile`), which
+    write their cards to `early`. Returns the sources."""
     global _JOB
     sources: list[SourceFile] = []
     kept: dict[str, Source] = {}
@@ -160,32 +173,43 @@ def _each_file(config: Config, paths: list[str], specs: SpecSet, cache: Cache,
             continue
         misses.append(rel)
         stats.extend((-1,) * 4 if st is None else (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino))
-    _JOB = (config, specs, cache)  # what a forked worker compiles with
-    try:
-        compiled = pool.each(_compile, misses, config.jobs or pool.cores())
-        for done, (rel, (digest, entry, problem)) in enumerate(zip(misses, compiled, strict=True), 1):
-            if done % 256 == 0:
-                progress("compiling", done, len(misses))
-            if problem is not None:
-                report.add(problem)
-                continue
-            sources.append(SourceFile(f"{config.root}/{rel}", rel, None, digest))
-            found = results.add(rel, entry)  # checked as it was encoded (`compile_source`)
-            size, mtime, ctime, inode = stats[4 * done - 4:4 * done]
-            if size >= 0 and not has_internal(found):  # never keep a bug's outcome
-                kept[rel] = Source(digest, size, mtime, ctime, inode, results.kept(rel))
+    if early is not None and misses:
+        early.begin()
+    _JOB = (config, specs, cache, early)  # what a forked worker compiles with
+    written: list[str] = []
+    try:  # closed even on the way out of an error: no worker is left writing
+        with contextlib.closing(pool.each(_compile, misses, config.jobs or pool.cores())) as compiled:
+            for done, (rel, (digest, entry, problem, wrote)) in enumerate(zip(misses, compiled, strict=True), 1):
+                if done % 256 == 0:
+                    progress("compiling", done, len(misses))
+                if problem is not None:
+                    report.add(problem)
+                    continue
+                sources.append(SourceFile(f"{config.root}/{rel}", rel, None, digest))
+                found = results.add(rel, entry)  # checked as it was encoded (`compile_source`)
+                if wrote:
+                    written.append(rel)
+                size, mtime, ctime, inode = stats[4 * done - 4:4 * done]
+                if size >= 0 and not has_internal(found):  # never keep a bug's outcome
+                    kept[rel] = Source(digest, size, mtime, ctime, inode, results.kept(rel))
     finally:
         _JOB = None
+    if early is not None and written:
+        early.written_early(Tree.of_cards(written, results.projection))
     cache.sources = kept
-    return sources, len(misses)
+    return sources
 
 
-_JOB: tuple[Config, SpecSet, Cache] | None = None
+_JOB: tuple[Config, SpecSet, Cache, Early | None] | None = None
 
 
-def _compile(rel: str) -> tuple[str, Any, Diagnostic | None]:
+def _compile(rel: str) -> tuple[str, Any, Diagnostic | None, bool]:
+    """One file, in a worker; and its card, written early if it may be."""
     assert _JOB is not None
-    return compile_source(*_JOB, rel)
+    config, specs, cache, early = _JOB
+    digest, entry, problem = compile_source(config, specs, cache, rel)
+    card = None if early is None or entry is None else publishable(entry)
+    return digest, entry, problem, card is not None and early is not None and early.write_card(card_files(card))
 
 
 def _link(sources: list[SourceFile], results: Results, specs: SpecSet, cache: Cache,

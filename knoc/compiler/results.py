@@ -20,6 +20,7 @@ from knoc.io.records import Encodes
 from knoc.kinds.agent import Projection
 
 _CARD, _BYTES = 7, 9  # where an encoded FileResult keeps its projection, and where that keeps its packed bytes
+_VALID, _PRIVATE = 4, 5
 
 
 class Head(NamedTuple):
@@ -87,6 +88,15 @@ class Results:
         never unpacked): all the link stage reads, without reading the
         scratch file."""
         return _card(rel, self._held.value(rel), ())
+
+
+def publishable(entry: Any) -> Projection | None:
+    """The card of an encoded FileResult whose agent is valid and public:
+    what a build may write before the link stage says whether it is
+    published. A private agent's card never reaches the disk, not even
+    for a moment."""
+    card = entry[_CARD]
+    return Projection(*card) if card and entry[_VALID] and not entry[_PRIVATE] else None
 
 
 def _card(rel: str, value: Any, card_bytes: tuple[bytes, ...]) -> Projection:

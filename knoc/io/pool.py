@@ -16,7 +16,7 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from typing import Generic, TypeVar
 
 T = TypeVar("T")
@@ -37,8 +37,9 @@ def cores() -> int:
         return os.cpu_count() or 1
 
 
-def each(work: Callable[[T], R], items: list[T], jobs: int) -> Iterator[R]:
-    """`work` over `items`, in their order, on up to `jobs` processes."""
+def each(work: Callable[[T], R], items: list[T], jobs: int) -> Generator[R, None, None]:
+    """`work` over `items`, in their order, on up to `jobs` processes.
+    Closing it stops the workers and waits for them to end."""
     if jobs <= 1 or len(items) < MIN_ITEMS or sys.platform != "linux" or threading.active_count() > 1:
         with _collector(True):  # as in a worker: parsing makes cycles
             yield from map(work, items)

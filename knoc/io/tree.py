@@ -54,69 +54,91 @@ def write_tree(out: Path, files: Mapping[str, bytes], manifest: str = "manifest.
 
 
 class Staging:
-    """A new tree written beside `out`, then swapped in. Some of it can be
-    written early, on a background thread, while the caller is still
-    compiling the rest (`write_early`); `finish` writes what is left.
+    """A new tree written beside `out`, then swapped in. Cards can be
+    written early, each as soon as its file is compiled, by the pool
+    worker that compiled it (`begin`, then `write_card` in any process
+    forked after it, then `written_early`); `finish` writes the rest.
 
-    Files are written on `writers` threads (0: one per core, at least two):
+    `finish` writes on `writers` threads (0: one per core, at least two):
     creating a file is mostly kernel time, which threads overlap. A file
     the old tree at `out` already holds with the same bytes is hard-linked
-    from it instead (`reuse`; see `_link_old`). Until `finish` swaps it in,
-    the tree is a hidden folder beside `out`, which `abort` (or the next
-    run's `swap.recover`) removes."""
+    from it instead (see `_link_seen` and `_link_same`). Until `finish`
+    swaps it in, the tree is a hidden folder beside `out`, which `abort`
+    (or the next run's `swap.recover`) removes."""
 
     def __init__(self, out: Path, manifest: str = "manifest.json", writers: int = 0) -> None:
         self.out, self.manifest = out, manifest
         self.writers = writers or max(2, pool.cores())
         self.new: Path | None = None
-        self.early: Mapping[str, bytes] = {}
+        self.early: Mapping[str, bytes] = {}  # what write_card wrote, as `written_early` was told
         self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
-        self._failed: list[BaseException] = []
-        self._pending: pool.Batches[str] = pool.Batches([])  # what write_early has not yet begun
-        self._early_reuse: Mapping[str, Stat] = {}
+        self._old = False  # whether `out` was a folder when the new tree was begun
         self._made: list[Path] = []  # the folders above `out` this run created
 
-    def write_early(self, files: Mapping[str, bytes], reuse: Mapping[str, Stat] | None = None) -> None:
-        """Start writing `files` on a background thread. `reuse`: the files of
-        the old tree that hold what `files` does at their path, as the scan
-        of it saw them (size, mtime, sha256)."""
-        _refuse_unsafe(files)
-        new = self._begin()
-        self.early, self._pending, self._early_reuse = files, pool.Batches(list(files), BATCH), reuse or {}
-        self._thread = threading.Thread(target=self._write_early, args=(new,), daemon=True)
-        self._thread.start()
+    def begin(self) -> None:
+        """Make the new tree's folder (before forking the processes that
+        will `write_card` into it)."""
+        if self.new is None:
+            missing = [p for p in (self.out.parent, *self.out.parent.parents) if not p.exists()]
+            self.out.parent.mkdir(parents=True, exist_ok=True)
+            self._made = missing  # innermost first: what abort removes again, if still empty
+            swap.recover(self.out)  # before our own folder exists: it would be taken for debris
+            self.new = swap.staging(self.out)
+            self._old = self.out.is_dir()
 
-    def _write_early(self, new: Path) -> None:
-        try:  # one thread fewer: the caller is compiling on a core
-            self._write(new, self.early, self._pending, self._early_reuse, max(1, self.writers - 1))
-        except BaseException as exc:  # handed to finish(), which raises it
-            self._failed.append(exc)
+    def write_card(self, files: Mapping[str, bytes]) -> bool:
+        """Write one card's files into the new tree, or hard-link the old
+        tree's where it holds the same bytes. From this process or one
+        forked after `begin`: nothing is shared but the folder, and each
+        file is created exclusively, so two cards at one path cannot mix.
+        False, with none of them left, when any cannot be written (unsafe,
+        taken, the disk full): `finish` writes it, and says what is wrong."""
+        if self.new is None or _unsafe(files) is not None:
+            return False
+        base, old, made = f"{self.new}/", f"{self.out}/", []
+        try:
+            for rel, data in files.items():
+                os.makedirs(base + rel.rpartition("/")[0], exist_ok=True)
+                if not (self._old and _link_same(old + rel, base + rel, data)):
+                    _write_file(base + rel, data)
+                made.append(rel)
+        except OSError:
+            for rel in made:
+                _unlink(self.new, rel)
+            return False
+        return True
+
+    def written_early(self, files: Mapping[str, bytes]) -> None:
+        """What `write_card` wrote: the files `finish` keeps where they are
+        what the tree holds, and removes where not."""
+        self.early = files
 
     def finish(self, files: Mapping[str, bytes], unchanged: Callable[[str], bool] = lambda _: False,
                reuse: Mapping[str, Stat] | None = None, owned: Callable[[], bool] = lambda: False) -> None:
         """Make `files` the tree at `out`. `unchanged(path)`: whether what
-        `write_early` wrote at `path` is what `files` holds there; `reuse`
-        as for `write_early`; `owned()`: whether `out` is known to hold only
-        files knoc wrote, so it need not be listed and its manifest read
-        (`check_owned`: 3.5 s and 160 MiB at 100,000 agents)."""
+        was written early at `path` is what `files` holds there; `reuse`:
+        the files of the old tree that hold what `files` does at their
+        path, as the scan of it saw them (size, mtime, sha256); `owned()`:
+        whether `out` is known to hold only files knoc wrote, so it need not
+        be listed and its manifest read (`check_owned`: 3.5 s and 160 MiB
+        at 100,000 agents)."""
         try:
-            if self.new is not None:  # every thread helps with what write_early has not reached
-                self._write(self.new, self.early, self._pending, self._early_reuse, self.writers)
-            self._join()
-            if self._failed:
-                raise self._failed[0]
-            new = self._begin()
+            self.begin()
+            assert self.new is not None
             if not owned():
                 check_owned(self.out, self.manifest)
             kept = {p for p in self.early if p in files and unchanged(p)}
             rest = [p for p in files if p not in kept]
-            _refuse_unsafe(rest)  # the rest were checked when handed to write_early
+            unsafe = _unsafe(rest)
+            if unsafe is not None:  # every path was checked where it was made: this is the proof
+                raise OutputError(f"refusing to write `{unsafe[0]}`: {unsafe[1]}")
             for path in self.early.keys() - kept:  # written early, but not (or not so) in the tree
-                _unlink(new, path)
-            self._write(new, files, pool.Batches(rest, BATCH), reuse or {}, self.writers)
-            os.chmod(new, 0o755)
-            swap.swap_in(new, self.out)
+                _unlink(self.new, path)
+            work = functools.partial(_write_files, f"{self.new}/", files, pool.Batches(rest, BATCH), self._stop,
+                                     f"{self.out}/", reuse or {})
+            pool.on_threads(work, self.writers, self._stop)
+            os.chmod(self.new, 0o755)
+            swap.swap_in(self.new, self.out)
             self.new, self._made = None, []
         finally:
             self.abort()
@@ -124,8 +146,7 @@ class Staging:
     def abort(self) -> None:
         """Stop writing and remove the new tree (nothing once finished)."""
         self._stop.set()
-        self._join()
-        self.early, self._early_reuse, self._pending = {}, {}, pool.Batches([])  # nor held past this
+        self.early = {}  # nor held past this
         if self.new is not None:
             swap.remove(self.new)
             self.new = None
@@ -135,25 +156,6 @@ class Staging:
             except OSError:  # not empty (someone else's now), or gone
                 break
         self._made = []
-
-    def _begin(self) -> Path:
-        if self.new is None:
-            missing = [p for p in (self.out.parent, *self.out.parent.parents) if not p.exists()]
-            self.out.parent.mkdir(parents=True, exist_ok=True)
-            self._made = missing  # innermost first: what abort removes again, if still empty
-            swap.recover(self.out)  # before our own folder exists: it would be taken for debris
-            self.new = swap.staging(self.out)
-        return self.new
-
-    def _write(self, new: Path, files: Mapping[str, bytes], paths: pool.Batches[str], reuse: Mapping[str, Stat],
-               writers: int) -> None:
-        work = functools.partial(_write_files, f"{new}/", files, paths, self._stop, f"{self.out}/", reuse)
-        pool.on_threads(work, writers, self._stop)
-
-    def _join(self) -> None:
-        if self._thread is not None:
-            self._thread.join()
-            self._thread = None
 
 
 def _unlink(new: Path, rel: str) -> None:
@@ -169,10 +171,9 @@ def _unlink(new: Path, rel: str) -> None:
         folder = folder.parent
 
 
-def _refuse_unsafe(files: Iterable[str]) -> None:
-    unsafe = next(((rel, p) for rel in files if (p := path_problem(rel)) is not None), None)
-    if unsafe is not None:  # every path was checked where it was made: this is the proof
-        raise OutputError(f"refusing to write `{unsafe[0]}`: {unsafe[1]}")
+def _unsafe(files: Iterable[str]) -> tuple[str, str] | None:
+    """The first path that cannot be in the tree, and why (`path_problem`)."""
+    return next(((rel, p) for rel in files if (p := path_problem(rel)) is not None), None)
 
 
 BATCH = 64  # paths a writer takes at a time; even: a card and its twin (next to each other) share a folder
@@ -190,34 +191,88 @@ def _write_files(base: str, files: Mapping[str, bytes], paths: pool.Batches[str]
             if folder and folder not in made:
                 os.makedirs(base + folder, exist_ok=True)  # another thread may make it too
                 made.add(folder)
-            if rel in reuse and _link_old(old + rel, base + rel, reuse[rel]):
+            if rel in reuse and _link_seen(old + rel, base + rel, reuse[rel]):
                 continue
-            fd = os.open(base + rel, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # less the umask, as open() does
-            try:
+            with _created(base + rel) as fd:
                 if not (isinstance(files, Streams) and files.write_to(rel, fd)):
-                    left = memoryview(files[rel])
-                    while left:
-                        left = left[os.write(fd, left):]
-            finally:
-                os.close(fd)
+                    _write_all(fd, files[rel])
 
 
-def _link_old(old: str, new: str, seen: Stat) -> bool:
-    """Hard-link the old tree's file at `new` instead of writing the same
-    bytes again: less to write, less to free when the old tree goes, and
-    git's index still knows the file (same inode, same mtime). Only a
-    regular file with no other link, with the size and mtime the scan that
-    hashed it saw; and if it was swapped for another file (or a symlink)
-    before the link, the link is undone and the caller writes the bytes."""
+@contextlib.contextmanager
+def _created(path: str) -> Iterator[int]:
+    """A new file's descriptor: never one that was there (a symlink planted
+    in its place included)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # less the umask, as open() does
+    try:
+        yield fd
+    finally:
+        os.close(fd)
+
+
+def _write_file(path: str, data: bytes) -> None:
+    with _created(path) as fd:
+        _write_all(fd, data)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    left = memoryview(data)
+    while left:
+        left = left[os.write(fd, left):]
+
+
+# Hard-linking the old tree's file at `new` instead of writing the same
+# bytes again: less to write, less to free when the old tree goes, and
+# git's index still knows the file (same inode, same mtime). Only a regular
+# file with no other link; and if it was swapped for another file (or a
+# symlink) between the look and the link, the link is undone and the
+# caller writes the bytes.
+
+def _link_seen(old: str, new: str, seen: Stat) -> bool:
+    """Link `old` if it has the size and mtime the scan that hashed it saw."""
     try:
         st = os.lstat(old)
-        if not stat.S_ISREG(st.st_mode) or st.st_nlink != 1 or (st.st_size, st.st_mtime_ns) != seen[:2]:
+    except OSError:
+        return False
+    return stat.S_ISREG(st.st_mode) and (st.st_size, st.st_mtime_ns) == seen[:2] and _link(old, new, st)
+
+
+def _link_same(old: str, new: str, data: bytes) -> bool:
+    """Link `old` if it holds `data` (read to compare: no scan saw it)."""
+    try:
+        fd = os.open(old, os.O_RDONLY | os.O_NOFOLLOW)
+    except OSError:
+        return False
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size != len(data) or _read_all(fd, len(data) + 1) != data:
             return False
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+    return _link(old, new, st)
+
+
+def _read_all(fd: int, most: int) -> bytes:
+    chunks, left = [], most
+    while left and (chunk := os.read(fd, left)):
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)
+
+
+def _link(old: str, new: str, st: os.stat_result) -> bool:
+    """Link `old`, looked at as `st`, at `new`: only if it is still that
+    file, unchanged, and has no other link."""
+    if st.st_nlink != 1:
+        return False
+    try:
         os.link(old, new)  # a symlink is linked as itself, never followed: caught below
         got = os.lstat(new)
     except OSError:
         return False
-    if (got.st_ino, got.st_dev) == (st.st_ino, st.st_dev) and stat.S_ISREG(got.st_mode):
+    if (got.st_ino, got.st_dev, got.st_size, got.st_mtime_ns) == (st.st_ino, st.st_dev, st.st_size, st.st_mtime_ns) \
+            and stat.S_ISREG(got.st_mode):
         return True
     os.unlink(new)
     return False

@@ -49,6 +49,11 @@ def card_paths(card: Card | Projection) -> tuple[str, str]:
     return site_paths((card.projection if isinstance(card, Card) else card).site_dir)
 
 
+def card_files(projection: Projection) -> dict[str, bytes]:
+    """A card's files: the card and its agent.json twin, by path."""
+    return {path: projection.file_bytes(is_legacy(path)) for path in card_paths(projection)}
+
+
 def site_paths(site_dir: str) -> tuple[str, str]:
     """The card and legacy twin paths of a card folder under site/ (one
     string each, however many maps of a run hold them as keys)."""
