@@ -29,13 +29,14 @@ def _cards(files: set[str]) -> set[str]:
 
 
 def _written_before_the_link_stage(repo: Path, knoc: Knoc, monkeypatch: pytest.MonkeyPatch,
-                                   *args: str) -> set[str]:
-    """Build, and give the files the new tree held when the link stage began."""
-    link_repo, seen = driver.link_repo, set()
+                                   *args: str) -> dict[str, int]:
+    """Build, and give the files the new tree held when the link stage
+    began, with their inodes."""
+    link_repo, seen = driver.link_repo, {}
 
     def spy(*a: object, **kw: object) -> object:
         for new in repo.glob(".build.new-*"):
-            seen.update(p.relative_to(new).as_posix() for p in new.rglob("*") if p.is_file())
+            seen.update((p.relative_to(new).as_posix(), p.stat().st_ino) for p in new.rglob("*") if p.is_file())
         return link_repo(*a, **kw)  # type: ignore[arg-type]
 
     monkeypatch.setattr(driver, "link_repo", spy)
@@ -47,7 +48,7 @@ def _written_before_the_link_stage(repo: Path, knoc: Knoc, monkeypatch: pytest.M
 def test_the_cards_written_early_are_those_published_and_never_a_private_one(
         repo: Path, knoc: Knoc, monkeypatch: pytest.MonkeyPatch) -> None:
     early = _written_before_the_link_stage(repo, knoc, monkeypatch)
-    assert early and early == _cards(set(tree(repo / "build")))
+    assert early and early.keys() == _cards(set(tree(repo / "build")))
     assert PRIVATE_CARD not in early and not (repo / "build" / PRIVATE_CARD).exists()
 
 
@@ -66,7 +67,8 @@ def test_pool_workers_write_the_cards_and_the_tree_is_what_one_process_writes(
     early = _written_before_the_link_stage(repo, knoc, monkeypatch, "--no-cache", "--jobs", "2")
     assert len(set(writers.read_text().split())) == 2 and str(os.getpid()) not in writers.read_text().split()
     built = tree(repo / "build")
-    assert len(early) > pool.MIN_ITEMS and early == _cards(set(built))
+    assert len(early) > pool.MIN_ITEMS and early.keys() == _cards(set(built))
+    assert all((repo / "build" / path).stat().st_ino == inode for path, inode in early.items())  # kept, not redone
     code, _, err = knoc("build", "--no-cache", "--jobs", "1", root=repo)
     assert code == 0 and "private agent" in err
     assert tree(repo / "build") == built

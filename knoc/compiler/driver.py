@@ -8,7 +8,8 @@ own file and, only if it changed a link key, the link stage; and after an
 edit that changed no link key, a run patches what the last one rendered
 instead (`knoc.compiler.warm`). Pure up to
 `render`: it returns the files a build would write and what was found;
-writing them is the caller's choice."""
+writing them is the caller's choice, and so is where the workers write
+each card as soon as it is made (`Early`)."""
 
 from __future__ import annotations
 
@@ -87,9 +88,9 @@ def compile_repo(config: Config, use_cache: bool = False, progress: Progress = q
                  signer: CardSigner | None = None, early: Early | None = None,
                  lazy: bool = False, keep: bool = False) -> Result:
     """`early`, when given, is where the card of each valid, public agent
-    compiled in this run is written as soon as it is made. `lazy`: the caller mostly compares
-    digests (`knoc check`): a patched run joins its large files only when
-    they are read. `keep`: the caller writes build/ from the result: a
+    compiled in this run is written as soon as it is made. `lazy`: the
+    caller mostly compares digests (`knoc check`): a patched run joins its
+    large files only when they are read. `keep`: the caller writes build/ from the result: a
     patched run's rendering is stored too (`warm.patch`)."""
     with pool.collector_paused():  # hundreds of thousands of results, entities and pieces; few cycles
         return _compile_repo(config, use_cache, progress, signer, early, lazy, keep)
@@ -208,8 +209,9 @@ def _compile(rel: str) -> tuple[str, Any, Diagnostic | None, bool]:
     assert _JOB is not None
     config, specs, cache, early = _JOB
     digest, entry, problem = compile_source(config, specs, cache, rel)
-    card = None if early is None or entry is None else publishable(entry)
-    return digest, entry, problem, card is not None and early is not None and early.write_card(card_files(card))
+    if early is None or entry is None or (card := publishable(entry)) is None:
+        return digest, entry, problem, False
+    return digest, entry, problem, early.write_card(card_files(card))
 
 
 def _link(sources: list[SourceFile], results: Results, specs: SpecSet, cache: Cache,
