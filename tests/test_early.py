@@ -102,3 +102,21 @@ def test_a_card_that_cannot_be_written_early_leaves_none_of_its_files(tmp_path: 
     assert tree(staging.new) == first
     staging.abort()
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("rebuild", [(), ("--no-cache",)], ids=["cached", "uncached"])
+def test_a_fifo_where_a_card_was_is_drift_and_is_replaced_without_a_hang(repo: Path, knoc: Knoc,
+                                                                         rebuild: tuple[str, ...]) -> None:
+    """The scan hashes build/'s files and an uncached rebuild reads the
+    old card to compare it: a fifo in its place is neither waited on nor
+    linked. A check reports the drift; a build writes the card."""
+    assert knoc("build", root=repo)[0] == 0
+    card = repo / "build" / "site/agents.possibility.space/schema-steward/.well-known/agent-card.json"
+    want = card.read_bytes()
+    card.unlink()
+    os.mkfifo(card)
+    code, _, err = knoc("check", *rebuild, root=repo)
+    assert code == 1 and "schema-steward/.well-known/agent-card.json (not a regular file)" in err, err
+    code, _, err = knoc("build", *rebuild, root=repo)
+    assert code == 0, err
+    assert card.is_file() and card.read_bytes() == want

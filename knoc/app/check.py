@@ -7,9 +7,11 @@ spend idle): this module imports them only once it has begun."""
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from knoc.app.common import compile_cached
@@ -17,7 +19,7 @@ from knoc.app.outcome import Outcome
 from knoc.app.scan import Scan
 from knoc.config import Config
 from knoc.diagnostics import diag
-from knoc.io import background, tree
+from knoc.io import background, files, tree
 
 if TYPE_CHECKING:
     from knoc.compiler.driver import Progress
@@ -51,7 +53,7 @@ def _compared(config: Config, use_cache: bool, progress: Progress | None, scan: 
         unstaged = diag("KNO-DRIFT", f"{out} is current in your work tree but not staged", file=out,
                         hint=f"stage it: `git add {out}`, then commit again")
         return Outcome("knoc check", [*result.report.sorted(), unstaged], result.inputs, f"{out} not staged")
-    drifted = drift(result.files, differ, found.actual, lambda rel: tree.read(config.out_dir, rel), out,
+    drifted = drift(result.files, differ, found.actual, functools.partial(_old, config.out_dir), out,
                     (lambda: _built_for(config), config.a2a), in_hook=in_hook)
     if signed is not None and signed.refused:
         drifted = [diag("KNO-SIGNATURE", why, file=f"{out}{rel}",
@@ -59,6 +61,15 @@ def _compared(config: Config, use_cache: bool, progress: Progress | None, scan: 
                    for rel, why in signed.refused] + drifted
     summary = f"{out} drifted: run `knoc build`" if drifted else f"{out} is up to date"
     return Outcome("knoc check", result.report.sorted() + drifted, result.inputs, summary)
+
+
+def _old(out_dir: Path, rel: str) -> bytes | None:
+    """A file of build/ for the drift's diff; None for a FIFO or a device
+    in its place (found stale by its digest, never read)."""
+    try:
+        return tree.read(out_dir, rel)
+    except files.Refused:
+        return None
 
 
 def _built_for(config: Config) -> str | None:

@@ -15,6 +15,7 @@ import tempfile
 from array import array
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from io import BufferedReader
 from pathlib import Path
 
 from knoc.io import limits
@@ -84,10 +85,24 @@ def _is_dir(entry: os.DirEntry[str]) -> bool:
         return False
 
 
-def read_bytes(path: str | Path) -> bytes:
-    """A file's bytes (OSError when it cannot be read)."""
-    with open(path, "rb") as f:
-        return f.read()
+def read_bytes(path: str | Path, most: int = -1) -> bytes:
+    """A regular file's bytes, or its first `most` (OSError when it cannot
+    be read, Refused when it is not a regular file)."""
+    with opened(path) as f:
+        return f.read(most)
+
+
+@contextmanager
+def opened(path: str | Path, follow: bool = True) -> Iterator[BufferedReader]:
+    """A regular file open to read (`follow`: a symlink to one too). Opened
+    without waiting: a FIFO put where a file was (in build/, say) would
+    otherwise block knoc forever."""
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+    fd = os.open(path, flags if follow else flags | getattr(os, "O_NOFOLLOW", 0))
+    with os.fdopen(fd, "rb") as f:
+        if not stat_.S_ISREG(os.fstat(fd).st_mode):
+            raise Refused(f"{path} is not a regular file (a FIFO, socket or device)", "remove it")
+        yield f
 
 
 def read_source(path: str, root: str | None = None, limit: int = limits.SOURCE_BYTES) -> bytes:

@@ -21,12 +21,14 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
+import stat
 from array import array
 from collections.abc import Callable, Collection, ItemsView, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Generic, NamedTuple, TypeVar
 
+from knoc.io import files
 from knoc.io.cache import DIR, read_stored, write_stored
 from knoc.io.records import count_paths, join_paths, split_paths
 from knoc.io.stored import Stat
@@ -35,6 +37,7 @@ VERSION = 2
 ROOT = "."  # the tree's own folder, as the memo names it (a lone "" would join to no path at all)
 V = TypeVar("V")
 GONE = ""  # an override's sha256 for a file that is not there
+NOT_A_FILE = "0" * 64  # the sha256 the scan gives a fifo or a device: one no file's bytes have
 REBASE_MOST = 1000  # overrides beyond which comparing every digest costs less than looking each up
 
 
@@ -281,5 +284,7 @@ def fresh(base: str, rel: str, known: Stat | None) -> Stat:
     st = os.stat(base + rel)
     if known is not None and known[0] == st.st_size and known[1] == st.st_mtime_ns:
         return known
-    with open(base + rel, "rb") as f:  # hashed a piece at a time: agents.js is 100 MB at 100,000 agents
+    if not stat.S_ISREG(st.st_mode):  # a FIFO or a device: drift, never read
+        return (st.st_size, st.st_mtime_ns, NOT_A_FILE)
+    with files.opened(base + rel) as f:  # hashed a piece at a time: agents.js is 100 MB at 100,000 agents
         return (st.st_size, st.st_mtime_ns, hashlib.file_digest(f, "sha256").hexdigest())

@@ -36,7 +36,7 @@ def check_owned(out: Path, manifest: str) -> None:
     if not present:
         return
     try:
-        old = json.loads((out / manifest).read_text(encoding="utf-8"))
+        old = json.loads(files.read_bytes(out / manifest))
         known = set(old["outputs"]) | {manifest}
     except (OSError, ValueError, KeyError, TypeError):
         raise OutputError(f"{out} has files but no knoc {manifest}; knoc will not replace it") from None
@@ -95,10 +95,10 @@ class Staging:
         taken, the disk full): `finish` writes it, and says what is wrong."""
         if self.new is None or _unsafe(files) is not None:
             return False
-        base, old, made = f"{self.new}/", f"{self.out}/", []
+        base, old, made, folders = f"{self.new}/", f"{self.out}/", [], set[str]()
         try:
             for rel, data in files.items():
-                os.makedirs(base + rel.rpartition("/")[0], exist_ok=True)
+                _make_folder(base, rel, folders)
                 if not (self._old and _link_same(old + rel, base + rel, data)):
                     _write_file(base + rel, data)
                 made.append(rel)
@@ -187,15 +187,20 @@ def _write_files(base: str, files: Mapping[str, bytes], paths: pool.Batches[str]
         for rel in batch:
             if stop.is_set():
                 return
-            folder, _, _ = rel.rpartition("/")
-            if folder and folder not in made:
-                os.makedirs(base + folder, exist_ok=True)  # another thread may make it too
-                made.add(folder)
+            _make_folder(base, rel, made)
             if rel in reuse and _link_seen(old + rel, base + rel, reuse[rel]):
                 continue
             with _created(base + rel) as fd:
                 if not (isinstance(files, Streams) and files.write_to(rel, fd)):
                     _write_all(fd, files[rel])
+
+
+def _make_folder(base: str, rel: str, made: set[str]) -> None:
+    """Make the folder of `rel` under `base`, unless `made` says it was."""
+    folder = rel.rpartition("/")[0]
+    if folder and folder not in made:
+        os.makedirs(base + folder, exist_ok=True)  # another thread or worker may make it too
+        made.add(folder)
 
 
 @contextlib.contextmanager
@@ -233,38 +238,25 @@ def _link_seen(old: str, new: str, seen: Stat) -> bool:
         st = os.lstat(old)
     except OSError:
         return False
-    return stat.S_ISREG(st.st_mode) and (st.st_size, st.st_mtime_ns) == seen[:2] and _link(old, new, st)
+    return (st.st_size, st.st_mtime_ns) == seen[:2] and _link(old, new, st)
 
 
 def _link_same(old: str, new: str, data: bytes) -> bool:
     """Link `old` if it holds `data` (read to compare: no scan saw it)."""
     try:
-        fd = os.open(old, os.O_RDONLY | os.O_NOFOLLOW)
-    except OSError:
+        with files.opened(old, follow=False) as f:
+            st = os.fstat(f.fileno())
+            if st.st_size != len(data) or f.read(len(data) + 1) != data:
+                return False
+    except OSError:  # not there, a symlink, a FIFO: written anew
         return False
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode) or st.st_size != len(data) or _read_all(fd, len(data) + 1) != data:
-            return False
-    except OSError:
-        return False
-    finally:
-        os.close(fd)
     return _link(old, new, st)
-
-
-def _read_all(fd: int, most: int) -> bytes:
-    chunks, left = [], most
-    while left and (chunk := os.read(fd, left)):
-        chunks.append(chunk)
-        left -= len(chunk)
-    return b"".join(chunks)
 
 
 def _link(old: str, new: str, st: os.stat_result) -> bool:
     """Link `old`, looked at as `st`, at `new`: only if it is still that
-    file, unchanged, and has no other link."""
-    if st.st_nlink != 1:
+    file, unchanged, a regular one, and has no other link."""
+    if st.st_nlink != 1 or not stat.S_ISREG(st.st_mode):
         return False
     try:
         os.link(old, new)  # a symlink is linked as itself, never followed: caught below
@@ -279,9 +271,9 @@ def _link(old: str, new: str, st: os.stat_result) -> bool:
 
 
 def read(out: Path, rel: str, most: int = -1) -> bytes:
-    """One file of the tree, or its first `most` bytes (OSError when it is not there)."""
-    with open(out / rel, "rb") as f:
-        return f.read(most)
+    """One file of the tree, or its first `most` bytes (OSError when it is
+    not there or not a regular file)."""
+    return files.read_bytes(out / rel, most)
 
 
 def trees(site: Path) -> list[str]:

@@ -35,12 +35,12 @@ def differing(want: Mapping[str, str], actual: Mapping[str, str], where: Collect
 
 
 def drift(expected: Mapping[str, bytes], differ: set[str], actual: Container[str],
-          read: Callable[[str], bytes], out: str, targets: tuple[Callable[[], str | None], str] | None = None,
+          read: Callable[[str], bytes | None], out: str, targets: tuple[Callable[[], str | None], str] | None = None,
           in_hook: bool = False) -> list[Diagnostic]:
     """One error per stale, missing or extra file, cards first. `differ`:
     the files whose sha256 is not the same in `expected` and on disk
     (`differing`); `actual`: the files on disk; `read` fetches one from
-    disk for the diff; `out` prefixes paths. A card's agent.json twin, the
+    disk for the diff (None: it is not a file to read); `out` prefixes paths. A card's agent.json twin, the
     manifest and the files that join every card, which follow from the
     other files, are folded into one line each (with no diff: the card's
     says it, and at 100,000 agents they are tens of megabytes). `targets`:
@@ -70,9 +70,11 @@ def drift(expected: Mapping[str, bytes], differ: set[str], actual: Container[str
                               file=shown, hint=hint))
         elif cards and _joins_cards(path):  # its diff would repeat the cards' (as JavaScript, say)
             found.append(diag("KNO-DRIFT", f"stale: {shown} (it joins the cards above)", file=shown, hint=hint))
+        elif (old := read(path)) is None:
+            found.append(diag("KNO-DRIFT", f"stale: {shown}{also} (not a regular file)", file=shown, hint=hint))
         else:
             found.append(diag("KNO-DRIFT", f"stale: {shown}{also}", file=shown, hint=hint,
-                              detail=_diff(shown, read(path), expected[path])))
+                              detail=_diff(shown, old, expected[path])))
     return found
 
 
