@@ -8,14 +8,13 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import stat as stat_
 import tempfile
 import time
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
-from knoc.io.files import atomic_write, stat
+from knoc.io.files import Refused, atomic_write, opened, stat
 
 SHA256 = re.compile(r"[0-9a-f]{64}")
 PIECE = 1 << 20  # bytes handed on at a time: copied (StoredFiles.write_to), joined (canonical.joined_pieces)
@@ -71,21 +70,18 @@ class StoredFiles(Mapping[str, bytes]):
         size, _, digest = self._files[path]
         blob, seen, why = self._folder / digest, hashlib.sha256(), None
         try:
-            fd = os.open(blob, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
+            with opened(blob, follow=False) as f:
+                left = size + 1
+                while left and (part := f.read(min(piece, left))):
+                    left -= len(part)
+                    seen.update(part)
+                    yield part
+        except Refused:
+            why = "it is not a regular file"
         except OSError as exc:
             why = exc.strerror
-        else:
-            with os.fdopen(fd, "rb") as f:
-                if not stat_.S_ISREG(os.fstat(fd).st_mode):
-                    why = "it is not a regular file"
-                else:
-                    left = size + 1
-                    while left and (part := f.read(min(piece, left))):
-                        left -= len(part)
-                        seen.update(part)
-                        yield part
-            if why is None and seen.hexdigest() != digest:
-                why = "its bytes no longer match its sha256"
+        if why is None and seen.hexdigest() != digest:
+            why = "its bytes no longer match its sha256"
         if why is not None:
             blob.unlink(missing_ok=True)
             raise CacheDamaged(f"{self._shown}/{blob.name} ({path}) is damaged: {why}")
