@@ -20,9 +20,19 @@ _KEYS = {"specs", "content", "output", "a2a"}
 # [host]: who operates the hosts, for each host's AI Catalog (its `host` object).
 HOST_KEYS = {"display_name": "displayName", "identifier": "identifier",
              "documentation_url": "documentationUrl", "logo_url": "logoUrl"}
-# [signing]: everything about signing but the key, which never lives in the repo.
-SIGNING_KEYS = {"kid": "the key id to write (one signing key only; default its RFC 7638 thumbprint)",
-                "retired": "public keys (PEM or JWK files in the repo) still published in jwks.json"}
+# [signing]: the private key never lives in the repo; its public half does.
+SIGNING_KEYS = {
+    "key": "where the private signing key is, outside the repo (`~` expanded); beside --sign-key and "
+           "KNOC_SIGNING_KEY",
+    "public": "the public keys that sign this repo's cards: a PEM or JWK file in the repo, or an inline JWK "
+              "table, or a list of these; `knoc check` verifies signatures against them, and a build with "
+              "another key is refused",
+    "kid": "the key id to write (one signing key only; default its RFC 7638 thumbprint)",
+    "retired": "public keys no longer signing but still published in jwks.json (files in the repo or inline "
+               "JWK tables), so cards signed with them keep verifying",
+}
+# A public key as knoc.toml gives it: a repo-relative file, or an inline JWK (its members, sorted).
+KeyRef = str | tuple[tuple[str, str], ...]
 
 
 class ConfigError(Exception):
@@ -39,7 +49,9 @@ class Config:
     host: tuple[tuple[str, str], ...] = ()  # [host] as (AI Catalog key, value), in HOST_KEYS order
     jobs: int = 0  # processes for the per-file stage (--jobs); 0: every core
     kid: str | None = None  # [signing]
-    retired: tuple[str, ...] = ()  # [signing], repo-relative paths
+    key: str | None = None  # [signing]: the private key's path, outside the repo
+    public: tuple[KeyRef, ...] = ()  # [signing]
+    retired: tuple[KeyRef, ...] = ()  # [signing]
 
     @property
     def layout(self) -> Layout:
@@ -84,26 +96,44 @@ def load_config(root: Path, a2a: str | None = None) -> Config:
             raise ConfigError(f"{CONFIG_FILE}: unknown setting(s) {', '.join(unknown)}; "
                               f"[knoc] takes {', '.join(sorted(_KEYS))}; [host] takes {', '.join(HOST_KEYS)}; "
                               f"[signing] takes {', '.join(SIGNING_KEYS)}")
-        retired = signing.get("retired", [])
-        if not isinstance(retired, list) or not all(isinstance(r, str) for r in retired):
-            raise ConfigError(f"{CONFIG_FILE}: [signing] `retired` must be a list of file paths")
-        if not isinstance(signing.get("kid", ""), str):
-            raise ConfigError(f"{CONFIG_FILE}: [signing] `kid` must be a string")
+        for name in ("kid", "key"):
+            if not isinstance(signing.get(name, ""), str):
+                raise ConfigError(f"{CONFIG_FILE}: [signing] `{name}` must be a string")
         for key, value in [*section.items(), *host.items()]:
             if not isinstance(value, str):
                 raise ConfigError(f"{CONFIG_FILE}: `{key}` must be a string")
         values.update(section)
         operator = tuple((HOST_KEYS[k], host[k]) for k in HOST_KEYS if k in host)
-        kid, retired_keys = signing.get("kid") or None, tuple(retired)
+        kid, key = signing.get("kid") or None, signing.get("key") or None
+        public, retired = _key_refs(signing, "public"), _key_refs(signing, "retired")
     else:
-        operator, kid, retired_keys = (), None, ()
+        operator, kid, key, public, retired = (), None, None, (), ()
     if a2a is not None:
         values["a2a"] = a2a
-    config = Config(root=root, host=operator, kid=kid, retired=retired_keys, **values)
+    config = Config(root=root, host=operator, kid=kid, key=key, public=public, retired=retired, **values)
     if config.a2a not in targets.names():
         raise ConfigError(f"unknown A2A target `{config.a2a}`; choose one of {', '.join(targets.names())}")
     _check_layout(config)
     return config
+
+
+def _key_refs(signing: dict[str, Any], name: str) -> tuple[KeyRef, ...]:
+    """[signing] `public` or `retired`: a file path or an inline JWK table, or a list of them."""
+    value = signing.get(name, [])
+    items = value if isinstance(value, list) else [value]
+    refs: list[KeyRef] = []
+    for item in items:
+        if isinstance(item, str) and item:
+            if posixpath.isabs(item) or item.startswith("~") or ".." in item.split("/"):
+                raise ConfigError(f"{CONFIG_FILE}: [signing] `{name}` names `{item}`: a public key file must be "
+                                  "a path inside the repo (relative, without `..`), or give the JWK inline")
+            refs.append(item)
+        elif isinstance(item, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in item.items()):
+            refs.append(tuple(sorted(item.items())))
+        else:
+            raise ConfigError(f"{CONFIG_FILE}: [signing] `{name}` takes file paths in the repo or inline JWK "
+                              "tables ({ kty = \"OKP\", crv = \"Ed25519\", x = \"...\" }), or a list of them")
+    return tuple(refs)
 
 
 def _check_layout(config: Config) -> None:

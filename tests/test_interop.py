@@ -200,9 +200,9 @@ def test_the_js_sdk_resolves_every_card(served: dict[str, dict[str, Any]], targe
 
 @pytest.fixture(scope="session")
 def signed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[dict[str, Any]]]:
-    """The example built for 1.0 and compat, signed with a fresh Ed25519 and
+    """The example built for every target, signed with a fresh Ed25519 and
     P-256 key: per target, every card file with its host's keys, and the
-    tampered copies of each (`tampered`), which must fail."""
+    tampered copies of each (named "... edited WHAT")."""
     from cryptography.hazmat.primitives import serialization
     from cryptography.hazmat.primitives.asymmetric import ec, ed25519
 
@@ -214,7 +214,7 @@ def signed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[dict[str,
                                                       serialization.NoEncryption()))
         key_files.append(folder / name)
     out: dict[str, list[dict[str, Any]]] = {}
-    for target in ("1.0", "compat"):
+    for target in TARGETS:
         for key_file in key_files:
             root = tmp_path_factory.mktemp(f"signed-{target}")
             for part in EXAMPLE_PARTS:
@@ -227,7 +227,7 @@ def signed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[dict[str,
                      for p in sorted(site.rglob("agent*.json"))}
             for rel, card in built.items():
                 keys = json.loads((site / rel.split("/")[0] / ".well-known/jwks.json").read_text())["keys"]
-                entry = {"name": f"{key_file.stem} {rel}", "card": card, "keys": keys}
+                entry = {"name": f"{key_file.stem} {rel}", "card": card, "keys": keys, "original": card}
                 donor = next(c for r, c in built.items() if r != rel and r.endswith(rel.rsplit("/", 1)[1]))
                 out.setdefault(target, []).append(entry)
                 out[target] += [{**entry, "name": f"{entry['name']} edited {what}", "card": changed}
@@ -236,63 +236,98 @@ def signed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[dict[str,
 
 
 def tampered(card: dict[str, Any], donor: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """The card with one signed field changed, each way, and with another
-    card's signatures: every verifier must refuse each. Each change is made
-    where the view it belongs to says it (a compat card's 1.0 view does not
-    cover its 0.3 top-level `url`, and the other way round), so each entry
-    is named by the view it tampers with. A requirement without scopes is
-    not changed: the SDKs' canonical form drops it, so no signature covers
-    it (see the README's Signing section)."""
+    """The card with one field changed, each way, and with another card's
+    signatures. Whether a client must refuse each is what it reads of it:
+    a change it does not read (a compat card's 0.3 `url` for a 1.x client)
+    leaves its view, and so its signature, intact."""
     out = {"name": {**card, "name": card["name"] + "!"},
            "skill": {**card, "skills": [{**card["skills"][0], "description": "Does something else."},
                                         *card["skills"][1:]]},
-           "signatures": {**card, "signatures": donor["signatures"]}}
+           "signatures": {**card, "signatures": donor["signatures"]},
+           "unprotected kid": {**card, "signatures": [{**sig, "header": {"kid": "evil"}} for sig in card["signatures"]]}}
     if "supportedInterfaces" in card:
         out["url 1.0"] = {**card, "supportedInterfaces": [{**card["supportedInterfaces"][0],
                                                            "url": "https://evil.example/a2a"},
                                                           *card["supportedInterfaces"][1:]]}
     if "url" in card:
         out["url 0.3"] = {**card, "url": "https://evil.example/a2a"}
-    for key, view in (("securityRequirements", "1.0"), ("security", "0.3")):
+    for key in ("securityRequirements", "security"):
         scoped = [r for r in card.get(key) or [] if any((v.get("list") if isinstance(v, dict) else v)
                                                          for v in (r.get("schemes", r)).values())]
         if scoped:
-            out[f"security requirement {view}"] = {**card, key: [r for r in card[key] if r is not scoped[0]]}
+            out[f"security requirement {key}"] = {**card, key: [r for r in card[key] if r is not scoped[0]]}
     return out
 
 
-def refused_by(view: str, name: str) -> bool:
-    """Whether a verifier of `view` must refuse the entry called `name`."""
-    if " edited " not in name:
+def must_verify(entry: dict[str, Any], reader: str) -> bool:
+    """Whether `reader` must accept the entry: its view of the card is still
+    the one the original's signatures cover, and the signatures are the
+    original's. An unprotected header changes no view; the JS SDK refuses a
+    signature whose unprotected header repeats a protected parameter, the
+    Python SDKs ignore it (and `knoc check` refuses it in a build)."""
+    from knoc.a2a import readers
+
+    if "edited signatures" in entry["name"]:
         return False
-    other = "0.3" if view == "1.0" else "1.0"
-    return not name.endswith(f" {other}")
+    if "edited unprotected" in entry["name"] and reader.startswith("@a2a-js"):
+        return False
+    before, after = ({v.reader: v.payload for v in readers.views(c)} for c in (entry["original"], entry["card"]))
+    return after.get(reader) is not None and after.get(reader) == before.get(reader)
 
 
-@pytest.mark.parametrize("target", ["1.0", "compat"])
+@pytest.mark.parametrize("target", TARGETS)
 def test_the_js_sdk_verifies_signed_cards(signed: dict[str, list[dict[str, Any]]], target: str) -> None:
+    """As fetched and as its resolver hands the card to a client, every card knoc signed verifies."""
     node = shutil.which("node")
     assert node is not None
     script = js_client().parent / "verify_js.mjs"
     shutil.copyfile(SCRIPTS / "verify_js.mjs", script)
-    entries = [e for e in signed[target] if "agent-card.json" in e["name"]]
+    entries = [{k: v for k, v in e.items() if k != "original"} for e in signed[target]]
     found = run([node, str(script)], {"cards": entries})
-    for entry in entries:
+    for entry in signed[target]:
         verdict = found[entry["name"]]
-        assert (verdict == "ok") != refused_by("1.0", entry["name"]), (entry["name"], verdict)
-    assert sum(refused_by("1.0", e["name"]) for e in entries) >= 4 * 7 * 2  # four changes or more, 7 cards, 2 keys
+        assert (verdict["fetched"] == "ok") == must_verify(entry, "@a2a-js/sdk"), (entry["name"], verdict)
+        assert (verdict["client"] == "ok") == must_verify(entry, "@a2a-js/sdk client"), (entry["name"], verdict)
+    assert sum(" edited " not in e["name"] for e in signed[target]) == 2 * 14  # 7 cards, agent.json too, 2 keys
 
 
-def test_a2a_sdk_0_3_verifies_the_03_signatures(signed: dict[str, list[dict[str, Any]]]) -> None:
-    """The 0.3 view's signature alone: on compat cards and on every agent.json."""
-    entries = [e for e in signed["compat"] if "agent-card.json" in e["name"]]
-    entries += [e for e in signed["1.0"] if "agent.json" in e["name"]]
-    only_03 = []
-    for e in entries:
-        card = e["card"]
-        first = card["signatures"][0]  # views in order: 0.3 first (a moved one: the donor's 0.3 one)
-        only_03.append({**e, "card": {**card, "signatures": [first]}})
-    found = run([str(python_client("a2a-sdk-0.3")), str(SCRIPTS / "verify_v03.py")], {"cards": only_03})
-    for entry in only_03:
+@pytest.mark.parametrize("target", TARGETS)
+def test_a2a_sdk_0_3_verifies_signed_cards(signed: dict[str, list[dict[str, Any]]], target: str) -> None:
+    entries = [{k: v for k, v in e.items() if k != "original"} for e in signed[target]]
+    found = run([str(python_client("a2a-sdk-0.3")), str(SCRIPTS / "verify_v03.py")], {"cards": entries})
+    readable = 0
+    for entry in signed[target]:
         verdict = found[entry["name"]]
-        assert (verdict == "ok") != refused_by("0.3", entry["name"]), (entry["name"], verdict)
+        assert (verdict == "ok") == must_verify(entry, "a2a-sdk 0.3"), (entry["name"], verdict)
+        readable += verdict == "ok"
+    assert readable >= (0 if target == "1.0" else 14) + 14  # every agent.json, and every 0.3-shaped card
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a2a_sdk_1_3_verifies_signed_cards(signed: dict[str, list[dict[str, Any]]], target: str) -> None:
+    from a2a.client.card_resolver import parse_agent_card
+    from a2a.utils.signing import create_signature_verifier
+    from jwt import PyJWK
+
+    for entry in signed[target]:
+        keys = {k["kid"]: k for k in entry["keys"]}
+        verifier = create_signature_verifier(lambda kid, jku, keys=keys: PyJWK(keys[kid]), ["EdDSA", "ES256"])
+        try:
+            verifier(parse_agent_card(json.loads(json.dumps(entry["card"]))))
+            verdict = "ok"
+        except Exception as exc:  # the SDK's verdict
+            verdict = f"{type(exc).__name__}: {exc}"
+        assert (verdict == "ok") == must_verify(entry, "a2a-sdk 1.x"), (entry["name"], verdict)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_knoc_verify_says_valid_exactly_when_every_sdk_does(signed: dict[str, list[dict[str, Any]]],
+                                                            target: str, tmp_path: Path) -> None:
+    """knoc verify's verdict on each card (and each tampered one) is the
+    conjunction of the verdicts above: valid only when every reader verifies."""
+    from knoc.a2a import readers, signing
+
+    for entry in signed[target]:
+        verdict = signing.verify(entry["card"], signing.key_set({"keys": entry["keys"]}))
+        every = all(must_verify(entry, v.reader) for v in readers.views(entry["card"]))
+        assert verdict.valid == every, (entry["name"], [(c.index, c.covers, c.problem) for c in verdict.checks])

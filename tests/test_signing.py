@@ -23,6 +23,8 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec, ed25519
 from jwt import PyJWK
 
+from knoc.a2a import signing
+from knoc.app.signing import pin_line
 from tests.conftest import Knoc, json_diags, tree
 
 KINDS = {"ed25519": ed25519.Ed25519PrivateKey.generate, "p256": lambda: ec.generate_private_key(ec.SECP256R1())}
@@ -81,10 +83,12 @@ def test_every_card_verifies_with_the_sdk_and_the_published_keys(
         host = rel.split("/", 1)[0]
         assert header["typ"] == "JOSE" and header["alg"] == ("EdDSA" if kind == "ed25519" else "ES256")
         assert header["jku"] == f"https://{host}/.well-known/jwks.json" and header["kid"] == jwks(repo, rel)[0]["kid"]
-        assert len(card["signatures"]) == (2 if target == "compat" else 1)  # compat: its 1.0 and its 0.3 view
-        for one in card["signatures"]:  # each signature alone: the 1.0 one must satisfy a 1.0 verifier
-            alone = {**card, "signatures": [one]}
-            assert sdk_verifies(alone, jwks(repo, rel)) == (one is card["signatures"][-1]), (rel, one)
+        # One signature per distinct view its clients verify (compat: its 0.3 view too; a card with
+        # security schemes: the JS client's resolved view, which has none), the 1.x SDK's first.
+        assert len(card["signatures"]) == len(signing.payloads(card)) >= (2 if target == "compat" else 1)
+        assert sdk_verifies(card, jwks(repo, rel))
+        for i, one in enumerate(card["signatures"]):  # each alone: only the first covers a2a-sdk 1.x's view
+            assert sdk_verifies({**card, "signatures": [one]}, jwks(repo, rel)) == (i == 0), (rel, i)
 
 
 def _b64(text: str) -> bytes:
@@ -119,12 +123,20 @@ def test_changing_a_signed_field_or_moving_a_signature_fails_verification(
     done = subprocess.run([sys.executable, "-m", "knoc", "verify", str(path), "--jwks",
                            str(repo / f"build/site/{rel.split('/')[0]}/.well-known/jwks.json")],
                           capture_output=True, text=True)
-    assert done.returncode == 1 and "invalid: no signature verifies" in done.stdout
+    assert done.returncode == 1 and "cannot verify what they read" in done.stdout
+
+
+def pin(repo: Path, key: Path) -> None:
+    """Pin the key's public half in the repo's knoc.toml, as `knoc keys public` says to."""
+    private = serialization.load_pem_private_key(key.read_bytes(), password=None)
+    with (repo / "knoc.toml").open("a", encoding="utf-8") as f:
+        f.write(f"\n[signing]\n{pin_line(signing.public_jwk(private))}\n")  # type: ignore[arg-type]
 
 
 def test_an_ed25519_build_is_byte_identical_and_check_needs_no_key(
         repo: Path, knoc: Knoc, keys: dict[str, tuple[Path, bytes]]) -> None:
     key = str(keys["ed25519"][0])
+    pin(repo, keys["ed25519"][0])
     assert knoc("build", "--sign-key", key, root=repo)[0] == 0
     first = tree(repo / "build")
     assert knoc("build", "--sign-key", key, "--no-cache", root=repo)[0] == 0
@@ -163,7 +175,7 @@ def test_several_keys_and_retired_ones_are_published(
     keyset = jwks(repo, rel)
     assert [k["alg"] for k in keyset] == ["EdDSA", "ES256", "EdDSA"]  # the signers, then the retired key
     card = cards(repo)[rel]
-    assert len(card["signatures"]) == 2 and sdk_verifies(card, keyset)
+    assert len(card["signatures"]) == 2 * len(signing.payloads(card)) and sdk_verifies(card, keyset)
     manifest = json.loads((repo / "build/manifest.json").read_text())
     assert manifest["signing"]["keys"] == [k["kid"] for k in keyset[:2]]
 
@@ -210,7 +222,9 @@ def test_knoc_keys_new_and_knoc_verify(repo: Path, tmp_path_factory: pytest.Temp
                            "json"], capture_output=True, text=True)
     report = json.loads(done.stdout)
     assert done.returncode == 0 and report["valid"] is True
-    assert [(s["view"], s["kid"]) for s in report["signatures"]] == [("0.3", kid), ("1.0", kid)]
+    assert [s["kid"] for s in report["signatures"]] == [kid, kid]  # a compat card: its 1.x view and its 0.3 one
+    assert {r["reader"]: r["covered"] for r in report["readers"]} == {
+        "a2a-sdk 1.x": True, "@a2a-js/sdk": True, "@a2a-js/sdk client": True, "a2a-sdk 0.3": True}
     unsigned = tmp_path / "unsigned.json"
     unsigned.write_text(json.dumps({k: v for k, v in json.loads(card.read_text()).items() if k != "signatures"}))
     done = subprocess.run([sys.executable, "-m", "knoc", "verify", str(unsigned)], capture_output=True, text=True)
@@ -223,44 +237,43 @@ def test_knoc_keys_new_and_knoc_verify(repo: Path, tmp_path_factory: pytest.Temp
 
 
 def test_verify_and_import_fetch_the_key_set_the_card_names_only_when_allowed(
-        repo: Path, keys: dict[str, tuple[Path, bytes]]) -> None:
-    """A card served at 127.0.0.1:PORT names its key set there (`jku`):
-    `knoc verify --allow-jku` fetches it, and `knoc import --allow-jku`
-    says the original's signature verified."""
+        repo: Path, keys: dict[str, tuple[Path, bytes]], tmp_path_factory: pytest.TempPathFactory) -> None:
+    """A card served over https at 127.0.0.1:PORT names its key set there
+    (`jku`): `knoc verify --allow-jku` fetches it, and `knoc import
+    --allow-jku` says the original's signatures verified."""
     import re
     import socket
 
+    from tests.tls import certificates, https
+
+    ca, cert, key = certificates(tmp_path_factory.mktemp("tls"))
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     blueprint = repo / "content/agent-blueprints/catalog-search.kno"
     text = blueprint.read_text(encoding="utf-8")
-    blueprint.write_text(re.sub(r"\n  url: .*\n", f"\n  url: http://127.0.0.1:{port}/search\n", text, count=1),
+    blueprint.write_text(re.sub(r"\n  url: .*\n", f"\n  url: https://127.0.0.1:{port}/search\n", text, count=1),
                          encoding="utf-8")
     subprocess.run([sys.executable, "-m", "knoc", "build", "--root", str(repo), "--sign-key",
                     str(keys["ed25519"][0])], check=True, capture_output=True)
-    server = subprocess.Popen([sys.executable, "-m", "knoc", "serve", "--root", str(repo), "--port", str(port)],
-                              stderr=subprocess.PIPE, text=True)
-    try:
-        assert server.stderr is not None and "serving" in server.stderr.readline()
-        base = f"http://127.0.0.1:{port}/search"
-        refused = subprocess.run([sys.executable, "-m", "knoc", "verify", base], capture_output=True, text=True)
+    env = {**os.environ, "SSL_CERT_FILE": str(ca)}
+    with https(repo / f"build/site/127.0.0.1:{port}", cert, key, port):
+        base = f"https://127.0.0.1:{port}/search"
+        refused = subprocess.run([sys.executable, "-m", "knoc", "verify", base], capture_output=True, text=True,
+                                 env=env)
         assert refused.returncode == 2  # nothing fetched unless allowed
         done = subprocess.run([sys.executable, "-m", "knoc", "verify", base, "--allow-jku"], capture_output=True,
-                              text=True)
-        assert done.returncode == 0 and "signature 0: valid (the card's 1.0 view, key" in done.stdout, done.stderr
+                              text=True, env=env)
+        assert done.returncode == 0 and "valid: every client that reads this card" in done.stdout, done.stdout
         other = repo.parent / "importer"
         other.mkdir()
         (other / "knoc.toml").write_text("[knoc]\n", encoding="utf-8")
         done = subprocess.run([sys.executable, "-m", "knoc", "import", base, "--allow-jku", "--root", str(other),
-                               "--format", "json"], capture_output=True, text=True)
+                               "--format", "json"], capture_output=True, text=True, env=env)
         [signed] = [d for d in json_diags(done.stdout) if d["code"] == "KNO-IMPORT-SIGNATURE"]
-        assert signed["message"].startswith("its signature 0 verified with key"), signed
+        assert signed["message"].startswith("its signatures verify for every client that reads it"), signed
         written = (other / "content/agent-blueprints/catalog-search.kno").read_text(encoding="utf-8")
         assert "signatures" not in written and "protected" not in written
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
 
 
 def test_an_unsigned_build_over_a_signed_one_says_so(repo: Path, knoc: Knoc,

@@ -1,108 +1,51 @@
-"""Signed cards (A2A 1.0, section 8.4): the payload each verifier generation
-computes, JWS signatures over it, and the keys as JWKs. Pure: reading keys
-and fetching key sets is `knoc.io`'s job.
+"""Signed cards (A2A 1.0, section 8.4): JWS signatures over what each
+client reads of a card (`knoc.a2a.readers`), the keys as JWKs, and the
+verification of a card against a key set. Pure: reading keys and fetching
+key sets is `knoc.io`'s job.
 
-A card is read by two generations of verifiers, so it has up to two views:
+A card is signed once per key and per distinct view: a 1.0 card has one
+view for every 1.x reader unless its security schemes are proto-shaped
+(then the JS client's resolver reads it without them), a 0.3 or compat
+card adds a2a-sdk 0.3's. A card is valid when every view a reader has of
+it is covered by a signature that verifies with a trusted key; a view
+with no canonical form can be covered by none.
 
-- the 1.0 view, what a2a-sdk 1.x and the JS SDK verify: the card as
-  `lf.a2a.v1.AgentCard`, without `signatures`, without proto3 default values
-  (a `required: false` is not there) and without empty values, in RFC 8785
-  (JCS) form;
-- the 0.3 view, what a2a-sdk 0.3 verifies: the card as its 0.3 model reads
-  it (other fields ignored), without `signatures`, default values and empty
-  values, keys sorted, compact, ASCII (`json.dumps`, not JCS).
-
-A 1.0 card has the first view, a 0.3 card (and agent.json) the second, a
-compat card both, and carries a signature for each. Where the SDKs and the
-spec text differ (they drop an empty scope list the text keeps), the SDKs
-decide: they are what verifies a card."""
+Verification is bounded whatever the card holds: at most MAX_SIGNATURES
+signatures, each naming its key by `kid` (the spec's MUST), so each is
+checked against one key, once per distinct view."""
 
 from __future__ import annotations
 
 import base64
+import binascii
 import hashlib
 import json
-import types
-import typing
-from dataclasses import dataclass
-from typing import Any, Union
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
 
-import rfc8785
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import ec, ed25519
+from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature, encode_dss_signature
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
-from jwt import PyJWK, PyJWS
-from jwt.exceptions import PyJWTError
-from pydantic import BaseModel
 
-from knoc.a2a.targets import v03, v10
+from knoc.a2a import readers
+from knoc.rules import jsontext
 
 TYP = "JOSE"
 ALGORITHMS = ("EdDSA", "ES256")
+HEADER_KEYS = ("alg", "typ", "kid", "jku")  # all a knoc signature's protected header holds
+MAX_SIGNATURES = 16  # per card: a card carries one per key and view
+MAX_KEYS = 64  # per key set
+MAX_HEADER_CHARS = 4096  # one protected header, base64url
 PrivateKey = ed25519.Ed25519PrivateKey | ec.EllipticCurvePrivateKey
 PublicKey = ed25519.Ed25519PublicKey | ec.EllipticCurvePublicKey
 
-# Defaults each generation's model leaves out of its view: proto3 scalars
-# without presence (1.0); pydantic defaults of a2a-sdk 0.3's models, whose
-# security schemes default `type` to their own kind.
-_DROP_1_0 = {("AgentExtension", "required"): False, ("AuthorizationCodeOAuthFlow", "pkce_required"): False}
-_DROP_0_3 = {("AgentCard", "preferred_transport"): "JSONRPC", ("AgentCard", "protocol_version"): "0.3.0"}
-_DROP_0_3_ALWAYS = {("SecurityScheme", "type")}
 
-
-def views(card: dict[str, Any]) -> dict[str, bytes]:
-    """The payloads a card's signatures cover, by view ("1.0", "0.3")."""
-    found = {}
-    if "supportedInterfaces" in card:
-        found["1.0"] = rfc8785.dumps(_clean(_view(v10.AgentCard, card, _DROP_1_0, set())))
-    if "url" in card:
-        cleaned = _clean(_view(v03.AgentCard, card, _DROP_0_3, _DROP_0_3_ALWAYS))
-        found["0.3"] = json.dumps(cleaned, separators=(",", ":"), sort_keys=True).encode("ascii")
-    return found
-
-
-def _view(model: type[BaseModel], value: Any, drop: dict[tuple[str, str], Any],
-          always: set[tuple[str, str]]) -> Any:
-    """`value` as `model` reads it: only the fields it names (by their JSON
-    names), minus the defaults its generation leaves out."""
-    if not isinstance(value, dict):
-        return value
-    out = {}
-    for name, field in model.model_fields.items():
-        alias = field.alias or name
-        if alias not in value or name == "signatures":
-            continue
-        key = (model.__name__, name)
-        if key in always or (key in drop and value[alias] == drop[key]):
-            continue
-        out[alias] = _typed(field.annotation, value[alias], drop, always)
-    return out
-
-
-def _typed(annotation: Any, value: Any, drop: dict[tuple[str, str], Any], always: set[tuple[str, str]]) -> Any:
-    origin = typing.get_origin(annotation)
-    if origin in (Union, types.UnionType):
-        inner = [a for a in typing.get_args(annotation) if a is not type(None)]
-        return _typed(inner[0], value, drop, always) if len(inner) == 1 else value
-    if origin is list and isinstance(value, list):
-        (item,) = typing.get_args(annotation)
-        return [_typed(item, v, drop, always) for v in value]
-    if origin is dict and isinstance(value, dict):
-        _, item = typing.get_args(annotation)
-        return {k: _typed(item, v, drop, always) for k, v in value.items()}
-    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-        return _view(annotation, value, drop, always)
-    return value
-
-
-def _clean(value: Any) -> Any:
-    """Empty strings, lists and maps removed, recursively (as both SDKs do)."""
-    if isinstance(value, dict):
-        kept = {k: c for k, v in value.items() if (c := _clean(v)) is not None}
-        return kept or None
-    if isinstance(value, list):
-        items = [c for v in value if (c := _clean(v)) is not None]
-        return items or None
-    return None if value == "" else value
+class KeyProblem(ValueError):
+    """A JWK or key set that cannot be used; the message says why, never
+    quoting key material."""
 
 
 # --- keys ---------------------------------------------------------------------
@@ -112,7 +55,7 @@ def algorithm(key: PrivateKey | PublicKey) -> str:
         return "EdDSA"
     if isinstance(key.curve, ec.SECP256R1):
         return "ES256"
-    raise ValueError(f"an {key.curve.name} key: knoc signs with Ed25519 or P-256 keys")
+    raise KeyProblem(f"an {key.curve.name} key: knoc signs with Ed25519 or P-256 keys")
 
 
 def public_jwk(key: PrivateKey | PublicKey) -> dict[str, str]:
@@ -126,21 +69,101 @@ def public_jwk(key: PrivateKey | PublicKey) -> dict[str, str]:
             "y": b64url(numbers.y.to_bytes(32, "big"))}
 
 
-def thumbprint(jwk: dict[str, str]) -> str:
+def public_key(jwk: Any) -> PublicKey:
+    """The key a public JWK holds: Ed25519 (OKP) or P-256 (EC) only, with no
+    private member and, where it says, for signatures with its own algorithm."""
+    if not isinstance(jwk, dict):
+        raise KeyProblem("a key is not a JSON object")
+    if "d" in jwk:
+        raise KeyProblem("a key holds a private member (`d`): a key set publishes public keys only")
+    kty, crv = jwk.get("kty"), jwk.get("crv")
+    want = {("OKP", "Ed25519"): "EdDSA", ("EC", "P-256"): "ES256"}.get((kty, crv))  # type: ignore[arg-type]
+    if want is None:
+        raise KeyProblem(f"a key is {shown(kty)}/{shown(crv)}: knoc verifies Ed25519 (OKP) and P-256 (EC) keys")
+    if "alg" in jwk and jwk["alg"] != want:
+        raise KeyProblem(f"a {crv} key says `alg` {shown(jwk['alg'])}: it can only be {want}")
+    if "use" in jwk and jwk["use"] != "sig":
+        raise KeyProblem(f"a key says `use` {shown(jwk['use'])}: a card is verified with `sig` keys")
+    x = _coordinate(jwk, "x")
+    try:
+        if kty == "OKP":
+            return ed25519.Ed25519PublicKey.from_public_bytes(x)
+        y = _coordinate(jwk, "y")
+        return ec.EllipticCurvePublicNumbers(int.from_bytes(x, "big"), int.from_bytes(y, "big"),
+                                             ec.SECP256R1()).public_key()
+    except ValueError:
+        raise KeyProblem(f"a {crv} key's coordinates are not a point of the curve") from None
+
+
+def _coordinate(jwk: dict[str, Any], name: str) -> bytes:
+    value = jwk.get(name)
+    raw = _unb64url(value) if isinstance(value, str) else None
+    if raw is None or len(raw) != 32:
+        raise KeyProblem(f"a {jwk.get('crv')} key has no 32-byte `{name}` (base64url)")
+    return raw
+
+
+def thumbprint(jwk: dict[str, Any]) -> str:
     """RFC 7638: the SHA-256 of the key's required members, as a key id."""
+    public_key(jwk)  # a usable key, so its members are there
     members = {"OKP": ("crv", "kty", "x"), "EC": ("crv", "kty", "x", "y")}[jwk["kty"]]
     canonical = json.dumps({m: jwk[m] for m in members}, separators=(",", ":"), sort_keys=True)
     return b64url(hashlib.sha256(canonical.encode("utf-8")).digest())
 
 
-def published(jwk: dict[str, str], kid: str) -> dict[str, str]:
+def published(jwk: dict[str, Any], kid: str) -> dict[str, str]:
     """A JWKS entry: the public key with its id, algorithm and use."""
     alg = "EdDSA" if jwk["kty"] == "OKP" else "ES256"
     return {**{k: jwk[k] for k in ("kty", "crv", "x", "y") if k in jwk}, "kid": kid, "alg": alg, "use": "sig"}
 
 
+@dataclass(frozen=True)
+class KeySet:
+    """A key set's usable keys by kid (each kid once)."""
+
+    keys: dict[str, PublicKey]
+    skipped: tuple[str, ...] = ()  # why a key was left out, one line each
+
+
+def key_set(doc: Any) -> KeySet:
+    """The keys of a JWKS document. The set itself must be sound (an object
+    with `keys`, at most MAX_KEYS, each kid once); a key knoc cannot use is
+    left out and said why."""
+    keys = doc.get("keys") if isinstance(doc, dict) else None
+    if not isinstance(keys, list):
+        raise KeyProblem("not a JWK set (a JSON object with a `keys` list)")
+    if len(keys) > MAX_KEYS:
+        raise KeyProblem(f"the key set holds {len(keys):,} keys; knoc reads at most {MAX_KEYS}")
+    found: dict[str, PublicKey] = {}
+    skipped = []
+    for i, jwk in enumerate(keys):
+        kid = jwk.get("kid") if isinstance(jwk, dict) else None
+        if not isinstance(kid, str) or not kid:
+            skipped.append(f"key {i} has no `kid`")
+            continue
+        if kid in found:
+            raise KeyProblem(f"the key set names kid {shown(kid)} twice: a signature's key would be ambiguous")
+        try:
+            found[kid] = public_key(jwk)
+        except KeyProblem as exc:
+            skipped.append(f"key {shown(kid)}: {exc}")
+    return KeySet(found, tuple(skipped))
+
+
 def b64url(data: bytes) -> str:
     return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
+
+
+def _unb64url(text: str) -> bytes | None:
+    try:
+        return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)) if text.isascii() else None
+    except (binascii.Error, ValueError):
+        return None
+
+
+def shown(value: Any) -> str:
+    """A value from a hostile file, safe and short for a message."""
+    return repr(value)[:60] if isinstance(value, (str, int, float, bool)) or value is None else type(value).__name__
 
 
 # --- signatures ---------------------------------------------------------------
@@ -153,10 +176,27 @@ class Signer:
     def sign(self, payload: bytes, jku: str) -> dict[str, str]:
         """A card signature entry: the JWS over `payload`, compact, without
         its payload part (the verifier computes that from the card)."""
-        token = PyJWS().encode(payload, self.key, algorithm=algorithm(self.key),
-                               headers={"typ": TYP, "kid": self.kid, "jku": jku})
-        protected, _, signature = token.split(".")
-        return {"protected": protected, "signature": signature}
+        header = {"alg": algorithm(self.key), "typ": TYP, "kid": self.kid, "jku": jku}
+        protected = b64url(json.dumps(header, separators=(",", ":"), sort_keys=True).encode("utf-8"))
+        signing_input = f"{protected}.{b64url(payload)}".encode("ascii")
+        if isinstance(self.key, ed25519.Ed25519PrivateKey):
+            raw = self.key.sign(signing_input)
+        else:
+            r, s = decode_dss_signature(self.key.sign(signing_input, ec.ECDSA(hashes.SHA256())))
+            raw = r.to_bytes(32, "big") + s.to_bytes(32, "big")
+        return {"protected": protected, "signature": b64url(raw)}
+
+
+def payloads(card: dict[str, Any]) -> list[bytes]:
+    """The distinct payloads the card's readers verify, in reader order:
+    what a card is signed over, once per key."""
+    return list(dict.fromkeys(v.payload for v in readers.views(card) if v.payload is not None))
+
+
+def sign(card: dict[str, Any], signers: Iterable[Signer], jku: str) -> list[dict[str, str]]:
+    """A signature per key and per distinct view of the card."""
+    covered = payloads(card)
+    return [s.sign(p, jku) for s in signers for p in covered]
 
 
 @dataclass(frozen=True)
@@ -165,54 +205,108 @@ class Check:
 
     index: int  # its place in `signatures`
     kid: str | None
-    view: str | None  # the view it verified against; None: it did not verify
+    covers: tuple[str, ...] = ()  # the readers whose view it verified; none: it did not verify
     problem: str = ""
+    header: dict[str, Any] = field(default_factory=dict)  # its protected header, when it is one
 
 
-def verify(card: dict[str, Any], keys: list[dict[str, Any]],
-           payloads: dict[str, bytes] | None = None) -> list[Check]:
-    """Each signature of `card` checked against the public JWKs `keys`
-    (matched by `kid`) over each of the card's views (`payloads`, when the
-    caller has them already)."""
-    payloads = views(card) if payloads is None else payloads
-    return [_verify_one(i, entry, payloads, keys) for i, entry in enumerate(card.get("signatures") or [])]
+@dataclass(frozen=True)
+class Verdict:
+    """A card's signatures against a key set, view by view."""
+
+    checks: list[Check]
+    views: list[readers.View]  # every reader's view of the card
+    problem: str = ""  # why nothing was checked (not a list, too many)
+
+    @property
+    def uncovered(self) -> list[readers.View]:
+        """The views no verifying signature covers."""
+        covered = {r for c in self.checks for r in c.covers}
+        return [v for v in self.views if v.reader not in covered]
+
+    @property
+    def valid(self) -> bool:
+        return not self.problem and bool(self.views) and not self.uncovered
+
+
+def verify(card: dict[str, Any], keys: KeySet) -> Verdict:
+    """Each signature of `card` checked with the key its `kid` names, over
+    each distinct view of the card."""
+    views = readers.views(card)
+    signatures = card.get("signatures", [])
+    if not isinstance(signatures, list):
+        return Verdict([], views, "`signatures` is not a list")
+    if len(signatures) > MAX_SIGNATURES:
+        return Verdict([], views, f"the card carries {len(signatures):,} signatures; knoc checks at most "
+                                  f"{MAX_SIGNATURES} (one per key and view is all a card needs)")
+    by_payload: dict[bytes, list[str]] = {}
+    for v in views:
+        if v.payload is not None:
+            by_payload.setdefault(v.payload, []).append(v.reader)
+    encoded = {p: b64url(p) for p in by_payload}
+    return Verdict([_verify_one(i, entry, by_payload, encoded, keys) for i, entry in enumerate(signatures)], views)
 
 
 def protected_header(entry: Any) -> dict[str, Any] | None:
     """A signature entry's protected header, or None when it is not one."""
     protected = entry.get("protected") if isinstance(entry, dict) else None
-    if not isinstance(protected, str):
+    if not isinstance(protected, str) or len(protected) > MAX_HEADER_CHARS:
         return None
+    raw = _unb64url(protected)
     try:
-        header = json.loads(base64.urlsafe_b64decode(protected + "=" * (-len(protected) % 4)))
-    except (ValueError, UnicodeDecodeError):
+        header = jsontext.parse(raw) if raw is not None else None
+    except jsontext.Refused:
         return None
     return header if isinstance(header, dict) else None
 
 
-def _verify_one(index: int, entry: Any, payloads: dict[str, bytes], keys: list[dict[str, Any]]) -> Check:
+def _verify_one(index: int, entry: Any, by_payload: dict[bytes, list[str]], encoded: dict[bytes, str],
+                keys: KeySet) -> Check:
     if not isinstance(entry, dict) or not isinstance(entry.get("protected"), str) \
             or not isinstance(entry.get("signature"), str):
-        return Check(index, None, None, "not a signature entry (`protected` and `signature` strings)")
+        return Check(index, None, problem="not a signature entry (`protected` and `signature` strings)")
     header = protected_header(entry)
     if header is None:
-        return Check(index, None, None, "its protected header is not base64url JSON of an object")
+        return Check(index, None, problem="its protected header is not base64url JSON of an object")
     kid = header.get("kid") if isinstance(header.get("kid"), str) else None
-    if header.get("alg") not in ALGORITHMS:
-        return Check(index, kid, None, f"algorithm {header.get('alg')!r} is not one of {', '.join(ALGORITHMS)}")
-    candidates = [k for k in keys if kid is None or k.get("kid") == kid]
-    if not candidates:
-        return Check(index, kid, None, f"no published key has kid {kid!r}")
-    for jwk in candidates:
-        try:
-            key = PyJWK(jwk).key
-        except PyJWTError:
-            continue
-        for view, payload in payloads.items():
-            token = f"{entry['protected']}.{b64url(payload)}.{entry['signature']}"
-            try:
-                PyJWS().decode(token, key=key, algorithms=[header["alg"]])
-            except PyJWTError:
-                continue
-            return Check(index, jwk.get("kid"), view)
-    return Check(index, kid, None, "the card changed after it was signed, or another key signed it")
+    if kid is None:
+        return Check(index, None, problem="its protected header names no key (`kid`, which A2A requires)",
+                     header=header)
+    alg = header.get("alg")
+    if alg not in ALGORITHMS:
+        return Check(index, kid, problem=f"algorithm {shown(alg)} is not one of {', '.join(ALGORITHMS)}",
+                     header=header)
+    if not isinstance(header.get("typ"), str):
+        return Check(index, kid, problem="its protected header has no `typ` (the JS SDK refuses it)", header=header)
+    key = keys.keys.get(kid)
+    if key is None:
+        return Check(index, kid, problem=f"no published key has kid {shown(kid)}", header=header)
+    if algorithm(key) != alg:
+        return Check(index, kid, problem=f"key {shown(kid)} is not an {alg} key", header=header)
+    signature = _unb64url(entry["signature"])
+    if signature is None or len(signature) != 64:
+        return Check(index, kid, problem="its signature is not 64 bytes of base64url", header=header)
+    covers = tuple(r for payload, names in by_payload.items()
+                   if _holds(key, signature, f"{entry['protected']}.{encoded[payload]}".encode("ascii"))
+                   for r in names)
+    unprotected = entry.get("header")
+    if unprotected is not None and not (isinstance(unprotected, dict) and not unprotected.keys() & header.keys()):
+        # RFC 7515 4: the two headers' names must be disjoint; the JS SDK (jose) refuses otherwise
+        covers = tuple(r for r in covers if not r.startswith("@a2a-js/"))
+        if not covers:
+            return Check(index, kid, problem="its unprotected header repeats a protected parameter", header=header)
+    if covers:
+        return Check(index, kid, covers, header=header)
+    return Check(index, kid, problem="the card changed after it was signed, or another key signed it", header=header)
+
+
+def _holds(key: PublicKey, signature: bytes, signing_input: bytes) -> bool:
+    try:
+        if isinstance(key, ed25519.Ed25519PublicKey):
+            key.verify(signature, signing_input)
+        else:
+            der = encode_dss_signature(int.from_bytes(signature[:32], "big"), int.from_bytes(signature[32:], "big"))
+            key.verify(der, signing_input, ec.ECDSA(hashes.SHA256()))
+    except InvalidSignature:
+        return False
+    return True

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from knoc.app.common import compile_cached
 from knoc.app.outcome import Outcome, UsageError, fails
 from knoc.app.scan import Scan
-from knoc.app.signing import key_signer, signed_by
+from knoc.app.signing import key_signer, signed_by, unpinned
 from knoc.compiler.driver import Progress, Result, quiet
 from knoc.config import Config
 from knoc.diagnostics import diag
@@ -56,6 +56,8 @@ def build(config: Config, *, use_cache: bool, fail_on_warning: bool, stage: bool
             diags.append(diag("KNO-UNSIGNED", f"{out} is signed, and this build is not: its cards lose their "
                               "signatures", file=f"{out}{MANIFEST}",
                               hint="give the key (--sign-key, or KNOC_SIGNING_KEY)"))
+        if signer is not None and not config.public:
+            diags.append(unpinned(signer))
         written = result.ok and not fails(diags, fail_on_warning)  # --fail-on warning: a warning stops the write too
         if written and not current:
             progress("writing", 0, len(result.files))

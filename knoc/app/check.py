@@ -18,7 +18,7 @@ from knoc.app.common import compile_cached
 from knoc.app.outcome import Outcome
 from knoc.app.scan import Scan
 from knoc.config import Config
-from knoc.diagnostics import diag
+from knoc.diagnostics import Diagnostic, diag
 from knoc.io import background, files, tree
 
 if TYPE_CHECKING:
@@ -56,11 +56,23 @@ def _compared(config: Config, use_cache: bool, progress: Progress | None, scan: 
     drifted = drift(result.files, differ, found.actual, functools.partial(_old, config.out_dir), out,
                     (lambda: _built_for(config), config.a2a), in_hook=in_hook)
     if signed is not None and signed.refused:
-        drifted = [diag("KNO-SIGNATURE", why, file=f"{out}{rel}",
-                        hint="rebuild with the signing key: `knoc build --sign-key KEY`")
-                   for rel, why in signed.refused] + drifted
+        drifted = _refusals(signed.refused, out) + drifted
     summary = f"{out} drifted: run `knoc build`" if drifted else f"{out} is up to date"
     return Outcome("knoc check", result.report.sorted() + drifted, result.inputs, summary)
+
+
+def _refusals(refused: list[tuple[str, str]], out: str) -> list[Diagnostic]:
+    """One error per reason a card's signatures were refused, at its first
+    card (a build that lost every signature is one finding, not thousands)."""
+    by_reason: dict[str, list[str]] = {}
+    for rel, why in refused:
+        by_reason.setdefault(why, []).append(rel)
+    found = []
+    for why, rels in by_reason.items():
+        more = f" (and {len(rels) - 1:,} more card{'s' if len(rels) > 2 else ''})" if len(rels) > 1 else ""
+        found.append(diag("KNO-SIGNATURE", f"{why}{more}", file=f"{out}{rels[0]}",
+                          hint="rebuild with the signing key: `knoc build --sign-key KEY`"))
+    return found
 
 
 def _old(out_dir: Path, rel: str) -> bytes | None:

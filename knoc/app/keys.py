@@ -7,6 +7,7 @@ from pathlib import Path
 
 from knoc.a2a import signing
 from knoc.app.outcome import Outcome, UsageError
+from knoc.app.signing import pin_line
 from knoc.config import ConfigError, find_root
 from knoc.io import files, keys
 
@@ -23,10 +24,30 @@ def new_key(path: Path, kind: str) -> Outcome:
                          "give a path outside the repo, e.g. ~/.config/knoc/signing.pem") from None
     except files.Exists:
         raise UsageError("KNO-EXISTS", f"{path} already exists; knoc does not replace a key") from None
+    answer = (f"wrote {path} ({'Ed25519, EdDSA' if kind == 'ed25519' else 'P-256, ES256'}), mode 0600\n"
+              + _public_lines(key) +
+              f"next: pin it (the line above, under [signing] in knoc.toml), then knoc build --sign-key {path}\n"
+              "      (in CI: KNOC_SIGNING_KEY holding the file's contents)\n")
+    return Outcome("knoc keys new", answer=answer)
+
+
+def show_public(path: str) -> Outcome:
+    """The public half of a private key, and the knoc.toml line that pins it."""
+    try:
+        repo = find_root(Path.cwd())
+    except ConfigError:
+        repo = None
+    try:
+        key = keys.private_key(path, repo or Path("/nonexistent-repo"), "--sign-key (the PEM given inline)"
+                               if keys.is_pem(path) else path)
+    except keys.KeyProblem as exc:
+        raise UsageError("KNO-SIGNING", str(exc)) from None
+    return Outcome("knoc keys public", answer=_public_lines(key))
+
+
+def _public_lines(key: keys.PrivateKey) -> str:
     jwk = signing.public_jwk(key)
     kid = signing.thumbprint(jwk)
-    answer = (f"wrote {path} ({'Ed25519, EdDSA' if kind == 'ed25519' else 'P-256, ES256'}), mode 0600\n"
-              f"key id (RFC 7638 thumbprint): {kid}\n"
-              f"public key: {json.dumps(signing.published(jwk, kid))}\n"
-              f"next: knoc build --sign-key {path}   (in CI: KNOC_SIGNING_KEY holding the file's contents)\n")
-    return Outcome("knoc keys new", answer=answer)
+    return (f"key id (RFC 7638 thumbprint): {kid}\n"
+            f"public key: {json.dumps(signing.published(jwk, kid))}\n"
+            f"pin it in knoc.toml, under [signing]: {pin_line(jwk)}\n")

@@ -1,67 +1,138 @@
 """Signing for `knoc build` and `knoc check`: the keys a build signs with
-(`--sign-key`, KNOC_SIGNING_KEY, knoc.toml's [signing]), and, for a check of
-a signed build, the adopter that takes verified cards from disk."""
+(`--sign-key`, KNOC_SIGNING_KEY, knoc.toml's `[signing] key`), the public
+keys the repo pins (`[signing] public`) and still publishes (`retired`),
+and, for a check of a signed build, the adopter that takes verified cards
+from disk."""
 
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 from knoc.app.outcome import UsageError
-from knoc.config import Config
+from knoc.config import CONFIG_FILE, Config, KeyRef
+from knoc.diagnostics import Diagnostic, diag
 from knoc.io import tree
-from knoc.output.hosting import JWKS_FILE, SITE
-from knoc.output.signed import Adopter, KeySigner
+from knoc.output.signed import Adopter, KeySigner, PublicKey
 from knoc.output.tree import MANIFEST
+
+if TYPE_CHECKING:
+    from knoc.a2a import signing as signing_
 
 
 def key_signer(config: Config, sign_keys: tuple[str, ...]) -> KeySigner | None:
     """The signer of a build, or None when no key is given. A key inside the
-    repo, an unusable key or a bad [signing] table is a usage error."""
+    repo, an unusable key, a key the repo does not pin or a bad [signing]
+    table is a usage error."""
     from knoc.a2a import signing  # the crypto stack loads only for a run that signs
-    from knoc.io import keys
 
-    try:
-        private = keys.signing_keys(list(sign_keys), config.root)
-        retired = [_retired(config, rel) for rel in config.retired]
-    except keys.KeyProblem as exc:
-        raise UsageError("KNO-SIGNING", str(exc), "see `knoc explain KNO-SIGNING`") from None
-    if not private:  # [signing] describes keys; without one the build is simply unsigned
+    private = _private(config, sign_keys)
+    if not private:
         return None
+    pinned, retired = pins(config)
     if config.kid and len(private) > 1:
         raise UsageError("KNO-SIGNING", "[signing] `kid` names one key, but several signing keys are given",
                          "remove `kid` (each key is then named by its thumbprint)")
-    signers = [signing.Signer(k, config.kid or signing.thumbprint(signing.public_jwk(k))) for k in private]
-    return KeySigner(signers, retired)
+    signers = [signing.Signer(k, _kid(config, signing.public_jwk(k))) for k in private]
+    if pinned:
+        allowed = {signing.thumbprint(p.jwk) for p in pinned}
+        stray = [s for s in signers if signing.thumbprint(signing.public_jwk(s.key)) not in allowed]
+        if stray:
+            raise UsageError("KNO-SIGNING", f"the signing key {signing.thumbprint(signing.public_jwk(stray[0].key))} "
+                             f"is not one {CONFIG_FILE} pins in [signing] `public`; nothing was written",
+                             "sign with the pinned key, or pin this one (`knoc keys public KEY` prints the line)")
+    published = pinned or [PublicKey(signing.public_jwk(s.key), s.kid) for s in signers]
+    return KeySigner(signers, published, retired)
 
 
-def _retired(config: Config, rel: str) -> dict[str, str]:
+def pins(config: Config) -> tuple[list[PublicKey], list[PublicKey]]:
+    """The public keys knoc.toml pins (`public`) and still publishes (`retired`)."""
+    from knoc.a2a import signing
+
+    try:
+        pinned = [_public_key(config, ref, "public") for ref in config.public]
+        retired = [_public_key(config, ref, "retired") for ref in config.retired]
+    except signing.KeyProblem as exc:
+        raise UsageError("KNO-SIGNING", str(exc), "see `knoc explain KNO-SIGNING`") from None
+    if config.kid and len(pinned) > 1:
+        raise UsageError("KNO-SIGNING", "[signing] `kid` names one key, but `public` pins several",
+                         "remove `kid` (each key is then named by its thumbprint)")
+    return pinned, retired
+
+
+def _private(config: Config, sign_keys: tuple[str, ...]) -> list[signing_.PrivateKey]:
+    from knoc.io import keys
+
+    try:
+        return keys.signing_keys(list(sign_keys), config.root, config.key)
+    except keys.KeyProblem as exc:
+        raise UsageError("KNO-SIGNING", str(exc), "see `knoc explain KNO-SIGNING`") from None
+
+
+def _kid(config: Config, jwk: dict[str, str]) -> str:
+    from knoc.a2a import signing
+
+    return config.kid or signing.thumbprint(jwk)
+
+
+def _public_key(config: Config, ref: KeyRef, what: str) -> PublicKey:
+    """A pinned or retired key: a file in the repo, or an inline JWK."""
     from knoc.a2a import signing
     from knoc.io import keys
 
-    key = keys.public_key(config.root / rel, rel, config.root)
-    jwk = key if isinstance(key, dict) else signing.public_jwk(key)
-    return {**jwk, "kid": jwk.get("kid") or signing.thumbprint(jwk)}
+    if isinstance(ref, str):
+        try:
+            found = keys.public_key(config.root / ref, ref, config.root)
+        except keys.KeyProblem as exc:
+            raise signing.KeyProblem(f"[signing] `{what}`: {exc}") from None
+        jwk = found if isinstance(found, dict) else signing.public_jwk(found)
+        name = ref
+    else:
+        jwk, name = dict(ref), "an inline JWK"
+    try:
+        signing.public_key(jwk)
+    except signing.KeyProblem as exc:
+        raise signing.KeyProblem(f"[signing] `{what}`: {name}: {exc}") from None
+    public: dict[str, str] = {k: jwk[k] for k in ("kty", "crv", "x", "y") if k in jwk}
+    if what == "public":
+        return PublicKey(public, _kid(config, public))
+    own = jwk.get("kid")  # a retired key keeps the kid it signed under
+    return PublicKey(public, own if isinstance(own, str) and own else signing.thumbprint(public))
 
 
 def signed_by(config: Config) -> list[str] | None:
     """The key ids the build on disk was signed with; None: it is not signed."""
+    from knoc.rules import jsontext
+
     try:
         # The manifest names its keys before its inputs: most builds are not
         # signed, and their manifest (35 MB at 100,000 agents) is not read whole.
         head = tree.read(config.out_dir, MANIFEST, 4096)
         if b'"signing"' not in head.partition(b'\n  "inputs"')[0] and b'\n  "inputs"' in head:
             return None
-        kids = json.loads(tree.read(config.out_dir, MANIFEST))["signing"]["keys"]
-    except (OSError, ValueError, KeyError, TypeError):
+        kids = jsontext.parse(tree.read(config.out_dir, MANIFEST))["signing"]["keys"]
+    except (OSError, jsontext.Refused, KeyError, TypeError):
         return None
     return kids if isinstance(kids, list) and all(isinstance(k, str) for k in kids) else None
 
 
 def adopter(config: Config) -> Adopter | None:
-    """For `knoc check`: an adopter when the build on disk says it is signed."""
+    """For `knoc check`: an adopter when the repo pins signing keys or the
+    build on disk says it is signed (None: neither). Without a pin or a key
+    at hand, a signed build cannot be told from a forged one: a usage error."""
+    from knoc.a2a import signing
+
     kids = signed_by(config)
-    if kids is None:
-        return None
+    pinned, retired = pins(config)
+    if not pinned:  # the key at hand (KNOC_SIGNING_KEY, [signing] key) stands in for a pin
+        pinned = [PublicKey(jwk, _kid(config, jwk)) for jwk in map(signing.public_jwk, _private(config, ()))]
+    if not pinned:
+        if kids is None:
+            return None
+        raise UsageError("KNO-SIGNING", f"{config.output}/ is signed, but {CONFIG_FILE} pins no public key: "
+                         "knoc check cannot tell the build's key from one planted in its key sets",
+                         "pin the key's public half under [signing] (`knoc keys public KEY` prints the line), "
+                         "or give the key (KNOC_SIGNING_KEY)")
 
     def read(rel: str) -> bytes | None:
         try:
@@ -69,10 +140,19 @@ def adopter(config: Config) -> Adopter | None:
         except OSError:
             return None
 
-    return Adopter(read, kids, _host_jwks)
+    return Adopter(read, pinned, retired, kids or [])
 
 
-def _host_jwks(rel: str) -> str:
-    """The key set of the host a file under site/ belongs to."""
-    host = rel[len(SITE):].split("/", 1)[0]
-    return f"{SITE}{host}/{JWKS_FILE}"
+def unpinned(signer: KeySigner) -> Diagnostic:
+    """The warning of a build signed with keys knoc.toml does not pin."""
+    from knoc.a2a import signing
+
+    lines = " and ".join(f"`{pin_line(signing.public_jwk(s.key))}`" for s in signer.signers)
+    return diag("KNO-SIGNING-UNPINNED", f"{CONFIG_FILE} pins no public key, so `knoc check` cannot tell this "
+                "build's key from one planted in its key sets", file=CONFIG_FILE,
+                hint=f"add under [signing]: {lines}")
+
+
+def pin_line(jwk: dict[str, str]) -> str:
+    """knoc.toml's line pinning this public key, for the user to paste."""
+    return "public = { " + ", ".join(f"{k} = {json.dumps(jwk[k])}" for k in ("kty", "crv", "x", "y") if k in jwk) + " }"

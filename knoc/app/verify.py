@@ -1,44 +1,104 @@
 """`knoc verify`: check the signatures of any A2A card (knoc's or not)
 against a key set: given with --jwks (a file or a URL), or fetched from
 each signature's `jku` when --allow-jku says a card may make knoc fetch.
-Every download keeps the hardening limits (size, time)."""
+A card is valid when every client generation that reads it verifies what
+it reads (knoc.a2a.readers): the answer is given per signature and per
+reader. Every read keeps the hardening limits (size, time, JSON rule)."""
 
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from knoc.a2a import signing
 from knoc.app.outcome import Outcome, UsageError
+from knoc.rules.paths import origin, split_url
 from knoc.tools import keysets
 
 
-def verify(source: str, jwks: str | None, allow_jku: bool, *, fmt: str) -> Outcome:
+def verify(source: str, jwks: str | None, allow_jku: bool, jku_hosts: tuple[str, ...] = (), *,
+           fmt: str) -> Outcome:
     try:
-        return _verify(source, jwks, allow_jku, fmt)
+        return _verify(source, jwks, allow_jku, jku_hosts, fmt)
     except keysets.Unreadable as exc:
         raise UsageError("KNO-CONFIG", str(exc)) from None
 
 
-def _verify(source: str, jwks: str | None, allow_jku: bool, fmt: str) -> Outcome:
+def _verify(source: str, jwks: str | None, allow_jku: bool, jku_hosts: tuple[str, ...], fmt: str) -> Outcome:
     card = keysets.load_json(source, "the card", card=True)
     if not isinstance(card, dict):
         raise UsageError("KNO-CONFIG", f"{source} is not an A2A card (a JSON object)")
     signatures = card.get("signatures") or []
     if jwks is None and not allow_jku and signatures:
         raise UsageError("KNO-CONFIG", "no key set to verify against",
-                         "give one with --jwks FILE_OR_URL, or let the card name it: --allow-jku")
-    keys = keysets.key_set(jwks) if jwks is not None else keysets.named_by(signatures) if allow_jku else []
-    checks = signing.verify(card, keys)
-    valid = [c for c in checks if c.view is not None]
-    if fmt == "json":
-        answer = json.dumps({"source": source, "valid": bool(valid), "signatures": [
-            {"index": c.index, "kid": c.kid, "view": c.view, "valid": c.view is not None,
-             **({"problem": c.problem} if c.problem else {})} for c in checks]}, indent=2) + "\n"
+                         "give one with --jwks FILE_OR_URL (a build's own: build/site/<host>/.well-known/jwks.json), "
+                         "or let the card name it: --allow-jku")
+    refused: dict[str, str] = {}
+    if jwks is not None:
+        keys = keysets.key_set(jwks)
+    elif allow_jku:
+        named = keysets.named_by(signatures, _hosts(source, card, jku_hosts))
+        keys, refused = named.keys, named.refused
     else:
-        lines = [f"signature {c.index}: " + (f"valid (the card's {c.view} view, key {c.kid})" if c.view
-                                             else f"invalid: {c.problem}") for c in checks]
-        verdict = (f"valid: {len(valid)} of {len(checks)} signature{'s' if len(checks) != 1 else ''} "
-                   f"verif{'ies' if len(valid) == 1 else 'y'}"
-                   if valid else "invalid: the card is unsigned" if not checks else "invalid: no signature verifies")
-        answer = "\n".join([*lines, verdict]) + "\n"
-    return Outcome("knoc verify", inputs=[source], answer=answer, failed=not valid)
+        keys = signing.KeySet({})
+    verdict = signing.verify(card, keys)
+    answer = _json(source, verdict, keys, refused) if fmt == "json" else _text(verdict, keys, refused)
+    return Outcome("knoc verify", inputs=[source], answer=answer, failed=not verdict.valid)
+
+
+def _hosts(source: str, card: dict[str, Any], named: tuple[str, ...]) -> set[str]:
+    """The hosts whose key sets a card may make knoc fetch: its own, and the ones named."""
+    hosts = {h for h in [keysets.home(source, card)] if h is not None}
+    for host in named:
+        parts = split_url(f"https://{host}/")
+        folder = origin(parts) if parts is not None else None
+        if folder is None:
+            raise UsageError("KNO-CONFIG", f"--jku-host `{host}` is not a host name (with an optional :port)")
+        hosts.add(folder)
+    return hosts
+
+
+def _verdict_line(verdict: signing.Verdict) -> str:
+    if verdict.problem:
+        return f"invalid: {verdict.problem}"
+    if not verdict.views:
+        return "invalid: no A2A client can read this card"
+    if not verdict.checks:
+        return "invalid: the card is unsigned"
+    missing = verdict.uncovered
+    if missing:
+        who = ", ".join(v.reader for v in missing)
+        return f"invalid: {who} cannot verify what {'it reads' if len(missing) == 1 else 'they read'}"
+    return f"valid: every client that reads this card ({', '.join(v.reader for v in verdict.views)}) verifies it"
+
+
+def _text(verdict: signing.Verdict, keys: signing.KeySet, refused: dict[str, str]) -> str:
+    lines = [f"key set: {note}" for note in keys.skipped]
+    lines += [f"key set {jku}: not fetched: {why}" for jku, why in refused.items()]
+    for c in verdict.checks:
+        lines.append(f"signature {c.index}: " + (f"verifies with key {c.kid} what {', '.join(c.covers)} read"
+                                                 if c.covers else f"invalid: {c.problem}"))
+    by = {r: [c.index for c in verdict.checks if r in c.covers] for r in (v.reader for v in verdict.views)}
+    for v in verdict.views:
+        if v.payload is None:
+            lines.append(f"{v.reader}: cannot verify any signature ({v.problem})")
+        elif by[v.reader]:
+            lines.append(f"{v.reader}: covered by signature {', '.join(map(str, by[v.reader]))}")
+        else:
+            lines.append(f"{v.reader}: NOT covered: no signature verifies what it reads")
+    return "\n".join([*lines, _verdict_line(verdict)]) + "\n"
+
+
+def _json(source: str, verdict: signing.Verdict, keys: signing.KeySet, refused: dict[str, str]) -> str:
+    by = {v.reader: [c.index for c in verdict.checks if v.reader in c.covers] for v in verdict.views}
+    doc = {
+        "source": source, "valid": verdict.valid, "verdict": _verdict_line(verdict),
+        "signatures": [{"index": c.index, "kid": c.kid, "valid": bool(c.covers), "covers": list(c.covers),
+                        **({"problem": c.problem} if c.problem else {})} for c in verdict.checks],
+        "readers": [{"reader": v.reader, "covered": bool(by[v.reader]), "by": by[v.reader],
+                     **({"problem": v.problem} if v.problem else {})} for v in verdict.views],
+        **({"problem": verdict.problem} if verdict.problem else {}),
+        **({"skipped_keys": list(keys.skipped)} if keys.skipped else {}),
+        **({"refused_key_sets": refused} if refused else {}),
+    }
+    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"

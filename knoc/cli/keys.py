@@ -24,3 +24,15 @@ def new(run: Run, path: Path, kind: str) -> int:
     from knoc.app.keys import new_key
 
     return run.report(new_key(path, kind))
+
+
+@command.command(name="public")
+@click.argument("path", metavar="KEY")
+@options(formats=("text",), thresholds=(), target=False, cache=False, repo=False)
+def public(run: Run, path: str) -> int:
+    """Print the public half of the private key KEY (a PEM file), its key id
+    and the line that pins it in knoc.toml's [signing] table, so that `knoc
+    check` verifies signed builds without the private key."""
+    from knoc.app.keys import show_public
+
+    return run.report(show_public(path))

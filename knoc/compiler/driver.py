@@ -29,7 +29,7 @@ from knoc.compiler.results import Results, publishable
 from knoc.compiler.specs import compile_specs
 from knoc.compiler.unit import compile_source, one_file
 from knoc.config import Config
-from knoc.diagnostics import Diagnostic, Report, SourceFile
+from knoc.diagnostics import Diagnostic, Report, SourceFile, diag
 from knoc.diagnostics.internal import has_internal, internal
 from knoc.io import files, pool, source_list
 from knoc.io.cache import Cache, Source, salt
@@ -99,7 +99,8 @@ def compile_repo(config: Config, use_cache: bool = False, progress: Progress = q
 def _compile_repo(config: Config, use_cache: bool, progress: Progress, signer: CardSigner | None,
                   early: Early | None, lazy: bool, keep: bool) -> Result:
     report, layout = Report(), config.layout
-    spec_paths, content_paths = source_list.sources(config.root, config.specs, config.content, use_cache)
+    spec_paths, content_paths, refused = source_list.sources(config.root, config.specs, config.content, use_cache)
+    report.extend(diag("KNO-IO-REFUSED", f"knoc does not read this: {why}", file=shown) for shown, why in refused)
     specs_too = source_list.shared(spec_paths, content_paths)  # specs/ inside content/: a spec is not content too
     if specs_too:
         content_paths = [p for p in content_paths if p not in specs_too]

@@ -310,18 +310,28 @@ _declare("KNO-COMPOSES-CYCLE", W, "`composes` links form a delegation cycle", ""
     is a warning: break one link, or make sure the agents stop delegating.""")
 # --- tools ---------------------------------------------------------------------------
 _declare("KNO-SIGNING", E, "a signing key cannot be used, or must not be (exit 2)", """
-    `--sign-key`, KNOC_SIGNING_KEY and knoc.toml's [signing] name the keys a build signs with. A
-    private key must be an unencrypted PEM Ed25519 or P-256 key kept outside the repo (a key file
-    inside it is refused: once committed, it is public); a retired key is a public key (PEM or
-    JWK) and may live in the repo.""")
+    `--sign-key`, KNOC_SIGNING_KEY and knoc.toml's `[signing] key` name the keys a build signs
+    with. A private key must be an unencrypted PEM Ed25519 or P-256 key kept outside the repo (a key
+    file inside it is refused: once committed, it is public). `[signing] public` pins the public
+    halves of the signing keys and `retired` lists old ones still published: each a PEM or JWK
+    file inside the repo, or an inline JWK table. A build with a key knoc.toml does not pin is
+    refused, and so is a check of a signed build when nothing pins its keys.""")
+_declare("KNO-SIGNING-UNPINNED", W, "a build is signed with a key knoc.toml does not pin", """
+    `knoc check` verifies a signed build without the private key, against the public keys knoc.toml
+    pins in `[signing] public`. With no pin it cannot tell the build's key from one planted in its
+    key sets, and refuses to check a signed build. Add the line the hint gives (the key's public
+    half, safe to commit).""")
 _declare("KNO-UNSIGNED", W, "a signed build/ is being replaced by an unsigned one", """
     The build on disk is signed (its manifest names the keys), and this build has no signing key,
     so the cards it writes carry no signature. Give the key (--sign-key, or KNOC_SIGNING_KEY); with
     `--fail-on warning` the unsigned build is not written.""")
 _declare("KNO-SIGNATURE", E, "a card's signature does not verify, or a signed card lacks one", """
-    A signed build's cards must each carry a signature per view (1.0, and 0.3 for compat and
-    agent.json) that verifies against its host's published jwks.json with a key the manifest
-    names. Rebuild with the signing key; `knoc verify CARD --jwks FILE` shows what failed.""")
+    In a repo that signs its cards (knoc.toml pins their keys), every card must carry exactly the
+    signatures a build writes: one per pinned key the manifest names and per distinct view its
+    clients verify (a2a-sdk 1.x, the JS SDK, a2a-sdk 0.3), each with knoc's protected header and
+    nothing unprotected. A card that lost its signatures, one signed by another key, or one whose
+    signatures carry extra members is an error. Rebuild with the signing key; `knoc verify CARD
+    --jwks FILE` shows what failed.""")
 _declare("KNO-DRIFT", E, "`knoc check`: a file under build/ is stale, missing or extra", """
     The committed build/ is not what the sources compile to. Run `knoc build` and commit build/.""")
 _declare("KNO-CARD-BREAKING", W, "`knoc diff`: a change to a published card or domain that breaks clients", """

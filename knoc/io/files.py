@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from io import BufferedReader
 from pathlib import Path
+from typing import NamedTuple
 
 from knoc.io import limits
 
@@ -38,32 +39,59 @@ class Refused(OSError):
 
 def discover(root: Path, dirs: list[str]) -> list[str]:
     """Repo-relative paths (forward slashes) of every source file under
-    `dirs`, sorted; hidden folders are skipped, and links to folders are
-    not followed."""
-    return listed(root, dirs)[0]
+    `dirs`, sorted (`listed`, without what it refuses)."""
+    return listed(root, dirs).found
 
 
-def listed(root: Path, dirs: list[str]) -> tuple[list[str], list[tuple[str, int]]]:
-    """`discover`'s paths, and each folder listed with its mtime, read
-    before it was listed (so a file added meanwhile changes it)."""
+class Listing(NamedTuple):
+    found: list[str]  # source paths, sorted
+    folders: list[tuple[str, int]]  # each folder listed, with its mtime read before it was listed
+    refused: list[tuple[str, str]]  # (path as shown, why) of what is there but not read
+
+
+def listed(root: Path, dirs: list[str]) -> Listing:
+    """The sources under `dirs` (files ending in .kno), and each folder
+    listed with its mtime, read before it was listed (so a file added
+    meanwhile changes it). Hidden folders are skipped. A link to a folder
+    inside the repo is followed, once its target is not a folder listed
+    already (the real folders are listed first, so which path a folder is
+    read under never depends on the order of a listing); any other link to
+    a folder, and a name that is not UTF-8, is refused, never dropped."""
     found: list[str] = []
     folders: list[tuple[str, int]] = []
+    refused: list[tuple[str, str]] = []
+    real_root = os.path.realpath(root)
+    seen: set[str] = set()  # the real paths of the folders listed
     for d in dirs:
-        pending = [Path(d).as_posix()]
+        pending, links = [Path(d).as_posix()], list[str]()
         if not (root / d).is_dir():  # what creates it changes the folder above's mtime
             pending, above = [], Path(d).parent
             while not (root / above).is_dir():
                 above = above.parent
             with contextlib.suppress(OSError):
                 folders.append((above.as_posix(), os.stat(root / above).st_mtime_ns))
-        while pending:
+        while pending or links:
+            if not pending:  # every real folder is listed: now the links, in order
+                link = links.pop(0)
+                target = os.path.realpath(f"{root}/{link}")
+                if not within(target, real_root):
+                    refused.append((link, "a link to a folder outside the repo: copy the folder in, or remove "
+                                          "the link"))
+                elif target in seen:
+                    refused.append((link, "a link to a folder knoc already reads (a loop, or a second path to "
+                                          "it): remove the link"))
+                else:
+                    pending.append(link)
+                continue
             rel = pending.pop()
             try:
                 mtime = os.stat(f"{root}/{rel}").st_mtime_ns
+                real = os.path.realpath(f"{root}/{rel}")
                 with os.scandir(f"{root}/{rel}") as listing:
                     entries = list(listing)
             except OSError:  # gone, or not readable: as os.walk, skip it
                 continue
+            seen.add(real)
             folders.append((rel, mtime))
             # A hundred thousand sources in one folder: comprehensions, not
             # a loop, and a type read from the listing unless only a stat tells.
@@ -71,11 +99,29 @@ def listed(root: Path, dirs: list[str]) -> tuple[list[str], list[tuple[str, int]
                 subfolders = {e.name for e in entries if e.is_dir()}
             except OSError:
                 subfolders = {e.name for e in entries if _is_dir(e)}
+            if not all(e.name.isascii() for e in entries):
+                entries = _utf8_names(rel, entries, refused)
             found += [f"{rel}/{e.name}" for e in entries
                       if e.name.endswith(SOURCE_SUFFIX) and e.name not in subfolders]
-            pending += [f"{rel}/{e.name}" for e in entries
-                        if e.name in subfolders and not e.name.startswith(".") and not e.is_symlink()]
-    return sorted(found), folders
+            inside = [e for e in entries if e.name in subfolders and not e.name.startswith(".")]
+            pending += [f"{rel}/{e.name}" for e in inside if not e.is_symlink()]
+            links += sorted(f"{rel}/{e.name}" for e in inside if e.is_symlink())
+    return Listing(sorted(found), folders, sorted(refused))
+
+
+def _utf8_names(rel: str, entries: list[os.DirEntry[str]], refused: list[tuple[str, str]]) -> list[os.DirEntry[str]]:
+    """The entries whose names are UTF-8; the others are refused (a name
+    that is not UTF-8 cannot be shown, compared or written into JSON)."""
+    kept = []
+    for e in entries:
+        try:
+            e.name.encode("utf-8")
+        except UnicodeEncodeError:
+            shown = e.name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+            refused.append((f"{rel}/{shown}", "its name is not UTF-8: rename it"))
+            continue
+        kept.append(e)
+    return kept
 
 
 def _is_dir(entry: os.DirEntry[str]) -> bool:
@@ -137,6 +183,13 @@ def read_source(path: str, root: str | None = None, limit: int = limits.SOURCE_B
         return b"".join(chunks)
     finally:
         os.close(fd)
+
+
+def resource(package: str, name: str) -> bytes:
+    """A data file shipped inside a knoc package (a descriptor, a template)."""
+    from importlib import resources
+
+    return resources.files(package).joinpath(name).read_bytes()
 
 
 def within(path: str, root: str) -> bool:

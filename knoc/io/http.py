@@ -1,18 +1,23 @@
-"""HTTP reads (`knoc import URL`), within the download limits: a body of
-at most DOWNLOAD_BYTES, the whole exchange within DOWNLOAD_SECONDS however
-slowly the server drips bytes, and every failure one `FetchError`."""
+"""HTTP reads (`knoc import URL`, `knoc verify URL`, key sets), within the
+download limits: one deadline (DOWNLOAD_SECONDS) over the whole exchange,
+connect, headers and body alike, however slowly a server drips bytes; a
+body of at most DOWNLOAD_BYTES; redirects only to http(s) URLs, at most
+MAX_REDIRECTS; and every failure one `FetchError`."""
 
 from __future__ import annotations
 
+import contextlib
 import http.client
+import socket
+import ssl
+import threading
 import time
-import urllib.error
-import urllib.request
-from typing import Any
+from urllib.parse import urljoin, urlsplit
 
 from knoc.io import limits
 
-USER_AGENT = "knoc-import"
+USER_AGENT = "knoc"
+MAX_REDIRECTS = 5
 
 
 class FetchError(OSError):
@@ -20,43 +25,84 @@ class FetchError(OSError):
 
 
 def fetch(url: str, accept: str = "application/json") -> bytes:
-    max_bytes, seconds = limits.DOWNLOAD_BYTES, limits.DOWNLOAD_SECONDS
-    deadline = time.monotonic() + seconds
-    request = urllib.request.Request(url, headers={"Accept": accept, "User-Agent": USER_AGENT})
+    deadline = time.monotonic() + limits.DOWNLOAD_SECONDS
+    for _ in range(MAX_REDIRECTS + 1):
+        status, location, body = _exchange(url, accept, deadline)
+        if location is None:
+            if status != 200:
+                raise FetchError(f"the server answered {status} {http.client.responses.get(status, '')}".rstrip())
+            return body
+        url = urljoin(url, location)
+        if urlsplit(url).scheme not in ("http", "https"):
+            raise FetchError(f"the server redirected to a {urlsplit(url).scheme or 'relative'} URL; "
+                             "knoc follows redirects only to http(s)")
+    raise FetchError(f"more than {MAX_REDIRECTS} redirects")
+
+
+def _exchange(url: str, accept: str, deadline: float) -> tuple[int, str | None, bytes]:
+    """One request: (status, where a redirect points, body)."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise FetchError("it is not an http(s) URL")
     try:
-        with urllib.request.urlopen(request, timeout=min(limits.CONNECT_SECONDS, seconds)) as response:
-            declared = response.headers.get("Content-Length", "")
-            if declared.isdigit() and int(declared) > max_bytes:
-                raise FetchError(f"the body is {int(declared):,} bytes; knoc reads at most {max_bytes:,}")
-            return _read(response, max_bytes, deadline, seconds)
+        port = parts.port
+    except ValueError:
+        raise FetchError("its port is not a number") from None
+    timeout = max(0.1, min(limits.CONNECT_SECONDS, deadline - time.monotonic()))
+    conn: http.client.HTTPConnection = (
+        http.client.HTTPSConnection(parts.hostname, port, timeout=timeout, context=ssl.create_default_context())
+        if parts.scheme == "https" else http.client.HTTPConnection(parts.hostname, port, timeout=timeout))
+    held: list[socket.socket] = []  # the connection's socket, once it has one (the response keeps using it)
+    watchdog = threading.Timer(max(0.0, deadline - time.monotonic()), _cut, (held,))
+    watchdog.daemon = True
+    watchdog.start()
+    try:
+        conn.connect()
+        if conn.sock is not None:
+            held.append(conn.sock)
+        path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+        conn.request("GET", path, headers={"Accept": accept, "User-Agent": USER_AGENT})
+        response = conn.getresponse()
+        if response.status in (301, 302, 303, 307, 308) and response.getheader("Location"):
+            return response.status, response.getheader("Location"), b""
+        if response.status != 200:
+            return response.status, None, b""
+        declared = response.getheader("Content-Length", "")
+        if declared.isdigit() and int(declared) > limits.DOWNLOAD_BYTES:
+            raise FetchError(f"the body is {int(declared):,} bytes; knoc reads at most {limits.DOWNLOAD_BYTES:,}")
+        return response.status, None, _body(response, deadline)
     except FetchError:
         raise
-    except urllib.error.HTTPError as exc:
-        raise FetchError(f"the server answered {exc.code} {exc.reason}") from None
-    except urllib.error.URLError as exc:
-        raise FetchError(f"cannot reach it: {exc.reason}") from None
-    except TimeoutError:
+    except (OSError, http.client.HTTPException, ValueError) as exc:
         if time.monotonic() >= deadline - 0.05:
-            raise FetchError(f"the download took longer than {seconds:g} s") from None
-        raise FetchError(f"no answer within {min(limits.CONNECT_SECONDS, seconds):g} s") from None
-    except (http.client.HTTPException, OSError, ValueError) as exc:
+            raise FetchError(f"the download took longer than {limits.DOWNLOAD_SECONDS:g} s") from None
+        if isinstance(exc, ssl.SSLError | ssl.CertificateError):
+            raise FetchError(f"the TLS handshake failed ({str(exc)[:200]})") from None
+        if isinstance(exc, socket.timeout | TimeoutError):
+            raise FetchError(f"no answer within {timeout:g} s") from None
+        if isinstance(exc, socket.gaierror | ConnectionError):
+            raise FetchError(f"cannot reach it: {exc.strerror or exc}") from None
         raise FetchError(f"the exchange failed ({type(exc).__name__}: {str(exc)[:200]})") from None
+    finally:
+        watchdog.cancel()
+        conn.close()
 
 
-def _read(response: Any, max_bytes: int, deadline: float, seconds: float) -> bytes:
+def _body(response: http.client.HTTPResponse, deadline: float) -> bytes:
     chunks: list[bytes] = []
     size = 0
-    sock = getattr(getattr(getattr(response, "fp", None), "raw", None), "_sock", None)
-    while True:
-        left = deadline - time.monotonic()
-        if left <= 0:
-            raise FetchError(f"the download took longer than {seconds:g} s")
-        if sock is not None:
-            sock.settimeout(min(left, limits.CONNECT_SECONDS))  # a dripping server cannot stretch the deadline
-        chunk = response.read1(1 << 16)
-        if not chunk:
-            return b"".join(chunks)
+    while chunk := response.read1(1 << 16):
         size += len(chunk)
-        if size > max_bytes:
-            raise FetchError(f"the body is larger than {max_bytes:,} bytes, the most knoc reads")
+        if size > limits.DOWNLOAD_BYTES:
+            raise FetchError(f"the body is larger than {limits.DOWNLOAD_BYTES:,} bytes, the most knoc reads")
         chunks.append(chunk)
+    if time.monotonic() >= deadline:  # the watchdog cut it short: not the whole body
+        raise FetchError(f"the download took longer than {limits.DOWNLOAD_SECONDS:g} s")
+    return b"".join(chunks)
+
+
+def _cut(held: list[socket.socket]) -> None:
+    """At the deadline: shut the socket, so whatever read is waiting on it returns."""
+    for sock in held:
+        with contextlib.suppress(OSError):  # already closed
+            sock.shutdown(socket.SHUT_RDWR)

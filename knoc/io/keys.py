@@ -5,7 +5,6 @@ material: a problem names the file or the variable it came from."""
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
@@ -14,6 +13,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec, ed25519
 
 from knoc.io import files
+from knoc.rules import jsontext
 
 KEY_BYTES = 64 * 1024  # a PEM key is a few hundred bytes
 ENV = "KNOC_SIGNING_KEY"
@@ -25,14 +25,22 @@ class KeyProblem(Exception):
     """A key that cannot be used, or must not be: a usage error."""
 
 
+def is_pem(source: str) -> bool:
+    """Whether a key argument holds the key itself rather than naming a file."""
+    return "-----BEGIN" in source or "\n" in source
+
+
 def private_key(source: str, root: Path, name: str) -> PrivateKey:
     """The signing key at `source` (a path, or PEM text), named `name` in
-    messages. A file inside the repo is refused: a private key committed
-    once is public for good."""
-    if source.lstrip().startswith("-----BEGIN"):
-        pem = source.encode("utf-8")
+    messages (never the PEM itself). A file inside the repo is refused: a
+    private key committed once is public for good."""
+    if is_pem(source):
+        pem = source.encode("utf-8", "replace")
     else:
-        path = Path(source).expanduser().resolve()
+        try:
+            path = Path(source).expanduser().resolve()
+        except (OSError, RuntimeError) as exc:
+            raise KeyProblem(f"cannot read {name}: {exc}") from None
         if path.is_relative_to(root.resolve()):
             raise KeyProblem(f"{name} lies inside the repo ({path.relative_to(root.resolve())}): a private key "
                              "must never be committed; keep it outside (a CI secret, or a file in your home)")
@@ -50,40 +58,40 @@ def private_key(source: str, root: Path, name: str) -> PrivateKey:
     raise KeyProblem(f"{name} is not an Ed25519 or P-256 key: knoc signs with EdDSA or ES256")
 
 
-def signing_keys(paths: list[str], root: Path) -> list[PrivateKey]:
-    """Every `--sign-key`, then KNOC_SIGNING_KEY (a path or the PEM itself)."""
-    keys = [private_key(p, root, p) for p in paths]
+def signing_keys(paths: list[str], root: Path, configured: str | None = None) -> list[PrivateKey]:
+    """Every `--sign-key`; else KNOC_SIGNING_KEY (a path or the PEM itself);
+    else knoc.toml's `[signing] key`."""
+    keys = [private_key(p, root, "--sign-key (the PEM given inline)" if is_pem(p) else p) for p in paths]
     if not keys and os.environ.get(ENV, "").strip():
         keys.append(private_key(os.environ[ENV], root, ENV))
+    if not keys and configured:
+        keys.append(private_key(configured, root, f"[signing] key ({configured})"))
     return keys
 
 
 def public_key(path: Path, name: str, root: Path) -> PublicKey | dict[str, str]:
-    """A retired key kept for verification, in the repo `root`: a PEM public
-    key, or a JWK. Its private half is refused."""
+    """A public key kept in the repo `root` ([signing] `public` or
+    `retired`): a PEM public key, or a JWK. Only a file inside the repo, a
+    link leaving it refused; its private half is refused too."""
     try:
         raw = files.read_source(str(path), str(root), limit=KEY_BYTES)
     except OSError as exc:
-        raise KeyProblem(f"cannot read the retired key {name}: {exc.strerror or exc}") from None
+        raise KeyProblem(f"cannot read the key {name}: {exc.strerror or exc}") from None
     if b"PRIVATE KEY" in raw:
-        raise KeyProblem(f"the retired key {name} holds a private key: keep only its public half in the repo")
+        raise KeyProblem(f"the key {name} holds a private key: keep only its public half in the repo")
     try:
-        jwk = json.loads(raw)
-    except ValueError:
+        jwk = jsontext.parse(raw)
+    except jsontext.Refused:
         jwk = None
     if isinstance(jwk, dict):
-        if "d" in jwk:
-            raise KeyProblem(f"the retired key {name} holds a private key: keep only its public half in the repo")
-        if jwk.get("kty") in ("OKP", "EC") and all(isinstance(jwk.get(k), str) for k in ("crv", "x")):
-            return {k: str(v) for k, v in jwk.items() if k in ("kty", "crv", "x", "y", "kid")}
-        raise KeyProblem(f"the retired key {name} is not an Ed25519 or P-256 JWK")
+        return {str(k): v for k, v in jwk.items()}  # checked, as an inline one is, by the caller
     try:
         key = serialization.load_pem_public_key(raw)
     except (ValueError, UnsupportedAlgorithm):
-        raise KeyProblem(f"the retired key {name} is neither a PEM public key nor a JWK") from None
+        raise KeyProblem(f"the key {name} is neither a PEM public key nor a JWK") from None
     if isinstance(key, (ed25519.Ed25519PublicKey, ec.EllipticCurvePublicKey)):
         return key
-    raise KeyProblem(f"the retired key {name} is not an Ed25519 or P-256 key")
+    raise KeyProblem(f"the key {name} is not an Ed25519 or P-256 key")
 
 
 def new_key(kind: str, path: Path, root: Path | None) -> PrivateKey:

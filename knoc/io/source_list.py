@@ -17,24 +17,25 @@ from knoc.io.cache import DIR, read_stored, salt, write_stored
 from knoc.io.files import listed
 from knoc.io.records import join_paths, split_paths
 
-VERSION = 2
+VERSION = 3
 
 
-def sources(root: Path, specs: str, content: str, use_cache: bool) -> tuple[list[str], list[str]]:
+def sources(root: Path, specs: str, content: str, use_cache: bool
+            ) -> tuple[list[str], list[str], list[tuple[str, str]]]:
     """The repo-relative paths of the spec sources and of the content
-    sources, each sorted (`files.discover`)."""
+    sources, each sorted (`files.listed`), and what the listing refused."""
     memo = root / DIR / "listing.bin" if use_cache and not (root / DIR).is_symlink() else None
     stored: Any = read_stored(memo)[0] if memo is not None else None
     # Only a listing this knoc made of this very folder: a repo could ship one.
     made_by = [salt(str(root.resolve())), specs, content]
     if _current(root, stored, made_by):
-        return split_paths(stored[3]), split_paths(stored[4])
-    found_specs, spec_folders = listed(root, [specs])
-    found_content, content_folders = listed(root, [content])
+        return split_paths(stored[3]), split_paths(stored[4]), [tuple(r) for r in stored[5]]
+    spec_listing, content_listing = listed(root, [specs]), listed(root, [content])
+    refused = sorted(set(spec_listing.refused + content_listing.refused))
     if memo is not None:
-        write_stored(memo, (VERSION, made_by, spec_folders + content_folders, join_paths(found_specs),
-                            join_paths(found_content)))
-    return found_specs, found_content
+        write_stored(memo, (VERSION, made_by, spec_listing.folders + content_listing.folders,
+                            join_paths(spec_listing.found), join_paths(content_listing.found), refused))
+    return spec_listing.found, content_listing.found, refused
 
 
 def merged(specs: list[str], content: list[str]) -> list[str]:
@@ -51,9 +52,10 @@ def shared(specs: list[str], content: list[str]) -> set[str]:
 def _current(root: Path, stored: Any, made_by: list[str]) -> bool:
     """Whether `stored` is a listing made as `made_by` says (which knoc, of
     which folder, of which two folders in it) none of whose folders changed."""
-    if not (isinstance(stored, tuple) and len(stored) == 5 and stored[0] == VERSION and stored[1] == made_by
+    if not (isinstance(stored, tuple) and len(stored) == 6 and stored[0] == VERSION and stored[1] == made_by
             and isinstance(stored[2], list) and stored[2]
-            and isinstance(stored[3], str) and isinstance(stored[4], str)):
+            and isinstance(stored[3], str) and isinstance(stored[4], str) and isinstance(stored[5], list)
+            and all(isinstance(r, tuple) and len(r) == 2 and all(isinstance(x, str) for x in r) for r in stored[5])):
         return False
     base = f"{root}/"
     try:

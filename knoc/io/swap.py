@@ -10,9 +10,11 @@ those two renames leaves no tree, and the next run puts the old one back
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import shutil
+import stat
 import tempfile
 import threading
 from pathlib import Path
@@ -47,8 +49,11 @@ def staging(out: Path) -> Path:
 
 
 def swap_in(new: Path, out: Path) -> None:
-    """Make `new` the tree at `out`; the old tree, if any, is removed."""
-    if not out.exists() and not out.is_symlink():
+    """Make `new` the tree at `out`; the old tree, if any, is removed. A
+    link at `out` is never swapped (what it points to is not knoc's)."""
+    if out.is_symlink():
+        raise IsADirectoryError(errno.EISDIR, "it is a link, which knoc never replaces", str(out))
+    if not out.exists():
         os.rename(new, out)
         return
     if exchange(new, out):
@@ -64,10 +69,15 @@ SPREAD = 64  # subtrees enough to keep every thread busy
 
 
 def remove(tree: Path, threads: int = 4) -> None:
-    """Delete a tree knoc owns (a retired or half-written build). Its
-    subtrees are removed on several threads: unlinking is kernel time, which
-    threads overlap (a 100,000-agent tree has 270,000 entries). A kill
-    midway leaves debris `recover` removes."""
+    """Delete a tree knoc owns (a retired or half-written build), never
+    following a link: a link in its place is removed itself, and nothing it
+    points to. Its subtrees are removed on several threads: unlinking is
+    kernel time, which threads overlap (a 100,000-agent tree has 270,000
+    entries). A kill midway leaves debris `recover` removes."""
+    if not _real_folder(tree):
+        with contextlib.suppress(FileNotFoundError, IsADirectoryError):
+            os.unlink(tree)
+        return
     level = [str(tree)]
     for _ in range(4):  # down to where the subtrees are many (site/<host>/<path>/<agent>)
         below = [e.path for d in level for e in _entries(d) if e.is_dir(follow_symlinks=False)]
@@ -117,10 +127,18 @@ def recover(out: Path) -> None:
     if not out.parent.is_dir():
         return
     new, old = f".{out.name}.new-", f".{out.name}.old-"
-    debris = sorted(p for p in out.parent.iterdir() if p.name.startswith((new, old)) and not p.is_symlink())
-    if not out.exists() and not out.is_symlink():
-        aside = [p / "tree" for p in debris if p.name.startswith(old) and (p / "tree").is_dir()]
+    debris = sorted(p for p in out.parent.iterdir() if p.name.startswith((new, old)))
+    if not out.exists() and not out.is_symlink():  # only a real folder knoc moved aside, never a link planted there
+        aside = [p / "tree" for p in debris if p.name.startswith(old) and _real_folder(p) and _real_folder(p / "tree")]
         if aside:
-            os.rename(max(aside, key=lambda p: p.stat().st_mtime_ns), out)
+            os.rename(max(aside, key=lambda p: p.lstat().st_mtime_ns), out)
     for path in debris:
         remove(path)
+
+
+def _real_folder(path: Path) -> bool:
+    """A folder, not a link to one."""
+    try:
+        return stat.S_ISDIR(os.lstat(path).st_mode)
+    except OSError:
+        return False

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import json
 import os
 import stat
 import threading
@@ -17,6 +16,7 @@ from knoc.io import files, pool, swap
 from knoc.io.outputs import GONE, ROOT, Columns, Snapshot, fresh
 from knoc.io.records import join_paths
 from knoc.io.stored import Stat, Streams
+from knoc.rules import jsontext
 from knoc.rules.paths import path_problem
 
 
@@ -28,6 +28,8 @@ def check_owned(out: Path, manifest: str) -> None:
     """Refuse to replace a directory holding files knoc did not write: every
     file in it must be listed in its `manifest` (a JSON object whose
     `outputs` names them)."""
+    if out.is_symlink():
+        raise OutputError(f"{out} is a link: knoc never replaces what a link points to")
     if not out.exists():
         return
     if not out.is_dir():
@@ -36,9 +38,9 @@ def check_owned(out: Path, manifest: str) -> None:
     if not present:
         return
     try:
-        old = json.loads(files.read_bytes(out / manifest))
+        old = jsontext.parse(files.read_bytes(out / manifest))
         known = set(old["outputs"]) | {manifest}
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, jsontext.Refused, KeyError, TypeError):
         raise OutputError(f"{out} has files but no knoc {manifest}; knoc will not replace it") from None
     foreign = sorted(present - known)
     if foreign:
@@ -125,7 +127,7 @@ class Staging:
         try:
             self.begin()
             assert self.new is not None
-            if not owned():
+            if self.out.is_symlink() or not owned():
                 check_owned(self.out, self.manifest)
             kept = {p for p in self.early if p in files and unchanged(p)}
             rest = [p for p in files if p not in kept]

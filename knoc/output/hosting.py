@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from knoc.kinds.agent import join_site
 from knoc.output.canonical import sha256
-from knoc.rules.paths import host_folder, path_problem, split_url
+from knoc.rules.paths import origin, path_problem, path_segments, split_url
 
 SITE = "site/"  # under build/: what static hosts serve, site/<host>/... and the catalog page
 CARD_FILE = ".well-known/agent-card.json"  # A2A 0.3 and 1.0
@@ -110,18 +110,19 @@ def url_location(url: str) -> tuple[str, str] | None:
 def locate_url(url: str) -> tuple[str, str] | str:
     """(host folder, url path) of an http(s) URL under build/site/, or why it
     cannot be one: the host must be a DNS name or an IP address, and every
-    path segment a safe name (knoc.rules.paths)."""
+    path segment a safe name (knoc.rules.paths). URLs that name one resource
+    (a default port written out, case, IDN, a trailing dot, escaped
+    unreserved characters) land in one folder, so two agents at one card
+    path are a duplicate, never two trees."""
     parts = split_url(url)
     if parts is None:
         return "it is not a well-formed URL"
-    port = parts.port
     if parts.scheme not in ("http", "https"):
         return "it is not an http(s) URL"
-    host = host_folder(parts.hostname or "")
-    if host is None:
+    folder = origin(parts)
+    if folder is None:
         return f"the host `{parts.hostname or ''}` is not a DNS name or an IP address"
-    segments = [s for s in parts.path.split("/") if s]
-    folder = host + (f":{port}" if port else "")
+    segments = path_segments(parts.path)
     problem = path_problem("/".join([folder, *segments]))
     if problem is not None:
         return f"its path cannot be a folder: {problem}"

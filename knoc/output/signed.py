@@ -3,19 +3,23 @@ key. The render stage hands every card (and its agent.json twin) to a
 `CardSigner`; whatever follows from card bytes (digests, ETags, the
 manifest) is then computed from what it returns.
 
-- `KeySigner` (`knoc build --sign-key`): a signature per key and per view
-  of the card (knoc.a2a.signing), `jku` naming the key set of the card's
-  host, which it publishes at `/.well-known/jwks.json`.
-- `Adopter` (`knoc check` of a signed build): no key needed. A card on disk
-  is taken as built when, without its signatures, it is the card the
-  sources give and every signature verifies against the key set on disk;
-  otherwise the unsigned card is expected, and the drift names it."""
+- `KeySigner` (`knoc build` with a key): a signature per key and per
+  distinct view of the card (knoc.a2a.signing), `jku` naming the key set
+  of the card's host, which it publishes at `/.well-known/jwks.json`.
+- `Adopter` (`knoc check` of a repo that signs): no private key needed.
+  The key sets are compiled from the sources like any other output: the
+  public keys knoc.toml pins (`[signing] public`) and the retired ones, so
+  a key planted in one is drift. A card on disk is taken as built only
+  when, without its signatures, it is the card the sources give, and its
+  signatures are exactly the ones a build writes: by pinned keys the
+  manifest names, each header as knoc writes it, every view covered.
+  Otherwise the unsigned card is expected, and the check says why."""
 
 from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import urlsplit
@@ -41,34 +45,41 @@ def jku(url: str) -> str:
     return f"{parts.scheme}://{parts.netloc}/{JWKS_FILE}"
 
 
-def key_set(signers: Iterable[signing.Signer], retired: Iterable[dict[str, str]]) -> dict[str, Any]:
+@dataclass(frozen=True)
+class PublicKey:
+    """A public key a repo's key sets publish, with the kid it is published under."""
+
+    jwk: dict[str, str]
+    kid: str
+
+
+def key_set(current: Iterable[PublicKey], retired: Iterable[PublicKey]) -> bytes:
     """The JWKS every host publishes: the signing keys, then retired ones
     still published so cards signed with them keep verifying."""
     from knoc.a2a import signing
 
-    keys = [signing.published(signing.public_jwk(s.key), s.kid) for s in signers]
-    seen = {k["kid"] for k in keys}
-    keys += [k for k in (signing.published(j, j.get("kid") or signing.thumbprint(j)) for j in retired)
-             if k["kid"] not in seen]
-    return {"keys": keys}
+    keys = {k.kid: signing.published(k.jwk, k.kid) for k in current}
+    for k in retired:
+        keys.setdefault(k.kid, signing.published(k.jwk, k.kid))
+    return dumps({"keys": list(keys.values())})
 
 
 @dataclass
 class KeySigner:
     signers: list[signing.Signer]
-    retired: list[dict[str, str]]
+    published: list[PublicKey]  # the current keys every host publishes (the signers' and the pinned ones)
+    retired: list[PublicKey]
 
     def sign(self, rel: str, body: bytes, url: str) -> bytes:
         from knoc.a2a import signing
 
         card = json.loads(body)
-        views = signing.views(card)
-        card["signatures"] = [s.sign(views[v], jku(url)) for s in self.signers for v in sorted(views)]
+        card["signatures"] = signing.sign(card, self.signers, jku(url))
         return dumps(card)
 
     @functools.cached_property
     def _jwks(self) -> bytes:
-        return dumps(key_set(self.signers, self.retired))
+        return key_set(self.published, self.retired)
 
     def jwks(self, rel: str) -> bytes:
         return self._jwks  # the same key set on every host
@@ -79,69 +90,79 @@ class KeySigner:
 
 @dataclass
 class Adopter:
-    """A signed build's cards and key sets, taken from disk where they verify."""
+    """A signed build's cards, taken from disk where they are exactly what
+    a build with the pinned keys writes."""
 
-    read: Callable[[str], bytes | None]  # a file under build/, None when absent
-    signed_by: list[str]  # the kids the build's manifest names
-    jwks_rel: Callable[[str], str]  # the key set a card path's host publishes
-    refused: list[tuple[str, str]] = field(default_factory=list)  # (card path, why): right card, bad signatures
-    _key_sets: dict[str, list[dict[str, Any]] | None] = field(default_factory=dict)  # read once per host
+    read: Callable[[str], bytes | None]  # a file under build/, None when absent or unreadable
+    pinned: Sequence[PublicKey]  # the keys that may sign (knoc.toml's [signing] public, or a key at hand)
+    retired: Sequence[PublicKey]
+    signed_by: list[str]  # the kids the build's manifest names (may be forged: only pinned ones count)
+    refused: list[tuple[str, str]] = field(default_factory=list)  # (card path, why)
+
+    @functools.cached_property
+    def _signing(self) -> dict[str, signing.PublicKey]:
+        """The keys that may have signed this build: pinned, and named by its manifest."""
+        from knoc.a2a import signing
+
+        return {k.kid: signing.public_key(k.jwk) for k in self.pinned if k.kid in self.signed_by}
 
     def sign(self, rel: str, body: bytes, url: str) -> bytes:
         disk = self.read(rel)
-        if disk is None:
-            return body  # missing: the drift says so
-        try:
-            card = json.loads(disk)
-        except ValueError:
-            return body
-        if not isinstance(card, dict) or dumps({k: v for k, v in card.items() if k != "signatures"}) != body:
-            return body  # changed: the drift says so
-        why = self._doubt(card, self._keys(self.jwks_rel(rel)))
+        card = _json_object(disk)
+        if card is None or dumps({k: v for k, v in card.items() if k != "signatures"}) != body:
+            if not self._signing:  # unsigned, or signed by no pinned key: the drift of the card says the rest
+                self.refused.append((rel, "knoc.toml pins the keys that sign this repo's cards, and this card "
+                                          "carries no signature by one of them"))
+            return body  # changed or missing: the drift says so
+        why = self._doubt(card, jku(url))
         if why is None:
-            return disk
+            return dumps(card)
         self.refused.append((rel, why))
         return body
 
-    def _doubt(self, card: dict[str, Any], keys: list[dict[str, Any]] | None) -> str | None:
-        """Why the card's signatures do not hold up, or None when they do."""
+    def _doubt(self, card: dict[str, Any], expected_jku: str) -> str | None:
+        """Why the card's signatures are not the ones a build writes, or None."""
         from knoc.a2a import signing
 
-        if not card.get("signatures"):
-            return "the build is signed, but this card carries no signature"
-        if keys is None:
-            return f"its host's {JWKS_FILE} is missing, not a key set, or holds a private key"
-        payloads = signing.views(card)
-        checks = signing.verify(card, keys, payloads)
-        failed = [c for c in checks if c.view is None]
-        if failed:
-            return f"signature {failed[0].index} does not verify: {failed[0].problem}"
-        foreign = [c for c in checks if c.kid not in self.signed_by]
-        if foreign:
-            return f"signature {foreign[0].index} is by key {foreign[0].kid}, which the manifest does not name"
-        missing = set(payloads) - {c.view for c in checks}
+        entries = card.get("signatures")
+        if not entries:
+            return "knoc.toml pins the keys that sign this repo's cards, and this card carries no signature"
+        verdict = signing.verify(card, signing.KeySet(self._signing))
+        if verdict.problem:
+            return verdict.problem
+        for check, entry in zip(verdict.checks, entries, strict=True):
+            if not check.covers:
+                return f"signature {check.index} does not verify: {check.problem}"
+            if set(entry) != {"protected", "signature"}:
+                return (f"signature {check.index} carries members no signature covers "
+                        f"({', '.join(sorted(set(entry) - {'protected', 'signature'}))})")
+            if set(check.header) != set(signing.HEADER_KEYS) or check.header.get("typ") != signing.TYP \
+                    or check.header.get("jku") != expected_jku:
+                return f"signature {check.index}'s protected header is not the one knoc writes (alg, typ, kid, jku)"
+        missing = verdict.uncovered
         if missing:
-            return f"no signature covers its {', '.join(sorted(missing))} view"
+            return f"no signature covers what {', '.join(v.reader for v in missing)} verif" + (
+                "ies" if len(missing) == 1 else "y")
+        if len(entries) != len(signing.payloads(card)) * len({c.kid for c in verdict.checks}):
+            return "it carries signatures a build does not write (one per key and view)"
         return None
 
-    def _keys(self, rel: str) -> list[dict[str, Any]] | None:
-        """The public keys of the key set at `rel`, read once; None when it
-        is missing, not a key set, or holds a private key."""
-        if rel not in self._key_sets:
-            raw = self.read(rel)
-            try:
-                keys = json.loads(raw)["keys"] if raw is not None else None
-            except (ValueError, KeyError, TypeError):
-                keys = None
-            public = isinstance(keys, list) and all(isinstance(k, dict) and "d" not in k for k in keys)
-            self._key_sets[rel] = keys if public else None
-        return self._key_sets[rel]
-
     def jwks(self, rel: str) -> bytes:
-        """The key set on disk when it holds public keys only; else nothing
-        (the drift then names it)."""
-        raw = self.read(rel) if self._keys(rel) is not None else None
-        return raw if raw is not None else b""
+        return key_set(self.pinned, self.retired)
 
     def kids(self) -> list[str]:
-        return list(self.signed_by)
+        return [k.kid for k in self.pinned if k.kid in self.signed_by] or [k.kid for k in self.pinned]
+
+
+def _json_object(raw: bytes | None) -> dict[str, Any] | None:
+    """A card file on disk, parsed under the JSON input rule; None when it is
+    not a JSON object (the drift says what is wrong with it)."""
+    from knoc.rules import jsontext
+
+    if raw is None:
+        return None
+    try:
+        value = jsontext.parse(raw)
+    except jsontext.Refused:
+        return None
+    return value if isinstance(value, dict) else None

@@ -12,6 +12,9 @@ SEGMENT_BYTES = 255  # most file systems' limit for one name
 PATH_BYTES = 1024  # a whole relative output path, well under PATH_MAX
 HOST_BYTES = 253  # RFC 1035
 _LABEL = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$")
+DEFAULT_PORTS = {"http": 80, "https": 443}
+# RFC 3986 2.3: an escaped unreserved character is the character itself.
+_UNRESERVED_ESCAPE = re.compile(r"%(2[dDeE]|3[0-9]|[46][1-9a-fA-F]|[57][0-9aA]|5[fF]|7[eE])")
 _UNSAFE = re.compile(r"[\x00-\x1f\x7f/\\%]")
 
 
@@ -67,3 +70,20 @@ def host_folder(host: str) -> str | None:
     if not name or len(name) > HOST_BYTES or not all(_LABEL.match(label) for label in name.split(".")):
         return None
     return name
+
+
+def origin(parts: SplitResult) -> str | None:
+    """The host of a URL as a folder name, with its port unless it is the
+    scheme's default (`https://h:443/` and `https://H./` are `h`), or None."""
+    host = host_folder(parts.hostname or "")
+    if host is None:
+        return None
+    port = parts.port
+    return host if port is None or port == DEFAULT_PORTS.get(parts.scheme.lower()) else f"{host}:{port}"
+
+
+def path_segments(path: str) -> list[str]:
+    """A URL path's segments, escaped unreserved characters decoded
+    (`/%7Ea` is `/~a`); other escapes stay, for `segment_problem` to refuse."""
+    decoded = _UNRESERVED_ESCAPE.sub(lambda m: chr(int(m.group(1), 16)), path)
+    return [s for s in decoded.split("/") if s]

@@ -9,13 +9,14 @@ that passes the official checks."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from knoc.a2a import signing
 from knoc.a2a.fields import DEFAULT_TRANSPORT
-from knoc.diagnostics import Diagnostic, Span, diag
+from knoc.diagnostics import Diagnostic, diag
+from knoc.io import limits
 from knoc.kinds.agent import BLUEPRINT_SCHEMA
+from knoc.rules import jsontext
 from knoc.rules import slug as slugs
 from knoc.rules.version import is_semver
 from knoc.tools import keysets
@@ -96,13 +97,11 @@ def load(source: str, label: str, base_url: str | None = None,
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         return None, [diag("KNO-IMPORT-READ", f"cannot read it: {why}", file=label,
                             hint="check the path or URL; a URL without .json gets /.well-known/agent-card.json")]
-    try:
-        raw = json.loads(body.decode("utf-8-sig"))
-    except UnicodeDecodeError:
-        return None, [diag("KNO-IMPORT-READ", "it is not UTF-8 text", file=label, hint="an Agent Card is JSON")]
-    except json.JSONDecodeError as exc:
-        return None, [diag("KNO-IMPORT-READ", f"it is not JSON: {exc.msg}", file=label,
-                            span=Span(exc.lineno, exc.colno), hint="an Agent Card is a JSON object")]
+    try:  # the card becomes a source, which may nest only so deep (the blueprint adds a level)
+        raw = jsontext.parse(body, depth=limits.NESTING_DEPTH - 1)
+    except jsontext.Refused as exc:
+        return None, [diag("KNO-IMPORT-READ", f"cannot import it: {exc}", file=label,
+                            hint="an Agent Card is a JSON object that A2A clients can read")]
     if base_url is None and source.startswith(("http://", "https://")):
         base_url = source.split("/.well-known/", 1)[0]
     try:
@@ -114,25 +113,35 @@ def load(source: str, label: str, base_url: str | None = None,
                   hint="review the blueprint") for c in imported.changes]
     signatures = raw.get("signatures")
     if signatures:
-        found.append(_signatures(raw, label, allow_jku))
+        found.append(_signatures(raw, source, label, allow_jku))
     return imported, found
 
 
-def _signatures(raw: dict[str, Any], label: str, allow_jku: bool) -> Diagnostic:
-    """Whether the original card's signatures verified: they cover its own
-    bytes, so the blueprint never carries them."""
+def _signatures(raw: dict[str, Any], source: str, label: str, allow_jku: bool) -> Diagnostic:
+    """Whether the original card's signatures verified for every client
+    that reads it: they cover its own bytes, so the blueprint never
+    carries them."""
     count = len(raw["signatures"]) if isinstance(raw["signatures"], list) else 0
     kept_out = "the blueprint leaves them out (they cover the original card); sign the built one instead"
     if not allow_jku:
         return diag("KNO-IMPORT-SIGNATURE", f"the card carries {count} signature(s), not checked; {kept_out}",
                     file=label, json_path="$.signatures",
                     hint="`--allow-jku` fetches the key sets they name, or run `knoc verify` with `--jwks`")
-    checks = signing.verify(raw, keysets.named_by(raw["signatures"]))
-    good = next((c for c in checks if c.view is not None), None)
-    if good is not None:
-        verdict = f"its signature {good.index} verified with key {good.kid}"
+    home = keysets.home(source, raw)
+    try:
+        named = keysets.named_by(raw["signatures"], {home} if home else set())
+    except keysets.Unreadable as exc:
+        verdict = f"its key set could not be read ({exc})"
     else:
-        verdict = f"none of its {count} signature(s) verified" + (f" ({checks[0].problem})" if checks else "")
+        checked = signing.verify(raw, named.keys)
+        refused = [f"{signing.shown(jku)}: {why}" for jku, why in named.refused.items()]
+        if checked.valid:
+            kids = sorted({signing.shown(c.kid) for c in checked.checks if c.covers})
+            verdict = f"its signatures verify for every client that reads it (keys {', '.join(kids)})"
+        else:
+            problems = [c.problem for c in checked.checks if c.problem] + refused
+            verdict = (f"its signatures do not verify for {', '.join(v.reader for v in checked.uncovered)}"
+                       + (f" ({problems[0]})" if problems else ""))
     return diag("KNO-IMPORT-SIGNATURE", f"{verdict}; {kept_out}", file=label, json_path="$.signatures",
                 hint="review who published the original before trusting what it says")
 

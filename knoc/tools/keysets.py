@@ -1,16 +1,19 @@
-"""Key sets for checking signatures (`knoc verify`, `knoc import`): a JWKS
-from a file or URL, or the ones a card's signatures name in `jku`, fetched
-only when the user allows it, at most MAX_JKU of them, within the download
-limits."""
+"""Cards and key sets from outside (`knoc verify`, `knoc import`): a card
+or JWKS from a file or URL, read under the JSON input rule and the
+download limits; or the key sets a card's signatures name in `jku`,
+fetched only when the user allows it, only over https, only from the
+card's own host or hosts the user names, at most MAX_JKU of them."""
 
 from __future__ import annotations
 
-import json
+from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
 from knoc.a2a import signing
 from knoc.io import files, http, limits
+from knoc.rules import jsontext
+from knoc.rules.paths import origin, split_url
 
 MAX_JKU = 4  # distinct key-set urls one card may make knoc fetch
 
@@ -19,53 +22,98 @@ class Unreadable(ValueError):
     """A card or key set that cannot be read or is not what it should be."""
 
 
+def is_url(source: str) -> bool:
+    return source.startswith(("http://", "https://"))
+
+
+def card_url(source: str) -> str:
+    """Where a card is fetched from: a base URL gets the well-known card path."""
+    return source if urlsplit(source).path.endswith(".json") else source.rstrip("/") + "/.well-known/agent-card.json"
+
+
 def read_card(source: str) -> bytes:
-    """The bytes of a card file, or of a URL (a base URL gets the well-known
-    card path), within the download limits. OSError when it cannot be read."""
-    if not source.startswith(("http://", "https://")):
-        return files.read_source(source, limit=limits.DOWNLOAD_BYTES)
-    url = source if urlsplit(source).path.endswith(".json") else source.rstrip("/") + "/.well-known/agent-card.json"
-    return http.fetch(url)
+    """The bytes of a card file, or of a URL, within the download limits.
+    OSError when it cannot be read."""
+    return http.fetch(card_url(source)) if is_url(source) else _read_file(source)
 
 
-def load_json(source: str, what: str, card: bool = False) -> Any:
-    """JSON from a file or URL (a card URL gets its well-known path); a
-    Unreadable when it cannot be read."""
+def load_json(source: str, what: str, card: bool = False, depth: int = jsontext.MAX_DEPTH) -> Any:
+    """JSON from a file or URL (a card URL gets its well-known path) under
+    the JSON input rule; Unreadable when it cannot be read or is refused."""
     try:
-        raw = read_card(source) if card else _read(source)
-        return json.loads(raw.decode("utf-8-sig"))
-    except (OSError, ValueError) as exc:
+        raw = read_card(source) if card else (http.fetch(source) if is_url(source) else _read_file(source))
+        return jsontext.parse(raw, depth=depth)
+    except (OSError, jsontext.Refused) as exc:
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         raise Unreadable(f"cannot read {what} from {source}: {why}") from None
 
 
-def _read(source: str) -> bytes:
-    if source.startswith(("http://", "https://")):
-        return http.fetch(source)
+def _read_file(source: str) -> bytes:
     return files.read_source(source, limit=limits.DOWNLOAD_BYTES)
 
 
-def key_set(source: str) -> list[dict[str, Any]]:
+def key_set(source: str) -> signing.KeySet:
     """The keys of a JWKS file or URL."""
-    doc = load_json(source, "the key set")
-    keys = doc.get("keys") if isinstance(doc, dict) else None
-    if not isinstance(keys, list):
-        raise Unreadable(f"{source} is not a JWK set (a JSON object with `keys`)")
-    return [k for k in keys if isinstance(k, dict)]
+    try:
+        return signing.key_set(load_json(source, "the key set"))
+    except signing.KeyProblem as exc:
+        raise Unreadable(f"{source}: {exc}") from None
 
 
-def named_by(signatures: Any) -> list[dict[str, Any]]:
-    """The keys of every key set the signatures name, fetched once each."""
-    urls = []
+def home(source: str, card: dict[str, Any]) -> str | None:
+    """The host a card speaks for: the one it was fetched from, else the
+    host of its main url (its first interface's, or its 0.3 `url`)."""
+    if is_url(source):
+        parts = split_url(card_url(source))
+        return origin(parts) if parts is not None else None
+    interfaces = card.get("supportedInterfaces")
+    first = interfaces[0] if isinstance(interfaces, list) and interfaces and isinstance(interfaces[0], dict) else {}
+    parts = split_url(first.get("url", card.get("url")))
+    return origin(parts) if parts is not None and parts.scheme in ("http", "https") else None
+
+
+@dataclass
+class Named:
+    """The key sets a card's signatures name, as fetched."""
+
+    keys: signing.KeySet = field(default_factory=lambda: signing.KeySet({}))
+    refused: dict[str, str] = field(default_factory=dict)  # jku -> why knoc did not fetch it
+
+
+def named_by(signatures: Any, hosts: set[str]) -> Named:
+    """The keys of every key set the signatures name in `jku`, fetched once
+    each, when it is an https URL on one of `hosts` (host folders, as
+    `origin` gives them). Unreadable when an allowed one cannot be fetched."""
+    wanted: list[str] = []
+    found = Named()
     for entry in signatures if isinstance(signatures, list) else []:
         header = signing.protected_header(entry)
         jku = header.get("jku") if header else None
-        if isinstance(jku, str) and jku.startswith(("https://", "http://")) and jku not in urls:
-            urls.append(jku)
-    keys: list[dict[str, Any]] = []
-    for url in urls[:MAX_JKU]:
-        try:
-            keys += key_set(url)
-        except Unreadable:
-            continue  # that signature then names a key nobody could fetch: it is reported invalid
-    return keys
+        if not isinstance(jku, str) or jku in wanted or jku in found.refused:
+            continue
+        why = _refusal(jku, hosts, len(wanted))
+        if why is None:
+            wanted.append(jku)
+        else:
+            found.refused[jku] = why
+    keys: dict[str, Any] = {}
+    for url in wanted:
+        for kid, key in key_set(url).keys.items():
+            if kid in keys and signing.public_jwk(keys[kid]) != signing.public_jwk(key):
+                raise Unreadable(f"two key sets the card names give kid {kid!r} different keys")
+            keys[kid] = key
+    found.keys = signing.KeySet(keys)
+    return found
+
+
+def _refusal(jku: str, hosts: set[str], fetching: int) -> str | None:
+    """Why knoc will not fetch the key set at `jku`, or None."""
+    parts = split_url(jku)
+    if parts is None or parts.scheme != "https":
+        return "it is not an https URL"
+    if origin(parts) not in hosts:
+        return (f"it is not on the card's host ({', '.join(sorted(hosts)) or 'none'}); name its host with "
+                "--jku-host to trust it")
+    if fetching >= MAX_JKU:
+        return f"the card names more than {MAX_JKU} key sets"
+    return None

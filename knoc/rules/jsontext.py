@@ -1,0 +1,83 @@
+"""The one rule for JSON that knoc did not write itself: cards, key sets,
+manifests on disk, imports. Python's parser accepts what no A2A client can
+use and what would crash knoc later: nesting deep enough to exhaust the
+stack, integers past JSON's safe range (2**53), `Infinity` and `NaN`,
+numbers that overflow to infinity, and lone surrogates (`"\\ud800"`),
+which cannot be written out as UTF-8. Each is refused here with a message
+that says which; past this point, a value is safe to walk, canonicalize
+and print."""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+MAX_DEPTH = 128  # objects and arrays inside each other (a2a-sdk's own canonical-form bound)
+SAFE_INTEGER = 2**53 - 1  # RFC 8785 and every JavaScript client: the integers a double holds exactly
+
+
+class Refused(ValueError):
+    """JSON that knoc will not take; the message says why (and where, when the parser knows)."""
+
+
+def parse(raw: bytes, *, depth: int = MAX_DEPTH) -> Any:
+    """The JSON value in `raw` (UTF-8, a byte-order mark allowed), or Refused."""
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise Refused(f"it is not UTF-8 text (byte {exc.start})") from None
+    try:
+        value = json.loads(text, parse_constant=_constant, parse_float=_float, parse_int=_int)
+    except json.JSONDecodeError as exc:
+        raise Refused(f"it is not JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})") from None
+    except RecursionError:
+        raise Refused(f"it is nested deeper than {depth} objects and arrays") from None
+    _walk(value, depth)
+    return value
+
+
+def _constant(name: str) -> Any:
+    raise Refused(f"it holds {name}, which is not a JSON number")
+
+
+def _float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise Refused(f"the number {text[:40]} is too large for a JSON number (it would be infinite)")
+    return value
+
+
+def _int(text: str) -> int:
+    value = int(text) if len(text.lstrip("-")) <= 16 else None  # more digits are out of range (and slow to convert)
+    if value is None or abs(value) > SAFE_INTEGER:
+        raise Refused(f"the integer {text[:40]}{'...' if len(text) > 40 else ''} is outside JSON's safe range "
+                      f"(at most 2**53 - 1 either way): clients cannot hold it exactly")
+    return value
+
+
+def _walk(value: Any, depth: int) -> None:
+    """Nesting and strings, without recursion (a deep value must not crash the check of it)."""
+    pending = [(value, 1)]
+    while pending:
+        item, level = pending.pop()
+        if isinstance(item, dict):
+            if level > depth:
+                raise Refused(f"it is nested deeper than {depth} objects and arrays")
+            for key, child in item.items():
+                _text(key)
+                pending.append((child, level + 1))
+        elif isinstance(item, list):
+            if level > depth:
+                raise Refused(f"it is nested deeper than {depth} objects and arrays")
+            pending.extend((child, level + 1) for child in item)
+        elif isinstance(item, str):
+            _text(item)
+
+
+def _text(text: str) -> None:
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            raise Refused("a string holds a lone surrogate (such as \\ud800), which is not Unicode text") from None
