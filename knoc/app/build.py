@@ -14,7 +14,7 @@ from knoc.app.signing import key_signer, signed_by, unpinned
 from knoc.compiler.driver import Progress, Result, quiet
 from knoc.config import Config
 from knoc.diagnostics import diag
-from knoc.io import background, git
+from knoc.io import background, git, lock
 from knoc.io.outputs import Base, OutputMemo
 from knoc.io.stored import Stat
 from knoc.io.tree import OutputError, Staging, stat_tree
@@ -28,7 +28,14 @@ def build(config: Config, *, use_cache: bool, fail_on_warning: bool, stage: bool
           progress: Progress = quiet, sign_keys: tuple[str, ...] = ()) -> Outcome:
     """Compile, and when nothing fails write build/ (and with `stage`, `git
     add` it: what the pre-commit hook `knoc-build` does). With signing keys,
-    every card is signed and each host publishes its key set."""
+    every card is signed and each host publishes its key set. One build at
+    a time per repo (knoc.io.lock)."""
+    with lock.held(config.root):
+        return _build(config, use_cache, fail_on_warning, stage, progress, sign_keys)
+
+
+def _build(config: Config, use_cache: bool, fail_on_warning: bool, stage: bool, progress: Progress,
+           sign_keys: tuple[str, ...]) -> Outcome:
     signer = key_signer(config, sign_keys)
     # build/ as it is, scanned meanwhile on another core (and finished by
     # whichever is free, as a check does): what to compare with, what to reuse.

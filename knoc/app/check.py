@@ -19,7 +19,7 @@ from knoc.app.outcome import Outcome
 from knoc.app.scan import Scan
 from knoc.config import Config
 from knoc.diagnostics import Diagnostic, diag
-from knoc.io import background, files, tree
+from knoc.io import background, files, lock, tree
 
 if TYPE_CHECKING:
     from knoc.compiler.driver import Progress
@@ -30,8 +30,9 @@ def check(config: Config, *, use_cache: bool, progress: Progress | None = None) 
     # The scan of build/ (a stat of each folder and file, at 100,000 agents
     # 360,000 of them) is begun on another core, and finished by whichever
     # of the two is free.
-    scan = Scan(config, use_cache, in_hook)
-    return _compared(config, use_cache, progress, scan, background.share(scan.pieces()))
+    with lock.held(config.root):  # the memo and the cache are written, and build/ must hold still
+        scan = Scan(config, use_cache, in_hook)
+        return _compared(config, use_cache, progress, scan, background.share(scan.pieces()))
 
 
 def _compared(config: Config, use_cache: bool, progress: Progress | None, scan: Scan,

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from knoc.app.outcome import Outcome, UsageError
 from knoc.config import Config, ConfigError, find_root, load_config
-from knoc.io import files
+from knoc.io import files, lock
 
 if TYPE_CHECKING:
     from knoc.compiler.driver import Early, Progress, Result
@@ -33,9 +33,10 @@ def compile_cached(config: Config, use_cache: bool, progress: Progress | None = 
     `knoc check` begins scanning build/ on another core before it."""
     from knoc.compiler.driver import compile_repo, quiet
 
-    result = compile_repo(config, use_cache=use_cache, progress=progress or quiet, signer=signer, early=early,
-                          lazy=lazy, keep=keep)
-    result.cache.save()
+    with lock.held(config.root):
+        result = compile_repo(config, use_cache=use_cache, progress=progress or quiet, signer=signer, early=early,
+                              lazy=lazy, keep=keep)
+        result.cache.save()
     return result
 
 

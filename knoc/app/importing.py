@@ -9,7 +9,7 @@ from knoc.app.common import compile_cached, exists_message, rel
 from knoc.app.outcome import Outcome, UsageError
 from knoc.config import Config
 from knoc.diagnostics import Diagnostic, diag
-from knoc.io import files
+from knoc.io import files, writing
 from knoc.rules import ulid
 from knoc.tools import importer
 from knoc.tools.imported import publishable
@@ -40,13 +40,15 @@ def import_cards(config: Config, sources: tuple[str, ...], force: bool, base_url
         taken.add(slug)
         target = f"{config.content}/{BLUEPRINTS}/{slug}.kno"
         planned.append((label, target, importer.blueprint(imported, slug, ulid.new(), source, date)))
+    for _, target, _ in planned:
+        writing.writable(config.root, target)
     existing = [target for _, target, _ in planned if files.stat(config.root / target) is not None]
     if existing and not force:
         raise UsageError("KNO-EXISTS", "; ".join(exists_message(t) for t in existing) + "; nothing was written",
                          "pass --force to replace them, or move them away")
     written, notes = [], []
     for label, target, text in planned:
-        files.write_new(config.root / target, text, force)
+        writing.write_in(config.root, target, text.encode("utf-8"), replace=force)
         written.append(target)
         notes.append(f"imported {label} -> {target}")
     if written:

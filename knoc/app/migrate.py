@@ -9,7 +9,7 @@ from pathlib import Path
 from knoc.app.common import compile_cached, exists_message, only, rel
 from knoc.app.outcome import Outcome, UsageError
 from knoc.config import Config
-from knoc.io import files
+from knoc.io import files, writing
 from knoc.tools import migrate as migration
 
 
@@ -27,6 +27,7 @@ def migrate(config: Config, paths: tuple[Path, ...], dry_run: bool, *, use_cache
         except (OSError, UnicodeDecodeError, ValueError, migration.NotLegacy) as exc:
             raise UsageError("KNO-MIGRATE", f"{source}: {exc}", "migrate only legacy agents; `knoc validate` "
                              "shows what is wrong with a file that does not load") from None
+        writing.writable(config.root, m.target)
         if files.stat(config.root / m.target) is not None:
             raise UsageError("KNO-EXISTS", exists_message(m.target), f"move it away, or rename {source}")
         plan.append(m)
@@ -43,10 +44,10 @@ def migrate(config: Config, paths: tuple[Path, ...], dry_run: bool, *, use_cache
         return Outcome("knoc migrate", notes=notes)
     for m in plan:
         try:
-            files.write_new(config.root / m.target, m.text)
+            writing.write_in(config.root, m.target, m.text.encode("utf-8"))
         except files.Exists:
             raise UsageError("KNO-EXISTS", exists_message(m.target), "pick another name, move the file away") from None
-        files.remove(config.root / m.source)
+        writing.remove_in(config.root, m.source)
     # The rehearsal compiled what is now on disk.
     outcome = only(after, {m.target for m in plan}, "knoc validate", "nothing else written")
     outcome.notes = notes

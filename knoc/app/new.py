@@ -9,7 +9,7 @@ from pathlib import Path
 from knoc.app.common import compile_cached, exists_message, only
 from knoc.app.outcome import Outcome, UsageError
 from knoc.config import CONFIG_FILE, Config, load_config
-from knoc.io import files
+from knoc.io import files, writing
 from knoc.kinds.domain import COLLECTION
 from knoc.kinds.spec import BUILTIN_SPECS
 from knoc.rules import slug as slugs
@@ -54,6 +54,7 @@ def init(folder: Path) -> Outcome:
     knoc's built-in set until `knoc specs vendor` copies them in."""
     if files.stat(folder) is not None and not files.is_dir(folder):
         raise UsageError("KNO-CONFIG", f"{folder} is not a folder")
+    writing.writable(folder, ".gitignore")
     ignored = files.is_file(folder / ".gitignore") and ".knoc-cache" in files.read_bytes(
         folder / ".gitignore").decode("utf-8", "replace")
     wanted = {
@@ -66,10 +67,10 @@ def init(folder: Path) -> Outcome:
             skill_description="Replies to a greeting in the same language."),
     }
     _refuse_existing(folder, wanted)
-    for rel, text in wanted.items():  # write_new makes the folders it needs
-        files.write_new(folder / rel, text)
+    for rel, text in wanted.items():  # each makes the folders it needs, never through a link
+        writing.write_in(folder, rel, text.encode("utf-8"))
     if not ignored:
-        files.append(folder / ".gitignore", IGNORE)
+        writing.append_in(folder, ".gitignore", IGNORE)
     config = load_config(folder.resolve())
     outcome = only(compile_cached(config, True), set(wanted) - {CONFIG_FILE}, "knoc init", "nothing else written")
     outcome.notes = [f"wrote {folder / rel}" for rel in [*wanted, *([] if ignored else [".gitignore"])]]
@@ -87,7 +88,7 @@ def vendor_specs(config: Config, force: bool) -> Outcome:
     if not force:
         _refuse_existing(config.root, wanted, "pass --force to replace them with knoc's")
     for rel, text in wanted.items():
-        files.write_new(config.root / rel, text, force)
+        writing.write_in(config.root, rel, text.encode("utf-8"), replace=force)
     outcome = only(compile_cached(config, True), set(wanted), "knoc specs vendor", "nothing else written")
     outcome.notes = [f"wrote {rel}" for rel in wanted]
     return outcome
@@ -104,7 +105,12 @@ def _slug(slug: str) -> str:
 
 
 def _refuse_existing(root: Path, wanted: dict[str, str], hint: str = "move them away, or pick another folder") -> None:
-    taken = [rel for rel in wanted if files.stat(root / rel) is not None]
+    """Refuse before anything is written: a file that exists (exit 2,
+    KNO-EXISTS), or a path that would be written through a link or where a
+    file stands for a folder (files.Unsafe)."""
+    for rel in wanted:
+        writing.writable(root, rel)
+    taken = [rel for rel in wanted if files.stat(root / rel) is not None or (root / rel).is_symlink()]
     if taken:
         raise UsageError("KNO-EXISTS", "; ".join(exists_message(rel) for rel in taken) + "; nothing was written",
                          hint)
@@ -113,7 +119,7 @@ def _refuse_existing(root: Path, wanted: dict[str, str], hint: str = "move them 
 def _write_and_check(config: Config, wanted: dict[str, str], use_cache: bool) -> Outcome:
     _refuse_existing(config.root, wanted, "pick another name, or move the file away")
     for rel, text in wanted.items():
-        files.write_new(config.root / rel, text)
+        writing.write_in(config.root, rel, text.encode("utf-8"))
     outcome = only(compile_cached(config, use_cache), set(wanted), "knoc validate", "nothing else written")
     outcome.notes = [f"wrote {rel}" for rel in wanted]
     return outcome

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import errno
 from dataclasses import dataclass, field
 
 from knoc.diagnostics import Diagnostic
 from knoc.diagnostics.internal import has_internal
+from knoc.io import files, lock, pool, writing
 from knoc.io.cache import DIR as CACHE_DIR
 from knoc.io.cache import CacheDamaged
 
@@ -26,7 +28,35 @@ def as_usage(exc: Exception) -> UsageError | None:
     if isinstance(exc, CacheDamaged):  # found as it was read, too late to compute it afresh
         return UsageError("KNO-CACHE", f"knoc stopped: {exc}",
                           f"run it again: the damaged file was dropped (deleting {CACHE_DIR}/ is always safe)")
+    if isinstance(exc, lock.Locked):
+        return UsageError("KNO-LOCKED", f"{exc}; nothing was written",
+                          "let it finish (or stop it), then run this again")
+    if isinstance(exc, pool.WorkerLost):
+        return UsageError("KNO-MACHINE", f"knoc stopped: {exc}",
+                          "run it again; if it happens again, give knoc more memory or fewer processes (--jobs)")
+    if isinstance(exc, writing.Unsafe):
+        return UsageError("KNO-WRITE", str(exc), exc.hint)
+    if isinstance(exc, files.Exists):
+        return UsageError("KNO-EXISTS", f"{exc} already exists; knoc does not replace it")
+    if isinstance(exc, OSError) and exc.errno in MACHINE:
+        where = f" ({exc.filename})" if exc.filename else ""
+        return UsageError("KNO-MACHINE", f"the system refused: {exc.strerror or MACHINE[exc.errno]}{where}",
+                          MACHINE[exc.errno])
     return None
+
+
+# What the machine, not knoc, got wrong: each with what to do about it.
+MACHINE = {
+    errno.ENOSPC: "free some disk space, then run it again",
+    errno.EDQUOT: "your disk quota is used up: free some space, then run it again",
+    errno.EACCES: "knoc may not read or write there: check the permissions",
+    errno.EPERM: "the operation is not permitted there: check the permissions",
+    errno.EROFS: "the file system is read-only: work on a writable copy",
+    errno.EMFILE: "too many files are open: raise the limit (ulimit -n)",
+    errno.ENFILE: "the system has too many files open: try again later",
+    errno.ENOMEM: "the machine is out of memory",
+    errno.EIO: "the disk reported an input/output error: check the disk",
+}
 
 
 @dataclass

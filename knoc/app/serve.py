@@ -10,6 +10,7 @@ from knoc.app.outcome import Outcome, UsageError
 from knoc.config import Config
 from knoc.io import files, server, tree, watch
 from knoc.output.hosting import SITE
+from knoc.rules.paths import segment_problem
 from knoc.tools import serve as serving
 
 
@@ -28,10 +29,11 @@ def serve(config: Config, port: int, site_name: str | None, rebuild: bool, *, us
     since = watch.fingerprint(config.root, folders) if rebuild else None
     if rebuild:
         build_and_report()
-    if not files.is_dir(site):
-        raise UsageError("KNO-SERVE", f"nothing to serve: {config.output}/{SITE} does not exist",
+    if files.unlinked(config.out_dir, SITE) != "folder":
+        raise UsageError("KNO-SERVE", f"nothing to serve: {config.output}/{SITE} does not exist (or is a link)",
                          "run `knoc build` first, or `knoc serve --watch`")
-    if site_name is not None and not files.is_dir(site / site_name):
+    if site_name is not None and (segment_problem(site_name) is not None or site_name.startswith(".")
+                                  or files.unlinked(site, site_name) != "folder"):
         trees = ", ".join(tree.trees(site)) or "none"
         raise UsageError("KNO-SERVE", f"no tree {config.output}/{SITE}{site_name}", f"trees: {trees}")
     try:

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import click
 
-from knoc.cli.options import finish, guarded
+from knoc.cli.options import finish, guarded, utf8_arguments
 
 
 @click.command(name="init")
@@ -15,4 +15,8 @@ def command(folder: Path) -> None:
     that build to a valid card at once. Never replaces a file."""
     from knoc.app.new import init
 
-    guarded(lambda: finish(init(folder), folder))
+    def run() -> int:
+        utf8_arguments([folder])
+        return finish(init(folder), folder)
+
+    guarded(run)

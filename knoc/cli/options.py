@@ -113,6 +113,7 @@ def options(formats: tuple[str, ...] = FORMATS, thresholds: tuple[str, ...] = ("
             internal.DEBUG = debug
 
             def run() -> int:
+                utf8_arguments([root, *kw.values()])
                 config = open_repo(root, a2a, Path.cwd()) if repo else Config(root=Path.cwd())
                 if jobs is not None:
                     config = dataclasses.replace(config, jobs=jobs)
@@ -144,6 +145,23 @@ def options(formats: tuple[str, ...] = FORMATS, thresholds: tuple[str, ...] = ("
         return wrapper
 
     return decorate
+
+
+def utf8_arguments(values: list[Any]) -> None:
+    """Refuse an argument that is not UTF-8 (a Latin-1 `--title`, a file
+    name in another encoding: the shell hands them over as bytes Python
+    cannot write back out)."""
+    for value in values:
+        for item in value if isinstance(value, (tuple, list)) else [value]:
+            text = str(item) if isinstance(item, (str, Path)) else None
+            if text is not None and not text.isascii():
+                try:
+                    text.encode("utf-8")
+                except UnicodeEncodeError:
+                    shown = text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+                    raise UsageError("KNO-CONFIG", f"the argument `{shown}` is not UTF-8 text",
+                                     "pass arguments in UTF-8 (check the terminal's and the file's encoding)"
+                                     ) from None
 
 
 def finish(outcome: Outcome, root: Path) -> int:

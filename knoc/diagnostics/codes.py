@@ -43,6 +43,22 @@ _declare("KNO-OUTPUT", E, "the output folder holds files knoc did not write; kno
     folder that is absent or that its own manifest.json describes, so that a misconfigured `output`
     setting can never delete someone's files. Move the named files away, or point `output` in
     knoc.toml at another folder.""")
+_declare("KNO-WRITE", E, "knoc will not write there: through a link, or where a file stands for a folder", """
+    Commands that write (init, new, import, migrate, specs vendor, build) write only inside the
+    repo's own folders: never through a link (which could point anywhere, another repo's files
+    included), never over a link, and never where a file stands where a folder belongs. Replace
+    the link with a real folder or file, or move the file away; nothing was written.""")
+_declare("KNO-LOCKED", E, "another knoc command kept the repo busy too long; this one did nothing", """
+    One knoc command at a time compiles a repo and writes its build/ and cache (a `knoc serve
+    --watch` rebuild and the pre-commit hook's build, say): a second one waits for the first,
+    saying so, for up to ten minutes. Past that it stops without writing anything. Let the other
+    command finish, or stop it, and run this one again.""")
+_declare("KNO-MACHINE", E, "the system refused (disk full, permission denied, read-only, out of files)", """
+    The operating system refused what knoc asked of it: the disk or quota is full, a file or folder
+    may not be read or written, the file system is read-only, or too many files are open. This is
+    the machine's state, not a problem in your sources or a bug in knoc; the message names the
+    file, and a failed build leaves the previous output as it was. Fix the named cause and run the
+    command again.""")
 _declare("KNO-CACHE", E, "a file of the cache under `.knoc-cache/` no longer holds what it held; it was dropped", """
     The cache keeps the large files a run rendered (the index, the catalog page, the manifest) as
     they are, named by their sha256, and trusts one whose size and mtime did not change; a run

@@ -18,6 +18,8 @@ import sys
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
+from knoc.io.pool import die_with_parent
+
 Value = Any  # whatever marshal can carry: dicts, tuples, str, int, bytes
 MAX_PIECES = 255  # a piece is claimed by reading its number, one byte, from a pipe
 
@@ -49,6 +51,7 @@ def share(pieces: Sequence[Callable[[], Value]]) -> Callable[[], list[Value]]:
         os.set_blocking(claims, False)
         read_end, write_end = os.pipe()
         opened += (read_end, write_end)
+        parent = os.getpid()
         pid = os.fork()
     except OSError:
         for fd in opened:
@@ -56,6 +59,7 @@ def share(pieces: Sequence[Callable[[], Value]]) -> Callable[[], list[Value]]:
         return lambda: [piece() for piece in pieces]
     if pid == 0:  # the child: compute, send, and leave without the parent's exit handlers or buffers
         try:
+            die_with_parent(parent)
             os.close(read_end)
             try:
                 payload = marshal.dumps({i: pieces[i]() for i in _claimed(claims)})

@@ -131,10 +131,10 @@ def _is_dir(entry: os.DirEntry[str]) -> bool:
         return False
 
 
-def read_bytes(path: str | Path, most: int = -1) -> bytes:
+def read_bytes(path: str | Path, most: int = -1, follow: bool = True) -> bytes:
     """A regular file's bytes, or its first `most` (OSError when it cannot
-    be read, Refused when it is not a regular file)."""
-    with opened(path) as f:
+    be read, Refused when it is not a regular file; `follow`: nor a link)."""
+    with opened(path, follow) as f:
         return f.read(most)
 
 
@@ -190,6 +190,22 @@ def resource(package: str, name: str) -> bytes:
     from importlib import resources
 
     return resources.files(package).joinpath(name).read_bytes()
+
+
+def unlinked(top: Path, rel: str) -> str | None:
+    """What lies at `rel` under `top`, reached without following any link
+    (`top` included): "file", "folder", or None (missing, a link on the
+    way, or anything else). What `knoc serve` may send."""
+    here = top
+    for part in ["", *[p for p in rel.split("/") if p]]:
+        here = here / part if part else here
+        try:
+            mode = os.lstat(here).st_mode
+        except OSError:
+            return None
+        if stat_.S_ISLNK(mode):
+            return None
+    return "file" if stat_.S_ISREG(mode) else "folder" if stat_.S_ISDIR(mode) else None
 
 
 def within(path: str, root: str) -> bool:
@@ -272,38 +288,6 @@ def atomic_write(path: Path, *data: bytes, pieces: Iterable[bytes] = ()) -> None
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
-
-
-def write_new(path: Path, text: str, force: bool = False) -> None:
-    """Write `text` to `path`. Without `force` an existing file is never
-    touched (the check and the create are one step: O_EXCL); with it, the
-    file is replaced atomically."""
-    data = text.encode("utf-8")
-    if force:
-        atomic_write(path, data)
-        return
-    path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        with open(path, "xb") as f:
-            f.write(data)
-    except FileExistsError:
-        raise Exists(str(path)) from None
-
-
-def append(path: Path, text: str) -> None:
-    """Add `text` at the end of a file (made if missing), on a line of its own."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "a+", encoding="utf-8") as f:
-        f.seek(0, os.SEEK_END)
-        if f.tell():
-            f.seek(f.tell() - 1)
-            if f.read(1) != "\n":
-                f.write("\n")
-        f.write(text)
-
-
-def remove(path: Path) -> None:
-    path.unlink()
 
 
 @contextmanager

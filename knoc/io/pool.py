@@ -17,7 +17,7 @@ import signal
 import sys
 import threading
 from collections.abc import Callable, Generator, Iterator
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -37,27 +37,67 @@ def cores() -> int:
         return os.cpu_count() or 1
 
 
+class WorkerLost(OSError):
+    """A worker process died mid-task (killed by the OOM killer, a native
+    crash): the machine's doing, so the run stops with exit 2."""
+
+
 def each(work: Callable[[T], R], items: list[T], jobs: int) -> Generator[R, None, None]:
     """`work` over `items`, in their order, on up to `jobs` processes.
-    Closing it stops the workers and waits for them to end."""
+    Closing it stops the workers (killed, not waited for: one may be deep
+    in a file) and waits for them to end. A worker that dies raises
+    WorkerLost here at once, never a wait for a result that cannot come."""
     if jobs <= 1 or len(items) < MIN_ITEMS or sys.platform != "linux" or threading.active_count() > 1:
         with _collector(True):  # as in a worker: parsing makes cycles
             yield from map(work, items)
         return
     import multiprocessing  # here: a check, which never needs it, starts sooner
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
 
-    context = multiprocessing.get_context("fork")
     gc.freeze()  # what the workers inherit stays out of their collector's sight: no copy-on-write of it
-    with context.Pool(min(jobs, cores()), initializer=_worker_start) as pool:  # terminated on the way out, Ctrl-C too
-        yield from pool.imap(work, items, chunksize=CHUNK)
+    executor = ProcessPoolExecutor(min(jobs, cores()), mp_context=multiprocessing.get_context("fork"),
+                                   initializer=_worker_start, initargs=(os.getpid(),))
+    try:
+        yield from executor.map(work, items, chunksize=CHUNK)
+    except BrokenProcessPool:
+        raise WorkerLost("a worker process died while compiling (killed by the system, out of memory?)") from None
+    finally:
+        _stop(executor)
 
 
-def _worker_start() -> None:
-    """A worker leaves Ctrl-C to the parent, which stops the pool and says
-    so once; and collects its cycles (parsing makes some), whether or not
-    the parent paused its collector."""
+def _stop(executor: Any) -> None:
+    """Kill the workers and reap them (Ctrl-C, a failure, or the end):
+    the executor's own shutdown would wait for each to finish its task."""
+    processes = list((getattr(executor, "_processes", None) or {}).values())  # private, stable since 3.8
+    for process in processes:
+        process.kill()
+    for process in processes:
+        process.join()
+    executor.shutdown(wait=True, cancel_futures=True)
+
+
+def _worker_start(parent: int) -> None:
+    """A worker dies with its parent (killed, it would otherwise linger and
+    print tracebacks into the user's terminal), leaves Ctrl-C to the
+    parent, which stops the pool and says so once; and collects its cycles
+    (parsing makes some), whether or not the parent paused its collector."""
+    die_with_parent(parent)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     gc.enable()
+
+
+def die_with_parent(parent: int) -> None:
+    """Linux: have the kernel kill this (forked) process when its parent
+    ends; if the parent is already gone, end now."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != parent:
+        os._exit(1)
 
 
 def collector_paused() -> contextlib.AbstractContextManager[None]:

@@ -1,7 +1,7 @@
 """What the commands that write an author's sources share (`knoc new`,
 `knoc import`, `knoc migrate`): YAML that keeps comments and key order, and
 the skeletons `knoc new` writes. Fresh ids are `knoc.rules.ulid`; writes
-that never replace a file are `knoc.io.files.write_new`."""
+that never replace a file are `knoc.io.files.write_in`."""
 
 from __future__ import annotations
 

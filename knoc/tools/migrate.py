@@ -16,7 +16,7 @@ from typing import Any
 
 from knoc.compiler.driver import Result, compile_repo
 from knoc.config import CONFIG_FILE, Config, load_config
-from knoc.io import files
+from knoc.io import files, writing
 from knoc.kinds.agent import BLUEPRINT_SCHEMA
 from knoc.output.tree import MANIFEST
 
@@ -117,8 +117,8 @@ def rehearse(config: Config, migrations: list[Migration]) -> Result:
     """The repo compiled with `migrations` applied, in a scratch copy."""
     with files.scratch_copy(config.root, [config.specs, config.content, CONFIG_FILE]) as scratch:
         for m in migrations:
-            files.remove(scratch / m.source)
-            files.write_new(scratch / m.target, m.text)
+            writing.remove_in(scratch, m.source)
+            writing.write_in(scratch, m.target, m.text.encode("utf-8"))
         return compile_repo(load_config(scratch, config.a2a))
 
 

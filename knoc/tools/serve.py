@@ -10,7 +10,6 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 from knoc.io import files
-from knoc.io import tree as disk
 from knoc.io.server import Answer, Request, Response
 from knoc.output.hosting import CARD_HEADERS, CARD_NAMES, HEADERS_FILE, etag, headers_for, is_card
 from knoc.rules.paths import segment_problem
@@ -22,26 +21,30 @@ PREFLIGHT_HEADERS = {"Access-Control-Allow-Origin": CARD_HEADERS["Access-Control
 
 
 def locate(site: Path, fixed: str | None, host: str, url: str) -> tuple[Path, str] | None:
-    """(file, its path inside the served tree) for a request, or None for 404."""
-    tree = site / fixed if fixed else _tree(site, host)
+    """(file, its path inside the served tree) for a request, or None for
+    404. Only a regular file inside the site tree, reached without a link:
+    a link in build/site/ is not knoc's, and could point anywhere."""
+    tree = f"{fixed}/" if fixed else _tree(site, host)
     segments = [unquote(s) for s in urlsplit(url).path.split("/") if s]
     if any(segment_problem(s) for s in segments) or segments[-1:] == [HEADERS_FILE]:
         return None
     rel = "/".join(segments)
-    path = tree / rel if rel else tree
-    if files.is_dir(path):
-        path, rel = path / INDEX, f"{rel}/{INDEX}".lstrip("/")
-    if not files.is_file(path) and is_card(rel) and rel.endswith(CARD_NAMES[1]):  # agent.json of an old build
-        path = path.with_name(CARD_NAMES[0])
-    return (path, rel) if files.is_file(path) else None
+    if files.unlinked(site, tree + rel) == "folder":
+        rel = f"{rel}/{INDEX}".lstrip("/")
+    served = rel
+    if files.unlinked(site, tree + rel) != "file" and is_card(rel) and rel.endswith(CARD_NAMES[1]):
+        served = rel[: -len(CARD_NAMES[1])] + CARD_NAMES[0]  # agent.json of an old build: its card
+    return (site / (tree + served), rel) if files.unlinked(site, tree + served) == "file" else None
 
 
-def _tree(site: Path, host: str) -> Path:
+def _tree(site: Path, host: str) -> str:
+    """The host tree (as a path under `site`, "" for site/ itself) a Host header picks."""
     host = host.strip().lower()
     for name in (host, host.rsplit(":", 1)[0]):  # a card url with a port has its own tree
-        if name and segment_problem(name) is None and not name.startswith(".") and files.is_dir(site / name):
-            return site / name
-    return site
+        if name and segment_problem(name) is None and not name.startswith(".") \
+                and files.unlinked(site, name) == "folder":
+            return f"{name}/"
+    return ""
 
 
 def answer(site: Path, fixed: str | None) -> Answer:
@@ -52,8 +55,8 @@ def answer(site: Path, fixed: str | None) -> Answer:
             return Response(204, PREFLIGHT_HEADERS)
         found = locate(site, fixed, request.host, request.path)
         try:
-            body = disk.read(found[0].parent, found[0].name) if found else None
-        except OSError:  # swapped away by a rebuild between the check and the read
+            body = files.read_bytes(found[0], follow=False) if found else None
+        except OSError:  # swapped away by a rebuild between the check and the read (or a link put there)
             body = None
         if found is None or body is None:
             return Response(404)
