@@ -160,3 +160,96 @@ def test_any_card_to_import(data: st.DataObject) -> None:
         (root / "card.json").write_text(json.dumps(card, default=str), encoding="utf-8")
         run_knoc(root, "import", str(root / "card.json"))
         run_knoc(root, "validate")
+
+
+def _signed_example() -> Path:
+    """The example built for compat with a pinned Ed25519 key, once per run: (repo)."""
+    import shutil
+    import tempfile
+
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import ed25519
+
+    global _SIGNED
+    if _SIGNED is None:
+        folder = Path(tempfile.mkdtemp(prefix="knoc-fuzz-signed-"))
+        key = ed25519.Ed25519PrivateKey.generate()
+        (folder / "key.pem").write_bytes(key.private_bytes(serialization.Encoding.PEM,
+                                                           serialization.PrivateFormat.PKCS8,
+                                                           serialization.NoEncryption()))
+        repo = folder / "repo"
+        repo.mkdir()
+        for part in EXAMPLE_PARTS:
+            (shutil.copytree if (ROOT / part).is_dir() else shutil.copy)(ROOT / part, repo / part)
+        from knoc.a2a import signing
+        from knoc.app.signing import pin_line
+
+        with (repo / "knoc.toml").open("a", encoding="utf-8") as f:
+            f.write(f"\n[signing]\n{pin_line(signing.public_jwk(key))}\n")
+        result = CliRunner().invoke(main, ["build", "--a2a", "compat", "--sign-key", str(folder / "key.pem"),
+                                           "--root", str(repo)], catch_exceptions=False)
+        assert result.exit_code == 0, result.stderr
+        _SIGNED = repo
+    return _SIGNED
+
+
+_SIGNED: Path | None = None
+SIGNED_FILES = ["site/agents.possibility.space/catalog-search/.well-known/agent-card.json",
+                "site/agents.possibility.space/catalog-search/.well-known/agent.json",
+                "site/agents.possibility.space/.well-known/jwks.json", "manifest.json"]
+
+
+def _mutated(data: st.DataObject, raw: bytes) -> bytes:
+    """The JSON with one value replaced, or arbitrary JSON, or arbitrary bytes."""
+    choice = data.draw(st.sampled_from(["value", "json", "bytes"]), label="how")
+    if choice == "bytes":
+        return data.draw(st.binary(max_size=200), label="bytes")
+    if choice == "json":
+        return json.dumps(data.draw(values, label="json"), default=str).encode("utf-8")
+    doc = json.loads(raw)
+    path = data.draw(st.sampled_from(paths_of(doc)), label="path")
+    return json.dumps(set_at(doc, path, data.draw(values, label="value")), default=str).encode("utf-8")
+
+
+@FUZZ
+@given(data=st.data())
+def test_any_card_or_key_set_to_verify(data: st.DataObject, tmp_path_factory: Any) -> None:
+    """knoc verify of a signed card and its key set, either with one value
+    replaced (a signature's header too) or arbitrary: exit 0, 1 or 2."""
+    built = _signed_example() / "build"
+    folder = tmp_path_factory.mktemp("verify")
+    card, keys = folder / "card.json", folder / "jwks.json"
+    card.write_bytes((built / SIGNED_FILES[0]).read_bytes())
+    keys.write_bytes((built / SIGNED_FILES[2]).read_bytes())
+    target = data.draw(st.sampled_from([card, keys]), label="which")
+    target.write_bytes(_mutated(data, target.read_bytes()))
+    start = time.monotonic()
+    result = CliRunner().invoke(main, ["verify", str(card), "--jwks", str(keys)], catch_exceptions=False)
+    assert time.monotonic() - start < SECONDS
+    assert result.exit_code in (0, 1, 2) and "Traceback" not in result.stdout + result.stderr, result.stderr
+
+
+@FUZZ
+@given(data=st.data())
+def test_any_card_key_set_or_manifest_in_a_signed_build(data: st.DataObject) -> None:
+    """knoc check of a signed build whose card, key set or manifest holds
+    anything: exit 1 or 2 (or 0 when the change is one no file's bytes show)."""
+    rel = data.draw(st.sampled_from(SIGNED_FILES), label="file")
+    with scratch_copy(_signed_example(), [*EXAMPLE_PARTS, "build"]) as root:
+        path = root / "build" / rel
+        path.write_bytes(_mutated(data, path.read_bytes()))
+        code, _ = run_knoc(root, "check", "--a2a", "compat")
+        assert code in (1, 2)
+
+
+@FUZZ
+@given(raw=st.binary(max_size=300) | st.text(alphabet="[]{}\",:0123456789.eE-+tfnul \\ud8", max_size=300).map(
+    lambda t: t.encode("utf-8", "surrogatepass")))
+def test_the_json_input_rule_refuses_or_returns_a_printable_value(raw: bytes) -> None:
+    from knoc.rules import jsontext
+
+    try:
+        value = jsontext.parse(raw)
+    except jsontext.Refused:
+        return
+    json.dumps(value, ensure_ascii=False).encode("utf-8")  # printable, every string UTF-8

@@ -6,6 +6,7 @@ outside the repo; privacy holds throughout (tests/test_privacy.py)."""
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import time
 from collections.abc import Callable
@@ -14,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from knoc.io import limits
-from tests.conftest import Knoc, json_diags, tree
+from tests.conftest import ROOT, Knoc, json_diags, tree
 from tests.test_bad_input import BP, replace, write
 
 CATALOG_SEARCH = f"{BP}/catalog-search.kno"
@@ -266,3 +267,244 @@ def test_swapped_cache_files_are_misses(swap: tuple[str, str], repo: Path, knoc:
     for _ in range(2):  # the damaged run, and the one after it
         code, _, err = knoc("check", root=repo)
         assert code == 0 and "Traceback" not in err
+
+
+# --- the third round: hostile JSON, names and the machine (item 5) -----------------------------
+
+HOSTILE_JSON: dict[str, bytes] = {
+    "signatures an integer": b'{"name": "a", "signatures": 1}',
+    "an integer of 2**70": b'{"name": "a", "version": ' + str(2**70).encode() + b"}",
+    "1e999": b'{"name": "a", "n": 1e999}',
+    "NaN": b'{"name": "a", "n": NaN}',
+    "a lone surrogate": b'{"name": "\\ud800"}',
+    "nested 100,000 deep": b'{"a": ' + b"[" * 100_000 + b"]" * 100_000 + b"}",
+    "not UTF-8": b'{"name": "caf\xe9"}',
+}
+
+
+@pytest.mark.parametrize("case", sorted(HOSTILE_JSON))
+def test_verify_and_import_answer_hostile_json_with_a_diagnostic(case: str, repo: Path, knoc: Knoc,
+                                                                 tmp_path_factory: pytest.TempPathFactory) -> None:
+    import subprocess
+    import sys
+
+    folder = tmp_path_factory.mktemp("hostile")
+    card = folder / "card.json"
+    card.write_bytes(HOSTILE_JSON[case])
+    keys = folder / "jwks.json"
+    keys.write_bytes(HOSTILE_JSON[case].replace(b'"name"', b'"keys"', 1))
+    for args in (["verify", str(card), "--jwks", str(keys)], ["verify", str(card), "--allow-jku"],
+                 ["import", str(card), "--root", str(repo)]):
+        done = subprocess.run([sys.executable, "-m", "knoc", *args], capture_output=True, text=True, timeout=SECONDS)
+        assert done.returncode in (1, 2) and "Traceback" not in done.stderr, (args, done.stderr)
+        assert "KNO-INTERNAL" not in done.stdout + done.stderr
+
+
+BAD_KEYS: dict[str, dict[str, str]] = {
+    "alg none": {"kty": "OKP", "crv": "Ed25519", "x": "11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo", "alg": "none"},
+    "EC without y": {"kty": "EC", "crv": "P-256", "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU"},
+    "RSA": {"kty": "RSA", "n": "AQAB", "e": "AQAB"},
+    "private": {"kty": "OKP", "crv": "Ed25519", "x": "11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo", "d": "AA"},
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_KEYS))
+def test_a_bad_key_in_a_key_set_or_in_knoc_toml_is_a_diagnostic(case: str, repo: Path, knoc: Knoc) -> None:
+    import subprocess
+    import sys
+
+    (repo / "jwks.json").write_text(json.dumps({"keys": [{**BAD_KEYS[case], "kid": "k"}]}), encoding="utf-8")
+    card = next((ROOT / "build/site").rglob("agent-card.json"))
+    done = subprocess.run([sys.executable, "-m", "knoc", "verify", str(card), "--jwks", str(repo / "jwks.json")],
+                          capture_output=True, text=True, timeout=SECONDS)
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr  # unsigned, the key skipped
+    inline = ", ".join(f'{k} = "{v}"' for k, v in BAD_KEYS[case].items())
+    with (repo / "knoc.toml").open("a", encoding="utf-8") as f:
+        f.write(f"\n[signing]\nretired = [{{ {inline} }}]\n")
+    code, _, err = knoc("check", root=repo)
+    assert code == 2 and "KNO-SIGNING" in err and "Traceback" not in err, err
+
+
+def test_a_deeply_nested_manifest_is_no_crash_and_a_build_replaces_it(repo: Path, knoc: Knoc) -> None:
+    assert knoc("build", root=repo)[0] == 0
+    (repo / "build/manifest.json").write_bytes(b'{"signing": ' + b"[" * 100_000 + b"]" * 100_000 + b"}")
+    code, _, err = knoc("check", root=repo)
+    assert code == 1 and "Traceback" not in err and "KNO-INTERNAL" not in err
+    code, _, err = knoc("build", "--no-cache", root=repo)  # no memo: the manifest itself is read
+    assert code == 2 and "KNO-OUTPUT" in err, err  # not a knoc manifest: knoc does not replace the folder
+    assert "Traceback" not in err
+
+
+def test_a_source_whose_name_is_not_utf8_is_reported_by_every_command(repo: Path, knoc: Knoc) -> None:
+    body = (repo / CATALOG_SEARCH).read_bytes().replace(b"catalog-search", b"odd-search")
+    (repo / BP).joinpath(os.fsdecode(b"caf\xe9.kno")).write_bytes(body)
+    for command in ("validate", "check", "build"):
+        code, out, err = knoc(command, "--format", "json", root=repo)
+        refused = [d for d in json_diags(out) if d["code"] == "KNO-IO-REFUSED"]
+        assert code == 1 and "Traceback" not in out + err, (command, err)
+        assert refused and "not UTF-8" in refused[0]["message"] and "caf\\xe9" in refused[0]["file"], refused
+
+
+def test_an_argument_that_is_not_utf8_is_a_usage_error(repo: Path) -> None:
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "knoc", "new", "agent", "cafe", "--title",
+                           os.fsdecode(b"Caf\xe9"), "--root", str(repo)], capture_output=True, timeout=SECONDS)
+    assert done.returncode == 2 and b"not UTF-8" in done.stderr and b"Traceback" not in done.stderr
+    assert not (repo / BP / "cafe.kno").exists()
+
+
+@pytest.mark.parametrize("blocker", ["file", "dangling link", "link outside"])
+def test_init_and_new_refuse_a_content_folder_that_is_not_one(blocker: str, tmp_path: Path, knoc: Knoc) -> None:
+    import subprocess
+    import sys
+
+    folder, outside = tmp_path / "repo", tmp_path / "outside"
+    folder.mkdir()
+    outside.mkdir()
+    if blocker == "file":
+        (folder / "content").write_text("x")
+    elif blocker == "dangling link":
+        (folder / "content").symlink_to(tmp_path / "nowhere")
+    else:
+        (folder / "content").symlink_to(outside)
+    done = subprocess.run([sys.executable, "-m", "knoc", "init", str(folder)], capture_output=True, text=True,
+                          timeout=SECONDS)
+    assert done.returncode == 2 and "KNO-WRITE" in done.stderr and "Traceback" not in done.stderr, done.stderr
+    assert sorted(p.name for p in folder.iterdir()) == ["content"]  # nothing left behind: no knoc.toml
+    assert list(outside.iterdir()) == [] and not (tmp_path / "nowhere").exists()
+
+
+def test_init_never_appends_through_a_gitignore_link(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    victim = tmp_path / "bashrc"
+    victim.write_text("original\n")
+    folder = tmp_path / "repo"
+    folder.mkdir()
+    (folder / ".gitignore").symlink_to(victim)
+    done = subprocess.run([sys.executable, "-m", "knoc", "init", str(folder)], capture_output=True, text=True,
+                          timeout=SECONDS)
+    assert done.returncode == 2 and "KNO-WRITE" in done.stderr
+    assert victim.read_text() == "original\n" and sorted(p.name for p in folder.iterdir()) == [".gitignore"]
+
+
+def test_new_never_writes_through_a_linked_collection_folder(repo: Path, knoc: Knoc, tmp_path_factory:
+                                                             pytest.TempPathFactory) -> None:
+    outside = tmp_path_factory.mktemp("outside")
+    (repo / "content/perception-domains").rename(repo / "domains-moved")
+    (repo / "content/perception-domains").symlink_to(outside)
+    code, _, err = knoc("new", "domain", "weather", root=repo)
+    assert code == 2 and "KNO-WRITE" in err and list(outside.iterdir()) == []
+
+
+def test_force_keeps_the_mode_of_the_file_it_replaces(repo: Path, knoc: Knoc) -> None:
+    spec = repo / "specs/document-schema.kno"
+    spec.chmod(0o644)
+    code, _, err = knoc("specs", "vendor", "--force", root=repo)
+    assert code == 0, err
+    assert oct(spec.stat().st_mode & 0o777) == "0o644"
+
+
+def test_a_full_disk_is_the_machines_problem_and_leaves_build_as_it_was(repo: Path, knoc: Knoc,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    import errno as errno_
+
+    assert knoc("build", root=repo)[0] == 0
+    before = tree(repo / "build")
+    edit = repo / CATALOG_SEARCH
+    edit.write_text(edit.read_text(encoding="utf-8").replace("Catalog Search", "Catalog Finder"), encoding="utf-8")
+    real_write = os.write
+
+    def full(fd: int, data: bytes) -> int:
+        if len(data) > 100:  # the tree's files, not a progress byte
+            raise OSError(errno_.ENOSPC, "No space left on device")
+        return real_write(fd, data)
+
+    monkeypatch.setattr(os, "write", full)
+    code, _, err = knoc("build", "--jobs", "1", root=repo)
+    monkeypatch.undo()
+    assert code == 2 and "KNO-MACHINE" in err and "No space left on device" in err and "bug" not in err, err
+    assert tree(repo / "build") == before
+
+
+# --- writing, deleting or serving outside what knoc owns (items 6 to 8, 10) ------------------------
+
+def test_a_planted_old_tree_link_is_never_recovered_or_deleted_through(repo: Path, knoc: Knoc,
+                                                                       tmp_path_factory: pytest.TempPathFactory) -> None:
+    other = tmp_path_factory.mktemp("other")
+    (other / "build/site").mkdir(parents=True)
+    (other / "build/site/precious.json").write_text("{}")
+    (other / "build/manifest.json").write_text('{"outputs": {"site/precious.json": "x"}}')
+    (repo / ".build.old-1").mkdir()
+    (repo / ".build.old-1/tree").symlink_to(other / "build")
+    (repo / ".build.old-2").symlink_to(other / "build")
+    code, _, err = knoc("build", root=repo)
+    assert code == 0, err
+    assert (other / "build/site/precious.json").read_text() == "{}"  # the other repo's cards are all there
+    assert not (repo / "build").is_symlink() and (repo / "build/manifest.json").is_file()
+    assert [p.name for p in repo.iterdir() if p.name.startswith(".build")] == []
+
+
+@pytest.mark.parametrize("where", ["inside", "outside"])
+def test_a_linked_collection_folder_is_followed_inside_the_repo_or_reported(
+        where: str, repo: Path, knoc: Knoc, tmp_path_factory: pytest.TempPathFactory) -> None:
+    moved = repo / "shared-agents" if where == "inside" else tmp_path_factory.mktemp("elsewhere") / "agents"
+    (repo / BP).rename(moved)
+    (repo / BP).symlink_to(moved)
+    code, out, err = knoc("build", "--format", "json", root=repo)
+    if where == "inside":  # followed: every card published, as before the move
+        assert code == 0, err
+        assert len(list((repo / "build/site").rglob("agent-card.json"))) == 7
+    else:  # reported, never silently dropped
+        refused = [d for d in json_diags(out) if d["code"] == "KNO-IO-REFUSED"]
+        assert code == 1 and refused and refused[0]["file"] == BP and "outside the repo" in refused[0]["message"]
+
+
+def test_a_link_loop_in_a_collection_folder_is_reported_once(repo: Path, knoc: Knoc) -> None:
+    (repo / BP / "again").symlink_to(repo / BP)
+    code, out, _ = knoc("validate", "--format", "json", root=repo)
+    refused = [d for d in json_diags(out) if d["code"] == "KNO-IO-REFUSED"]
+    assert code == 1 and [d["file"] for d in refused] == [f"{BP}/again"] and "already reads" in refused[0]["message"]
+
+
+def test_key_material_is_never_echoed(repo: Path, knoc: Knoc) -> None:
+    pem = "-----BEGIN PRIVATE KEY-----\nMC4CAQAwBQYDK2VwBCIEINOTAREALKEYATALLNOTAREALKEYATALLNOTAREAL\n-----END PRIVATE KEY-----\n"
+    for fmt in ("text", "json"):
+        code, out, err = knoc("build", "--sign-key", pem, "--format", fmt, root=repo)
+        assert code == 2 and "NOTAREALKEY" not in out + err and "PRIVATE KEY-----" not in out + err, out + err
+
+
+@pytest.mark.parametrize("where", ["/etc/hostname", "../outside.pem", "~/key.pem"])
+def test_retired_keys_are_read_only_from_inside_the_repo(where: str, repo: Path, knoc: Knoc) -> None:
+    (repo / "knoc.toml").write_text(f'[signing]\nretired = ["{where}"]\n', encoding="utf-8")
+    code, _, err = knoc("build", root=repo)
+    assert code == 2 and "KNO-CONFIG" in err and "inside the repo" in err, err
+
+
+def test_a_retired_key_linked_from_outside_is_refused(repo: Path, knoc: Knoc,
+                                                     tmp_path_factory: pytest.TempPathFactory) -> None:
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import ed25519
+
+    outside = tmp_path_factory.mktemp("outside") / "public.pem"
+    outside.write_bytes(ed25519.Ed25519PrivateKey.generate().public_key().public_bytes(
+        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo))
+    (repo / "retired.pem").symlink_to(outside)
+    (repo / "knoc.toml").write_text('[signing]\nretired = ["retired.pem"]\n', encoding="utf-8")
+    code, _, err = knoc("check", root=repo)
+    assert code == 2 and "KNO-SIGNING" in err and "outside the repo" in err, err
+
+
+# --- urls (item 14) --------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("twin", ["https://agents.possibility.space:443/catalog-search",
+                                  "https://AGENTS.possibility.space./catalog-search",
+                                  "https://agents.possibility.space/%63atalog-search"])
+def test_urls_naming_one_resource_are_one_card_path(twin: str, repo: Path, knoc: Knoc) -> None:
+    replace(f"{BP}/quick-summarizer.kno", "url: https://agents.possibility.space/quick-summarizer",
+            f'url: "{twin}"')(repo)
+    code, out, _ = knoc("validate", "--format", "json", root=repo)
+    assert code == 1 and "KNO-URL-DUPLICATE" in {d["code"] for d in json_diags(out)}, json_diags(out)

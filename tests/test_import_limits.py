@@ -91,3 +91,58 @@ def test_a_misbehaving_server_is_one_diagnostic(behave: object, words: str, repo
     [diag] = json_diags(out)
     assert code == 1 and diag["code"] == "KNO-IMPORT-READ" and words in diag["message"], diag
     assert not (repo / "content/agent-blueprints/card.kno").exists()
+
+
+def drip_headers(conn: socket.socket) -> None:
+    """Headers a byte at a time, every 0.2 s: each read is quick, the whole never ends."""
+    for byte in b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n" + b"X-Slow: " + b"a" * 500:
+        conn.sendall(bytes([byte]))
+        time.sleep(0.2)
+
+
+def redirect_to_ftp(conn: socket.socket) -> None:
+    conn.sendall(b"HTTP/1.1 302 Found\r\nLocation: ftp://127.0.0.1/card.json\r\nContent-Length: 0\r\n\r\n")
+
+
+def redirect_to_file(conn: socket.socket) -> None:
+    conn.sendall(b"HTTP/1.1 301 Moved\r\nLocation: file:///etc/passwd\r\nContent-Length: 0\r\n\r\n")
+
+
+@pytest.mark.parametrize(("behave", "words"), [
+    (drip_headers, "took longer than 1 s"), (redirect_to_ftp, "redirected to a ftp URL"),
+    (redirect_to_file, "redirected to a file URL"),
+])
+@pytest.mark.parametrize("command", ["import", "verify", "jwks"])
+def test_one_deadline_and_http_only_redirects_for_every_download(behave: object, words: str, command: str,
+                                                                 repo: Path, knoc: Knoc,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """import, verify and --jwks share one download: the deadline covers
+    the headers too, and a redirect leaves http(s) never."""
+    monkeypatch.setattr(limits, "DOWNLOAD_SECONDS", 1.0)
+    monkeypatch.setattr(limits, "CONNECT_SECONDS", 0.5)
+    with server(behave) as url:
+        start = time.monotonic()
+        if command == "import":
+            code, out, err = knoc("import", url, "--format", "json", root=repo)
+            said = " ".join(d["message"] for d in json_diags(out))
+        elif command == "verify":
+            code, out, err = _verify(url, "--jwks", url)
+            said = err
+        else:
+            local = repo / "card.json"
+            local.write_text('{"name": "a", "signatures": [{"protected": "e30", "signature": "AA"}]}')
+            code, out, err = _verify(str(local), "--jwks", url)
+            said = err
+        took = time.monotonic() - start
+    assert took < 5 and "Traceback" not in out + err
+    assert code in (1, 2) and words in said, (out, err)
+
+
+def _verify(*args: str) -> tuple[int, str, str]:
+    """`knoc verify` in this process (it takes no --root), so the patched limits apply."""
+    from click.testing import CliRunner
+
+    from knoc.cli import main
+
+    result = CliRunner().invoke(main, ["verify", *args], catch_exceptions=False)
+    return result.exit_code, result.stdout, result.stderr

@@ -178,3 +178,103 @@ def test_a_ctrl_c_while_the_schema_engine_loads_is_a_quiet_interrupt(tmp_path: P
     assert out.startswith("ctrl-c")  # the Ctrl-C landed where it used to panic
     assert proc.returncode == 130 and "interrupted" in err
     assert "panicked" not in err and "Traceback" not in err
+
+
+# A pool worker killed mid-task (as the OOM killer would): the first worker
+# to start its third chunk kills itself.
+WORKER_KILLED = """
+import os, signal, sys
+import knoc.compiler.driver as driver
+real, seen = driver._compile, []
+def dying(rel):
+    seen.append(rel)
+    if len(seen) == 70 and os.getpid() != PARENT:
+        os.kill(os.getpid(), signal.SIGKILL)
+    return real(rel)
+PARENT = os.getpid()
+driver._compile = dying
+sys.argv = ["knoc", *sys.argv[1:]]
+from knoc.__main__ import run
+run()
+"""
+
+
+def test_a_worker_killed_mid_build_fails_the_build_at_once(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    generate(root, 700)  # past pool.MIN_ITEMS: the files go to forked workers
+    build(root)
+    old = tree(root / "build")
+    _drop_cache(root)
+    blueprint = root / "content/agent-blueprints/agent-000007.kno"
+    blueprint.write_text(blueprint.read_text(encoding="utf-8").replace("  description: ", "  description: x ", 1),
+                         encoding="utf-8")
+    proc = knoc(root, "build", "--jobs", "2", script=WORKER_KILLED)
+    start = time.monotonic()
+    _, err = proc.communicate(timeout=60)  # it used to wait for the lost chunk forever
+    assert time.monotonic() - start < 30
+    assert proc.returncode == 2 and "KNO-MACHINE" in err and "worker" in err and "Traceback" not in err, err
+    assert tree(root / "build") == old and debris(root) == []
+
+
+def test_workers_die_quietly_with_a_killed_build(tmp_path: Path) -> None:
+    """knoc killed (kill -9) while its workers compile: none lives on, none prints."""
+
+    root = tmp_path / "repo"
+    generate(root, 1500)
+    proc = knoc(root, "build", "--jobs", "2", "--no-cache")
+    deadline = time.monotonic() + 30
+    children: list[int] = []
+    while time.monotonic() < deadline and len(children) < 2:  # wait for the workers to be forked
+        time.sleep(0.05)
+        children = _children(proc.pid)
+    proc.kill()
+    _, err = proc.communicate(timeout=30)
+    assert children, "no workers were forked"
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and any(_alive(pid) for pid in children):
+        time.sleep(0.05)
+    assert not any(_alive(pid) for pid in children)
+    assert "Traceback" not in err
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        found = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    except OSError:
+        return []
+    return [int(p) for p in found]
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().split(") ", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state != "Z"
+
+
+@pytest.mark.parametrize("round_", range(3))
+def test_two_builds_at_once_never_crash_and_leave_a_tree_check_accepts(round_: int,
+                                                                       tmp_path_factory: pytest.TempPathFactory
+                                                                       ) -> None:
+    """What `serve --watch` beside the `knoc-build` hook does: two builds
+    started a moment apart. One waits for the other; neither exits 3; the
+    tree left is one `knoc check` accepts."""
+    root = tmp_path_factory.mktemp("concurrent") / "repo"
+    generate(root, 2000, seed=round_)
+    if round_:
+        build(root)  # a warm repo too
+        blueprint = root / "content/agent-blueprints/agent-000009.kno"
+        blueprint.write_text(blueprint.read_text(encoding="utf-8").replace("  description: ", "  description: y ", 1),
+                             encoding="utf-8")
+    first = knoc(root, "build")
+    time.sleep(0.05 * round_)
+    second = knoc(root, "build")
+    for proc in (first, second):
+        _, err = proc.communicate(timeout=300)
+        assert proc.returncode == 0, err
+        assert "Traceback" not in err
+    check = knoc(root, "check")
+    _, err = check.communicate(timeout=120)
+    assert check.returncode == 0, err
+    assert debris(root) == []

@@ -100,3 +100,36 @@ def _body(base: str, path: str) -> bytes:
         return conn.getresponse().read()
     finally:
         conn.close()
+
+
+def test_links_in_the_site_tree_are_never_followed(repo: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """A link in build/site/ (to a file or a folder outside, or inside) is
+    404: served with CORS open to any origin, it would let every web page
+    the user visits read whatever it points to."""
+    import subprocess
+    import sys
+
+    outside = tmp_path_factory.mktemp("outside")
+    (outside / "secret.json").write_text('{"secret": 1}')
+    assert subprocess.run([sys.executable, "-m", "knoc", "build", "--root", str(repo)], capture_output=True).returncode == 0
+    host = repo / "build/site/agents.possibility.space"
+    (host / "secret.json").symlink_to(outside / "secret.json")
+    (host / "elsewhere").symlink_to(outside)
+    (host / "card-again.json").symlink_to(host / "catalog-search/.well-known/agent-card.json")
+    (repo / "build/site/evil.example").symlink_to(outside)
+    with serving(repo) as url:
+        assert status(url, "/catalog-search/.well-known/agent-card.json") == 200
+        for path in ("/secret.json", "/elsewhere/secret.json", "/card-again.json"):
+            assert status(url, path) == 404, path
+        assert status(url, "/secret.json", "evil.example") == 404  # a linked host tree is no tree
+
+
+@pytest.mark.parametrize("site", ["/", "..", "../..", ".well-known", "agents.possibility.space/../.."])
+def test_site_names_one_host_tree_of_the_build(site: str, repo: Path) -> None:
+    import subprocess
+    import sys
+
+    assert subprocess.run([sys.executable, "-m", "knoc", "build", "--root", str(repo)], capture_output=True).returncode == 0
+    done = subprocess.run([sys.executable, "-m", "knoc", "serve", "--root", str(repo), "--site", site, "--port", "0"],
+                          capture_output=True, text=True, timeout=30)
+    assert done.returncode == 2 and "KNO-SERVE" in done.stderr and "Traceback" not in done.stderr

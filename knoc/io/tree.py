@@ -101,9 +101,9 @@ class Staging:
         try:
             for rel, data in files.items():
                 _make_folder(base, rel, folders)
+                made.append(rel)  # before the write: a write that fails halfway leaves a file too
                 if not (self._old and _link_same(old + rel, base + rel, data)):
                     _write_file(base + rel, data)
-                made.append(rel)
         except OSError:
             for rel in made:
                 _unlink(self.new, rel)
