@@ -271,33 +271,47 @@ def test_swapped_cache_files_are_misses(swap: tuple[str, str], repo: Path, knoc:
 
 # --- the third round: hostile JSON, names and the machine (item 5) -----------------------------
 
+# Each is put where every SDK reads it (an extension's params), in a card
+# that carries a signature, so that a verifier computes its views.
 HOSTILE_JSON: dict[str, bytes] = {
-    "signatures an integer": b'{"name": "a", "signatures": 1}',
-    "an integer of 2**70": b'{"name": "a", "version": ' + str(2**70).encode() + b"}",
-    "1e999": b'{"name": "a", "n": 1e999}',
-    "NaN": b'{"name": "a", "n": NaN}',
-    "a lone surrogate": b'{"name": "\\ud800"}',
-    "nested 100,000 deep": b'{"a": ' + b"[" * 100_000 + b"]" * 100_000 + b"}",
-    "not UTF-8": b'{"name": "caf\xe9"}',
+    "an integer of 2**70": str(2**70).encode(),
+    "1e999": b"1e999",
+    "NaN": b"NaN",
+    "a lone surrogate": b'"\\ud800"',
+    "nested 100,000 deep": b"[" * 100_000 + b"]" * 100_000,
+    "nested 600 deep": b"[" * 600 + b"]" * 600,
+    "not UTF-8": b'"caf\xe9"',
+    "signatures an integer": b'"x"',
 }
+SIGNATURE = {"protected": "eyJhbGciOiJFZERTQSIsImtpZCI6ImsiLCJ0eXAiOiJKT1NFIn0", "signature": "A" * 86}  # kid "k"
+KEY = {"kty": "OKP", "crv": "Ed25519", "x": "11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo", "kid": "k"}
 
 
 @pytest.mark.parametrize("case", sorted(HOSTILE_JSON))
-def test_verify_and_import_answer_hostile_json_with_a_diagnostic(case: str, repo: Path, knoc: Knoc,
+def test_verify_and_import_answer_hostile_json_with_a_diagnostic(case: str, repo: Path,
                                                                  tmp_path_factory: pytest.TempPathFactory) -> None:
     import subprocess
     import sys
 
     folder = tmp_path_factory.mktemp("hostile")
-    card = folder / "card.json"
-    card.write_bytes(HOSTILE_JSON[case])
+    card = json.loads((ROOT / "build/site/agents.possibility.space/catalog-search/.well-known/agent-card.json")
+                      .read_text(encoding="utf-8"))
+    card["capabilities"]["extensions"][0]["params"]["n"] = "@@HOSTILE@@"
+    card["signatures"] = 1 if case == "signatures an integer" else [SIGNATURE]
+    path = folder / "card.json"
+    path.write_bytes(json.dumps(card).encode("utf-8").replace(b'"@@HOSTILE@@"', HOSTILE_JSON[case]))
     keys = folder / "jwks.json"
-    keys.write_bytes(HOSTILE_JSON[case].replace(b'"name"', b'"keys"', 1))
-    for args in (["verify", str(card), "--jwks", str(keys)], ["verify", str(card), "--allow-jku"],
-                 ["import", str(card), "--root", str(repo)]):
+    keys.write_bytes(json.dumps({"keys": [KEY]}).encode("utf-8"))
+    hostile_keys = folder / "hostile-jwks.json"
+    hostile_keys.write_bytes(b'{"keys": [{"kty": "OKP", "crv": "Ed25519", "kid": "k", "x": ' + HOSTILE_JSON[case]
+                             + b"}]}")
+    for args in (["verify", str(path), "--jwks", str(keys)], ["verify", str(path), "--allow-jku"],
+                 ["verify", str(ROOT / "build/site/agents.possibility.space/catalog-search/.well-known/agent-card.json"),
+                  "--jwks", str(hostile_keys)],
+                 ["import", str(path), "--root", str(repo)]):
         done = subprocess.run([sys.executable, "-m", "knoc", *args], capture_output=True, text=True, timeout=SECONDS)
         assert done.returncode in (1, 2) and "Traceback" not in done.stderr, (args, done.stderr)
-        assert "KNO-INTERNAL" not in done.stdout + done.stderr
+        assert "KNO-INTERNAL" not in done.stdout + done.stderr, (args, done.stdout + done.stderr)
 
 
 BAD_KEYS: dict[str, dict[str, str]] = {

@@ -77,8 +77,8 @@ def public_key(jwk: Any) -> PublicKey:
     if "d" in jwk:
         raise KeyProblem("a key holds a private member (`d`): a key set publishes public keys only")
     kty, crv = jwk.get("kty"), jwk.get("crv")
-    want = {("OKP", "Ed25519"): "EdDSA", ("EC", "P-256"): "ES256"}.get((kty, crv))  # type: ignore[arg-type]
-    if want is None:
+    want = {("OKP", "Ed25519"): "EdDSA", ("EC", "P-256"): "ES256"}.get((str(kty), str(crv)))
+    if want is None or not isinstance(kty, str) or not isinstance(crv, str):
         raise KeyProblem(f"a key is {shown(kty)}/{shown(crv)}: knoc verifies Ed25519 (OKP) and P-256 (EC) keys")
     if "alg" in jwk and jwk["alg"] != want:
         raise KeyProblem(f"a {crv} key says `alg` {shown(jwk['alg'])}: it can only be {want}")

@@ -101,9 +101,12 @@ class Staging:
         try:
             for rel, data in files.items():
                 _make_folder(base, rel, folders)
-                made.append(rel)  # before the write: a write that fails halfway leaves a file too
-                if not (self._old and _link_same(old + rel, base + rel, data)):
-                    _write_file(base + rel, data)
+                if self._old and _link_same(old + rel, base + rel, data):
+                    made.append(rel)
+                    continue
+                with _created(base + rel) as fd:  # FileExistsError: taken, and not ours to remove
+                    made.append(rel)  # ours from here: a write that fails halfway leaves a file too
+                    _write_all(fd, data)
         except OSError:
             for rel in made:
                 _unlink(self.new, rel)
@@ -214,11 +217,6 @@ def _created(path: str) -> Iterator[int]:
         yield fd
     finally:
         os.close(fd)
-
-
-def _write_file(path: str, data: bytes) -> None:
-    with _created(path) as fd:
-        _write_all(fd, data)
 
 
 def _write_all(fd: int, data: bytes) -> None:

@@ -18,6 +18,7 @@ from knoc.io.files import read_bytes
 from knoc.kinds.agent import Agent, Card
 from knoc.kinds.domain import Repo
 from knoc.output.canonical import joined_pieces
+from knoc.rules import jsontext
 
 # Seed 000: inference reads skills.tags only, never names; principal first.
 INFERENCE = (
@@ -151,8 +152,14 @@ class DomainIndex:
 
     @classmethod
     def load(cls, path: str | Path) -> DomainIndex:
-        data = json.loads(read_bytes(path).decode("utf-8"))
-        return cls({k: tuple(v) for k, v in data["domains"].items()})
+        """The index in a build's `index/domains.json` (read under the JSON
+        input rule: ValueError for anything but a domain index)."""
+        data = jsontext.parse(read_bytes(path))
+        domains = data.get("domains") if isinstance(data, dict) else None
+        if not isinstance(domains, dict) or not all(isinstance(v, list) and all(isinstance(s, str) for s in v)
+                                                    for v in domains.values()):
+            raise ValueError(f"{path} is not a knoc domain index")
+        return cls({k: tuple(v) for k, v in domains.items()})
 
     def agents_for(self, domain: str) -> list[str]:
         """Slugs of the agents watching `domain`; KeyError for an unknown domain."""
