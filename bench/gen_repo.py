@@ -66,6 +66,7 @@ def blueprint(i: int, domains: int, rng: random.Random) -> str:
         f'  name: "Agent {i} {rng.choice(["Search", "Planner", "Ledger", "Crawler", "Résumé"])}"',
         f'  description: "Does synthetic task {i}."',
         f"  url: https://agents{i % 7}.example.org/a2a/{slug}",
+        '  protocol_versions: ["1.0", "0.3"]',
         f'  version: "1.{i % 10}.0"',
         "  provider:",
         "    organization: Example Org",

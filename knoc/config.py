@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from knoc.a2a import targets
 from knoc.io import files
-from knoc.rules.paths import segment_problem
+from knoc.rules.paths import origin, segment_problem, split_url
 
 if TYPE_CHECKING:
     from knoc.kinds.entity import Layout
@@ -52,6 +52,7 @@ class Config:
     key: str | None = None  # [signing]: the private key's path, outside the repo
     public: tuple[KeyRef, ...] = ()  # [signing]
     retired: tuple[KeyRef, ...] = ()  # [signing]
+    primary: tuple[tuple[str, str], ...] = ()  # [primary]: (host folder, agent slug), sorted
 
     @property
     def layout(self) -> Layout:
@@ -86,16 +87,16 @@ def load_config(root: Path, a2a: str | None = None) -> Config:
         section = raw.get("knoc", {})
         if not isinstance(section, dict):
             raise ConfigError(f"{CONFIG_FILE}: `knoc` must be a table (`[knoc]`)")
-        host, signing = raw.get("host", {}), raw.get("signing", {})
-        for name, table in (("host", host), ("signing", signing)):
+        host, signing, primary = raw.get("host", {}), raw.get("signing", {}), raw.get("primary", {})
+        for name, table in (("host", host), ("signing", signing), ("primary", primary)):
             if not isinstance(table, dict):
                 raise ConfigError(f"{CONFIG_FILE}: `{name}` must be a table (`[{name}]`)")
-        unknown = [*sorted(set(raw) - {"knoc", "host", "signing"}), *sorted(set(section) - _KEYS),
+        unknown = [*sorted(set(raw) - {"knoc", "host", "signing", "primary"}), *sorted(set(section) - _KEYS),
                    *sorted(set(host) - set(HOST_KEYS)), *sorted(set(signing) - set(SIGNING_KEYS))]
         if unknown:
             raise ConfigError(f"{CONFIG_FILE}: unknown setting(s) {', '.join(unknown)}; "
                               f"[knoc] takes {', '.join(sorted(_KEYS))}; [host] takes {', '.join(HOST_KEYS)}; "
-                              f"[signing] takes {', '.join(SIGNING_KEYS)}")
+                              f"[signing] takes {', '.join(SIGNING_KEYS)}; [primary] maps a host to an agent's slug")
         for name in ("kid", "key"):
             if not isinstance(signing.get(name, ""), str):
                 raise ConfigError(f"{CONFIG_FILE}: [signing] `{name}` must be a string")
@@ -106,15 +107,30 @@ def load_config(root: Path, a2a: str | None = None) -> Config:
         operator = tuple((HOST_KEYS[k], host[k]) for k in HOST_KEYS if k in host)
         kid, key = signing.get("kid") or None, signing.get("key") or None
         public, retired = _key_refs(signing, "public"), _key_refs(signing, "retired")
+        primaries = _primaries(primary)
     else:
-        operator, kid, key, public, retired = (), None, None, (), ()
+        operator, kid, key, public, retired, primaries = (), None, None, (), (), ()
     if a2a is not None:
         values["a2a"] = a2a
-    config = Config(root=root, host=operator, kid=kid, key=key, public=public, retired=retired, **values)
+    config = Config(root=root, host=operator, kid=kid, key=key, public=public, retired=retired, primary=primaries,
+                    **values)
     if config.a2a not in targets.names():
         raise ConfigError(f"unknown A2A target `{config.a2a}`; choose one of {', '.join(targets.names())}")
     _check_layout(config)
     return config
+
+
+def _primaries(table: dict[str, Any]) -> tuple[tuple[str, str], ...]:
+    """[primary]: host = "agent slug", the agent whose card a host serves at its root."""
+    found = {}
+    for host, slug in table.items():
+        parts = split_url(f"https://{host}/")
+        folder = origin(parts) if parts is not None else None
+        if folder is None or not isinstance(slug, str) or not slug:
+            raise ConfigError(f"{CONFIG_FILE}: [primary] takes `\"host\" = \"agent-slug\"` lines; "
+                              f"`{host}` is not a host name or its value is not a slug")
+        found[folder] = slug
+    return tuple(sorted(found.items()))
 
 
 def _key_refs(signing: dict[str, Any], name: str) -> tuple[KeyRef, ...]:

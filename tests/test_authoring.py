@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from ruamel.yaml import YAML
 
+from knoc.kinds.agent import BLUEPRINT_SCHEMA
 from knoc.rules.ulid import PATTERN as ULID
 from knoc.rules.ulid import new as ulid
 from knoc.tools.migrate import CARD_KEYS
@@ -40,6 +41,7 @@ def test_new_agent_writes_a_private_skeleton_that_validates(repo: Path, knoc: Kn
 @pytest.mark.parametrize("target", ["1.0", "0.3"])
 def test_new_agent_made_public_builds_a_card_that_passes_the_official_checks(
         repo: Path, knoc: Knoc, target: str) -> None:
+    (repo / "knoc.toml").write_text(f'[knoc]\na2a = "{target}"\n', encoding="utf-8")  # the skeleton states its versions
     assert knoc("new", "agent", "night-watch", "--title", 'The "Night" Watch', "--url",
                 "https://watch.example.net/a2a", root=repo)[0] == 0
     path = repo / "content/agent-blueprints/night-watch.kno"
@@ -90,7 +92,7 @@ def test_migrate_keeps_comments_and_key_order_and_records_provenance(repo: Path,
         card = new["a2a_projection"]
         assert list(card) == [k for k in old if k in CARD_KEYS]  # the author's order
         assert all(card[k] == old[k] for k in card)
-        assert new["$schema"] == "agent-blueprint@0.3.0" and new["version"] == old["version"]
+        assert new["$schema"] == BLUEPRINT_SCHEMA and new["version"] == old["version"]
         assert new["provenance"]["migration"]["from"] == f"{old['$schema']} ({rel})"
         assert re.fullmatch(r"\d{4}-\d{2}-\d{2}", new["provenance"]["migration"]["date"])
         if "perception" in old:

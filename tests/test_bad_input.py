@@ -88,9 +88,9 @@ CASES = {
                              "document-schema#/$defs/envelop"),
                      "KNO-SPEC-REF", "specs/perception-domain-schema.kno", "$defs/envelop"),
     # --- validate --------------------------------------------------------
-    "unknown-type": (replace(SENTINEL, "$schema: agent-blueprint@0.2.0", "$schema: agent-bluprint@0.2.0"),
+    "unknown-type": (replace(SENTINEL, "$schema: agent-blueprint@0.4.0", "$schema: agent-bluprint@0.4.0"),
                      "KNO-TYPE-UNKNOWN", SENTINEL, "$schema"),
-    "unaccepted-version": (replace(SENTINEL, "$schema: agent-blueprint@0.2.0", "$schema: agent-blueprint@0.9.0"),
+    "unaccepted-version": (replace(SENTINEL, "$schema: agent-blueprint@0.4.0", "$schema: agent-blueprint@0.9.0"),
                            "KNO-VERSION-UNACCEPTED", SENTINEL, "$schema"),
     "missing-field": (replace(SENTINEL, "  name: Drift Sentinel\n", ""), "KNO-SCHEMA-REQUIRED", SENTINEL,
                       "a2a_projection:"),
@@ -153,8 +153,9 @@ CASES = {
                                 "KNO-CHAIN-REQUIRES", STEWARD, "requires:"),
     "unknown-requirement": (replace(STEWARD, "requires: [streaming, streaming_message]", "requires: [streeming]"),
                             "KNO-CAP-UNKNOWN", STEWARD, "requires:"),
-    "chain-without-shared-protocol": (replace(SENTINEL, '  min_protocol_version: "0.3"\n  max_protocol_version: "1.1"\n',
-                                              '  protocol_versions: ["1.1"]\n'),
+    "chain-without-shared-protocol": (lambda root: (
+        replace(SENTINEL, '  protocol_versions: ["1.0", "0.3"]\n', '  protocol_versions: ["1.1"]\n')(root),
+        replace(SENTINEL, '  min_protocol_version: "0.3"\n  max_protocol_version: "1.1"\n', "")(root)),
                                       "KNO-CHAIN-PROTOCOL", SENTINEL, "xri: kno://agent-blueprints/catalog-search"),
     "duplicate-url": (replace(SENTINEL, "url: https://agents.possibility.space/drift-sentinel",
                               "url: https://agents.possibility.space/schema-steward"),

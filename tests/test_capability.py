@@ -5,6 +5,7 @@ finding comes with its code, file and line."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,8 @@ from ruamel.yaml import YAML
 from knoc.a2a import capability
 from knoc.a2a.extensions import CONTRACT_URI
 from knoc.kinds.delegation import contract_of
-from tests.conftest import ROOT, Knoc, compile_example, edit, findings, line_of, one
+from knoc.rules.version import protocol_key
+from tests.conftest import ROOT, Knoc, compile_example, edit, findings, json_diags, line_of, one
 
 STEWARD = "content/agent-blueprints/schema-steward.kno"
 SENTINEL = "content/agent-blueprints/drift-sentinel.kno"
@@ -56,8 +58,9 @@ def test_interface_versions_are_core_fields_in_1_0_and_contract_params_in_0_3(kn
     assert knoc("build", "--a2a", "0.3", root=repo)[0] == 0
     search = card(repo, "catalog-search")
     assert contract_entry(search)["params"]["interfaces"] == [
+        {"url": "https://agents.possibility.space/catalog-search", "protocolVersions": ["1.0"]},
         {"url": "grpc.agents.possibility.space:443", "protocolVersions": ["1.0"]},
-        {"url": "https://agents.possibility.space/catalog-search/rest", "protocolVersions": ["1.0", "0.3"]}]
+        {"url": "https://agents.possibility.space/catalog-search/rest", "protocolVersions": ["0.3"]}]
 
 
 def test_an_agent_without_contract_fields_gets_no_entry(knoc: Knoc, repo: Path) -> None:
@@ -74,7 +77,8 @@ def test_build_time_and_discovery_read_the_same_contract(target: str) -> None:
     assert result.ok
     for published in result.cards:
         data = YAML(typ="safe").load((ROOT / published.source).read_text(encoding="utf-8"))
-        authored = contract_of(data.get("a2a_projection", data), data.get("service_class"), target)
+        states = protocol_key(data["$schema"].split("@")[1]) >= protocol_key("0.4.0")
+        authored = contract_of(data.get("a2a_projection", data), data.get("service_class"), target, states)
         wire = capability.from_wire(json.loads(published.projection.body))
         assert authored.flags == wire.flags, published.slug
         assert authored.extensions == wire.extensions - {CONTRACT_URI}, published.slug
@@ -104,20 +108,26 @@ def test_a_range_that_excludes_an_interface_version_is_an_error(knoc: Knoc, repo
     assert "speaks A2A 1.2" in d["message"] and "0.3 to 1.0" in d["message"]
 
 
-def test_a_range_that_excludes_the_build_target_is_an_error(knoc: Knoc, repo: Path) -> None:
+def test_a_range_that_excludes_the_default_version_is_an_error(knoc: Knoc, repo: Path) -> None:
+    """An unstated url speaks A2A 1.0 (agent-blueprint 0.4.0 on), whatever
+    the target; an older blueprint speaks the target's default, so the same
+    range holds for 0.3 and not for 1.0, and says so."""
+    edit(repo, STEWARD, '  protocol_versions: ["1.0", "0.3"]\n', "")
     edit(repo, STEWARD, 'max_protocol_version: "1.0"', 'max_protocol_version: "0.3.0"')
-    code, diags = findings(knoc, repo)
-    d = one(diags, "KNO-PROTOCOL-RANGE")
-    assert code == 1 and d["line"] == line_of(repo, STEWARD, "max_protocol_version")
-    assert "1.0 build target" in d["message"]
+    for target in ("1.0", "0.3"):
+        code, out, _ = knoc("validate", "--a2a", target, "--format", "json", root=repo)
+        d = one(json_diags(out), "KNO-PROTOCOL-RANGE")
+        assert code == 1 and d["line"] == line_of(repo, STEWARD, "max_protocol_version")
+        assert "speaks A2A 1.0 (not stated: the default)" in d["message"]
+    edit(repo, STEWARD, "$schema: agent-blueprint@0.4.0", "$schema: agent-blueprint@0.3.0")
     assert findings(knoc, repo)[0] == 1
-    code, _, _ = knoc("validate", "--a2a", "0.3", root=repo)
-    assert code == 0  # the same range is fine for 0.3 cards
+    code, out, _ = knoc("validate", "--a2a", "0.3", "--format", "json", root=repo)
+    assert code == 0  # 0.3.0: the 0.3 target's default 0.3 is in range, and the claim is a warning
+    assert one(json_diags(out), "KNO-PROTOCOL-UNSTATED")["file"] == STEWARD
 
 
-def test_a_0_3_card_must_speak_0_3_on_its_url(knoc: Knoc, repo: Path) -> None:
-    edit(repo, SEARCH, '  min_protocol_version: "0.3"',
-         '  protocol_versions: ["1.0"]\n  min_protocol_version: "0.3"')
+def test_a_0_3_card_needs_an_interface_that_speaks_0_3(knoc: Knoc, repo: Path) -> None:
+    edit(repo, SEARCH, 'protocol_versions: ["0.3"]', 'protocol_versions: ["1.0"]')
     assert findings(knoc, repo)[0] == 0
     code, out, _ = knoc("validate", "--a2a", "0.3", "--format", "json", root=repo)
     d = one([json.loads(x) for x in out.splitlines()], "KNO-PROTOCOL-TARGET")
@@ -192,10 +202,10 @@ def test_relying_on_shared_context_across_a_link_that_refuses_it(knoc: Knoc, rep
 
 
 def test_links_without_a_shared_protocol_version(knoc: Knoc, repo: Path) -> None:
-    edit(repo, SEARCH, '  min_protocol_version: "0.3"\n  max_protocol_version: "1.0"\n',
-         '  protocol_versions: ["1.2"]\n')
-    edit(repo, SEARCH, 'protocol_versions: ["1.0"]', 'protocol_versions: ["1.2"]')
-    edit(repo, SEARCH, 'protocol_versions: ["1.0", "0.3"]', 'protocol_versions: ["1.2"]')
+    edit(repo, SEARCH, '  min_protocol_version: "0.3"\n  max_protocol_version: "1.0"\n', "")
+    path = repo / SEARCH
+    path.write_text(re.sub(r'protocol_versions: \[[^]]*\]', 'protocol_versions: ["1.2"]',
+                           path.read_text(encoding="utf-8")), encoding="utf-8")
     code, diags = findings(knoc, repo)
     hits = [d for d in diags if d["code"] == "KNO-CHAIN-PROTOCOL"]
     at_link = [d for d in hits if d["file"] == SENTINEL]

@@ -25,7 +25,8 @@ PRIVATE_CARD = "site/agents.possibility.space/ledger-auditor/.well-known/agent-c
 
 
 def _cards(files: set[str]) -> set[str]:
-    return {p for p in files if p.endswith(("/agent-card.json", "/agent.json"))}
+    """The agents' own card files (a host's root copy of its primary's card is the link stage's, not early)."""
+    return {p for p in files if p.endswith(("/agent-card.json", "/agent.json")) and p.count("/") > 3}
 
 
 def _written_before_the_link_stage(repo: Path, knoc: Knoc, monkeypatch: pytest.MonkeyPatch,

@@ -23,6 +23,9 @@ def run(*args: str, cwd: Path | None = None) -> tuple[int, str, str]:
     return result.exit_code, result.stdout, result.stderr
 
 
+PRIMARY = "[primary]\n" + (ROOT / "knoc.toml").read_text(encoding="utf-8").split("[primary]\n", 1)[1]  # the example's
+
+
 def test_init_starts_a_repo_that_builds_a_valid_card(tmp_path: Path, knoc: Knoc) -> None:
     folder = tmp_path / "agents"
     code, _, err = run("init", str(folder))
@@ -34,8 +37,12 @@ def test_init_starts_a_repo_that_builds_a_valid_card(tmp_path: Path, knoc: Knoc)
     assert "knoc build" in err and "knoc new agent" in err
     code, _, err = knoc("build", root=folder)
     assert code == 0 and "wrote 1 card" in err
-    [card] = [json.loads(body) for rel, body in tree(folder / "build").items() if rel.endswith("agent-card.json")]
-    assert_v10_strict(card)
+    cards = {rel: body for rel, body in tree(folder / "build").items() if rel.endswith("agent-card.json")}
+    # its card, and the same bytes at its host's root (the host's only agent: A2A 8.2's well-known path)
+    assert sorted(cards) == ["site/agents.example.com/.well-known/agent-card.json",
+                             "site/agents.example.com/hello-agent/.well-known/agent-card.json"]
+    assert len(set(cards.values())) == 1
+    assert_v10_strict(json.loads(next(iter(cards.values()))))
     domains = json.loads((folder / "build/index/domains.json").read_text(encoding="utf-8"))
     assert domains == {"domains": {"greetings": ["hello-agent"]}}
 
@@ -66,7 +73,7 @@ def test_new_domain_agent_and_extension_validate_with_fresh_ids(tmp_path: Path, 
 
 def test_a_repo_without_specs_uses_the_built_in_set(tmp_path: Path, knoc: Knoc) -> None:
     shutil.copytree(ROOT / "content", tmp_path / "content")
-    (tmp_path / "knoc.toml").write_text("[knoc]\n", encoding="utf-8")
+    (tmp_path / "knoc.toml").write_text("[knoc]\n" + PRIMARY, encoding="utf-8")
     assert knoc("build", root=tmp_path)[0] == 0
     built = tree(tmp_path / "build")
     assert {k: v for k, v in built.items() if k.startswith("site/")} == \
@@ -97,8 +104,8 @@ def test_specs_vendor_copies_the_built_in_set_and_a_repo_spec_overrides_it(tmp_p
 def test_every_layout_setting_of_knoc_toml_works(tmp_path: Path, knoc: Knoc) -> None:
     shutil.copytree(ROOT / "content", tmp_path / "src/kno")
     shutil.copytree(ROOT / "specs", tmp_path / "schemas")
-    (tmp_path / "knoc.toml").write_text('[knoc]\nspecs = "schemas"\ncontent = "src/kno"\noutput = "public"\n',
-                                        encoding="utf-8")
+    (tmp_path / "knoc.toml").write_text('[knoc]\nspecs = "schemas"\ncontent = "src/kno"\noutput = "public"\n'
+                                        + PRIMARY, encoding="utf-8")
     code, _, err = knoc("build", root=tmp_path)
     assert code == 0 and "to public/" in err, err
     cards = {k: v for k, v in tree(tmp_path / "public").items() if k.endswith(".json") and k.startswith("site/")}

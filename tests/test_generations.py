@@ -35,17 +35,30 @@ def test_compat_announces_the_extended_card_both_ways() -> None:
     assert sdk_v03.AgentCard.model_validate(compat).supports_authenticated_extended_card is True
 
 
-def test_a_03_card_lists_only_interfaces_a_03_client_can_speak() -> None:
+def test_a_03_card_sends_its_clients_to_an_interface_that_speaks_03(repo: Path) -> None:
+    """catalog-search's main url answers 1.0 only; its /rest interface 0.3
+    only: the 0.3 card's url is /rest, and what it cannot carry is said."""
     result = compile_example("0.3")
     v03 = card(result, SEARCH + "agent-card.json")
-    assert v03["additionalInterfaces"] == [  # the main url first (v0.3 5.6.4); not gRPC: it speaks 1.0 only
+    assert (v03["url"], v03["preferredTransport"], v03["protocolVersion"]) == (
+        "https://agents.possibility.space/catalog-search/rest", "HTTP+JSON", "0.3")
+    assert "additionalInterfaces" not in v03  # no other interface speaks 0.3
+    dropped = findings(result, "KNO-PROJECT-DROPPED")
+    assert [d.message for d in dropped] == [
+        "the url https://agents.possibility.space/catalog-search as the card's main url (it speaks only A2A 1.0) "
+        "cannot be carried by an A2A 0.3 card and is left out",
+        "the interface grpc.agents.possibility.space:443 (it speaks only A2A 1.0) cannot be carried by an A2A "
+        "0.3 card and is left out"]
+    assert all(d.severity.value == "warning" and d.file == SEARCH_SOURCE for d in dropped)
+    assert "--a2a 1.0" in dropped[1].hint and "--a2a compat" in dropped[1].hint
+    source = repo / SEARCH_SOURCE  # the main url speaks 0.3 too: listed first among the 0.3 interfaces (v0.3 5.6.4)
+    source.write_text(source.read_text(encoding="utf-8").replace('protocol_versions: ["1.0"]  # the main',
+                                                                 'protocol_versions: ["1.0", "0.3"]  # the main'),
+                      encoding="utf-8")
+    v03 = card(compile_example("0.3", root=repo), SEARCH + "agent-card.json")
+    assert v03["url"] == "https://agents.possibility.space/catalog-search" and v03["additionalInterfaces"] == [
         {"url": "https://agents.possibility.space/catalog-search", "transport": "JSONRPC"},
         {"url": "https://agents.possibility.space/catalog-search/rest", "transport": "HTTP+JSON"}]
-    [dropped] = findings(result, "KNO-PROJECT-DROPPED")
-    assert dropped.severity.value == "warning" and dropped.file == SEARCH_SOURCE
-    assert dropped.message == ("the interface grpc.agents.possibility.space:443 (it speaks only "
-                               "A2A 1.0) cannot be carried by an A2A 0.3 card and is left out")
-    assert "--a2a 1.0" in dropped.hint and "--a2a compat" in dropped.hint
 
 
 def test_a_dropped_tenant_is_a_warning(repo: Path) -> None:
@@ -54,12 +67,12 @@ def test_a_dropped_tenant_is_a_warning(repo: Path) -> None:
                                                       '      protocol_versions: ["0.3"]\n      tenant: acme\n')
     source.write_text(text, encoding="utf-8")
     result = compile_example("0.3", root=repo)
-    [dropped] = findings(result, "KNO-PROJECT-DROPPED")
+    [dropped] = [d for d in findings(result, "KNO-PROJECT-DROPPED") if "tenant" in d.message]
     assert dropped.message == "`tenant` cannot be carried by an A2A 0.3 card and is left out"
     assert dropped.span and dropped.span.line == line_of(repo, SEARCH_SOURCE, "tenant: acme")
-    interfaces = card(result, SEARCH + "agent-card.json")["additionalInterfaces"]
-    assert interfaces[0] == {"url": "https://agents.possibility.space/catalog-search", "transport": "JSONRPC"}
-    assert interfaces[1]["transport"] == "GRPC"  # it speaks 0.3 now: listed, after the main url
+    built = card(result, SEARCH + "agent-card.json")
+    assert (built["url"], built["preferredTransport"]) == ("grpc.agents.possibility.space:443", "GRPC")
+    assert built["additionalInterfaces"][1]["transport"] == "HTTP+JSON"  # the gRPC one first, then /rest
     v10 = card(compile_example("1.0", root=repo), SEARCH + "agent-card.json")
     grpc = [i for i in v10["supportedInterfaces"] if i["protocolBinding"] == "GRPC"]
     assert grpc[0]["tenant"] == "acme"  # 1.0 carries it: no warning there
@@ -68,7 +81,8 @@ def test_a_dropped_tenant_is_a_warning(repo: Path) -> None:
 def test_patch_versions_are_published_as_major_minor(repo: Path) -> None:
     source = repo / SEARCH_SOURCE
     text = source.read_text(encoding="utf-8").replace('min_protocol_version: "0.3"', 'min_protocol_version: "0.3.0"')
-    source.write_text(text.replace('protocol_versions: ["1.0"]', 'protocol_versions: ["1.0.0"]'), encoding="utf-8")
+    source.write_text(text.replace('      protocol_versions: ["1.0"]', '      protocol_versions: ["1.0.0"]'),
+                      encoding="utf-8")
     result = compile_example("1.0", root=repo)
     patches = findings(result, "KNO-PROTOCOL-PATCH")
     assert [(d.severity.value, d.span and d.span.line) for d in patches] == [
@@ -80,10 +94,11 @@ def test_patch_versions_are_published_as_major_minor(repo: Path) -> None:
     assert "1.0.0" not in body
 
 
-def test_agent_json_holds_the_card_pre_03_clients_parse() -> None:
+def test_agent_json_holds_the_card_pre_03_clients_parse(repo: Path) -> None:
     """Whatever the target, agent.json is a card with a top-level url (the
-    0.3 shape, which a2a-sdk 0.2 reads); under 0.3 and compat it is the
-    card itself."""
+    0.3 shape, which a2a-sdk 0.2 reads) whose url is an interface that
+    speaks 0.3; under 0.3 and compat it is the card itself. An agent none of
+    whose interfaces speaks 0.3 has no agent.json, and the build says so."""
     for target in ("1.0", "0.3", "compat"):
         result = compile_example(target)
         for c in result.cards:
@@ -91,12 +106,21 @@ def test_agent_json_holds_the_card_pre_03_clients_parse() -> None:
             old = card(result, legacy)
             assert_v03_schema(old)
             sdk_v03.AgentCard.model_validate(old)
-            assert old["url"] == c.projection.url and old["name"] == c.projection.name
+            assert old["protocolVersion"] == "0.3" and old["name"] == c.projection.name
             assert (result.files[legacy] == result.files[main]) == (target != "1.0")
             if target == "1.0":
                 assert_v10_strict(card(result, main))
-                # A 1.0-only agent does not claim 0.3 at the old path.
-                assert old["protocolVersion"] == card(result, main)["supportedInterfaces"][0]["protocolVersion"]
+                speaking = [i["url"] for i in card(result, main)["supportedInterfaces"] if i["protocolVersion"] == "0.3"]
+                assert old["url"] == speaking[0]  # the first interface that speaks 0.3, never a 1.0-only one
+    source = repo / SEARCH_SOURCE
+    source.write_text(source.read_text(encoding="utf-8").replace('protocol_versions: ["0.3"]', 'protocol_versions: '
+                                                                 '["1.0"]'), encoding="utf-8")
+    result = compile_example("1.0", root=repo)
+    assert SEARCH + "agent-card.json" in result.files and SEARCH + "agent.json" not in result.files
+    assert result.untwinned == ["catalog-search"] and result.ok
+    compat = compile_example("compat", root=repo)
+    [warning] = findings(compat, "KNO-LEGACY-VIEW")
+    assert warning.file == SEARCH_SOURCE and "url" not in card(compat, SEARCH + "agent-card.json")
 
 
 def test_each_host_lists_its_agents_in_an_ai_catalog() -> None:

@@ -471,7 +471,7 @@ def test_a_linked_collection_folder_is_followed_inside_the_repo_or_reported(
     code, out, err = knoc("build", "--format", "json", root=repo)
     if where == "inside":  # followed: every card published, as before the move
         assert code == 0, err
-        assert len(list((repo / "build/site").rglob("agent-card.json"))) == 7
+        assert len(list((repo / "build/site").rglob("agent-card.json"))) == len(list((ROOT / "build/site").rglob("agent-card.json")))
     else:  # reported, never silently dropped
         refused = [d for d in json_diags(out) if d["code"] == "KNO-IO-REFUSED"]
         assert code == 1 and refused and refused[0]["file"] == BP and "outside the repo" in refused[0]["message"]
@@ -522,3 +522,74 @@ def test_urls_naming_one_resource_are_one_card_path(twin: str, repo: Path, knoc:
             f'url: "{twin}"')(repo)
     code, out, _ = knoc("validate", "--format", "json", root=repo)
     assert code == 1 and "KNO-URL-DUPLICATE" in {d["code"] for d in json_diags(out)}, json_diags(out)
+
+
+# --- the second look at links, names and URLs ------------------------------------------------
+
+@pytest.mark.parametrize("url", ["https://[::1/x.json", "https://[::1/"])
+def test_a_malformed_url_is_exit_2_never_a_bug(url: str, tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    card = tmp_path / "card.json"
+    card.write_text('{"name": "a", "signatures": [{"protected": "e30", "signature": "AA"}]}')
+    for args in (["verify", url, "--jwks", str(card)], ["verify", str(card), "--jwks", url]):
+        done = subprocess.run([sys.executable, "-m", "knoc", *args], capture_output=True, text=True, timeout=SECONDS)
+        assert done.returncode == 2 and "KNO-INTERNAL" not in done.stderr, done.stderr
+
+
+def test_a_dangling_link_or_an_unreadable_folder_is_reported(repo: Path, knoc: Knoc,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    (repo / BP / "team").symlink_to(repo / "nowhere")
+    (repo / BP / "Shouting.KNO").write_text("x")
+    unreadable = repo / BP / "locked"
+    unreadable.mkdir()
+    (unreadable / "hidden-agent.kno").write_text((repo / CATALOG_SEARCH).read_text(encoding="utf-8"))
+    real_scandir = os.scandir
+
+    def scandir(path: object) -> object:
+        if str(path).endswith("/locked"):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_scandir(path)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    code, out, _ = knoc("build", "--format", "json", "--no-cache", root=repo)
+    refused = {d["file"]: d["message"] for d in json_diags(out) if d["code"] == "KNO-IO-REFUSED"}
+    assert code == 1 and set(refused) == {f"{BP}/team", f"{BP}/Shouting.KNO", f"{BP}/locked"}, refused
+    assert "link to nothing" in refused[f"{BP}/team"] and "Permission denied" in refused[f"{BP}/locked"]
+
+
+def test_init_refuses_a_dangling_link_for_a_folder(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    (tmp_path / "repo").symlink_to(tmp_path / "nowhere")
+    done = subprocess.run([sys.executable, "-m", "knoc", "init", str(tmp_path / "repo")], capture_output=True,
+                          text=True, timeout=SECONDS)
+    assert done.returncode == 2 and "link to nothing" in done.stderr and not (tmp_path / "nowhere").exists()
+
+
+def test_migrate_checks_every_path_before_it_writes(repo: Path, knoc: Knoc,
+                                                   tmp_path_factory: pytest.TempPathFactory) -> None:
+    before = sources(repo)
+    outside = tmp_path_factory.mktemp("outside")
+    (repo / "content/agent-blueprints/echo-agent.kno").symlink_to(outside / "echo-agent.kno")  # a target blocked
+    code, _, err = knoc("migrate", root=repo)
+    assert code == 2 and "KNO-WRITE" in err, err
+    assert sources(repo) == before and list(outside.iterdir()) == []  # nothing migrated, not even the first one
+    code, _, err = knoc("migrate", str(outside / "echo-agent.kno"), root=repo)
+    assert code == 2 and "KNO-CONFIG" in err and "KNO-INTERNAL" not in err, err
+
+
+def test_a_retired_key_that_takes_a_pinned_kid_is_refused(repo: Path, knoc: Knoc) -> None:
+    from cryptography.hazmat.primitives.asymmetric import ed25519
+
+    from knoc.a2a import signing as signing_
+
+    a, b = (signing_.public_jwk(ed25519.Ed25519PrivateKey.generate()) for _ in range(2))
+    inline = ", ".join(f'{k} = "{v}"' for k, v in a.items())
+    retired = ", ".join(f'{k} = "{v}"' for k, v in b.items())
+    (repo / "knoc.toml").write_text(f'[signing]\nkid = "k"\npublic = {{ {inline} }}\nretired = [{{ {retired}, kid = "k" }}]\n',
+                                    encoding="utf-8")
+    code, _, err = knoc("check", root=repo)
+    assert code == 2 and "KNO-SIGNING" in err and "kid" in err, err

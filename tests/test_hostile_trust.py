@@ -275,3 +275,83 @@ def test_a_card_with_a_thousand_kidless_signatures_is_answered_at_once(tmp_path:
     done = _verify(_card_file(tmp_path, card), "--jwks", str(many))
     assert done.returncode == 2 and "at most 64" in done.stderr
 
+
+
+# --- the second look: encodings and headers the SDKs refuse, redirects ------------------------
+
+RE_ENCODED = {
+    "standard alphabet": lambda s: s.replace("_", "/").replace("-", "+") if ("_" in s or "-" in s) else "+" + s[1:],
+    "trailing bits": lambda s: s[:-1] + {"A": "B", "Q": "R", "g": "h", "w": "x"}.get(s[-1], "B"),
+    "junk inside": lambda s: s[:10] + "!!!!" + s[10:],
+    "whitespace inside": lambda s: s[:10] + "\n  " + s[10:],
+    "padding": lambda s: s + "==",
+}
+
+
+@pytest.mark.parametrize("how", sorted(RE_ENCODED))
+def test_a_re_encoded_signature_is_refused(how: str, signed: Path, knoc: Knoc, tmp_path: Path) -> None:
+    """A lenient base64 decoder takes forms a2a-sdk 1.x refuses: check and
+    verify hold every signature to the strict base64url a build writes."""
+    card = json.loads((signed / CARD).read_text(encoding="utf-8"))
+    card["signatures"][0]["signature"] = RE_ENCODED[how](card["signatures"][0]["signature"])
+    (signed / CARD).write_bytes(dumps(card))
+    _fix_manifest(signed)
+    code, found = _check(knoc, signed)
+    assert code == 1 and any(d["code"] in ("KNO-SIGNATURE", "KNO-DRIFT") for d in found), found
+    done = _verify(_card_file(tmp_path, card), "--jwks", _keys(signed), "--format", "json")
+    assert json.loads(done.stdout)["signatures"][0]["valid"] is False
+
+
+HEADERS = {
+    "crit": {"crit": ["x-evil"], "x-evil": 1},
+    "b64 false": {"b64": False, "crit": ["b64"]},
+    "empty typ": {"typ": ""},
+}
+
+
+@pytest.mark.parametrize("extra", sorted(HEADERS))
+def test_a_signature_whose_header_an_sdk_refuses_is_invalid(extra: str, tmp_path: Path) -> None:
+    key = ed25519.Ed25519PrivateKey.generate()
+    built = json.loads((Path(__file__).parent.parent / CARD).read_text(encoding="utf-8"))
+    payload = signing.payloads(built)[0]
+    header = {"alg": "EdDSA", "typ": "JOSE", "kid": "k", **HEADERS[extra]}
+    protected = signing.b64url(json.dumps(header).encode())
+    raw = key.sign(f"{protected}.{signing.b64url(payload)}".encode())
+    card = {**built, "signatures": [{"protected": protected, "signature": signing.b64url(raw)}]}
+    keyset = tmp_path / "jwks.json"
+    keyset.write_text(json.dumps({"keys": [signing.published(signing.public_jwk(key), "k")]}), encoding="utf-8")
+    done = _verify(_card_file(tmp_path, card), "--jwks", str(keyset), "--format", "json")
+    assert done.returncode == 1 and json.loads(done.stdout)["signatures"][0]["valid"] is False, done.stdout
+    bom = signing.b64url(b"\xef\xbb\xbf" + json.dumps({"alg": "EdDSA", "typ": "JOSE", "kid": "k"}).encode())
+    raw = key.sign(f"{bom}.{signing.b64url(payload)}".encode())
+    card["signatures"] = [{"protected": bom, "signature": signing.b64url(raw)}]
+    done = _verify(_card_file(tmp_path, card), "--jwks", str(keyset))
+    assert done.returncode == 1, done.stdout
+
+
+def test_a_key_set_redirect_leaves_neither_https_nor_the_cards_host(repo: Path, tmp_path: Path,
+                                                                    tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The jku is on the card's host, over https; it redirects to plain
+    http elsewhere: knoc follows no such redirect."""
+    import os
+    import socket
+
+    from tests.tls import certificates, https
+
+    ca, cert, key_file = certificates(tmp_path_factory.mktemp("tls"))
+    forger = signing.Signer(ed25519.Ed25519PrivateKey.generate(), "evil")
+    served = tmp_path_factory.mktemp("served")
+    (served / "evil.json").write_text(json.dumps({"keys": [signing.published(signing.public_jwk(forger.key),
+                                                                             "evil")]}), encoding="utf-8")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    with https(served, cert, key_file, port):
+        for target in (f"http://127.0.0.1:{port}/evil.json", f"https://localhost:{port}/evil.json"):
+            card = json.loads((Path(__file__).parent.parent / CARD).read_text(encoding="utf-8"))
+            card["supportedInterfaces"][0]["url"] = f"https://127.0.0.1:{port}/agent"
+            jku = f"https://127.0.0.1:{port}/redirect?to={target}"
+            card["signatures"] = signing.sign({k: v for k, v in card.items() if k != "signatures"}, [forger], jku)
+            done = _verify(_card_file(tmp_path, card), "--allow-jku", env={**os.environ, "SSL_CERT_FILE": str(ca)})
+            assert done.returncode == 2 and "valid: every" not in done.stdout, done.stdout + done.stderr
+            assert "https" in done.stderr or "host" in done.stderr, done.stderr

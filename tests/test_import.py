@@ -31,7 +31,9 @@ BLUEPRINTS = "content/agent-blueprints"
 
 def imported_cards(repo: Path, knoc: Knoc, target: str) -> dict[str, dict[str, Any]]:
     """Import every wild card, build for `target`: source file name -> built card.
-    A card that names no service url is imported with `--url` (each its own)."""
+    A card that names no service url is imported with `--url` (each its own).
+    For a 0.3 or compat build, a card whose interfaces speak only 1.0 gets no
+    0.3 card (`KNO-PROTOCOL-TARGET`): it is left out, with its blueprint."""
     code, out, err = knoc("import", *map(str, WILD), "--format", "json", root=repo)
     asked = [d["file"] for d in json_diags(out) if d["code"] == "KNO-IMPORT-NOT-CARD" and "--url" in d["message"]]
     assert not [d for d in json_diags(out) if d["severity"] == "error" and d["file"] not in asked], out
@@ -45,9 +47,15 @@ def imported_cards(repo: Path, knoc: Knoc, target: str) -> dict[str, dict[str, A
         if origin.get("tool") == "knoc import":
             slugs[Path(origin["id"]).name] = data["slug"]
     result = compile_repo(load_config(repo, target))
-    assert result.ok, [d for d in result.report.sorted() if d.is_error]
+    refused = {d.file for d in result.report.sorted() if d.code == "KNO-PROTOCOL-TARGET"}
+    assert not [d for d in result.report.sorted() if d.is_error and d.code != "KNO-PROTOCOL-TARGET"]
+    for rel in refused:
+        (repo / rel).unlink()
+    if refused:
+        result = compile_repo(load_config(repo, target))
+        assert result.ok, [d for d in result.report.sorted() if d.is_error]
     bodies = {c.slug: json.loads(c.projection.body) for c in result.cards}
-    return {name: bodies[slug] for name, slug in slugs.items()}
+    return {name: bodies[slug] for name, slug in slugs.items() if slug in bodies}
 
 
 def test_the_corpus_is_varied_enough() -> None:
@@ -63,13 +71,16 @@ def test_the_corpus_is_varied_enough() -> None:
 @pytest.mark.parametrize("target", ["1.0", "0.3"])
 def test_every_wild_card_imports_and_builds_a_strictly_valid_card(repo: Path, knoc: Knoc, target: str) -> None:
     built = imported_cards(repo, knoc, target)
-    assert sorted(built) == sorted(p.name for p in WILD)
+    if target == "1.0":
+        assert sorted(built) == sorted(p.name for p in WILD)
+    else:  # the ones left out speak only 1.0: a 0.3 card would send 0.3 clients where nobody answers them
+        assert len(built) >= len(WILD) // 2
     for name, card in built.items():
         (assert_v10_strict if target == "1.0" else assert_v03_schema)(card)
 
 
 def test_round_trip_keeps_name_description_version_skills_and_capabilities(repo: Path, knoc: Knoc) -> None:
-    built = imported_cards(repo, knoc, "0.3")
+    built = imported_cards(repo, knoc, "1.0")
     for path in WILD:
         src, card = json.loads(path.read_text(encoding="utf-8")), built[path.name]
         assert card["name"] == src["name"], path.name
@@ -183,7 +194,9 @@ def test_changes_are_warnings_with_their_json_path(repo: Path, knoc: Knoc) -> No
     assert code == 0
     assert "not checked" in signed["message"] and "--allow-jku" in signed["hint"] and "$.x-zynd" in paths
     assert "$.securitySchemes.zyndSig" in paths and "$.security" in paths  # ed25519-envelope is no A2A scheme
-    assert "$.protocolVersion" in paths and "$.capabilities.stateTransitionHistory" in paths
+    assert "$.capabilities.stateTransitionHistory" in paths
+    written = YAML(typ="safe").load((repo / "content/agent-blueprints/codereview.kno").read_text(encoding="utf-8"))
+    assert written["a2a_projection"]["protocol_versions"] == ["0.3"]  # as the card states it (0.3.0), kept
 
 
 def test_messy_shapes_are_converted_where_the_meaning_is_clear(repo: Path, knoc: Knoc, tmp_path: Path) -> None:

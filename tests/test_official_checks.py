@@ -23,10 +23,24 @@ V03_VALIDATOR = Draft7Validator({"$ref": "#/definitions/AgentCard", "definitions
 
 
 def cards(target: str) -> list[tuple[str, dict[str, Any]]]:
+    """Each agent's card (a host's root copy of its primary's card is the same bytes: test_root_copies...)."""
     result = compile_example(target)
     assert result.ok, result.report.sorted()
     return [(path, json.loads(body)) for path, body in result.files.items()
-            if path.endswith("/agent-card.json")]
+            if path.endswith("/agent-card.json") and path.count("/") > 3]
+
+
+@pytest.mark.parametrize("target", ["1.0", "0.3", "compat"])
+def test_root_copies_are_their_primary_agents_cards(target: str) -> None:
+    result = compile_example(target)
+    roots = {p: b for p, b in result.files.items() if p.endswith((".well-known/agent-card.json",
+                                                                 ".well-known/agent.json")) and p.count("/") == 3}
+    assert sorted(roots) == [f"site/{h}/.well-known/{n}" for h in ("agents.possibility.space",
+                                                                   "realms.possibility.space")
+                             for n in ("agent-card.json", "agent.json")]
+    for path, body in roots.items():  # the primary's, named in knoc.toml, and the host's only agent
+        slug = "catalog-search" if "agents.possibility" in path else "agents/concierge"
+        assert body == result.files[path.replace("/.well-known/", f"/{slug}/.well-known/")]
 
 
 def ids(items: list[tuple[str, Any]]) -> list[str]:
@@ -69,9 +83,9 @@ def test_compat_cards_serve_both_generations(path: str, card: dict[str, Any]) ->
     assert_v03_schema(card)
     parsed = parse_agent_card(copy.deepcopy(card))
     validate_proto_required_fields(parsed)
-    versions = [i["protocolVersion"] for i in card["supportedInterfaces"] if i["url"] == card["url"]]
-    assert versions == ["1.0", "0.3"]
-    assert card["url"] == card["supportedInterfaces"][0]["url"]
+    speaking = [i for i in card["supportedInterfaces"] if i["protocolVersion"] == "0.3"]
+    assert (card["url"], card["preferredTransport"]) == (speaking[0]["url"], speaking[0]["protocolBinding"])
+    assert card["protocolVersion"] == "0.3"  # its 0.3 view sends 0.3 clients where 0.3 is spoken
 
 
 def test_compat_card_matches_what_the_sdk_server_publishes() -> None:
@@ -116,7 +130,7 @@ def test_legacy_authentication_maps_to_each_targets_security_fields() -> None:
     assert v03["security"] == [{"bearer": []}]
 
 
-VAULT = """$schema: agent-blueprint@0.3.0
+VAULT = """$schema: agent-blueprint@0.4.0
 id: 01KKV1VAV1T0000000000000A7
 slug: vault-keeper
 type: agent-blueprint
@@ -128,8 +142,9 @@ a2a_projection:
   url: https://agents.example.net/vault/
   version: "0.1.0"
   preferred_transport: HTTP+JSON
+  protocol_versions: ["1.0", "0.3"]
   additional_interfaces:
-    - {url: "https://agents.example.net/vault/rpc", transport: JSONRPC}
+    - {url: "https://agents.example.net/vault/rpc", transport: JSONRPC, protocol_versions: ["0.3"]}
   capabilities: {streaming: true, state_transition_history: true, extended_agent_card: true}
   security_schemes:
     key: {type: apiKey, in: header, name: X-API-Key, description: Static key}
@@ -159,7 +174,7 @@ a2a_projection:
       name: Seal
       description: Seals the vault.
       tags: [secrets]
-      security: [{device: [vault.read]}]
+      security: [{device: [vault.read]}, {code: [vault.read]}]
 """
 
 
@@ -183,24 +198,29 @@ def test_every_security_scheme_shape_passes_the_official_checks(repo, target: st
         assert card["capabilities"]["extendedAgentCard"] is True
         assert card["securitySchemes"]["key"] == {"apiKeySecurityScheme": {
             "description": "Static key", "location": "header", "name": "X-API-Key"}}
-        assert [i["url"] for i in card["supportedInterfaces"]] == [
-            "https://agents.example.net/vault", "https://agents.example.net/vault/rpc"]
+        assert [(i["url"], i["protocolVersion"]) for i in card["supportedInterfaces"]] == [
+            ("https://agents.example.net/vault", "1.0"), ("https://agents.example.net/vault", "0.3"),
+            ("https://agents.example.net/vault/rpc", "0.3")]
     if target == "compat":
         validate_proto_required_fields(parse_agent_card(copy.deepcopy(card)))
         sdk_v03.AgentCard.model_validate(card)
         assert card["supportsAuthenticatedExtendedCard"] is True  # what a 0.3 client reads
-        assert "additionalInterfaces" not in card  # its other interface speaks 1.0 only
+        assert card["additionalInterfaces"] == [  # the main url first (v0.3 5.6.4), then the other 0.3 one
+            {"url": "https://agents.example.net/vault", "transport": "HTTP+JSON"},
+            {"url": "https://agents.example.net/vault/rpc", "transport": "JSONRPC"}]
     warnings = [d.message for d in result.report.sorted() if "vault-keeper" in (d.file or "")]
     left_out = " cannot be carried by an A2A {} card and is left out".format
     if target == "0.3":  # what only 1.0 says about security: warned, never silent
-        assert warnings == ["`pkce_required` of `code`" + left_out("0.3"), "the `device_code` flow of `device`"
-                            + left_out("0.3")]
-        assert card["securitySchemes"]["device"]["flows"] == {}  # still OAuth: never an open door
-        assert card["skills"][1]["security"] == [{"device": ["vault.read"]}]
+        assert warnings == ["`pkce_required` of `code`" + left_out("0.3"),
+                            "the scheme `device` (its only flow is A2A 1.0's), and every requirement alternative "
+                            "that names it" + left_out("0.3")]
+        assert "device" not in card["securitySchemes"]  # no `flows: {}`: a scheme no client could use
+        assert card["skills"][1]["security"] == [{"code": ["vault.read"]}]  # the alternative 0.3 can state
     else:
         assert warnings == ["`state_transition_history`" + left_out(target)]
         assert card["securitySchemes"]["code"]["oauth2SecurityScheme"]["flows"]["authorizationCode"][
             "pkceRequired"] is True
         assert card["securitySchemes"]["device"]["oauth2SecurityScheme"]["flows"]["deviceCode"][
             "deviceAuthorizationUrl"] == "https://auth.example.net/device"
-        assert card["skills"][1]["securityRequirements"] == [{"schemes": {"device": {"list": ["vault.read"]}}}]
+        assert card["skills"][1]["securityRequirements"] == [{"schemes": {"device": {"list": ["vault.read"]}}},
+                                                             {"schemes": {"code": {"list": ["vault.read"]}}}]

@@ -77,7 +77,7 @@ def test_every_card_verifies_with_the_sdk_and_the_published_keys(
     code, _, err = knoc("build", "--a2a", target, "--sign-key", str(keys[kind][0]), root=repo)
     assert code == 0 and "signed with 1 key" in err, err
     built = {rel: c for rel, c in cards(repo).items() if rel.endswith("agent-card.json")}
-    assert len(built) == 7
+    assert len(built) == 9  # 7 agents, and the root copies of two hosts' primaries
     for rel, card in built.items():
         header = json.loads(_b64(card["signatures"][0]["protected"]))
         host = rel.split("/", 1)[0]
@@ -254,6 +254,8 @@ def test_verify_and_import_fetch_the_key_set_the_card_names_only_when_allowed(
     text = blueprint.read_text(encoding="utf-8")
     blueprint.write_text(re.sub(r"\n  url: .*\n", f"\n  url: https://127.0.0.1:{port}/search\n", text, count=1),
                          encoding="utf-8")
+    config = repo / "knoc.toml"  # it is no longer agents.possibility.space's primary agent
+    config.write_text(config.read_text(encoding="utf-8").split("[primary]")[0], encoding="utf-8")
     subprocess.run([sys.executable, "-m", "knoc", "build", "--root", str(repo), "--sign-key",
                     str(keys["ed25519"][0])], check=True, capture_output=True)
     env = {**os.environ, "SSL_CERT_FILE": str(ca)}

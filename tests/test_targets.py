@@ -66,7 +66,8 @@ def lite() -> Iterator[Target]:
 def test_a_registered_target_is_built_like_the_others(lite: Target) -> None:
     result = compile_repo(load_config(ROOT, NAME))
     assert result.ok, result.report.sorted()
-    cards = {path: json.loads(body) for path, body in result.files.items() if path.endswith("/agent-card.json")}
+    cards = {path: json.loads(body) for path, body in result.files.items()
+             if path.endswith("/agent-card.json") and path.count("/") > 3}  # not a host's root copy
     assert len(cards) == len(result.cards) == 7
     for card in cards.values():
         assert set(card) <= {"name", "description", "endpoint", "spoken", "skills", "streams"}

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from urllib.parse import unquote
 
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
@@ -48,11 +49,26 @@ def certificates(folder: Path) -> tuple[Path, Path, Path]:
     return paths
 
 
+class _Handler(SimpleHTTPRequestHandler):
+    """Files, and `/redirect?to=URL` answered 302 to URL."""
+
+    def do_GET(self) -> None:
+        if self.path.startswith("/redirect?to="):
+            self.send_response(302)
+            self.send_header("Location", unquote(self.path.split("=", 1)[1]))
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        super().do_GET()
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
 @contextmanager
 def https(folder: Path, cert: Path, key: Path, port: int = 0) -> Iterator[int]:
     """Serve the files under `folder` over https on 127.0.0.1; yields the port."""
-    handler = functools.partial(SimpleHTTPRequestHandler, directory=str(folder))
-    handler.log_message = lambda *a: None  # type: ignore[attr-defined]
+    handler = functools.partial(_Handler, directory=str(folder))
     server = ThreadingHTTPServer(("127.0.0.1", port), handler)
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.load_cert_chain(cert, key)

@@ -123,9 +123,9 @@ def describe_versions(contract: Contract) -> str:
 
 def from_card(card: dict[str, Any], versions: tuple[str, ...], unsupported: frozenset[str],
               extension_uris: Iterable[str]) -> Contract:
-    """The contract of an authored (snake_case) card built for a target whose
-    main url speaks `versions` by default and whose card cannot carry the
-    `unsupported` flags."""
+    """The contract of an authored (snake_case) card whose main url speaks
+    `versions` when it states none (`defaults`), built for a target whose
+    card cannot carry the `unsupported` flags."""
     caps: dict[str, Any] = card["capabilities"] if isinstance(card.get("capabilities"), dict) else {}
     flags = {k: v for k in (*CORE, *CONTRACT_FLAGS) if isinstance(v := caps.get(k), bool) and k not in unsupported}
     stated = list(main_versions(card, versions))
@@ -134,6 +134,17 @@ def from_card(card: dict[str, Any], versions: tuple[str, ...], unsupported: froz
             stated += interface_versions(iface, versions)
     return Contract(flags, frozenset(extension_uris), tuple(dict.fromkeys(stated)),
                     optional_str(card.get("min_protocol_version")), optional_str(card.get("max_protocol_version")))
+
+
+STATED_DEFAULT = ("1.0",)  # what an interface of a 0.4 card that states no versions speaks, under every target
+
+
+def defaults(target: tuple[str, ...], states_versions: bool) -> tuple[str, ...]:
+    """What an interface speaks when its card states no `protocol_versions`:
+    A2A 1.0 for a card that says so (agent-card / agent-blueprint 0.4.0 and
+    later), whatever the target; for an older card, what the target
+    writes (1.0; 1.0 and 0.3 for compat; 0.3 for 0.3), as it always did."""
+    return STATED_DEFAULT if states_versions else target
 
 
 def main_versions(card: dict[str, Any], default: tuple[str, ...]) -> tuple[str, ...]:
@@ -147,6 +158,14 @@ def interface_versions(iface: dict[str, Any], default: tuple[str, ...]) -> tuple
 def speaks_0_3(versions: Iterable[str]) -> bool:
     """Whether any of `versions` is a 0.3 version (a 0.3 client can use it)."""
     return any(version_key(v).release[:2] == (0, 3) for v in versions)
+
+
+def legacy_version(versions: Iterable[str]) -> str | None:
+    """The version a 0.3-shaped card (whose readers predate 1.0) states for
+    an interface speaking `versions`: 0.3 if it speaks it, else its highest
+    0.x; None when it speaks no version before 1.0."""
+    early = sorted((v for v in versions if version_key(v).release[0] == 0), key=version_key)
+    return "0.3" if speaks_0_3(early) else (early[-1] if early else None)
 
 
 def _stated(declared: Any) -> tuple[str, ...]:

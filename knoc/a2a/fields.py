@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from knoc.a2a import capability
 from knoc.a2a.wire import AgentExtension, AgentProvider, AgentSkill
 
 DEFAULT_MODES = ["text/plain"]
@@ -34,3 +35,29 @@ class CardFields:
     input_modes: list[str]
     output_modes: list[str]
     skills: list[AgentSkill] = field(default_factory=list)
+
+    def legacy_view(self) -> LegacyView | None:
+        """Where a client of a 0.3-shaped card (a 0.3 card, compat's 0.3
+        fields, agent.json) is sent: the first interface, main url first,
+        that speaks a version before 1.0; the others that do, beside it.
+        None when none does: such a card would send an old client to an
+        endpoint that cannot answer it."""
+        speaking = [(url, transport, v) for url, transport, versions in self.all_interfaces()
+                    if (v := capability.legacy_version(versions)) is not None]
+        if not speaking:
+            return None
+        (url, transport, version), *rest = speaking
+        return LegacyView(url, transport, version, tuple((u, t) for u, t, _ in rest))
+
+    def all_interfaces(self) -> list[tuple[str, str, tuple[str, ...]]]:
+        """(url, binding, protocol versions) of the main url, then of each other interface."""
+        return [(self.url, self.transport, self.main_versions),
+                *((i["url"], i["transport"], tuple(i["protocol_versions"])) for i in self.interfaces)]
+
+
+@dataclass(frozen=True)
+class LegacyView:
+    url: str
+    transport: str
+    version: str  # the protocol version the card states for it
+    others: tuple[tuple[str, str], ...]  # (url, binding) of the other interfaces that speak a version before 1.0

@@ -20,6 +20,7 @@ import base64
 import binascii
 import hashlib
 import json
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -155,10 +156,20 @@ def b64url(data: bytes) -> str:
 
 
 def _unb64url(text: str) -> bytes | None:
+    """The bytes of strict base64url (RFC 7515 2: URL-safe alphabet, no
+    padding, no whitespace, and the one encoding of its bytes), or None.
+    A lenient decoder takes forms the SDKs refuse: a signature re-encoded
+    so would be called valid here and fail in every client."""
+    if not _B64URL.fullmatch(text):
+        return None
     try:
-        return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)) if text.isascii() else None
+        raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
     except (binascii.Error, ValueError):
         return None
+    return raw if b64url(raw) == text else None
+
+
+_B64URL = re.compile(r"[A-Za-z0-9_-]*")
 
 
 def shown(value: Any) -> str:
@@ -253,8 +264,10 @@ def protected_header(entry: Any) -> dict[str, Any] | None:
     if not isinstance(protected, str) or len(protected) > MAX_HEADER_CHARS:
         return None
     raw = _unb64url(protected)
+    if raw is None or raw.startswith(b"\xef\xbb\xbf"):  # a byte-order mark: JSON text, but not to a2a-sdk
+        return None
     try:
-        header = jsontext.parse(raw) if raw is not None else None
+        header = jsontext.parse(raw)
     except jsontext.Refused:
         return None
     return header if isinstance(header, dict) else None
@@ -276,8 +289,11 @@ def _verify_one(index: int, entry: Any, by_payload: dict[bytes, list[str]], enco
     if alg not in ALGORITHMS:
         return Check(index, kid, problem=f"algorithm {shown(alg)} is not one of {', '.join(ALGORITHMS)}",
                      header=header)
-    if not isinstance(header.get("typ"), str):
+    if not isinstance(header.get("typ"), str) or not header["typ"]:
         return Check(index, kid, problem="its protected header has no `typ` (the JS SDK refuses it)", header=header)
+    if "crit" in header or "b64" in header:  # RFC 7515 4.1.11, RFC 7797: extensions no SDK verifies
+        return Check(index, kid, problem="its protected header asks for JWS extensions (`crit`, `b64`) the "
+                                         "SDKs refuse", header=header)
     key = keys.keys.get(kid)
     if key is None:
         return Check(index, kid, problem=f"no published key has kid {shown(kid)}", header=header)

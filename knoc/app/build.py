@@ -103,6 +103,10 @@ def _summary(config: Config, result: Result, written: bool, current: bool, stage
         summary += f", signed with {len(signer.signers)} key{'s' if len(signer.signers) != 1 else ''}"
     if written and stage:
         summary += ", staged"
+    if written and result.untwinned:  # no agent.json for them: old clients find nothing there
+        shown = ", ".join(result.untwinned[:5]) + (f" and {len(result.untwinned) - 5} more"
+                                                   if len(result.untwinned) > 5 else "")
+        summary += f"; without agent.json (no interface speaks A2A 0.3): {shown}"
     if written and private:  # an agent that is valid but not published is private: say so, by name
         shown = ", ".join(private[:5]) + (f" and {len(private) - 5} more" if len(private) > 5 else "")
         summary += f"; not published: {len(private)} private agent{'s' if len(private) != 1 else ''} ({shown})"

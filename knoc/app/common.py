@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from knoc.app.outcome import Outcome, UsageError
 from knoc.config import Config, ConfigError, find_root, load_config
 from knoc.io import files, lock
+from knoc.io.files import SOURCE_SUFFIX
 
 if TYPE_CHECKING:
     from knoc.compiler.driver import Early, Progress, Result
@@ -56,3 +57,14 @@ def exists_message(rel_path: str) -> str:
 def only(result: Result, wanted: set[str], command: str, summary: str) -> Outcome:
     """The findings of `result` in the `wanted` files only, as `knoc validate FILE` shows them."""
     return Outcome(command, [d for d in result.report.sorted() if d.file in wanted], sorted(wanted), summary)
+
+
+def source_named(config: Config, name: str) -> None:
+    """A file named on the command line must be a source of this repo (UsageError)."""
+    if files.stat(config.root / name) is None:
+        raise UsageError("KNO-CONFIG", f"no such file: {name}")
+    if not name.endswith(SOURCE_SUFFIX):
+        raise UsageError("KNO-CONFIG", f"{name} is not a source: knoc reads only *{SOURCE_SUFFIX} files")
+    if config.layout.collection_of(name) != "specs" and not name.startswith(f"{config.layout.content}/"):
+        raise UsageError("KNO-CONFIG", f"{name} is not under {config.specs}/ or {config.content}/, so knoc "
+                         "does not read it", "move it there, or set `specs` or `content` in knoc.toml")

@@ -20,5 +20,5 @@ def explain(code: str | None) -> str:
         near = difflib.get_close_matches(wanted, list(CODES), n=1)
         raise UsageError("KNO-CONFIG", f"no diagnostic code `{code}`",
                          f"did you mean `{near[0]}`?" if near else "`knoc explain` lists every code")
-    body = textwrap.fill(found.explanation, width=78)
+    body = textwrap.fill(found.explanation, width=78, break_on_hyphens=False)
     return f"{found.id} ({found.severity.value}): {found.summary}\n\n{body}\n"

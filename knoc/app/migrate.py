@@ -6,7 +6,7 @@ from __future__ import annotations
 import datetime
 from pathlib import Path
 
-from knoc.app.common import compile_cached, exists_message, only, rel
+from knoc.app.common import compile_cached, exists_message, only, rel, source_named
 from knoc.app.outcome import Outcome, UsageError
 from knoc.config import Config
 from knoc.io import files, writing
@@ -14,6 +14,8 @@ from knoc.tools import migrate as migration
 
 
 def migrate(config: Config, paths: tuple[Path, ...], dry_run: bool, *, use_cache: bool) -> Outcome:
+    for path in paths:
+        source_named(config, rel(config.root, path))
     rels = ([rel(config.root, f) for f in paths] if paths else
             [p for p in files.discover(config.root, [f"{config.content}/{migration.LEGACY}"])
              if p.count("/") == config.content.count("/") + 2])  # the folder itself, not below it
@@ -27,10 +29,12 @@ def migrate(config: Config, paths: tuple[Path, ...], dry_run: bool, *, use_cache
         except (OSError, UnicodeDecodeError, ValueError, migration.NotLegacy) as exc:
             raise UsageError("KNO-MIGRATE", f"{source}: {exc}", "migrate only legacy agents; `knoc validate` "
                              "shows what is wrong with a file that does not load") from None
-        writing.writable(config.root, m.target)
         if files.stat(config.root / m.target) is not None:
             raise UsageError("KNO-EXISTS", exists_message(m.target), f"move it away, or rename {source}")
         plan.append(m)
+    for m in plan:  # every path checked before anything is written
+        writing.writable(config.root, m.target)
+        writing.writable(config.root, m.source, file_too=False)
     before = compile_cached(config, use_cache)
     if not before.ok:
         return Outcome("knoc migrate", before.report.sorted(), before.inputs, "nothing migrated: fix the errors first")

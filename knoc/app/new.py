@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from knoc.a2a import targets
 from knoc.app.common import compile_cached, exists_message, only
 from knoc.app.outcome import Outcome, UsageError
 from knoc.config import CONFIG_FILE, Config, load_config
@@ -29,7 +30,8 @@ def new_agent(config: Config, slug: str, title: str | None, url: str, *, use_cac
     url = url.replace("{slug}", _slug(slug))
     if not publishable(url):
         raise UsageError("KNO-CONFIG", f"`{url}` is not an http(s) URL without query or fragment")
-    text = author.blueprint_skeleton(slug, title or author.title_of(slug), url)
+    text = author.blueprint_skeleton(slug, title or author.title_of(slug), url,
+                                     versions=targets.get(config.a2a).versions)
     return _write_and_check(config, {f"{config.content}/{BLUEPRINTS}/{slug}.kno": text}, use_cache)
 
 
@@ -52,8 +54,9 @@ def init(folder: Path) -> Outcome:
     .gitignore for the cache, one perception domain and one public agent
     that perceives it, which build to a valid card at once. The specs are
     knoc's built-in set until `knoc specs vendor` copies them in."""
-    if files.stat(folder) is not None and not files.is_dir(folder):
-        raise UsageError("KNO-CONFIG", f"{folder} is not a folder")
+    if files.dangling(folder) or (files.stat(folder) is not None and not files.is_dir(folder)):
+        raise UsageError("KNO-CONFIG", f"{folder} is not a folder" + (" (a link to nothing)" if files.dangling(folder)
+                                                                      else ""))
     writing.writable(folder, ".gitignore")
     ignored = files.is_file(folder / ".gitignore") and ".knoc-cache" in files.read_bytes(
         folder / ".gitignore").decode("utf-8", "replace")

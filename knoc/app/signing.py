@@ -57,6 +57,11 @@ def pins(config: Config) -> tuple[list[PublicKey], list[PublicKey]]:
     if config.kid and len(pinned) > 1:
         raise UsageError("KNO-SIGNING", "[signing] `kid` names one key, but `public` pins several",
                          "remove `kid` (each key is then named by its thumbprint)")
+    current = {k.kid: k.jwk for k in pinned}
+    clash = next((k.kid for k in retired if k.kid in current and current[k.kid] != k.jwk), None)
+    if clash is not None:  # a key set names each kid once: one of the two would go unpublished
+        raise UsageError("KNO-SIGNING", f"[signing] `retired` has a key with kid {clash!r}, the kid of another "
+                         "key `public` pins", "give the retired key its own kid (or leave it out)")
     return pinned, retired
 
 

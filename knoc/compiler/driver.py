@@ -50,6 +50,7 @@ class Result:
     cards: Sequence[Card] = field(default_factory=list)  # in `published` order
     published: list[tuple[str, str]] = field(default_factory=list)  # (slug, source) of each card
     agents: dict[str, str] = field(default_factory=dict)  # slug -> source, of every agent
+    untwinned: list[str] = field(default_factory=list)  # slugs of the cards without agent.json
     files: Mapping[str, bytes] = field(default_factory=dict)
     digests: Mapping[str, str] = field(default_factory=dict)  # sha256 of each of `files`
     cache: Cache = field(default_factory=Cache.off)
@@ -110,7 +111,8 @@ def _compile_repo(config: Config, use_cache: bool, progress: Progress, signer: C
     spec_sources += _builtin_specs(loaded, layout)
     specs, found = compile_specs([e for e in loaded.values() if isinstance(e, Entity)])
     report.extend(found)
-    cache = (Cache.open(config.root, salt(__version__, config.a2a, *(f"{s.rel}\0{s.digest}" for s in spec_sources)))
+    cache = (Cache.open(config.root, salt(__version__, config.a2a, repr(config.primary),
+                                          *(f"{s.rel}\0{s.digest}" for s in spec_sources)))
              if use_cache else Cache.off())
 
     # Specs are read and checked every time; content goes through the cache.
@@ -123,22 +125,22 @@ def _compile_repo(config: Config, use_cache: bool, progress: Progress, signer: C
         patched = warm.patch(config, content_paths, specs, spec_inputs, cache, config.host, lazy, keep)
         if patched is not None:
             report.extend(patched.diags)
-            return Result(report, paths, patched.cards, patched.published, patched.agents, patched.files,
-                          patched.digests, cache, patched.base)
+            return Result(report, paths, patched.cards, patched.published, patched.agents, patched.untwinned,
+                          patched.files, patched.digests, cache, patched.base)
     content = _each_file(config, content_paths, specs, cache, results, report, progress, early)
     content.sort(key=lambda s: s.rel)
     for src in content:
         report.extend(results.found(src.rel))
     sources = sorted(spec_sources + content, key=lambda s: s.rel)
-    link, link_key = _link(sources, results, specs, cache, config.a2a, layout)
+    link, link_key = _link(sources, results, specs, cache, config, layout)
     report.extend(link.diags)
 
     cards = Cards(link.published, results.projection)
-    result = Result(report, paths, cards, link.published, link.agents, cache=cache)
+    result = Result(report, paths, cards, link.published, link.agents, link.untwinned, cache=cache)
     if result.ok:
         inputs = spec_inputs + _inputs(content, results)
         tree, result.digests = render(cards, link.files, link.digests, inputs, config.a2a, config.host, signer,
-                                      cache)
+                                      cache, link.roots)
         result.files = tree
         if signer is None and cache.link is not None and cache.link.key == link_key:
             result.base = warm.remember(cache, link_key, config.host, content_paths, results, cards, tree,
@@ -216,7 +218,7 @@ def _compile(rel: str) -> tuple[str, Any, Diagnostic | None, bool]:
 
 
 def _link(sources: list[SourceFile], results: Results, specs: SpecSet, cache: Cache,
-          target: str, layout: Layout) -> tuple[LinkResult, str]:
+          config: Config, layout: Layout) -> tuple[LinkResult, str]:
     """The link stage's findings, reused when no link key changed and no file
     its findings point into changed; and the key they are kept under."""
     digests = {s.rel: s.digest for s in sources}
@@ -225,7 +227,7 @@ def _link(sources: list[SourceFile], results: Results, specs: SpecSet, cache: Ca
     link = LinkResult.restore(cache.get_link(key, digests))
     if link is None:
         try:
-            link = link_repo(sources, results, specs, target, layout, cache)
+            link = link_repo(sources, results, specs, config.a2a, layout, dict(config.primary), cache)
         except Exception as exc:  # a bug: reported, never cached
             return LinkResult([internal(exc)], {}, [], {}, {}), key
         pinned = {d.file: digests[d.file] for d in link.diags if d.file in digests}

@@ -10,7 +10,7 @@ import sys
 from collections.abc import Iterator
 from typing import Any
 
-from knoc.compiler.project import publish
+from knoc.compiler.publish import publish
 from knoc.compiler.records import LinkResult
 from knoc.compiler.resolve import resolve
 from knoc.compiler.results import Results
@@ -24,7 +24,7 @@ from knoc.output.tree import KNOC, Spill, collisions, render_linked
 
 
 def link_repo(sources: list[SourceFile], results: Results, specs: SpecSet, target: str,
-              layout: Layout, spill: Spill | None = None) -> LinkResult:
+              layout: Layout, primary: dict[str, str], spill: Spill | None = None) -> LinkResult:
     typed, agent_of = _entities(sources, results, specs, layout)
     broken = frozenset((layout.collection_of(s.rel), s.rel.rsplit("/", 1)[-1].removesuffix(".kno"))
                        for s in sources if any(d.is_error for d in results.found(s.rel)))
@@ -37,14 +37,15 @@ def link_repo(sources: list[SourceFile], results: Results, specs: SpecSet, targe
     def projected() -> Iterator[tuple[Agent, Projection]]:  # decoded one at a time, each time
         return ((a, results.summary(a.typed.source.rel)) for a in agents)
 
-    published, found = publish(projected())
-    cards = Cards(published, results.summary)  # nothing here reads a card's bytes
+    published = publish(projected(), primary)
+    found = published.diags
+    cards = Cards(published.cards, results.summary)  # nothing here reads a card's bytes
     known, found_ext = extension.registry(typed)
     found += found_ext + extension.check_cards(projected(), known) + delegation.check(repo.agents, target)
-    files, wanted = render_linked(repo, cards, typed, spill)
+    files, wanted = render_linked(repo, cards, published.roots, typed, spill)
     found += _collisions(wanted, typed, repo)
-    return LinkResult(diags + found, {a.slug: a.typed.source.rel for a in repo.agents}, published,
-                      files.files, files.digests)
+    return LinkResult(diags + found, {a.slug: a.typed.source.rel for a in repo.agents}, published.cards,
+                      files.files, files.digests, published.roots, published.untwinned)
 
 
 _CHUNK = 1024  # entities decoded at once

@@ -11,7 +11,7 @@ import hashlib
 import json
 import sys
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from knoc.diagnostics import Diagnostic, from_dict
@@ -23,7 +23,7 @@ from knoc.kinds.agent import Projection
 class FileResult(Record):
     """What the one-file stages found in one source."""
 
-    VERSION: ClassVar[int] = 4
+    VERSION: ClassVar[int] = 5
 
     diags: list[Diagnostic]
     decl: tuple[str, str] | None = None  # (type, version) when a spec accepted it
@@ -63,7 +63,7 @@ class FileResult(Record):
 class LinkResult(Record):
     """What the link stage found."""
 
-    VERSION: ClassVar[int] = 2
+    VERSION: ClassVar[int] = 3
 
     diags: list[Diagnostic]
     agents: dict[str, str]  # slug -> source, of every agent, public or not
@@ -72,6 +72,8 @@ class LinkResult(Record):
     # encoded: the cache keeps them as files of their own (Cache.keep_link).
     files: Mapping[str, bytes]
     digests: dict[str, str]  # sha256 of each of `files`, kept so a warm run need not rehash megabytes
+    roots: dict[str, str] = field(default_factory=dict)  # host -> slug of the card also served at its root
+    untwinned: list[str] = field(default_factory=list)  # slugs of the cards without agent.json
 
     def _encode_field(self, name: str) -> Any:
         if name == "files":
@@ -82,10 +84,11 @@ class LinkResult(Record):
 
     @classmethod
     def _from_fields(cls, values: list[Any]) -> LinkResult:
-        diags, agents, published, _, digests = values
-        if not isinstance(digests, dict):
+        diags, agents, published, _, digests, roots, untwinned = values
+        if not (isinstance(digests, dict) and isinstance(roots, dict) and isinstance(untwinned, list)):
             raise ValueError("not a link result")
-        return cls([from_dict(d) for d in diags], dict(_pairs(agents)), _pairs(published), {}, digests)
+        return cls([from_dict(d) for d in diags], dict(_pairs(agents)), _pairs(published), {}, digests, roots,
+                   untwinned)
 
     @classmethod
     def restore(cls, stored: tuple[Any, Mapping[str, bytes]] | None) -> LinkResult | None:

@@ -37,7 +37,7 @@ from knoc.kinds.agent import Card, Cards, Projection
 from knoc.kinds.spec import SpecSet
 from knoc.output.patch import Edit
 from knoc.output.patch import patch as patch_files
-from knoc.output.tree import Input, Tree, card_paths, site_paths, sources_digest
+from knoc.output.tree import Input, Tree, all_paths, site_paths, sources_digest
 
 MAX_CHANGED = 16  # more edits than this: the full path, which compiles them on every core (and stores them)
 
@@ -130,6 +130,7 @@ class Patched:
     diags: list[Diagnostic]  # the content sources' and the link stage's
     published: list[tuple[str, str]]
     agents: dict[str, str]
+    untwinned: list[str]
     cards: Sequence[Card]
     files: Tree
     digests: Mapping[str, str]
@@ -209,7 +210,8 @@ def patch(config: Config, content: list[str], specs: SpecSet, spec_inputs: list[
     latest = functools.cache(lambda: sources_digest(spec_inputs + heads.inputs()) if edited else memo.sources_digest)
     if edited:
         public = [(u.rel, memo.sources.digest(u.rel), u.digest) for u in edited if u.new.decl and not u.new.private]
-        done = patch_files(found[1], memo.digests, Edit(changed, public, (memo.sources_digest, latest)),
+        done = patch_files(found[1], memo.digests,
+                           Edit(changed, public, (memo.sources_digest, latest), _root_of(linked.roots)),
                            functools.partial(_unpatched, cache))
         if done is None:
             return None
@@ -220,10 +222,14 @@ def patch(config: Config, content: list[str], specs: SpecSet, spec_inputs: list[
                 return None
         patched, digests, moved = done.files, done.digests, done.moved
     projection = _projections(cache, memo.sources, {u.rel: u.new for u in updates})
-    previous = _previous(digests, linked.files, found[1], _card_files(linked.published, memo.sites, projection))
-    tree = Tree.of_cards([rel for rel, *_ in cards], projection, patched, previous)
-    base = Base(memo.token, memo.digests, frozenset(patched).union(*(card_paths(new) for _, _, new in changed)),
-                moved)
+    root_of = _root_of(linked.roots)
+    previous = _previous(digests, linked.files, found[1],
+                         _card_files(linked.published, memo.sites, projection, linked.roots))
+    rel_of = dict(linked.published)
+    tree = Tree.of_cards([rel for rel, *_ in cards], projection, patched, previous,
+                         {rel_of[slug]: host for slug, host in root_of.items()})
+    base = Base(memo.token, memo.digests,
+                frozenset(patched).union(*(all_paths(new, root_of, slug) for slug, _, new in changed)), moved)
     updated = {u.rel for u in updates}
     found_in = {rel: raw for rel, raw in memo.diags.items() if rel not in updated}
     found_in.update({u.rel: [d.to_dict() for d in u.new.diags] for u in updates if u.new.diags})
@@ -237,8 +243,13 @@ def patch(config: Config, content: list[str], specs: SpecSet, spec_inputs: list[
         kept = Rendered(secrets.token_hex(16), time.time_ns(), heads, found_in, memo.sites, digests, latest())
         base = _keep(cache, key(link.key, operator), kept, patched, cache.rendered_files()) or base
     diags = [from_dict(d) for raw in found_in.values() for d in raw] + linked.diags
-    return Patched(diags, linked.published, linked.agents, Cards(linked.published, projection), tree, digests,
-                   base)
+    return Patched(diags, linked.published, linked.agents, linked.untwinned, Cards(linked.published, projection),
+                   tree, digests, base)
+
+
+def _root_of(roots: dict[str, str]) -> dict[str, str]:
+    """slug -> host of each host's primary agent."""
+    return {slug: host for host, slug in roots.items()}
 
 
 def _unpatched(cache: Cache) -> NoReturn:
@@ -258,16 +269,21 @@ def _projections(cache: Cache, heads: Heads, fresh: dict[str, FileResult]) -> Ca
     return projection
 
 
-def _card_files(published: list[tuple[str, str]], sites: list[str], projection: Callable[[str], Projection]
-                ) -> Callable[[str], bytes | None]:
-    """A card file's bytes by its path (None for any other path)."""
+def _card_files(published: list[tuple[str, str]], sites: list[str], projection: Callable[[str], Projection],
+                roots: dict[str, str]) -> Callable[[str], bytes | None]:
+    """A card file's bytes by its path, a host's root copy included (None
+    for any other path)."""
     at: dict[str, tuple[str, bool]] = {}
 
     def card(path: str) -> bytes | None:
         if not at:
+            rel_of = dict(published)
             for (_, rel), site in zip(published, sites, strict=True):
                 for p, legacy in zip(site_paths(site), (False, True), strict=True):
                     at[p] = (rel, legacy)
+            for host, slug in roots.items():
+                for p, legacy in zip(site_paths(host), (False, True), strict=True):
+                    at[p] = (rel_of[slug], legacy)
         if path not in at:
             return None
         rel, legacy = at[path]

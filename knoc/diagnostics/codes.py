@@ -271,6 +271,12 @@ _declare("KNO-OUTPUT-COLLISION", E, "two outputs (cards, pages, index files) wou
 _declare("KNO-SERVICE-CLASS-TWICE", E, "`service_class` and a hand-written service-class extension entry", """
     knoc writes the service-class extension entry from `service_class`; keep that and remove the
     hand-written entry.""")
+_declare("KNO-CONFIG-PRIMARY", E, "knoc.toml's `[primary]` names an agent that is not a host's public agent", """
+    A host serves one agent's card at its origin root (`https://host/.well-known/agent-card.json`,
+    where A2A 8.2 and clients that resolve a card from a url's origin look): its agent at the root
+    url, else its only public agent, else the one `[primary]` in knoc.toml names for it. The named
+    agent must publish its card on that host, and a host whose root url already is an agent's
+    needs no line.""")
 _declare("KNO-URL-DUPLICATE", E, "two public agents share a url", """
     Two public agents with one url would share one card path. The first by slug keeps it; give the
     other its own url.""")
@@ -305,9 +311,23 @@ _declare("KNO-PROTOCOL-RANGE", E,
 _declare("KNO-PROTOCOL-PATCH", W, "a protocol version carries a patch number", """
     Cards name A2A protocol versions as Major.Minor (A2A 1.0, section 3.6): "1.0", not "1.0.0".
     knoc publishes the Major.Minor form; write it that way in the source.""")
-_declare("KNO-PROTOCOL-TARGET", E, "a 0.3 or compat card's url does not list protocol 0.3 in `protocol_versions`", """
-    A 0.3 or compat card states protocol 0.3 for its url, so `protocol_versions` must list it.
-    Add it, or build for 1.0.""")
+_declare("KNO-PROTOCOL-TARGET", E, "an A2A 0.3 card has no interface that speaks A2A 0.3", """
+    A 0.3 card sends its clients to its `url`, so that url must answer them: the card's url is the
+    first interface (the main url first) whose `protocol_versions` list 0.3 (or another version
+    before 1.0), and the build refuses a card where none does. Add "0.3" to the versions of the
+    interface that answers 0.3 clients, or build for 1.0.""")
+_declare("KNO-PROTOCOL-UNSTATED", W, "an older card states no protocol versions: the target's default is claimed", """
+    An agent-card or agent-blueprint before 0.4.0 that states no `protocol_versions` for its url
+    (or an interface) is published with the build target's default: 1.0 and 0.3 for compat, 0.3
+    for 0.3, 1.0 for 1.0. So one blueprint makes different claims under each target. State each
+    interface's versions, or declare `agent-blueprint@0.4.0`, where an unstated interface speaks
+    A2A 1.0 under every target.""")
+_declare("KNO-LEGACY-VIEW", W, "no interface speaks A2A 0.3: no agent.json, and a compat card has no 0.3 fields", """
+    agent.json (read by 0.2 clients) and a compat card's 0.3 top-level fields (read by 0.3 clients)
+    send a client to an interface that speaks A2A 0.3 (or another version before 1.0). When no
+    interface of the agent does, pointing them at a 1.0-only endpoint would fail every request, so
+    agent.json is not written and a compat card goes out as a 1.0 card. Add "0.3" to the
+    `protocol_versions` of an interface that answers 0.3 clients, if one does.""")
 _declare("KNO-CAP-DEPRECATED", W,
          "a card declares, or a `composes` link requires, a deprecated (tier 3) capability", """
     Deprecated capabilities are still honoured but discouraged; the message names the capability

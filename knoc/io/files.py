@@ -52,11 +52,13 @@ class Listing(NamedTuple):
 def listed(root: Path, dirs: list[str]) -> Listing:
     """The sources under `dirs` (files ending in .kno), and each folder
     listed with its mtime, read before it was listed (so a file added
-    meanwhile changes it). Hidden folders are skipped. A link to a folder
-    inside the repo is followed, once its target is not a folder listed
-    already (the real folders are listed first, so which path a folder is
-    read under never depends on the order of a listing); any other link to
-    a folder, and a name that is not UTF-8, is refused, never dropped."""
+    meanwhile changes it). Hidden folders (`.git`, an editor's) are skipped.
+    A link to a folder inside the repo is followed, once its target is not a
+    folder listed already (the real folders are listed first, so which path
+    a folder is read under never depends on the order of a listing); any
+    other link to a folder, a link to nothing, a folder that cannot be
+    listed, a `.KNO` name and a name that is not UTF-8 are refused, never
+    dropped without a word."""
     found: list[str] = []
     folders: list[tuple[str, int]] = []
     refused: list[tuple[str, str]] = []
@@ -89,7 +91,10 @@ def listed(root: Path, dirs: list[str]) -> Listing:
                 real = os.path.realpath(f"{root}/{rel}")
                 with os.scandir(f"{root}/{rel}") as listing:
                     entries = list(listing)
-            except OSError:  # gone, or not readable: as os.walk, skip it
+            except FileNotFoundError:  # gone since it was listed
+                continue
+            except OSError as exc:  # there, but not to be listed: never a silent drop
+                refused.append((rel, f"the folder cannot be listed ({exc.strerror}): fix its permissions"))
                 continue
             seen.add(real)
             folders.append((rel, mtime))
@@ -103,6 +108,12 @@ def listed(root: Path, dirs: list[str]) -> Listing:
                 entries = _utf8_names(rel, entries, refused)
             found += [f"{rel}/{e.name}" for e in entries
                       if e.name.endswith(SOURCE_SUFFIX) and e.name not in subfolders]
+            refused += [(f"{rel}/{e.name}", f"only names ending in {SOURCE_SUFFIX} (lowercase) are sources: "
+                                            "rename it") for e in entries
+                        if e.name.lower().endswith(SOURCE_SUFFIX) and not e.name.endswith(SOURCE_SUFFIX)]
+            refused += [(f"{rel}/{e.name}", "a link to nothing: remove it, or restore what it points to")
+                        for e in entries if e.is_symlink() and not e.name.endswith(SOURCE_SUFFIX)
+                        and e.name not in subfolders and not os.path.exists(e.path)]
             inside = [e for e in entries if e.name in subfolders and not e.name.startswith(".")]
             pending += [f"{rel}/{e.name}" for e in inside if not e.is_symlink()]
             links += sorted(f"{rel}/{e.name}" for e in inside if e.is_symlink())
@@ -211,6 +222,11 @@ def unlinked(top: Path, rel: str) -> str | None:
 def within(path: str, root: str) -> bool:
     """Whether `path` is `root` or lies below it (both already resolved)."""
     return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def dangling(path: Path) -> bool:
+    """Whether `path` is a link to nothing."""
+    return path.is_symlink() and not path.exists()
 
 
 def is_file(path: Path) -> bool:

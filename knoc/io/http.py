@@ -12,6 +12,7 @@ import socket
 import ssl
 import threading
 import time
+from collections.abc import Callable
 from urllib.parse import urljoin, urlsplit
 
 from knoc.io import limits
@@ -24,7 +25,17 @@ class FetchError(OSError):
     """The URL could not be fetched within the limits; the message says why."""
 
 
-def fetch(url: str, accept: str = "application/json") -> bytes:
+def http_only(url: str) -> str | None:
+    """The redirect rule for a URL the user gave: anywhere over http(s)."""
+    scheme = urlsplit(url).scheme
+    return None if scheme in ("http", "https") else (
+        f"the server redirected to a {scheme or 'relative'} URL; knoc follows redirects only to http(s)")
+
+
+def fetch(url: str, accept: str = "application/json", redirect: Callable[[str], str | None] = http_only) -> bytes:
+    """The body of `url`. `redirect(url)` says why a redirect may not be
+    followed there (None: it may): a URL a card chose is held to more than
+    one the user gave."""
     deadline = time.monotonic() + limits.DOWNLOAD_SECONDS
     for _ in range(MAX_REDIRECTS + 1):
         status, location, body = _exchange(url, accept, deadline)
@@ -32,22 +43,25 @@ def fetch(url: str, accept: str = "application/json") -> bytes:
             if status != 200:
                 raise FetchError(f"the server answered {status} {http.client.responses.get(status, '')}".rstrip())
             return body
-        url = urljoin(url, location)
-        if urlsplit(url).scheme not in ("http", "https"):
-            raise FetchError(f"the server redirected to a {urlsplit(url).scheme or 'relative'} URL; "
-                             "knoc follows redirects only to http(s)")
+        try:
+            url = urljoin(url, location)
+            refused = redirect(url)
+        except ValueError:  # a malformed location (`https://[::1/`)
+            raise FetchError("the server redirected to a URL that is not well formed") from None
+        if refused is not None:
+            raise FetchError(refused)
     raise FetchError(f"more than {MAX_REDIRECTS} redirects")
 
 
 def _exchange(url: str, accept: str, deadline: float) -> tuple[int, str | None, bytes]:
     """One request: (status, where a redirect points, body)."""
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise FetchError("it is not an http(s) URL")
     try:
+        parts = urlsplit(url)
         port = parts.port
     except ValueError:
-        raise FetchError("its port is not a number") from None
+        raise FetchError("it is not a well-formed URL (its host or port)") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise FetchError("it is not an http(s) URL")
     timeout = max(0.1, min(limits.CONNECT_SECONDS, deadline - time.monotonic()))
     conn: http.client.HTTPConnection = (
         http.client.HTTPSConnection(parts.hostname, port, timeout=timeout, context=ssl.create_default_context())

@@ -24,12 +24,13 @@ class Unsafe(Refused):
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
-def writable(root: Path, rel: str) -> None:
+def writable(root: Path, rel: str, file_too: bool = True) -> None:
     """Refuse (Unsafe) unless `rel` can be written inside `root` without
     following a link: each folder on the way is a real folder or missing,
-    and the file itself is not a link. Checks only; `write_in` checks again."""
+    and (`file_too`) the file itself is not a link. Checks only; `write_in`
+    checks again."""
     parts = rel.split("/")
-    for i in range(1, len(parts) + 1):
+    for i in range(1, len(parts) + (1 if file_too else 0)):
         here = root.joinpath(*parts[:i])
         try:
             st = os.lstat(here)
@@ -43,10 +44,10 @@ def writable(root: Path, rel: str) -> None:
 
 
 @contextmanager
-def _folder_of(root: Path, rel: str) -> Iterator[tuple[int, str]]:
+def _folder_of(root: Path, rel: str, file_too: bool = True) -> Iterator[tuple[int, str]]:
     """The folder `rel` lies in, open without following links (made where
     missing), and the file's name in it."""
-    writable(root, rel)
+    writable(root, rel, file_too)
     *folders, name = rel.split("/")
     root.mkdir(parents=True, exist_ok=True)
     fd = os.open(root, _DIR_FLAGS & ~getattr(os, "O_NOFOLLOW", 0))  # the root itself: the user named it
@@ -122,6 +123,7 @@ def append_in(root: Path, rel: str, text: str) -> None:
 
 
 def remove_in(root: Path, rel: str) -> None:
-    """Remove the file `rel` inside `root`, never through a linked folder."""
-    with _folder_of(root, rel) as (fd, name):
+    """Remove the file `rel` inside `root`, never through a linked folder
+    (a link there is removed itself, never what it points to)."""
+    with _folder_of(root, rel, file_too=False) as (fd, name):
         os.unlink(name, dir_fd=fd)

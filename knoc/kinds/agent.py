@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple, overload
 
 from knoc.diagnostics import JsonPath
-from knoc.kinds.entity import ENTITY_KEYS, Typed, is_public
+from knoc.kinds.entity import AGENT_TYPES, ENTITY_KEYS, Typed, is_public
+from knoc.rules.version import protocol_key
 
 # The card fields the link stage reads (the capability contract, delegation).
 CARD_FACT_KEYS = ("url", "capabilities", "protocol_versions", "min_protocol_version", "max_protocol_version",
@@ -20,11 +21,14 @@ CARD_FACT_KEYS = ("url", "capabilities", "protocol_versions", "min_protocol_vers
 FACT_KEYS = ("composes", "service_class", "perception")
 # What the link stage reads of a blueprint's own facts once its Agent is made.
 LINKED_KEYS = (*ENTITY_KEYS, "composes")
-BLUEPRINT_SCHEMA = "agent-blueprint@0.3.0"  # what knoc writes new blueprints as (new, init, import, migrate)
+BLUEPRINT_SCHEMA = "agent-blueprint@0.4.0"  # what knoc writes new blueprints as (new, init, import, migrate)
 # The text of `knoc new agent`'s skeleton: still there on a public card, it is
 # a card nobody finished (a warning names each).
 PLACEHOLDERS = {"description": "What a client can ask this agent to do.",
                 "skill_name": "First skill", "skill_description": "What the skill does."}
+
+
+NO_TWIN = "-"  # a projection's `legacy_digest` when no agent.json is written (no interface speaks 0.3)
 
 
 class Written(NamedTuple):
@@ -81,6 +85,12 @@ class Agent:
     @property
     def public(self) -> bool:
         return is_public(self.typed)
+
+    @property
+    def states_versions(self) -> bool:
+        """Whether its schema version gives unstated protocol versions one
+        meaning under every target (agent-card and agent-blueprint 0.4.0 on)."""
+        return self.typed.type in AGENT_TYPES and protocol_key(self.typed.version) >= protocol_key("0.4.0")
 
 
 def agent_of(t: Typed) -> Agent:
@@ -157,7 +167,7 @@ class Projection(NamedTuple):
     # entry comes from in the entity, whether knoc generated it)
     extensions: tuple[tuple[str, bool, dict[str, Any] | None, JsonPath, bool], ...] = ()
     skills: tuple[str, ...] = ()  # skill names, for the catalog page
-    legacy_digest: str = ""  # sha256 of agent.json when its bytes are not the card's
+    legacy_digest: str = ""  # sha256 of agent.json when its bytes are not the card's; NO_TWIN: none is written
     packed: bytes = b""  # the card and agent.json (Written.pack)
     catalog: bytes = b""  # its details and AI Catalog entry (Written.pack)
 
@@ -165,7 +175,7 @@ class Projection(NamedTuple):
     def summary(self) -> tuple[object, ...]:
         """All of it but the written bytes: what the link stage (publish,
         index, contract) reads."""
-        return (self.host, self.path, self.name, self.url, self.tags, self.extensions, self.skills)
+        return (self.host, self.path, self.name, self.url, self.tags, self.extensions, self.skills, self.has_twin)
 
     def written(self) -> Written:
         return Written(*_unpack(self.packed), *_unpack(self.catalog))
@@ -178,6 +188,11 @@ class Projection(NamedTuple):
     def body(self) -> bytes:
         """The card, as written."""
         return _unpack(self.packed)[0]
+
+    @property
+    def has_twin(self) -> bool:
+        """Whether an agent.json is written beside the card."""
+        return self.legacy_digest != NO_TWIN
 
     def file_digest(self, legacy: bool) -> str:
         """The sha256 of the card, or (`legacy`) of its agent.json twin."""

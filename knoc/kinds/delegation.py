@@ -45,7 +45,7 @@ def check(agents: list[Agent], target: str) -> list[Diagnostic]:
     # Only agents on some link have a contract to judge: most of a large repo delegates nothing.
     on_links = links.keys() | {link.target.slug for ls in links.values() for link in ls}
     agents = [a for a in valid if a.slug in on_links]
-    contracts = {a.slug: contract_of(a.card, a.service_class, target) for a in agents}
+    contracts = {a.slug: contract_of(a.card, a.service_class, target, a.states_versions) for a in agents}
     trouble = _trouble(agents, links, contracts)
     for chain_links in links.values():
         for link in chain_links:
@@ -80,13 +80,13 @@ def _trouble(agents: list[Agent], links: dict[str, list[Delegation]],
     return graph.reach([a.slug for a in agents], lambda s: [link.target.slug for link in links.get(s, [])], own)
 
 
-def contract_of(card: dict[str, Any], service_class: str | None, target: str) -> Contract:
+def contract_of(card: dict[str, Any], service_class: str | None, target: str, states_versions: bool) -> Contract:
     """An authored card's contract, with the extension entries its card will carry."""
     authored = (card.get("capabilities") or {}).get("extensions") or []
     uris = [str(e.get("uri")) for e in authored if isinstance(e, dict)]
     if service_class is not None:
         uris.append(SERVICE_CLASS_URI)
-    return targets.get(target).authored(card, uris)
+    return targets.get(target).authored(card, uris, states_versions)
 
 
 def _links(agent: Agent, by_slug: dict[str, Agent]) -> Iterable[Delegation]:

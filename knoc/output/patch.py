@@ -24,7 +24,7 @@ from knoc.output.hosting import AI_CATALOG_FILE, HEADERS_FILE, SITE, etag_rule, 
 from knoc.output.index import script_piece
 from knoc.output.listing import indented
 from knoc.output.pages import CATALOG_SCRIPT
-from knoc.output.tree import MANIFEST, card_paths, manifest_line
+from knoc.output.tree import MANIFEST, all_paths, is_legacy, manifest_line
 
 Pairs = dict[str, list[tuple[bytes, bytes]]]  # each file's (old piece, new piece)
 Parts = list[bytes | memoryview]  # a patched file: its stored bytes around the new pieces, joined when read
@@ -40,6 +40,7 @@ class Edit:
     cards: list[tuple[str, Projection, Projection]]
     inputs: list[tuple[str, str, str]]
     sources_digest: tuple[str, Callable[[], str]]
+    root_of: dict[str, str]  # slug -> host of each host's primary agent, whose card is copied to the host's root
 
 
 def patch(previous: Mapping[str, bytes], was: Mapping[str, str], edit: Edit, fail: Callable[[], NoReturn]
@@ -66,8 +67,8 @@ class Patch:
         self.cards: dict[str, str] = {}
         self.pieces: Pairs = {}
         for slug, old, new in edit.cards:
-            for path, legacy in zip(card_paths(new), (False, True), strict=True):
-                self.cards[path] = new.file_digest(legacy)
+            for path in all_paths(new, edit.root_of, slug):
+                self.cards[path] = new.file_digest(is_legacy(path))
             (old_details, old_entry), (details, entry) = old.catalog_pieces(), new.catalog_pieces()
             self.pieces.setdefault(CATALOG_SCRIPT, []).append((script_piece(slug, old_details),
                                                                script_piece(slug, details)))

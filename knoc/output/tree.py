@@ -44,9 +44,27 @@ Input = tuple[str, str, bool]
 KNOC = "knoc"  # the owner of the files knoc writes for the whole repo
 
 
-def card_paths(card: Card | Projection) -> tuple[str, str]:
-    """Where a card is written under the build directory: its path and the legacy twin."""
-    return site_paths((card.projection if isinstance(card, Card) else card).site_dir)
+def card_paths(card: Card | Projection) -> tuple[str, ...]:
+    """Where a card is written under the build directory: its path and its
+    agent.json twin (when it has one)."""
+    projection = card.projection if isinstance(card, Card) else card
+    paths = site_paths(projection.site_dir)
+    return paths if projection.has_twin else paths[:1]
+
+
+def root_paths(host: str, card: Card | Projection) -> tuple[str, ...]:
+    """Where a host's root card (the copy of its primary agent's card, at
+    the origin's well-known path) and its agent.json twin are written."""
+    projection = card.projection if isinstance(card, Card) else card
+    paths = site_paths(host)
+    return paths if projection.has_twin else paths[:1]
+
+
+def all_paths(card: Card | Projection, root_of: Mapping[str, str], key: str) -> tuple[str, ...]:
+    """A card's paths, and its host's root copies when it is the host's
+    primary (`root_of`: the card's key, its slug or its source -> host)."""
+    host = root_of.get(key)
+    return card_paths(card) + (root_paths(host, card) if host is not None else ())
 
 
 def card_files(projection: Projection) -> dict[str, bytes]:
@@ -110,8 +128,8 @@ class Joined:
             self.digests[path], self.files = self._spill.spill_pieces(path, pieces, self.files)
 
 
-def render_linked(repo: Repo, cards: Sequence[Card], typed: list[Typed], spill: Spill | None = None
-                  ) -> tuple[Joined, dict[str, list[str]]]:
+def render_linked(repo: Repo, cards: Sequence[Card], roots: dict[str, str], typed: list[Typed],
+                  spill: Spill | None = None) -> tuple[Joined, dict[str, list[str]]]:
     """The files that read the whole repo: the runtime index, the catalog and
     extension pages, the static hosts' `_headers`. The link stage renders
     them, so the cache keeps them with its findings. Also who wants each
@@ -127,10 +145,11 @@ def render_linked(repo: Repo, cards: Sequence[Card], typed: list[Typed], spill: 
     assets = catalog_assets()
     out.add(assets)
     card_hosts: set[str] = set()
-    card_files: list[tuple[tuple[str, str], str]] = []  # each card's paths, and its source: one pass over them
+    card_files: list[tuple[tuple[str, ...], str]] = []  # each card's paths, and its source: one pass over them
+    root_of = {slug: host for host, slug in roots.items()}
     for card in cards:
         card_hosts.add(card.projection.host)
-        card_files.append((card_paths(card), card.source))
+        card_files.append((all_paths(card, root_of, card.slug), card.source))
     headers = headers_files(card_hosts | {rel[len(SITE):].split("/")[0] for rel in pages})
     out.add(headers)
     for path in (DOMAINS, CATALOG, CATALOG_SCRIPT, CATALOG_PAGE, *assets, *headers):
@@ -227,14 +246,16 @@ class Tree(Mapping[str, bytes]):
 
     @classmethod
     def of_cards(cls, sources: Iterable[str], projection: Callable[[str], Projection],
-                 files: Mapping[str, bytes] | None = None, linked: Mapping[str, bytes] | None = None) -> Tree:
-        """The cards of these sources and their agent.json twins, but where
-        `files` holds the path (a signed card); `files` and `linked` as for
-        the constructor."""
+                 files: Mapping[str, bytes] | None = None, linked: Mapping[str, bytes] | None = None,
+                 roots: Mapping[str, str] | None = None) -> Tree:
+        """The cards of these sources, their agent.json twins and their
+        host's root copies (`roots`: source -> host, for primaries), but
+        where `files` holds the path (a signed card); `files` and `linked`
+        as for the constructor."""
         files = files or {}
         cards: dict[str, str] = {}
         for rel in sources:
-            for path in card_paths(projection(rel)):
+            for path in all_paths(projection(rel), roots or {}, rel):
                 if path not in files:
                     cards[path] = rel
         return cls(files, cards, projection, linked)
@@ -242,23 +263,27 @@ class Tree(Mapping[str, bytes]):
 
 def render(cards: Cards, linked: Mapping[str, bytes], linked_digests: dict[str, str], inputs: list[Input],
            target: str, operator: tuple[tuple[str, str], ...] = (), signer: CardSigner | None = None,
-           spill: Spill | None = None) -> tuple[Tree, dict[str, str]]:
+           spill: Spill | None = None, roots: Mapping[str, str] | None = None) -> tuple[Tree, dict[str, str]]:
     """Every output file and its sha256, keyed by its path under the build
-    directory: the cards, the files the link stage rendered (with their
+    directory: the cards (and each host's root copy of its primary's,
+    `roots`: host -> slug), the files the link stage rendered (with their
     digests), the manifest. `spill`, when given, keeps the files joined
     here out of memory (not with `signer`: its signed cards stay)."""
     digests: dict[str, str] = {}
     out = Joined(digests, spill if signer is None else None)
     listed: list[tuple[str, str, str]] = []  # each card's host, url and source: its AI Catalog entry is read later
     at: dict[str, str] = {}  # each card path -> its source, for the tree
+    root_of = {slug: host for host, slug in (roots or {}).items()}
     for card in cards:  # in slug order
         proj = card.projection
         listed.append((proj.host, proj.url, card.source))
-        path, legacy = card_paths(card)
-        digests[path], digests[legacy] = proj.file_digest(False), proj.file_digest(True)
-        at[path] = at[legacy] = card.source
+        paths = all_paths(card, root_of, card.slug)
+        for path in paths:
+            digests[path], at[path] = proj.file_digest(is_legacy(path)), card.source
         if signer is not None:
-            out.add(_signed(signer, card, proj.written(), (path, legacy)))
+            signed = _signed(signer, card, proj.written(), card_paths(card))
+            by_kind = {is_legacy(path): body for path, body in signed.items()}
+            out.add({path: by_kind[is_legacy(path)] for path in paths})  # a root copy: the same signed bytes
     if signer is not None:
         out.add({rel: signer.jwks(rel) for host in sorted({c.projection.host for c in cards})
                  for rel in [f"{SITE}{host}/{JWKS_FILE}"]})
@@ -284,12 +309,13 @@ def pieces_of(files: Mapping[str, bytes], path: str) -> Iterator[bytes]:
     return files.pieces(path) if isinstance(files, StoredFiles) else iter((files[path],))
 
 
-def _signed(signer: CardSigner, card: Card, written: Written, paths: tuple[str, str]) -> dict[str, bytes]:
-    """A card and its agent.json twin, signed (the twin once more only when
-    its bytes differ: an ES256 signature is new each time)."""
-    path, legacy = paths
+def _signed(signer: CardSigner, card: Card, written: Written, paths: tuple[str, ...]) -> dict[str, bytes]:
+    """A card and its agent.json twin (if any), signed (the twin once more
+    only when its bytes differ: an ES256 signature is new each time)."""
+    path, *twin = paths
     body = signer.sign(path, written.body, card.projection.url)
-    return {path: body, legacy: signer.sign(legacy, written.legacy, card.projection.url) if written.legacy else body}
+    return {path: body, **{t: signer.sign(t, written.legacy, card.projection.url) if written.legacy else body
+                           for t in twin}}
 
 
 def manifest(inputs: list[Input], outputs: dict[str, str], target: str,

@@ -6,6 +6,7 @@ that never replace a file are `knoc.io.files.write_in`."""
 from __future__ import annotations
 
 import io
+import json
 from typing import Any
 
 from knoc.kinds.agent import BLUEPRINT_SCHEMA, PLACEHOLDERS
@@ -31,11 +32,12 @@ def dump(yaml: Any, data: Any) -> str:
 
 def blueprint_skeleton(slug: str, title: str, url: str, id_: str | None = None, *, public: bool = False,
                        domain: str | None = None, description: str | None = None, skill: str | None = None,
-                       skill_description: str | None = None) -> str:
+                       skill_description: str | None = None, versions: tuple[str, ...] = ("1.0",)) -> str:
     """A blueprint: a private skeleton for `knoc new agent`, or with the
-    keyword arguments a public agent ready to build (`knoc init`)."""
+    keyword arguments a public agent ready to build (`knoc init`). Its url
+    states `versions` (the repo's build target's: what it publishes)."""
     return _render("blueprint.kno.j2", schema=BLUEPRINT_SCHEMA, slug=slug, id=id_ or ulid.new(), title=title,
-                   url=url, public=public,
+                   url=url, public=public, versions=json.dumps(list(versions)),
                    domain=domain, description=description or PLACEHOLDERS["description"],
                    skill=skill or PLACEHOLDERS["skill_name"],
                    skill_description=skill_description or PLACEHOLDERS["skill_description"])

@@ -7,12 +7,10 @@ from __future__ import annotations
 from typing import Any
 
 from knoc.a2a.extensions import SERVICE_CLASS_URI, SERVICE_CLASSES
-from knoc.a2a.fields import DEFAULT_TRANSPORT
 from knoc.rules import slug as slugs
 from knoc.tools.card_security import requirements, security_schemes
 from knoc.tools.imported import Imported, list_of, publishable
 
-TRANSPORTS = ("JSONRPC", "GRPC", "HTTP+JSON")
 FLAGS = {"streaming": "streaming", "pushNotifications": "push_notifications",
          "stateTransitionHistory": "state_transition_history", "extendedAgentCard": "extended_agent_card"}
 RENAMED = {"documentationUrl": "documentation_url", "iconUrl": "icon_url"}
@@ -20,56 +18,12 @@ MODES = {"defaultInputModes": "default_input_modes", "defaultOutputModes": "defa
 SKILL_KEYS = {"id", "name", "description", "tags", "examples", "inputModes", "outputModes", "security",
               "securityRequirements"}
 DEFAULT_VERSION = "0.1.0"
-WHY_DROPPED = {
-    "protocolVersion": "the build target sets the protocol version",
-    "supportsAuthenticatedExtendedCard": "not a field of the A2A versions knoc builds",
-}
+WHY_DROPPED: dict[str, str] = {}
+LEGACY_FIELDS = ("protocolVersion", "supportsAuthenticatedExtendedCard")  # read by `service`, `extended_card`
 
 
 def json_kind(value: Any) -> str:
     return {list: "a list", str: "a string", bool: "a boolean", type(None): "null"}.get(type(value), "a number")
-
-
-def service(raw: dict[str, Any], out: Imported) -> tuple[str | None, str, list[dict[str, Any]]]:
-    """(main url, its transport, the other interfaces), from whichever shape the card uses."""
-    candidates: list[tuple[str, Any, Any]] = []  # (path, url, transport)
-    if "url" in raw:
-        candidates.append(("$.url", raw["url"], raw.get("preferredTransport", DEFAULT_TRANSPORT)))
-    for key, binding in (("supportedInterfaces", "protocolBinding"), ("additionalInterfaces", "transport")):
-        items = raw.get(key)
-        if key in raw and not isinstance(items, list):
-            out.drop(f"$.{key}", "not a list of interfaces")
-            continue
-        for i, item in enumerate(items or []):
-            if isinstance(item, dict):
-                candidates.append((f"$.{key}[{i}]", item.get("url"), item.get(binding, item.get("transport"))))
-    main: tuple[str, str] | None = None
-    others: list[dict[str, Any]] = []
-    for path, url, transport in candidates:
-        if not publishable(url):
-            out.drop(path, f"`{url}` is not an http(s) URL knoc can publish")
-            continue
-        named = str(transport).rstrip("/").rsplit("/", 1)[-1].upper() if transport is not None else None
-        if transport not in TRANSPORTS and named in TRANSPORTS:  # a binding named by its spec URI
-            out.convert(path, f"transport `{transport}` to `{named}`")
-            transport = named
-        if transport not in TRANSPORTS:
-            if main is not None:
-                out.drop(path, f"transport `{transport}` is not an A2A binding ({', '.join(TRANSPORTS)})")
-                continue
-            if transport is not None and path == "$.url":
-                out.drop("$.preferredTransport", f"`{transport}` is not an A2A binding; JSONRPC assumed")
-            elif transport is not None:
-                out.convert(path, f"transport `{transport}` is not an A2A binding; JSONRPC assumed")
-            transport = DEFAULT_TRANSPORT
-        if main is None:
-            main = (url.rstrip("/") or url, transport)
-        elif (url.rstrip("/"), transport) != (main[0], main[1]) and \
-                all((i["url"], i["transport"]) != (url, transport) for i in others):
-            others.append({"url": url, "transport": transport})
-    if main is None:
-        return None, DEFAULT_TRANSPORT, []
-    return main[0], main[1], others
 
 
 def text_field(raw: dict[str, Any], out: Imported, key: str, fallback: str) -> None:
@@ -126,12 +80,32 @@ def _renamed(key: str) -> Any:
     return run
 
 
-def _modes(key: str) -> Any:
-    def run(raw: dict[str, Any], out: Imported) -> None:
-        modes = _strings(raw[key], f"$.{key}", out)
-        if modes:
-            out.card[MODES[key]] = modes
-    return run
+def modes(raw: dict[str, Any], out: Imported) -> None:
+    """The default input and output modes; where a card has none, A2A 1.0
+    requires some: text/plain, said so (a client read "none" before)."""
+    for key, snake in MODES.items():
+        found = _strings(raw[key], f"$.{key}", out) if key in raw else None
+        if found:
+            out.card[snake] = found
+        else:
+            out.convert(f"$.{key}", "no modes (A2A requires at least one); the blueprint's default text/plain "
+                                    "is published: state the agent's real modes")
+
+
+def extended_card(raw: dict[str, Any], out: Imported) -> None:
+    """0.3's `supportsAuthenticatedExtendedCard`, as every SDK reads it: 1.0's
+    `capabilities.extendedAgentCard` unless that says otherwise."""
+    flag = raw.get("supportsAuthenticatedExtendedCard")
+    if flag is None:
+        return
+    value = _boolean(flag, "$.supportsAuthenticatedExtendedCard", out)
+    caps = out.card.setdefault("capabilities", {})
+    if value and "extended_agent_card" not in caps:
+        caps["extended_agent_card"] = True
+    elif value is not None and caps.get("extended_agent_card", value) != value:
+        out.drop("$.supportsAuthenticatedExtendedCard", "`capabilities.extendedAgentCard` says otherwise; kept that")
+    if not caps:
+        del out.card["capabilities"]
 
 
 def _strings(value: Any, path: str, out: Imported) -> list[str] | None:
@@ -289,8 +263,7 @@ def _skills(raw: dict[str, Any], out: Imported) -> None:
 
 CONVERTERS = {
     "provider": _provider, **{k: _renamed(k) for k in RENAMED}, "capabilities": _capabilities,
-    "authentication": _authentication, "securitySchemes": security_schemes, **{k: _modes(k) for k in MODES},
-    "skills": _skills,
+    "authentication": _authentication, "securitySchemes": security_schemes, "skills": _skills,
 }
 
 

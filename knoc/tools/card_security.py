@@ -110,6 +110,10 @@ def requirements(raw: dict[str, Any], path: str, out: Imported) -> list[dict[str
             continue
         items = list_of(raw[key])
         kept = [r for item in items if (r := _requirement(item, key)) is not None and set(r) <= names]
+        for i, item in enumerate(items):
+            if key == "securityRequirements" and isinstance(item, dict) and item and "schemes" not in item:
+                out.convert(f"{path}.{key}[{i}]", "a requirement in the 0.3 shape (scheme name -> scopes): "
+                            "a2a-sdk 1.x reads it as an empty one (no credentials needed); read as the 0.3 shape")
         found += kept
         if len(kept) != len(items) or not isinstance(raw[key], list):
             out.drop(f"{path}.{key}", WHY_DROPPED)

@@ -56,11 +56,13 @@ def drift(expected: Mapping[str, bytes], differ: set[str], actual: Container[str
     # same fields): when both drifted alike, one line says so.
     twins = {p for p in differ if p.endswith(LEGACY_CARD_FILE) and _twin(p) in differ
              and (p in expected, p in actual) == (_twin(p) in expected, _twin(p) in actual)}
+    copies = _root_copies(expected, differ - twins, actual)  # a host's root copy of a card that drifted alike
     cards = any(_rank(p) == 0 for p in differ)
     found: list[Diagnostic] = []
-    for path in sorted(differ - twins, key=lambda p: (_rank(p), p)):
+    for path in sorted(differ - twins - set(copies), key=lambda p: (_rank(p), p)):
         shown = f"{out}{path}"
         also = " (and its agent.json twin)" if path.endswith(CARD_FILE) and _legacy(path) in twins else ""
+        also += " (and the host's root copy)" if path in copies.values() else ""
         if path not in actual:
             found.append(diag("KNO-DRIFT", f"missing: {shown}{also}", file=shown, hint=hint))
         elif path not in expected:
@@ -75,6 +77,21 @@ def drift(expected: Mapping[str, bytes], differ: set[str], actual: Container[str
         else:
             found.append(diag("KNO-DRIFT", f"stale: {shown}{also}", file=shown, hint=hint,
                               detail=_diff(shown, old, expected[path])))
+    return found
+
+
+def _root_copies(expected: Mapping[str, bytes], differ: set[str], actual: Container[str]) -> dict[str, str]:
+    """Each host root card (site/<host>/.well-known/...) in `differ` that is
+    the same bytes as another card in it, drifted the same way: by the
+    card it copies."""
+    roots = [p for p in differ if p.count("/") == 3 and p.startswith(SITE) and _rank(p) == 0 and p in expected]
+    found = {}
+    for root in roots:
+        name = root.rsplit("/", 1)[1]
+        copied = next((p for p in sorted(differ) if p.count("/") > 3 and p.endswith("/" + name) and p in expected
+                       and (p in actual) == (root in actual) and expected[p] == expected[root]), None)
+        if copied is not None:
+            found[root] = copied
     return found
 
 

@@ -23,18 +23,22 @@ from knoc.tools import keysets
 from knoc.tools.card_fields import (
     CONVERTERS,
     DEFAULT_VERSION,
+    LEGACY_FIELDS,
     MODES,
     RENAMED,
     WHY_DROPPED,
+    extended_card,
     extensions,
     json_kind,
-    service,
+    modes,
     text_field,
     version_field,
     whole_agent_skill,
 )
+from knoc.tools.card_names import camel
 from knoc.tools.card_security import security
-from knoc.tools.imported import Imported, NotACard, publishable
+from knoc.tools.card_service import service
+from knoc.tools.imported import Imported, NotACard
 
 # A JSON object with a name and one of these is an agent card (the official
 # SDK's loader reads almost any object: it checks types, not meaning).
@@ -47,38 +51,39 @@ def convert(raw: Any, base_url: str | None = None) -> Imported:
     service url when the card names none (`--url`, or where it was fetched)."""
     if not isinstance(raw, dict):
         raise NotACard(f"the JSON is {json_kind(raw)}, not an object: an Agent Card is a JSON object")
+    out = Imported({})
+    raw = camel(raw, out)  # proto field names (snake_case) read as the SDKs read them
     name = raw.get("name")
     if not isinstance(name, str) or not name.strip():
         raise NotACard("it has no `name`: every A2A Agent Card has one")
     if not {k for k in CARD_FIELDS if k in raw and (k != "capabilities" or isinstance(raw[k], dict))}:
         raise NotACard(f"it has none of the fields only agent cards have ({', '.join(sorted(CARD_FIELDS))}; "
                        "`capabilities` as A2A's map of flags)")
-    out = Imported({"name": name})
-    url, transport, interfaces = service(raw, out)
-    if url is None and base_url is not None and publishable(base_url):
-        url = base_url.rstrip("/") or base_url
-        out.convert("$.url", f"no service url; took {url}, the base url: check it is where the agent answers")
-    if url is None:
+    out.card["name"] = name
+    found = service(raw, out, base_url)
+    if found is None:
         raise NotACard("it names no A2A service url (`url`, `supportedInterfaces` or `additionalInterfaces`); "
                        "give the agent's url with `--url`")
     text_field(raw, out, "description", fallback=name)
-    out.card["url"] = url
+    out.card["url"] = found.url
+    out.card["protocol_versions"] = found.versions  # as the card states them: every target claims these
     version_field(raw, out)
-    for key in ("provider", *RENAMED, "capabilities", "authentication", "securitySchemes",
-                *MODES, "skills"):
+    for key in ("provider", *RENAMED, "capabilities", "authentication", "securitySchemes", "skills"):
         if key in raw:
             CONVERTERS[key](raw, out)
-    if transport != DEFAULT_TRANSPORT:
-        out.card["preferred_transport"] = transport
-    if interfaces:
-        out.card["additional_interfaces"] = interfaces
+    modes(raw, out)
+    extended_card(raw, out)
+    if found.transport != DEFAULT_TRANSPORT:
+        out.card["preferred_transport"] = found.transport
+    if found.others:
+        out.card["additional_interfaces"] = found.others
     extensions(raw, out)
     security(raw, out)
     if not out.card.get("skills"):
         whole_agent_skill(out)
     known = {"name", "description", "url", "version", "provider", "capabilities", "authentication",
              "securitySchemes", "security", "securityRequirements", "skills", "extensions", "preferredTransport",
-             "supportedInterfaces", "additionalInterfaces", "signatures", *RENAMED, *MODES}
+             "supportedInterfaces", "additionalInterfaces", "signatures", *RENAMED, *MODES, *LEGACY_FIELDS}
     for key in raw:
         if key not in known:
             out.drop(f"$.{key}", WHY_DROPPED.get(key, "not a field of any A2A version"))

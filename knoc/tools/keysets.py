@@ -6,6 +6,8 @@ card's own host or hosts the user names, at most MAX_JKU of them."""
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -28,7 +30,11 @@ def is_url(source: str) -> bool:
 
 def card_url(source: str) -> str:
     """Where a card is fetched from: a base URL gets the well-known card path."""
-    return source if urlsplit(source).path.endswith(".json") else source.rstrip("/") + "/.well-known/agent-card.json"
+    try:
+        path = urlsplit(source).path
+    except ValueError:  # a malformed URL: the fetch says so
+        path = ""
+    return source if path.endswith(".json") else source.rstrip("/") + "/.well-known/agent-card.json"
 
 
 def read_card(source: str) -> bytes:
@@ -37,11 +43,14 @@ def read_card(source: str) -> bytes:
     return http.fetch(card_url(source)) if is_url(source) else _read_file(source)
 
 
-def load_json(source: str, what: str, card: bool = False, depth: int = jsontext.MAX_DEPTH) -> Any:
+def load_json(source: str, what: str, card: bool = False, depth: int = jsontext.MAX_DEPTH,
+              redirect: Callable[[str], str | None] = http.http_only) -> Any:
     """JSON from a file or URL (a card URL gets its well-known path) under
-    the JSON input rule; Unreadable when it cannot be read or is refused."""
+    the JSON input rule; Unreadable when it cannot be read or is refused.
+    `redirect`: which redirects a download may follow."""
     try:
-        raw = read_card(source) if card else (http.fetch(source) if is_url(source) else _read_file(source))
+        raw = read_card(source) if card else (http.fetch(source, redirect=redirect) if is_url(source)
+                                              else _read_file(source))
         return jsontext.parse(raw, depth=depth)
     except (OSError, jsontext.Refused) as exc:
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
@@ -52,10 +61,10 @@ def _read_file(source: str) -> bytes:
     return files.read_source(source, limit=limits.DOWNLOAD_BYTES)
 
 
-def key_set(source: str) -> signing.KeySet:
+def key_set(source: str, redirect: Callable[[str], str | None] = http.http_only) -> signing.KeySet:
     """The keys of a JWKS file or URL."""
     try:
-        return signing.key_set(load_json(source, "the key set"))
+        return signing.key_set(load_json(source, "the key set", redirect=redirect))
     except signing.KeyProblem as exc:
         raise Unreadable(f"{source}: {exc}") from None
 
@@ -97,8 +106,8 @@ def named_by(signatures: Any, hosts: set[str]) -> Named:
         else:
             found.refused[jku] = why
     keys: dict[str, Any] = {}
-    for url in wanted:
-        for kid, key in key_set(url).keys.items():
+    for url in wanted:  # a redirect is held to the rule the jku itself is
+        for kid, key in key_set(url, functools.partial(_refusal, hosts=hosts, fetching=0)).keys.items():
             if kid in keys and signing.public_jwk(keys[kid]) != signing.public_jwk(key):
                 raise Unreadable(f"two key sets the card names give kid {kid!r} different keys")
             keys[kid] = key

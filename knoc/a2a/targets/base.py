@@ -40,12 +40,20 @@ class Target:
     # Its interfaces carry no protocol version: those go into the
     # capability-contract extension entry instead.
     versions_in_contract: bool = False
+    # Its card is the 0.3-shaped one: it needs an interface that speaks a
+    # version before 1.0 (compat and 1.0 do without, and say so).
+    legacy_shaped: bool = False
     # The stated fields its card leaves out (each becomes a warning).
     dropped: Callable[[CardFields], Dropped] = drops_nothing
+    # What its card cannot state without changing what it means (each an error).
+    refused: Callable[[CardFields], Dropped] = drops_nothing
     # agent.json, the pre-0.3 path, holds a card its clients (a2a-sdk 0.2)
-    # parse: this target's own card when they do (None), else this one.
-    legacy: Callable[[CardFields], Wire] | None = None
+    # parse, sent to an interface that speaks a version before 1.0: this
+    # target's own card when that is so (None), else this one's (which is
+    # None itself when no interface does: then agent.json is not written).
+    legacy: Callable[[CardFields], Wire | None] | None = None
 
-    def authored(self, card: dict[str, Any], extension_uris: list[str]) -> Contract:
+    def authored(self, card: dict[str, Any], extension_uris: list[str], states_versions: bool) -> Contract:
         """The capability contract of an authored (snake_case) card built for this target."""
-        return capability.from_card(card, self.versions, self.unsupported_flags, extension_uris)
+        return capability.from_card(card, capability.defaults(self.versions, states_versions),
+                                    self.unsupported_flags, extension_uris)

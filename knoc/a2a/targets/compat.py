@@ -33,13 +33,20 @@ class AgentCard(v10.AgentCard):
     supports_authenticated_extended_card: bool | None = None
 
 
-def build(f: CardFields) -> AgentCard:
+def build(f: CardFields) -> AgentCard | v10.AgentCard:
+    """The dual-format card; a plain 1.0 card when no interface speaks a
+    version before 1.0 (its 0.3 fields would send a 0.3 client to an
+    endpoint that cannot answer it; a warning says so)."""
+    view = f.legacy_view()
+    if view is None:
+        return v10.build(f)
     skills = [v10.skill(s, AgentSkill, security=s.security) for s in f.skills]  # both views' requirements
     return AgentCard(
         **v10.card_kwargs(f, skills),
         security_schemes={n: SecurityScheme(**v10.scheme(s), **v03.scheme(s)) for n, s in f.schemes.items()} or None,
-        url=f.url, preferred_transport=f.transport, additional_interfaces=v03.interfaces(f, with_main=False),
-        security=f.security or None, supports_authenticated_extended_card=f.extended_agent_card,
+        url=view.url, preferred_transport=view.transport, protocol_version=view.version,
+        additional_interfaces=v03.interfaces(view), security=f.security or None,
+        supports_authenticated_extended_card=f.extended_agent_card,
     )
 
 

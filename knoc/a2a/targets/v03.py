@@ -8,7 +8,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from knoc.a2a import capability
-from knoc.a2a.fields import CardFields
+from knoc.a2a.fields import CardFields, LegacyView
 from knoc.a2a.targets.base import Card, Dropped, Target
 from knoc.a2a.wire import AgentCardSignature, AgentExtension, AgentProvider, AgentSkill, OAuthFlows, Wire
 
@@ -78,9 +78,37 @@ def scheme(s: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def unflowed(f: CardFields) -> set[str]:
+    """The OAuth schemes 0.3 cannot carry at all: every flow they have is 1.0's."""
+    return {name for name, s in f.schemes.items()
+            if isinstance(s.get("flows"), dict) and s["flows"] and all(flow in FLOWS_1_0 for flow in s["flows"])}
+
+
+def _requirements(security: list[dict[str, list[str]]], gone: set[str]) -> list[dict[str, list[str]]]:
+    """The alternatives of a requirement list that name no scheme of `gone`."""
+    return [r for r in security if not gone & r.keys()]
+
+
+def refused(f: CardFields) -> Dropped:
+    """Requirements a 0.3 card cannot state: a card or skill each of whose
+    alternatives needs a scheme 0.3 cannot carry would look open (an error,
+    never an open door)."""
+    gone = unflowed(f)
+    lists = [((("security",)), f.security), *((("skills", i, "security"), s.security or [])
+                                               for i, s in enumerate(f.skills))]
+    return [(path, f"its security ({', '.join(sorted(gone & {n for r in rs for n in r}))} needs a flow only A2A 1.0 "
+                   "has): the 0.3 card would state no requirement at all")
+            for path, rs in lists if rs and not _requirements(rs, gone)]
+
+
 def _only_1_0(f: CardFields) -> Dropped:
     found: Dropped = []
+    gone = unflowed(f)
+    found += [(("security_schemes", name), f"the scheme `{name}` (its only flow is A2A 1.0's), and every "
+                                           "requirement alternative that names it") for name in sorted(gone)]
     for name, s in f.schemes.items():
+        if name in gone:
+            continue
         for flow, fields in (s.get("flows") or {}).items():
             field = FLOW_FIELDS_1_0.get(flow)
             if flow in FLOWS_1_0:
@@ -90,21 +118,23 @@ def _only_1_0(f: CardFields) -> Dropped:
     return found
 
 
-def interfaces(f: CardFields, with_main: bool = True) -> list[AgentInterface] | None:
-    """`additionalInterfaces` for a 0.3 client: only interfaces that speak
-    0.3 (a 1.0-only one would answer it UNIMPLEMENTED), and the main url
-    first (v0.3 5.6.4: the list SHOULD include it) unless `with_main` is
-    off (compat: a2a-sdk's server leaves it out of its 0.3 view)."""
-    others = [AgentInterface(url=i["url"], transport=i["transport"])
-              for i in f.interfaces if capability.speaks_0_3(i["protocol_versions"])]
-    main = [AgentInterface(url=f.url, transport=f.transport)] if with_main else []
-    return [*main, *others] if others else None
+def interfaces(view: LegacyView) -> list[AgentInterface] | None:
+    """`additionalInterfaces` for a 0.3 client: only interfaces that speak a
+    version before 1.0 (a 1.0-only one would answer it UNIMPLEMENTED), the
+    main url first (v0.3 5.6.4: the list SHOULD include it); none when the
+    main url is the only one."""
+    if not view.others:
+        return None
+    return [AgentInterface(url=u, transport=t) for u, t in [(view.url, view.transport), *view.others]]
 
 
 def dropped(f: CardFields) -> Dropped:
     found: Dropped = []
+    if capability.legacy_version(f.main_versions) is None:
+        found.append((("url",), f"the url {f.url} as the card's main url (it speaks only A2A "
+                                f"{', '.join(f.main_versions)})"))
     for i, iface in enumerate(f.interfaces):
-        if not capability.speaks_0_3(iface["protocol_versions"]):
+        if capability.legacy_version(iface["protocol_versions"]) is None:
             found.append((("additional_interfaces", i), f"the interface {iface['url']} (it speaks only A2A "
                                                         f"{', '.join(iface['protocol_versions'])})"))
         elif iface.get("tenant"):
@@ -113,27 +143,39 @@ def dropped(f: CardFields) -> Dropped:
 
 
 def build(f: CardFields) -> AgentCard:
+    view = f.legacy_view()
+    if view is None:  # the projection refuses such a card first (KNO-PROTOCOL-TARGET)
+        raise ValueError("an A2A 0.3 card needs an interface that speaks a version before 1.0")
+    return card(f, view)
+
+
+def card(f: CardFields, view: LegacyView) -> AgentCard:
+    """The 0.3 card of `f`, its url the interface `view` picked, without
+    the schemes it cannot carry (and the requirements naming them)."""
+    gone = unflowed(f)
     return AgentCard(
-        name=f.name, description=f.description, url=f.url, preferred_transport=f.transport,
-        additional_interfaces=interfaces(f),
+        protocol_version=view.version, name=f.name, description=f.description, url=view.url,
+        preferred_transport=view.transport, additional_interfaces=interfaces(view),
         icon_url=f.icon_url, provider=f.provider, version=f.version,
         documentation_url=f.documentation_url,
         capabilities=AgentCapabilities(streaming=f.streaming, push_notifications=f.push_notifications,
                                        state_transition_history=f.state_transition_history,
                                        extensions=f.extensions or None),
-        security_schemes={n: SecurityScheme(**scheme(s)) for n, s in f.schemes.items()} or None,
-        security=f.security or None,
-        default_input_modes=f.input_modes, default_output_modes=f.output_modes, skills=f.skills,
+        security_schemes={n: SecurityScheme(**scheme(s)) for n, s in f.schemes.items() if n not in gone} or None,
+        security=_requirements(f.security, gone) or None,
+        default_input_modes=f.input_modes, default_output_modes=f.output_modes,
+        skills=[s.model_copy(update={"security": _requirements(s.security, gone) or None}) if s.security else s
+                for s in f.skills],
         supports_authenticated_extended_card=f.extended_agent_card,
     )
 
 
-def legacy(f: CardFields) -> AgentCard:
+def legacy(f: CardFields) -> AgentCard | None:
     """The 0.3-shaped card for agent.json under a target whose own card
-    pre-0.3 clients cannot parse. Its protocolVersion is the main url's, so
-    a 1.0-only agent does not claim 0.3."""
-    version = PROTOCOL_VERSION if capability.speaks_0_3(f.main_versions) else f.main_versions[0]
-    return build(f).model_copy(update={"protocol_version": version})
+    pre-0.3 clients cannot parse: sent to an interface that speaks a
+    version before 1.0, or not written at all (None) when none does."""
+    view = f.legacy_view()
+    return None if view is None else card(f, view)
 
 
 def url_of(card: Card) -> str | None:
@@ -141,4 +183,4 @@ def url_of(card: Card) -> str | None:
 
 
 TARGET = Target(name="0.3", versions=(PROTOCOL_VERSION,), build=build, read=capability.read_0_3,
-                url_of=url_of, versions_in_contract=True, dropped=dropped)
+                url_of=url_of, versions_in_contract=True, legacy_shaped=True, dropped=dropped, refused=refused)
