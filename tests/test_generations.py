@@ -5,6 +5,7 @@ warning), ETags and each host's AI Catalog."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -124,19 +125,25 @@ def test_agent_json_holds_the_card_pre_03_clients_parse(repo: Path) -> None:
 
 
 def test_each_host_lists_its_agents_in_an_ai_catalog() -> None:
+    """The AI Catalog as its spec and ADRs state it: `type` (ADR-0014), no
+    name, description or version the card already carries (ADR-0016/0018),
+    a `urn:air:{publisher}:{name}` identifier (ADR-0015)."""
     result = compile_example()
     catalogs = {p: json.loads(b) for p, b in result.files.items() if p.endswith("/.well-known/ai-catalog.json")}
     hosts = {c.projection.host for c in result.cards}
     assert set(catalogs) == {f"site/{h}/.well-known/ai-catalog.json" for h in hosts}
     listed = {e["url"]: e for doc in catalogs.values() for e in doc["entries"]}
     assert len(listed) == len(result.cards)
+    identifiers = [e["identifier"] for e in listed.values()]
+    assert len(set(identifiers)) == len(identifiers)
     for c in result.cards:
         entry = listed[f"{c.projection.url}/.well-known/agent-card.json"]
         published = json.loads(c.projection.body)
-        assert entry["displayName"] == published["name"] and entry["description"] == published["description"]
-        assert entry["version"] == published["version"] and entry["mediaType"] == "application/a2a-agent-card+json"
-        assert entry["tags"] == sorted({t for s in published["skills"] for t in s["tags"]})
-        assert entry["identifier"].startswith("urn:kno:agent:")
+        assert set(entry) <= {"identifier", "type", "url", "tags"}, entry
+        assert entry["type"] == "application/a2a-agent-card+json"
+        assert entry.get("tags", []) == sorted({t for s in published["skills"] for t in s["tags"]})
+        assert re.fullmatch(r"urn:air:[a-z0-9.-]+:[a-z0-9-]+", entry["identifier"])
+        assert entry["identifier"] == f"urn:air:{c.projection.host}:{c.slug}"
     for path, doc in catalogs.items():
         assert doc["specVersion"] == "1.0" and "host" not in doc
         assert result.files[path] == dumps(doc)  # spliced from cached entries, yet canonical bytes

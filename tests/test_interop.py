@@ -31,6 +31,7 @@ from collections.abc import Iterator
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
+from urllib.parse import urljoin
 
 import pytest
 
@@ -74,14 +75,14 @@ def python_client(name: str) -> Path:
     return python
 
 
-def js_client() -> Path:
+def js_client(name: str = "client_js.mjs") -> Path:
     node, npm = shutil.which("node"), shutil.which("npm")
     if node is None or npm is None:
         pytest.fail("the JS SDK's client needs node and npm on the PATH")
     folder = CACHE / f"js-{hashlib.sha256(JS_SDK.encode()).hexdigest()[:12]}"
     _ready(folder, [[npm, "install", "--prefix", str(folder), "--no-audit", "--no-fund", "--silent", JS_SDK]])
-    script = folder / "client_js.mjs"  # beside node_modules, where node resolves the SDK
-    shutil.copyfile(SCRIPTS / "client_js.mjs", script)
+    script = folder / name  # beside node_modules, where node resolves the SDK
+    shutil.copyfile(SCRIPTS / name, script)
     return script
 
 
@@ -198,6 +199,44 @@ def test_the_js_sdk_resolves_every_card(served: dict[str, dict[str, Any]], targe
             assert all(i.endswith(" 0.3") for i in result["interfaces"]), result
 
 
+@pytest.mark.parametrize("target", ["1.0", "compat"])
+def test_each_resolver_finds_the_cards_an_agents_url_leads_to(served: dict[str, dict[str, Any]], target: str) -> None:
+    """Each host served as itself (`--site`), each resolver given what an
+    application is given: an agent's url, or its host. a2a-sdk (1.3, 0.3)
+    appends the well-known path to the url: every agent's own card. The JS
+    SDK resolves the relative path against the url: the card of the url's
+    parent folder, which is the host's root card for an agent one folder
+    down, and the agent's own card for its url with a trailing slash."""
+    site = served[target]
+    index = json.loads((site["root"] / "build/index/agents.json").read_text(encoding="utf-8"))["agents"]
+    names = {a["slug"]: card_json(site, a)["name"] for a in index}
+    hosts = {a["card"].split("/", 1)[0] for a in index}
+    rooted = {h: site["root"] / f"build/site/{h}/.well-known/agent-card.json" for h in hosts}
+    roots = {h: json.loads(p.read_text())["name"] if p.is_file() else None for h, p in rooted.items()}
+    asks, expected_js = {}, {}
+    with ExitStack() as stack:
+        for host in sorted(hosts):
+            base = stack.enter_context(serving(site["root"], "--site", host)).rstrip("/")
+            asks[host] = base + "/"
+            expected_js[host] = roots[host]
+            for a in (a for a in index if a["card"].startswith(host + "/")):
+                path = "/" + a["card"].split("/", 1)[1].removesuffix("/.well-known/agent-card.json")
+                asks[a["slug"]], asks[a["slug"] + "/"] = base + path, base + path + "/"
+                expected_js[a["slug"] + "/"] = names[a["slug"]]
+                parent = urljoin(path, ".well-known/agent-card.json")
+                expected_js[a["slug"]] = roots[host] if parent == "/.well-known/agent-card.json" else None
+        for sdk in ("a2a-sdk-1.3", "a2a-sdk-0.3") if target == "compat" else ("a2a-sdk-1.3",):
+            found = run([str(python_client(sdk)), str(SCRIPTS / "resolve_v1.py")], {"asks": asks})
+            assert {k: v.get("name") for k, v in found.items()} == {
+                **{k: names[k.rstrip("/")] for k in asks if k not in hosts}, **{h: roots[h] for h in hosts}}, sdk
+        node = shutil.which("node")
+        assert node is not None
+        found = run([node, str(js_client("resolve_js.mjs"))], {"asks": asks})
+    assert {k: v.get("name") for k, v in found.items()} == expected_js
+    # what the README says of the example: the primary is found from its url; an agent two folders down is not
+    assert expected_js["catalog-search"] == names["catalog-search"] and expected_js["realm-concierge"] is None
+
+
 @pytest.fixture(scope="session")
 def signed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[dict[str, Any]]]:
     """The example built for every target, signed with a fresh Ed25519 and
@@ -280,8 +319,7 @@ def test_the_js_sdk_verifies_signed_cards(signed: dict[str, list[dict[str, Any]]
     """As fetched and as its resolver hands the card to a client, every card knoc signed verifies."""
     node = shutil.which("node")
     assert node is not None
-    script = js_client().parent / "verify_js.mjs"
-    shutil.copyfile(SCRIPTS / "verify_js.mjs", script)
+    script = js_client("verify_js.mjs")
     entries = [{k: v for k, v in e.items() if k != "original"} for e in signed[target]]
     found = run([node, str(script)], {"cards": entries})
     for entry in signed[target]:

@@ -216,11 +216,53 @@ def test_every_security_scheme_shape_passes_the_official_checks(repo, target: st
                             "that names it" + left_out("0.3")]
         assert "device" not in card["securitySchemes"]  # no `flows: {}`: a scheme no client could use
         assert card["skills"][1]["security"] == [{"code": ["vault.read"]}]  # the alternative 0.3 can state
-    else:
-        assert warnings == ["`state_transition_history`" + left_out(target)]
+    else:  # the 0.3-shaped part (agent.json, compat's 0.3 fields) leaves it out too, and says so
+        part = "agent.json (the card 0.2 clients read)" if target == "1.0" else \
+            "the card's 0.3 fields (what 0.3 clients read)"
+        assert warnings == ["`state_transition_history`" + left_out(target)] + [
+            f"{what} cannot be carried by {part} and is left out of it; 1.0 clients still read it"
+            for what in ("`pkce_required` of `code`", "the scheme `device` (its only flow is A2A 1.0's), and every "
+                         "requirement alternative that names it")]
+        legacy = card if target == "compat" else json.loads(
+            result.files["site/agents.example.net/vault/.well-known/agent.json"])
+        assert legacy["skills"][1]["security"] == [{"code": ["vault.read"]}]  # what a 0.3 client may still use
+        assert all("device" not in r for r in legacy["security"])
         assert card["securitySchemes"]["code"]["oauth2SecurityScheme"]["flows"]["authorizationCode"][
             "pkceRequired"] is True
         assert card["securitySchemes"]["device"]["oauth2SecurityScheme"]["flows"]["deviceCode"][
             "deviceAuthorizationUrl"] == "https://auth.example.net/device"
         assert card["skills"][1]["securityRequirements"] == [{"schemes": {"device": {"list": ["vault.read"]}}},
                                                              {"schemes": {"code": {"list": ["vault.read"]}}}]
+
+
+@pytest.mark.parametrize("target", ["1.0", "0.3", "compat"])
+def test_a_requirement_only_a_device_code_flow_meets_never_looks_open(repo, target: str) -> None:  # type: ignore[no-untyped-def]
+    """Every alternative needs the device code flow, which 0.3 lacks: the
+    0.3 card and compat's 0.3 fields are refused (they would state no
+    requirement); under 1.0, agent.json is not written, and the build says why."""
+    vault = VAULT.replace("    - {key: []}\n    - {code: [vault.read], mtls: []}\n", "    - {device: [vault.read]}\n")
+    (repo / "content/agent-blueprints/vault-keeper.kno").write_text(vault)
+    result = compile_example(target, root=repo)
+    found = [d for d in result.report.sorted() if "vault-keeper" in (d.file or "")]
+    if target == "1.0":
+        assert result.ok and "site/agents.example.net/vault/.well-known/agent.json" not in result.files
+        [why] = [d for d in found if d.code == "KNO-LEGACY-VIEW"]
+        assert why.message.startswith("agent.json is not written: in the 0.3 card it would hold, its security "
+                                      "(device needs a flow only A2A 1.0 has)")
+        assert "vault-keeper" in result.untwinned
+    else:
+        [refused] = [d for d in found if d.code == "KNO-PROJECT-AUTH"]
+        assert not result.ok and refused.severity.value == "error"
+        assert "the 0.3 card would state no requirement at all" in refused.message
+
+
+def test_an_extended_card_with_no_scheme_to_authenticate_with_is_named(repo) -> None:  # type: ignore[no-untyped-def]
+    vault = VAULT[:VAULT.index("  security_schemes:")] + VAULT[VAULT.index("  skills:"):].replace(
+        "      security: [{device: [vault.read]}, {code: [vault.read]}]\n", "")
+    (repo / "content/agent-blueprints/vault-keeper.kno").write_text(vault)
+    result = compile_example(root=repo)
+    [found] = [d for d in result.report.sorted() if d.code == "KNO-PROJECT-EXTENDED"]
+    assert result.ok and found.file == "content/agent-blueprints/vault-keeper.kno"
+    assert found.span is not None and vault.splitlines()[found.span.line - 1].strip().startswith("capabilities:")
+    card = json.loads(result.files["site/agents.example.net/vault/.well-known/agent-card.json"])
+    assert card["capabilities"]["extendedAgentCard"] is True  # published as authored, and named

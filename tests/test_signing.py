@@ -150,8 +150,8 @@ def test_an_ed25519_build_is_byte_identical_and_check_needs_no_key(
     signed["signatures"][0]["signature"] = ("A" if sig[0] != "A" else "B") + sig[1:]
     card.write_text(json.dumps(signed, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     code, out, _ = knoc("check", "--format", "json", root=repo)
-    found = json_diags(out)
-    assert code == 1 and found[0]["code"] == "KNO-SIGNATURE" and "does not verify" in found[0]["message"]
+    [found] = [d for d in json_diags(out) if d["code"] == "KNO-SIGNATURE"]
+    assert code == 1 and "does not verify" in found["message"]
     signed["signatures"][0]["signature"] = sig
     signed["description"] = "Edited by hand after signing."
     card.write_text(json.dumps(signed, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
@@ -286,3 +286,54 @@ def test_an_unsigned_build_over_a_signed_one_says_so(repo: Path, knoc: Knoc,
     assert code == 1 and [d["code"] for d in json_diags(out)] == ["KNO-UNSIGNED"]
     assert tree(repo / "build") == before  # under --fail-on warning, nothing is written
     assert knoc("build", root=repo)[0] == 0  # a warning otherwise: the author chose
+
+
+def test_a_signed_build_names_the_values_no_signature_protects(
+        repo: Path, knoc: Knoc, keys: dict[str, tuple[Path, bytes]]) -> None:
+    """A requirement with no scopes is left out of the signed form by every
+    SDK: deleting it still verifies, so a signed build says so, per card."""
+    source = repo / "content/agent-blueprints/drift-sentinel.kno"
+    source.write_text(source.read_text(encoding="utf-8").replace("  version: \"0.2.1\"\n", """  version: "0.2.1"
+  security_schemes:
+    bearer: {type: http, scheme: bearer}
+    oauth: {type: oauth2, flows: {client_credentials: {token_url: "https://auth.possibility.space/token",
+            scopes: {"drift:read": "", "drift:write": "Write"}}}}
+  security: [{bearer: []}, {oauth: ["drift:write"]}]
+"""), encoding="utf-8")
+    code, out, _ = knoc("build", "--format", "json", root=repo)  # unsigned: nothing to say
+    assert code == 0 and not [d for d in json_diags(out) if d["code"] == "KNO-SIGNING-UNPROTECTED"]
+    code, out, _ = knoc("build", "--format", "json", "--sign-key", str(keys["ed25519"][0]), root=repo)
+    found = {d["file"]: d for d in json_diags(out) if d["code"] == "KNO-SIGNING-UNPROTECTED"}
+    assert code == 0 and set(found) == {"content/agent-blueprints/drift-sentinel.kno", "content/agents/auth-agent.kno"}
+    drift = found["content/agent-blueprints/drift-sentinel.kno"]
+    assert "2 values" in drift["message"] and "`$.a2a_projection.security[0].bearer`" in drift["message"]
+    assert "scope `drift:read`" in drift["message"] and drift["line"] > 30
+    assert "`$.authentication.schemes[0]`" in found["content/agents/auth-agent.kno"]["message"]
+    # what the warning says is true: the SDK verifies the card without the requirement
+    rel = "agents.possibility.space/drift-sentinel/.well-known/agent-card.json"
+    card = cards(repo)[rel]
+    assert {"bearer": {"list": []}} in [r["schemes"] for r in card["securityRequirements"]] or \
+        {"bearer": {}} in [r["schemes"] for r in card["securityRequirements"]]
+    stripped = copy.deepcopy(card)
+    stripped["securityRequirements"] = [r for r in card["securityRequirements"] if "bearer" not in r["schemes"]]
+    assert sdk_verifies(card, jwks(repo, rel)) and sdk_verifies(stripped, jwks(repo, rel))
+    damaged = copy.deepcopy(card)
+    damaged["securityRequirements"] = [r for r in card["securityRequirements"] if "oauth" not in r["schemes"]]
+    assert not sdk_verifies(damaged, jwks(repo, rel))  # a scoped requirement is protected
+
+
+def test_a_browser_verifier_may_fetch_the_key_set(repo: Path, knoc: Knoc,
+                                                  keys: dict[str, tuple[Path, bytes]]) -> None:
+    """A card's `jku` is fetched cross-origin by a browser verifier: the key
+    set is served, and written into `_headers`, with CORS and cache headers."""
+    from tests.test_serve import get, serving
+    assert knoc("build", "--sign-key", str(keys["ed25519"][0]), root=repo)[0] == 0
+    host = "agents.possibility.space"
+    rules = (repo / f"build/site/{host}/_headers").read_text(encoding="utf-8")
+    rule = rules[rules.index("/.well-known/jwks.json\n"):].split("\n/", 1)[0]
+    assert "Access-Control-Allow-Origin: *" in rule and "Cache-Control: public, max-age=300" in rule
+    with serving(repo) as base:
+        status, headers, body = get(base + ".well-known/jwks.json", host=host)
+    assert status == 200 and json.loads(body)["keys"]
+    assert headers["Access-Control-Allow-Origin"] == "*" and headers["Cache-Control"] == "public, max-age=300"
+    assert headers["Content-Type"] == "application/jwk-set+json" and headers["ETag"]

@@ -94,7 +94,10 @@ def compile_repo(config: Config, use_cache: bool = False, progress: Progress = q
     large files only when they are read. `keep`: the caller writes build/ from the result: a
     patched run's rendering is stored too (`warm.patch`)."""
     with pool.collector_paused():  # hundreds of thousands of results, entities and pieces; few cycles
-        return _compile_repo(config, use_cache, progress, signer, early, lazy, keep)
+        result = _compile_repo(config, use_cache, progress, signer, early, lazy, keep)
+    if signer is None:  # what only a signed card is concerned by
+        result.report.drop("KNO-SIGNING-UNPROTECTED")
+    return result
 
 
 def _compile_repo(config: Config, use_cache: bool, progress: Progress, signer: CardSigner | None,

@@ -5,14 +5,11 @@ reaches a card unless a wire model names it."""
 
 from __future__ import annotations
 
-import ipaddress
-from collections.abc import Iterable
 from typing import Any
 
 from pydantic import ValidationError
 
 from knoc.a2a import capability, targets
-from knoc.a2a.capability import DEPRECATED, in_range, version_key
 from knoc.a2a.extensions import CONTRACT_URI, SERVICE_CLASS_URI
 from knoc.a2a.fields import DEFAULT_MODES, DEFAULT_TRANSPORT, CardFields
 from knoc.a2a.targets.base import Target
@@ -24,14 +21,22 @@ from knoc.a2a.wire import (
     ContractInterface,
     ContractParams,
 )
-from knoc.diagnostics import Diagnostic, JsonPath, at
+from knoc.compiler.card_checks import (
+    card_error,
+    deprecated,
+    legacy_dropped,
+    patch_versions,
+    protocol_checks,
+    unfinished,
+    unprotected_values,
+)
+from knoc.diagnostics import Diagnostic, JsonPath
 from knoc.io import limits
-from knoc.kinds.agent import NO_TWIN, PLACEHOLDERS, Agent, Projection, Written
+from knoc.kinds.agent import NO_TWIN, Agent, Projection, Written
 from knoc.output import listing
 from knoc.output.canonical import dumps_serialized, sha256
 from knoc.output.hosting import locate_url
 from knoc.output.index import card_details
-from knoc.rules.paths import split_url
 from knoc.rules.version import major_minor
 
 # Legacy `authentication.schemes` names that map onto an HTTP auth scheme.
@@ -44,10 +49,10 @@ def project(agent: Agent, target_name: str) -> tuple[Projection | None, list[Dia
     if not agent.typed.valid:
         return None, []
     target = targets.get(target_name)
-    diags = list(_protocol_checks(agent, target)) + list(_patch_versions(agent)) + list(_deprecated(agent))
+    diags = list(protocol_checks(agent, target)) + list(patch_versions(agent)) + list(deprecated(agent))
     if not agent.public:
         return None, diags
-    diags += _unfinished(agent)
+    diags += unfinished(agent)
     fields = _fields(agent, target, diags)
     location = _location(agent, diags)
     for path, what in target.dropped(fields) if fields is not None else []:
@@ -60,6 +65,12 @@ def project(agent: Agent, target_name: str) -> tuple[Projection | None, list[Dia
                                 f"`--a2a {targets.DEFAULT}`"))
     if fields is None or location is None or any(d.is_error for d in diags):
         return None, diags
+    if fields.extended_agent_card and not fields.schemes:
+        diags.append(card_error(agent, ("capabilities", "extended_agent_card"), "KNO-PROJECT-EXTENDED",
+                                "the card offers an extended card to authenticated clients, but declares no "
+                                "security scheme they could authenticate with (A2A 1.0 sections 3.1.11, 13.3)",
+                                "declare the scheme under `security_schemes` (and `security`), or drop "
+                                "`extended_agent_card`"))
     view = fields.legacy_view()
     if view is None and capability.speaks_0_3(target.versions) and not target.legacy_shaped:
         # compat: asked for a card 0.3 clients read, it cannot make one (the 0.3 target refuses, 1.0 says so
@@ -78,6 +89,7 @@ def project(agent: Agent, target_name: str) -> tuple[Projection | None, list[Dia
                           f"the card does not fit the A2A {target.name} model: {exc.errors()[0]['msg']}",
                           "report this as a knoc bug, with the entity"))
         return None, diags
+    diags += legacy_dropped(agent, fields, target, view is not None and (not target.legacy or legacy_model))
     tags = tuple(sorted({t for s in fields.skills for t in s.tags}))
     body, legacy = (dumps_serialized(m.serialized(), m.to_json_dict) if m else b"" for m in (model, legacy_model))
     if len(body) > limits.CARD_BYTES:
@@ -89,8 +101,9 @@ def project(agent: Agent, target_name: str) -> tuple[Projection | None, list[Dia
     extensions = tuple((e.uri, bool(e.required), e.params, *_origin(agent, e.uri, i, authored))
                        for i, e in enumerate(fields.extensions))
     skills = tuple(s.name for s in fields.skills)
-    written = Written(body, legacy, card_details(fields), listing.entry(agent.id, fields, tags))
-    twin = NO_TWIN if view is None else sha256(legacy) if legacy else ""
+    diags += unprotected_values(agent)
+    written = Written(body, legacy, card_details(fields), listing.entry(agent.slug, fields, tags))
+    twin = NO_TWIN if view is None or (target.legacy and not legacy) else sha256(legacy) if legacy else ""
     return Projection(*location, fields.name, fields.url, tags, sha256(body), extensions, skills,
                       twin, *written.pack()), diags
 
@@ -188,117 +201,6 @@ def _contract_params(c: dict[str, Any], target: Target) -> ContractParams | None
                           interfaces=interfaces or None)
 
 
-def _protocol_checks(agent: Agent, target: Target) -> Iterable[Diagnostic]:
-    """The declared protocol range holds together: min <= max, and every
-    version an interface speaks lies inside it."""
-    c = agent.card
-    low = capability.optional_str(c.get("min_protocol_version"))
-    high = capability.optional_str(c.get("max_protocol_version"))
-    if low and high and version_key(low) > version_key(high):
-        yield card_error(agent, ("max_protocol_version",), "KNO-PROTOCOL-RANGE",
-                   f"max_protocol_version {high} is below min_protocol_version {low}",
-                   "swap them, or widen the range so it holds at least one version")
-        return
-    defaults = capability.defaults(target.versions, agent.states_versions)
-    main = capability.main_versions(c, defaults)
-    stated: list[tuple[JsonPath, str, tuple[str, ...], bool]] = [
-        (("protocol_versions",), "main url", main, bool(c.get("protocol_versions")))]
-    for i, iface in enumerate(c.get("additional_interfaces") or []):
-        stated.append((("additional_interfaces", i, "protocol_versions"), f"interface {iface.get('url')}",
-                       capability.interface_versions(iface, defaults), bool(iface.get("protocol_versions"))))
-    for path, what, versions, declared in stated:
-        for j, v in enumerate(versions):
-            if in_range(v, low, high):
-                continue
-            bound = "min_protocol_version" if low and version_key(v) < version_key(low) else "max_protocol_version"
-            yield card_error(agent, (*path, j) if declared else (bound,), "KNO-PROTOCOL-RANGE",
-                       f"the {what} speaks A2A {v}" + ("" if declared else " (not stated: the default)")
-                       + f", outside the declared range {low or '*'} to {high or '*'}",
-                       f"widen `{bound}` to include {v}" + ("" if declared else
-                       ", or state the interface's `protocol_versions`"))
-    unstated = [(path, what, versions) for path, what, versions, declared in stated if not declared]
-    if unstated and not agent.states_versions and defaults != capability.STATED_DEFAULT and agent.public:
-        path, what, versions = unstated[0]
-        yield card_error(agent, path[:-1] if path[-1] == "protocol_versions" and len(path) > 1 else path,
-                   "KNO-PROTOCOL-UNSTATED",
-                   f"the {what}{' and others' if len(unstated) > 1 else ''} state no protocol versions: this A2A "
-                   f"{target.name} card claims A2A {', '.join(versions)}, as the target's default",
-                   "state `protocol_versions` (each interface's too), or declare agent-blueprint@0.4.0, where "
-                   "an unstated interface speaks A2A 1.0 under every target")
-    if target.legacy_shaped and agent.public and not any(capability.legacy_version(v) for _, _, v, _ in stated):
-        yield card_error(agent, ("protocol_versions",), "KNO-PROTOCOL-TARGET",
-                   f"an A2A {target.name} card sends its clients to an interface that speaks A2A 0.3 (or "
-                   f"another version before 1.0), and none does ({', '.join(main)} for the url)",
-                   f"add \"0.3\" to the `protocol_versions` of the interface that answers 0.3 clients, or build "
-                   f"with `--a2a {targets.DEFAULT}`")
-
-
-def _patch_versions(agent: Agent) -> Iterable[Diagnostic]:
-    """A warning for each protocol version written with a patch number."""
-    c = agent.card
-    bounds = ("min_protocol_version", "max_protocol_version")
-    written: list[tuple[JsonPath, object]] = [((k,), c.get(k)) for k in bounds]
-    lists: list[tuple[JsonPath, object]] = [(("protocol_versions",), c.get("protocol_versions"))]
-    lists += [(("additional_interfaces", i, "protocol_versions"), iface.get("protocol_versions"))
-              for i, iface in enumerate(c.get("additional_interfaces") or []) if isinstance(iface, dict)]
-    written += [((*path, j), v) for path, vs in lists if isinstance(vs, list) for j, v in enumerate(vs)]
-    for path, v in written:
-        if isinstance(v, str) and major_minor(v) != v:
-            yield card_error(agent, path, "KNO-PROTOCOL-PATCH",
-                             f"protocol version {v} is published as {major_minor(v)}",
-                             f"write \"{major_minor(v)}\": cards name protocol versions without a patch number")
-
-
-def _unfinished(agent: Agent) -> Iterable[Diagnostic]:
-    """Warnings for what a public card should not go out with: a skeleton's
-    placeholder text, a url only this machine can reach, plain http."""
-    c = agent.card
-    fields: list[tuple[JsonPath, Any, str]] = [(("description",), c.get("description"), "description")]
-    for i, skill in enumerate(c.get("skills") or []):
-        if isinstance(skill, dict):
-            fields += [(("skills", i, "name"), skill.get("name"), "skill_name"),
-                       (("skills", i, "description"), skill.get("description"), "skill_description")]
-    for path, value, key in fields:
-        if value == PLACEHOLDERS[key]:
-            yield card_error(agent, path, "KNO-CARD-PLACEHOLDER", f"`{value}` is the skeleton's placeholder text",
-                       "say what the agent really does: clients choose agents by these words")
-    url = c.get("url")
-    where = split_url(url)
-    if where is not None and _local(where.hostname or ""):
-        yield card_error(agent, ("url",), "KNO-CARD-URL-LOCAL", f"url `{url}` can be reached only from this machine "
-                   "or network", "publish the url clients will use, or keep the agent private while it is local")
-    elif where is not None and where.scheme == "http":
-        yield card_error(agent, ("url",), "KNO-CARD-URL-HTTP", f"url `{url}` is plain http: tasks and credentials "
-                   "travel unencrypted", "serve the agent over https")
-    for i, iface in enumerate(c.get("additional_interfaces") or []):
-        grpc = split_url(iface.get("url")) if iface.get("transport") == "GRPC" else None
-        if grpc is not None and grpc.hostname:
-            address = f"{grpc.hostname}:{grpc.port or (443 if grpc.scheme == 'https' else 80)}"
-            yield card_error(agent, ("additional_interfaces", i, "url"), "KNO-CARD-GRPC-ADDRESS",
-                       f"gRPC interface url `{iface['url']}` is not an address a gRPC channel can dial",
-                       f"write its host:port, `{address}` (A2A: a gRPC interface's url is hostname:port)")
-
-
-def _local(host: str) -> bool:
-    if host == "localhost" or host.endswith((".localhost", ".local")):
-        return True
-    try:
-        ip = ipaddress.ip_address(host)
-    except ValueError:
-        return False
-    return ip.is_loopback or ip.is_private or ip.is_link_local or ip.is_unspecified
-
-
-def _deprecated(agent: Agent) -> Iterable[Diagnostic]:
-    caps = agent.card.get("capabilities") or {}
-    for name, replacement in DEPRECATED.items():
-        if caps.get(name) is True:
-            yield card_error(agent, ("capabilities", name), "KNO-CAP-DEPRECATED",
-                        f"`{name}` is a deprecated capability (tier 3)",
-                        f"declare `{replacement}`, which replaces it; keep `{name}` only while "
-                        "old clients still need it")
-
-
 def _skill(agent: Agent, i: int, raw: dict[str, Any], diags: list[Diagnostic]) -> AgentSkill | None:
     missing = [k for k in ("description", "tags") if not raw.get(k)]
     for key in missing:
@@ -358,8 +260,3 @@ def _location(agent: Agent, diags: list[Diagnostic]) -> tuple[str, str] | None:
                           "use an absolute https URL whose host is a DNS name, without `.`, `..` or `%` segments"))
         return None
     return location
-
-
-def card_error(agent: Agent, path: JsonPath, code: str, message: str, hint: str) -> Diagnostic:
-    """A diagnostic at `path` inside the agent's card fields."""
-    return at(agent.typed.source, (*agent.card_path, *path), code, message, hint)

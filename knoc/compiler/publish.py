@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import NamedTuple
 
-from knoc.compiler.project import card_error
+from knoc.compiler.card_checks import card_error
 from knoc.diagnostics import Diagnostic, diag
 from knoc.kinds.agent import Agent, Projection
 

@@ -234,7 +234,14 @@ _declare("KNO-PROJECT-REQUIRED", E, "a field A2A requires is missing and cannot 
     and knoc has no rule to derive it.""")
 _declare("KNO-PROJECT-AUTH", E, "security cannot be mapped (legacy scheme, undeclared scheme)", """
     Security is declared once: either the legacy `authentication.schemes` (Bearer, Basic and Digest
-    map directly) or `security_schemes`, and every requirement names a declared scheme.""")
+    map directly) or `security_schemes`, and every requirement names a declared scheme. A 0.3 card
+    (and a compat card's 0.3 fields) cannot carry an OAuth scheme whose only flow is device code:
+    when every alternative of a requirement needs one, the card would look open, so it is refused.""")
+_declare("KNO-PROJECT-EXTENDED", W, "an extended card is offered, but no security scheme is declared", """
+    `capabilities.extended_agent_card` (0.3: `supportsAuthenticatedExtendedCard`) tells clients to
+    authenticate and fetch a fuller card. A2A 1.0 (sections 3.1.11 and 13.3) has them authenticate
+    with a scheme the card declares; with none declared, no client can. Declare the scheme under
+    `security_schemes`, or drop the flag.""")
 _declare("KNO-PROJECT-URL", E, "the url cannot be turned into a card path", """
     A card is published at <url>/.well-known/agent-card.json under build/site/<host>/<path>, so its
     url must be an absolute http(s) URL without `.` or `..` segments.""")
@@ -322,12 +329,14 @@ _declare("KNO-PROTOCOL-UNSTATED", W, "an older card states no protocol versions:
     for 0.3, 1.0 for 1.0. So one blueprint makes different claims under each target. State each
     interface's versions, or declare `agent-blueprint@0.4.0`, where an unstated interface speaks
     A2A 1.0 under every target.""")
-_declare("KNO-LEGACY-VIEW", W, "no interface speaks A2A 0.3: no agent.json, and a compat card has no 0.3 fields", """
+_declare("KNO-LEGACY-VIEW", W, "0.3 clients cannot be served: no agent.json, or a compat card without 0.3 fields", """
     agent.json (read by 0.2 clients) and a compat card's 0.3 top-level fields (read by 0.3 clients)
     send a client to an interface that speaks A2A 0.3 (or another version before 1.0). When no
     interface of the agent does, pointing them at a 1.0-only endpoint would fail every request, so
     agent.json is not written and a compat card goes out as a 1.0 card. Add "0.3" to the
-    `protocol_versions` of an interface that answers 0.3 clients, if one does.""")
+    `protocol_versions` of an interface that answers 0.3 clients, if one does. agent.json is not
+    written either when every alternative of a security requirement needs an OAuth flow only A2A
+    1.0 has (device code): its 0.3 card would state no requirement, and look open.""")
 _declare("KNO-CAP-DEPRECATED", W,
          "a card declares, or a `composes` link requires, a deprecated (tier 3) capability", """
     Deprecated capabilities are still honoured but discouraged; the message names the capability
@@ -357,6 +366,13 @@ _declare("KNO-SIGNING-UNPINNED", W, "a build is signed with a key knoc.toml does
     pins in `[signing] public`. With no pin it cannot tell the build's key from one planted in its
     key sets, and refuses to check a signed build. Add the line the hint gives (the key's public
     half, safe to commit).""")
+_declare("KNO-SIGNING-UNPROTECTED", W, "a signed card holds values no signature can protect", """
+    Every A2A SDK drops empty strings, lists and objects from a card before checking a signature
+    (section 8.4.1), so a copy without them verifies as well. Where an empty value means something
+    (a requirement with no scopes, `bearer: []`; an empty requirement, "or no authentication"; an
+    OAuth scope with no description; an empty value in an extension's params) a signed build lists
+    each, once per card. Give requirements scopes where the scheme has them; otherwise the signature
+    does not prove which authentication a client must use.""")
 _declare("KNO-UNSIGNED", W, "a signed build/ is being replaced by an unsigned one", """
     The build on disk is signed (its manifest names the keys), and this build has no signing key,
     so the cards it writes carry no signature. Give the key (--sign-key, or KNOC_SIGNING_KEY); with

@@ -97,6 +97,9 @@ class Report:
     def extend(self, diags: Iterable[Diagnostic]) -> None:
         self.items.extend(diags)
 
+    def drop(self, code: str) -> None:
+        self.items = [d for d in self.items if d.code != code]
+
     def sorted(self) -> list[Diagnostic]:
         return sorted(set(self.items), key=lambda d: d.sort_key)
 

@@ -26,6 +26,9 @@ CARD_HEADERS = {
     "Cache-Control": f"public, max-age={CARD_MAX_AGE}",
 }
 AI_CATALOG_HEADERS = {**CARD_HEADERS, "Content-Type": AI_CATALOG_TYPE}
+# A key set is fetched by a browser verifier from another origin (a card's
+# `jku`), and changes when keys rotate: the same rules as a card's.
+JWKS_HEADERS = {**CARD_HEADERS, "Content-Type": "application/jwk-set+json"}
 TYPES = {".json": "application/json", ".html": "text/html; charset=utf-8", ".png": "image/png",
          ".svg": "image/svg+xml", ".css": "text/css; charset=utf-8",
          ".js": "text/javascript; charset=utf-8", ".txt": "text/plain; charset=utf-8"}
@@ -48,6 +51,8 @@ def headers_for(rel: str) -> dict[str, str]:
         return CARD_HEADERS
     if rel == AI_CATALOG_FILE or rel.endswith("/" + AI_CATALOG_FILE):
         return AI_CATALOG_HEADERS
+    if rel == JWKS_FILE or rel.endswith("/" + JWKS_FILE):
+        return JWKS_HEADERS
     dot = rel.rfind(".")
     return {"Content-Type": TYPES.get(rel[dot:] if dot > rel.rfind("/") else "", "application/octet-stream")}
 
@@ -58,7 +63,8 @@ def headers_file() -> bytes:
     by one). Other files keep the host's defaults."""
     rules = [f"{pattern}{name}\n" + "".join(f"  {k}: {v}\n" for k, v in CARD_HEADERS.items())
              for pattern in ("/.well-known/", "/*/.well-known/") for name in CARD_NAMES]
-    rules.append(f"/{AI_CATALOG_FILE}\n" + "".join(f"  {k}: {v}\n" for k, v in AI_CATALOG_HEADERS.items()))
+    rules += [f"/{file}\n" + "".join(f"  {k}: {v}\n" for k, v in headers.items())
+              for file, headers in ((AI_CATALOG_FILE, AI_CATALOG_HEADERS), (JWKS_FILE, JWKS_HEADERS))]
     return ("# Written by knoc: A2A Agent Card response headers for static hosts (Netlify, Cloudflare Pages).\n"
             + "".join(rules)).encode("utf-8")
 

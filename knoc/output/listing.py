@@ -1,6 +1,7 @@
 """Each host's AI Catalog, `site/<host>/.well-known/ai-catalog.json`: the
 host-level listing of the agents that live there (github.com/Agent-Card/
-ai-catalog, `specification/ai-catalog.md`), for crawlers and registries.
+ai-catalog, `specification/ai-catalog.md` and its ADRs), for crawlers and
+registries.
 
 Each agent's entry is made with its card, in the one-file stage, so the
 cache keeps it; the render stage only joins a host's entries. The bytes
@@ -14,22 +15,22 @@ from collections.abc import Callable, Iterable, Iterator
 from knoc.a2a.fields import CardFields
 from knoc.output.canonical import dump_entry, dumps, joined_pieces
 from knoc.output.hosting import AI_CATALOG_FILE, CARD_FILE, SITE
+from knoc.rules.paths import host_folder, split_url
 
 SPEC_VERSION = "1.0"
-CARD_MEDIA_TYPE = "application/a2a-agent-card+json"
-URN = "urn:kno:agent:"  # an entry's identifier: the agent's ULID as a URN
+CARD_TYPE = "application/a2a-agent-card+json"  # an entry's `type` (ADR-0014; `mediaType` in earlier drafts)
 
 
-def entry(agent_id: str, fields: CardFields, tags: tuple[str, ...]) -> bytes:
-    """One agent's entry: published card fields only."""
+def entry(slug: str, fields: CardFields, tags: tuple[str, ...]) -> bytes:
+    """One agent's entry: what finds the card, never what the card itself
+    says (name, description, version: ADR-0016/0018)."""
+    parts = split_url(fields.url)
+    host = host_folder(parts.hostname or "") if parts else None
     return dump_entry({
-        "identifier": URN + agent_id,
-        "displayName": fields.name,
-        "mediaType": CARD_MEDIA_TYPE,
+        "identifier": f"urn:air:{host or 'localhost'}:{slug}",  # ADR-0015: urn:air:{publisher}:{name}
+        "type": CARD_TYPE,
         "url": f"{fields.url}/{CARD_FILE}",
-        "description": fields.description,
-        "tags": list(tags),
-        "version": fields.version,
+        **({"tags": list(tags)} if tags else {}),
     })
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from knoc.a2a import capability
 from knoc.a2a.fields import CardFields
 from knoc.a2a.targets import v03, v10
-from knoc.a2a.targets.base import Target
+from knoc.a2a.targets.base import Dropped, Target
 
 PROTOCOL_VERSION = "0.3"
 
@@ -40,18 +40,25 @@ def build(f: CardFields) -> AgentCard | v10.AgentCard:
     view = f.legacy_view()
     if view is None:
         return v10.build(f)
-    skills = [v10.skill(s, AgentSkill, security=s.security) for s in f.skills]  # both views' requirements
+    gone = v03.unflowed(f)  # their 0.3 fields hold no flow: no 0.3 requirement names them
+    skills = [v10.skill(s, AgentSkill, security=v03.without(s.security or [], gone) or None) for s in f.skills]
     return AgentCard(
         **v10.card_kwargs(f, skills),
         security_schemes={n: SecurityScheme(**v10.scheme(s), **v03.scheme(s)) for n, s in f.schemes.items()} or None,
         url=view.url, preferred_transport=view.transport, protocol_version=view.version,
-        additional_interfaces=v03.interfaces(view), security=f.security or None,
+        additional_interfaces=v03.interfaces(view), security=v03.without(f.security, gone) or None,
         supports_authenticated_extended_card=f.extended_agent_card,
     )
+
+
+def refused(f: CardFields) -> Dropped:
+    """The 0.3 fields' requirements, when they would all be gone."""
+    return v03.refused(f) if f.legacy_view() is not None else []
 
 
 # Read as its 1.0 view (its supported interfaces), which states every version;
 # the main url is the 0.3 top-level one, the same as the first interface's.
 TARGET = Target(name="compat", versions=("1.0", PROTOCOL_VERSION), build=build,
                 read=capability.read_1_0, url_of=v03.url_of,
-                unsupported_flags=frozenset({"state_transition_history"}), dropped=v10.dropped)
+                unsupported_flags=frozenset({"state_transition_history"}), dropped=v10.dropped,
+                refused=refused)

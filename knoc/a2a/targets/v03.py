@@ -84,7 +84,7 @@ def unflowed(f: CardFields) -> set[str]:
             if isinstance(s.get("flows"), dict) and s["flows"] and all(flow in FLOWS_1_0 for flow in s["flows"])}
 
 
-def _requirements(security: list[dict[str, list[str]]], gone: set[str]) -> list[dict[str, list[str]]]:
+def without(security: list[dict[str, list[str]]], gone: set[str]) -> list[dict[str, list[str]]]:
     """The alternatives of a requirement list that name no scheme of `gone`."""
     return [r for r in security if not gone & r.keys()]
 
@@ -98,10 +98,10 @@ def refused(f: CardFields) -> Dropped:
                                                for i, s in enumerate(f.skills))]
     return [(path, f"its security ({', '.join(sorted(gone & {n for r in rs for n in r}))} needs a flow only A2A 1.0 "
                    "has): the 0.3 card would state no requirement at all")
-            for path, rs in lists if rs and not _requirements(rs, gone)]
+            for path, rs in lists if rs and not without(rs, gone)]
 
 
-def _only_1_0(f: CardFields) -> Dropped:
+def only_1_0(f: CardFields) -> Dropped:
     found: Dropped = []
     gone = unflowed(f)
     found += [(("security_schemes", name), f"the scheme `{name}` (its only flow is A2A 1.0's), and every "
@@ -139,7 +139,7 @@ def dropped(f: CardFields) -> Dropped:
                                                         f"{', '.join(iface['protocol_versions'])})"))
         elif iface.get("tenant"):
             found.append((("additional_interfaces", i, "tenant"), "`tenant`"))
-    return found + _only_1_0(f)
+    return found + only_1_0(f)
 
 
 def build(f: CardFields) -> AgentCard:
@@ -162,9 +162,9 @@ def card(f: CardFields, view: LegacyView) -> AgentCard:
                                        state_transition_history=f.state_transition_history,
                                        extensions=f.extensions or None),
         security_schemes={n: SecurityScheme(**scheme(s)) for n, s in f.schemes.items() if n not in gone} or None,
-        security=_requirements(f.security, gone) or None,
+        security=without(f.security, gone) or None,
         default_input_modes=f.input_modes, default_output_modes=f.output_modes,
-        skills=[s.model_copy(update={"security": _requirements(s.security, gone) or None}) if s.security else s
+        skills=[s.model_copy(update={"security": without(s.security, gone) or None}) if s.security else s
                 for s in f.skills],
         supports_authenticated_extended_card=f.extended_agent_card,
     )
@@ -173,9 +173,10 @@ def card(f: CardFields, view: LegacyView) -> AgentCard:
 def legacy(f: CardFields) -> AgentCard | None:
     """The 0.3-shaped card for agent.json under a target whose own card
     pre-0.3 clients cannot parse: sent to an interface that speaks a
-    version before 1.0, or not written at all (None) when none does."""
+    version before 1.0, or not written at all (None) when none does, or
+    when its requirements would all be gone (`refused`: it would look open)."""
     view = f.legacy_view()
-    return None if view is None else card(f, view)
+    return None if view is None or refused(f) else card(f, view)
 
 
 def url_of(card: Card) -> str | None:

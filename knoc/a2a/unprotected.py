@@ -1,0 +1,69 @@
+"""What no card signature protects. Every A2A SDK removes empty strings,
+lists and objects before it canonicalizes a card (section 8.4.1), so an
+empty value whose presence a client reads can be deleted from a signed card
+and every signature still verifies. Such values are where the key is data:
+a security requirement with no scopes (or an empty one, the "or no
+authentication" alternative), an OAuth scope with no description, an
+empty value in an extension's params. An empty field of the card itself
+(`description: ""`) reads the same as a missing one in every SDK, so it is
+not listed."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from knoc.a2a.readers.common import clean_empty
+from knoc.diagnostics.source import JsonPath
+
+
+def unprotected(card: dict[str, Any]) -> list[tuple[JsonPath, str]]:
+    """(path in the card's source fields, what a client would lose) for each
+    value of `card` (an agent's card fields as authored) that a copy
+    without it verifies as well."""
+    found = list(_requirements(("security",), card.get("security")))
+    legacy = card.get("authentication")
+    if isinstance(legacy, dict) and isinstance(legacy.get("schemes"), list):
+        found += [(("authentication", "schemes", j), f"the requirement of `{name}` (it has no scopes)")
+                  for j, name in enumerate(legacy["schemes"])]
+    for i, skill in enumerate(_list(card.get("skills"))):
+        if isinstance(skill, dict):
+            found += _requirements(("skills", i, "security"), skill.get("security"))
+    for name, scheme in _dict(card.get("security_schemes")).items():
+        for flow, spec in _dict(_dict(scheme).get("flows")).items():
+            found += [(("security_schemes", name, "flows", flow, "scopes", scope), f"the scope `{scope}` "
+                       "(its description is empty)")
+                      for scope, text in _dict(_dict(spec).get("scopes")).items() if clean_empty(text) is None]
+    for i, extension in enumerate(_list(_dict(card.get("capabilities")).get("extensions"))):
+        params = _dict(_dict(extension).get("params"))
+        found += [(("capabilities", "extensions", i, "params", *path), "an empty value in the extension's params")
+                  for path in _empty_inside(params)]
+    return found
+
+
+def _requirements(path: JsonPath, requirements: Any) -> Iterator[tuple[JsonPath, str]]:
+    for j, requirement in enumerate(_list(requirements)):
+        if requirement == {}:
+            yield (*path, j), "an empty requirement (no authentication, as an alternative)"
+        for name, scopes in _dict(requirement).items():
+            if clean_empty(scopes) is None:
+                yield (*path, j, name), f"the requirement of `{name}` (it has no scopes)"
+
+
+def _empty_inside(value: Any, path: JsonPath = ()) -> Iterator[JsonPath]:
+    """The paths of the empty values inside open data (a map or list whose
+    members are data, not fields)."""
+    members = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for key, member in members:
+        if clean_empty(member) is None:
+            yield (*path, key)
+        else:
+            yield from _empty_inside(member, (*path, key))
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []

@@ -1,0 +1,168 @@
+"""What the projection says about an agent's card without shaping it: the
+protocol range holding together, placeholders left in, deprecated
+capabilities, what the 0.3-shaped part of a build leaves out, the values
+no signature protects. Each finding points into the agent's entity."""
+
+from __future__ import annotations
+
+import ipaddress
+from collections.abc import Iterable
+from typing import Any
+
+from knoc.a2a import capability, targets
+from knoc.a2a.capability import DEPRECATED, in_range, version_key
+from knoc.a2a.fields import CardFields
+from knoc.a2a.targets import v03
+from knoc.a2a.targets.base import Target
+from knoc.a2a.unprotected import unprotected
+from knoc.diagnostics import Diagnostic, JsonPath, at, json_path
+from knoc.kinds.agent import PLACEHOLDERS, Agent
+from knoc.rules.paths import split_url
+from knoc.rules.version import major_minor
+
+
+def legacy_dropped(agent: Agent, fields: CardFields, target: Target, written: object) -> list[Diagnostic]:
+    """What the 0.3-shaped part of a 1.0 or compat build (agent.json, the
+    compat card's 0.3 fields) leaves out, or why agent.json is not written."""
+    if target.legacy_shaped or fields.legacy_view() is None:
+        return []  # the 0.3 target's own `dropped` says it; no 0.3 part: KNO-LEGACY-VIEW said it
+    if not written:
+        return [card_error(agent, path, "KNO-LEGACY-VIEW", f"agent.json is not written: in the 0.3 card it would "
+                           f"hold, {what}", "give the scheme a flow A2A 0.3 has, if 0.3 clients may call it")
+                for path, what in v03.refused(fields)]
+    part = ("agent.json (the card 0.2 clients read)" if target.legacy
+            else "the card's 0.3 fields (what 0.3 clients read)")
+    return [card_error(agent, path, "KNO-PROJECT-DROPPED", f"{what} cannot be carried by {part} and is left out of "
+                       "it; 1.0 clients still read it", "nothing to do if 0.2 and 0.3 clients need not use it")
+            for path, what in v03.only_1_0(fields)]
+
+
+def unprotected_values(agent: Agent) -> list[Diagnostic]:
+    """The values of the card no signature protects, in one finding a
+    signed build reports (`knoc.a2a.unprotected`)."""
+    gaps = unprotected(agent.card)
+    if not gaps:
+        return []
+    listed = "; ".join(f"`{json_path((*agent.card_path, *path))}`: {what}" for path, what in gaps)
+    return [card_error(agent, gaps[0][0], "KNO-SIGNING-UNPROTECTED",
+                       f"a signature cannot protect {len(gaps)} value{'s' if len(gaps) != 1 else ''} of this card "
+                       f"that clients read, because the signed form every A2A SDK computes leaves empty values "
+                       f"out: a copy without {'them' if len(gaps) != 1 else 'it'} still verifies. {listed}",
+                       "give each requirement the scopes it needs where its scheme has scopes; for the rest, "
+                       "clients must not take the signature as proof of which authentication is required")]
+
+
+def protocol_checks(agent: Agent, target: Target) -> Iterable[Diagnostic]:
+    """The declared protocol range holds together: min <= max, and every
+    version an interface speaks lies inside it."""
+    c = agent.card
+    low = capability.optional_str(c.get("min_protocol_version"))
+    high = capability.optional_str(c.get("max_protocol_version"))
+    if low and high and version_key(low) > version_key(high):
+        yield card_error(agent, ("max_protocol_version",), "KNO-PROTOCOL-RANGE",
+                   f"max_protocol_version {high} is below min_protocol_version {low}",
+                   "swap them, or widen the range so it holds at least one version")
+        return
+    defaults = capability.defaults(target.versions, agent.states_versions)
+    main = capability.main_versions(c, defaults)
+    stated: list[tuple[JsonPath, str, tuple[str, ...], bool]] = [
+        (("protocol_versions",), "main url", main, bool(c.get("protocol_versions")))]
+    for i, iface in enumerate(c.get("additional_interfaces") or []):
+        stated.append((("additional_interfaces", i, "protocol_versions"), f"interface {iface.get('url')}",
+                       capability.interface_versions(iface, defaults), bool(iface.get("protocol_versions"))))
+    for path, what, versions, declared in stated:
+        for j, v in enumerate(versions):
+            if in_range(v, low, high):
+                continue
+            bound = "min_protocol_version" if low and version_key(v) < version_key(low) else "max_protocol_version"
+            yield card_error(agent, (*path, j) if declared else (bound,), "KNO-PROTOCOL-RANGE",
+                       f"the {what} speaks A2A {v}" + ("" if declared else " (not stated: the default)")
+                       + f", outside the declared range {low or '*'} to {high or '*'}",
+                       f"widen `{bound}` to include {v}" + ("" if declared else
+                       ", or state the interface's `protocol_versions`"))
+    unstated = [(path, what, versions) for path, what, versions, declared in stated if not declared]
+    if unstated and not agent.states_versions and defaults != capability.STATED_DEFAULT and agent.public:
+        path, what, versions = unstated[0]
+        yield card_error(agent, path[:-1] if path[-1] == "protocol_versions" and len(path) > 1 else path,
+                   "KNO-PROTOCOL-UNSTATED",
+                   f"the {what}{' and others' if len(unstated) > 1 else ''} state no protocol versions: this A2A "
+                   f"{target.name} card claims A2A {', '.join(versions)}, as the target's default",
+                   "state `protocol_versions` (each interface's too), or declare agent-blueprint@0.4.0, where "
+                   "an unstated interface speaks A2A 1.0 under every target")
+    if target.legacy_shaped and agent.public and not any(capability.legacy_version(v) for _, _, v, _ in stated):
+        yield card_error(agent, ("protocol_versions",), "KNO-PROTOCOL-TARGET",
+                   f"an A2A {target.name} card sends its clients to an interface that speaks A2A 0.3 (or "
+                   f"another version before 1.0), and none does ({', '.join(main)} for the url)",
+                   f"add \"0.3\" to the `protocol_versions` of the interface that answers 0.3 clients, or build "
+                   f"with `--a2a {targets.DEFAULT}`")
+
+
+def patch_versions(agent: Agent) -> Iterable[Diagnostic]:
+    """A warning for each protocol version written with a patch number."""
+    c = agent.card
+    bounds = ("min_protocol_version", "max_protocol_version")
+    written: list[tuple[JsonPath, object]] = [((k,), c.get(k)) for k in bounds]
+    lists: list[tuple[JsonPath, object]] = [(("protocol_versions",), c.get("protocol_versions"))]
+    lists += [(("additional_interfaces", i, "protocol_versions"), iface.get("protocol_versions"))
+              for i, iface in enumerate(c.get("additional_interfaces") or []) if isinstance(iface, dict)]
+    written += [((*path, j), v) for path, vs in lists if isinstance(vs, list) for j, v in enumerate(vs)]
+    for path, v in written:
+        if isinstance(v, str) and major_minor(v) != v:
+            yield card_error(agent, path, "KNO-PROTOCOL-PATCH",
+                             f"protocol version {v} is published as {major_minor(v)}",
+                             f"write \"{major_minor(v)}\": cards name protocol versions without a patch number")
+
+
+def unfinished(agent: Agent) -> Iterable[Diagnostic]:
+    """Warnings for what a public card should not go out with: a skeleton's
+    placeholder text, a url only this machine can reach, plain http."""
+    c = agent.card
+    fields: list[tuple[JsonPath, Any, str]] = [(("description",), c.get("description"), "description")]
+    for i, skill in enumerate(c.get("skills") or []):
+        if isinstance(skill, dict):
+            fields += [(("skills", i, "name"), skill.get("name"), "skill_name"),
+                       (("skills", i, "description"), skill.get("description"), "skill_description")]
+    for path, value, key in fields:
+        if value == PLACEHOLDERS[key]:
+            yield card_error(agent, path, "KNO-CARD-PLACEHOLDER", f"`{value}` is the skeleton's placeholder text",
+                       "say what the agent really does: clients choose agents by these words")
+    url = c.get("url")
+    where = split_url(url)
+    if where is not None and _local(where.hostname or ""):
+        yield card_error(agent, ("url",), "KNO-CARD-URL-LOCAL", f"url `{url}` can be reached only from this machine "
+                   "or network", "publish the url clients will use, or keep the agent private while it is local")
+    elif where is not None and where.scheme == "http":
+        yield card_error(agent, ("url",), "KNO-CARD-URL-HTTP", f"url `{url}` is plain http: tasks and credentials "
+                   "travel unencrypted", "serve the agent over https")
+    for i, iface in enumerate(c.get("additional_interfaces") or []):
+        grpc = split_url(iface.get("url")) if iface.get("transport") == "GRPC" else None
+        if grpc is not None and grpc.hostname:
+            address = f"{grpc.hostname}:{grpc.port or (443 if grpc.scheme == 'https' else 80)}"
+            yield card_error(agent, ("additional_interfaces", i, "url"), "KNO-CARD-GRPC-ADDRESS",
+                       f"gRPC interface url `{iface['url']}` is not an address a gRPC channel can dial",
+                       f"write its host:port, `{address}` (A2A: a gRPC interface's url is hostname:port)")
+
+
+def _local(host: str) -> bool:
+    if host == "localhost" or host.endswith((".localhost", ".local")):
+        return True
+    try:
+        ip = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return ip.is_loopback or ip.is_private or ip.is_link_local or ip.is_unspecified
+
+
+def deprecated(agent: Agent) -> Iterable[Diagnostic]:
+    caps = agent.card.get("capabilities") or {}
+    for name, replacement in DEPRECATED.items():
+        if caps.get(name) is True:
+            yield card_error(agent, ("capabilities", name), "KNO-CAP-DEPRECATED",
+                        f"`{name}` is a deprecated capability (tier 3)",
+                        f"declare `{replacement}`, which replaces it; keep `{name}` only while "
+                        "old clients still need it")
+
+
+def card_error(agent: Agent, path: JsonPath, code: str, message: str, hint: str) -> Diagnostic:
+    """A diagnostic at `path` inside the agent's card fields."""
+    return at(agent.typed.source, (*agent.card_path, *path), code, message, hint)
