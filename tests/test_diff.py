@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -132,12 +133,64 @@ BASE = {"minProtocolVersion": "0.3.0", "maxProtocolVersion": "1.0", "capabilitie
     ({**BASE, "capabilities": {"contextReuse": True, "pauseResume": True}}, "capability-on", "additive",
      "capability `pauseResume` turned on"),
     ({**BASE, "maxProtocolVersion": "0.3.0"}, "protocol-narrowed", "breaking",
-     "no longer accepts A2A `1.0` (was 0.3.0 to 1.0, now 0.3.0)"),
+     "no longer accepts A2A `1.0`"),
     ({**BASE, "maxProtocolVersion": "1.1"}, "protocol-widened", "additive",
-     "now accepts A2A `1.1` (was 0.3.0 to 1.0, now 0.3.0 to 1.1)"),
+     "now accepts A2A `1.1`"),
 ])
 def test_contract_changes_are_classed_as_flags_and_versions(params: dict[str, Any], kind: str, cls: str,
                                                             message: str) -> None:
     """The capability-contract entry is not one opaque extension change."""
     changes = compare(Publication({"a": contract_card(**BASE)}, {}), Publication({"a": contract_card(**params)}, {}))
     assert [(c.kind, c.cls, c.message) for c in changes] == [(kind, cls, message)]
+    if kind.startswith("protocol"):
+        assert changes[0].before == "0.3.0 to 1.0" and changes[0].after in ("0.3.0", "0.3.0 to 1.1")
+
+
+def test_two_refs_compare_as_a_pull_request_does(knoc: Knoc, two_commits: Path) -> None:
+    """`A..B` compares two commits, whatever the work tree holds."""
+    edit(two_commits / STEWARD, "name: Schema Steward", "name: Uncommitted Steward")  # not in either ref
+    code, out, _ = knoc("diff", "main..feature", "--format", "json", root=two_commits)
+    report = json.loads(out)
+    assert code == 0 and report["base"].startswith("main (") and report["head"].startswith("feature (")
+    assert ("schema-steward", "capability-off") in {(c["name"], c["kind"]) for c in report["changes"]}
+    assert not any("Uncommitted" in (c["after"] or "") for c in report["changes"])
+    described = next(c for c in report["changes"] if c["kind"] == "description-changed")
+    assert described["before"].startswith("Reviews") and described["after"].startswith("Carefully reviews")
+    assert knoc("diff", "feature..main", "--format", "json", root=two_commits)[0] == 0
+    for bad in ("main..", "..main", "main", "--output=/tmp/x..main"):
+        assert knoc("diff", bad, "--format", "json", root=two_commits)[0] == 2, bad
+    assert knoc("diff", "main..feature", "--base", "main", root=two_commits)[0] == 2
+
+
+def test_a_major_version_bump_announces_its_breaking_changes(knoc: Knoc, two_commits: Path) -> None:
+    """The gate passes breaking changes of an agent whose major version went
+    up, and still fails one without a bump."""
+    edit(two_commits / STEWARD, '  version: "0.3.0"', '  version: "1.0.0"')
+    git(two_commits, "commit", "-qam", "bump the steward")
+    code, out, _ = knoc("diff", "main..feature", "--format", "json", "--fail-on", "breaking", root=two_commits)
+    report = json.loads(out)
+    steward = [c for c in report["changes"] if c["name"] == "schema-steward" and c["class"] == "breaking"]
+    assert steward and all(c["intended"] == "version 0.3.0 -> 1.0.0" for c in steward)
+    assert code == 1 and report["counts"]["intended"] == len(steward)  # quick-summarizer's removal still fails
+    edit(two_commits / SUMMARIZER, "visibility: private\n", "")
+    edit(two_commits / SEARCH, "domains: [schemas]", "domains: [schemas, entity-health]")
+    git(two_commits, "commit", "-qam", "keep the summarizer")
+    code, out, _ = knoc("diff", "main..feature", "--fail-on", "breaking", root=two_commits)
+    assert code == 0 and "breaking, intended (version 0.3.0 -> 1.0.0)" in out
+
+
+def test_signatures_and_keys_are_changes(knoc: Knoc, repo: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Stripping every signature, or a key from jwks.json, is breaking."""
+    key = tmp_path_factory.mktemp("key") / "k.pem"
+    assert subprocess.run([sys.executable, "-m", "knoc", "keys", "new", str(key)], capture_output=True).returncode == 0
+    assert knoc("build", "--sign-key", str(key), root=repo)[0] == 0
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "signed")
+    assert knoc("build", "--unsigned", root=repo)[0] == 0
+    git(repo, "commit", "-qam", "unsigned")
+    code, out, _ = knoc("diff", "main~1..main", "--format", "json", "--fail-on", "breaking", root=repo)
+    kinds = {(c["subject"], c["kind"]) for c in json.loads(out)["changes"]}
+    assert code == 1 and ("agent", "signatures-removed") in kinds and ("host", "keys-removed") in kinds
+    code, out, _ = knoc("diff", "main..main~1", root=repo)
+    assert code == 0 and "now signed" in out and "jwks.json publishes" in out

@@ -15,6 +15,7 @@ import pytest
 from click.testing import CliRunner
 
 from knoc.cli import main
+from tests.conftest import json_diags
 
 SARIF_SCHEMA = json.loads((Path(__file__).parent / "data/sarif/sarif-schema-2.1.0.json").read_text())
 BLUEPRINT = "content/agent-blueprints/schema-steward.kno"
@@ -120,3 +121,24 @@ def test_fail_on_sets_the_threshold(knoc: Knoc, warned: Path) -> None:
     code, _, err = knoc("build", "--fail-on", "warning", root=warned)
     assert code == 1 and err.strip().endswith("(build/ left unchanged)")
     assert not (warned / "build").exists()
+
+
+@pytest.mark.parametrize("args", [("check",), ("check", "--bogus"), ("build", "--a2a", "9.9")])
+def test_a_usage_error_reaches_every_machine_format(knoc: Knoc, repo: Path, args: tuple[str, ...]) -> None:
+    """A bad knoc.toml, an unknown option, a bad value: exit 2, and the
+    chosen reporter says KNO-CONFIG (a SARIF upload is never an empty file)."""
+    with (repo / "knoc.toml").open("a", encoding="utf-8") as f:
+        f.write("\n[knoc]\nbogus = 1\n" if args == ("check",) else "")
+    for fmt in ("sarif", "json", "junit", "github"):
+        code, out, err = knoc(*args, "--format", fmt, root=repo)
+        assert code == 2 and "KNO-CONFIG" in out and "error" in err.lower(), (fmt, out, err)
+        if fmt == "sarif":
+            log = json.loads(out)
+            jsonschema.Draft4Validator(SARIF_SCHEMA).validate(log)
+            assert [r["ruleId"] for r in log["runs"][0]["results"]] == ["KNO-CONFIG"]
+        elif fmt == "json":
+            assert [d["code"] for d in json_diags(out)] == ["KNO-CONFIG"]
+        elif fmt == "junit":
+            assert ET.fromstring(out).find(".//failure").get("type") == "KNO-CONFIG"  # type: ignore[union-attr]
+        else:
+            assert out.startswith("::error title=KNO-CONFIG::")

@@ -75,6 +75,36 @@ def test_knoc_build_rebuilds_and_stages(repo: Path) -> None:
     assert "Now reviews" in committed
 
 
+def test_knoc_build_without_the_key_fails_the_commit_of_a_signed_repo(repo: Path) -> None:
+    """The knoc-build hook in a repo whose build/ is signed, run by a
+    teammate without the key: the commit fails, and the signed build/ stays."""
+    hook_repo(repo, "knoc-build")
+    key = repo.parent / "signing.pem"
+    run(repo.parent, sys.executable, "-m", "knoc", "keys", "new", str(key))
+    run(repo, sys.executable, "-m", "knoc", "build", "--sign-key", str(key))
+    run(repo, "git", "add", "-A")
+    run(repo, "git", "commit", "-qm", "signed", "--no-verify")
+    edit = repo / BLUEPRINT
+    edit.write_text(edit.read_text(encoding="utf-8").replace("Now reviews", "Reviews again"), encoding="utf-8")
+    run(repo, "git", "add", BLUEPRINT)
+    refused = run(repo, "git", "commit", "-m", "edit, no key", check=False)
+    output = refused.stdout + refused.stderr
+    assert refused.returncode != 0 and "Failed" in output and "KNO-UNSIGNED" in output and "--sign-key" in output
+    card = "build/site/agents.possibility.space/schema-steward/.well-known/agent-card.json"
+    assert '"signatures"' in (repo / card).read_text(encoding="utf-8")  # nothing was stripped
+    done = run(repo, "git", "commit", "-m", "edit, with the key", check=False)
+    assert done.returncode != 0  # still no key: still refused
+    env_key = key.read_text(encoding="utf-8")
+    os.environ["KNOC_SIGNING_KEY"] = env_key
+    try:
+        accepted = run(repo, "git", "commit", "-m", "edit, key in the environment")
+    finally:
+        del os.environ["KNOC_SIGNING_KEY"]
+    assert "Passed" in accepted.stdout + accepted.stderr
+    assert "Reviews again" in run(repo, "git", "show", f"HEAD:{card}").stdout
+    assert '"signatures"' in run(repo, "git", "show", f"HEAD:{card}").stdout
+
+
 def test_the_readme_config_installs_knoc_from_its_release_tag(repo: Path) -> None:
     """The README's snippet as written, with the shipped manifest as is
     (`language: python`): pre-commit clones knoc at the release tag the

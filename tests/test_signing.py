@@ -278,14 +278,68 @@ def test_verify_and_import_fetch_the_key_set_the_card_names_only_when_allowed(
         assert "signatures" not in written and "protected" not in written
 
 
-def test_an_unsigned_build_over_a_signed_one_says_so(repo: Path, knoc: Knoc,
-                                                     keys: dict[str, tuple[Path, bytes]]) -> None:
+def test_a_signed_repo_is_never_built_unsigned_by_accident(repo: Path, knoc: Knoc,
+                                                             keys: dict[str, tuple[Path, bytes]]) -> None:
+    """A build without the key over a signed build/ is refused (exit 2,
+    build/ untouched) and says how to give the key; --unsigned drops the
+    signatures on purpose, and says so."""
     assert knoc("build", "--sign-key", str(keys["ed25519"][0]), root=repo)[0] == 0
     before = tree(repo / "build")
-    code, out, _ = knoc("build", "--fail-on", "warning", "--format", "json", root=repo)
-    assert code == 1 and [d["code"] for d in json_diags(out)] == ["KNO-UNSIGNED"]
-    assert tree(repo / "build") == before  # under --fail-on warning, nothing is written
-    assert knoc("build", root=repo)[0] == 0  # a warning otherwise: the author chose
+    code, out, err = knoc("build", "--format", "json", root=repo)
+    [refused] = json_diags(out)
+    assert code == 2 and refused["code"] == "KNO-UNSIGNED" and "nothing was written" in refused["message"]
+    assert all(way in refused["hint"] for way in ("--sign-key", "KNOC_SIGNING_KEY", "[signing]", "--unsigned"))
+    assert tree(repo / "build") == before
+    assert knoc("build", "--unsigned", "--sign-key", str(keys["ed25519"][0]), root=repo)[0] == 2
+    code, _, err = knoc("build", "--unsigned", root=repo)
+    assert code == 0 and "its signatures dropped (--unsigned)" in err
+    assert not list((repo / "build/site").rglob("jwks.json"))
+    assert "signatures" not in (repo / "build/site/agents.possibility.space/catalog-search/.well-known/"
+                                "agent-card.json").read_text(encoding="utf-8")
+
+
+def test_a_repo_that_pins_a_key_signs_with_the_key_knoc_toml_names(
+        repo: Path, knoc: Knoc, keys: dict[str, tuple[Path, bytes]], monkeypatch: pytest.MonkeyPatch) -> None:
+    """`[signing] key` (with `~`) is the key every command that builds takes;
+    a pinned repo without any key is refused, whatever build/ holds."""
+    path, _ = keys["ed25519"]
+    monkeypatch.setenv("HOME", str(path.parent))
+    monkeypatch.delenv("KNOC_SIGNING_KEY", raising=False)
+    pin = pin_line(signing.public_jwk(serialization.load_pem_private_key(path.read_bytes(), None)))
+    with (repo / "knoc.toml").open("a", encoding="utf-8") as f:
+        f.write(f"\n[signing]\n{pin}\n")
+    code, out, _ = knoc("build", "--format", "json", root=repo)
+    assert code == 2 and json_diags(out)[0]["code"] == "KNO-UNSIGNED" and not (repo / "build").exists()
+    with (repo / "knoc.toml").open("a", encoding="utf-8") as f:
+        f.write(f'key = "~/{path.name}"\n')
+    code, _, err = knoc("build", root=repo)
+    assert code == 0 and "signed with 1 key" in err
+    assert knoc("check", root=repo)[0] == 0
+    (repo / "content/agent-blueprints/drift-sentinel.kno").write_text(
+        (repo / "content/agent-blueprints/drift-sentinel.kno").read_text(encoding="utf-8").replace(
+            "Compares derived", "Now compares derived"), encoding="utf-8")
+    code, out, err = knoc("check", "--format", "json", root=repo)
+    assert code == 1 and "run `knoc build`" in err  # the key is at hand: the plain command works
+    monkeypatch.setenv("HOME", str(repo.parent / "nobody"))  # a teammate without the key file
+    code, out, err = knoc("build", "--format", "json", root=repo)
+    [refused] = json_diags(out)
+    assert code == 2 and refused["code"] == "KNO-SIGNING" and "--unsigned" in refused["hint"]
+
+
+def test_check_names_the_command_that_rebuilds_a_signed_repo(repo: Path, knoc: Knoc,
+                                                              keys: dict[str, tuple[Path, bytes]]) -> None:
+    key = str(keys["ed25519"][0])
+    pin = pin_line(signing.public_jwk(serialization.load_pem_private_key(keys["ed25519"][0].read_bytes(), None)))
+    with (repo / "knoc.toml").open("a", encoding="utf-8") as f:
+        f.write(f"\n[signing]\n{pin}\n")
+    assert knoc("build", "--sign-key", key, root=repo)[0] == 0
+    source = repo / "content/agent-blueprints/drift-sentinel.kno"
+    source.write_text(source.read_text(encoding="utf-8").replace("Compares derived", "Now compares derived"),
+                      encoding="utf-8")
+    code, out, err = knoc("check", "--format", "json", root=repo)
+    assert code == 1 and "run `knoc build --sign-key KEY`" in err
+    assert all("knoc build --sign-key KEY" in d["hint"] for d in json_diags(out) if d["code"] == "KNO-DRIFT")
+    assert knoc("build", "--sign-key", key, root=repo)[0] == 0  # the advice works
 
 
 def test_a_signed_build_names_the_values_no_signature_protects(
@@ -337,3 +391,17 @@ def test_a_browser_verifier_may_fetch_the_key_set(repo: Path, knoc: Knoc,
     assert status == 200 and json.loads(body)["keys"]
     assert headers["Access-Control-Allow-Origin"] == "*" and headers["Cache-Control"] == "public, max-age=300"
     assert headers["Content-Type"] == "application/jwk-set+json" and headers["ETag"]
+
+
+def test_serve_watch_builds_a_signed_repo_with_its_key(repo: Path, knoc: Knoc,
+                                                       keys: dict[str, tuple[Path, bytes]]) -> None:
+    from tests.test_serve import get, serving
+    key = str(keys["ed25519"][0])
+    assert knoc("build", "--sign-key", key, root=repo)[0] == 0
+    env = {k: v for k, v in os.environ.items() if k != "KNOC_SIGNING_KEY"}
+    refused = subprocess.run([sys.executable, "-m", "knoc", "serve", "--watch", "--port", "0", "--root", str(repo)],
+                             capture_output=True, text=True, timeout=60, env=env)
+    assert refused.returncode == 2 and "KNO-UNSIGNED" in refused.stderr
+    with serving(repo, "--watch", "--sign-key", key) as base:
+        status, _, body = get(base + "catalog-search/.well-known/agent-card.json", host="agents.possibility.space")
+    assert status == 200 and json.loads(body)["signatures"]

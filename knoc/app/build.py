@@ -12,8 +12,7 @@ from knoc.app.outcome import Outcome, UsageError, fails
 from knoc.app.scan import Scan
 from knoc.app.signing import key_signer, signed_by, unpinned
 from knoc.compiler.driver import Progress, Result, quiet
-from knoc.config import Config
-from knoc.diagnostics import diag
+from knoc.config import CONFIG_FILE, Config
 from knoc.io import background, git, lock
 from knoc.io.outputs import Base, OutputMemo
 from knoc.io.stored import Stat
@@ -23,20 +22,33 @@ from knoc.output.tree import MANIFEST, Tree
 if TYPE_CHECKING:
     from knoc.output.signed import KeySigner
 
+# How to build a repo that signs: the ways to give the key, and the way out.
+UNSIGNED_HINT = ("give the key: `--sign-key PATH`, KNOC_SIGNING_KEY (a path, or the PEM itself) or `key = \"PATH\"` "
+                 "under [signing] in knoc.toml; or drop the signatures on purpose with `--unsigned`")
+
 
 def build(config: Config, *, use_cache: bool, fail_on_warning: bool, stage: bool = False,
-          progress: Progress = quiet, sign_keys: tuple[str, ...] = ()) -> Outcome:
+          progress: Progress = quiet, sign_keys: tuple[str, ...] = (), unsigned: bool = False) -> Outcome:
     """Compile, and when nothing fails write build/ (and with `stage`, `git
     add` it: what the pre-commit hook `knoc-build` does). With signing keys,
-    every card is signed and each host publishes its key set. One build at
-    a time per repo (knoc.io.lock)."""
+    every card is signed and each host publishes its key set; a repo that
+    signs (a signed build/, or a pinned key) is never built without them
+    unless `unsigned` says so. One build at a time per repo (knoc.io.lock)."""
     with lock.held(config.root):
-        return _build(config, use_cache, fail_on_warning, stage, progress, sign_keys)
+        return _build(config, use_cache, fail_on_warning, stage, progress, sign_keys, unsigned)
 
 
 def _build(config: Config, use_cache: bool, fail_on_warning: bool, stage: bool, progress: Progress,
-           sign_keys: tuple[str, ...]) -> Outcome:
-    signer = key_signer(config, sign_keys)
+           sign_keys: tuple[str, ...], unsigned: bool) -> Outcome:
+    if unsigned and sign_keys:
+        raise UsageError("KNO-CONFIG", "--unsigned and --sign-key contradict each other", "give one of them")
+    signer = None if unsigned else key_signer(config, sign_keys)
+    dropped = signed_by(config) if signer is None else None
+    if signer is None and not unsigned and (dropped is not None or config.public):
+        raise UsageError("KNO-UNSIGNED", (f"{config.output}/ is signed" if dropped is not None
+                                          else f"{CONFIG_FILE} pins a signing key")
+                         + ", and no signing key was given: this build would publish cards without signatures; "
+                           "nothing was written", UNSIGNED_HINT)
     # build/ as it is, scanned meanwhile on another core (and finished by
     # whichever is free, as a check does): what to compare with, what to reuse.
     scan = Scan(config, use_cache)
@@ -59,10 +71,6 @@ def _build(config: Config, use_cache: bool, fail_on_warning: bool, stage: bool, 
         result = compile_cached(config, use_cache, progress, signer, early=None if signer else staging, keep=True)
         current = not scan.in_build(seen(), result.base).differing(result.digests)  # then rewrite nothing
         diags = result.report.sorted()
-        if signer is None and signed_by(config) is not None:  # no key this time: say so before the signatures go
-            diags.append(diag("KNO-UNSIGNED", f"{out} is signed, and this build is not: its cards lose their "
-                              "signatures", file=f"{out}{MANIFEST}",
-                              hint="give the key (--sign-key, or KNOC_SIGNING_KEY)"))
         if signer is not None and not config.public:
             diags.append(unpinned(signer))
         written = result.ok and not fails(diags, fail_on_warning)  # --fail-on warning: a warning stops the write too
@@ -77,7 +85,8 @@ def _build(config: Config, use_cache: bool, fail_on_warning: bool, stage: bool, 
             swapped = result.digests, result.base
     finally:
         staging.abort()  # whatever was written early and not swapped in
-    outcome = Outcome("knoc build", diags, result.inputs, _summary(config, result, written, current, stage, signer))
+    outcome = Outcome("knoc build", diags, result.inputs, _summary(config, result, written, current, stage, signer)
+                      + ("; its signatures dropped (--unsigned)" if written and dropped is not None else ""))
     del result  # its trees and per-file results, and the old tree's scan: the memo is made without them
     old.cache_clear()
     if swapped is not None:
@@ -106,7 +115,7 @@ def _summary(config: Config, result: Result, written: bool, current: bool, stage
     if written and result.untwinned:  # no agent.json for them: old clients find nothing there
         shown = ", ".join(result.untwinned[:5]) + (f" and {len(result.untwinned) - 5} more"
                                                    if len(result.untwinned) > 5 else "")
-        summary += f"; without agent.json (no interface speaks A2A 0.3): {shown}"
+        summary += f"; without agent.json (no interface 0.3 clients can use): {shown}"
     if written and private:  # an agent that is valid but not published is private: say so, by name
         shown = ", ".join(private[:5]) + (f" and {len(private) - 5} more" if len(private) > 5 else "")
         summary += f"; not published: {len(private)} private agent{'s' if len(private) != 1 else ''} ({shown})"

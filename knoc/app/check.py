@@ -54,12 +54,34 @@ def _compared(config: Config, use_cache: bool, progress: Progress | None, scan: 
         unstaged = diag("KNO-DRIFT", f"{out} is current in your work tree but not staged", file=out,
                         hint=f"stage it: `git add {out}`, then commit again")
         return Outcome("knoc check", [*result.report.sorted(), unstaged], result.inputs, f"{out} not staged")
+    rebuild = _rebuild(config, signed is not None)
     drifted = drift(result.files, differ, found.actual, functools.partial(_old, config.out_dir), out,
-                    (lambda: _built_for(config), config.a2a), in_hook=in_hook)
+                    (lambda: _built_for(config), config.a2a), in_hook=in_hook, rebuild=rebuild,
+                    written=functools.cache(lambda: _written(config)))
     if signed is not None and signed.refused:
         drifted = _refusals(signed.refused, out) + drifted
-    summary = f"{out} drifted: run `knoc build`" if drifted else f"{out} is up to date"
+    summary = f"{out} drifted: run `{rebuild}`" if drifted else f"{out} is up to date"
     return Outcome("knoc check", result.report.sorted() + drifted, result.inputs, summary)
+
+
+def _rebuild(config: Config, signs: bool) -> str:
+    """The command that rebuilds this repo as it is built: a repo that signs
+    needs its key, unless knoc.toml or the environment already gives it."""
+    if not signs or config.key or os.environ.get("KNOC_SIGNING_KEY"):
+        return "knoc build"
+    return "knoc build --sign-key KEY"
+
+
+def _written(config: Config) -> set[str]:
+    """The files the build on disk says it wrote (its manifest's outputs)."""
+    from knoc.output.tree import MANIFEST
+    from knoc.rules import jsontext
+
+    try:
+        outputs = jsontext.parse(tree.read(config.out_dir, MANIFEST))["outputs"]
+    except (OSError, jsontext.Refused, KeyError, TypeError):
+        return set()
+    return {*outputs, MANIFEST} if isinstance(outputs, dict) else {MANIFEST}
 
 
 def _refusals(refused: list[tuple[str, str]], out: str) -> list[Diagnostic]:

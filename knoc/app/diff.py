@@ -1,60 +1,134 @@
-"""`knoc diff`: the public wire changes between a git ref and the work tree."""
+"""`knoc diff`: the public wire changes between two git refs, or a ref and
+the work tree: compiled from the sources at each, with the signatures and
+key sets of the build/ committed there (or on disk, for the work tree)."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
+from collections.abc import Iterator
+from pathlib import Path
 
 from knoc.app.common import compile_cached
 from knoc.app.outcome import Outcome, UsageError
+from knoc.app.signing import signed_by
 from knoc.compiler.driver import Result, compile_repo
 from knoc.config import Config, load_config
 from knoc.diagnostics import Severity, diag
-from knoc.io import git
+from knoc.io import git, tree
+from knoc.output.hosting import CARD_FILE, JWKS_FILE, SITE
 from knoc.output.tree import DOMAINS
+from knoc.rules import jsontext
 from knoc.tools import diff as changes
 
 MACHINE = ("sarif", "junit", "github")  # formats that carry the breaking changes as findings
+WORK_TREE = "work tree"
 
 
-def diff(config: Config, base: str | None, *, fmt: str, gate: bool, use_cache: bool) -> Outcome:
-    head = compile_cached(config, use_cache)
-    diags = head.report.sorted()
-    if not head.ok:
-        return Outcome("knoc diff", diags, head.inputs, "not compared: fix the work tree first")
-    try:
-        ref = base or git.default_base(config.root)
-        label = git.describe(config.root, ref)
-        with git.checkout(config.root, ref) as old_root:
-            old = compile_repo(load_config(old_root, config.a2a))
-    except (git.GitError, ValueError) as exc:
-        said = str(exc)
-        unknown = base is not None and any(s in said for s in ("unknown revision", "Needed a single revision"))
-        what = (f"`{base}` is not a branch, tag or commit git knows" if unknown
-                else (said.splitlines() or ["git failed"])[0].removeprefix("fatal: "))
-        raise UsageError("KNO-GIT", what, "pass --base with a branch, tag or commit (`git log --oneline` lists "
-                         "commits)") from None
-    found = changes.compare(publication(old, config.a2a), publication(head, config.a2a))
+def diff(config: Config, base: str | None, *, fmt: str, gate: bool, use_cache: bool,
+         head: str | None = None) -> Outcome:
+    """`base` against `head` (a ref), or against the work tree when `head` is None."""
+    for ref in (base, head):
+        if ref is not None and (not ref or ref.startswith("-") or any(c.isspace() or c == "\0" for c in ref)):
+            raise UsageError("KNO-GIT", f"`{ref}` is not a git ref", "name a branch, tag or commit")
+    with _compiled(config, head, use_cache) as (new, new_config, head_label):
+        diags = new.report.sorted() if head is None else []
+        if not new.ok:
+            return Outcome("knoc diff", new.report.sorted(), new.inputs,
+                           f"not compared: fix the {head_label} first")
+        with _compiled(config, base or _default_base(config), False) as (old, old_config, label):
+            if not old.ok:
+                return Outcome("knoc diff", diags, new.inputs, f"not compared: the sources at {label} do not "
+                               f"compile (`knoc check` there says why)", failed=True)
+            found = changes.compare(publication(old, old_config, config.a2a),
+                                    publication(new, new_config, config.a2a))
     counts = changes.count(found)
     answer = None
     if fmt in ("text", "markdown"):
-        answer = changes.markdown(found, label, "work tree", config.a2a)
+        answer = changes.markdown(found, label, head_label, config.a2a)
     elif fmt == "json":
-        answer = json.dumps({"base": label, "head": "work tree", "a2a_target": config.a2a, "counts": counts,
+        answer = json.dumps({"base": label, "head": head_label, "a2a_target": config.a2a, "counts": counts,
                              "changes": [c.to_dict() for c in found]}, indent=2, ensure_ascii=False) + "\n"
-    findings = [diag("KNO-CARD-BREAKING", f"{c.subject} `{c.name}`: {c.message}",
-                     file=head.agents.get(c.name) if c.subject == "agent" else None,
+    findings = [diag("KNO-CARD-BREAKING", f"{c.subject} `{c.name}`: {c.message}"
+                     + (f" (intended: {c.intended})" if c.intended else ""),
+                     file=new.agents.get(c.name) if c.subject == "agent" else None,
                      hint="keep it, or bump the agent's major version and tell its clients")
                 for c in found if c.cls == "breaking"]
-    if gate:  # --fail-on breaking: a breaking change is an error
-        findings = [dataclasses.replace(d, severity=Severity.ERROR) for d in findings]
-    summary = (f"{counts['breaking']} breaking, {counts['additive']} additive, {counts['cosmetic']} cosmetic "
-               f"since {label}")
-    return Outcome("knoc diff", diags + findings if fmt in MACHINE else diags, head.inputs, summary,
+    if gate:  # --fail-on breaking: a breaking change no major version announces is an error
+        findings = [dataclasses.replace(d, severity=Severity.ERROR) if "(intended: " not in d.message else d
+                    for d in findings]
+    summary = (f"{counts['breaking']} breaking" + (f" (and {counts['intended']} intended)" if counts["intended"]
+                                                    else "")
+               + f", {counts['additive']} additive, {counts['cosmetic']} cosmetic since {label}")
+    return Outcome("knoc diff", diags + findings if fmt in MACHINE else diags, new.inputs, summary,
                    answer=answer, report_format="text" if fmt in ("markdown", "json") else None,
                    failed=gate and counts["breaking"] > 0)
 
 
-def publication(result: Result, target: str) -> changes.Publication:
-    return changes.Publication({c.slug: json.loads(c.projection.body) for c in result.cards},
-                               json.loads(result.files[DOMAINS])["domains"], target)
+def _default_base(config: Config) -> str:
+    try:
+        return git.default_base(config.root)
+    except git.GitError as exc:
+        raise _git_error(exc, None) from None
+
+
+@contextlib.contextmanager
+def _compiled(config: Config, ref: str | None, use_cache: bool) -> Iterator[tuple[Result, Config, str]]:
+    """The repo compiled at `ref` (None: the work tree, through the cache),
+    its config (where its build/ is) and how to name it."""
+    if ref is None:
+        yield compile_cached(config, use_cache), config, WORK_TREE
+        return
+    try:
+        label = git.describe(config.root, ref)
+        with git.checkout(config.root, ref) as root:
+            at_ref = load_config(root, config.a2a)
+            yield compile_repo(at_ref), at_ref, label
+    except (git.GitError, ValueError) as exc:
+        raise _git_error(exc, ref) from None
+
+
+def _git_error(exc: Exception, ref: str | None) -> UsageError:
+    said = str(exc)
+    unknown = ref is not None and any(s in said for s in ("unknown revision", "Needed a single revision",
+                                                          "not a valid object name"))
+    what = (f"`{ref}` is not a branch, tag or commit git knows" if unknown
+            else (said.splitlines() or ["git failed"])[0].removeprefix("fatal: "))
+    return UsageError("KNO-GIT", what, "name a branch, tag or commit (`git log --oneline` lists commits): "
+                      "`knoc diff A..B`, or `--base REF` for the work tree")
+
+
+def publication(result: Result, config: Config, target: str) -> changes.Publication:
+    """What a build publishes: the cards and domains compiled, and the
+    signatures and key sets its build/ holds (none when it is not signed)."""
+    cards = {c.slug: json.loads(c.projection.body) for c in result.cards}
+    signed: dict[str, tuple[str, ...]] = {}
+    keys: dict[str, tuple[str, ...]] = {}
+    if signed_by(config) is not None:
+        for c in result.cards:
+            signed[c.slug] = _kids(_built(config.out_dir, f"{SITE}{c.projection.site_dir}/{CARD_FILE}"),
+                                   "signatures")
+        for host in {c.projection.host for c in result.cards}:
+            keys[host] = _kids(_built(config.out_dir, f"{SITE}{host}/{JWKS_FILE}"), "keys")
+    return changes.Publication(cards, json.loads(result.files[DOMAINS])["domains"], target, signed, keys)
+
+
+def _built(out: Path, rel: str) -> object:
+    try:
+        return jsontext.parse(tree.read(out, rel))
+    except (OSError, jsontext.Refused):
+        return None
+
+
+def _kids(doc: object, member: str) -> tuple[str, ...]:
+    """The key ids of a card's signatures (their protected headers), or of a key set's keys."""
+    from knoc.a2a import signing
+
+    entries = doc.get(member) if isinstance(doc, dict) else None
+    if not isinstance(entries, list):
+        return ()
+    if member == "keys":
+        return tuple(sorted({str(k["kid"]) for k in entries if isinstance(k, dict) and isinstance(k.get("kid"), str)}))
+    headers = (signing.protected_header(e) for e in entries)
+    return tuple(sorted({str(h["kid"]) for h in headers if h and isinstance(h.get("kid"), str)}))

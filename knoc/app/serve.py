@@ -14,7 +14,8 @@ from knoc.rules.paths import segment_problem
 from knoc.tools import serve as serving
 
 
-def serve(config: Config, port: int, site_name: str | None, rebuild: bool, *, use_cache: bool,
+def serve(config: Config, port: int, site_name: str | None, rebuild: bool, sign_keys: tuple[str, ...] = (),
+          unsigned: bool = False, *, use_cache: bool,
           fail_on_warning: bool, report: Callable[[Outcome], object], failed: Callable[[Exception], object],
           say: Callable[[str], None]) -> Outcome:
     """Serve until interrupted. `report` shows each build's outcome, `failed`
@@ -23,7 +24,8 @@ def serve(config: Config, port: int, site_name: str | None, rebuild: bool, *, us
     site = config.out_dir / SITE.rstrip("/")
 
     def build_and_report() -> None:
-        report(build(config, use_cache=use_cache, fail_on_warning=fail_on_warning))
+        report(build(config, use_cache=use_cache, fail_on_warning=fail_on_warning, sign_keys=sign_keys,
+                     unsigned=unsigned))
 
     folders = [config.specs, config.content]
     since = watch.fingerprint(config.root, folders) if rebuild else None

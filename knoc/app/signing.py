@@ -71,7 +71,9 @@ def _private(config: Config, sign_keys: tuple[str, ...]) -> list[signing_.Privat
     try:
         return keys.signing_keys(list(sign_keys), config.root, config.key)
     except keys.KeyProblem as exc:
-        raise UsageError("KNO-SIGNING", str(exc), "see `knoc explain KNO-SIGNING`") from None
+        raise UsageError("KNO-SIGNING", f"{exc}; nothing was written",
+                         "give a usable key (--sign-key PATH, KNOC_SIGNING_KEY or [signing] `key`; `knoc explain "
+                         "KNO-SIGNING`), or build with --unsigned to publish without signatures") from None
 
 
 def _kid(config: Config, jwk: dict[str, str]) -> str:

@@ -8,12 +8,51 @@ importer."""
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Sequence
+from typing import Any
+
 import click
 
 from knoc import __version__
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class Knoc(click.Group):
+    """The command group: a command line click refuses (an unknown option,
+    a bad value) is a KNO-CONFIG finding in the format asked for, as every
+    other usage error is."""
+
+    def main(self, args: Sequence[str] | None = None, prog_name: str | None = None,
+             complete_var: str | None = None, standalone_mode: bool = True, **extra: Any) -> Any:
+        argv = list(sys.argv[1:] if args is None else args)
+        if not standalone_mode:
+            return super().main(argv, prog_name, complete_var, False, **extra)
+        try:
+            return super().main(argv, prog_name, complete_var, False, **extra)
+        except click.exceptions.Exit as exc:
+            sys.exit(exc.exit_code)
+        except click.exceptions.Abort:
+            sys.exit(130)
+        except click.ClickException as exc:
+            exc.show()
+            from knoc.cli.options import report_usage
+
+            report_usage(exc.format_message(), _format(argv), "knoc " + " ".join(a for a in argv[:2]
+                                                                                 if not a.startswith("-")))
+            sys.exit(exc.exit_code)
+
+
+def _format(argv: list[str]) -> str:
+    """The `--format` asked for, as click would read it."""
+    for i, arg in enumerate(argv):
+        if arg == "--format" and i + 1 < len(argv):
+            return argv[i + 1]
+        if arg.startswith("--format="):
+            return arg.split("=", 1)[1]
+    return "text"
+
+
+@click.group(cls=Knoc, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="knoc")
 def main() -> None:
     """knoc compiles a KNO content repo into public A2A agent cards."""

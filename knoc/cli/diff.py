@@ -2,19 +2,35 @@ from __future__ import annotations
 
 import click
 
+from knoc.app.outcome import UsageError
 from knoc.cli.options import Run, options
 from knoc.diagnostics.reporters import FORMATS
 
 
 @click.command(name="diff")
-@click.option("--base", help="Git ref to compare with (default: the merge base with the default branch).")
-@options(formats=(*FORMATS, "markdown"), thresholds=("error", "warning", "breaking"))
-def command(run: Run, base: str | None) -> int:
-    """Report the public wire changes between a git ref and the work tree.
+@click.argument("refs", required=False, metavar="[A..B]")
+@click.option("--base", help="Git ref to compare the work tree with (default: the merge base with the default "
+                             "branch).")
+@options(formats=(*FORMATS, "markdown"), thresholds=("error", "warning", "breaking"), default_format="markdown")
+def command(run: Run, refs: str | None, base: str | None) -> int:
+    """Report the public wire changes between two git refs (A..B), or
+    between a ref (--base) and the work tree.
 
-    Per agent and per perception domain, each change is classed breaking,
-    additive or cosmetic. Markdown (the default; paste it into a pull
-    request) or JSON; --fail-on breaking makes it a CI gate."""
+    Per agent, perception domain and host, each change is classed breaking,
+    additive or cosmetic, with its old and new value. Breaking changes of
+    an agent whose major version went up are reported as intended.
+    Markdown (the default; paste it into a pull request) or JSON;
+    --fail-on breaking makes it a CI gate that intended changes pass."""
     from knoc.app.diff import diff
 
-    return run.report(diff(run.config, base, fmt=run.fmt, gate=run.fail_on == "breaking", use_cache=run.use_cache))
+    head = None
+    if refs is not None:
+        if base is not None:
+            raise UsageError("KNO-CONFIG", "give either A..B or --base, not both", "`knoc diff main..HEAD`")
+        base, sep, head = refs.partition("..")
+        if not sep or not base or not head or head.startswith("."):
+            raise UsageError("KNO-CONFIG", f"`{refs}` is not a range of two refs", "write it A..B: `knoc diff "
+                             "main..HEAD`")
+    fmt = "markdown" if run.fmt == "text" else run.fmt
+    return run.report(diff(run.config, base, fmt=fmt, gate=run.fail_on == "breaking", use_cache=run.use_cache,
+                           head=head))

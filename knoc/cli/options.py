@@ -24,7 +24,7 @@ from knoc.app import CACHE_DIR
 from knoc.app.common import open_repo
 from knoc.app.outcome import Outcome, UsageError, as_usage, exit_code
 from knoc.config import Config
-from knoc.diagnostics import internal
+from knoc.diagnostics import Diagnostic, diag, internal
 from knoc.diagnostics.reporters import FORMATS, REPORTERS, Context, summary, use_color
 from knoc.diagnostics.source import reader
 
@@ -98,7 +98,7 @@ def authoring(command: Callable[..., int]) -> Callable[..., None]:
 
 
 def options(formats: tuple[str, ...] = FORMATS, thresholds: tuple[str, ...] = ("error", "warning"),
-            target: bool = True, cache: bool = True, repo: bool = True
+            target: bool = True, cache: bool = True, repo: bool = True, default_format: str = "text"
             ) -> Callable[[Callable[..., int]], Callable[..., None]]:
     """`common`, for a command with its own formats or `--fail-on` thresholds,
     without the target and cache options it has no use for, or run outside
@@ -119,7 +119,7 @@ def options(formats: tuple[str, ...] = FORMATS, thresholds: tuple[str, ...] = ("
                     config = dataclasses.replace(config, jobs=jobs)
                 return command(Run(config, fmt, fail_on, not no_cache), **kw)
 
-            guarded(run)
+            guarded(run, fmt, f"knoc {click.get_current_context().command_path.split(' ', 1)[-1]}")
 
         chosen = [
             *([click.option("--root", type=click.Path(file_okay=False, path_type=Path),
@@ -127,10 +127,7 @@ def options(formats: tuple[str, ...] = FORMATS, thresholds: tuple[str, ...] = ("
             *([click.option("--a2a", type=click.Choice(targets.names()),
                             help=f"A2A target version (default: knoc.toml, else {targets.DEFAULT}).")]
               if target else []),
-            click.option("--format", "fmt", type=click.Choice(formats),
-                         help="How findings are written: text (default; `github` under GITHUB_ACTIONS=true), "
-                              "json lines, sarif, junit or github workflow commands."
-                              if "github" in formats else f"Output format: {' or '.join(formats)} (default: text)."),
+            click.option("--format", "fmt", type=click.Choice(formats), help=_format_help(formats, default_format)),
             *([click.option("--fail-on", type=click.Choice(thresholds), default="error", show_default=True,
                             help="The least severe finding that makes the exit code 1.")] if thresholds else []),
             *([click.option("--no-cache", is_flag=True, help=f"Neither read nor write {CACHE_DIR}/ "
@@ -145,6 +142,16 @@ def options(formats: tuple[str, ...] = FORMATS, thresholds: tuple[str, ...] = ("
         return wrapper
 
     return decorate
+
+
+def _format_help(formats: tuple[str, ...], default: str) -> str:
+    if "github" not in formats:
+        return f"Output format: {' or '.join(formats)} (default: {default})."
+    others = ", ".join(f for f in formats if f not in (default, "github"))
+    return (f"{default} (default; `github` under GITHUB_ACTIONS=true), or {others} or github workflow commands "
+            "(json: one finding per line)." if default == "text" else
+            f"{default} (default, also as `text`; `github` under GITHUB_ACTIONS=true), or "
+            f"{others.replace('text, ', '')} or github workflow commands.")
 
 
 def utf8_arguments(values: list[Any]) -> None:
@@ -169,31 +176,36 @@ def finish(outcome: Outcome, root: Path) -> int:
     return Run(Config(root=root), "text", "error", True).report(outcome)
 
 
-def guarded(action: Callable[[], int]) -> None:
+def guarded(action: Callable[[], int], fmt: str = "text", suite: str = "knoc") -> None:
     """Run a command and exit with its code; a usage error, a bug or Ctrl-C
-    becomes one message and its exit code, never a traceback."""
+    becomes one finding and its exit code, never a traceback. A machine
+    format gets the finding too (a SARIF upload is never an empty file)."""
     try:
         code = action()
     except Exception as exc:
-        code = complain(exc)
+        code = complain(exc, fmt, suite)
     except KeyboardInterrupt:  # what was being written was left aside, not half-done
         click.echo("interrupted: build/ is as it was before this run", err=True)
         code = EXIT_INTERRUPTED
     sys.exit(code)
 
 
-def complain(exc: Exception) -> int:
+def complain(exc: Exception, fmt: str = "text", suite: str = "knoc") -> int:
     """Say what went wrong (a usage error, else a bug in knoc); its exit code."""
     found = as_usage(exc)
-    return usage(found) if found is not None else bug(exc)
+    finding = internal.internal(exc) if found is None else diag(found.code, str(found), hint=found.hint)
+    click.echo(f"error[{finding.code}]: {finding.message}" + (f"\n  = help: {finding.hint}" if finding.hint else "")
+               + (f"\n{finding.detail}" if finding.detail else ""), err=True)
+    _machine(finding, fmt, suite)
+    return EXIT_USAGE if found is not None else EXIT_BUG
 
 
-def bug(exc: Exception) -> int:
-    d = internal.internal(exc)
-    click.echo(f"error[{d.code}]: {d.message}\n  = help: {d.hint}" + (f"\n{d.detail}" if d.detail else ""), err=True)
-    return EXIT_BUG
+def report_usage(message: str, fmt: str, suite: str) -> None:
+    """A command line click refused, for a machine format (click has told the person)."""
+    _machine(diag("KNO-CONFIG", message, hint="see the command's --help"), fmt, suite)
 
 
-def usage(exc: UsageError) -> int:
-    click.echo(f"error[{exc.code}]: {exc}" + (f"\n  = help: {exc.hint}" if exc.hint else ""), err=True)
-    return EXIT_USAGE
+def _machine(finding: Diagnostic, fmt: str, suite: str) -> None:
+    reporter = REPORTERS.get(fmt)
+    if reporter is not None and not reporter.to_stderr:
+        click.echo(reporter.render([finding], Context(lambda rel: None, [], suite)))

@@ -11,8 +11,12 @@ from knoc.cli.options import Run, common, complain
 @click.option("--site", "site_name", metavar="HOST",
               help="Serve the build/site/HOST tree for every request, whatever its Host header.")
 @click.option("--watch", is_flag=True, help="Build now, then rebuild whenever a source or spec changes.")
+@click.option("--sign-key", "sign_keys", multiple=True, metavar="PATH",
+              help="With --watch: sign each build, as `knoc build --sign-key` does.")
+@click.option("--unsigned", is_flag=True, help="With --watch: build without signatures in a repo that signs.")
 @common
-def command(run: Run, port: int, site_name: str | None, watch: bool) -> int:
+def command(run: Run, port: int, site_name: str | None, watch: bool, sign_keys: tuple[str, ...],
+            unsigned: bool) -> int:
     """Serve build/site/ on loopback the way a static host would.
 
     The request's Host header picks the build/site/<host> tree; any other
@@ -20,6 +24,8 @@ def command(run: Run, port: int, site_name: str | None, watch: bool) -> int:
     as application/json with CORS open for GET; agent.json answers too."""
     from knoc.app.serve import serve
 
-    return run.report(serve(run.config, port, site_name, watch, use_cache=run.use_cache,
+    if (sign_keys or unsigned) and not watch:
+        raise click.UsageError("--sign-key and --unsigned go with --watch (they are how it builds)")
+    return run.report(serve(run.config, port, site_name, watch, sign_keys, unsigned, use_cache=run.use_cache,
                             fail_on_warning=run.fail_on == "warning", report=run.report, failed=complain,
                             say=lambda line: click.echo(line, err=True)))

@@ -373,10 +373,10 @@ _declare("KNO-SIGNING-UNPROTECTED", W, "a signed card holds values no signature 
     OAuth scope with no description; an empty value in an extension's params) a signed build lists
     each, once per card. Give requirements scopes where the scheme has them; otherwise the signature
     does not prove which authentication a client must use.""")
-_declare("KNO-UNSIGNED", W, "a signed build/ is being replaced by an unsigned one", """
-    The build on disk is signed (its manifest names the keys), and this build has no signing key,
-    so the cards it writes carry no signature. Give the key (--sign-key, or KNOC_SIGNING_KEY); with
-    `--fail-on warning` the unsigned build is not written.""")
+_declare("KNO-UNSIGNED", E, "a build without a signing key, in a repo that signs", """
+    build/ is signed (its manifest names the keys), or knoc.toml pins a key, and no key was given, so
+    the cards would go out without signatures. Nothing is written. Give the key (--sign-key,
+    KNOC_SIGNING_KEY, or `key` under [signing]), or pass --unsigned to drop them on purpose.""")
 _declare("KNO-SIGNATURE", E, "a card's signature does not verify, or a signed card lacks one", """
     In a repo that signs its cards (knoc.toml pins their keys), every card must carry exactly the
     signatures a build writes: one per pinned key the manifest names and per distinct view its

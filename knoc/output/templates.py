@@ -45,4 +45,13 @@ def _environment() -> jinja2.Environment:
                              keep_trailing_newline=True, undefined=jinja2.StrictUndefined)
     env.filters["yaml_str"] = lambda s: json.dumps(str(s), ensure_ascii=False)  # a YAML scalar, any text
     env.filters["cell"] = lambda s: str(s).replace("|", "\\|").replace("\n", " ")  # a Markdown table cell
+    env.filters["value"] = _value
     return env
+
+
+def _value(value: str | None) -> str:
+    """An old or new value in a Markdown table cell: code, or a dash for none."""
+    if value is None:
+        return "–"
+    text = value.replace("|", "\\|").replace("\n", " ").replace("`", "'")
+    return f"`{text}`" if text.strip() else "(empty)"

@@ -4,14 +4,18 @@ Markdown comment that shows them).
 
 Classes follow the capability stability rules (seed 001): taking something
 away that a client may rely on (an agent, a skill, a capability, an
-extension, an accepted mode, a domain's agent) or moving it (the url) is
-`breaking`; adding is `additive`; words and metadata are `cosmetic`."""
+extension, an accepted mode, a domain's agent, a signature, a published
+key) or moving it (the url) is `breaking`; adding is `additive`; words and
+metadata are `cosmetic`. An agent whose major version went up (for 0.x,
+its minor: semver's initial development) announces its breaking changes:
+they are reported as intended, and do not fail the gate."""
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic.alias_generators import to_camel
@@ -23,6 +27,7 @@ from knoc.a2a.targets.base import Target
 from knoc.output import templates
 
 CLASSES = ("breaking", "additive", "cosmetic")
+SHOWN = 200  # characters of an old or new value a change shows
 COSMETIC_FIELDS = ("name", "description", "provider", "documentationUrl", "iconUrl", "version")
 # Capability flags wherever a card states them (core fields or the contract entry).
 FLAGS = (*capability.CORE, *capability.CONTRACT_FLAGS)
@@ -36,23 +41,41 @@ class Publication:
     cards: dict[str, dict[str, Any]]
     domains: dict[str, list[str]]
     target: str | None = None  # the A2A target both builds were made for; None: read cards by their shape
+    signed: dict[str, tuple[str, ...]] = field(default_factory=dict)  # the key ids of each card's signatures
+    keys: dict[str, tuple[str, ...]] = field(default_factory=dict)  # the key ids each host's jwks.json publishes
 
 
 @dataclass(frozen=True)
 class Change:
-    subject: str  # "agent" or "domain"
-    name: str  # the agent's or domain's slug
+    subject: str  # "agent", "domain" or "host"
+    name: str  # the agent's or domain's slug, the host's name
     kind: str  # e.g. "skill-removed"
     cls: str  # one of CLASSES
     message: str
+    before: str | None = None  # the old value, as shown (None: there was none)
+    after: str | None = None  # the new value
+    intended: str = ""  # for a breaking change an agent's major version announces: the bump
 
-    def to_dict(self) -> dict[str, str]:
-        return {"subject": self.subject, "name": self.name, "kind": self.kind,
-                "class": self.cls, "message": self.message}
+    def to_dict(self) -> dict[str, Any]:
+        return {"subject": self.subject, "name": self.name, "kind": self.kind, "class": self.cls,
+                "message": self.message, "before": self.before, "after": self.after,
+                "intended": self.intended or None}
+
+    @property
+    def unannounced(self) -> bool:
+        """A breaking change no major version bump announces: what fails the gate."""
+        return self.cls == "breaking" and not self.intended
+
+
+# One change of a card: (kind, class, message, before, after).
+Found = tuple[str, str, str, Any, Any]
 
 
 def count(changes: list[Change]) -> dict[str, int]:
-    return {cls: sum(c.cls == cls for c in changes) for cls in CLASSES}
+    counts = {cls: sum(c.cls == cls for c in changes) for cls in CLASSES}
+    counts["intended"] = sum(c.cls == "breaking" and bool(c.intended) for c in changes)
+    counts["breaking"] -= counts["intended"]
+    return counts
 
 
 def compare(base: Publication, head: Publication) -> list[Change]:
@@ -60,34 +83,66 @@ def compare(base: Publication, head: Publication) -> list[Change]:
     for slug in sorted(base.cards.keys() | head.cards.keys()):
         old, new = base.cards.get(slug), head.cards.get(slug)
         if old is None:
-            changes.append(Change("agent", slug, "agent-added", "additive", "agent published"))
+            changes.append(Change("agent", slug, "agent-added", "additive", "agent published", None,
+                                  _shown((new or {}).get("name"))))
         elif new is None:
             changes.append(Change("agent", slug, "agent-removed", "breaking",
-                                  "agent no longer published (deleted, made private or broken)"))
+                                  "agent no longer published (deleted, made private or broken)",
+                                  _shown(old.get("name"))))
         else:
-            changes += (Change("agent", slug, kind, cls, msg)
-                        for kind, cls, msg in _card(old, new, targets.get(head.target) if head.target
-                                                    else targets.by_shape(new)))
+            bump = _bump(old.get("version"), new.get("version"))
+            found = [*_card(old, new, targets.get(head.target) if head.target else targets.by_shape(new)),
+                     *_signatures(base.signed.get(slug, ()), head.signed.get(slug, ()))]
+            changes += (Change("agent", slug, kind, cls, msg, _shown(was), _shown(now),
+                               bump if cls == "breaking" else "")
+                        for kind, cls, msg, was, now in found)
     for domain in sorted(base.domains.keys() | head.domains.keys()):
         changes += _domain(domain, base.domains.get(domain), head.domains.get(domain))
+    for host in sorted(base.keys.keys() | head.keys.keys()):
+        changes += _keys(host, base.keys.get(host, ()), head.keys.get(host, ()))
     order = {c: i for i, c in enumerate(CLASSES)}
-    return sorted(changes, key=lambda c: (c.subject != "agent", c.name, order[c.cls], c.kind, c.message))
+    subjects = {"agent": 0, "domain": 1, "host": 2}
+    return sorted(changes, key=lambda c: (subjects[c.subject], c.name, order[c.cls], c.kind, c.message))
 
 
-def _card(old: dict[str, Any], new: dict[str, Any], target: Target) -> Iterable[tuple[str, str, str]]:
+def _bump(old: Any, new: Any) -> str:
+    """"major version 1 -> 2" when `new` announces breaking changes (its
+    major went up, or for 0.x its minor), else ""."""
+    was, now = _semver(old), _semver(new)
+    if was is None or now is None:
+        return ""
+    if now[0] > was[0] or (was[0] == now[0] == 0 and now[1] > was[1]):
+        return f"version {old} -> {new}"
+    return ""
+
+
+def _semver(version: Any) -> tuple[int, int] | None:
+    match = re.match(r"v?(\d+)(?:\.(\d+))?", str(version)) if version is not None else None
+    return (int(match.group(1)), int(match.group(2) or 0)) if match else None
+
+
+def _shown(value: Any) -> str | None:
+    """A value as a change shows it: text as it is, anything else as JSON,
+    cut at SHOWN characters."""
+    if value is None:
+        return None
+    text = value if isinstance(value, str) else _json(value)
+    return text if len(text) <= SHOWN else text[: SHOWN - 1] + "…"
+
+
+def _card(old: dict[str, Any], new: dict[str, Any], target: Target) -> Iterable[Found]:
     was_url, now_url = target.url_of(old), target.url_of(new)
     if was_url != now_url:
-        yield "url-changed", "breaking", f"url moved from `{was_url}` to `{now_url}`"
+        yield "url-changed", "breaking", "url moved", was_url, now_url
     for key in COSMETIC_FIELDS:
         if old.get(key) != new.get(key):
-            shown = f" from `{old.get(key)}` to `{new.get(key)}`" if key == "version" else ""
-            yield f"{_kebab(key)}-changed", "cosmetic", f"`{key}` changed{shown}"
+            yield f"{_kebab(key)}-changed", "cosmetic", f"`{key}` changed", old.get(key), new.get(key)
     was_c, now_c = target.read(old), target.read(new)
     for flag in FLAGS:
         was, now = was_c.flags.get(flag) is True, now_c.flags.get(flag) is True
         if was != now:
             yield (f"capability-{'on' if now else 'off'}", "additive" if now else "breaking",
-                   f"capability `{to_camel(flag)}` turned {'on' if now else 'off'}")
+                   f"capability `{to_camel(flag)}` turned {'on' if now else 'off'}", was, now)
     yield from _versions(was_c, now_c)
     yield from _modes("input", old.get("defaultInputModes"), new.get("defaultInputModes"))
     yield from _modes("output", old.get("defaultOutputModes"), new.get("defaultOutputModes"))
@@ -95,7 +150,32 @@ def _card(old: dict[str, Any], new: dict[str, Any], target: Target) -> Iterable[
     yield from _skills(_by(old.get("skills"), "id"), _by(new.get("skills"), "id"))
     for key in ("securitySchemes", "security", "securityRequirements"):
         if old.get(key) != new.get(key):
-            yield "security-changed", "breaking", f"`{key}` changed: clients may need new credentials"
+            yield ("security-changed", "breaking", f"`{key}` changed: clients may need new credentials",
+                   old.get(key), new.get(key))
+
+
+def _signatures(old: tuple[str, ...], new: tuple[str, ...]) -> Iterable[Found]:
+    """A client that verifies cards rejects one that lost its signatures, or
+    whose signatures no longer name a key it knew."""
+    if old and not new:
+        yield "signatures-removed", "breaking", "no longer signed: clients that verify cards reject it", old, None
+    elif new and not old:
+        yield "signatures-added", "additive", "now signed", None, new
+    elif set(old) - set(new):
+        yield "signing-keys-changed", "breaking", "no longer signed by a key it was signed by", old, new
+    elif set(new) - set(old):
+        yield "signing-keys-added", "additive", "also signed by another key", old, new
+
+
+def _keys(host: str, old: tuple[str, ...], new: tuple[str, ...]) -> Iterable[Change]:
+    gone, added = sorted(set(old) - set(new)), sorted(set(new) - set(old))
+    if gone:
+        yield Change("host", host, "keys-removed", "breaking", f"jwks.json no longer publishes {_list(gone)}: cards "
+                     "signed with them (copies cached elsewhere too) stop verifying", _shown(list(old)),
+                     _shown(list(new)))
+    if added:
+        yield Change("host", host, "keys-added", "additive", f"jwks.json publishes {_list(added)}",
+                     _shown(list(old)), _shown(list(new)))
 
 
 def _extension_entries(card: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -105,7 +185,7 @@ def _extension_entries(card: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return entries
 
 
-def _versions(old: Contract, new: Contract) -> Iterable[tuple[str, str, str]]:
+def _versions(old: Contract, new: Contract) -> Iterable[Found]:
     """A protocol version the card stops accepting breaks its clients on
     that version; a newly accepted one is additive."""
     def ends(c: Contract) -> list[str]:
@@ -114,52 +194,54 @@ def _versions(old: Contract, new: Contract) -> Iterable[tuple[str, str, str]]:
     added = [v for v in dict.fromkeys(ends(new)) if not old.accepts(v)]
     was, now = capability.describe_versions(old), capability.describe_versions(new)
     if dropped:
-        yield "protocol-narrowed", "breaking", f"no longer accepts A2A {_list(dropped)} (was {was}, now {now})"
+        yield "protocol-narrowed", "breaking", f"no longer accepts A2A {_list(dropped)}", was, now
     if added:
-        yield "protocol-widened", "additive", f"now accepts A2A {_list(added)} (was {was}, now {now})"
+        yield "protocol-widened", "additive", f"now accepts A2A {_list(added)}", was, now
 
 
 def _by(items: Any, key: str) -> dict[str, dict[str, Any]]:
     return {str(i.get(key)): i for i in items or [] if isinstance(i, dict)}
 
 
-def _modes(which: str, old: Any, new: Any, where: str = "") -> Iterable[tuple[str, str, str]]:
+def _modes(which: str, old: Any, new: Any, where: str = "") -> Iterable[Found]:
     gone, added = sorted(set(old or []) - set(new or [])), sorted(set(new or []) - set(old or []))
     verb = "accepts" if which == "input" else "produces"
     if gone:
-        yield f"{which}-modes-narrowed", "breaking", f"{where}no longer {verb} {_list(gone)}"
+        yield f"{which}-modes-narrowed", "breaking", f"{where}no longer {verb} {_list(gone)}", old, new
     if added:
-        yield f"{which}-modes-widened", "additive", f"{where}now {verb} {_list(added)}"
+        yield f"{which}-modes-widened", "additive", f"{where}now {verb} {_list(added)}", old, new
 
 
-def _extensions(old: dict[str, Any], new: dict[str, Any]) -> Iterable[tuple[str, str, str]]:
+def _extensions(old: dict[str, Any], new: dict[str, Any]) -> Iterable[Found]:
     for uri in sorted(old.keys() - new.keys()):
-        yield "extension-removed", "breaking", f"extension `{uri}` removed"
+        yield "extension-removed", "breaking", f"extension `{uri}` removed", old[uri], None
     for uri in sorted(new.keys() - old.keys()):
         required = bool(new[uri].get("required"))
         yield ("extension-added", "breaking" if required else "additive",
-               f"extension `{uri}` added" + (" as required: clients must support it" if required else ""))
+               f"extension `{uri}` added" + (" as required: clients must support it" if required else ""),
+               None, new[uri])
     for uri in sorted(old.keys() & new.keys()):
         a, b = old[uri], new[uri]
         if {k: v for k, v in a.items() if k != "description"} != {k: v for k, v in b.items() if k != "description"}:
-            yield "extension-changed", "breaking", f"extension `{uri}` changed ({_json(a)} -> {_json(b)})"
+            yield "extension-changed", "breaking", f"extension `{uri}` changed", a, b
         elif a != b:
-            yield "extension-described", "cosmetic", f"extension `{uri}` description changed"
+            yield ("extension-described", "cosmetic", f"extension `{uri}` description changed",
+                   a.get("description"), b.get("description"))
 
 
-def _skills(old: dict[str, Any], new: dict[str, Any]) -> Iterable[tuple[str, str, str]]:
+def _skills(old: dict[str, Any], new: dict[str, Any]) -> Iterable[Found]:
     for sid in sorted(old.keys() - new.keys()):
-        yield "skill-removed", "breaking", f"skill `{sid}` removed"
+        yield "skill-removed", "breaking", f"skill `{sid}` removed", old[sid].get("name"), None
     for sid in sorted(new.keys() - old.keys()):
-        yield "skill-added", "additive", f"skill `{sid}` added"
+        yield "skill-added", "additive", f"skill `{sid}` added", None, new[sid].get("name")
     for sid in sorted(old.keys() & new.keys()):
         a, b = old[sid], new[sid]
         where = f"skill `{sid}` "
         yield from _modes("input", a.get("inputModes"), b.get("inputModes"), where)
         yield from _modes("output", a.get("outputModes"), b.get("outputModes"), where)
-        words = [k for k in ("name", "description", "examples", "tags") if a.get(k) != b.get(k)]
-        if words:
-            yield "skill-described", "cosmetic", f"{where}{', '.join(f'`{k}`' for k in words)} changed"
+        for k in ("name", "description", "examples", "tags"):
+            if a.get(k) != b.get(k):
+                yield "skill-described", "cosmetic", f"{where}`{k}` changed", a.get(k), b.get(k)
 
 
 def _domain(domain: str, old: list[str] | None, new: list[str] | None) -> Iterable[Change]:
@@ -168,10 +250,11 @@ def _domain(domain: str, old: list[str] | None, new: list[str] | None) -> Iterab
         return
     if old is None:
         yield Change("domain", domain, "domain-added", "additive", "domain published")
+    was, now = _shown(old), _shown(new)
     for slug in sorted(set(old or []) - set(new)):
-        yield Change("domain", domain, "domain-lost-agent", "breaking", f"no longer routed to `{slug}`")
+        yield Change("domain", domain, "domain-lost-agent", "breaking", f"no longer routed to `{slug}`", was, now)
     for slug in sorted(set(new) - set(old or [])):
-        yield Change("domain", domain, "domain-gained-agent", "additive", f"now routed to `{slug}`")
+        yield Change("domain", domain, "domain-gained-agent", "additive", f"now routed to `{slug}`", was, now)
 
 
 def _list(items: list[str]) -> str:
