@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from knoc.app.outcome import Outcome, UsageError
 from knoc.config import Config, ConfigError, find_root, load_config
+from knoc.diagnostics import Diagnostic, duplicates
 from knoc.io import files, lock
 from knoc.io.files import SOURCE_SUFFIX
 
@@ -38,7 +39,23 @@ def compile_cached(config: Config, use_cache: bool, progress: Progress | None = 
         result = compile_repo(config, use_cache=use_cache, progress=progress or quiet, signer=signer, early=early,
                               lazy=lazy, keep=keep)
         result.cache.save()
+    result.report.items = at_new_files(config, result.report.items)
     return result
+
+
+def at_new_files(config: Config, diags: list[Diagnostic]) -> list[Diagnostic]:
+    """Each duplicate told at the file that is new (not in git's HEAD: a
+    copy made to start another entity) when the other is committed."""
+    from knoc.io import git
+
+    pairs = {d.file: other for d in diags if d.file and (other := duplicates.other_file(d))}
+    if not pairs:
+        return diags
+    committed = git.committed(config.root, sorted({*pairs, *pairs.values()}))
+    if committed is None:
+        return diags
+    return [duplicates.told_at_other(d) if d.file in committed and duplicates.other_file(d) not in committed
+            else d for d in diags]
 
 
 def rel(root: Path, path: Path) -> str:

@@ -110,8 +110,38 @@ def yaml_diagnostic(exc: yaml12.YAMLError, source: SourceFile) -> Diagnostic:
         )
     context = getattr(exc, "context", None)
     message = f"{context}: {problem}" if context else problem
+    misaligned = _misaligned(source.text, span.line, getattr(exc, "context_mark", None))
+    if misaligned is not None:
+        return diag("KNO-YAML-SYNTAX", f"invalid YAML: {message}: the indentation does not line up", file=file,
+                    span=span, hint=misaligned)
     return diag("KNO-YAML-SYNTAX", f"invalid YAML: {message}", file=file, span=span,
                  hint="fix the YAML syntax at this position")
+
+
+def _misaligned(text: str, line: int, context: Any) -> str | None:
+    """What to fix when a syntax error is an indentation mistake: the line
+    does not start where the keys (or items) of the block it sits in do;
+    often the line above it is the one out of place."""
+    lines = text.splitlines()
+    if context is None or not 0 < line <= len(lines):
+        return None
+    block = context.column  # where the block's keys or items start
+    here = _indent(lines[line - 1])
+    if here is None or here == block:
+        return None
+    content = [(n, i) for n in range(line - 1, 0, -1) if (i := _indent(lines[n - 1])) is not None][:2]
+    hint = (f"keys of one mapping (and items of one list) start in the same column: line {line} starts at column "
+            f"{here + 1}, but the block it belongs to, begun on line {context.line + 1}, at column {block + 1}")
+    if content and content[0][1] != here and (content[0][1] != block or (len(content) > 1 and content[1][1] == here)):
+        # the line above breaks a run of lines at this one's column: it is the odd one out
+        hint += f"; line {content[0][0]}, at column {content[0][1] + 1}, may be the one out of place"
+    return hint + ". Indent with spaces, two per level"
+
+
+def _indent(line: str) -> int | None:
+    """The leading spaces of a line with content (None: blank or a comment)."""
+    stripped = line.lstrip(" ")
+    return None if not stripped or stripped.startswith("#") else len(line) - len(stripped)
 
 
 def _tab_indented_line(text: str) -> tuple[int, int] | None:

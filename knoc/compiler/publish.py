@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import NamedTuple
 
-from knoc.compiler.card_checks import card_error
 from knoc.diagnostics import Diagnostic, diag
+from knoc.diagnostics.duplicates import duplicate
 from knoc.kinds.agent import Agent, Projection
 
 
@@ -35,9 +35,9 @@ def publish(projected: Iterable[tuple[Agent, Projection]], primary: dict[str, st
     for agent, proj in projected:
         owner = by_location.setdefault((proj.host, proj.path), agent)
         if owner is not agent:
-            diags.append(card_error(agent, ("url",), "KNO-URL-DUPLICATE",
-                              f"url `{proj.url}` is also the url of `{owner.slug}`",
-                              "two public agents cannot share one card path: give each its own url"))
+            diags.append(duplicate("KNO-URL-DUPLICATE", f"url `{proj.url}`", agent.typed.source,
+                                   (*agent.card_path, "url"), owner.typed.source, (*owner.card_path, "url"),
+                                   "two public agents cannot share one card path: give each its own url"))
             continue
         cards.append((agent.slug, agent.typed.entity.source.rel))
         on_host.setdefault(proj.host, []).append(agent.slug)

@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from knoc.diagnostics import Diagnostic, JsonPath, at
+from knoc.diagnostics.duplicates import duplicate
 from knoc.kinds.agent import Agent
 from knoc.kinds.domain import COLLECTION, Domain, Repo
 from knoc.kinds.entity import Typed, is_public, kind_of
@@ -158,12 +159,16 @@ def _extends_cycles(typed: list[Typed], index: _Index) -> Iterable[Diagnostic]:
 
 
 def _unique(typed: list[Typed], key: Any, field_: str, code: str, scope: str) -> Iterable[Diagnostic]:
+    """A finding for each entity whose `field_` an earlier file (by path)
+    already uses, pointing at that file (the edge moves it to the new one)."""
     first: dict[Any, Typed] = {}
+    hint = (f"an id must be unique within {scope}: give this entity its own (`knoc id` prints a fresh one)"
+            if field_ == "id" else f"a {field_} must be unique within {scope}: give this entity its own "
+            f"(and its file the same name)")
     for t in sorted(typed, key=lambda t: t.entity.source.rel):
         k = key(t)
         if k in first:
-            article = "an" if field_[0] in "aeiou" else "a"
-            yield at(t.source, (field_,), code, f"{field_} `{t.data[field_]}` is already used by "
-                     f"{first[k].entity.source.rel}", f"{article} {field_} must be unique within {scope}")
+            yield duplicate(code, f"{field_} `{t.data[field_]}`", t.source, (field_,), first[k].source, (field_,),
+                            hint)
         else:
             first[k] = t

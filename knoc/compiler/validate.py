@@ -190,12 +190,34 @@ def _type_name(v: Any) -> str:
             int: "an integer", float: "a number"}.get(type(v), type(v).__name__)
 
 
-def _type_hint(expected: Any, instance: Any) -> str | None:
-    if expected == "string" and isinstance(instance, (int, float, bool)):
-        return f'quote it: "{_show(instance)}"'
+# Booleans of YAML 1.1 that YAML 1.2 (what knoc reads) keeps as strings.
+YAML11_BOOLEANS = {"yes": True, "y": True, "on": True, "no": False, "n": False, "off": False}
+
+
+def _type_hint(expected: Any, instance: Any) -> str:
+    """What to write instead: every type error says it."""
+    wanted = set(expected if isinstance(expected, list) else [expected])
     if instance is None:
         return "give it a value, or remove the key"
-    return None
+    if "string" in wanted and isinstance(instance, (int, float, bool)):
+        return f'quote it: "{_show(instance)}"'
+    if "boolean" in wanted:
+        word = YAML11_BOOLEANS.get(instance.lower()) if isinstance(instance, str) else None
+        if word is not None:
+            return f"YAML 1.2, which knoc reads, takes `{instance}` as a string: write `{str(word).lower()}`"
+        return "write `true` or `false`, without quotes"
+    if wanted & {"integer", "number"} and isinstance(instance, str):
+        number = instance.strip().replace("_", "")
+        if number.lstrip("+-").replace(".", "", 1).isdigit():
+            return f"write the number without quotes: {number}"
+        return "write a number, e.g. 3"
+    if "array" in wanted and not isinstance(instance, list):
+        return "write a list: `[a, b]` on one line, or one `- item` per line"
+    if "object" in wanted and not isinstance(instance, dict):
+        return "write a mapping: one `key: value` per line, indented under its key"
+    if "string" in wanted and isinstance(instance, dict):
+        return "write one string; quote it if it holds `: ` (YAML reads that as a mapping)"
+    return f"write {_types(expected)} here"
 
 
 def _near_hint(instance: Any, choices: list[Any]) -> str | None:

@@ -24,10 +24,12 @@ class Span:
 
 @dataclass(frozen=True)
 class Related:
-    """A secondary span in the same file, with what it shows ("first set here")."""
+    """A secondary span, with what it shows ("first set here"): in the
+    diagnostic's file, or in `file`."""
 
     span: Span
     label: str
+    file: str | None = None
 
 
 @dataclass(frozen=True)
@@ -41,7 +43,7 @@ class Diagnostic:
     json_path: str | None = None  # for schema errors: where in the entity
     spec: str | None = None  # for schema errors: the spec that rejected it
     detail: str | None = None  # a block shown under the message, e.g. a diff
-    related: tuple[Related, ...] = ()  # secondary spans in the same file
+    related: tuple[Related, ...] = ()  # secondary spans, in this file unless they name another
 
     @property
     def is_error(self) -> bool:
@@ -71,7 +73,7 @@ class Diagnostic:
             out["detail"] = self.detail
         if self.related:
             out["related"] = [{"line": r.span.line, "column": r.span.column, "end_column": r.span.end_column or None,
-                               "label": r.label} for r in self.related]
+                               "label": r.label, **({"file": r.file} if r.file else {})} for r in self.related]
         return out
 
 
@@ -79,7 +81,7 @@ def from_dict(d: dict[str, Any]) -> Diagnostic:
     """The inverse of Diagnostic.to_dict (the cache stores diagnostics so)."""
     line, column = d.get("line"), d.get("column")
     span = Span(line, column, d.get("end_column") or 0) if line is not None and column is not None else None
-    related = tuple(Related(Span(r["line"], r["column"], r.get("end_column") or 0), r["label"])
+    related = tuple(Related(Span(r["line"], r["column"], r.get("end_column") or 0), r["label"], r.get("file"))
                     for r in d.get("related") or ())
     return Diagnostic(d["code"], Severity(d["severity"]), d["message"], d.get("file"), span,
                       d.get("hint"), d.get("json_path"), d.get("spec"), d.get("detail"), related)

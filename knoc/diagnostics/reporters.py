@@ -64,7 +64,11 @@ def text(diags: Iterable[Diagnostic], ctx: Context) -> str:
                 lines[-1] = f"{gutter}{paint('blue', '-->')} {where}"
                 lines += _excerpt(source, d.span, "^", "", gutter, paint, d.severity.value)
                 for r in d.related:
-                    lines += _excerpt(source, r.span, "-", r.label, gutter, paint, "blue")
+                    other = sources(r.file) if r.file and r.file != d.file else source
+                    if r.file and r.file != d.file:
+                        lines.append(f"{gutter}{paint('blue', '-->')} {r.file}:{r.span.line}:{r.span.column}")
+                    if other is not None:
+                        lines += _excerpt(other, r.span, "-", r.label, gutter, paint, "blue")
         pad = " " * (len(str(d.span.line)) if d.span else 1)
         if d.detail:
             lines += [f"{pad}   {line}" for line in d.detail.splitlines()]
@@ -124,7 +128,7 @@ def sarif(diags: list[Diagnostic], ctx: Context | None = None) -> str:
             result["locations"] = [{"physicalLocation": _sarif_location(d.file, d.span)}]
             if d.related:
                 result["relatedLocations"] = [{"id": i, "message": {"text": r.label},
-                                               "physicalLocation": _sarif_location(d.file, r.span)}
+                                               "physicalLocation": _sarif_location(r.file or d.file, r.span)}
                                               for i, r in enumerate(d.related)]
         results.append(result)
     log = {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [{

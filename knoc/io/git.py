@@ -68,6 +68,20 @@ def checkout(root: Path, ref: str) -> Iterator[Path]:
         yield export(root, ref, Path(tmp))
 
 
+def committed(root: Path, paths: list[str]) -> set[str] | None:
+    """Which of `paths` (relative to `root`) git's HEAD holds; None when
+    `root` is not in a git work tree. A repo with no commit yet holds none."""
+    try:
+        _git(root, "rev-parse", "--is-inside-work-tree")
+    except GitError:
+        return None
+    try:
+        out = _git(root, "ls-tree", "-r", "-z", "--name-only", "HEAD", "--", *paths)
+    except GitError:
+        return set()
+    return {p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p}
+
+
 def stage(root: Path, folder: Path) -> None:
     """`git add` everything under `folder` (new, changed and removed files)."""
     _git(root, "add", "-A", "--", str(folder))
