@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import posixpath
+import re
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -122,15 +123,21 @@ def load_config(root: Path, a2a: str | None = None) -> Config:
 
 def _primaries(table: dict[str, Any]) -> tuple[tuple[str, str], ...]:
     """[primary]: host = "agent slug", the agent whose card a host serves at its root."""
-    found = {}
+    found: dict[str, str] = {}
     for host, slug in table.items():
-        parts = split_url(f"https://{host}/")
+        parts = split_url(f"https://{host}/") if _HOST.match(host) else None
         folder = origin(parts) if parts is not None else None
         if folder is None or not isinstance(slug, str) or not slug:
-            raise ConfigError(f"{CONFIG_FILE}: [primary] takes `\"host\" = \"agent-slug\"` lines; "
-                              f"`{host}` is not a host name or its value is not a slug")
+            raise ConfigError(f"{CONFIG_FILE}: [primary] takes `\"host\" = \"agent-slug\"` lines (a host name, "
+                              f"with its port if the cards' urls have one; no scheme or path); `{host}` is not one, "
+                              "or its value is not a slug")
+        if folder in found and found[folder] != slug:
+            raise ConfigError(f"{CONFIG_FILE}: [primary] names two agents for the host {folder}")
         found[folder] = slug
     return tuple(sorted(found.items()))
+
+
+_HOST = re.compile(r"^(\[[0-9A-Fa-f:.]+\]|[^\s/:?#@\[\]]+)(:[0-9]{1,5})?$")  # host[:port], nothing else
 
 
 def _key_refs(signing: dict[str, Any], name: str) -> tuple[KeyRef, ...]:

@@ -9,10 +9,11 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pytest
 from a2a.compat.v0_3 import types as sdk_v03
 
 from knoc.output.canonical import dumps, sha256
-from tests.conftest import ROOT, compile_example, line_of
+from tests.conftest import ROOT, Knoc, compile_example, line_of
 from tests.test_official_checks import assert_v03_schema, assert_v10_strict
 from tests.test_serve import get, host_and_path, serving
 
@@ -69,14 +70,18 @@ def test_a_dropped_tenant_is_a_warning(repo: Path) -> None:
     source.write_text(text, encoding="utf-8")
     result = compile_example("0.3", root=repo)
     [dropped] = [d for d in findings(result, "KNO-PROJECT-DROPPED") if "tenant" in d.message]
-    assert dropped.message == "`tenant` cannot be carried by an A2A 0.3 card and is left out"
+    assert dropped.message == ("`tenant` of grpc.agents.possibility.space:443 cannot be carried by an A2A 0.3 card "
+                               "and is left out")
     assert dropped.span and dropped.span.line == line_of(repo, SEARCH_SOURCE, "tenant: acme")
     built = card(result, SEARCH + "agent-card.json")
     assert (built["url"], built["preferredTransport"]) == ("grpc.agents.possibility.space:443", "GRPC")
     assert built["additionalInterfaces"][1]["transport"] == "HTTP+JSON"  # the gRPC one first, then /rest
-    v10 = card(compile_example("1.0", root=repo), SEARCH + "agent-card.json")
+    v10_result = compile_example("1.0", root=repo)
+    v10 = card(v10_result, SEARCH + "agent-card.json")
     grpc = [i for i in v10["supportedInterfaces"] if i["protocolBinding"] == "GRPC"]
-    assert grpc[0]["tenant"] == "acme"  # 1.0 carries it: no warning there
+    assert grpc[0]["tenant"] == "acme"  # the 1.0 card carries it; its agent.json cannot, and says so
+    [legacy] = [d for d in findings(v10_result, "KNO-PROJECT-DROPPED") if "tenant" in d.message]
+    assert legacy.message.startswith("`tenant` of grpc.agents.possibility.space:443 cannot be carried by agent.json")
 
 
 def test_patch_versions_are_published_as_major_minor(repo: Path) -> None:
@@ -208,3 +213,37 @@ def test_grpc_interfaces_are_host_port_addresses(repo: Path) -> None:
     assert warning.span and warning.span.line == line_of(repo, SEARCH_SOURCE, "https://grpc.agents")
     urls = [i["url"] for i in card(result, SEARCH + "agent-card.json")["supportedInterfaces"]]
     assert "wss://agents.possibility.space/ws" in urls and result.ok  # the schema takes any scheme
+
+
+@pytest.mark.parametrize(("line", "said"), [
+    ('"https://agents.possibility.space" = "drift-sentinel"', "is not one"),
+    ('"agents.possibility.space/x" = "drift-sentinel"', "is not one"),
+    ('"agents.possibility.space:8443" = "drift-sentinel"', "where no public agent publishes a card"),
+    ('"nohost.example.com" = "drift-sentinel"', "where no public agent publishes a card"),
+    ('"agents.possibility.space" = "drift-sentinel"\n"Agents.Possibility.Space" = "schema-steward"',
+     "names two agents for the host"),
+])
+def test_a_primary_line_that_names_nothing_is_an_error(repo: Path, knoc: Knoc, line: str, said: str) -> None:
+    config = repo / "knoc.toml"
+    text = config.read_text(encoding="utf-8")
+    config.write_text(text[:text.index("[primary]")] + f"[primary]\n{line}\n", encoding="utf-8")
+    code, out, err = knoc("build", "--format", "json", root=repo)
+    assert code in (1, 2) and said in out + err, out + err
+    assert not (repo / "build").exists()
+
+
+def test_a_03_shaped_card_lists_only_interfaces_that_speak_its_version(repo: Path) -> None:
+    """One `protocolVersion` speaks for every interface a 0.3 card lists: an
+    interface that speaks 0.2 is left out of it, and the build says so."""
+    source = repo / SEARCH_SOURCE
+    text = source.read_text(encoding="utf-8").replace('protocol_versions: ["1.0"]  # the main',
+                                                      'protocol_versions: ["1.0", "0.3"]  # the main')
+    text = text.replace('protocol_versions: ["0.3"]  # kept', 'protocol_versions: ["0.2"]  # kept')
+    text = text.replace('min_protocol_version: "0.3"', 'min_protocol_version: "0.2"')
+    source.write_text(text, encoding="utf-8")
+    for target in ("0.3", "compat", "1.0"):
+        result = compile_example(target, root=repo)
+        built = card(result, SEARCH + ("agent.json" if target == "1.0" else "agent-card.json"))
+        assert built["protocolVersion"] == "0.3" and "/rest" not in json.dumps(built.get("additionalInterfaces"))
+        [left] = [d for d in findings(result, "KNO-PROJECT-DROPPED") if "/rest" in d.message]
+        assert "speaks A2A 0.2" in left.message, left.message

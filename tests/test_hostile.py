@@ -52,10 +52,10 @@ CASES: dict[str, tuple[Callable[[Path], None], int, str]] = {
     "card-on-catalog-page": (card_url("https://index.html/"), 1, "KNO-OUTPUT-COLLISION"),
     "card-inside-card": (replace(f"{BP}/quick-summarizer.kno", "url: https://agents.possibility.space/quick-summarizer",
                                  "url: https://agents.possibility.space/catalog-search/.well-known/agent-card.json"),
-                         1, "KNO-OUTPUT-COLLISION"),
-    "extension-on-card-path": (replace(REVIEW_TRACE, "uri: https://possibility.space/extensions/review-trace/v1",
-                                       "uri: https://agents.possibility.space/catalog-search/.well-known/agent.json"),
-                               1, "KNO-OUTPUT-COLLISION"),
+                         1, "KNO-PROJECT-URL"),  # a url under .well-known is no agent's
+    "card-under-root-card": (replace(f"{BP}/quick-summarizer.kno", "url: https://agents.possibility.space/quick-summarizer",
+                                     "url: https://solo.example.com/.well-known/agent-card.json"),
+                             1, "KNO-PROJECT-URL"),  # its host's root copy would be a file and a folder at once
     # offline: no schema reaches outside the repo
     "spec-ref-http": (replace("specs/document-schema.kno", "      slug:\n",
                               '      slug:\n        $ref: "http://127.0.0.1:9/x.json"\n'), 1, "KNO-SPEC-REF"),
@@ -114,6 +114,15 @@ def test_hostile_input_gets_a_diagnostic(case: str, repo: Path, knoc: Knoc) -> N
     assert expected_code in {d["code"] for d in json_diags(out)}, json_diags(out)[:5]
     assert sources(repo) == before
     assert not (repo / "build").exists()  # a failed build writes nothing
+
+
+def test_an_extension_uri_on_a_card_path_gets_no_page_there(repo: Path, knoc: Knoc) -> None:
+    """An extension's page is never written under `.well-known`: the card there stays the card."""
+    replace(REVIEW_TRACE, "uri: https://possibility.space/extensions/review-trace/v1",
+            "uri: https://agents.possibility.space/catalog-search/.well-known/agent.json")(repo)
+    code, _, err = knoc("build", root=repo)
+    legacy = repo / "build/site/agents.possibility.space/catalog-search/.well-known/agent.json"
+    assert code == 0 and legacy.is_file() and legacy.read_text(encoding="utf-8").startswith("{"), err
 
 
 def test_an_extension_without_its_optional_required_key_builds(repo: Path, knoc: Knoc) -> None:

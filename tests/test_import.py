@@ -296,3 +296,13 @@ def test_a_card_without_url_or_skills_asks_for_the_url_then_imports(repo: Path, 
     assert_v10_strict(card)
     assert [s["name"] for s in card["skills"]] == ["Bare"]
     assert knoc("import", str(source), "--url", "http://localhost:9/x", root=repo)[0] == 2  # not publishable
+
+
+@pytest.mark.parametrize(("fetched", "base"), [
+    ("https://x.example/agents/foo/.well-known/agent-card.json", "https://x.example/agents/foo"),
+    ("https://x.example/agents/foo/card.json", "https://x.example/agents/foo"),
+    ("https://x.example/agents/foo", "https://x.example/agents/foo"),
+])
+def test_a_fetched_card_is_served_from_the_folder_of_its_url(fetched: str, base: str) -> None:
+    from knoc.tools.importer import base_of
+    assert base_of(fetched) == base

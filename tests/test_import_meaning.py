@@ -16,6 +16,8 @@ import pytest
 from a2a.client.card_resolver import parse_agent_card
 from google.protobuf.json_format import MessageToDict
 
+from knoc.compiler.driver import compile_repo
+from knoc.config import load_config
 from knoc.rules.version import major_minor
 from tests.conftest import Knoc, json_diags
 from tests.test_import import WILD, imported_cards
@@ -39,7 +41,7 @@ def read(card: dict[str, Any]) -> dict[str, Any] | None:
         parsed = MessageToDict(parse_agent_card(copy.deepcopy(card)))
     except Exception:  # the SDK's verdict: it cannot read this card
         return None
-    interfaces = sorted({(i.get("protocolBinding", ""), i.get("url", "").rstrip("/"),
+    interfaces = sorted({(i.get("protocolBinding", ""), i.get("url", ""), i.get("tenant", ""),
                           major_minor(i["protocolVersion"]) if i.get("protocolVersion") else "")
                          for i in parsed.get("supportedInterfaces", [])})
     requirements = sorted(json.dumps(r.get("schemes", {}), sort_keys=True) for r in parsed.get("securityRequirements", []))
@@ -82,3 +84,91 @@ def test_a2a_sdk_reads_the_rebuilt_card_as_the_original_or_a_warning_says_why(re
                 unexplained.append((path.name, aspect, before[aspect], after[aspect]))
     assert compared >= 15
     assert not unexplained, "\n".join(map(str, unexplained))
+
+
+def _card(**fields: Any) -> dict[str, Any]:
+    return {"name": "Mixed", "description": "A card of odd mixes.", "version": "1.0.0",
+            "capabilities": {}, "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
+            "skills": [{"id": "s", "name": "S", "description": "Does it.", "tags": ["t"]}], **fields}
+
+
+BEARER = {"securitySchemes": {"bearer": {"httpAuthSecurityScheme": {"scheme": "bearer"}}}}
+MIXES = {
+    # a2a-sdk 1.x reads securityRequirements and ignores `security`: "bearer required", not "or open"
+    "requirements-disagree": _card(**BEARER, supportedInterfaces=[
+        {"url": "https://mix.example.com/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
+        securityRequirements=[{"schemes": {"bearer": {}}}], security=[{}]),
+    "tenant": _card(supportedInterfaces=[
+        {"url": "https://mix.example.com/a2a", "protocolBinding": "HTTP+JSON", "protocolVersion": "1.0"},
+        {"url": "https://mix.example.com/a2a", "protocolBinding": "HTTP+JSON", "protocolVersion": "1.0",
+         "tenant": "acme"}]),
+    "trailing-slash": _card(supportedInterfaces=[
+        {"url": "https://mix.example.com/a2a/", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"},
+        {"url": "https://mix.example.com/rest/", "protocolBinding": "HTTP+JSON", "protocolVersion": "1.0"}]),
+    "grpc-wss-custom": _card(supportedInterfaces=[
+        {"url": "https://mix.example.com/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"},
+        {"url": "grpc.mix.example.com:443", "protocolBinding": "GRPC", "protocolVersion": "1.0"},
+        {"url": "wss://mix.example.com/ws", "protocolBinding": "WEBSOCKET", "protocolVersion": "1.0"},
+        {"url": "https://mix.example.com/slim", "protocolBinding": "SLIMRPC", "protocolVersion": "1.0"}]),
+    "upper-case-scheme": _card(url="HTTPS://mix.example.com/a2a/", protocolVersion="0.3.0"),
+    "pre-release-version": _card(supportedInterfaces=[
+        {"url": "https://mix.example.com/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "0.3.0-rc1"}]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MIXES))
+def test_odd_mixes_keep_what_the_sdk_reads_or_say_what_changed(repo: Path, knoc: Knoc, name: str,
+                                                              tmp_path_factory: pytest.TempPathFactory) -> None:
+    source = tmp_path_factory.mktemp("cards") / f"{name}.json"
+    source.write_text(json.dumps(MIXES[name]), encoding="utf-8")
+    code, out, err = knoc("import", str(source), "--format", "json", root=repo)
+    assert code == 0, out + err
+    warned = [d["json_path"] for d in json_diags(out) if d.get("json_path")]
+    result = compile_repo(load_config(repo, "1.0"))
+    assert result.ok, [d for d in result.report.sorted() if d.is_error]
+    [card] = [json.loads(c.projection.body) for c in result.cards if c.projection.name == "Mixed"]
+    before, after = read(MIXES[name]), read(card)
+    assert before is not None and after is not None
+    for aspect, sources in ASPECTS.items():
+        assert before[aspect] == after[aspect] or any(w.startswith(sources) for w in warned), (aspect, before, after)
+    if name in ("requirements-disagree", "tenant", "trailing-slash", "grpc-wss-custom"):
+        assert before["interfaces"] == after["interfaces"] and before["requirements"] == after["requirements"]
+    if name == "requirements-disagree":
+        assert "$.security" in warned  # what 0.3 clients read differs, and was left out
+
+
+def test_relative_and_templated_urls_are_all_resolved(repo: Path, knoc: Knoc,
+                                                      tmp_path_factory: pytest.TempPathFactory) -> None:
+    card = _card(url="/a2a/jsonrpc", additionalInterfaces=[
+        {"url": "/a2a/jsonrpc", "transport": "JSONRPC"}, {"url": "grpc.example.com:443", "transport": "GRPC"},
+        {"url": "{BASE_URL}/a2a/rest", "transport": "HTTP+JSON"}, {"url": "{BASE_URL}/a2a/v2", "transport": "JSONRPC"}])
+    source = tmp_path_factory.mktemp("cards") / "relative.json"
+    source.write_text(json.dumps(card), encoding="utf-8")
+    code, out, err = knoc("import", str(source), "--url", "https://rel.example.com/base", "--format", "json",
+                          root=repo)
+    assert code == 0, out + err
+    written = (repo / "content/agent-blueprints/mixed.kno").read_text(encoding="utf-8")
+    assert "url: https://rel.example.com/a2a/jsonrpc" in written  # a path: on the base url's host
+    for url in ("https://rel.example.com/base/a2a/rest", "https://rel.example.com/base/a2a/v2",
+                "grpc.example.com:443"):
+        assert url in written
+    resolved = [d for d in json_diags(out) if "resolved against the base url" in d["message"]]
+    assert len(resolved) == 4
+
+
+@pytest.mark.parametrize(("auth", "expect"), [
+    ({"authentication": {"schemes": ["Bearer"]}, **BEARER, "security": [{"bearer": []}]}, "read by no current client"),
+    ({"authentication": {"schemes": ["Bearer"]}}, "current SDKs do not read"),
+    ({"authentication": {"schemes": True}}, "no scheme knoc can map"),
+    ({"authentication": {"schemes": 7}}, "no scheme knoc can map"),
+])
+def test_legacy_authentication_builds_and_says_what_it_means(repo: Path, knoc: Knoc, auth: dict[str, Any],
+                                                             expect: str,
+                                                             tmp_path_factory: pytest.TempPathFactory) -> None:
+    source = tmp_path_factory.mktemp("cards") / "auth.json"
+    source.write_text(json.dumps(_card(url="https://auth.example.com/a2a", **auth)), encoding="utf-8")
+    code, out, err = knoc("import", str(source), "--format", "json", root=repo)
+    assert code == 0 and "Traceback" not in err, out + err
+    [said] = [d for d in json_diags(out) if d.get("json_path") == "$.authentication"]
+    assert expect in said["message"]
+    assert compile_repo(load_config(repo, "1.0")).ok

@@ -88,7 +88,7 @@ def script_edited(repo: Path) -> None:
 ON_DISK = {"a card edited by hand": (card_edited, ["stale: build/site/agents.possibility.space/catalog-search"
                                                    "/.well-known/agent-card.json"]),
            "a stray file in a card's folder": (stray_file, ["extra: build/site/agents.possibility.space/"
-                                                            "catalog-search/.well-known/extra.json"]),
+                                                            "catalog-search/.well-known/extra.json (knoc did not write it)"]),
            "a card removed": (card_removed, ["missing: build/site/agents.possibility.space/catalog-search"
                                              "/.well-known/agent-card.json"]),
            "a card touched": (touched, []),

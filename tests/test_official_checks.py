@@ -191,7 +191,7 @@ def test_every_security_scheme_shape_passes_the_official_checks(repo, target: st
         assert card["supportsAuthenticatedExtendedCard"] is True
         assert card["capabilities"]["stateTransitionHistory"] is True
         assert card["additionalInterfaces"] == [  # the main url first (v0.3 5.6.4)
-            {"url": "https://agents.example.net/vault", "transport": "HTTP+JSON"},
+            {"url": "https://agents.example.net/vault/", "transport": "HTTP+JSON"},
             {"url": "https://agents.example.net/vault/rpc", "transport": "JSONRPC"}]
     if target == "1.0":
         assert_v10_strict(card)
@@ -199,14 +199,14 @@ def test_every_security_scheme_shape_passes_the_official_checks(repo, target: st
         assert card["securitySchemes"]["key"] == {"apiKeySecurityScheme": {
             "description": "Static key", "location": "header", "name": "X-API-Key"}}
         assert [(i["url"], i["protocolVersion"]) for i in card["supportedInterfaces"]] == [
-            ("https://agents.example.net/vault", "1.0"), ("https://agents.example.net/vault", "0.3"),
+            ("https://agents.example.net/vault/", "1.0"), ("https://agents.example.net/vault/", "0.3"),
             ("https://agents.example.net/vault/rpc", "0.3")]
     if target == "compat":
         validate_proto_required_fields(parse_agent_card(copy.deepcopy(card)))
         sdk_v03.AgentCard.model_validate(card)
         assert card["supportsAuthenticatedExtendedCard"] is True  # what a 0.3 client reads
         assert card["additionalInterfaces"] == [  # the main url first (v0.3 5.6.4), then the other 0.3 one
-            {"url": "https://agents.example.net/vault", "transport": "HTTP+JSON"},
+            {"url": "https://agents.example.net/vault/", "transport": "HTTP+JSON"},
             {"url": "https://agents.example.net/vault/rpc", "transport": "JSONRPC"}]
     warnings = [d.message for d in result.report.sorted() if "vault-keeper" in (d.file or "")]
     left_out = " cannot be carried by an A2A {} card and is left out".format

@@ -134,8 +134,8 @@ def test_locate_never_leaves_the_tree(tmp_path: Path) -> None:
     (tmp_path / "a.example/.well-known").mkdir(parents=True)
     (tmp_path / "a.example/.well-known/agent-card.json").write_text("{}")
     (tmp_path / "secret").write_text("x")
-    assert locate(tmp_path, None, "a.example", "/.well-known/agent.json") == (
-        tmp_path / "a.example/.well-known/agent-card.json", ".well-known/agent.json")
+    # an agent.json the build did not write (a 1.0-only agent) is not stood in for by its card
+    assert locate(tmp_path, None, "a.example", "/.well-known/agent.json") is None
     assert locate(tmp_path, None, "a.example", "/../secret") is None
     assert locate(tmp_path, None, "A.EXAMPLE:8080", "/.well-known/agent-card.json") is not None
     assert locate(tmp_path, None, "../", "/secret") is not None  # no tree by that name: site/ itself

@@ -39,15 +39,17 @@ class CardFields:
     def legacy_view(self) -> LegacyView | None:
         """Where a client of a 0.3-shaped card (a 0.3 card, compat's 0.3
         fields, agent.json) is sent: the first interface, main url first,
-        that speaks a version before 1.0; the others that do, beside it.
+        that speaks a version before 1.0; the others that speak that
+        version, beside it (the card states one version for all).
         None when none does: such a card would send an old client to an
         endpoint that cannot answer it."""
-        speaking = [(url, transport, v) for url, transport, versions in self.all_interfaces()
+        speaking = [(url, transport, v, versions) for url, transport, versions in self.all_interfaces()
                     if (v := capability.legacy_version(versions)) is not None]
         if not speaking:
             return None
-        (url, transport, version), *rest = speaking
-        return LegacyView(url, transport, version, tuple((u, t) for u, t, _ in rest))
+        (url, transport, version, _), *rest = speaking
+        # one `protocolVersion` speaks for every interface the view lists: only those that speak it
+        return LegacyView(url, transport, version, tuple((u, t) for u, t, _, vs in rest if version in vs))
 
     def all_interfaces(self) -> list[tuple[str, str, tuple[str, ...]]]:
         """(url, binding, protocol versions) of the main url, then of each other interface."""

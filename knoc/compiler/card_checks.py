@@ -34,7 +34,7 @@ def legacy_dropped(agent: Agent, fields: CardFields, target: Target, written: ob
             else "the card's 0.3 fields (what 0.3 clients read)")
     return [card_error(agent, path, "KNO-PROJECT-DROPPED", f"{what} cannot be carried by {part} and is left out of "
                        "it; 1.0 clients still read it", "nothing to do if 0.2 and 0.3 clients need not use it")
-            for path, what in v03.only_1_0(fields)]
+            for path, what in v03.legacy_part(fields)]
 
 
 def unprotected_values(agent: Agent) -> list[Diagnostic]:

@@ -12,6 +12,7 @@ from pydantic import ValidationError
 from knoc.a2a import capability, targets
 from knoc.a2a.extensions import CONTRACT_URI, SERVICE_CLASS_URI
 from knoc.a2a.fields import DEFAULT_MODES, DEFAULT_TRANSPORT, CardFields
+from knoc.a2a.targets import v03
 from knoc.a2a.targets.base import Target
 from knoc.a2a.wire import (
     AgentExtension,
@@ -65,9 +66,10 @@ def project(agent: Agent, target_name: str) -> tuple[Projection | None, list[Dia
                                 f"`--a2a {targets.DEFAULT}`"))
     if fields is None or location is None or any(d.is_error for d in diags):
         return None, diags
-    if fields.extended_agent_card and not fields.schemes:
+    published = set(fields.schemes) - (v03.unflowed(fields) if target.legacy_shaped else set())
+    if fields.extended_agent_card and not published:
         diags.append(card_error(agent, ("capabilities", "extended_agent_card"), "KNO-PROJECT-EXTENDED",
-                                "the card offers an extended card to authenticated clients, but declares no "
+                                "the card offers an extended card to authenticated clients, but publishes no "
                                 "security scheme they could authenticate with (A2A 1.0 sections 3.1.11, 13.3)",
                                 "declare the scheme under `security_schemes` (and `security`), or drop "
                                 "`extended_agent_card`"))
@@ -158,7 +160,7 @@ def _fields(agent: Agent, target: Target, diags: list[Diagnostic]) -> CardFields
     if not description:
         return None
     return CardFields(
-        name=c["name"], description=description, url=c["url"].rstrip("/") or c["url"],
+        name=c["name"], description=description, url=c["url"],
         version=str(c["version"]), transport=c.get("preferred_transport") or DEFAULT_TRANSPORT,
         main_versions=capability.main_versions(c, defaults),
         interfaces=[{**i, "protocol_versions": capability.interface_versions(i, defaults)}
@@ -189,7 +191,7 @@ def _contract_params(c: dict[str, Any], target: Target) -> ContractParams | None
     flags = {k: caps[k] for k in capability.CONTRACT_FLAGS if k in caps}
     interfaces = []
     if target.versions_in_contract:  # its AgentInterface has no protocol version of its own
-        stated = [(c["url"].rstrip("/") or c["url"], c.get("protocol_versions"))]
+        stated = [(c["url"], c.get("protocol_versions"))]
         stated += [(i["url"], i.get("protocol_versions")) for i in c.get("additional_interfaces") or []]
         interfaces = [ContractInterface(url=url, protocol_versions=v) for url, v in stated if v]
     low, high = (major_minor(v) if isinstance(v, str) else v

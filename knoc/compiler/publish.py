@@ -44,6 +44,11 @@ def publish(projected: Iterable[tuple[Agent, Projection]], primary: dict[str, st
         if not proj.has_twin:
             untwinned.append(agent.slug)
     roots: dict[str, str] = {}
+    for host in sorted(primary.keys() - on_host.keys()):
+        diags.append(diag("KNO-CONFIG-PRIMARY", f"knoc.toml names a primary agent for {host}, where no public agent "
+                          f"publishes a card (hosts with cards: {', '.join(sorted(on_host)) or 'none'})",
+                          file="knoc.toml", hint="write the host as the cards' urls have it (with a port if they "
+                                                 "have one), or remove the line"))
     for host, slugs in on_host.items():
         at_root = (host, "") in by_location
         named = primary.get(host)

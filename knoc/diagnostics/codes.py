@@ -325,8 +325,8 @@ _declare("KNO-PROTOCOL-TARGET", E, "an A2A 0.3 card has no interface that speaks
     interface that answers 0.3 clients, or build for 1.0.""")
 _declare("KNO-PROTOCOL-UNSTATED", W, "an older card states no protocol versions: the target's default is claimed", """
     An agent-card or agent-blueprint before 0.4.0 that states no `protocol_versions` for its url
-    (or an interface) is published with the build target's default: 1.0 and 0.3 for compat, 0.3
-    for 0.3, 1.0 for 1.0. So one blueprint makes different claims under each target. State each
+    is published with the build target's versions (1.0 and 0.3 for compat, 0.3 for 0.3, 1.0 for
+    1.0; an additional interface: the first). So one blueprint makes different claims per target. State each
     interface's versions, or declare `agent-blueprint@0.4.0`, where an unstated interface speaks
     A2A 1.0 under every target.""")
 _declare("KNO-LEGACY-VIEW", W, "0.3 clients cannot be served: no agent.json, or a compat card without 0.3 fields", """

@@ -34,6 +34,12 @@ TYPES = {".json": "application/json", ".html": "text/html; charset=utf-8", ".png
          ".js": "text/javascript; charset=utf-8", ".txt": "text/plain; charset=utf-8"}
 
 
+def card_url(url: str) -> str:
+    """Where clients fetch the card of the agent at `url` (a trailing `/` of
+    the url is not doubled: the SDKs' resolvers strip it too)."""
+    return f"{url.rstrip('/')}/{CARD_FILE}"
+
+
 def etag(body: bytes) -> str:
     """A file's entity tag: its sha256, the digest the manifest lists."""
     return _quoted(sha256(body))
@@ -63,8 +69,9 @@ def headers_file() -> bytes:
     by one). Other files keep the host's defaults."""
     rules = [f"{pattern}{name}\n" + "".join(f"  {k}: {v}\n" for k, v in CARD_HEADERS.items())
              for pattern in ("/.well-known/", "/*/.well-known/") for name in CARD_NAMES]
-    rules += [f"/{file}\n" + "".join(f"  {k}: {v}\n" for k, v in headers.items())
-              for file, headers in ((AI_CATALOG_FILE, AI_CATALOG_HEADERS), (JWKS_FILE, JWKS_HEADERS))]
+    rules += [f"{pattern}{file}\n" + "".join(f"  {k}: {v}\n" for k, v in headers.items())
+              for file, headers in ((AI_CATALOG_FILE, AI_CATALOG_HEADERS), (JWKS_FILE, JWKS_HEADERS))
+              for pattern in ("/", "/*/")]  # a host's tree, and site/ hosted whole
     return ("# Written by knoc: A2A Agent Card response headers for static hosts (Netlify, Cloudflare Pages).\n"
             + "".join(rules)).encode("utf-8")
 
@@ -129,6 +136,8 @@ def locate_url(url: str) -> tuple[str, str] | str:
     if folder is None:
         return f"the host `{parts.hostname or ''}` is not a DNS name or an IP address"
     segments = path_segments(parts.path)
+    if ".well-known" in segments:  # the card would go inside the folder the host's own card is in
+        return "its path has a `.well-known` segment: that is where cards are served, not where an agent answers"
     problem = path_problem("/".join([folder, *segments]))
     if problem is not None:
         return f"its path cannot be a folder: {problem}"

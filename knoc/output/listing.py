@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Iterator
 
 from knoc.a2a.fields import CardFields
 from knoc.output.canonical import dump_entry, dumps, joined_pieces
-from knoc.output.hosting import AI_CATALOG_FILE, CARD_FILE, SITE
+from knoc.output.hosting import AI_CATALOG_FILE, SITE, card_url
 from knoc.rules.paths import host_folder, split_url
 
 SPEC_VERSION = "1.0"
@@ -29,7 +29,7 @@ def entry(slug: str, fields: CardFields, tags: tuple[str, ...]) -> bytes:
     return dump_entry({
         "identifier": f"urn:air:{host or 'localhost'}:{slug}",  # ADR-0015: urn:air:{publisher}:{name}
         "type": CARD_TYPE,
-        "url": f"{fields.url}/{CARD_FILE}",
+        "url": card_url(fields.url),
         **({"tags": list(tags)} if tags else {}),
     })
 

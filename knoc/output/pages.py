@@ -12,7 +12,7 @@ from typing import Any
 from knoc.kinds.agent import Card
 from knoc.kinds.entity import Typed, is_public
 from knoc.output import templates as template
-from knoc.output.hosting import CARD_FILE, SITE, site_dir
+from knoc.output.hosting import SITE, card_url, site_dir
 from knoc.output.index import CatalogEntries
 
 PAGE_FILE = "index.html"
@@ -59,7 +59,7 @@ def _users(uris: set[str], cards: Sequence[Card]) -> dict[str, list[dict[str, st
     for c in cards:
         p = c.projection
         for uri in {e[0] for e in p.extensions} & uris:
-            users.setdefault(uri, []).append({"name": p.name, "card": f"{p.url}/{CARD_FILE}"})
+            users.setdefault(uri, []).append({"name": p.name, "card": card_url(p.url)})
     return users
 
 

@@ -9,7 +9,7 @@ from typing import Any
 from knoc.a2a.extensions import SERVICE_CLASS_URI, SERVICE_CLASSES
 from knoc.rules import slug as slugs
 from knoc.tools.card_security import requirements, security_schemes
-from knoc.tools.imported import Imported, list_of, publishable
+from knoc.tools.imported import Imported, http_url, list_of
 
 FLAGS = {"streaming": "streaming", "pushNotifications": "push_notifications",
          "stateTransitionHistory": "state_transition_history", "extendedAgentCard": "extended_agent_card"}
@@ -61,7 +61,7 @@ def _provider(raw: dict[str, Any], out: Imported) -> None:
     p = raw["provider"]
     if isinstance(p, dict):
         org = p.get("organization") if isinstance(p.get("organization"), str) else p.get("name")
-        if isinstance(org, str) and org and publishable(p.get("url")):
+        if isinstance(org, str) and org and http_url(p.get("url")):
             if "organization" not in p:
                 out.convert("$.provider.name", "`name` to `organization`")
             out.card["provider"] = {"organization": org, "url": p["url"]}
@@ -185,17 +185,28 @@ def extensions(raw: dict[str, Any], out: Imported) -> None:
 
 
 def _authentication(raw: dict[str, Any], out: Imported) -> None:
+    """Pre-0.3 `authentication`, which no current SDK reads. Beside
+    `securitySchemes` (what they read) it is left out; alone, it becomes the
+    schemes and requirement it meant, which they will read: both said."""
     auth = raw["authentication"]
     schemes = auth.get("schemes") if isinstance(auth, dict) else None
-    usable = [s for s in schemes or [] if isinstance(s, str) and s.lower() in ("bearer", "basic", "digest")]
+    if isinstance(auth, dict) and auth.get("credentials") is not None:
+        out.drop("$.authentication.credentials", "it can hold secrets; knoc never carries it into a card")
+    if "securitySchemes" in raw:
+        out.drop("$.authentication", "pre-0.3 `authentication` is read by no current client, which read "
+                                     "`securitySchemes` instead: those are kept")
+        return
+    listed = schemes if isinstance(schemes, list) else []
+    usable = [s for s in listed if isinstance(s, str) and s.lower() in ("bearer", "basic", "digest")]
     if not usable:
         out.drop("$.authentication", "no scheme knoc can map to an A2A security scheme (bearer, basic, digest)")
         return
     if usable != schemes:
         out.drop("$.authentication.schemes", "schemes other than bearer, basic and digest")
     out.card["authentication"] = {"schemes": usable}
-    if isinstance(auth, dict) and auth.get("credentials") is not None:
-        out.drop("$.authentication.credentials", "it can hold secrets; knoc never carries it into a card")
+    out.convert("$.authentication", "pre-0.3 `authentication`, which current SDKs do not read (they see no "
+                                    "requirement): the card now states it as security schemes and a requirement, "
+                                    "which they read; check that the agent requires it")
 
 
 def whole_agent_skill(out: Imported) -> None:

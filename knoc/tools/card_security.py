@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from knoc.tools.imported import Imported, list_of, publishable
+from knoc.tools.imported import Imported, http_url, list_of
 
 WHY_DROPPED = "it names no security scheme that was kept"
 
@@ -51,7 +51,7 @@ def _scheme(s: dict[str, Any], path: str, out: Imported) -> dict[str, Any] | Non
     if kind == "http" and isinstance(s.get("scheme"), str) and s["scheme"].lower() in ("bearer", "basic", "digest"):
         fmt = {"bearer_format": s["bearerFormat"]} if isinstance(s.get("bearerFormat"), str) else {}
         return {"type": kind, "scheme": s["scheme"], **fmt, **desc}
-    if kind == "openIdConnect" and publishable(s.get("openIdConnectUrl")):
+    if kind == "openIdConnect" and http_url(s.get("openIdConnectUrl")):
         return {"type": kind, "open_id_connect_url": s["openIdConnectUrl"], **desc}
     if kind == "mutualTLS":
         return {"type": kind, **desc}
@@ -67,16 +67,16 @@ def _scheme(s: dict[str, Any], path: str, out: Imported) -> dict[str, Any] | Non
         for name in others:  # A2A 1.0 allows one flow per scheme
             out.drop(f"{path}.flows.{name}", f"A2A 1.0 allows one flow per scheme; `{first}` is kept: "
                                              "declare another scheme for this one")
-        meta = {"oauth2_metadata_url": s["oauth2MetadataUrl"]} if publishable(s.get("oauth2MetadataUrl")) else {}
+        meta = {"oauth2_metadata_url": s["oauth2MetadataUrl"]} if http_url(s.get("oauth2MetadataUrl")) else {}
         return {"type": kind, "flows": {FLOWS[first]: flows[first]}, **meta, **desc}
     return None
 
 
 def _flow(name: str, flow: Any) -> dict[str, Any] | None:
     """One OAuth flow, snake_case, or None when knoc cannot carry it."""
-    if name not in FLOWS or not isinstance(flow, dict) or not publishable(flow.get("tokenUrl")):
+    if name not in FLOWS or not isinstance(flow, dict) or not http_url(flow.get("tokenUrl")):
         return None
-    if name in FLOW_URLS and not publishable(flow.get(FLOW_URLS[name])):
+    if name in FLOW_URLS and not http_url(flow.get(FLOW_URLS[name])):
         return None
     scopes: dict[str, Any] = flow["scopes"] if isinstance(flow.get("scopes"), dict) else {}
     out: dict[str, Any] = {"token_url": flow["tokenUrl"], "scopes": {str(k): str(v) for k, v in scopes.items()}}
@@ -86,7 +86,7 @@ def _flow(name: str, flow: Any) -> dict[str, Any] | None:
             out["pkce_required"] = flow["pkceRequired"]
     if name == "deviceCode":
         out["device_authorization_url"] = flow["deviceAuthorizationUrl"]
-    if publishable(flow.get("refreshUrl")):
+    if http_url(flow.get("refreshUrl")):
         out["refresh_url"] = flow["refreshUrl"]
     return out
 
@@ -101,24 +101,32 @@ def security(raw: dict[str, Any], out: Imported) -> None:
 
 def requirements(raw: dict[str, Any], path: str, out: Imported) -> list[dict[str, list[str]]]:
     """The requirements (OR of ANDs: scheme name -> scopes) of a card or a
-    skill in either shape, naming only schemes that were kept. Dropping one
+    skill in either shape, naming only schemes that were kept. A card with
+    both is read as a2a-sdk 1.x reads it, from `securityRequirements`; where
+    0.3's `security` says otherwise, a warning says so. Dropping one
     alternative never happens silently: it could turn "sign in" into "open"."""
+    read = [key for key in ("securityRequirements", "security") if key in raw]
+    if not read:
+        return []
     names = set(out.card.get("security_schemes", {}))
-    found: list[dict[str, list[str]]] = []
-    for key in ("security", "securityRequirements"):
-        if key not in raw:
-            continue
-        items = list_of(raw[key])
-        kept = [r for item in items if (r := _requirement(item, key)) is not None and set(r) <= names]
-        for i, item in enumerate(items):
-            if key == "securityRequirements" and isinstance(item, dict) and item and "schemes" not in item:
-                out.convert(f"{path}.{key}[{i}]", "a requirement in the 0.3 shape (scheme name -> scopes): "
-                            "a2a-sdk 1.x reads it as an empty one (no credentials needed); read as the 0.3 shape")
-        found += kept
-        if len(kept) != len(items) or not isinstance(raw[key], list):
-            out.drop(f"{path}.{key}", WHY_DROPPED)
+    found = _requirements_of(raw, read[0], path, names, out)
+    if len(read) == 2 and _requirements_of(raw, "security", path, names, Imported({})) != found:
+        out.drop(f"{path}.security", "it differs from `securityRequirements`, which a2a-sdk 1.x and the JS SDK "
+                                     "read (0.3 clients read `security`): kept `securityRequirements`")
     return found
 
+
+def _requirements_of(raw: dict[str, Any], key: str, path: str, names: set[str],
+                     out: Imported) -> list[dict[str, list[str]]]:
+    items = list_of(raw[key])
+    kept = [r for item in items if (r := _requirement(item, key)) is not None and set(r) <= names]
+    for i, item in enumerate(items):
+        if key == "securityRequirements" and isinstance(item, dict) and item and "schemes" not in item:
+            out.convert(f"{path}.{key}[{i}]", "a requirement in the 0.3 shape (scheme name -> scopes): "
+                        "a2a-sdk 1.x reads it as an empty one (no credentials needed); read as the 0.3 shape")
+    if len(kept) != len(items) or not isinstance(raw[key], list):
+        out.drop(f"{path}.{key}", WHY_DROPPED)
+    return kept
 
 def _requirement(item: Any, key: str) -> dict[str, list[str]] | None:
     if key == "securityRequirements" and isinstance(item, dict) and isinstance(item.get("schemes"), dict):

@@ -35,9 +35,10 @@ class Service:
 class _Seen:
     path: str
     url: Any
-    binding: str
+    binding: str | None  # None: not a binding at all
     version: str
     explicit: bool = True  # the binding was stated (a 0.3 `url` without `preferredTransport` is JSONRPC by default)
+    tenant: str | None = None
 
 
 def service(raw: dict[str, Any], out: Imported, base_url: str | None) -> Service | None:
@@ -45,92 +46,136 @@ def service(raw: dict[str, Any], out: Imported, base_url: str | None) -> Service
     a2a-sdk 1.x reads `supportedInterfaces` alone when the card has it; a 0.3
     client reads `url`, `preferredTransport` (JSONRPC by default),
     `additionalInterfaces` and `protocolVersion` (0.3.0 by default), which
-    applies to each. Bindings and versions are kept as stated, never
-    changed to a default; what a reading gains or loses is a warning."""
+    applies to each. Urls, bindings, tenants and versions are kept as
+    stated, never changed to a default; a relative or templated url is
+    resolved against the base url; what a reading gains or loses is a
+    warning. The main url is the first interface at an http(s) url without
+    a tenant (the blueprint's url has none)."""
     legacy_version = _legacy_version(raw, out)
     stated = [_Seen(f"$.supportedInterfaces[{i}]", item.get("url"),
                     _binding(item.get("protocolBinding"), f"$.supportedInterfaces[{i}]", out)[0],
-                    _version(item.get("protocolVersion"), f"$.supportedInterfaces[{i}]", out))
+                    _version(item.get("protocolVersion"), f"$.supportedInterfaces[{i}]", out),
+                    tenant=_tenant(item, f"$.supportedInterfaces[{i}]", out))
               for i, item in enumerate(_items(raw, "supportedInterfaces", out)) if isinstance(item, dict)]
     legacy = []
     if "url" in raw:
         binding, known = _binding(raw.get("preferredTransport", DEFAULT_TRANSPORT), "$.preferredTransport", out)
         legacy.append(_Seen("$.url", raw["url"], binding, legacy_version, "preferredTransport" in raw and known))
     legacy += [_Seen(f"$.additionalInterfaces[{i}]", item.get("url"),
-                     _binding(item.get("transport"), f"$.additionalInterfaces[{i}]", out)[0], legacy_version)
+                     _binding(item.get("transport"), f"$.additionalInterfaces[{i}]", out)[0], legacy_version,
+                     tenant=_tenant(item, f"$.additionalInterfaces[{i}]", out))
                for i, item in enumerate(_items(raw, "additionalInterfaces", out)) if isinstance(item, dict)]
-    groups: dict[tuple[str, str], list[str]] = {}
-    unpublished: list[_Seen] = []
+    groups: dict[_Key, list[str]] = {}
+    stated_urls: dict[_Key, str] = {}
     for seen in stated:
-        if _usable(seen, out, unpublished):
-            groups.setdefault((_bare(seen.url), seen.binding), [])
-            if seen.version not in groups[(_bare(seen.url), seen.binding)]:
-                groups[(_bare(seen.url), seen.binding)].append(seen.version)
+        if _usable(seen, base_url, out):
+            key = _key(seen)
+            stated_urls.setdefault(key, seen.url)
+            if seen.version not in groups.setdefault(key, []):
+                groups[key].append(seen.version)
     for seen in legacy:
-        if not _usable(seen, out, unpublished):
-            continue
-        _merge_legacy(seen, groups, bool(stated), out)
-    if not groups:
-        return _substitute(unpublished, base_url, legacy_version, out)
-    (url, transport), versions = next(iter(groups.items()))
-    others = [{"url": u, "transport": t, "protocol_versions": v} for (u, t), v in list(groups.items())[1:]]
-    return Service(url, transport, versions, others)
+        if _usable(seen, base_url, out):
+            stated_urls.setdefault(_key(seen), seen.url)
+            _merge_legacy(seen, groups, bool(stated), out)
+    main = next((k for k in groups if k[2] is None and publishable(stated_urls[k])), None)
+    if main is None:
+        main = next((k for k in groups if publishable(stated_urls[k])), None)
+        if main is not None:
+            out.drop(f"$.supportedInterfaces (tenant `{main[2]}`)", "the tenant of the interface taken as the "
+                     "card's url: a blueprint's url has none; state it on an additional interface")
+    if main is None:
+        if groups:
+            out.drop("$.url", "no interface is at an http(s) URL knoc can publish the card under")
+        return _substitute(base_url, legacy_version, out)
+    others = [{"url": stated_urls[k], "transport": k[1], **({"tenant": k[2]} if k[2] is not None else {}),
+               "protocol_versions": v} for k, v in groups.items() if k != main]
+    return Service(stated_urls[main], main[1], groups[main], others)
 
 
-def _merge_legacy(seen: _Seen, groups: dict[tuple[str, str], list[str]], has_1x: bool, out: Imported) -> None:
+_Key = tuple[str, str, str | None]  # an interface: its url (no trailing slash), binding and tenant
+
+
+def _key(seen: _Seen) -> _Key:
+    assert seen.binding is not None
+    return _bare(str(seen.url)), seen.binding, seen.tenant
+
+
+def _merge_legacy(seen: _Seen, groups: dict[_Key, list[str]], has_1x: bool, out: Imported) -> None:
     """A 0.3 reading's interface, into the interfaces the 1.x reading found."""
-    url = _bare(seen.url)
-    same_url = [key for key in groups if key[0] == url]
-    if (url, seen.binding) in groups:
-        if seen.version not in groups[(url, seen.binding)]:
-            groups[(url, seen.binding)].append(seen.version)
+    key = _key(seen)
+    same_url = [k for k in groups if k[0] == key[0]]
+    if key in groups:
+        if seen.version not in groups[key]:
+            groups[key].append(seen.version)
             if has_1x:
                 out.convert(seen.path, f"the 0.3 reading says this interface speaks A2A {seen.version} too; "
                                        "recorded (a2a-sdk 1.x read only `supportedInterfaces`)")
         return
     if same_url and not seen.explicit:  # `url` with JSONRPC only by default, where 1.x says another binding
-        out.drop(seen.path, f"0.3 clients read JSONRPC at `{url}` (no `preferredTransport`), but "
+        out.drop(seen.path, f"0.3 clients read JSONRPC at `{key[0]}` (no `preferredTransport`), but "
                             f"`supportedInterfaces` say {same_url[0][1]} there: kept that binding")
         return
-    groups[(url, seen.binding)] = [seen.version]
+    groups[key] = [seen.version]
     if has_1x:
         out.convert(seen.path, f"kept as an interface speaking A2A {seen.version} ({seen.binding}); a2a-sdk 1.x "
                                "did not read it: the card has `supportedInterfaces`")
 
 
-def _substitute(unpublished: list[_Seen], base_url: str | None, version: str, out: Imported) -> Service | None:
-    """With no publishable interface, `--url` (or where the card was fetched)
-    stands in: a templated url (`{BASE_URL}/a2a`) gets its path appended, and
-    the first interface's binding and version are kept."""
+def _substitute(base_url: str | None, version: str, out: Imported) -> Service | None:
+    """With no interface at all, `--url` (or where the card was fetched)
+    stands in, as a JSONRPC url."""
     if base_url is None or not publishable(base_url):
         return None
-    base = base_url.rstrip("/") or base_url
-    first = unpublished[0] if unpublished else None
-    url = base
-    if first is not None and isinstance(first.url, str) and (m := _TEMPLATE.match(first.url)):
-        url = base + (m.group(1) or "").rstrip("/")
-    elif first is not None and isinstance(first.url, str) and first.url.startswith("/") and publishable(
-            joined := urljoin(base + "/", first.url)):
-        url = joined.rstrip("/") or joined  # a path relative to where the card is served
-    out.convert(first.path if first else "$.url", f"no publishable url; took {url} (from the base url): check it is "
-                                                  "where the agent answers")
-    binding = first.binding if first else DEFAULT_TRANSPORT
-    return Service(url, binding, [first.version if first else version])
+    out.convert("$.url", f"no url; took {base_url} (the base url): check it is where the agent answers")
+    return Service(base_url, DEFAULT_TRANSPORT, [version])
 
 
 _TEMPLATE = re.compile(r"^\{[A-Za-z_][A-Za-z0-9_]*\}(/[^?#\s]*)?$")
+_ADDRESS = re.compile(r"^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):[0-9]{1,5}$")  # gRPC's host:port
+_ANY_URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://\S+$")
 
 
-def _usable(seen: _Seen, out: Imported, unpublished: list[_Seen]) -> bool:
-    if publishable(seen.url):
+def _usable(seen: _Seen, base_url: str | None, out: Imported) -> bool:
+    """Whether the interface can be kept: its binding is one, and its url
+    an absolute URL (a relative or templated one resolved against the base
+    url, said so), or host:port for gRPC."""
+    if seen.binding is None:
+        return False
+    url = seen.url
+    if isinstance(url, str) and base_url is not None and (url.startswith("/") or _TEMPLATE.match(url)):
+        template = _TEMPLATE.match(url)
+        if template is not None:  # `{BASE_URL}/a2a`: the base url, then the path
+            seen.url = base_url.rstrip("/") + (template.group(1) or "") if template.group(1) else base_url
+        else:  # `/a2a`: a path on the base url's host
+            seen.url = urljoin(base_url, url)
+        out.convert(f"{seen.path}.url" if seen.path != "$.url" else seen.path,
+                    f"`{url}` resolved against the base url: {seen.url}")
+    elif isinstance(url, str) and (m := re.match(r"^([A-Za-z][A-Za-z0-9+.-]*)://", url)) and m.group(1) != \
+            m.group(1).lower():
+        seen.url = m.group(1).lower() + url[len(m.group(1)):]
+        out.convert(f"{seen.path}.url" if seen.path != "$.url" else seen.path,
+                    f"the scheme of `{url}` written in lower case (URL schemes are case-insensitive)")
+    url = seen.url
+    if isinstance(url, str) and (publishable(url) or _ANY_URL.match(url)
+                                 or (seen.binding == "GRPC" and _ADDRESS.match(url))):
         return True
-    unpublished.append(seen)
-    out.drop(seen.path, f"`{seen.url}` is not an http(s) URL knoc can publish")
+    out.drop(seen.path, f"`{url}` is not a URL (nor, for gRPC, a host:port address)"
+             + ("; give --url to resolve relative ones" if isinstance(url, str) and url.startswith("/") else ""))
     return False
 
 
 def _bare(url: str) -> str:
     return url.rstrip("/") or url
+
+
+def _tenant(item: dict[str, Any], path: str, out: Imported) -> str | None:
+    tenant = item.get("tenant")
+    if tenant is None or tenant == "":
+        return None
+    if isinstance(tenant, str):
+        return tenant
+    out.drop(f"{path}.tenant", "not a string")
+    return None
 
 
 def _items(raw: dict[str, Any], key: str, out: Imported) -> list[Any]:
@@ -139,25 +184,32 @@ def _items(raw: dict[str, Any], key: str, out: Imported) -> list[Any]:
     return list_of(raw.get(key))
 
 
-def _binding(transport: Any, path: str, out: Imported) -> tuple[str, bool]:
-    """An A2A binding as stated (one named by its spec URI, by its name);
-    another value is JSONRPC, said so. Whether it was one."""
-    named = str(transport).rstrip("/").rsplit("/", 1)[-1].upper() if transport is not None else None
+def _binding(transport: Any, path: str, out: Imported) -> tuple[str | None, bool]:
+    """The binding as stated (one of A2A's named by its spec URI or a common
+    alias, as its name; a custom one as it is); None when it is not a name
+    at all. Whether it is one of A2A's."""
     if transport in TRANSPORTS:
         return str(transport), True
-    named = ALIASES.get(named or "", named)
+    if not isinstance(transport, str) or not transport.strip():
+        out.drop(path, f"the binding `{transport}` is not a name: the interface is left out")
+        return None, False
+    named = transport.rstrip("/").rsplit("/", 1)[-1].upper()
+    named = ALIASES.get(named, named)
     if named in TRANSPORTS:
         out.convert(path, f"binding `{transport}` to `{named}`")
-        return str(named), True
-    out.convert(path, f"binding `{transport}` is not an A2A binding ({', '.join(TRANSPORTS)}); JSONRPC assumed")
-    return DEFAULT_TRANSPORT, False
+        return named, True
+    return transport, False  # a custom binding: clients that know it use it
 
 
 def _version(value: Any, path: str, out: Imported) -> str:
     """A 1.0 interface's protocol version, as Major.Minor."""
     if isinstance(value, str) and PROTOCOL.match(value):
         return major_minor(value)
-    out.convert(f"{path}.protocolVersion", "no protocol version (A2A 1.0 requires one); recorded 1.0")
+    if isinstance(value, str) and (m := re.match(r"^(\d+)\.(\d+)", value)):
+        out.convert(f"{path}.protocolVersion", f"`{value}` is not a protocol version; read as {m[1]}.{m[2]}")
+        return f"{int(m[1])}.{int(m[2])}"
+    said = "no protocol version" if value is None else f"`{value}` is not a protocol version"
+    out.convert(f"{path}.protocolVersion", f"{said} (A2A 1.0 requires one); recorded 1.0")
     return "1.0"
 
 
@@ -167,6 +219,9 @@ def _legacy_version(raw: dict[str, Any], out: Imported) -> str:
     value = raw.get("protocolVersion")
     if isinstance(value, str) and PROTOCOL.match(value):
         return major_minor(value)
+    if isinstance(value, str) and (m := re.match(r"^(\d+)\.(\d+)", value)):
+        out.convert("$.protocolVersion", f"`{value}` is not a protocol version; read as {m[1]}.{m[2]}")
+        return f"{int(m[1])}.{int(m[2])}"
     if value is not None:
         out.convert("$.protocolVersion", f"`{value}` is not a protocol version; recorded 0.3, the 0.3 default")
     return "0.3"

@@ -35,6 +35,11 @@ class Imported:
         self.changes.append(Change(path, f"converted: {what}"))
 
 
+def http_url(url: Any) -> bool:
+    """An absolute http(s) URL (a token or metadata url: anywhere, unlike a card's)."""
+    return isinstance(url, str) and URL.match(url) is not None
+
+
 def publishable(url: Any) -> bool:
     """An http(s) URL a card can be published at (so not `http://localhost:PORT/`)."""
     return isinstance(url, str) and URL.match(url) is not None and url_location(url) is not None

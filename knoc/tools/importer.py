@@ -10,6 +10,7 @@ that passes the official checks."""
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urljoin, urlsplit
 
 from knoc.a2a import signing
 from knoc.a2a.fields import DEFAULT_TRANSPORT
@@ -90,6 +91,17 @@ def convert(raw: Any, base_url: str | None = None) -> Imported:
     return out
 
 
+def base_of(source: str) -> str:
+    """Where a card fetched from `source` is served from: the url before its
+    well-known path, the folder of a `.json` file, else the url itself."""
+    head, well_known, _ = source.partition("/.well-known/")
+    if well_known:
+        return head
+    if urlsplit(source).path.endswith(".json"):
+        return urljoin(source, ".").rstrip("/")
+    return source
+
+
 def load(source: str, label: str, base_url: str | None = None,
          allow_jku: bool = False) -> tuple[Imported | None, list[Diagnostic]]:
     """One card file or URL, converted; its findings are located at `label`.
@@ -108,7 +120,7 @@ def load(source: str, label: str, base_url: str | None = None,
         return None, [diag("KNO-IMPORT-READ", f"cannot import it: {exc}", file=label,
                             hint="an Agent Card is a JSON object that A2A clients can read")]
     if base_url is None and source.startswith(("http://", "https://")):
-        base_url = source.split("/.well-known/", 1)[0]
+        base_url = base_of(source)
     try:
         imported = convert(raw, base_url)
     except NotACard as exc:

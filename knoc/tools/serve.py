@@ -11,7 +11,7 @@ from urllib.parse import unquote, urlsplit
 
 from knoc.io import files
 from knoc.io.server import Answer, Request, Response
-from knoc.output.hosting import CARD_HEADERS, CARD_NAMES, HEADERS_FILE, etag, headers_for, is_card
+from knoc.output.hosting import CARD_HEADERS, HEADERS_FILE, etag, headers_for
 from knoc.rules.paths import segment_problem
 
 INDEX = "index.html"
@@ -31,10 +31,7 @@ def locate(site: Path, fixed: str | None, host: str, url: str) -> tuple[Path, st
     rel = "/".join(segments)
     if files.unlinked(site, tree + rel) == "folder":
         rel = f"{rel}/{INDEX}".lstrip("/")
-    served = rel
-    if files.unlinked(site, tree + rel) != "file" and is_card(rel) and rel.endswith(CARD_NAMES[1]):
-        served = rel[: -len(CARD_NAMES[1])] + CARD_NAMES[0]  # agent.json of an old build: its card
-    return (site / (tree + served), rel) if files.unlinked(site, tree + served) == "file" else None
+    return (site / (tree + rel), rel) if files.unlinked(site, tree + rel) == "file" else None
 
 
 def _tree(site: Path, host: str) -> str:

@@ -98,7 +98,7 @@
     row(dl, "Input", list(d.modes.input, (m) => el("code", {}, m)));
     row(dl, "Output", list(d.modes.output, (m) => el("code", {}, m)));
     row(dl, "Perception domains", list(a.domains, (x) => el("a", { href: "../index.html#domain-" + x }, x)));
-    row(dl, "Card", el("a", { href: "../" + a.card }, a.url + "/.well-known/agent-card.json"));
+    row(dl, "Card", el("a", { href: "../" + a.card }, a.url.replace(/\/$/, "") + "/.well-known/agent-card.json"));
     main.append(dl, el("h2", {}, "Skills"), skills(d.skills, true));
   }
 

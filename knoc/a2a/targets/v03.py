@@ -137,8 +137,29 @@ def dropped(f: CardFields) -> Dropped:
         if capability.legacy_version(iface["protocol_versions"]) is None:
             found.append((("additional_interfaces", i), f"the interface {iface['url']} (it speaks only A2A "
                                                         f"{', '.join(iface['protocol_versions'])})"))
+    return found + legacy_part(f)
+
+
+def legacy_part(f: CardFields) -> Dropped:
+    """What a 0.3-shaped card leaves out that 0.3 clients could have used:
+    an interface speaking another version before 1.0 (the card's one
+    `protocolVersion` speaks for all it lists), `tenant`, and what only 1.0
+    says about security."""
+    view = f.legacy_view()
+    if view is None:
+        return []
+    listed = {(view.url, view.transport), *view.others}
+    found: Dropped = []
+    for i, iface in enumerate(f.interfaces):
+        early = capability.legacy_version(iface["protocol_versions"])
+        if early is None:
+            continue
+        if (iface["url"], iface["transport"]) not in listed:
+            found.append((("additional_interfaces", i), f"the interface {iface['url']} (it speaks A2A {early}, and "
+                                                        f"the card's `protocolVersion` says {view.version} for "
+                                                        "every interface it lists)"))
         elif iface.get("tenant"):
-            found.append((("additional_interfaces", i, "tenant"), "`tenant`"))
+            found.append((("additional_interfaces", i, "tenant"), f"`tenant` of {iface['url']}"))
     return found + only_1_0(f)
 
 
