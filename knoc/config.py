@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from knoc.kinds.entity import Layout
 
 CONFIG_FILE = "knoc.toml"
-_KEYS = {"specs", "content", "output", "a2a"}
+_KEYS = {"specs", "content", "output", "a2a", "catalog_url"}
 # [host]: who operates the hosts, for each host's AI Catalog (its `host` object).
 HOST_KEYS = {"display_name": "displayName", "identifier": "identifier",
              "documentation_url": "documentationUrl", "logo_url": "logoUrl"}
@@ -54,6 +54,7 @@ class Config:
     public: tuple[KeyRef, ...] = ()  # [signing]
     retired: tuple[KeyRef, ...] = ()  # [signing]
     primary: tuple[tuple[str, str], ...] = ()  # [primary]: (host folder, agent slug), sorted
+    catalog_url: str = ""  # where site/ (the all-hosts catalog) is published, linked from each host's page
 
     @property
     def layout(self) -> Layout:
@@ -115,6 +116,9 @@ def load_config(root: Path, a2a: str | None = None) -> Config:
         values["a2a"] = a2a
     config = Config(root=root, host=operator, kid=kid, key=key, public=public, retired=retired, primary=primaries,
                     **values)
+    published = split_url(config.catalog_url) if config.catalog_url else None
+    if config.catalog_url and (published is None or published.scheme not in ("http", "https")):
+        raise ConfigError(f"{CONFIG_FILE}: `catalog_url` must be an http(s) URL (where build/site/ is published)")
     if config.a2a not in targets.names():
         raise ConfigError(f"unknown A2A target `{config.a2a}`; choose one of {', '.join(targets.names())}")
     _check_layout(config)

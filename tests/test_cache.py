@@ -53,7 +53,8 @@ def test_the_large_joined_files_are_kept_by_the_cache_not_held(knoc: Knoc, built
     catalog page and script, the AI Catalogs, the manifest) into the cache
     as soon as it is joined, and writes build/ from there: the same bytes
     as a build that keeps them in memory (--no-cache)."""
-    joined = ["index/agents.json", "index/domains.json", "site/index.html", "site/_catalog/agents.js", "manifest.json"]
+    joined = ["index/agents.json", "index/domains.json", "site/index.html",
+              "site/agents.possibility.space/_catalog/agents.js", "manifest.json"]
     stored = {p.name for p in (built / DIR / "files").iterdir()}
     for rel in joined:
         assert hashlib.sha256((built / "build" / rel).read_bytes()).hexdigest() in stored, rel

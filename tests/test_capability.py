@@ -57,10 +57,9 @@ def test_interface_versions_are_core_fields_in_1_0_and_contract_params_in_0_3(kn
     assert "interfaces" not in contract_entry(search)["params"]
     assert knoc("build", "--a2a", "0.3", root=repo)[0] == 0
     search = card(repo, "catalog-search")
-    assert contract_entry(search)["params"]["interfaces"] == [
+    assert contract_entry(search)["params"]["interfaces"] == [  # /rest speaks just what protocolVersion says
         {"url": "https://agents.possibility.space/catalog-search", "protocolVersions": ["1.0"]},
-        {"url": "grpc.agents.possibility.space:443", "protocolVersions": ["1.0"]},
-        {"url": "https://agents.possibility.space/catalog-search/rest", "protocolVersions": ["0.3"]}]
+        {"url": "grpc.agents.possibility.space:443", "protocolVersions": ["1.0"]}]
 
 
 def test_an_agent_without_contract_fields_gets_no_entry(knoc: Knoc, repo: Path) -> None:

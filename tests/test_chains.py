@@ -20,7 +20,8 @@ N = 10_000
 def test_a_chain_of_ten_thousand_compiles(tmp_path: Path, link: str) -> None:
     result = compile_repo(load_config(write_chain(tmp_path, N, link)))
     assert result.ok, result.report.sorted()[:3]
-    assert [d.code for d in result.report.sorted()] == []
+    # one warning for the generated host (chain.example.com), never one per card
+    assert [d.code for d in result.report.sorted()] == (["KNO-CARD-URL-EXAMPLE"] if link == "composes" else [])
     if link == "composes":
         assert len(result.cards) == N
 

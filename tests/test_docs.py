@@ -72,3 +72,41 @@ def test_the_start_a_content_repo_section_works_as_written(tmp_path: Path) -> No
         result = CliRunner().invoke(main, invocation, catch_exceptions=False)
         assert result.exit_code == 0, f"{line}: {result.output}"
     assert (here / "build/index/agents.json").is_file()
+
+
+def test_the_command_reference_is_made_from_the_commands() -> None:
+    from knoc.cli.reference import markdown
+    assert (ROOT / "docs/cli.md").read_text(encoding="utf-8") == markdown(), \
+        "run `python -m knoc.cli.reference > docs/cli.md`"
+
+
+def _commands_in(text: str) -> list[str]:
+    """Every `knoc ...` command line the text shows: in code blocks, and in inline code."""
+    blocks = re.findall(r"```[a-z]*\n(.*?)```", text, flags=re.S)
+    lines = [line.split(" #")[0] for block in blocks for line in block.splitlines()]
+    spans = re.findall(r"`(knoc [^`]+)`", re.sub(r"```.*?```", "", text, flags=re.S))
+    return [c.strip() for c in [*lines, *spans] if c.strip().startswith("knoc ")]
+
+
+def test_the_readme_names_only_commands_and_options_that_exist() -> None:
+    """Each command line of the README, against what `--help` offers."""
+    from knoc.cli.reference import commands, options
+    known = dict(commands())
+    groups = {" ".join(path.split()[:2]) for path in known if len(path.split()) == 3}
+    shown = _commands_in(README)
+    wrong = []
+    for line in shown:
+        words = line.split()
+        path = next((p for n in (3, 2) if (p := " ".join(words[:n])) in known), None)
+        if path is None:
+            if words[1].startswith("-") or words[1] in {"COMMAND", "CMD"} or " ".join(words[:2]) in groups:
+                continue  # `knoc --version`, a placeholder, a group (`knoc new`)
+            wrong.append(f"no command: {line}")
+            continue
+        for word in words[len(path.split()):]:
+            flag = re.match(r"\[?(--?[a-z][a-z0-9-]*)", word)
+            if flag and flag.group(1) not in (*options(known[path]), "--help", "-h"):
+                wrong.append(f"{path} has no {flag.group(1)}: {line}")
+    assert not wrong, "\n".join(wrong)
+    named = {" ".join(line.split()[:3]) for line in shown} | {" ".join(line.split()[:2]) for line in shown}
+    assert not set(known) - named, f"commands the README never shows: {sorted(set(known) - named)}"

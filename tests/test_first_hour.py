@@ -176,7 +176,8 @@ def test_unfinished_public_cards_get_warnings(tmp_path: Path, knoc: Knoc) -> Non
     skeleton.write_text(skeleton.read_text(encoding="utf-8").replace("visibility: private\n", ""), encoding="utf-8")
     code, out, _ = knoc("build", "--format", "json", root=tmp_path)
     found = sorted(d["code"] for d in json_diags(out))
-    assert code == 0 and found == ["KNO-CARD-PLACEHOLDER"] * 3 + ["KNO-CARD-URL-LOCAL"], found
+    # init's own agent is at agents.example.com until the author says where it is served
+    assert code == 0 and found == ["KNO-CARD-PLACEHOLDER"] * 3 + ["KNO-CARD-URL-EXAMPLE", "KNO-CARD-URL-LOCAL"], found
     skeleton.write_text(skeleton.read_text(encoding="utf-8").replace("http://localhost:9000", "http://agents.example.org"),
                         encoding="utf-8")
     _, out, _ = knoc("validate", "--format", "json", root=tmp_path)
@@ -233,9 +234,9 @@ def test_a_scripted_first_hour(tmp_path: Path) -> None:
 
     repo = tmp_path / "my-agents"
     knoc = [sys.executable, "-m", "knoc"]
-    sh(tmp_path, *knoc, "init", str(repo))
+    sh(tmp_path, *knoc, "init", str(repo), "--url", "https://agents.nightsky.dev/hello-agent")
     sh(repo, *knoc, "new", "domain", "weather")
-    sh(repo, *knoc, "new", "agent", "night-watch", "--url", "https://agents.example.com/night-watch")
+    sh(repo, *knoc, "new", "agent", "night-watch", "--url", "https://agents.nightsky.dev/night-watch")
     agent = repo / "content/agent-blueprints/night-watch.kno"
     text = agent.read_text(encoding="utf-8").replace("visibility: private\n", "").replace("domains: []",
                                                                                           "domains: [weather]")

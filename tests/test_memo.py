@@ -27,7 +27,7 @@ from tests.conftest import Knoc, edit, json_diags
 
 SEARCH = "content/agent-blueprints/catalog-search.kno"
 CARD = "build/site/agents.possibility.space/catalog-search/.well-known/agent-card.json"
-SCRIPT = "build/site/_catalog/agents.js"
+SCRIPT = "build/site/agents.possibility.space/_catalog/agents.js"
 
 
 @pytest.fixture
@@ -92,7 +92,7 @@ ON_DISK = {"a card edited by hand": (card_edited, ["stale: build/site/agents.pos
            "a card removed": (card_removed, ["missing: build/site/agents.possibility.space/catalog-search"
                                              "/.well-known/agent-card.json"]),
            "a card touched": (touched, []),
-           "the catalog script edited by hand": (script_edited, ["stale: build/site/_catalog/agents.js"])}
+           "the catalog script edited by hand": (script_edited, ["stale: build/site/agents.possibility.space/_catalog/agents.js"])}
 
 
 @pytest.mark.parametrize("name", list(ON_DISK))
@@ -115,7 +115,7 @@ def test_a_source_edit_is_compared_only_where_it_changed_the_build(built: tuple[
     assert messages[0].startswith("stale: build/site/agents.possibility.space/catalog-search/.well-known/"
                                   "agent-card.json")
     # The files that join every card are named without a diff: the card's says it.
-    assert "stale: build/site/_catalog/agents.js (it joins the cards above)" in messages
+    assert "stale: build/site/agents.possibility.space/_catalog/agents.js (it joins the cards above)" in messages
     assert messages[-1] == "stale: build/manifest.json (it lists the digests of the files above)"
     assert narrow == [True]
     assert knoc("build", root=repo)[0] == 0

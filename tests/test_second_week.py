@@ -3,13 +3,16 @@ and say what to write, and advice that a build can follow."""
 
 from __future__ import annotations
 
+import base64
+import json
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import Knoc, json_diags
+from tests.conftest import Knoc, json_diags, tree
 
 STEWARD = "content/agent-blueprints/schema-steward.kno"
 
@@ -86,3 +89,82 @@ def test_a_stray_file_in_build_gets_advice_a_build_can_follow(repo: Path, knoc: 
     assert knoc("build", root=repo)[0] == 2 and stray.exists()  # what the old advice led to
     stray.rename(repo / "notes.txt")  # the advice, followed
     assert knoc("build", root=repo)[0] == 0 and knoc("check", root=repo)[0] == 0
+
+
+def test_migrate_with_nothing_left_to_migrate_is_no_error(repo: Path, knoc: Knoc) -> None:
+    assert knoc("migrate", root=repo)[0] == 0
+    code, _, err = knoc("migrate", root=repo)
+    assert code == 0 and "nothing to migrate" in err
+
+
+@pytest.mark.parametrize(("target", "stated"), [("compat", '["1.0", "0.3"]'), ("0.3", '["0.3"]')])
+def test_migrate_states_the_versions_the_target_implied(repo: Path, knoc: Knoc, target: str, stated: str) -> None:
+    """A legacy agent that states no versions meant the build target's; a
+    blueprint that states none means 1.0 everywhere: migrate writes them out."""
+    legacy = repo / "content/agents/echo-agent.kno"
+    legacy.write_text(legacy.read_text(encoding="utf-8").replace('protocol_versions: ["1.0", "0.3"]\n', ""),
+                      encoding="utf-8")
+    config = repo / "knoc.toml"
+    config.write_text(config.read_text(encoding="utf-8").replace('a2a = "1.0"', f'a2a = "{target}"'),
+                      encoding="utf-8")
+    assert knoc("build", root=repo)[0] == 0
+    before = {k: v for k, v in tree(repo / "build").items() if k != "manifest.json"}
+    code, _, err = knoc("migrate", root=repo)
+    assert code == 0, err
+    assert f"protocol_versions: {stated}" in (repo / "content/agent-blueprints/echo-agent.kno").read_text()
+    assert knoc("build", root=repo)[0] == 0  # the same cards as before
+    assert {k: v for k, v in tree(repo / "build").items() if k != "manifest.json"} == before
+
+
+def test_verify_names_the_repos_own_key_set_and_a_failed_download_is_exit_2(
+        repo: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+    key = tmp_path_factory.mktemp("key") / "k.pem"
+    run = [sys.executable, "-m", "knoc"]
+    assert subprocess.run([*run, "keys", "new", str(key)], capture_output=True).returncode == 0
+    assert subprocess.run([*run, "build", "--sign-key", str(key), "--root", str(repo)],
+                          capture_output=True).returncode == 0
+    card = "build/site/agents.possibility.space/catalog-search/.well-known/agent-card.json"
+    done = subprocess.run([*run, "verify", card], capture_output=True, text=True, cwd=repo)
+    own = "build/site/agents.possibility.space/.well-known/jwks.json"
+    assert done.returncode == 2 and f"--jwks {own}" in done.stderr
+    assert subprocess.run([*run, "verify", card, "--jwks", own], capture_output=True, cwd=repo).returncode == 0
+    forged = json.loads((repo / card).read_text(encoding="utf-8"))
+    header = {"alg": "EdDSA", "typ": "JOSE", "kid": "k", "jku": "https://nohost.invalid/.well-known/jwks.json"}
+    protected = base64.urlsafe_b64encode(json.dumps(header).encode()).rstrip(b"=").decode()
+    forged["signatures"] = [{"protected": protected, "signature": "AAAA"}]
+    forged["supportedInterfaces"][0]["url"] = "https://nohost.invalid/a2a"
+    path = tmp_path_factory.mktemp("card") / "card.json"
+    path.write_text(json.dumps(forged), encoding="utf-8")
+    done = subprocess.run([*run, "verify", str(path), "--allow-jku"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "cannot read the key set" in done.stderr, done.stderr
+
+
+def test_clean_removes_only_what_knoc_made(repo: Path, knoc: Knoc, tmp_path_factory: pytest.TempPathFactory) -> None:
+    assert knoc("build", root=repo)[0] == 0 and (repo / ".knoc-cache").is_dir()
+    mine = repo / "build/site/notes.txt"
+    mine.write_text("mine\n", encoding="utf-8")
+    code, _, err = knoc("clean", root=repo)
+    assert code == 2 and "notes.txt" in err and mine.is_file() and (repo / ".knoc-cache").is_dir()
+    mine.unlink()
+    elsewhere = tmp_path_factory.mktemp("elsewhere")
+    (elsewhere / "keep.txt").write_text("keep\n", encoding="utf-8")
+    assert knoc("clean", "--cache-only", root=repo)[0] == 0
+    assert not (repo / ".knoc-cache").exists() and (repo / "build").is_dir()
+    (repo / ".knoc-cache").symlink_to(elsewhere)  # a link in the cache's place: removed, never followed
+    code, _, err = knoc("clean", root=repo)
+    assert code == 0 and "removed build/ and .knoc-cache/" in err
+    assert not (repo / "build").exists() and not (repo / ".knoc-cache").is_symlink()
+    assert (elsewhere / "keep.txt").is_file()
+    assert knoc("clean", root=repo)[0] == 0  # nothing left: still fine
+
+
+@pytest.mark.parametrize(("url", "warned"), [("https://agents.example.com/x", True), ("https://a.b.test/x", True),
+                                             ("https://examples.com/x", False), ("https://possibility.space/x", False)])
+def test_a_public_card_on_an_example_domain_is_named(repo: Path, knoc: Knoc, url: str, warned: bool) -> None:
+    source = repo / STEWARD
+    text = source.read_text(encoding="utf-8")
+    source.write_text(text.replace("url: https://agents.possibility.space/schema-steward", f"url: {url}"),
+                      encoding="utf-8")
+    code, out, _ = knoc("validate", "--format", "json", root=repo)
+    found = [d for d in json_diags(out) if d["code"] == "KNO-CARD-URL-EXAMPLE"]
+    assert code == 0 and bool(found) == warned and (not found or found[0]["file"] == STEWARD)

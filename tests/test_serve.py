@@ -8,6 +8,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -15,6 +16,7 @@ import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -118,7 +120,16 @@ def test_unknown_site_and_missing_build_are_usage_errors(tmp_path: Path) -> None
     assert out.returncode == 2 and "knoc build" in out.stderr and "Traceback" not in out.stderr
 
 
-def test_watch_rebuilds_when_a_source_changes(repo: Path) -> None:
+@pytest.mark.parametrize("hidden", [False, True])
+def test_watch_rebuilds_when_a_source_changes(repo: Path, tmp_path_factory: pytest.TempPathFactory,
+                                              hidden: bool) -> None:
+    """Also for a repo that lives under a hidden folder (~/.config/agents):
+    only the path inside the repo decides what is a source."""
+    if hidden:
+        moved = tmp_path_factory.mktemp("home") / ".config" / "agents"
+        moved.parent.mkdir()
+        shutil.move(str(repo), moved)
+        repo = moved
     rel = "content/agent-blueprints/quick-summarizer.kno"
     with serving(repo, "--watch") as base:
         card = f"{base}quick-summarizer/.well-known/agent-card.json"
@@ -161,6 +172,15 @@ def chromium(profile: Path, url: str, shot: Path | None = None, size: str = "100
                           timeout=120).stdout
 
 
+def script_details(site: Path) -> dict[str, Any]:
+    """Every card's details, from each host's `_catalog/agents.js`."""
+    found: dict[str, Any] = {}
+    for script in sorted(site.glob("*/_catalog/agents.js")):
+        text = script.read_text(encoding="utf-8")
+        found.update(json.loads(text[text.index(".details, ") + len(".details, "):text.rindex(");")]))
+    return found
+
+
 def _agents(dom: str) -> dict[str, str]:
     """Each listed agent's <li> by slug, with whether it is hidden."""
     return dict(re.findall(r'<li class="agent" id="agent-([^"]+)"[^>]*>(.*?)</li>\n', dom, re.S))
@@ -173,8 +193,7 @@ def test_catalog_in_headless_chromium(tmp_path: Path) -> None:
     The screenshots land in tests/artifacts/ (CI keeps them) to look at."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     profile = tmp_path / "profile"
-    script = (ROOT / "build/site/_catalog/agents.js").read_text(encoding="utf-8")
-    details = json.loads(script[script.index("=") + 1:].rstrip().rstrip(";"))["details"]
+    details = script_details(ROOT / "build/site")
     with serving(ROOT) as base:
         dom = chromium(profile, base, ARTIFACTS / "catalog.png")
         chromium(profile, base, ARTIFACTS / "catalog-phone.png", "390,1400")
@@ -230,3 +249,40 @@ def test_catalog_page_marks_inferred_classes_and_groups_by_domain() -> None:
         section = page[page.index(f'<section id="domain-{domain}">'):]
         section = section[:section.index("</section>")]
         assert re.findall(r'href="#agent-([^"]+)"', section) == slugs
+
+
+@needs_chromium
+def test_each_host_tree_carries_its_own_catalog(tmp_path: Path, repo: Path, knoc) -> None:  # type: ignore[no-untyped-def]
+    """build/site/<host> served alone, as a static host would: its page
+    lists its agents with their details, links to cards inside the tree,
+    an agent page, and to the all-hosts catalog where knoc.toml says it is."""
+    config = repo / "knoc.toml"
+    text = config.read_text(encoding="utf-8")
+    config.write_text(text.replace("[knoc]\n", '[knoc]\ncatalog_url = "https://possibility.space/agents/"\n', 1),
+                      encoding="utf-8")
+    assert knoc("build", root=repo)[0] == 0
+    host = "agents.possibility.space"
+    tree = repo / "build/site" / host
+    ours = sorted(a["slug"] for a in CATALOG if a["card"].startswith(host + "/"))
+    profile = tmp_path / "profile"
+    with serving(repo, "--site", host) as base:
+        dom = chromium(profile, base, ARTIFACTS / "host-catalog.png")
+        page = chromium(profile, base + "_catalog/agent.html#drift-sentinel")
+        links = re.findall(r'<dd><a href="\./([^"]+)">', dom)
+        assert links and all(get(base + link)[0] == 200 for link in links)
+    assert re.findall(r'<li class="agent" id="agent-([^"]+)"', dom) == ours
+    assert "Agents on agents.possibility.space" in dom and 'href="https://possibility.space/agents/"' in dom
+    assert "Compares derived artifacts" in dom  # the details came from the tree's own scripts
+    href = re.search(r'<a href="([^"]+)">https://agents\.possibility\.space/drift-sentinel/\.well-known', page)
+    assert href and href.group(1) == "../drift-sentinel/.well-known/agent-card.json"
+    assert (tree / "_catalog" / href.group(1)).resolve().is_file() and (tree / ".nojekyll").is_file()
+
+
+def test_ctrl_c_stops_serve_as_an_interrupted_command() -> None:
+    proc = subprocess.Popen([sys.executable, "-m", "knoc", "serve", "--root", str(ROOT), "--port", "0"],
+                            stderr=subprocess.PIPE, text=True)
+    assert proc.stderr is not None
+    assert "serving" in proc.stderr.readline()
+    proc.send_signal(signal.SIGINT)
+    err = proc.stderr.read()
+    assert proc.wait(timeout=20) == 130 and "Traceback" not in err

@@ -141,7 +141,7 @@ def test_a_check_after_a_build_still_joins_nothing(rendered: tuple[Path, list[bo
     code, out, err = knoc("check", root=repo)
     assert code == 1 and joins == []
     assert (code, out) == knoc("check", "--no-cache", root=repo)[:2]
-    assert "stale: build/site/_catalog/agents.js" in out + err
+    assert "stale: build/site/agents.possibility.space/_catalog/agents.js" in out + err
 
 
 def test_edits_one_after_another_stay_warm_and_right(rendered: tuple[Path, list[bool]]) -> None:

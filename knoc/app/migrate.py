@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime
 from pathlib import Path
 
+from knoc.a2a import targets
 from knoc.app.common import compile_cached, exists_message, only, rel, source_named
 from knoc.app.outcome import Outcome, UsageError
 from knoc.config import Config
@@ -19,13 +20,14 @@ def migrate(config: Config, paths: tuple[Path, ...], dry_run: bool, *, use_cache
     rels = ([rel(config.root, f) for f in paths] if paths else
             [p for p in files.discover(config.root, [f"{config.content}/{migration.LEGACY}"])
              if p.count("/") == config.content.count("/") + 2])  # the folder itself, not below it
-    if not rels:
-        raise UsageError("KNO-MIGRATE", f"no legacy agents under {config.content}/{migration.LEGACY}/")
+    if not rels:  # nothing to do is no error: a repo migrated already runs it too
+        return Outcome("knoc migrate", [], [], f"nothing to migrate: no legacy agents under "
+                                               f"{config.content}/{migration.LEGACY}/")
     today = datetime.date.today()
     plan: list[migration.Migration] = []
     for source in rels:
         try:
-            m = migration.plan(config.root, source, config.content, today)
+            m = migration.plan(config.root, source, config.content, today, targets.get(config.a2a).versions)
         except (OSError, UnicodeDecodeError, ValueError, migration.NotLegacy) as exc:
             raise UsageError("KNO-MIGRATE", f"{source}: {exc}", "migrate only legacy agents; `knoc validate` "
                              "shows what is wrong with a file that does not load") from None

@@ -49,11 +49,13 @@ def new_extension(config: Config, slug: str, title: str | None, uri: str, *, use
     return _write_and_check(config, {f"{config.content}/{EXTENSIONS}/{slug}.kno": text}, use_cache)
 
 
-def init(folder: Path) -> Outcome:
+def init(folder: Path, url: str | None = None) -> Outcome:
     """A new content repo in `folder` (made if missing): knoc.toml, a
     .gitignore for the cache, one perception domain and one public agent
-    that perceives it, which build to a valid card at once. The specs are
-    knoc's built-in set until `knoc specs vendor` copies them in."""
+    (at `url`) that perceives it, which build to a valid card at once. The
+    specs are knoc's built-in set until `knoc specs vendor` copies them in."""
+    if url is not None and not publishable(url):
+        raise UsageError("KNO-CONFIG", f"`{url}` is not an http(s) URL without query or fragment")
     if files.dangling(folder) or (files.stat(folder) is not None and not files.is_dir(folder)):
         raise UsageError("KNO-CONFIG", f"{folder} is not a folder" + (" (a link to nothing)" if files.dangling(folder)
                                                                       else ""))
@@ -65,7 +67,7 @@ def init(folder: Path) -> Outcome:
         f"content/{COLLECTION}/{FIRST_DOMAIN}.kno": author.domain_skeleton(
             FIRST_DOMAIN, "Greetings", "Messages that greet someone, and the answers to them."),
         f"content/{BLUEPRINTS}/{FIRST_AGENT}.kno": author.blueprint_skeleton(
-            FIRST_AGENT, "Hello Agent", f"https://agents.example.com/{FIRST_AGENT}", public=True,
+            FIRST_AGENT, "Hello Agent", url or f"https://agents.example.com/{FIRST_AGENT}", public=True,
             domain=FIRST_DOMAIN, description="Answers a greeting with a greeting.", skill="Greet",
             skill_description="Replies to a greeting in the same language."),
     }

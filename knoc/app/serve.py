@@ -48,9 +48,7 @@ def serve(config: Config, port: int, site_name: str | None, rebuild: bool, sign_
         + (f" (every request gets {site_name})" if site_name else " (the Host header picks the tree)")
         + ("; rebuilding on change" if rebuild else "") + "; Ctrl-C stops")
     try:
-        running.serve_forever()
-    except KeyboardInterrupt:
-        pass
+        running.serve_forever()  # until Ctrl-C: exit 130, as the shell expects of an interrupted command
     finally:
         if stop is not None:
             stop.set()

@@ -8,6 +8,8 @@ reader. Every read keeps the hardening limits (size, time, JSON rule)."""
 from __future__ import annotations
 
 import json
+import os
+from pathlib import Path
 from typing import Any
 
 from knoc.a2a import signing
@@ -30,9 +32,11 @@ def _verify(source: str, jwks: str | None, allow_jku: bool, jku_hosts: tuple[str
         raise UsageError("KNO-CONFIG", f"{source} is not an A2A card (a JSON object)")
     signatures = card.get("signatures") or []
     if jwks is None and not allow_jku and signatures:
+        own = _own_key_set(source, card)
         raise UsageError("KNO-CONFIG", "no key set to verify against",
-                         "give one with --jwks FILE_OR_URL (a build's own: build/site/<host>/.well-known/jwks.json), "
-                         "or let the card name it: --allow-jku")
+                         f"give one with --jwks: `knoc verify {source} --jwks {own}` (this repo's build has the "
+                         "card's host)" if own else "give one with --jwks FILE_OR_URL (a build's own: "
+                         "build/site/<host>/.well-known/jwks.json), or let the card name it: --allow-jku")
     refused: dict[str, str] = {}
     if jwks is not None:
         keys = keysets.key_set(jwks)
@@ -44,6 +48,21 @@ def _verify(source: str, jwks: str | None, allow_jku: bool, jku_hosts: tuple[str
     verdict = signing.verify(card, keys)
     answer = _json(source, verdict, keys, refused) if fmt == "json" else _text(verdict, keys, refused)
     return Outcome("knoc verify", inputs=[source], answer=answer, failed=not verdict.valid)
+
+
+def _own_key_set(source: str, card: dict[str, Any]) -> str | None:
+    """The key set the repo here built for the card's host, if there is one."""
+    from knoc.config import ConfigError, find_root, load_config
+    from knoc.io import files
+    from knoc.output.hosting import JWKS_FILE, SITE
+
+    host = keysets.home(source, card)
+    try:
+        config = load_config(find_root(Path.cwd())) if host is not None else None
+    except ConfigError:
+        return None
+    path = config.out_dir / SITE / str(host) / JWKS_FILE if config is not None else None
+    return os.path.relpath(path) if path is not None and files.is_file(path) else None
 
 
 def _hosts(source: str, card: dict[str, Any], named: tuple[str, ...]) -> set[str]:

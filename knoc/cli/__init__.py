@@ -62,6 +62,7 @@ def _register() -> None:
     from knoc.cli import (
         build,
         check,
+        clean,
         diff,
         discover,
         explain,
@@ -78,7 +79,7 @@ def _register() -> None:
     )
 
     for module in (init, build, serve, check, validate, diff, discover, verify, keys, new, id, specs, import_, migrate,
-                   explain):
+                   clean, explain):
         main.add_command(module.command)
 
 

@@ -105,7 +105,7 @@ def options(formats: tuple[str, ...] = FORMATS, thresholds: tuple[str, ...] = ("
     any repo (`repo=False`: no --root; `knoc verify`)."""
     def decorate(command: Callable[..., int]) -> Callable[..., None]:
         @functools.wraps(command)
-        def wrapper(fmt: str | None, debug: bool, root: Path | None = None, **kw: Any) -> None:
+        def wrapper(debug: bool, fmt: str | None = None, root: Path | None = None, **kw: Any) -> None:
             a2a, fail_on, no_cache = kw.pop("a2a", None), kw.pop("fail_on", "error"), kw.pop("no_cache", False)
             jobs = kw.pop("jobs", None)
             if fmt is None:
@@ -127,7 +127,8 @@ def options(formats: tuple[str, ...] = FORMATS, thresholds: tuple[str, ...] = ("
             *([click.option("--a2a", type=click.Choice(targets.names()),
                             help=f"A2A target version (default: knoc.toml, else {targets.DEFAULT}).")]
               if target else []),
-            click.option("--format", "fmt", type=click.Choice(formats), help=_format_help(formats, default_format)),
+            *([click.option("--format", "fmt", type=click.Choice(formats), help=_format_help(formats, default_format))]
+              if len(formats) > 1 else []),  # one format: nothing to choose
             *([click.option("--fail-on", type=click.Choice(thresholds), default="error", show_default=True,
                             help="The least severe finding that makes the exit code 1.")] if thresholds else []),
             *([click.option("--no-cache", is_flag=True, help=f"Neither read nor write {CACHE_DIR}/ "

@@ -131,7 +131,7 @@ def unfinished(agent: Agent) -> Iterable[Diagnostic]:
     if where is not None and _local(where.hostname or ""):
         yield card_error(agent, ("url",), "KNO-CARD-URL-LOCAL", f"url `{url}` can be reached only from this machine "
                    "or network", "publish the url clients will use, or keep the agent private while it is local")
-    elif where is not None and where.scheme == "http":
+    if where is not None and not _local(where.hostname or "") and where.scheme == "http":
         yield card_error(agent, ("url",), "KNO-CARD-URL-HTTP", f"url `{url}` is plain http: tasks and credentials "
                    "travel unencrypted", "serve the agent over https")
     for i, iface in enumerate(c.get("additional_interfaces") or []):

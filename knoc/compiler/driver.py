@@ -114,7 +114,7 @@ def _compile_repo(config: Config, use_cache: bool, progress: Progress, signer: C
     spec_sources += _builtin_specs(loaded, layout)
     specs, found = compile_specs([e for e in loaded.values() if isinstance(e, Entity)])
     report.extend(found)
-    cache = (Cache.open(config.root, salt(__version__, config.a2a, repr(config.primary),
+    cache = (Cache.open(config.root, salt(__version__, config.a2a, repr(config.primary), config.catalog_url,
                                           *(f"{s.rel}\0{s.digest}" for s in spec_sources)))
              if use_cache else Cache.off())
 
@@ -230,7 +230,8 @@ def _link(sources: list[SourceFile], results: Results, specs: SpecSet, cache: Ca
     link = LinkResult.restore(cache.get_link(key, digests))
     if link is None:
         try:
-            link = link_repo(sources, results, specs, config.a2a, layout, dict(config.primary), cache)
+            link = link_repo(sources, results, specs, config.a2a, layout, dict(config.primary), cache,
+                             config.catalog_url)
         except Exception as exc:  # a bug: reported, never cached
             return LinkResult([internal(exc)], {}, [], {}, {}), key
         pinned = {d.file: digests[d.file] for d in link.diags if d.file in digests}

@@ -24,7 +24,8 @@ from knoc.output.tree import KNOC, Spill, collisions, render_linked
 
 
 def link_repo(sources: list[SourceFile], results: Results, specs: SpecSet, target: str,
-              layout: Layout, primary: dict[str, str], spill: Spill | None = None) -> LinkResult:
+              layout: Layout, primary: dict[str, str], spill: Spill | None = None,
+              catalog_url: str = "") -> LinkResult:
     typed, agent_of = _entities(sources, results, specs, layout)
     broken = frozenset((layout.collection_of(s.rel), s.rel.rsplit("/", 1)[-1].removesuffix(".kno"))
                        for s in sources if any(d.is_error for d in results.found(s.rel)))
@@ -42,7 +43,7 @@ def link_repo(sources: list[SourceFile], results: Results, specs: SpecSet, targe
     cards = Cards(published.cards, results.summary)  # nothing here reads a card's bytes
     known, found_ext = extension.registry(typed)
     found += found_ext + extension.check_cards(projected(), known) + delegation.check(repo.agents, target)
-    files, wanted = render_linked(repo, cards, published.roots, typed, spill)
+    files, wanted = render_linked(repo, cards, published.roots, typed, spill, catalog_url or None)
     found += _collisions(wanted, typed, repo)
     return LinkResult(diags + found, {a.slug: a.typed.source.rel for a in repo.agents}, published.cards,
                       files.files, files.digests, published.roots, published.untwinned)

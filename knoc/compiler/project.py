@@ -193,7 +193,9 @@ def _contract_params(c: dict[str, Any], target: Target) -> ContractParams | None
     if target.versions_in_contract:  # its AgentInterface has no protocol version of its own
         stated = [(c["url"], c.get("protocol_versions"))]
         stated += [(i["url"], i.get("protocol_versions")) for i in c.get("additional_interfaces") or []]
-        interfaces = [ContractInterface(url=url, protocol_versions=v) for url, v in stated if v]
+        # an interface that speaks just what the card's `protocolVersion` says needs no entry
+        interfaces = [ContractInterface(url=url, protocol_versions=v) for url, v in stated
+                      if v and [major_minor(str(x)) for x in v] != list(target.versions)]
     low, high = (major_minor(v) if isinstance(v, str) else v
                  for v in (c.get("min_protocol_version"), c.get("max_protocol_version")))
     if not (flags or interfaces or low or high):

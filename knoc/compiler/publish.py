@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import NamedTuple
 
+from knoc.compiler.card_checks import card_error
 from knoc.diagnostics import Diagnostic, diag
 from knoc.diagnostics.duplicates import duplicate
 from knoc.kinds.agent import Agent, Projection
@@ -32,6 +33,7 @@ def publish(projected: Iterable[tuple[Agent, Projection]], primary: dict[str, st
     diags: list[Diagnostic] = []
     by_location: dict[tuple[str, str], Agent] = {}
     on_host: dict[str, list[str]] = {}
+    first_of: dict[str, Agent] = {}  # each host's first agent, where a finding about the host points
     for agent, proj in projected:
         owner = by_location.setdefault((proj.host, proj.path), agent)
         if owner is not agent:
@@ -41,9 +43,11 @@ def publish(projected: Iterable[tuple[Agent, Projection]], primary: dict[str, st
             continue
         cards.append((agent.slug, agent.typed.entity.source.rel))
         on_host.setdefault(proj.host, []).append(agent.slug)
+        first_of.setdefault(proj.host, agent)
         if not proj.has_twin:
             untwinned.append(agent.slug)
     roots: dict[str, str] = {}
+    diags += _on_example_hosts(on_host, first_of)
     for host in sorted(primary.keys() - on_host.keys()):
         diags.append(diag("KNO-CONFIG-PRIMARY", f"knoc.toml names a primary agent for {host}, where no public agent "
                           f"publishes a card (hosts with cards: {', '.join(sorted(on_host)) or 'none'})",
@@ -63,3 +67,24 @@ def publish(projected: Iterable[tuple[Agent, Projection]], primary: dict[str, st
         elif not at_root and (named is not None or len(slugs) == 1):
             roots[host] = named or slugs[0]
     return Published(cards, roots, untwinned, diags)
+
+
+# Names no real host has (RFC 2606 and 6761): a skeleton's, or a copied example's.
+EXAMPLE_DOMAINS = ("example.com", "example.net", "example.org")
+EXAMPLE_TLDS = (".example", ".test", ".invalid")
+
+
+def _on_example_hosts(on_host: dict[str, list[str]], first_of: dict[str, Agent]) -> list[Diagnostic]:
+    """One warning per host reserved for examples that public cards name
+    (one, not one per card: a generated repo may have thousands)."""
+    found = []
+    for host, slugs in sorted(on_host.items()):
+        name = host.rsplit(":", 1)[0] if not host.endswith("]") else host
+        if any(name == d or name.endswith("." + d) for d in EXAMPLE_DOMAINS) or name.endswith(EXAMPLE_TLDS):
+            more = f" (and {len(slugs) - 1:,} more public card{'s' if len(slugs) > 2 else ''})" if len(slugs) > 1 \
+                else ""
+            found.append(card_error(first_of[host], ("url",), "KNO-CARD-URL-EXAMPLE",
+                                    f"the url of `{slugs[0]}`{more} is on {host}, a domain reserved for examples "
+                                    "(RFC 2606, 6761): no agent answers there",
+                                    "publish the url clients will use, or keep the agent private until it has one"))
+    return found

@@ -229,6 +229,15 @@ def dangling(path: Path) -> bool:
     return path.is_symlink() and not path.exists()
 
 
+def is_link(path: Path) -> bool:
+    return path.is_symlink()
+
+
+def present(path: Path) -> bool:
+    """Whether anything is at `path`, a link (even a dangling one) included."""
+    return os.path.lexists(path)
+
+
 def is_file(path: Path) -> bool:
     return path.is_file()
 

@@ -120,11 +120,15 @@ def store_pieces(folder: Path, pieces: Iterable[bytes]) -> Stat:
                 seen.update(piece)
                 f.write(piece)
         blob = folder / seen.hexdigest()
-        os.replace(tmp, blob)
+        st = stat(blob)
+        if st is not None and st.st_size == os.stat(tmp).st_size:  # stored already: its mtime vouches for it
+            Path(tmp).unlink()
+        else:
+            os.replace(tmp, blob)
+            st = os.stat(blob)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
-    st = os.stat(blob)
     return st.st_size, st.st_mtime_ns, blob.name
 
 

@@ -33,7 +33,7 @@ def in_background(root: Path, folders: list[str], since: object, rebuild: Callab
     the `since` fingerprint (taken before the first build)."""
     stop, ready = threading.Event(), threading.Event()
     paths = [root / f for f in folders if (root / f).is_dir()] or [root]
-    threading.Thread(target=_watch, args=(paths, _guarded(rebuild, failed), stop, ready), daemon=True).start()
+    threading.Thread(target=_watch, args=(root, paths, _guarded(rebuild, failed), stop, ready), daemon=True).start()
     ready.wait(READY_SECONDS)
     if fingerprint(root, folders) != since:  # an edit made before the watch was in place
         _guarded(rebuild, failed)()
@@ -49,11 +49,18 @@ def _guarded(rebuild: Callable[[], None], failed: Callable[[Exception], object])
     return run
 
 
-def _watch(paths: list[Path], rebuild: Callable[[], None], stop: threading.Event, ready: threading.Event) -> None:
+def _watch(root: Path, paths: list[Path], rebuild: Callable[[], None], stop: threading.Event,
+           ready: threading.Event) -> None:
     import watchfiles  # only `serve --watch` needs it
 
     def sources(_: object, path: str) -> bool:
-        return path.endswith(SOURCE_SUFFIX) and "/." not in path
+        """A source, by its path inside the repo: the repo itself may lie
+        under a hidden folder (~/.config/agents) and still be watched."""
+        try:
+            inside = Path(path).relative_to(root).as_posix()
+        except ValueError:
+            return False
+        return inside.endswith(SOURCE_SUFFIX) and not any(part.startswith(".") for part in inside.split("/"))
 
     for changes in watchfiles.watch(*paths, watch_filter=sources, stop_event=stop, debounce=200,
                                     rust_timeout=200, yield_on_timeout=True, raise_interrupt=False):

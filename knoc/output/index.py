@@ -60,21 +60,25 @@ def card_details(fields: CardFields) -> bytes:
     return json.dumps(details, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
-def catalog_script(index: Iterable[bytes], details: Iterable[tuple[str, bytes]]) -> Iterator[bytes]:
-    """`_catalog/agents.js`: the index entries and each card's details (by
-    slug, in slug order) as one script, so the catalog pages read them even
-    from a file:// page (a fetch could not). Spliced from bytes, a megabyte
-    at a time: at 100,000 agents it is over 100 MB, never held whole where
-    it can be stored as it is made (`Joined.add_pieces`). `index`:
-    index/agents.json, a piece at a time, which the script opens with."""
-    yield b"window.KNOC_CATALOG = {\"index\": "
-    last = b""
-    for piece in index:  # all but its closing newline
-        yield last
-        last = piece
-    yield last.rstrip()
-    yield from joined_pieces(b",\n\"details\": {", (script_piece(slug, body) for slug, body in details), b",\n",
-                             b"}};\n")
+# Each data script adds to one object, whichever loads first: a tree's
+# catalog loads its own, the all-hosts catalog every host's.
+_CATALOG = b'(window.KNOC_CATALOG = window.KNOC_CATALOG || {"index": {"agents": []}, "details": {}})'
+
+
+def index_script(entries: Iterable[dict[str, Any]]) -> Iterator[bytes]:
+    """A host's `_catalog/index.js`: its agents' index entries (as
+    index/agents.json has them), for the catalog pages (a script, not JSON:
+    the pages work opened from disk, where a browser refuses `fetch`)."""
+    pieces = (json.dumps(e, ensure_ascii=False, sort_keys=True).encode("utf-8") for e in entries)
+    return joined_pieces(_CATALOG + b".index.agents.push(\n", pieces, b",\n", b"\n);\n")
+
+
+def details_script(details: Iterable[tuple[str, bytes]]) -> Iterator[bytes]:
+    """A host's `_catalog/agents.js`: each of its cards' details by slug (in
+    slug order), spliced from the pieces the cache keeps, a megabyte at a
+    time (`Joined.add_pieces`); an edit patches its card's piece alone."""
+    return joined_pieces(b"Object.assign(" + _CATALOG + b".details, {\n",
+                         (script_piece(slug, body) for slug, body in details), b",\n", b"\n});\n")
 
 
 def script_piece(slug: str, details: bytes) -> bytes:
@@ -120,6 +124,14 @@ class CatalogEntries(Sequence[dict[str, Any]]):
 
     def __iter__(self) -> Iterator[dict[str, Any]]:
         return map(self._entry, self._cards)
+
+    def by_host(self) -> dict[str, CatalogEntries]:
+        """The entries of the cards on each host, in the same order (one
+        walk over the cards)."""
+        hosts: dict[str, list[Card]] = {}
+        for c in self._cards:
+            hosts.setdefault(c.projection.host, []).append(c)
+        return {h: CatalogEntries(self._repo, cards, self._card_file) for h, cards in sorted(hosts.items())}
 
     def with_skills(self) -> Iterator[tuple[dict[str, Any], tuple[str, ...]]]:
         """Each entry and its card's skill names (for the catalog page)."""

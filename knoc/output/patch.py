@@ -1,4 +1,4 @@
-"""The files a run joins from every card (`_catalog/agents.js`, each host's
+"""The files a run joins from every card (each host's `_catalog/agents.js`,
 AI Catalog and `_headers`, the manifest), patched after an edit that
 changed a few cards' bytes and nothing the link stage reads: each changed
 piece is found by its exact old bytes and replaced, so the result is what
@@ -23,7 +23,7 @@ from knoc.kinds.agent import Projection
 from knoc.output.hosting import AI_CATALOG_FILE, HEADERS_FILE, SITE, etag_rule, etagged
 from knoc.output.index import script_piece
 from knoc.output.listing import indented
-from knoc.output.pages import CATALOG_SCRIPT
+from knoc.output.pages import details_path
 from knoc.output.tree import MANIFEST, all_paths, is_legacy, manifest_line
 
 Pairs = dict[str, list[tuple[bytes, bytes]]]  # each file's (old piece, new piece)
@@ -70,8 +70,8 @@ class Patch:
             for path in all_paths(new, edit.root_of, slug):
                 self.cards[path] = new.file_digest(is_legacy(path))
             (old_details, old_entry), (details, entry) = old.catalog_pieces(), new.catalog_pieces()
-            self.pieces.setdefault(CATALOG_SCRIPT, []).append((script_piece(slug, old_details),
-                                                               script_piece(slug, details)))
+            self.pieces.setdefault(details_path(new.host), []).append((script_piece(slug, old_details),
+                                                                       script_piece(slug, details)))
             self.pieces.setdefault(f"{SITE}{new.host}/{AI_CATALOG_FILE}", []).append((indented(old_entry),
                                                                                       indented(entry)))
         # A piece replaced exactly once by another makes other bytes; an

@@ -27,9 +27,9 @@ from knoc.output.hosting import (
     etag_rules,
     headers_files,
 )
-from knoc.output.index import CatalogEntries, build_catalog, build_domains, catalog_script
+from knoc.output.index import CatalogEntries, build_catalog, build_domains, details_script
 from knoc.output.listing import host_catalogs
-from knoc.output.pages import CATALOG_PAGE, CATALOG_SCRIPT, catalog_assets, catalog_page, extension_pages
+from knoc.output.pages import catalog_pages, details_path, extension_pages
 
 if TYPE_CHECKING:
     from knoc.output.signed import CardSigner
@@ -42,6 +42,9 @@ Input = tuple[str, str, bool]
 
 
 KNOC = "knoc"  # the owner of the files knoc writes for the whole repo
+# In each served tree: GitHub Pages runs Jekyll unless it finds this, and
+# Jekyll leaves out `.well-known/`.
+NO_JEKYLL = ".nojekyll"
 
 
 def card_paths(card: Card | Projection) -> tuple[str, ...]:
@@ -129,21 +132,21 @@ class Joined:
 
 
 def render_linked(repo: Repo, cards: Sequence[Card], roots: dict[str, str], typed: list[Typed],
-                  spill: Spill | None = None) -> tuple[Joined, dict[str, list[str]]]:
+                  spill: Spill | None = None, everywhere: str | None = None) -> tuple[Joined, dict[str, list[str]]]:
     """The files that read the whole repo: the runtime index, the catalog and
     extension pages, the static hosts' `_headers`. The link stage renders
     them, so the cache keeps them with its findings. Also who wants each
-    path: a source, or knoc itself."""
+    path: a source, or knoc itself. `everywhere`: where the all-hosts
+    catalog is published (knoc.toml's `catalog_url`)."""
     out = Joined({}, spill)
     domains = build_domains(repo, cards)
     out.add({DOMAINS: dumps(domains)})
     out.add_pieces(CATALOG, lambda: dump_pieces(build_catalog(repo, cards, CARD_FILE)))
     pages, wanted = extension_pages(typed, cards)
     out.add(pages)
-    entries = CatalogEntries(repo, cards, CARD_FILE)
-    out.add_pieces(CATALOG_PAGE, lambda: catalog_page(entries, domains["domains"]))
-    assets = catalog_assets()
-    out.add(assets)
+    catalog = catalog_pages(CatalogEntries(repo, cards, CARD_FILE), domains["domains"], pages, everywhere)
+    for path, pieces in catalog.items():
+        out.add_pieces(path, pieces)
     card_hosts: set[str] = set()
     card_files: list[tuple[tuple[str, ...], str]] = []  # each card's paths, and its source: one pass over them
     root_of = {slug: host for host, slug in roots.items()}
@@ -152,7 +155,9 @@ def render_linked(repo: Repo, cards: Sequence[Card], roots: dict[str, str], type
         card_files.append((all_paths(card, root_of, card.slug), card.source))
     headers = headers_files(card_hosts | {rel[len(SITE):].split("/")[0] for rel in pages})
     out.add(headers)
-    for path in (DOMAINS, CATALOG, CATALOG_SCRIPT, CATALOG_PAGE, *assets, *headers):
+    no_jekyll = {rel.replace(HEADERS_FILE, NO_JEKYLL): b"" for rel in headers}  # a tree each, as `_headers`
+    out.add(no_jekyll)
+    for path in (DOMAINS, CATALOG, *catalog, *(details_path(h) for h in card_hosts), *headers, *no_jekyll):
         wanted.setdefault(path, []).append(KNOC)
     for paths, source in card_files:
         for path in paths:
@@ -272,11 +277,13 @@ def render(cards: Cards, linked: Mapping[str, bytes], linked_digests: dict[str, 
     digests: dict[str, str] = {}
     out = Joined(digests, spill if signer is None else None)
     listed: list[tuple[str, str, str]] = []  # each card's host, url and source: its AI Catalog entry is read later
+    shown: dict[str, list[tuple[str, str]]] = {}  # each host's cards' slugs and sources: their details, likewise
     at: dict[str, str] = {}  # each card path -> its source, for the tree
     root_of = {slug: host for host, slug in (roots or {}).items()}
     for card in cards:  # in slug order
         proj = card.projection
         listed.append((proj.host, proj.url, card.source))
+        shown.setdefault(proj.host, []).append((card.slug, card.source))
         paths = all_paths(card, root_of, card.slug)
         for path in paths:
             digests[path], at[path] = proj.file_digest(is_legacy(path)), card.source
@@ -290,9 +297,10 @@ def render(cards: Cards, linked: Mapping[str, bytes], linked_digests: dict[str, 
     digests.update(linked_digests)
     # What follows from card bytes the link stage does not read: joined
     # here, one group at a time (the largest first).
-    if CATALOG in linked:
-        out.add_pieces(CATALOG_SCRIPT, lambda: catalog_script(
-            pieces_of(linked, CATALOG), ((c.slug, c.projection.catalog_pieces()[0]) for c in cards)))
+    if CATALOG in linked:  # the link stage rendered the catalog: each host's details go with it
+        for host, its in sorted(shown.items()):
+            out.add_pieces(details_path(host), functools.partial(_details, cards, its))
+    del shown
     for path, pieces in host_catalogs(listed, lambda rel: cards.projection(rel).catalog_pieces()[1],
                                       operator).items():
         out.add_pieces(path, pieces)
@@ -302,6 +310,11 @@ def render(cards: Cards, linked: Mapping[str, bytes], linked_digests: dict[str, 
     kids = signer.kids() if signer is not None else None
     out.add_pieces(MANIFEST, lambda: dump_pieces(manifest(inputs, digests, target, kids)))
     return Tree(out.files, {} if signer is not None else at, cards.projection, linked), digests  # signed: in files
+
+
+def _details(cards: Cards, its: list[tuple[str, str]]) -> Iterator[bytes]:
+    """A host's details script, each card's piece read as it is joined."""
+    return details_script((slug, cards.projection(source).catalog_pieces()[0]) for slug, source in its)
 
 
 def pieces_of(files: Mapping[str, bytes], path: str) -> Iterator[bytes]:

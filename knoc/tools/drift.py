@@ -9,7 +9,7 @@ from collections.abc import Callable, Collection, Container, Mapping
 
 from knoc.diagnostics import Diagnostic, diag
 from knoc.output.hosting import AI_CATALOG_FILE, CARD_FILE, HEADERS_FILE, LEGACY_CARD_FILE, SITE
-from knoc.output.pages import CATALOG_SCRIPT
+from knoc.output.pages import is_details_path
 from knoc.output.tree import MANIFEST
 
 MAX_DIFF_LINES = 40
@@ -111,9 +111,9 @@ def _rank(path: str) -> int:
 
 
 def _joins_cards(path: str) -> bool:
-    """A file made of every card's pieces: the catalog page's script, and
-    each host's AI Catalog and `_headers` (the cards' ETags)."""
-    return path == CATALOG_SCRIPT or (path.startswith(SITE) and path.endswith(("/" + AI_CATALOG_FILE, HEADERS_FILE)))
+    """A file made of every card's pieces: each host's catalog details
+    script, AI Catalog and `_headers` (the cards' ETags)."""
+    return is_details_path(path) or (path.startswith(SITE) and path.endswith(("/" + AI_CATALOG_FILE, HEADERS_FILE)))
 
 
 def _twin(legacy: str) -> str:

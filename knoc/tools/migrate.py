@@ -54,9 +54,12 @@ def legacy_declaration(data: Any) -> str:
                     "with subtype agent-card)")
 
 
-def to_blueprint(data: Any, source: str, today: datetime.date) -> Any:
+def to_blueprint(data: Any, source: str, today: datetime.date, versions: tuple[str, ...] = ("1.0",)) -> Any:
     """The blueprint tree for a legacy tree (ruamel CommentedMap), built from
-    the legacy nodes themselves."""
+    the legacy nodes themselves. `versions`: what the build target wrote
+    for an interface that states none (the url: all; another: the first),
+    written out, since a blueprint that states none means A2A 1.0 under
+    every target."""
     from ruamel.yaml.comments import CommentedMap
 
     decl = legacy_declaration(data)
@@ -89,7 +92,22 @@ def to_blueprint(data: Any, source: str, today: datetime.date) -> Any:
     if persona:
         out.insert(_before(out, ("ownership", "provenance")), "persona", persona)
     out["a2a_projection"] = card
+    if "protocol_versions" not in card:
+        card["protocol_versions"] = _versions(versions)
+    for iface in card.get("additional_interfaces") or []:
+        if hasattr(iface, "setdefault") and "protocol_versions" not in iface:
+            iface["protocol_versions"] = _versions(versions[:1])
     return out
+
+
+def _versions(versions: tuple[str, ...]) -> Any:
+    """`["1.0", "0.3"]`, as a blueprint writes it."""
+    from ruamel.yaml.comments import CommentedSeq
+    from ruamel.yaml.scalarstring import DoubleQuotedScalarString
+
+    seq = CommentedSeq(DoubleQuotedScalarString(v) for v in versions)
+    seq.fa.set_flow_style()
+    return seq
 
 
 def _after(m: Any, keys: tuple[str, ...]) -> int:
@@ -102,7 +120,7 @@ def _before(m: Any, keys: tuple[str, ...]) -> int:
     return next((names.index(k) for k in keys if k in names), len(names))
 
 
-def plan(root: Path, rel: str, content: str, today: datetime.date) -> Migration:
+def plan(root: Path, rel: str, content: str, today: datetime.date, versions: tuple[str, ...] = ("1.0",)) -> Migration:
     """The migration of one legacy file (NotLegacy, OSError or a YAML error
     when it is none), loaded and dumped by one round-trip YAML."""
     from knoc.tools.author import dump, yaml_rt
@@ -110,7 +128,7 @@ def plan(root: Path, rel: str, content: str, today: datetime.date) -> Migration:
     yaml = yaml_rt()
     data = yaml.load(files.read_source(str(root / rel), str(root)).decode("utf-8"))
     return Migration(rel, f"{content}/{BLUEPRINTS}/{Path(rel).name}", legacy_declaration(data),
-                     dump(yaml, to_blueprint(data, rel, today)))
+                     dump(yaml, to_blueprint(data, rel, today, versions)))
 
 
 def rehearse(config: Config, migrations: list[Migration]) -> Result:

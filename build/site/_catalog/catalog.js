@@ -1,10 +1,15 @@
-// The catalog pages' script, build/site/_catalog/catalog.js. It reads
-// window.KNOC_CATALOG (agents.js) and writes text nodes only: never HTML
-// from the data, and links only to http(s) urls or paths knoc made.
+// The catalog pages' script, _catalog/catalog.js of each served tree. It
+// reads window.KNOC_CATALOG (each host's index.js and agents.js) and writes
+// text nodes only: never HTML from the data, and links only to http(s)
+// urls or paths knoc made.
 "use strict";
 (function () {
   const data = window.KNOC_CATALOG || { index: { agents: [] }, details: {} };
   const byslug = new Map(data.index.agents.map((a) => [a.slug, a]));
+  const root = document.body.dataset.root || "";  // the host this tree serves; "" for every host's
+  function cardPath(a) {  // a card's path in this tree
+    return root && a.card.startsWith(root + "/") ? a.card.slice(root.length + 1) : a.card;
+  }
 
   function el(tag, attrs, ...children) {
     const node = document.createElement(tag);
@@ -98,7 +103,7 @@
     row(dl, "Input", list(d.modes.input, (m) => el("code", {}, m)));
     row(dl, "Output", list(d.modes.output, (m) => el("code", {}, m)));
     row(dl, "Perception domains", list(a.domains, (x) => el("a", { href: "../index.html#domain-" + x }, x)));
-    row(dl, "Card", el("a", { href: "../" + a.card }, a.url.replace(/\/$/, "") + "/.well-known/agent-card.json"));
+    row(dl, "Card", el("a", { href: "../" + cardPath(a) }, a.url.replace(/\/$/, "") + "/.well-known/agent-card.json"));
     main.append(dl, el("h2", {}, "Skills"), skills(d.skills, true));
   }
 

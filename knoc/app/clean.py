@@ -1,0 +1,36 @@
+"""`knoc clean`: remove what knoc made in a repo, build/ and the cache,
+never anything else: build/ goes only when every file in it is one its
+manifest lists (as a build would replace it), and no link is followed."""
+
+from __future__ import annotations
+
+from knoc.app.outcome import Outcome, UsageError
+from knoc.config import Config
+from knoc.io import files, lock, swap
+from knoc.io.cache import DIR as CACHE_DIR
+from knoc.io.tree import OutputError, check_owned
+from knoc.output.tree import MANIFEST
+
+
+def clean(config: Config, cache_only: bool) -> Outcome:
+    removed = []
+    with lock.held(config.root):
+        if not cache_only:
+            out = config.root / config.output
+            if files.is_link(out):
+                raise UsageError("KNO-OUTPUT", f"{config.output}/ is a link: knoc removes only what it wrote",
+                                 "remove the link yourself if you mean to")
+            try:
+                check_owned(config.out_dir, MANIFEST)
+            except OutputError as exc:
+                raise UsageError("KNO-OUTPUT", f"{exc}; nothing was removed",
+                                 "move the files that are yours out of it, then run knoc clean again") from None
+            swap.recover(config.out_dir)  # an interrupted run's debris beside it, too
+            if files.is_dir(config.out_dir):
+                swap.remove(config.out_dir)
+                removed.append(f"{config.output}/")
+        cache = config.root / CACHE_DIR
+        if files.present(cache):
+            swap.remove(cache)  # a link there is removed itself, never what it points to
+            removed.append(f"{CACHE_DIR}/")
+    return Outcome("knoc clean", summary=f"removed {' and '.join(removed)}" if removed else "nothing to remove")

@@ -1,0 +1,173 @@
+"""The codes of projecting cards, extensions and the capability contract,
+and of the tools (signing, the drift guard, diff)."""
+
+from __future__ import annotations
+
+from knoc.diagnostics.registry import E, W, declare
+
+# --- projection -------------------------------------------------------------------
+declare("KNO-PROJECT-REQUIRED", E, "a field A2A requires is missing and cannot be derived", """
+    The A2A card needs this field (a description, a skill's description or tags, a provider url)
+    and knoc has no rule to derive it.""")
+declare("KNO-PROJECT-AUTH", E, "security cannot be mapped (legacy scheme, undeclared scheme)", """
+    Security is declared once: either the legacy `authentication.schemes` (Bearer, Basic and Digest
+    map directly) or `security_schemes`, and every requirement names a declared scheme. A 0.3 card
+    (and a compat card's 0.3 fields) cannot carry an OAuth scheme whose only flow is device code:
+    when every alternative of a requirement needs one, the card would look open, so it is refused.""")
+declare("KNO-PROJECT-EXTENDED", W, "an extended card is offered, but no security scheme is declared", """
+    `capabilities.extended_agent_card` (0.3: `supportsAuthenticatedExtendedCard`) tells clients to
+    authenticate and fetch a fuller card. A2A 1.0 (sections 3.1.11 and 13.3) has them authenticate
+    with a scheme the card declares; with none declared, no client can. Declare the scheme under
+    `security_schemes`, or drop the flag.""")
+declare("KNO-PROJECT-URL", E, "the url cannot be turned into a card path", """
+    A card is published at <url>/.well-known/agent-card.json under build/site/<host>/<path>, so its
+    url must be an absolute http(s) URL without `.` or `..` segments.""")
+declare("KNO-PROJECT-DROPPED", W, "a field the target A2A version lacks is left out", """
+    The build target cannot carry this field, so the published card leaves it out. Remove it, or
+    build for a target that carries it.""")
+declare("KNO-CARD-GRPC-ADDRESS", W, "a gRPC interface's url is not a host:port address", """
+    A gRPC channel dials hostname:port, not a url with a scheme and a path (A2A after 1.0.1 says so
+    for gRPC interfaces). Write the interface's url as `host:port`, for example
+    `grpc.example.com:443`.""")
+declare("KNO-CARD-PLACEHOLDER", W, "a public card still holds a skeleton's placeholder text", """
+    `knoc new agent` writes placeholder text (the card's description, the first skill's name and
+    description) so the skeleton validates. A public card that still says it tells clients
+    nothing about what the agent does: write the real text.""")
+declare("KNO-CARD-URL-LOCAL", W, "a public card's url can be reached only from this machine or network", """
+    The url is localhost, a loopback, private or link-local address: clients elsewhere cannot
+    reach the agent through the published card. Publish the url clients will use, or keep the
+    agent private (`visibility: private`) while it runs locally.""")
+declare("KNO-CARD-URL-EXAMPLE", W, "a public card's url is on a domain reserved for examples", """
+    example.com, example.net, example.org and the .example, .test and .invalid names (RFC 2606,
+    6761) belong to no one: a card there sends clients nowhere. Publish the real url, or keep the
+    agent private (`visibility: private`) until it has one.""")
+declare("KNO-CARD-URL-HTTP", W, "a public card's url is plain http", """
+    Clients send tasks, and often credentials, to the card's url. Over plain http they travel
+    unencrypted and can be altered on the way; serve the agent over https.""")
+declare("KNO-CARD-SIZE", E, "a card would be larger than a published card may be (256 KiB)", """
+    Clients fetch a card on every discovery and hold it in memory; a card of megabytes is a
+    mistake (a pasted document, aliases expanded) or an attack on them. knoc refuses to publish
+    a card over 256 KiB: shorten its descriptions and examples, or split its skills.""")
+declare("KNO-PROJECT-WIRE", E, "the card does not fit the wire model (a knoc bug: please report)", """
+    Every card passes through the target's wire models before it is written. A card that does not
+    fit means a derivation rule let something through; please report it with the entity.""")
+declare("KNO-OUTPUT-COLLISION", E, "two outputs (cards, pages, index files) would be written to one path", """
+    Every published file has one owner. Two card urls, extension URIs or knoc's own files
+    (the catalog page, the index, `_headers`) that land on one path, or a file where another
+    output needs a folder, would overwrite each other. Give the entity a url or uri of its own;
+    the message names the other source.""")
+declare("KNO-SERVICE-CLASS-TWICE", E, "`service_class` and a hand-written service-class extension entry", """
+    knoc writes the service-class extension entry from `service_class`; keep that and remove the
+    hand-written entry.""")
+declare("KNO-CONFIG-PRIMARY", E, "knoc.toml's `[primary]` names an agent that is not a host's public agent", """
+    A host serves one agent's card at its origin root (`https://host/.well-known/agent-card.json`,
+    where A2A 8.2 and clients that resolve a card from a url's origin look): its agent at the root
+    url, else its only public agent, else the one `[primary]` in knoc.toml names for it. The named
+    agent must publish its card on that host, and a host whose root url already is an agent's
+    needs no line.""")
+declare("KNO-URL-DUPLICATE", E, "two public agents share a url", """
+    Two public agents with one url would share one card path. The first by slug keeps it; give the
+    other its own url.""")
+# --- extensions and the capability contract ---------------------------------------
+declare("KNO-EXT-SCHEMA", E, "an extension's `params_schema` is not a valid JSON Schema", """
+    An extension entity describes the params its card entries take as a JSON Schema (draft
+    2020-12); cards' entries are checked against it.""")
+declare("KNO-EXT-DUPLICATE", E, "an extension URI is declared by two entities, or twice on one card", """
+    One entity per extension URI, and one entry per URI on a card.""")
+declare("KNO-EXT-UNVERSIONED", W, "a `versioned` extension's URI carries no version segment (such as /v1)", """
+    A versioned extension mints a new URI for each breaking change, so its URI ends in a version
+    segment such as /v1. Add one, or declare `evolution: additive`.""")
+declare("KNO-EXT-UNKNOWN", W, "a card declares an extension no extension entity describes", """
+    Nothing in the repo says what this extension URI means or which params it takes. Add
+    content/extensions/<name>.kno, or check the URI for a typo.""")
+declare("KNO-EXT-PARAMS", E, "a card's extension params do not fit the extension's `params_schema`", """
+    The entry's params are checked against the extension entity's params_schema; the first
+    problem and its location are given.""")
+declare("KNO-EXT-PARAMS-UNKNOWN", W, "a card's extension params name a field the `params_schema` does not define", """
+    Clients ignore params they do not know (forward compatibility), so an unknown name is likely a
+    typo. Add it to the extension's params_schema, or remove it.""")
+declare("KNO-EXT-DEPENDENCY", E, "a required extension's dependency is not declared on the same card", """
+    A required extension that depends on another needs that one on the same card.""")
+declare("KNO-CONTRACT-BY-HAND", E,
+         "a card writes the capability-contract extension entry itself (knoc generates it)", """
+    knoc writes the capability-contract entry from `min_protocol_version`, `max_protocol_version`,
+    `protocol_versions` and the capability flags; remove the hand-written entry.""")
+declare("KNO-PROTOCOL-RANGE", E,
+         "the protocol range is inverted (min above max) or leaves out a version an interface speaks", """
+    The declared protocol range must hold together: min at most max, and every version the url or
+    an interface speaks (the build target's, when none is stated) inside it.""")
+declare("KNO-PROTOCOL-PATCH", W, "a protocol version carries a patch number", """
+    Cards name A2A protocol versions as Major.Minor (A2A 1.0, section 3.6): "1.0", not "1.0.0".
+    knoc publishes the Major.Minor form; write it that way in the source.""")
+declare("KNO-PROTOCOL-TARGET", E, "an A2A 0.3 card has no interface that speaks A2A 0.3", """
+    A 0.3 card sends its clients to its `url`, so that url must answer them: the card's url is the
+    first interface (the main url first) whose `protocol_versions` list 0.3 (or another version
+    before 1.0), and the build refuses a card where none does. Add "0.3" to the versions of the
+    interface that answers 0.3 clients, or build for 1.0.""")
+declare("KNO-PROTOCOL-UNSTATED", W, "an older card states no protocol versions: the target's default is claimed", """
+    An agent-card or agent-blueprint before 0.4.0 that states no `protocol_versions` for its url
+    is published with the build target's versions (1.0 and 0.3 for compat, 0.3 for 0.3, 1.0 for
+    1.0; an additional interface: the first). So one blueprint makes different claims per target. State each
+    interface's versions, or declare `agent-blueprint@0.4.0`, where an unstated interface speaks
+    A2A 1.0 under every target.""")
+declare("KNO-LEGACY-VIEW", W, "0.3 clients cannot be served: no agent.json, or a compat card without 0.3 fields", """
+    agent.json (read by 0.2 clients) and a compat card's 0.3 top-level fields (read by 0.3 clients)
+    send a client to an interface that speaks A2A 0.3 (or another version before 1.0). When no
+    interface of the agent does, pointing them at a 1.0-only endpoint would fail every request, so
+    agent.json is not written and a compat card goes out as a 1.0 card. Add "0.3" to the
+    `protocol_versions` of an interface that answers 0.3 clients, if one does. agent.json is not
+    written either when every alternative of a security requirement needs an OAuth flow only A2A
+    1.0 has (device code): its 0.3 card would state no requirement, and look open.""")
+declare("KNO-CAP-DEPRECATED", W,
+         "a card declares, or a `composes` link requires, a deprecated (tier 3) capability", """
+    Deprecated capabilities are still honoured but discouraged; the message names the capability
+    that replaces it.""")
+declare("KNO-CAP-UNKNOWN", E, "a `composes` link requires something that is not a capability", """
+    `requires` names capability flags (tier 1 and 2, e.g. streaming_message) or extensions as
+    ext:<uri>. A close match is suggested.""")
+declare("KNO-CHAIN-REQUIRES", E, "an agent on a delegation chain does not declare what a link above it requires", """
+    A `composes` link's `requires` holds for every agent reachable below it. The message names the
+    whole chain to the agent that does not declare the capability.""")
+declare("KNO-CHAIN-PROTOCOL", E, "two agents on a delegation link share no A2A protocol version", """
+    A delegation link needs at least one A2A protocol version both agents speak. Widen one side's
+    protocol range or interface versions.""")
+declare("KNO-COMPOSES-CYCLE", W, "`composes` links form a delegation cycle", """
+    A task handed round a delegation loop can come back forever. A loop may be deliberate, so this
+    is a warning: break one link, or make sure the agents stop delegating.""")
+# --- tools ---------------------------------------------------------------------------
+declare("KNO-SIGNING", E, "a signing key cannot be used, or must not be (exit 2)", """
+    `--sign-key`, KNOC_SIGNING_KEY and knoc.toml's `[signing] key` name the keys a build signs
+    with. A private key must be an unencrypted PEM Ed25519 or P-256 key kept outside the repo (a key
+    file inside it is refused: once committed, it is public). `[signing] public` pins the public
+    halves of the signing keys and `retired` lists old ones still published: each a PEM or JWK
+    file inside the repo, or an inline JWK table. A build with a key knoc.toml does not pin is
+    refused, and so is a check of a signed build when nothing pins its keys.""")
+declare("KNO-SIGNING-UNPINNED", W, "a build is signed with a key knoc.toml does not pin", """
+    `knoc check` verifies a signed build without the private key, against the public keys knoc.toml
+    pins in `[signing] public`. With no pin it cannot tell the build's key from one planted in its
+    key sets, and refuses to check a signed build. Add the line the hint gives (the key's public
+    half, safe to commit).""")
+declare("KNO-SIGNING-UNPROTECTED", W, "a signed card holds values no signature can protect", """
+    Every A2A SDK drops empty strings, lists and objects from a card before checking a signature
+    (section 8.4.1), so a copy without them verifies as well. Where an empty value means something
+    (a requirement with no scopes, `bearer: []`; an empty requirement, "or no authentication"; an
+    OAuth scope with no description; an empty value in an extension's params) a signed build lists
+    each, once per card. Give requirements scopes where the scheme has them; otherwise the signature
+    does not prove which authentication a client must use.""")
+declare("KNO-UNSIGNED", E, "a build without a signing key, in a repo that signs", """
+    build/ is signed (its manifest names the keys), or knoc.toml pins a key, and no key was given, so
+    the cards would go out without signatures. Nothing is written. Give the key (--sign-key,
+    KNOC_SIGNING_KEY, or `key` under [signing]), or pass --unsigned to drop them on purpose.""")
+declare("KNO-SIGNATURE", E, "a card's signature does not verify, or a signed card lacks one", """
+    In a repo that signs its cards (knoc.toml pins their keys), every card must carry exactly the
+    signatures a build writes: one per pinned key the manifest names and per distinct view its
+    clients verify (a2a-sdk 1.x, the JS SDK, a2a-sdk 0.3), each with knoc's protected header and
+    nothing unprotected. A card that lost its signatures, one signed by another key, or one whose
+    signatures carry extra members is an error. Rebuild with the signing key; `knoc verify CARD
+    --jwks FILE` shows what failed.""")
+declare("KNO-DRIFT", E, "`knoc check`: a file under build/ is stale, missing or extra", """
+    The committed build/ is not what the sources compile to. Run `knoc build` and commit build/.""")
+declare("KNO-CARD-BREAKING", W, "`knoc diff`: a change to a published card or domain that breaks clients", """
+    Removing or moving something a client may rely on (an agent, a skill, a capability, an
+    extension, an accepted mode, a protocol version, a domain's agent) breaks it. Under
+    `--fail-on breaking` these are errors.""")
