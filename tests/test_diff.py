@@ -114,7 +114,8 @@ def card(**kw: Any) -> dict[str, Any]:
 ])
 def test_change_classes(new: dict[str, Any], kind: str, cls: str) -> None:
     changes = compare(Publication({"a": card()}, {}), Publication({"a": new}, {}))
-    assert [(c.kind, c.cls) for c in changes] == [(kind, cls)]
+    moved = [("interface-removed", "breaking"), ("interface-added", "additive")] if kind == "url-changed" else []
+    assert sorted((c.kind, c.cls) for c in changes) == sorted([(kind, cls), *moved])
 
 
 def contract_card(**params: Any) -> dict[str, Any]:
@@ -194,3 +195,26 @@ def test_signatures_and_keys_are_changes(knoc: Knoc, repo: Path, tmp_path_factor
     assert code == 1 and ("agent", "signatures-removed") in kinds and ("host", "keys-removed") in kinds
     code, out, _ = knoc("diff", "main..main~1", root=repo)
     assert code == 0 and "now signed" in out and "jwks.json publishes" in out
+
+
+@pytest.mark.parametrize(("old", "new", "kind"), [
+    ({"supportedInterfaces": [{"url": "https://x/a", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"},
+                              {"url": "x:443", "protocolBinding": "GRPC", "protocolVersion": "1.0"}]},
+     {"supportedInterfaces": [{"url": "https://x/a", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}]},
+     "interface-removed"),
+    ({"skills": [{"id": "s", "securityRequirements": [{"schemes": {"k": {"list": ["a"]}}}]}]},
+     {"skills": [{"id": "s", "securityRequirements": [{"schemes": {"k": {"list": ["b"]}}}]}]},
+     "skill-security-changed"),
+    ({"defaultInputModes": ["text/plain", "application/json"], "skills": [{"id": "s"}]},
+     {"defaultInputModes": ["text/plain", "application/json"], "skills": [{"id": "s", "inputModes": ["text/plain"]}]},
+     "input-modes-narrowed"),
+])
+def test_what_the_cold_look_found_hidden_is_breaking(old: dict[str, Any], new: dict[str, Any], kind: str) -> None:
+    changes = compare(Publication({"a": card(**old)}, {}), Publication({"a": card(**new)}, {}))
+    assert (kind, "breaking") in {(c.kind, c.cls) for c in changes}, changes
+
+
+def test_a_key_swapped_under_the_same_kid_is_breaking() -> None:
+    base = Publication({}, {}, keys={"h": ("main (aaaaaaaaaaaa)",)})
+    head = Publication({}, {}, keys={"h": ("main (bbbbbbbbbbbb)",)})
+    assert ("keys-removed", "breaking") in {(c.kind, c.cls) for c in compare(base, head)}

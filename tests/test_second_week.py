@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -168,3 +169,48 @@ def test_a_public_card_on_an_example_domain_is_named(repo: Path, knoc: Knoc, url
     code, out, _ = knoc("validate", "--format", "json", root=repo)
     found = [d for d in json_diags(out) if d["code"] == "KNO-CARD-URL-EXAMPLE"]
     assert code == 0 and bool(found) == warned and (not found or found[0]["file"] == STEWARD)
+
+
+def test_a_duplicate_beside_other_findings_and_an_edited_committed_file(repo: Path, knoc: Knoc) -> None:
+    """The cold look's crash (a duplicate with another finding in a committed
+    file), and an id pasted into a committed file: told at the edited one."""
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "base")
+    steward = (repo / STEWARD).read_text(encoding="utf-8")
+    domain = repo / "content/perception-domains/schemas.kno"
+    theirs = next(line for line in domain.read_text(encoding="utf-8").splitlines() if line.startswith("id:"))
+    ours = next(line for line in steward.splitlines() if line.startswith("id:"))
+    (repo / STEWARD).write_text(steward.replace(ours, theirs).replace("    streaming: true", "    streaming: yes"),
+                                encoding="utf-8")
+    code, out, err = knoc("validate", "--format", "json", root=repo)
+    [found] = [d for d in json_diags(out) if d["code"] == "KNO-ID-DUPLICATE"]
+    assert code == 1 and found["file"] == STEWARD, out + err
+
+
+def test_diff_leaves_out_a_committed_link_that_leaves_the_repo(repo: Path, knoc: Knoc) -> None:
+    git(repo, "init", "-q", "-b", "main")
+    (repo / "notes.md").symlink_to("/etc/hostname")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "base")
+    code, out, err = knoc("diff", "--base", "HEAD", root=repo)
+    assert code == 0 and "No public wire changes" in out, err
+
+
+def test_serve_signing_options_without_watch_and_a_key_given_twice(
+        repo: Path, knoc: Knoc, tmp_path_factory: pytest.TempPathFactory) -> None:
+    assert knoc("serve", "--unsigned", root=repo)[0] == 2
+    key = tmp_path_factory.mktemp("key") / "k.pem"
+    assert subprocess.run([sys.executable, "-m", "knoc", "keys", "new", str(key)], capture_output=True).returncode == 0
+    code, _, err = knoc("build", "--sign-key", str(key), "--sign-key", str(key), root=repo)
+    assert code == 0 and "signed with 1 key" in err
+    assert subprocess.run([sys.executable, "-m", "knoc", "check", "--root", str(repo)], capture_output=True,
+                          env={**os.environ, "KNOC_SIGNING_KEY": str(key)}).returncode == 0
+
+
+def test_clean_leaves_folders_that_only_look_like_its_own(repo: Path, knoc: Knoc) -> None:
+    mine = repo / ".build.old-mine/tree"
+    mine.mkdir(parents=True)
+    (mine / "notes.txt").write_text("mine\n", encoding="utf-8")
+    code, _, err = knoc("clean", root=repo)
+    assert code == 0 and (mine / "notes.txt").is_file() and "removed build/" not in err

@@ -25,8 +25,9 @@ def clean(config: Config, cache_only: bool) -> Outcome:
             except OutputError as exc:
                 raise UsageError("KNO-OUTPUT", f"{exc}; nothing was removed",
                                  "move the files that are yours out of it, then run knoc clean again") from None
-            swap.recover(config.out_dir)  # an interrupted run's debris beside it, too
-            if files.is_dir(config.out_dir):
+            there = files.is_dir(config.out_dir)
+            swap.recover(config.out_dir)  # an interrupted run's debris beside it, too (an old tree may come back)
+            if there or files.is_dir(config.out_dir):
                 swap.remove(config.out_dir)
                 removed.append(f"{config.output}/")
         cache = config.root / CACHE_DIR

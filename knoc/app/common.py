@@ -44,18 +44,19 @@ def compile_cached(config: Config, use_cache: bool, progress: Progress | None = 
 
 
 def at_new_files(config: Config, diags: list[Diagnostic]) -> list[Diagnostic]:
-    """Each duplicate told at the file that is new (not in git's HEAD: a
-    copy made to start another entity) when the other is committed."""
+    """Each duplicate told at the file being worked on (new or changed since
+    git's HEAD: a copy made to start another entity, an id pasted) when the
+    other one is as HEAD has it."""
     from knoc.io import git
 
     pairs = {d.file: other for d in diags if d.file and (other := duplicates.other_file(d))}
     if not pairs:
         return diags
-    committed = git.committed(config.root, sorted({*pairs, *pairs.values()}))
-    if committed is None:
+    edited = git.edited(config.root, sorted({*pairs, *pairs.values()}))
+    if edited is None:
         return diags
-    return [duplicates.told_at_other(d) if d.file in committed and duplicates.other_file(d) not in committed
-            else d for d in diags]
+    return [duplicates.told_at_other(d) if (other := duplicates.other_file(d)) is not None
+            and d.file not in edited and other in edited else d for d in diags]
 
 
 def rel(root: Path, path: Path) -> str:

@@ -121,6 +121,15 @@ def _built(out: Path, rel: str) -> object:
         return None
 
 
+def _thumbprint(jwk: dict[str, object]) -> str:
+    from knoc.a2a import signing
+
+    try:
+        return signing.thumbprint(jwk)[:12]
+    except (KeyError, TypeError, ValueError):
+        return "not a key"
+
+
 def _kids(doc: object, member: str) -> tuple[str, ...]:
     """The key ids of a card's signatures (their protected headers), or of a key set's keys."""
     from knoc.a2a import signing
@@ -128,7 +137,8 @@ def _kids(doc: object, member: str) -> tuple[str, ...]:
     entries = doc.get(member) if isinstance(doc, dict) else None
     if not isinstance(entries, list):
         return ()
-    if member == "keys":
-        return tuple(sorted({str(k["kid"]) for k in entries if isinstance(k, dict) and isinstance(k.get("kid"), str)}))
+    if member == "keys":  # a key by its id and its thumbprint: another key under the same kid is another key
+        return tuple(sorted({f"{k['kid']} ({_thumbprint(k)})" for k in entries
+                             if isinstance(k, dict) and isinstance(k.get("kid"), str)}))
     headers = (signing.protected_header(e) for e in entries)
     return tuple(sorted({str(h["kid"]) for h in headers if h and isinstance(h.get("kid"), str)}))

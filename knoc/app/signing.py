@@ -30,10 +30,11 @@ def key_signer(config: Config, sign_keys: tuple[str, ...]) -> KeySigner | None:
     if not private:
         return None
     pinned, retired = pins(config)
-    if config.kid and len(private) > 1:
+    if config.kid and len({signing.thumbprint(signing.public_jwk(k)) for k in private}) > 1:
         raise UsageError("KNO-SIGNING", "[signing] `kid` names one key, but several signing keys are given",
                          "remove `kid` (each key is then named by its thumbprint)")
-    signers = [signing.Signer(k, _kid(config, signing.public_jwk(k))) for k in private]
+    unique = {signing.thumbprint(signing.public_jwk(k)): k for k in private}  # a key given twice signs once
+    signers = [signing.Signer(k, _kid(config, signing.public_jwk(k))) for k in unique.values()]
     if pinned:
         allowed = {signing.thumbprint(p.jwk) for p in pinned}
         stray = [s for s in signers if signing.thumbprint(signing.public_jwk(s.key)) not in allowed]

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import click
 
+from knoc.app.outcome import UsageError
 from knoc.cli.options import Run, common, complain
 
 
@@ -25,7 +26,8 @@ def command(run: Run, port: int, site_name: str | None, watch: bool, sign_keys: 
     from knoc.app.serve import serve
 
     if (sign_keys or unsigned) and not watch:
-        raise click.UsageError("--sign-key and --unsigned go with --watch (they are how it builds)")
+        raise UsageError("KNO-CONFIG", "--sign-key and --unsigned go with --watch (they say how it builds)",
+                         "add --watch, or build first: knoc build --sign-key KEY")
     return run.report(serve(run.config, port, site_name, watch, sign_keys, unsigned, use_cache=run.use_cache,
                             fail_on_warning=run.fail_on == "warning", report=run.report, failed=complain,
                             say=lambda line: click.echo(line, err=True)))

@@ -57,8 +57,17 @@ def export(root: Path, ref: str, dest: Path) -> Path:
     args = ["archive", "--format=tar", f"{ref}^{{commit}}"]
     blob = _git(top, *args, *([prefix] if prefix != "." else []))
     with tarfile.open(fileobj=io.BytesIO(blob)) as tar:
-        tar.extractall(dest, filter="data")
+        tar.extractall(dest, filter=_inside)
     return dest / prefix if prefix != "." else dest
+
+
+def _inside(member: tarfile.TarInfo, dest: str) -> tarfile.TarInfo | None:
+    """tarfile's `data` filter, a member it refuses (a link leaving the
+    repo, an absolute path) left out rather than failing the export."""
+    try:
+        return tarfile.data_filter(member, dest)
+    except tarfile.FilterError:
+        return None
 
 
 @contextmanager
@@ -68,18 +77,20 @@ def checkout(root: Path, ref: str) -> Iterator[Path]:
         yield export(root, ref, Path(tmp))
 
 
-def committed(root: Path, paths: list[str]) -> set[str] | None:
-    """Which of `paths` (relative to `root`) git's HEAD holds; None when
-    `root` is not in a git work tree. A repo with no commit yet holds none."""
+def edited(root: Path, paths: list[str]) -> set[str] | None:
+    """Which of `paths` (relative to `root`) are new or changed since git's
+    HEAD (all of them before the first commit); None outside a git work tree."""
     try:
         _git(root, "rev-parse", "--is-inside-work-tree")
     except GitError:
         return None
     try:
-        out = _git(root, "ls-tree", "-r", "-z", "--name-only", "HEAD", "--", *paths)
+        held = _git(root, "ls-tree", "-r", "-z", "--name-only", "HEAD", "--", *paths)
+        changed = _git(root, "diff", "-z", "--name-only", "--relative", "HEAD", "--", *paths)
     except GitError:
-        return set()
-    return {p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p}
+        return set(paths)
+    names = {p.decode("utf-8", "surrogateescape") for p in held.split(b"\0") if p}
+    return (set(paths) - names) | {p.decode("utf-8", "surrogateescape") for p in changed.split(b"\0") if p}
 
 
 def stage(root: Path, folder: Path) -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import re
 import shutil
 import stat
 import tempfile
@@ -126,8 +127,10 @@ def recover(out: Path) -> None:
     new tree and every retired one."""
     if not out.parent.is_dir():
         return
-    new, old = f".{out.name}.new-", f".{out.name}.old-"
-    debris = sorted(p for p in out.parent.iterdir() if p.name.startswith((new, old)))
+    # only names mkdtemp gave knoc's own folders: `.build.old-mine` is someone's
+    ours = re.compile(rf"\.{re.escape(out.name)}\.(new|old)-[a-z0-9_]{{8}}")
+    old = f".{out.name}.old-"
+    debris = sorted(p for p in out.parent.iterdir() if ours.fullmatch(p.name))
     if not out.exists() and not out.is_symlink():  # only a real folder knoc moved aside, never a link planted there
         aside = [p / "tree" for p in debris if p.name.startswith(old) and _real_folder(p) and _real_folder(p / "tree")]
         if aside:

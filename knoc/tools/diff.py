@@ -137,6 +137,7 @@ def _card(old: dict[str, Any], new: dict[str, Any], target: Target) -> Iterable[
     for key in COSMETIC_FIELDS:
         if old.get(key) != new.get(key):
             yield f"{_kebab(key)}-changed", "cosmetic", f"`{key}` changed", old.get(key), new.get(key)
+    yield from _interfaces(_endpoints(old), _endpoints(new))
     was_c, now_c = target.read(old), target.read(new)
     for flag in FLAGS:
         was, now = was_c.flags.get(flag) is True, now_c.flags.get(flag) is True
@@ -147,7 +148,7 @@ def _card(old: dict[str, Any], new: dict[str, Any], target: Target) -> Iterable[
     yield from _modes("input", old.get("defaultInputModes"), new.get("defaultInputModes"))
     yield from _modes("output", old.get("defaultOutputModes"), new.get("defaultOutputModes"))
     yield from _extensions(_extension_entries(old), _extension_entries(new))
-    yield from _skills(_by(old.get("skills"), "id"), _by(new.get("skills"), "id"))
+    yield from _skills(_by(old.get("skills"), "id"), _by(new.get("skills"), "id"), old, new)
     for key in ("securitySchemes", "security", "securityRequirements"):
         if old.get(key) != new.get(key):
             yield ("security-changed", "breaking", f"`{key}` changed: clients may need new credentials",
@@ -229,7 +230,27 @@ def _extensions(old: dict[str, Any], new: dict[str, Any]) -> Iterable[Found]:
                    a.get("description"), b.get("description"))
 
 
-def _skills(old: dict[str, Any], new: dict[str, Any]) -> Iterable[Found]:
+def _endpoints(card: dict[str, Any]) -> set[str]:
+    """Each interface a client can pick, both shapes: `url binding version (tenant)`."""
+    found = {" ".join(str(i.get(k) or "") for k in ("url", "protocolBinding", "protocolVersion", "tenant")).strip()
+             for i in card.get("supportedInterfaces") or [] if isinstance(i, dict)}
+    if "url" in card:
+        version = card.get("protocolVersion") or ""
+        found.add(f"{card['url']} {card.get('preferredTransport') or 'JSONRPC'} {version}".strip())
+        found |= {f"{i.get('url')} {i.get('transport')} {version}".strip()
+                  for i in card.get("additionalInterfaces") or [] if isinstance(i, dict)}
+    return found
+
+
+def _interfaces(old: set[str], new: set[str]) -> Iterable[Found]:
+    for gone in sorted(old - new):
+        yield "interface-removed", "breaking", f"interface `{gone}` removed", gone, None
+    for added in sorted(new - old):
+        yield "interface-added", "additive", f"interface `{added}` added", None, added
+
+
+def _skills(old: dict[str, Any], new: dict[str, Any], old_card: dict[str, Any] | None = None,
+            new_card: dict[str, Any] | None = None) -> Iterable[Found]:
     for sid in sorted(old.keys() - new.keys()):
         yield "skill-removed", "breaking", f"skill `{sid}` removed", old[sid].get("name"), None
     for sid in sorted(new.keys() - old.keys()):
@@ -237,8 +258,15 @@ def _skills(old: dict[str, Any], new: dict[str, Any]) -> Iterable[Found]:
     for sid in sorted(old.keys() & new.keys()):
         a, b = old[sid], new[sid]
         where = f"skill `{sid}` "
-        yield from _modes("input", a.get("inputModes"), b.get("inputModes"), where)
-        yield from _modes("output", a.get("outputModes"), b.get("outputModes"), where)
+        for which, own, default in (("input", "inputModes", "defaultInputModes"),
+                                    ("output", "outputModes", "defaultOutputModes")):
+            # a skill without modes of its own takes the card's: compare what a client may send
+            yield from _modes(which, a.get(own) or (old_card or {}).get(default),
+                              b.get(own) or (new_card or {}).get(default), where)
+        for key in ("securityRequirements", "security"):
+            if a.get(key) != b.get(key):
+                yield ("skill-security-changed", "breaking", f"{where}`{key}` changed: clients may need new "
+                       "credentials", a.get(key), b.get(key))
         for k in ("name", "description", "examples", "tags"):
             if a.get(k) != b.get(k):
                 yield "skill-described", "cosmetic", f"{where}`{k}` changed", a.get(k), b.get(k)
