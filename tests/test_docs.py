@@ -14,6 +14,7 @@ from knoc.diagnostics.codes import CODES
 from tests.conftest import ROOT
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")
+DOCS = README + "".join(p.read_text(encoding="utf-8") for p in sorted((ROOT / "docs").glob("*.md")))
 
 
 def test_every_emitted_code_is_declared_and_explained() -> None:
@@ -38,8 +39,9 @@ def test_knoc_explain_prints_every_code() -> None:
     assert unknown.exit_code == 2 and "KNO-DRIFT" in unknown.stderr
 
 
-def test_readme_code_table_matches_the_registry() -> None:
-    rows = re.findall(r"^\| (KNO-[A-Z0-9-]+) \| ([^|]+) \| (.+) \|$", README, flags=re.M)
+def test_the_code_table_matches_the_registry() -> None:
+    rows = re.findall(r"^\| (KNO-[A-Z0-9-]+) \| ([^|]+) \| (.+) \|$",
+                      (ROOT / "docs/diagnostics.md").read_text(encoding="utf-8"), flags=re.M)
     assert {code: summary for code, _, summary in rows} == {c.id: c.summary for c in CODES.values()}
     assert {code: severity.split()[0] for code, severity, _ in rows} == {c.id: c.severity.value for c in CODES.values()}
 
@@ -88,12 +90,12 @@ def _commands_in(text: str) -> list[str]:
     return [c.strip() for c in [*lines, *spans] if c.strip().startswith("knoc ")]
 
 
-def test_the_readme_names_only_commands_and_options_that_exist() -> None:
-    """Each command line of the README, against what `--help` offers."""
+def test_the_docs_name_only_commands_and_options_that_exist() -> None:
+    """Each command line of the README and docs/, against what `--help` offers."""
     from knoc.cli.reference import commands, options
     known = dict(commands())
     groups = {" ".join(path.split()[:2]) for path in known if len(path.split()) == 3}
-    shown = _commands_in(README)
+    shown = _commands_in(DOCS)
     wrong = []
     for line in shown:
         words = line.split()
@@ -109,4 +111,4 @@ def test_the_readme_names_only_commands_and_options_that_exist() -> None:
                 wrong.append(f"{path} has no {flag.group(1)}: {line}")
     assert not wrong, "\n".join(wrong)
     named = {" ".join(line.split()[:3]) for line in shown} | {" ".join(line.split()[:2]) for line in shown}
-    assert not set(known) - named, f"commands the README never shows: {sorted(set(known) - named)}"
+    assert not set(known) - named, f"commands the docs never show: {sorted(set(known) - named)}"
