@@ -218,3 +218,46 @@ def test_a_key_swapped_under_the_same_kid_is_breaking() -> None:
     base = Publication({}, {}, keys={"h": ("main (aaaaaaaaaaaa)",)})
     head = Publication({}, {}, keys={"h": ("main (bbbbbbbbbbbb)",)})
     assert ("keys-removed", "breaking") in {(c.kind, c.cls) for c in compare(base, head)}
+
+
+def test_what_gitattributes_hide_from_git_archive_is_still_compared(knoc: Knoc, two_commits: Path) -> None:
+    """diff reads blobs as committed: export-ignore does not hide a file."""
+    (two_commits / ".gitattributes").write_text("content/** export-ignore\n", encoding="utf-8")
+    git(two_commits, "add", ".gitattributes")
+    git(two_commits, "commit", "-qm", "attributes")
+    code, out, _ = knoc("diff", "main..feature", "--format", "json", root=two_commits)
+    assert code == 0 and ("schema-steward", "capability-off") in {(c["name"], c["kind"])
+                                                                  for c in json.loads(out)["changes"]}
+
+
+def test_a_target_change_and_a_renamed_slug(knoc: Knoc, two_commits: Path) -> None:
+    """knoc.toml's A2A target is a breaking change; a slug renamed keeps its
+    agent (same source file and url): no removal and addition."""
+    edit(two_commits / "knoc.toml", 'a2a = "1.0"', 'a2a = "0.3"')
+    edit(two_commits / STEWARD, "slug: schema-steward", "slug: spec-steward")
+    code, out, _ = knoc("diff", "--base", "feature", "--format", "json", root=two_commits)
+    report = json.loads(out)
+    kinds = {(c["name"], c["kind"]): c for c in report["changes"]}
+    target = kinds[("knoc.toml", "target-changed")]
+    assert code == 0 and (target["class"], target["before"], target["after"]) == ("breaking", "1.0", "0.3")
+    assert kinds[("spec-steward", "agent-renamed")]["before"] == "schema-steward"
+    assert not any(c["kind"] in ("agent-removed", "agent-added") for c in report["changes"]), report["changes"]
+
+
+@pytest.mark.parametrize("fmt", ["markdown", "json", "text", "sarif", "github", "junit"])
+def test_fail_on_warning_fails_on_a_breaking_change_in_every_format(knoc: Knoc, two_commits: Path, fmt: str) -> None:
+    assert knoc("diff", "main..feature", "--format", fmt, "--fail-on", "warning", root=two_commits)[0] == 1
+    assert knoc("diff", "main..feature", "--format", fmt, root=two_commits)[0] == 0
+
+
+def test_backticks_in_a_card_stay_inside_their_code_span() -> None:
+    """A skill id or description with backticks cannot close the span and
+    write Markdown of its own into the pull-request comment."""
+    from knoc.tools.diff import markdown
+
+    skill = {"id": "x` **bold** `y", "name": "n", "description": "has ``two`` ticks", "tags": []}
+    changed = dict(skill, description="now `one`")
+    found = compare(Publication({"a": card(skills=[skill])}, {}), Publication({"a": card(skills=[changed])}, {}))
+    out = markdown(found, "base", "head", "1.0")
+    assert "skill `` x` **bold** `y `` " in out
+    assert "| ``` has ``two`` ticks ``` | `` now `one` `` |" in out

@@ -5,6 +5,9 @@ workflow commands, and the --fail-on threshold."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
 from pathlib import Path
@@ -142,3 +145,12 @@ def test_a_usage_error_reaches_every_machine_format(knoc: Knoc, repo: Path, args
             assert ET.fromstring(out).find(".//failure").get("type") == "KNO-CONFIG"  # type: ignore[union-attr]
         else:
             assert out.startswith("::error title=KNO-CONFIG::")
+
+
+@pytest.mark.parametrize("args", [("check", "--bogus"), ("build", "--a2a", "9.9")])
+def test_a_usage_error_in_a_github_job_is_an_annotation(repo: Path, args: tuple[str, ...]) -> None:
+    """Under GITHUB_ACTIONS=true, with no --format, click's refusals are
+    annotations as every other finding is."""
+    done = subprocess.run([sys.executable, "-m", "knoc", *args, "--root", str(repo)], capture_output=True, text=True,
+                          env={**os.environ, "GITHUB_ACTIONS": "true"})
+    assert done.returncode == 2 and done.stdout.startswith("::error title=KNO-CONFIG::"), done

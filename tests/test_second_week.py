@@ -214,3 +214,74 @@ def test_clean_leaves_folders_that_only_look_like_its_own(repo: Path, knoc: Knoc
     (mine / "notes.txt").write_text("mine\n", encoding="utf-8")
     code, _, err = knoc("clean", root=repo)
     assert code == 0 and (mine / "notes.txt").is_file() and "removed build/" not in err
+
+
+def test_a_cleaned_build_whose_committed_build_is_signed_is_not_rebuilt_unsigned(
+        repo: Path, knoc: Knoc, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """`knoc clean` (or rm -rf build) leaves no signed manifest on disk; git's
+    HEAD still has one, and a plain build must not publish without the key."""
+    key = tmp_path_factory.mktemp("key") / "k.pem"
+    assert subprocess.run([sys.executable, "-m", "knoc", "keys", "new", str(key)], capture_output=True).returncode == 0
+    assert knoc("build", "--sign-key", str(key), root=repo)[0] == 0
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "signed")
+    assert knoc("clean", root=repo)[0] == 0
+    code, _, err = knoc("build", root=repo)
+    assert code == 2 and "KNO-UNSIGNED" in err and "as committed at HEAD is signed" in err
+    assert not (repo / "build").exists()
+    code, _, err = knoc("build", "--unsigned", root=repo)
+    assert code == 0 and "signatures dropped" in err
+
+
+def test_an_extension_page_at_a_hosts_root_is_named(repo: Path, knoc: Knoc) -> None:
+    """Its page takes the host's catalog page: a warning at the extension's uri."""
+    ext = repo / "content/extensions/review-trace.kno"
+    text = ext.read_text(encoding="utf-8")
+    ext.write_text(text.replace("uri: https://possibility.space/extensions/review-trace/v1",
+                                "uri: https://agents.possibility.space/"), encoding="utf-8")
+    code, out, _ = knoc("validate", "--format", "json", root=repo)
+    [found] = [d for d in json_diags(out) if d["code"] == "KNO-CATALOG-PAGE-TAKEN"]
+    assert code == 0 and found["file"] == "content/extensions/review-trace.kno" and found["line"] == 9
+
+
+@pytest.mark.parametrize(("old", "new", "hint"), [
+    ("      name: Review spec change", "     name: Review spec change",  # a list item's key, one short
+     "between the blocks above it at column 5 (line {n}) and column 7 (line {n})"),
+    ("      tags: [schemas, review, api]", "       tags: [schemas, review, api]",  # one too deep
+     "deeper than line {n} (column 7): YAML reads it as the rest of that line's value"),
+    ("    - id: explain-schema", "   - id: explain-schema",  # a list item, one short
+     "between the blocks above it at column 3 (line {m}) and column 5 (line {n})"),
+])
+def test_indentation_mistakes_in_lists_name_the_columns_to_choose(repo: Path, knoc: Knoc, old: str, new: str,
+                                                                  hint: str) -> None:
+    source = repo / STEWARD
+    text = source.read_text(encoding="utf-8")
+    assert old in text
+    source.write_text(text.replace(old, new, 1), encoding="utf-8")
+    lines = text.splitlines()
+    at = lines.index(old) + 1
+    item = next(n for n in range(at - 1, 0, -1) if lines[n - 1].lstrip().startswith("- id:"))
+    skills = next(n for n in range(at - 1, 0, -1) if lines[n - 1] == "  skills:")
+    code, out, _ = knoc("validate", "--format", "json", root=repo)
+    [found] = json_diags(out)
+    assert code == 1 and found["line"] == at, found
+    above = at - 1 if "deeper" in hint else item
+    assert hint.format(n=above, m=skills) in found["hint"], found["hint"]
+    assert "may be the one out of place" not in found["hint"]
+
+
+def test_check_names_where_its_keys_came_from(repo: Path, knoc: Knoc, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """With no pin, the key at hand stands in: the finding says so, not
+    that knoc.toml pins it; a bad key says nothing was checked."""
+    key = tmp_path_factory.mktemp("key") / "k.pem"
+    assert subprocess.run([sys.executable, "-m", "knoc", "keys", "new", str(key)], capture_output=True).returncode == 0
+    assert knoc("build", root=repo)[0] == 0
+    done = subprocess.run([sys.executable, "-m", "knoc", "check", "--root", str(repo)], capture_output=True, text=True,
+                          env={**os.environ, "KNOC_SIGNING_KEY": str(key)})
+    assert done.returncode == 1 and "signed by the key given (KNOC_SIGNING_KEY" in done.stderr, done.stderr
+    assert "knoc.toml pins" not in done.stderr
+    key.write_text("not a key\n", encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "knoc", "check", "--root", str(repo)], capture_output=True, text=True,
+                          env={**os.environ, "KNOC_SIGNING_KEY": str(key)})
+    assert done.returncode == 2 and "nothing was checked" in done.stderr, done.stderr

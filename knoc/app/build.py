@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from knoc.app.common import compile_cached
 from knoc.app.outcome import Outcome, UsageError, fails
 from knoc.app.scan import Scan
-from knoc.app.signing import key_signer, signed_by, unpinned
+from knoc.app.signing import committed_signed_by, key_signer, signed_by, unpinned
 from knoc.compiler.driver import Progress, Result, quiet
 from knoc.config import CONFIG_FILE, Config
 from knoc.io import background, git, lock
@@ -44,9 +44,11 @@ def _build(config: Config, use_cache: bool, fail_on_warning: bool, stage: bool, 
         raise UsageError("KNO-CONFIG", "--unsigned and --sign-key contradict each other", "give one of them")
     signer = None if unsigned else key_signer(config, sign_keys)
     dropped = signed_by(config) if signer is None else None
-    if signer is None and not unsigned and (dropped is not None or config.public):
+    committed = committed_signed_by(config) if signer is None and dropped is None else None
+    if signer is None and not unsigned and (dropped is not None or committed is not None or config.public):
         raise UsageError("KNO-UNSIGNED", (f"{config.output}/ is signed" if dropped is not None
-                                          else f"{CONFIG_FILE} pins a signing key")
+                                          else f"{config.output}/ as committed at HEAD is signed"
+                                          if committed is not None else f"{CONFIG_FILE} pins a signing key")
                          + ", and no signing key was given: this build would publish cards without signatures; "
                            "nothing was written", UNSIGNED_HINT)
     # build/ as it is, scanned meanwhile on another core (and finished by
@@ -85,8 +87,9 @@ def _build(config: Config, use_cache: bool, fail_on_warning: bool, stage: bool, 
             swapped = result.digests, result.base
     finally:
         staging.abort()  # whatever was written early and not swapped in
+    stripped = written and (dropped, committed) != (None, None)
     outcome = Outcome("knoc build", diags, result.inputs, _summary(config, result, written, current, stage, signer)
-                      + ("; its signatures dropped (--unsigned)" if written and dropped is not None else ""))
+                      + ("; its signatures dropped (--unsigned)" if stripped else ""))
     del result  # its trees and per-file results, and the old tree's scan: the memo is made without them
     old.cache_clear()
     if swapped is not None:

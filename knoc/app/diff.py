@@ -14,7 +14,7 @@ from knoc.app.common import compile_cached
 from knoc.app.outcome import Outcome, UsageError
 from knoc.app.signing import signed_by
 from knoc.compiler.driver import Result, compile_repo
-from knoc.config import Config, load_config
+from knoc.config import Config, ConfigError, load_config
 from knoc.diagnostics import Severity, diag
 from knoc.io import git, tree
 from knoc.output.hosting import CARD_FILE, JWKS_FILE, SITE
@@ -26,9 +26,13 @@ MACHINE = ("sarif", "junit", "github")  # formats that carry the breaking change
 WORK_TREE = "work tree"
 
 
-def diff(config: Config, base: str | None, *, fmt: str, gate: bool, use_cache: bool,
+def diff(config: Config, base: str | None, *, fmt: str, fail_on: str, use_cache: bool,
          head: str | None = None) -> Outcome:
-    """`base` against `head` (a ref), or against the work tree when `head` is None."""
+    """`base` against `head` (a ref), or against the work tree when `head` is None.
+    `fail_on`: "breaking" fails on a breaking change no major version
+    announces, "warning" on any breaking change (each is a warning), in
+    every format alike."""
+    gate = fail_on == "breaking"
     for ref in (base, head):
         if ref is not None and (not ref or ref.startswith("-") or any(c.isspace() or c == "\0" for c in ref)):
             raise UsageError("KNO-GIT", f"`{ref}` is not a git ref", "name a branch, tag or commit")
@@ -41,8 +45,8 @@ def diff(config: Config, base: str | None, *, fmt: str, gate: bool, use_cache: b
             if not old.ok:
                 return Outcome("knoc diff", diags, new.inputs, f"not compared: the sources at {label} do not "
                                f"compile (`knoc check` there says why)", failed=True)
-            found = changes.compare(publication(old, old_config, config.a2a),
-                                    publication(new, new_config, config.a2a))
+            found = changes.compare(publication(old, old_config, config.a2a, _configured(old_config)),
+                                    publication(new, new_config, config.a2a, _configured(new_config)))
     counts = changes.count(found)
     answer = None
     if fmt in ("text", "markdown"):
@@ -63,7 +67,8 @@ def diff(config: Config, base: str | None, *, fmt: str, gate: bool, use_cache: b
                + f", {counts['additive']} additive, {counts['cosmetic']} cosmetic since {label}")
     return Outcome("knoc diff", diags + findings if fmt in MACHINE else diags, new.inputs, summary,
                    answer=answer, report_format="text" if fmt in ("markdown", "json") else None,
-                   failed=gate and counts["breaking"] > 0)
+                   failed=counts["breaking"] > 0 if gate else fail_on == "warning" and any(
+                       c.cls == "breaking" for c in found))
 
 
 def _default_base(config: Config) -> str:
@@ -89,6 +94,15 @@ def _compiled(config: Config, ref: str | None, use_cache: bool) -> Iterator[tupl
         raise _git_error(exc, ref) from None
 
 
+def _configured(config: Config) -> str:
+    """The A2A target the repo's knoc.toml names (both sides are compiled for
+    the one the command runs with, so their cards compare field by field)."""
+    try:
+        return load_config(config.root).a2a
+    except ConfigError:
+        return config.a2a
+
+
 def _git_error(exc: Exception, ref: str | None) -> UsageError:
     said = str(exc)
     unknown = ref is not None and any(s in said for s in ("unknown revision", "Needed a single revision",
@@ -99,7 +113,7 @@ def _git_error(exc: Exception, ref: str | None) -> UsageError:
                       "`knoc diff A..B`, or `--base REF` for the work tree")
 
 
-def publication(result: Result, config: Config, target: str) -> changes.Publication:
+def publication(result: Result, config: Config, target: str, configured: str | None) -> changes.Publication:
     """What a build publishes: the cards and domains compiled, and the
     signatures and key sets its build/ holds (none when it is not signed)."""
     cards = {c.slug: json.loads(c.projection.body) for c in result.cards}
@@ -111,7 +125,8 @@ def publication(result: Result, config: Config, target: str) -> changes.Publicat
                                    "signatures")
         for host in {c.projection.host for c in result.cards}:
             keys[host] = _kids(_built(config.out_dir, f"{SITE}{host}/{JWKS_FILE}"), "keys")
-    return changes.Publication(cards, json.loads(result.files[DOMAINS])["domains"], target, signed, keys)
+    return changes.Publication(cards, json.loads(result.files[DOMAINS])["domains"], target, signed, keys,
+                               dict(result.agents), configured)
 
 
 def _built(out: Path, rel: str) -> object:

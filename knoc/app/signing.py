@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from knoc.app.outcome import UsageError
 from knoc.config import CONFIG_FILE, Config, KeyRef
 from knoc.diagnostics import Diagnostic, diag
-from knoc.io import tree
+from knoc.io import files, git, tree
 from knoc.output.signed import Adopter, KeySigner, PublicKey
 from knoc.output.tree import MANIFEST
 
@@ -66,13 +66,14 @@ def pins(config: Config) -> tuple[list[PublicKey], list[PublicKey]]:
     return pinned, retired
 
 
-def _private(config: Config, sign_keys: tuple[str, ...]) -> list[signing_.PrivateKey]:
+def _private(config: Config, sign_keys: tuple[str, ...],
+             then: str = "nothing was written") -> list[signing_.PrivateKey]:
     from knoc.io import keys
 
     try:
         return keys.signing_keys(list(sign_keys), config.root, config.key)
     except keys.KeyProblem as exc:
-        raise UsageError("KNO-SIGNING", f"{exc}; nothing was written",
+        raise UsageError("KNO-SIGNING", f"{exc}; {then}",
                          "give a usable key (--sign-key PATH, KNOC_SIGNING_KEY or [signing] `key`; `knoc explain "
                          "KNO-SIGNING`), or build with --unsigned to publish without signatures") from None
 
@@ -110,16 +111,33 @@ def _public_key(config: Config, ref: KeyRef, what: str) -> PublicKey:
 
 def signed_by(config: Config) -> list[str] | None:
     """The key ids the build on disk was signed with; None: it is not signed."""
-    from knoc.rules import jsontext
-
     try:
         # The manifest names its keys before its inputs: most builds are not
         # signed, and their manifest (35 MB at 100,000 agents) is not read whole.
         head = tree.read(config.out_dir, MANIFEST, 4096)
         if b'"signing"' not in head.partition(b'\n  "inputs"')[0] and b'\n  "inputs"' in head:
             return None
-        kids = jsontext.parse(tree.read(config.out_dir, MANIFEST))["signing"]["keys"]
-    except (OSError, jsontext.Refused, KeyError, TypeError):
+        return _kids(tree.read(config.out_dir, MANIFEST))
+    except OSError:
+        return None
+
+
+def committed_signed_by(config: Config) -> list[str] | None:
+    """The key ids of the build as git's HEAD holds it, for a build/ that is
+    gone (`knoc clean`, a fresh checkout that ignores nothing): None when
+    HEAD has no signed build."""
+    if files.present(config.out_dir / MANIFEST):
+        return None
+    held = git.committed(config.root, f"{config.output}/{MANIFEST}")
+    return None if held is None or b'"signing"' not in held else _kids(held)
+
+
+def _kids(manifest: bytes) -> list[str] | None:
+    from knoc.rules import jsontext
+
+    try:
+        kids = jsontext.parse(manifest)["signing"]["keys"]
+    except (jsontext.Refused, KeyError, TypeError):
         return None
     return kids if isinstance(kids, list) and all(isinstance(k, str) for k in kids) else None
 
@@ -132,8 +150,11 @@ def adopter(config: Config) -> Adopter | None:
 
     kids = signed_by(config)
     pinned, retired = pins(config)
+    keys_from = f"the keys {CONFIG_FILE} pins"
     if not pinned:  # the key at hand (KNOC_SIGNING_KEY, [signing] key) stands in for a pin
-        pinned = [PublicKey(jwk, _kid(config, jwk)) for jwk in map(signing.public_jwk, _private(config, ()))]
+        pinned = [PublicKey(jwk, _kid(config, jwk))
+                  for jwk in map(signing.public_jwk, _private(config, (), "nothing was checked"))]
+        keys_from = "the key given (KNOC_SIGNING_KEY or [signing] `key`)"
     if not pinned:
         if kids is None:
             return None
@@ -148,7 +169,7 @@ def adopter(config: Config) -> Adopter | None:
         except OSError:
             return None
 
-    return Adopter(read, pinned, retired, kids or [])
+    return Adopter(read, pinned, retired, kids or [], keys_from=keys_from)
 
 
 def unpinned(signer: KeySigner) -> Diagnostic:

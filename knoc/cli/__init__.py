@@ -35,21 +35,21 @@ class Knoc(click.Group):
             sys.exit(130)
         except click.ClickException as exc:
             exc.show()
-            from knoc.cli.options import report_usage
+            from knoc.cli.options import implied_format, report_usage
 
-            report_usage(exc.format_message(), _format(argv), "knoc " + " ".join(a for a in argv[:2]
+            report_usage(exc.format_message(), _format(argv) or implied_format(), "knoc " + " ".join(a for a in argv[:2]
                                                                                  if not a.startswith("-")))
             sys.exit(exc.exit_code)
 
 
-def _format(argv: list[str]) -> str:
-    """The `--format` asked for, as click would read it."""
+def _format(argv: list[str]) -> str | None:
+    """The `--format` asked for, as click would read it (None: none)."""
     for i, arg in enumerate(argv):
         if arg == "--format" and i + 1 < len(argv):
             return argv[i + 1]
         if arg.startswith("--format="):
             return arg.split("=", 1)[1]
-    return "text"
+    return None
 
 
 @click.group(cls=Knoc, context_settings={"help_option_names": ["-h", "--help"]})

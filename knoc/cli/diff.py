@@ -32,5 +32,5 @@ def command(run: Run, refs: str | None, base: str | None) -> int:
             raise UsageError("KNO-CONFIG", f"`{refs}` is not a range of two refs", "write it A..B: `knoc diff "
                              "main..HEAD`")
     fmt = "markdown" if run.fmt == "text" else run.fmt
-    return run.report(diff(run.config, base, fmt=fmt, gate=run.fail_on == "breaking", use_cache=run.use_cache,
+    return run.report(diff(run.config, base, fmt=fmt, fail_on=run.fail_on, use_cache=run.use_cache,
                            head=head))

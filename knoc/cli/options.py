@@ -109,7 +109,7 @@ def options(formats: tuple[str, ...] = FORMATS, thresholds: tuple[str, ...] = ("
             a2a, fail_on, no_cache = kw.pop("a2a", None), kw.pop("fail_on", "error"), kw.pop("no_cache", False)
             jobs = kw.pop("jobs", None)
             if fmt is None:
-                fmt = "github" if os.environ.get("GITHUB_ACTIONS") == "true" and "github" in formats else "text"
+                fmt = implied_format(formats)
             internal.DEBUG = debug
 
             def run() -> int:
@@ -119,7 +119,7 @@ def options(formats: tuple[str, ...] = FORMATS, thresholds: tuple[str, ...] = ("
                     config = dataclasses.replace(config, jobs=jobs)
                 return command(Run(config, fmt, fail_on, not no_cache), **kw)
 
-            guarded(run, fmt, f"knoc {click.get_current_context().command_path.split(' ', 1)[-1]}")
+            guarded(run, fmt, command_name(click.get_current_context()))
 
         chosen = [
             *([click.option("--root", type=click.Path(file_okay=False, path_type=Path),
@@ -199,6 +199,21 @@ def complain(exc: Exception, fmt: str = "text", suite: str = "knoc") -> int:
                + (f"\n{finding.detail}" if finding.detail else ""), err=True)
     _machine(finding, fmt, suite)
     return EXIT_USAGE if found is not None else EXIT_BUG
+
+
+def command_name(ctx: click.Context) -> str:
+    """`knoc specs vendor`, however knoc was started (`python -m knoc` too)."""
+    names = []
+    while ctx.parent is not None:
+        names.append(ctx.info_name or "")
+        ctx = ctx.parent
+    return " ".join(["knoc", *reversed(names)])
+
+
+def implied_format(formats: tuple[str, ...] = FORMATS) -> str:
+    """The format when none is asked for: GitHub annotations in a GitHub
+    Actions job (for a command that has them), else text."""
+    return "github" if os.environ.get("GITHUB_ACTIONS") == "true" and "github" in formats else "text"
 
 
 def report_usage(message: str, fmt: str, suite: str) -> None:

@@ -20,6 +20,8 @@ from knoc.kinds.agent import Agent, Cards, Projection, linked
 from knoc.kinds.domain import Repo
 from knoc.kinds.entity import Entity, Layout, Typed, kind_of
 from knoc.kinds.spec import SpecSet
+from knoc.output.hosting import JWKS_FILE, SITE, site_dir
+from knoc.output.pages import PAGE_FILE
 from knoc.output.tree import KNOC, Spill, collisions, render_linked
 
 
@@ -44,9 +46,26 @@ def link_repo(sources: list[SourceFile], results: Results, specs: SpecSet, targe
     known, found_ext = extension.registry(typed)
     found += found_ext + extension.check_cards(projected(), known) + delegation.check(repo.agents, target)
     files, wanted = render_linked(repo, cards, published.roots, typed, spill, catalog_url or None)
-    found += _collisions(wanted, typed, repo)
+    found += _collisions(wanted, typed, repo) + _catalog_pages_taken(wanted, typed)
     return LinkResult(diags + found, {a.slug: a.typed.source.rel for a in repo.agents}, published.cards,
                       files.files, files.digests, published.roots, published.untwinned)
+
+
+def _catalog_pages_taken(wanted: dict[str, list[str]], typed: list[Typed]) -> list[Diagnostic]:
+    """An extension whose page is a card host's root page: the host's tree
+    then has no catalog page, and its agent pages' catalog link leads to
+    the extension (a warning: the all-hosts catalog still lists them)."""
+    diags = []
+    for t in typed:
+        host = site_dir(str(t.data.get("uri"))) if t.type == "extension" else None
+        page = f"{SITE}{host}/{PAGE_FILE}"
+        mine = wanted.get(page, [""])[0] == t.source.rel
+        if host and "/" not in host and f"{SITE}{host}/{JWKS_FILE}" in wanted and mine:
+            diags.append(at(t.source, ("uri",), "KNO-CATALOG-PAGE-TAKEN",
+                            f"this extension's page is `{host}`'s root page, where the host's catalog page "
+                            "of its agents would be: that host's tree has none",
+                            "give the extension a uri with a path (`https://host/extensions/name`)"))
+    return diags
 
 
 _CHUNK = 1024  # entities decoded at once

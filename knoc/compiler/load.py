@@ -110,7 +110,7 @@ def yaml_diagnostic(exc: yaml12.YAMLError, source: SourceFile) -> Diagnostic:
         )
     context = getattr(exc, "context", None)
     message = f"{context}: {problem}" if context else problem
-    misaligned = _misaligned(source.text, span.line, getattr(exc, "context_mark", None))
+    misaligned = _misaligned(source.text, span.line, getattr(exc, "context_mark", None), problem)
     if misaligned is not None:
         return diag("KNO-YAML-SYNTAX", f"invalid YAML: {message}: the indentation does not line up", file=file,
                     span=span, hint=misaligned)
@@ -118,24 +118,68 @@ def yaml_diagnostic(exc: yaml12.YAMLError, source: SourceFile) -> Diagnostic:
                  hint="fix the YAML syntax at this position")
 
 
-def _misaligned(text: str, line: int, context: Any) -> str | None:
+def _misaligned(text: str, line: int, context: Any, problem: str) -> str | None:
     """What to fix when a syntax error is an indentation mistake: the line
-    does not start where the keys (or items) of the block it sits in do;
-    often the line above it is the one out of place."""
+    does not start where the keys (or items) of a block above it do, or it
+    is deeper than the key above it; often the line above is the one out
+    of place."""
     lines = text.splitlines()
-    if context is None or not 0 < line <= len(lines):
+    here = _indent(lines[line - 1]) if 0 < line <= len(lines) else None
+    if here is None:
         return None
-    block = context.column  # where the block's keys or items start
-    here = _indent(lines[line - 1])
-    if here is None or here == block:
+    above = [(n, i) for n in range(line - 1, 0, -1) if (i := _indent(lines[n - 1])) is not None][:2]
+    lead = f"line {line} starts at column {here + 1}"
+    if context is None:
+        if not problem.startswith("mapping values are not allowed") or not above or above[0][1] >= here:
+            return None
+        return (f"{lead}, deeper than line {above[0][0]} (column {above[0][1] + 1}): YAML reads it as the rest "
+                f"of that line's value. Start it at column {above[0][1] + 1} if it is a key of the same mapping")
+    block = _block_column(lines, context, lines[line - 1][here:])
+    if here == block:
         return None
-    content = [(n, i) for n in range(line - 1, 0, -1) if (i := _indent(lines[n - 1])) is not None][:2]
-    hint = (f"keys of one mapping (and items of one list) start in the same column: line {line} starts at column "
-            f"{here + 1}, but the block it belongs to, begun on line {context.line + 1}, at column {block + 1}")
-    if content and content[0][1] != here and (content[0][1] != block or (len(content) > 1 and content[1][1] == here)):
-        # the line above breaks a run of lines at this one's column: it is the odd one out
-        hint += f"; line {content[0][0]}, at column {content[0][1] + 1}, may be the one out of place"
+    lower = max(((c, n) for c, n in _open_columns(lines, line) if c < here), default=None)
+    higher = min(((c, n) for c, n in _open_columns(lines, line) if c > here), default=None)
+    if lower and higher:
+        hint = (f"keys of one mapping (and items of one list) start in the same column: {lead}, between the "
+                f"blocks above it at column {lower[0] + 1} (line {lower[1]}) and column {higher[0] + 1} "
+                f"(line {higher[1]}); move it to the one it belongs to")
+    else:
+        hint = (f"keys of one mapping (and items of one list) start in the same column: {lead}, but the block "
+                f"it belongs to, begun on line {context.line + 1}, at column {block + 1}")
+    item = lines[above[0][0] - 1].lstrip(" ").startswith("- ") if above else False  # its keys start further in
+    odd = above and not item and above[0][1] < here and (above[0][1] != block
+                                                         or (len(above) > 1 and above[1][1] == here))
+    if odd:  # the line above breaks a run of lines at this one's column: it is the odd one out
+        hint += f"; line {above[0][0]}, at column {above[0][1] + 1}, may be the one out of place"
     return hint + ". Indent with spaces, two per level"
+
+
+def _block_column(lines: list[str], context: Any, rest: str) -> int:
+    """Where the keys (or items) of the block the parser was in start: a
+    list item's keys start after its dash."""
+    begun = lines[context.line] if context.line < len(lines) else ""
+    column: int = context.column
+    if begun[column:column + 1] == "-" and not rest.startswith("-"):
+        return column + 1 + len(begun[column + 1:]) - len(begun[column + 1:].lstrip(" "))
+    return column
+
+
+def _open_columns(lines: list[str], line: int) -> list[tuple[int, int]]:
+    """The columns of the blocks still open at `line` (0-based), with the
+    line each begins on: every line above shallower than all below it, and
+    a list item's keys."""
+    found: list[tuple[int, int]] = []
+    least = None
+    for n in range(line - 1, 0, -1):
+        i = _indent(lines[n - 1])
+        if i is None or (least is not None and i >= least):
+            continue
+        least = i
+        rest = lines[n - 1][i:]
+        if rest.startswith("- "):
+            found.append((i + 1 + len(rest[1:]) - len(rest[1:].lstrip(" ")), n))
+        found.append((i, n))
+    return found
 
 
 def _indent(line: str) -> int | None:

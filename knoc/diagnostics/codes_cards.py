@@ -56,6 +56,11 @@ declare("KNO-OUTPUT-COLLISION", E, "two outputs (cards, pages, index files) woul
     (the catalog page, the index, `_headers`) that land on one path, or a file where another
     output needs a folder, would overwrite each other. Give the entity a url or uri of its own;
     the message names the other source.""")
+declare("KNO-CATALOG-PAGE-TAKEN", W, "an extension's page takes the place of a host's catalog page", """
+    Each host's tree carries a catalog page of its agents at its root (`index.html`). An
+    extension whose uri is that host's root publishes its page there instead, so the host has no
+    catalog page and its agent pages link to the extension. The all-hosts catalog still lists
+    the agents; give the extension a uri with a path to keep both.""")
 declare("KNO-SERVICE-CLASS-TWICE", E, "`service_class` and a hand-written service-class extension entry", """
     knoc writes the service-class extension entry from `service_class`; keep that and remove the
     hand-written entry.""")

@@ -102,6 +102,8 @@ def summary(diags: list[Diagnostic], entities: int, outcome: str, failed: bool =
     warnings = len(diags) - errors
     counts = ", ".join(p for p in (_plural(errors, "error"), _plural(warnings, "warning")) if p) or "no problems"
     head = "error" if errors else "failed" if failed else "ok"
+    if not diags and not entities:  # a command that read no entities (knoc clean): only what it did
+        return f"{head}: {outcome}"
     return f"{head}: {counts} in {_plural(entities, 'entity', 'entities')} ({outcome})"
 
 

@@ -1,12 +1,11 @@
-"""The sources as they were at a git ref, for `knoc diff`: exported with
-`git archive` into a scratch folder, never touching the work tree."""
+"""git, for `knoc diff` (the sources at a ref, read blob by blob into a
+scratch folder, never touching the work tree), duplicates (which files
+are new since HEAD), signing (the build HEAD holds) and the build hook."""
 
 from __future__ import annotations
 
 import contextlib
-import io
 import subprocess
-import tarfile
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -51,23 +50,60 @@ def describe(root: Path, ref: str) -> str:
 
 def export(root: Path, ref: str, dest: Path) -> Path:
     """Write the files of `root` (a content repo inside a git work tree) as
-    they are at `ref` under `dest`; return where the content repo landed."""
+    they are committed at `ref` under `dest`; return where the content repo
+    landed. The blobs are read as committed: `git archive` would apply
+    .gitattributes (export-ignore, export-subst) and hide a change."""
     top = Path(_git(root, "rev-parse", "--show-toplevel").decode().strip())
     prefix = root.resolve().relative_to(top.resolve()).as_posix()
-    args = ["archive", "--format=tar", f"{ref}^{{commit}}"]
-    blob = _git(top, *args, *([prefix] if prefix != "." else []))
-    with tarfile.open(fileobj=io.BytesIO(blob)) as tar:
-        tar.extractall(dest, filter=_inside)
+    listing = _git(top, "ls-tree", "-r", "-z", f"{ref}^{{commit}}", "--", prefix)
+    entries = [_entry(line) for line in listing.split(b"\0") if line]
+    blobs = [(mode, oid, path) for mode, kind, oid, path in entries if kind == "blob" and _plain(path)]
+    links = []
+    for (mode, _, path), data in zip(blobs, _contents(top, [oid for _, oid, _ in blobs]), strict=True):
+        if mode == "120000":
+            links.append((path, data.decode("utf-8", "surrogateescape")))
+            continue
+        target = dest / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+        if mode == "100755":
+            target.chmod(0o755)
+    for path, to in links:  # after the files, so nothing is written through one
+        _link(dest, path, to)
     return dest / prefix if prefix != "." else dest
 
 
-def _inside(member: tarfile.TarInfo, dest: str) -> tarfile.TarInfo | None:
-    """tarfile's `data` filter, a member it refuses (a link leaving the
-    repo, an absolute path) left out rather than failing the export."""
-    try:
-        return tarfile.data_filter(member, dest)
-    except tarfile.FilterError:
-        return None
+def _entry(line: bytes) -> tuple[str, str, str, str]:
+    head, _, path = line.partition(b"\t")
+    mode, kind, oid = head.decode().split(" ")
+    return mode, kind, oid, path.decode("utf-8", "surrogateescape")
+
+
+def _plain(path: str) -> bool:
+    return not path.startswith("/") and ".." not in path.split("/") and "" not in path.split("/")
+
+
+def _contents(top: Path, oids: list[str]) -> Iterator[bytes]:
+    """The blobs named, in order, from one `git cat-file --batch`."""
+    out = subprocess.run(["git", "-C", str(top), "cat-file", "--batch"], input="".join(f"{o}\n" for o in oids).encode(),
+                         capture_output=True, check=False).stdout
+    at = 0
+    for _ in oids:
+        header_end = out.index(b"\n", at)
+        size = int(out[at:header_end].split(b" ")[2])
+        yield out[header_end + 1:header_end + 1 + size]
+        at = header_end + 1 + size + 1
+
+
+def _link(dest: Path, path: str, to: str) -> None:
+    """A committed link, made only when it stays inside the export (one that
+    leaves the repo is left out, as tarfile's data filter would)."""
+    where = dest / path
+    if to.startswith("/") or not (where.parent / to).resolve().is_relative_to(dest.resolve()):
+        return
+    where.parent.mkdir(parents=True, exist_ok=True)
+    with contextlib.suppress(FileExistsError):
+        where.symlink_to(to)
 
 
 @contextmanager
@@ -91,6 +127,15 @@ def edited(root: Path, paths: list[str]) -> set[str] | None:
         return set(paths)
     names = {p.decode("utf-8", "surrogateescape") for p in held.split(b"\0") if p}
     return (set(paths) - names) | {p.decode("utf-8", "surrogateescape") for p in changed.split(b"\0") if p}
+
+
+def committed(root: Path, path: str, ref: str = "HEAD") -> bytes | None:
+    """The bytes of `path` (relative to `root`) as committed at `ref`; None
+    outside a work tree, before the first commit, or when it is not there."""
+    try:
+        return _git(root, "cat-file", "blob", f"{ref}:./{path}")
+    except GitError:
+        return None
 
 
 def stage(root: Path, folder: Path) -> None:

@@ -98,6 +98,7 @@ class Adopter:
     retired: Sequence[PublicKey]
     signed_by: list[str]  # the kids the build's manifest names (may be forged: only pinned ones count)
     refused: list[tuple[str, str]] = field(default_factory=list)  # (card path, why)
+    keys_from: str = "the keys knoc.toml pins"  # where the keys that may sign came from, as a message says it
 
     @functools.cached_property
     def _signing(self) -> dict[str, signing.PublicKey]:
@@ -111,7 +112,7 @@ class Adopter:
         card = _json_object(disk)
         if card is None or dumps({k: v for k, v in card.items() if k != "signatures"}) != body:
             if not self._signing:  # unsigned, or signed by no pinned key: the drift of the card says the rest
-                self.refused.append((rel, "knoc.toml pins the keys that sign this repo's cards, and this card "
+                self.refused.append((rel, f"this repo's cards are signed by {self.keys_from}, and this card "
                                           "carries no signature by one of them"))
             return body  # changed or missing: the drift says so
         why = self._doubt(card, jku(url))
@@ -126,7 +127,7 @@ class Adopter:
 
         entries = card.get("signatures")
         if not entries:
-            return "knoc.toml pins the keys that sign this repo's cards, and this card carries no signature"
+            return f"this repo's cards are signed by {self.keys_from}, and this card carries no signature"
         verdict = signing.verify(card, signing.KeySet(self._signing))
         if verdict.problem:
             return verdict.problem

@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import itertools
 import json
+import re
 from collections.abc import Iterator
 from functools import cache
 from typing import TYPE_CHECKING, Any
@@ -53,5 +54,14 @@ def _value(value: str | None) -> str:
     """An old or new value in a Markdown table cell: code, or a dash for none."""
     if value is None:
         return "–"
-    text = value.replace("|", "\\|").replace("\n", " ").replace("`", "'")
-    return f"`{text}`" if text.strip() else "(empty)"
+    text = value.replace("|", "\\|").replace("\n", " ")
+    return code_span(text) if text.strip() else "(empty)"
+
+
+def code_span(value: object) -> str:
+    """A Markdown code span around any text, whatever backticks it holds
+    (CommonMark: a fence longer than any run inside it)."""
+    text = str(value)
+    longest = max((len(run) for run in re.findall("`+", text)), default=0)
+    pad = " " if longest else ""
+    return f"{'`' * (longest + 1)}{pad}{text}{pad}{'`' * (longest + 1)}"

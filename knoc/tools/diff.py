@@ -25,6 +25,7 @@ from knoc.a2a.capability import Contract
 from knoc.a2a.extensions import CONTRACT_URI
 from knoc.a2a.targets.base import Target
 from knoc.output import templates
+from knoc.output.templates import code_span
 
 CLASSES = ("breaking", "additive", "cosmetic")
 SHOWN = 200  # characters of an old or new value a change shows
@@ -43,6 +44,8 @@ class Publication:
     target: str | None = None  # the A2A target both builds were made for; None: read cards by their shape
     signed: dict[str, tuple[str, ...]] = field(default_factory=dict)  # the key ids of each card's signatures
     keys: dict[str, tuple[str, ...]] = field(default_factory=dict)  # the key ids each host's jwks.json publishes
+    sources: dict[str, str] = field(default_factory=dict)  # each agent's source file, by slug
+    configured: str | None = None  # the A2A target the repo's knoc.toml names (None: the default)
 
 
 @dataclass(frozen=True)
@@ -80,8 +83,17 @@ def count(changes: list[Change]) -> dict[str, int]:
 
 def compare(base: Publication, head: Publication) -> list[Change]:
     changes: list[Change] = []
-    for slug in sorted(base.cards.keys() | head.cards.keys()):
-        old, new = base.cards.get(slug), head.cards.get(slug)
+    if base.configured != head.configured:
+        changes.append(Change("repo", "knoc.toml", "target-changed", "breaking",
+                              "A2A target changed: every card takes the new version's shape, and clients of "
+                              "the old one may not read it", base.configured or "default",
+                              head.configured or "default"))
+    renamed = _renamed(base, head)
+    for slug in sorted((base.cards.keys() - renamed.values()) | head.cards.keys()):
+        old, new = base.cards.get(renamed.get(slug, slug)), head.cards.get(slug)
+        if slug in renamed:
+            changes.append(Change("agent", slug, "agent-renamed", "cosmetic", "slug renamed (same agent: same "
+                                  "url or source file)", renamed[slug], slug))
         if old is None:
             changes.append(Change("agent", slug, "agent-added", "additive", "agent published", None,
                                   _shown((new or {}).get("name"))))
@@ -101,8 +113,25 @@ def compare(base: Publication, head: Publication) -> list[Change]:
     for host in sorted(base.keys.keys() | head.keys.keys()):
         changes += _keys(host, base.keys.get(host, ()), head.keys.get(host, ()))
     order = {c: i for i, c in enumerate(CLASSES)}
-    subjects = {"agent": 0, "domain": 1, "host": 2}
+    subjects = {"repo": 0, "agent": 1, "domain": 2, "host": 3}
     return sorted(changes, key=lambda c: (subjects[c.subject], c.name, order[c.cls], c.kind, c.message))
+
+
+def _renamed(base: Publication, head: Publication) -> dict[str, str]:
+    """New slug -> old slug, for an agent published under another slug whose
+    card keeps its url, or whose source file is the same one."""
+    gone, added = base.cards.keys() - head.cards.keys(), sorted(head.cards.keys() - base.cards.keys())
+    target = targets.get(head.target) if head.target else None
+    renamed: dict[str, str] = {}
+    for new in added:
+        card = head.cards[new]
+        url = (target or targets.by_shape(card)).url_of(card)
+        match = [old for old in sorted(gone - set(renamed.values()))
+                 if (target or targets.by_shape(base.cards[old])).url_of(base.cards[old]) == url
+                 or (new in head.sources and base.sources.get(old) == head.sources[new])]
+        if match:
+            renamed[new] = match[0]
+    return renamed
 
 
 def _bump(old: Any, new: Any) -> str:
@@ -215,18 +244,18 @@ def _modes(which: str, old: Any, new: Any, where: str = "") -> Iterable[Found]:
 
 def _extensions(old: dict[str, Any], new: dict[str, Any]) -> Iterable[Found]:
     for uri in sorted(old.keys() - new.keys()):
-        yield "extension-removed", "breaking", f"extension `{uri}` removed", old[uri], None
+        yield "extension-removed", "breaking", f"extension {code_span(uri)} removed", old[uri], None
     for uri in sorted(new.keys() - old.keys()):
         required = bool(new[uri].get("required"))
         yield ("extension-added", "breaking" if required else "additive",
-               f"extension `{uri}` added" + (" as required: clients must support it" if required else ""),
+               f"extension {code_span(uri)} added" + (" as required: clients must support it" if required else ""),
                None, new[uri])
     for uri in sorted(old.keys() & new.keys()):
         a, b = old[uri], new[uri]
         if {k: v for k, v in a.items() if k != "description"} != {k: v for k, v in b.items() if k != "description"}:
-            yield "extension-changed", "breaking", f"extension `{uri}` changed", a, b
+            yield "extension-changed", "breaking", f"extension {code_span(uri)} changed", a, b
         elif a != b:
-            yield ("extension-described", "cosmetic", f"extension `{uri}` description changed",
+            yield ("extension-described", "cosmetic", f"extension {code_span(uri)} description changed",
                    a.get("description"), b.get("description"))
 
 
@@ -244,20 +273,20 @@ def _endpoints(card: dict[str, Any]) -> set[str]:
 
 def _interfaces(old: set[str], new: set[str]) -> Iterable[Found]:
     for gone in sorted(old - new):
-        yield "interface-removed", "breaking", f"interface `{gone}` removed", gone, None
+        yield "interface-removed", "breaking", f"interface {code_span(gone)} removed", gone, None
     for added in sorted(new - old):
-        yield "interface-added", "additive", f"interface `{added}` added", None, added
+        yield "interface-added", "additive", f"interface {code_span(added)} added", None, added
 
 
 def _skills(old: dict[str, Any], new: dict[str, Any], old_card: dict[str, Any] | None = None,
             new_card: dict[str, Any] | None = None) -> Iterable[Found]:
     for sid in sorted(old.keys() - new.keys()):
-        yield "skill-removed", "breaking", f"skill `{sid}` removed", old[sid].get("name"), None
+        yield "skill-removed", "breaking", f"skill {code_span(sid)} removed", old[sid].get("name"), None
     for sid in sorted(new.keys() - old.keys()):
-        yield "skill-added", "additive", f"skill `{sid}` added", None, new[sid].get("name")
+        yield "skill-added", "additive", f"skill {code_span(sid)} added", None, new[sid].get("name")
     for sid in sorted(old.keys() & new.keys()):
         a, b = old[sid], new[sid]
-        where = f"skill `{sid}` "
+        where = f"skill {code_span(sid)} "
         for which, own, default in (("input", "inputModes", "defaultInputModes"),
                                     ("output", "outputModes", "defaultOutputModes")):
             # a skill without modes of its own takes the card's: compare what a client may send
@@ -280,13 +309,14 @@ def _domain(domain: str, old: list[str] | None, new: list[str] | None) -> Iterab
         yield Change("domain", domain, "domain-added", "additive", "domain published")
     was, now = _shown(old), _shown(new)
     for slug in sorted(set(old or []) - set(new)):
-        yield Change("domain", domain, "domain-lost-agent", "breaking", f"no longer routed to `{slug}`", was, now)
+        yield Change("domain", domain, "domain-lost-agent", "breaking", f"no longer routed to {code_span(slug)}",
+                     was, now)
     for slug in sorted(set(new) - set(old or [])):
-        yield Change("domain", domain, "domain-gained-agent", "additive", f"now routed to `{slug}`", was, now)
+        yield Change("domain", domain, "domain-gained-agent", "additive", f"now routed to {code_span(slug)}", was, now)
 
 
 def _list(items: list[str]) -> str:
-    return ", ".join(f"`{i}`" for i in items)
+    return ", ".join(code_span(i) for i in items)
 
 
 def _json(value: Any) -> str:
