@@ -4,12 +4,12 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: build check lint test bench snapshot-update clean
+.PHONY: build check lint test bench snapshot-update reference docs clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[test]'
+	$(BIN)/pip install --quiet -e '.[test,docs]'
 	touch $(STAMP)
 
 build: $(STAMP)  ## compile the example content repo into build/
@@ -28,8 +28,14 @@ test: lint  ## the linter, the type checker and the whole test suite (what CI ru
 bench: $(STAMP)  ## knoc, the floor and check-jsonschema at 1,000, 10,000 and 100,000 agents (about 35 minutes)
 	$(BIN)/python bench/run.py
 
+reference: $(STAMP)  ## regenerate the reference pages under docs/reference/ from the code
+	$(BIN)/python -m knoc.cli.reference
+
+docs: $(STAMP)  ## build the documentation site into site/ (mkdocs, --strict)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
+
 snapshot-update: $(STAMP)  ## rewrite snapshots after an intended output change; review the diff
 	$(BIN)/pytest -q tests/test_snapshots.py --snapshot-update
 
 clean:
-	rm -rf $(VENV) .pytest_cache
+	rm -rf $(VENV) .pytest_cache site

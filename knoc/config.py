@@ -17,10 +17,28 @@ if TYPE_CHECKING:
     from knoc.kinds.entity import Layout
 
 CONFIG_FILE = "knoc.toml"
-_KEYS = {"specs", "content", "output", "a2a", "catalog_url"}
+# [knoc]: each key with what it means (the knoc.toml reference is made from these).
+KNOC_KEYS = {
+    "specs": "the folder of spec entities, one per entity type (default `specs`); without it knoc uses its "
+             "built-in specs",
+    "content": "the folder of agents, blueprints, perception domains and extensions (default `content`)",
+    "output": "the folder the build writes and `knoc check` compares (default `build`); inside the repo, apart "
+              "from the sources",
+    "a2a": f"the A2A version the cards are written for: {', '.join(f'`{t}`' for t in targets.names())} "
+           f"(default `{targets.DEFAULT}`); `--a2a` overrides it for one run",
+    "catalog_url": "where `build/site/` (the all-hosts catalog) is published, an http(s) URL; each host's "
+                   "catalog page links to it",
+}
+_KEYS = set(KNOC_KEYS)
 # [host]: who operates the hosts, for each host's AI Catalog (its `host` object).
 HOST_KEYS = {"display_name": "displayName", "identifier": "identifier",
              "documentation_url": "documentationUrl", "logo_url": "logoUrl"}
+HOST_HELP = {
+    "display_name": "the operator's name, as people read it",
+    "identifier": "a stable identifier of the operator (a domain, or a URN)",
+    "documentation_url": "where the operator documents its agents",
+    "logo_url": "the operator's logo",
+}
 # [signing]: the private key never lives in the repo; its public half does.
 SIGNING_KEYS = {
     "key": "where the private signing key is, outside the repo (`~` expanded); beside --sign-key and "
@@ -106,6 +124,9 @@ def load_config(root: Path, a2a: str | None = None) -> Config:
             if not isinstance(value, str):
                 raise ConfigError(f"{CONFIG_FILE}: `{key}` must be a string")
         values.update(section)
+        for folder in ("specs", "content", "output"):  # `build/` is `build` in every message
+            if folder in values:
+                values[folder] = posixpath.normpath(values[folder])
         operator = tuple((HOST_KEYS[k], host[k]) for k in HOST_KEYS if k in host)
         kid, key = signing.get("kid") or None, signing.get("key") or None
         public, retired = _key_refs(signing, "public"), _key_refs(signing, "retired")

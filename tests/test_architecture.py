@@ -1,7 +1,7 @@
 """The shape of knoc, held by its import graph: folders are layers, each
 importing only those below it; the CLI touches no edge; every contact
 with disk, network and processes is in io/; no module grows past about
-400 lines. The code map (docs/contributing.md) states the same order."""
+400 lines. The code map (docs/contributing/architecture.md) states the same order."""
 
 from __future__ import annotations
 
@@ -105,7 +105,7 @@ def test_no_module_is_long() -> None:
 
 
 def test_the_code_map_lists_the_layers_in_order() -> None:
-    readme = (ROOT / "docs/contributing.md").read_text(encoding="utf-8")
+    readme = (ROOT / "docs/contributing/architecture.md").read_text(encoding="utf-8")
     code_map = readme.split("## Code map", 1)[1]
     listed = re.findall(r"^\| `knoc/(\w+)/` \|", code_map, flags=re.M)
     assert tuple(listed) == LAYERS

@@ -261,3 +261,24 @@ def test_backticks_in_a_card_stay_inside_their_code_span() -> None:
     out = markdown(found, "base", "head", "1.0")
     assert "skill `` x` **bold** `y `` " in out
     assert "| ``` has ``two`` ticks ``` | `` now `one` `` |" in out
+
+
+def test_a_renamed_agent_keeps_its_signatures_and_a_submodule_is_named(
+        knoc: Knoc, two_commits: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """A rename compares the agent's signatures under its old slug; a
+    content folder that is a submodule is a usage error, not a compile error."""
+    from knoc.tools.diff import Publication
+
+    old = Publication({"a": card()}, {}, signed={"a": ("k1",)}, sources={"a": "content/a.kno"})
+    new = Publication({"b": card(url="https://elsewhere")}, {}, signed={"b": ("k1",)}, sources={"b": "content/a.kno"})
+    kinds = [c.kind for c in compare(old, new) if c.name == "b"]
+    assert "agent-renamed" in kinds and "url-changed" in kinds and not any("sign" in k for k in kinds), kinds
+    other = tmp_path_factory.mktemp("other")
+    git(other, "init", "-q", "-b", "main")
+    (other / "README.md").write_text("not an entity\n", encoding="utf-8")
+    git(other, "add", "-A")
+    git(other, "commit", "-qm", "x")
+    git(two_commits, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(other), "content/vendored")
+    git(two_commits, "commit", "-qm", "a submodule")
+    code, _, err = knoc("diff", "--base", "HEAD", root=two_commits)
+    assert code == 2 and "content/vendored is a git submodule" in err, err

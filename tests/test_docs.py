@@ -1,6 +1,6 @@
 """The docs keep up with the code: every diagnostic code knoc can emit is
-declared and explained, the README's table says the same, and the README
-opens with the two commands."""
+declared and explained, the README opens with the two commands and its
+first steps work, and every command line the docs show exists."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from knoc.diagnostics.codes import CODES
 from tests.conftest import ROOT
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")
-DOCS = README + "".join(p.read_text(encoding="utf-8") for p in sorted((ROOT / "docs").glob("*.md")))
+DOCS = README + "".join(p.read_text(encoding="utf-8") for p in sorted((ROOT / "docs").rglob("*.md")))
 
 
 def test_every_emitted_code_is_declared_and_explained() -> None:
@@ -37,13 +37,6 @@ def test_knoc_explain_prints_every_code() -> None:
     assert listing.exit_code == 0 and len(listing.stdout.splitlines()) == len(CODES)
     unknown = CliRunner().invoke(main, ["explain", "KNO-DIRFT"])
     assert unknown.exit_code == 2 and "KNO-DRIFT" in unknown.stderr
-
-
-def test_the_code_table_matches_the_registry() -> None:
-    rows = re.findall(r"^\| (KNO-[A-Z0-9-]+) \| ([^|]+) \| (.+) \|$",
-                      (ROOT / "docs/diagnostics.md").read_text(encoding="utf-8"), flags=re.M)
-    assert {code: summary for code, _, summary in rows} == {c.id: c.summary for c in CODES.values()}
-    assert {code: severity.split()[0] for code, severity, _ in rows} == {c.id: c.severity.value for c in CODES.values()}
 
 
 def test_readme_opens_with_the_build_and_test_commands() -> None:
@@ -76,16 +69,10 @@ def test_the_start_a_content_repo_section_works_as_written(tmp_path: Path) -> No
     assert (here / "build/index/agents.json").is_file()
 
 
-def test_the_command_reference_is_made_from_the_commands() -> None:
-    from knoc.cli.reference import markdown
-    assert (ROOT / "docs/cli.md").read_text(encoding="utf-8") == markdown(), \
-        "run `python -m knoc.cli.reference > docs/cli.md`"
-
-
 def _commands_in(text: str) -> list[str]:
     """Every `knoc ...` command line the text shows: in code blocks, and in inline code."""
     blocks = re.findall(r"```[a-z]*\n(.*?)```", text, flags=re.S)
-    lines = [line.split(" #")[0] for block in blocks for line in block.splitlines()]
+    lines = [re.split(r" #| \| | >>? | && | ; | &$", line)[0] for block in blocks for line in block.splitlines()]
     spans = re.findall(r"`(knoc [^`]+)`", re.sub(r"```.*?```", "", text, flags=re.S))
     return [c.strip() for c in [*lines, *spans] if c.strip().startswith("knoc ")]
 

@@ -147,7 +147,7 @@ def test_a_usage_error_reaches_every_machine_format(knoc: Knoc, repo: Path, args
             assert out.startswith("::error title=KNO-CONFIG::")
 
 
-@pytest.mark.parametrize("args", [("check", "--bogus"), ("build", "--a2a", "9.9")])
+@pytest.mark.parametrize("args", [("check", "--bogus"), ("build", "--a2a", "9.9"), ("check", "--format", "nope")])
 def test_a_usage_error_in_a_github_job_is_an_annotation(repo: Path, args: tuple[str, ...]) -> None:
     """Under GITHUB_ACTIONS=true, with no --format, click's refusals are
     annotations as every other finding is."""

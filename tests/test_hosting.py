@@ -1,4 +1,4 @@
-"""The hosting recipes of docs/hosting.md, tried: each host's tree served by
+"""The hosting recipes of docs/guides/hosting.md, tried: each host's tree served by
 nginx with the README's server block (as written, but for the port, name
 and root), and the `_headers` rules Netlify and Cloudflare Pages read,
 matched the way they match them; every card, AI Catalog and key set gets
@@ -23,7 +23,7 @@ import pytest
 
 from tests.conftest import ROOT, Knoc
 
-README = (ROOT / "docs/hosting.md").read_text(encoding="utf-8")
+README = (ROOT / "docs/guides/hosting.md").read_text(encoding="utf-8")
 NGINX = shutil.which("nginx") or next((p for p in ("/usr/sbin/nginx",) if Path(p).exists()), None)
 needs_nginx = pytest.mark.skipif(NGINX is None and not os.environ.get("KNOC_REQUIRE_NGINX"),
                                  reason="needs nginx (.ci/run installs it and sets KNOC_REQUIRE_NGINX)")

@@ -115,7 +115,7 @@ def test_the_readme_config_installs_knoc_from_its_release_tag(repo: Path) -> Non
 
     import knoc
 
-    readme = (ROOT / "docs/drift-and-cache.md").read_text(encoding="utf-8")
+    readme = (ROOT / "docs/guides/drift-guard.md").read_text(encoding="utf-8")
     snippet = readme[readme.index("```yaml\nrepos:"):]
     snippet = snippet[len("```yaml\n"):snippet.index("```", 8)]
     rev = re.search(r"rev: (\S+)", snippet)

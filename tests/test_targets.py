@@ -82,7 +82,7 @@ def test_a_registered_target_is_read_back_by_discovery_and_diff(lite: Target) ->
     streams = {a.slug for a in answers if a.qualifies}
     by_slug = {c.slug: json.loads(c.projection.body) for c in result.cards}
     assert streams == {slug for slug, card in by_slug.items() if card["streams"]} != set()
-    old = publication(result, load_config(ROOT, NAME), NAME)
+    old = publication(result, load_config(ROOT, NAME), NAME, NAME)
     moved = json.loads(json.dumps(old.cards))
     slug = sorted(moved)[0]
     moved[slug]["endpoint"] = "https://elsewhere.example.com/agent"

@@ -89,7 +89,7 @@ def _build(config: Config, use_cache: bool, fail_on_warning: bool, stage: bool, 
         staging.abort()  # whatever was written early and not swapped in
     stripped = written and (dropped, committed) != (None, None)
     outcome = Outcome("knoc build", diags, result.inputs, _summary(config, result, written, current, stage, signer)
-                      + ("; its signatures dropped (--unsigned)" if stripped else ""))
+                      + (f"; unsigned (--unsigned): the signatures {config.output}/ had are gone" if stripped else ""))
     del result  # its trees and per-file results, and the old tree's scan: the memo is made without them
     old.cache_clear()
     if swapped is not None:

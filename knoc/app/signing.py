@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from knoc.app.outcome import UsageError
 from knoc.config import CONFIG_FILE, Config, KeyRef
 from knoc.diagnostics import Diagnostic, diag
-from knoc.io import files, git, tree
+from knoc.io import git, tree
 from knoc.output.signed import Adopter, KeySigner, PublicKey
 from knoc.output.tree import MANIFEST
 
@@ -115,7 +115,8 @@ def signed_by(config: Config) -> list[str] | None:
         # The manifest names its keys before its inputs: most builds are not
         # signed, and their manifest (35 MB at 100,000 agents) is not read whole.
         head = tree.read(config.out_dir, MANIFEST, 4096)
-        if b'"signing"' not in head.partition(b'\n  "inputs"')[0] and b'\n  "inputs"' in head:
+        before_inputs = head.partition(b'\n  "inputs"')[0]
+        if b'"signing"' not in before_inputs and b"\\u" not in before_inputs and b'\n  "inputs"' in head:
             return None
         return _kids(tree.read(config.out_dir, MANIFEST))
     except OSError:
@@ -123,13 +124,15 @@ def signed_by(config: Config) -> list[str] | None:
 
 
 def committed_signed_by(config: Config) -> list[str] | None:
-    """The key ids of the build as git's HEAD holds it, for a build/ that is
-    gone (`knoc clean`, a fresh checkout that ignores nothing): None when
-    HEAD has no signed build."""
-    if files.present(config.out_dir / MANIFEST):
+    """[] when git's HEAD holds a signed build (its manifest names signing
+    before its inputs, in any shape, or cannot be told apart from one that
+    does); None when it holds none, or an unsigned one."""
+    head = git.committed(config.root, f"{config.output}/{MANIFEST}", 4096)
+    if head is None:
         return None
-    held = git.committed(config.root, f"{config.output}/{MANIFEST}")
-    return None if held is None or b'"signing"' not in held else _kids(held)
+    before, marker, _ = head.partition(b'\n  "inputs"')
+    signed = b'"signing"' in before or b"\\u" in before or (not marker and b"signing" in head)
+    return [] if signed else None
 
 
 def _kids(manifest: bytes) -> list[str] | None:

@@ -37,6 +37,8 @@ class Knoc(click.Group):
             exc.show()
             from knoc.cli.options import implied_format, report_usage
 
+            if isinstance(exc, click.exceptions.NoArgsIsHelpError):
+                sys.exit(exc.exit_code)  # `knoc` alone: the help, not a finding
             report_usage(exc.format_message(), _format(argv) or implied_format(), "knoc " + " ".join(a for a in argv[:2]
                                                                                  if not a.startswith("-")))
             sys.exit(exc.exit_code)

@@ -21,7 +21,7 @@ def command(run: Run, requires: tuple[str, ...], protocol: str | None, domain: s
 
     Answers from the catalog `knoc build` would publish (compiled in memory,
     through the cache), reading each agent's published card the way a
-    client would (seed 001's safe discovery). Exit 0 when at least one
+    client would (KNO's safe discovery). Exit 0 when at least one
     agent qualifies, 1 when none does."""
     from knoc.app.discover import discover
     from knoc.tools.discover import Request

@@ -222,6 +222,6 @@ def report_usage(message: str, fmt: str, suite: str) -> None:
 
 
 def _machine(finding: Diagnostic, fmt: str, suite: str) -> None:
-    reporter = REPORTERS.get(fmt)
+    reporter = REPORTERS.get(fmt) or REPORTERS.get(implied_format())  # `--format nope`: the default's
     if reporter is not None and not reporter.to_stderr:
         click.echo(reporter.render([finding], Context(lambda rel: None, [], suite)))

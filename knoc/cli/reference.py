@@ -1,14 +1,28 @@
-"""The command reference, made from the commands themselves (click): each
-command's usage, what it does and its options, as Markdown. `python -m
-knoc.cli.reference > docs/cli.md` writes it; a test holds the file to it."""
+"""The reference pages of the docs site, made from the code: the command
+reference from the commands themselves (click: each command's usage,
+what it does and its options), and the pages of knoc.tools.reference.
+`python -m knoc.cli.reference` (`make reference`) writes them all under
+docs/reference/; a test holds the files to what this makes."""
 
 from __future__ import annotations
 
 import inspect
+from pathlib import Path
 
 import click
 
 from knoc.cli import main
+from knoc.kinds.spec import BUILTIN_SPECS
+from knoc.tools.authoring import entity_types, load_specs
+from knoc.tools.reference import (
+    GENERATED,
+    authoring_index,
+    authoring_page,
+    config_page,
+    content_examples,
+    diagnostics_page,
+    output_page,
+)
 
 
 def commands(group: click.Group = main, prefix: str = "knoc") -> list[tuple[str, click.Command]]:
@@ -29,8 +43,7 @@ def options(command: click.Command) -> list[str]:
 
 
 def markdown() -> str:
-    out = ["# Command reference", "", "Made from the commands themselves (`python -m knoc.cli.reference`): what",
-           "`knoc COMMAND --help` prints, for every command.", ""]
+    out = ["# Command reference", "", GENERATED, "", "What `knoc COMMAND --help` prints, for every command.", ""]
     for path, command in commands():
         ctx = click.Context(command, info_name=path)
         out += [f"## `{path}`", "", "```", command.get_usage(ctx).removeprefix("Usage: "), "```", "",
@@ -47,5 +60,21 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|")  # one Markdown table cell
 
 
+def pages(root: Path) -> dict[str, str]:
+    """Every generated page, by its path under docs/: made from the code, the
+    built-in specs and the example content repo at `root` (its examples)."""
+    types = entity_types(load_specs(BUILTIN_SPECS))
+    examples = content_examples(root / "content")
+    found = {"reference/cli.md": markdown(), "reference/diagnostics.md": diagnostics_page(),
+             "reference/config.md": config_page(), "reference/output.md": output_page(),
+             "reference/authoring/index.md": authoring_index(types)}
+    found.update({f"reference/authoring/{t.name}.md": authoring_page(t, examples.get(t.name, {})) for t in types})
+    return found
+
+
 if __name__ == "__main__":
-    click.echo(markdown(), nl=False)
+    from knoc.app.reference import write_pages
+
+    here = Path(__file__).resolve().parents[2]
+    for rel in write_pages(here / "docs", pages(here)):
+        click.echo(f"wrote docs/{rel}")

@@ -122,24 +122,32 @@ def _misaligned(text: str, line: int, context: Any, problem: str) -> str | None:
     """What to fix when a syntax error is an indentation mistake: the line
     does not start where the keys (or items) of a block above it do, or it
     is deeper than the key above it; often the line above is the one out
-    of place."""
+    of place (a list item out of line with the items before it, say)."""
     lines = text.splitlines()
     here = _indent(lines[line - 1]) if 0 < line <= len(lines) else None
     if here is None:
         return None
     above = [(n, i) for n in range(line - 1, 0, -1) if (i := _indent(lines[n - 1])) is not None][:2]
     lead = f"line {line} starts at column {here + 1}"
+    odd_item = next((said for n in (line, *(n for n, _ in above[:1])) if (said := _odd_item(lines, n))), None)
     if context is None:
-        if not problem.startswith("mapping values are not allowed") or not above or above[0][1] >= here:
+        keys = _key_column(lines[above[0][0] - 1]) if above else None
+        if not problem.startswith("mapping values are not allowed") or keys is None or keys >= here:
             return None
-        return (f"{lead}, deeper than line {above[0][0]} (column {above[0][1] + 1}): YAML reads it as the rest "
-                f"of that line's value. Start it at column {above[0][1] + 1} if it is a key of the same mapping")
+        hint = (f"{lead}, deeper than the keys of line {above[0][0]} (column {keys + 1}): YAML reads it as the "
+                f"rest of that line's value. Start it at column {keys + 1} if it is a key of the same mapping")
+        if odd_item:
+            return f"{hint}; or {odd_item}"
+        dashed = lines[above[0][0] - 1].lstrip(" ").startswith("- ")
+        return hint + (f"; or move line {above[0][0]}'s `-` so its keys start at column {here + 1}" if dashed else "")
     block = _block_column(lines, context, lines[line - 1][here:])
-    if here == block:
+    if here == block and not odd_item:
         return None
     lower = max(((c, n) for c, n in _open_columns(lines, line) if c < here), default=None)
     higher = min(((c, n) for c, n in _open_columns(lines, line) if c > here), default=None)
-    if lower and higher:
+    if odd_item:
+        hint = f"items of one list start in the same column: {odd_item}"
+    elif lower and higher:
         hint = (f"keys of one mapping (and items of one list) start in the same column: {lead}, between the "
                 f"blocks above it at column {lower[0] + 1} (line {lower[1]}) and column {higher[0] + 1} "
                 f"(line {higher[1]}); move it to the one it belongs to")
@@ -147,11 +155,40 @@ def _misaligned(text: str, line: int, context: Any, problem: str) -> str | None:
         hint = (f"keys of one mapping (and items of one list) start in the same column: {lead}, but the block "
                 f"it belongs to, begun on line {context.line + 1}, at column {block + 1}")
     item = lines[above[0][0] - 1].lstrip(" ").startswith("- ") if above else False  # its keys start further in
-    odd = above and not item and above[0][1] < here and (above[0][1] != block
-                                                         or (len(above) > 1 and above[1][1] == here))
+    odd = not odd_item and above and not item and above[0][1] < here and (
+        above[0][1] != block or (len(above) > 1 and above[1][1] == here))
     if odd:  # the line above breaks a run of lines at this one's column: it is the odd one out
         hint += f"; line {above[0][0]}, at column {above[0][1] + 1}, may be the one out of place"
     return hint + ". Indent with spaces, two per level"
+
+
+def _key_column(line: str) -> int | None:
+    """Where a line's keys start: after a list item's dash."""
+    indent = _indent(line)
+    if indent is None:
+        return None
+    rest = line[indent:]
+    return indent + 1 + len(rest[1:]) - len(rest[1:].lstrip(" ")) if rest.startswith("- ") else indent
+
+
+def _odd_item(lines: list[str], n: int) -> str | None:
+    """For a list item (line `n`) out of line with the items before it in
+    the same list: which line, where it starts and where they do."""
+    dash = _indent(lines[n - 1])
+    if dash is None or not lines[n - 1][dash:].startswith("- "):
+        return None
+    for m in range(n - 1, 0, -1):
+        i = _indent(lines[m - 1])
+        if i is None or i > dash + 2:  # blank, or inside an item above
+            continue
+        if i < dash - 2:  # out of the list
+            return None
+        if lines[m - 1][i:].startswith("- ") and i != dash:
+            return (f"line {n}'s item starts at column {dash + 1}, but the items of its list above it "
+                    f"(line {m}) at column {i + 1}; line {n} may be the one out of place")
+        if i <= dash:
+            return None
+    return None
 
 
 def _block_column(lines: list[str], context: Any, rest: str) -> int:

@@ -1,7 +1,7 @@
 """Every source's `FileResult` for one run, held compact.
 
-At 100,000 agents the decoded results (each a card's strings, tuples and
-packed bytes, as Python objects) took 475 MiB. Here each is one `bytes`
+Decoded, the results of 100,000 agents (each a card's strings, tuples and
+packed bytes, as Python objects) would hold several hundred MiB. Here each is one `bytes`
 (its encoded record, marshalled), and the card's packed bytes, which only
 the writing and the catalogs read, go to a scratch file of the cache
 (`Cache.scratch`): a record is decoded when a stage asks for it, and

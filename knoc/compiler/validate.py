@@ -32,7 +32,7 @@ def declaration(ent: Entity, specs: SpecSet) -> Typed | Diagnostic:
     if decl is None:
         return diag("KNO-DECL-MISSING", "entity does not declare `$schema`",
                      file=src.rel, span=src.locate(()),
-                     hint="start the file with `$schema: <type>@<version>`, e.g. `agent-blueprint@0.2.0`")
+                     hint="start the file with `$schema: <type>@<version>`, e.g. `agent-blueprint@0.4.0`")
     match = DECLARATION.match(decl) if isinstance(decl, str) else None
     spec = specs.by_declaration.get(decl) if match else None
     if spec is not None and match is not None:
@@ -40,7 +40,7 @@ def declaration(ent: Entity, specs: SpecSet) -> Typed | Diagnostic:
     span = src.locate(("$schema",))
     if match is None:
         return diag("KNO-DECL-FORMAT", f"`$schema: {decl}` is not `<type>@<semver>`",
-                     file=src.rel, span=span, hint="write it as e.g. `agent-blueprint@0.2.0`")
+                     file=src.rel, span=span, hint="write it as e.g. `agent-blueprint@0.4.0`")
     type_, version = match.groups()
     accepted = specs.versions_of(type_)
     if not accepted:

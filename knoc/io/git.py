@@ -57,6 +57,10 @@ def export(root: Path, ref: str, dest: Path) -> Path:
     prefix = root.resolve().relative_to(top.resolve()).as_posix()
     listing = _git(top, "ls-tree", "-r", "-z", f"{ref}^{{commit}}", "--", prefix)
     entries = [_entry(line) for line in listing.split(b"\0") if line]
+    modules = [path for _, kind, _, path in entries if kind == "commit"]
+    if modules:  # its files are another repository's, at a commit of their own
+        raise GitError(f"{modules[0]} is a git submodule at {ref}: knoc diff reads one repository's files; "
+                       "compare in the submodule itself, or keep the content repo in one repository")
     blobs = [(mode, oid, path) for mode, kind, oid, path in entries if kind == "blob" and _plain(path)]
     links = []
     for (mode, _, path), data in zip(blobs, _contents(top, [oid for _, oid, _ in blobs]), strict=True):
@@ -129,13 +133,19 @@ def edited(root: Path, paths: list[str]) -> set[str] | None:
     return (set(paths) - names) | {p.decode("utf-8", "surrogateescape") for p in changed.split(b"\0") if p}
 
 
-def committed(root: Path, path: str, ref: str = "HEAD") -> bytes | None:
-    """The bytes of `path` (relative to `root`) as committed at `ref`; None
-    outside a work tree, before the first commit, or when it is not there."""
+def committed(root: Path, path: str, most: int, ref: str = "HEAD") -> bytes | None:
+    """The first `most` bytes of `path` (relative to `root`) as committed at
+    `ref`; None outside a work tree, before the first commit, or when it is
+    not there (a manifest of 35 MB is not read whole for its first lines)."""
     try:
-        return _git(root, "cat-file", "blob", f"{ref}:./{path}")
-    except GitError:
+        with subprocess.Popen(["git", "-C", str(root), "cat-file", "blob", f"{ref}:./{path}"],
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL) as done:
+            assert done.stdout is not None
+            head = done.stdout.read(most)
+            done.kill()
+    except FileNotFoundError:
         return None
+    return head if done.returncode in (0, -9) and head else None
 
 
 def stage(root: Path, folder: Path) -> None:

@@ -3,8 +3,7 @@ block over 128 KiB with its own mapping, returned to the system when freed,
 but each such free raises that threshold up to the block's size: after a
 build's first multi-megabyte payload, later ones (the cache layers, the
 joined whole-repo files, a megabyte at a time) come from the heap, whose
-freed pages stay resident. At 100,000 agents that is about 30 MiB more at
-the peak. Pinning the threshold keeps large blocks mapped, so a freed one
+freed pages stay resident, and the peak grows. Pinning the threshold keeps large blocks mapped, so a freed one
 leaves at once.
 
 And how the process leaves: once a command has reported, freeing what it

@@ -125,8 +125,8 @@ class Staging:
         the files of the old tree that hold what `files` does at their
         path, as the scan of it saw them (size, mtime, sha256); `owned()`:
         whether `out` is known to hold only files knoc wrote, so it need not
-        be listed and its manifest read (`check_owned`: 3.5 s and 160 MiB
-        at 100,000 agents)."""
+        be listed and its manifest read (`check_owned`, seconds at 100,000
+        agents)."""
         try:
             self.begin()
             assert self.new is not None

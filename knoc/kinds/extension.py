@@ -58,7 +58,7 @@ def builtin() -> dict[str, Extension]:
     service_class = {"type": "object", "required": ["class"],
                      "properties": {"class": {"enum": list(SERVICE_CLASSES)}}}
     return {
-        SERVICE_CLASS_URI: Extension.of(SERVICE_CLASS_URI, "knoc's definition of service-class (seed 000)",
+        SERVICE_CLASS_URI: Extension.of(SERVICE_CLASS_URI, "knoc's definition of service-class",
                                         {"params_schema": service_class}),
         CONTRACT_URI: Extension.of(CONTRACT_URI, "knoc's capability-contract extension (see the README)",
                                    {"params_schema": ContractParams.model_json_schema(by_alias=True)}),

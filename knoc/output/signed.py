@@ -129,11 +129,11 @@ class Adopter:
         if not entries:
             return f"this repo's cards are signed by {self.keys_from}, and this card carries no signature"
         verdict = signing.verify(card, signing.KeySet(self._signing))
-        if verdict.problem:
-            return verdict.problem
+        if verdict.problem:  # the keys meant are knoc.toml's pins or the key given, not the published set
+            return f"{verdict.problem} (checked against {self.keys_from})"
         for check, entry in zip(verdict.checks, entries, strict=True):
             if not check.covers:
-                return f"signature {check.index} does not verify: {check.problem}"
+                return f"signature {check.index} does not verify: {check.problem} (checked against {self.keys_from})"
             if set(entry) != {"protected", "signature"}:
                 return (f"signature {check.index} carries members no signature covers "
                         f"({', '.join(sorted(set(entry) - {'protected', 'signature'}))})")

@@ -45,7 +45,7 @@ class Publication:
     signed: dict[str, tuple[str, ...]] = field(default_factory=dict)  # the key ids of each card's signatures
     keys: dict[str, tuple[str, ...]] = field(default_factory=dict)  # the key ids each host's jwks.json publishes
     sources: dict[str, str] = field(default_factory=dict)  # each agent's source file, by slug
-    configured: str | None = None  # the A2A target the repo's knoc.toml names (None: the default)
+    configured: str | None = None  # the A2A target the repo's knoc.toml names (None: not known)
 
 
 @dataclass(frozen=True)
@@ -83,11 +83,10 @@ def count(changes: list[Change]) -> dict[str, int]:
 
 def compare(base: Publication, head: Publication) -> list[Change]:
     changes: list[Change] = []
-    if base.configured != head.configured:
+    if None not in (base.configured, head.configured) and base.configured != head.configured:
         changes.append(Change("repo", "knoc.toml", "target-changed", "breaking",
                               "A2A target changed: every card takes the new version's shape, and clients of "
-                              "the old one may not read it", base.configured or "default",
-                              head.configured or "default"))
+                              "the old one may not read it", base.configured, head.configured))
     renamed = _renamed(base, head)
     for slug in sorted((base.cards.keys() - renamed.values()) | head.cards.keys()):
         old, new = base.cards.get(renamed.get(slug, slug)), head.cards.get(slug)
@@ -104,7 +103,7 @@ def compare(base: Publication, head: Publication) -> list[Change]:
         else:
             bump = _bump(old.get("version"), new.get("version"))
             found = [*_card(old, new, targets.get(head.target) if head.target else targets.by_shape(new)),
-                     *_signatures(base.signed.get(slug, ()), head.signed.get(slug, ()))]
+                     *_signatures(base.signed.get(renamed.get(slug, slug), ()), head.signed.get(slug, ()))]
             changes += (Change("agent", slug, kind, cls, msg, _shown(was), _shown(now),
                                bump if cls == "breaking" else "")
                         for kind, cls, msg, was, now in found)
@@ -123,14 +122,20 @@ def _renamed(base: Publication, head: Publication) -> dict[str, str]:
     gone, added = base.cards.keys() - head.cards.keys(), sorted(head.cards.keys() - base.cards.keys())
     target = targets.get(head.target) if head.target else None
     renamed: dict[str, str] = {}
-    for new in added:
-        card = head.cards[new]
-        url = (target or targets.by_shape(card)).url_of(card)
-        match = [old for old in sorted(gone - set(renamed.values()))
-                 if (target or targets.by_shape(base.cards[old])).url_of(base.cards[old]) == url
-                 or (new in head.sources and base.sources.get(old) == head.sources[new])]
-        if match:
-            renamed[new] = match[0]
+    def url(cards: dict[str, dict[str, Any]], slug: str) -> str | None:
+        return (target or targets.by_shape(cards[slug])).url_of(cards[slug])
+
+    def same_file(old: str, new: str) -> bool:
+        return new in head.sources and base.sources.get(old) == head.sources[new]
+
+    def same_url(old: str, new: str) -> bool:
+        return url(base.cards, old) == url(head.cards, new)
+
+    for same in (same_file, same_url):  # one source file first: it is the same entity
+        for new in added:
+            match = [old for old in sorted(gone - set(renamed.values())) if new not in renamed and same(old, new)]
+            if match:
+                renamed[new] = match[0]
     return renamed
 
 
