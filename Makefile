@@ -25,7 +25,7 @@ lint: $(STAMP)  ## the linter and the type checker
 test: lint  ## the linter, the type checker and the whole test suite (what CI runs)
 	$(BIN)/pytest -q
 
-bench: $(STAMP)  ## knoc, the floor and check-jsonschema at 1,000, 10,000 and 100,000 agents (about 35 minutes)
+bench: $(STAMP)  ## knoc, the floor and check-jsonschema at 1,000, 10,000 and 100,000 agents (about an hour)
 	$(BIN)/python bench/run.py
 
 reference: $(STAMP)  ## regenerate the reference pages under docs/reference/ from the code

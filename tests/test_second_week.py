@@ -309,3 +309,29 @@ def test_a_damaged_committed_manifest_still_counts_as_signed(
     shutil.rmtree(repo / "build")
     code, _, err = knoc("build", root=repo)
     assert code == 2 and "KNO-UNSIGNED" in err, err
+
+
+@pytest.mark.parametrize("target", ["1.0", "0.3", "compat"])
+def test_a_field_of_another_oauth_flow_is_named_and_left_out(repo: Path, knoc: Knoc, target: str) -> None:
+    """The specs share one flow shape; a client_credentials flow with an
+    authorization_url is a warning at that line, not a knoc bug."""
+    source = repo / STEWARD
+    text = source.read_text(encoding="utf-8")
+    token = "          token_url: https://auth.possibility.space/realms/platform/protocol/openid-connect/token\n"
+    assert token in text
+    source.write_text(text.replace(token, token + "          authorization_url: https://auth.example.net/a\n"
+                                   "          pkce_required: true\n"), encoding="utf-8")
+    code, out, _ = knoc("build", "--a2a", target, "--format", "json", root=repo)
+    found = [d for d in json_diags(out) if d["code"] == "KNO-PROJECT-DROPPED"
+             and "belongs to another OAuth flow" in d["message"]]
+    assert code == 0 and len(found) == 2 and {d["file"] for d in found} == {STEWARD}, out
+    assert "auth.example.net" not in "".join(p.read_text(encoding="utf-8") for p in (repo / "build").rglob("*.json"))
+
+
+def test_the_flow_fields_are_the_1_0_models() -> None:
+    from knoc.a2a import wire
+    from knoc.a2a.targets import v10
+
+    models = {name: tuple(f.annotation.__args__[0].model_fields)  # type: ignore[union-attr]
+              for name, f in v10.OAuthFlows.model_fields.items()}
+    assert {k: sorted(v) for k, v in models.items()} == {k: sorted(v) for k, v in wire.FLOW_FIELDS.items()}

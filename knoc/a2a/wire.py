@@ -43,6 +43,16 @@ class AgentExtension(Wire):
     params: dict[str, Any] | None = None
 
 
+# The fields each OAuth flow carries in A2A (1.0's, the widest set). The
+# specs share one flow shape, so a field of another flow is left out, with
+# a warning (tests hold this to the 1.0 target's models).
+FLOW_FIELDS = {
+    "authorization_code": ("authorization_url", "token_url", "refresh_url", "scopes", "pkce_required"),
+    "client_credentials": ("token_url", "refresh_url", "scopes"),
+    "device_code": ("device_authorization_url", "token_url", "refresh_url", "scopes"),
+}
+
+
 class AuthorizationCodeOAuthFlow(Wire):
     authorization_url: str
     token_url: str

@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from knoc.a2a import capability, targets
+from knoc.a2a import capability, targets, wire
 from knoc.a2a.extensions import CONTRACT_URI, SERVICE_CLASS_URI
 from knoc.a2a.fields import DEFAULT_MODES, DEFAULT_TRANSPORT, CardFields
 from knoc.a2a.targets import v03
@@ -220,9 +220,35 @@ def _skill(agent: Agent, i: int, raw: dict[str, Any], diags: list[Diagnostic]) -
                       security=[dict(r) for r in raw["security"]] if raw.get("security") else None)
 
 
+def _flow_fields(agent: Agent, name: str, scheme: dict[str, Any], diags: list[Diagnostic]) -> dict[str, Any]:
+    """The scheme with each OAuth flow holding only what that flow carries;
+    a field of another flow is named and left out."""
+    flows = scheme.get("flows")
+    if not isinstance(flows, dict):
+        return scheme
+    kept: dict[str, Any] = {}
+    for flow, fields in flows.items():
+        allowed = wire.FLOW_FIELDS.get(flow)
+        if allowed is None or not isinstance(fields, dict):
+            kept[flow] = fields
+            continue
+        for field in sorted(set(fields) - set(allowed)):
+            diags.append(card_error(agent, ("security_schemes", name, "flows", flow, field), "KNO-PROJECT-DROPPED",
+                                    f"`{field}` belongs to another OAuth flow: the `{flow}` flow of `{name}` "
+                                    "cannot carry it, and it is left out of every card",
+                                    f"remove it, or move it to the flow it belongs to ({_owner(field)})"))
+        kept[flow] = {k: v for k, v in fields.items() if k in allowed}
+    return {**scheme, "flows": kept}
+
+
+def _owner(field: str) -> str:
+    return " or ".join(f"`{flow}`" for flow, fields in wire.FLOW_FIELDS.items() if field in fields) or "none"
+
+
 def _security(agent: Agent, diags: list[Diagnostic]) -> tuple[dict[str, dict[str, Any]], list[dict[str, list[str]]]]:
     c = agent.card
-    schemes: dict[str, dict[str, Any]] = dict(c.get("security_schemes") or {})
+    schemes: dict[str, dict[str, Any]] = {name: _flow_fields(agent, name, s, diags)
+                                          for name, s in (c.get("security_schemes") or {}).items()}
     security: list[dict[str, list[str]]] = [dict(r) for r in c.get("security") or []]
     legacy = c.get("authentication")
     if isinstance(legacy, dict) and legacy.get("schemes"):

@@ -224,12 +224,19 @@ def _allowed(node: dict[str, Any]) -> str:
         said.append(", ".join(f"`{_json(v)}`" for v in node["enum"]))
     if "pattern" in node:
         said.append(f"matches `{node['pattern']}`")
+    for low, high, one, many in (("minItems", "maxItems", "item", "items"),
+                                 ("minProperties", "maxProperties", "entry", "entries")):
+        if low in node and node[low] == node.get(high):  # "exactly 1 entry", not "at least 1; at most 1"
+            said.append(f"exactly {node[low]} {one if node[low] == 1 else many}")
+            node = {k: v for k, v in node.items() if k not in (low, high)}
     for key, words in (("minLength", "at least {} characters"), ("maxLength", "at most {} characters"),
                        ("minItems", "at least {} items"), ("maxItems", "at most {} items"),
                        ("minProperties", "at least {} entries"), ("maxProperties", "at most {} entries"),
                        ("minimum", "at least {}"), ("maximum", "at most {}"), ("format", "format {}")):
         if key in node:
-            said.append(words.format(node[key]))
+            text = words.format(node[key])
+            said.append(text if node[key] != 1 else
+                        text.replace("characters", "character").replace("items", "item").replace("entries", "entry"))
     if node.get("uniqueItems"):
         said.append("no item twice")
     if node.get("additionalProperties") is False and node.get("properties"):

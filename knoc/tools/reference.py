@@ -27,7 +27,7 @@ OUTPUT_FILES = [
      "the same agent's card in the newest shape pre-0.3 clients parse (not written where no interface speaks a "
      "version before 1.0)", "A2A clients before 0.3 (a2a-sdk 0.2)"),
     ("site/<host>/.well-known/agent-card.json", "the host's root card: its agent at the origin, its only agent, "
-     "or the one `[primary]` names", "clients given only the host (A2A 8.2)"),
+     "or the one `[primary]` names", "clients given only the host (the A2A specification, section 8.2)"),
     ("site/<host>/.well-known/agent.json", "the root card's pre-0.3 twin, where that agent has one",
      "clients before 0.3 given only the host"),
     ("site/<host>/.well-known/ai-catalog.json", "the host's AI Catalog: every public agent on it",
@@ -144,7 +144,8 @@ def authoring_page(t: EntityType, examples: dict[str, list[Any]]) -> str:
         for f in (f for f in t.fields if f.parent == parent):
             inner = next((p for p in (f.path, f"{f.path}[]", f"{f.path}.<name>") if p in parents), None)
             name = f"[`{f.name}`](#{_anchor(inner)})" if inner else f"`{f.name}`"
-            out.append(f"| {name} | {f.type} | {'yes' if f.required else 'no'} | {_describe(f, examples)} |")
+            required = (f"yes, when {f.when}" if f.when else "yes") if f.required else "no"
+            out.append(f"| {name} | {f.type} | {required} | {_describe(f, examples)} |")
         out.append("")
     if t.changelog:
         out += ["## Versions", ""]
@@ -195,16 +196,15 @@ def _describe(f: Field, examples: dict[str, list[Any]]) -> str:
     parts = [" ".join(f.description.split()).rstrip(".") + "."] if f.description else []
     if f.deprecated:
         parts.append("**Deprecated.**")
-    if f.when:
+    if f.when and not f.required:
         parts.append(f"Only when {f.when}.")
     if f.default is not NO_DEFAULT:
         parts.append(f"Default: `{_json(f.default)}`.")
     if f.allowed:
         parts.append(f"Allowed: {f.allowed}.")
     example = example_of(f, examples)
-    if example is not NO_DEFAULT and not isinstance(example, dict) and not (
-            isinstance(example, list) and any(isinstance(i, dict) for i in example)):
-        parts.append(f"Example: `{_json(example)}`.")
+    if example is not NO_DEFAULT and len(shown := _json(example, 160)) < 160:  # a mapping too, if it is short
+        parts.append(f"Example: `{shown}`.")
     return " ".join(parts).replace("|", "\\|")
 
 
@@ -216,6 +216,6 @@ def _first_sentence(text: str) -> str:
     return " ".join(text.split()).split(". ", 1)[0].rstrip(".") + "."
 
 
-def _json(value: Any) -> str:
+def _json(value: Any, most: int = 100) -> str:
     text = json.dumps(value, ensure_ascii=False)
-    return text if len(text) <= 100 else text[:99] + "…"
+    return text if len(text) <= most else text[:most - 1] + "…"
