@@ -85,3 +85,11 @@ def one(diags: list[dict[str, Any]], code: str) -> dict[str, Any]:
     hits = [d for d in diags if d["code"] == code]
     assert len(hits) == 1, diags
     return hits[0]
+
+
+@pytest.fixture
+def signing_key(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A fresh Ed25519 key, outside any repo (`knoc keys new`)."""
+    key = tmp_path_factory.mktemp("key") / "k.pem"
+    assert CliRunner().invoke(main, ["keys", "new", str(key)]).exit_code == 0
+    return key

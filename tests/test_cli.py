@@ -15,12 +15,12 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from knoc import __version__
 from knoc.cli import main
 from knoc.io import tree as tree_module
 from knoc.io.tree import Staging, check_owned, write_tree
 from knoc.output.index import DomainIndex
 from knoc.tools import drift
+from knoc.version import __version__
 from tests.conftest import ROOT, edit, json_diags, tree
 
 

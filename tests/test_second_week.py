@@ -199,10 +199,9 @@ def test_diff_leaves_out_a_committed_link_that_leaves_the_repo(repo: Path, knoc:
 
 
 def test_serve_signing_options_without_watch_and_a_key_given_twice(
-        repo: Path, knoc: Knoc, tmp_path_factory: pytest.TempPathFactory) -> None:
+        repo: Path, knoc: Knoc, signing_key: Path) -> None:
     assert knoc("serve", "--unsigned", root=repo)[0] == 2
-    key = tmp_path_factory.mktemp("key") / "k.pem"
-    assert subprocess.run([sys.executable, "-m", "knoc", "keys", "new", str(key)], capture_output=True).returncode == 0
+    key = signing_key
     code, _, err = knoc("build", "--sign-key", str(key), "--sign-key", str(key), root=repo)
     assert code == 0 and "signed with 1 key" in err
     assert subprocess.run([sys.executable, "-m", "knoc", "check", "--root", str(repo)], capture_output=True,
@@ -218,11 +217,10 @@ def test_clean_leaves_folders_that_only_look_like_its_own(repo: Path, knoc: Knoc
 
 
 def test_a_cleaned_build_whose_committed_build_is_signed_is_not_rebuilt_unsigned(
-        repo: Path, knoc: Knoc, tmp_path_factory: pytest.TempPathFactory) -> None:
+        repo: Path, knoc: Knoc, signing_key: Path) -> None:
     """`knoc clean` (or rm -rf build) leaves no signed manifest on disk; git's
     HEAD still has one, and a plain build must not publish without the key."""
-    key = tmp_path_factory.mktemp("key") / "k.pem"
-    assert subprocess.run([sys.executable, "-m", "knoc", "keys", "new", str(key)], capture_output=True).returncode == 0
+    key = signing_key
     assert knoc("build", "--sign-key", str(key), root=repo)[0] == 0
     git(repo, "init", "-q", "-b", "main")
     git(repo, "add", "-A")
@@ -274,11 +272,10 @@ def test_indentation_mistakes_in_lists_name_the_columns_to_choose(repo: Path, kn
     assert f"line {found['line']}, at column" not in found["hint"]  # the line reported is never blamed wrongly
 
 
-def test_check_names_where_its_keys_came_from(repo: Path, knoc: Knoc, tmp_path_factory: pytest.TempPathFactory) -> None:
+def test_check_names_where_its_keys_came_from(repo: Path, knoc: Knoc, signing_key: Path) -> None:
     """With no pin, the key at hand stands in: the finding says so, not
     that knoc.toml pins it; a bad key says nothing was checked."""
-    key = tmp_path_factory.mktemp("key") / "k.pem"
-    assert subprocess.run([sys.executable, "-m", "knoc", "keys", "new", str(key)], capture_output=True).returncode == 0
+    key = signing_key
     assert knoc("build", root=repo)[0] == 0
     done = subprocess.run([sys.executable, "-m", "knoc", "check", "--root", str(repo)], capture_output=True, text=True,
                           env={**os.environ, "KNOC_SIGNING_KEY": str(key)})
@@ -297,9 +294,8 @@ def test_check_names_where_its_keys_came_from(repo: Path, knoc: Knoc, tmp_path_f
     lambda m: m.replace('"signing"', '"\\u0073igning"', 1),
 ])
 def test_a_damaged_committed_manifest_still_counts_as_signed(
-        repo: Path, knoc: Knoc, tmp_path_factory: pytest.TempPathFactory, damage: Callable[[str], str]) -> None:
-    key = tmp_path_factory.mktemp("key") / "k.pem"
-    assert subprocess.run([sys.executable, "-m", "knoc", "keys", "new", str(key)], capture_output=True).returncode == 0
+        repo: Path, knoc: Knoc, signing_key: Path, damage: Callable[[str], str]) -> None:
+    key = signing_key
     assert knoc("build", "--sign-key", str(key), root=repo)[0] == 0
     manifest = repo / "build/manifest.json"
     manifest.write_text(damage(manifest.read_text(encoding="utf-8")), encoding="utf-8")

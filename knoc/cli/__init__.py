@@ -14,7 +14,7 @@ from typing import Any
 
 import click
 
-from knoc import __version__
+from knoc.version import __version__
 
 
 class Knoc(click.Group):

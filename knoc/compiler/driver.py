@@ -20,7 +20,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from knoc import __version__
 from knoc.compiler import warm
 from knoc.compiler.link import link_repo
 from knoc.compiler.load import parse_source, read_source
@@ -38,6 +37,7 @@ from knoc.kinds.agent import Card, Cards
 from knoc.kinds.entity import BUILTIN, Entity, Layout
 from knoc.kinds.spec import BUILTIN_SPECS, SpecSet
 from knoc.output.tree import Input, Tree, card_files, render
+from knoc.version import __version__
 
 if TYPE_CHECKING:
     from knoc.output.signed import CardSigner

@@ -14,10 +14,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, TextIO
 
-from knoc import __version__
 from knoc.diagnostics.codes import CODES
 from knoc.diagnostics.model import Diagnostic, Span
 from knoc.diagnostics.source import SourceFile
+from knoc.version import __version__
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 

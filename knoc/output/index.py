@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, overload
 
-from knoc.a2a.fields import CardFields
+from knoc.a2a.fields import DEFAULT_TRANSPORT, CardFields
 from knoc.io.files import read_bytes
 from knoc.kinds.agent import Agent, Card
 from knoc.kinds.domain import Repo
@@ -41,7 +41,7 @@ def card_details(fields: CardFields) -> bytes:
     it does, where and how to reach it. Only published card fields, so a
     private value cannot reach the pages through it."""
     interfaces = [{"url": fields.url, "binding": fields.transport, "versions": list(fields.main_versions)}]
-    interfaces += [{"url": i["url"], "binding": i.get("transport") or "JSONRPC",
+    interfaces += [{"url": i["url"], "binding": i.get("transport") or DEFAULT_TRANSPORT,
                     "versions": list(i.get("protocol_versions") or ())} for i in fields.interfaces]
     flags = {"streaming": fields.streaming, "push notifications": fields.push_notifications,
              "extended card": fields.extended_agent_card}
