@@ -3,7 +3,7 @@ handing the outcome to the reporter of the chosen format.
 
 Exit codes: 0 clean, 1 findings at or above `--fail-on` (default: errors)
 or a command's own failure, 2 usage or configuration error, 3 a bug in
-knoc (one KNO-INTERNAL diagnostic; `--debug` adds the traceback)."""
+knoc (one KNO-INTERNAL diagnostic; `--debug` shows its traceback)."""
 
 from __future__ import annotations
 
@@ -40,6 +40,7 @@ class Run:
     fmt: str
     fail_on: str  # error, warning, or for diff also breaking
     use_cache: bool
+    debug: bool = False  # --debug: a bug's traceback is shown
 
     def progress(self) -> ProgressBar:
         """A bar on stderr for a long run: only on a terminal, only for text
@@ -57,7 +58,8 @@ class Run:
         reporter = REPORTERS[outcome.report_format or self.fmt]
         ctx = Context(reader(self.config.root), outcome.inputs, outcome.command, self.fail_on == "warning",
                       color=reporter.to_stderr and use_color(sys.stderr))
-        body = reporter.render(outcome.diagnostics, ctx)
+        shown = outcome.diagnostics if self.debug else internal.without_traceback(outcome.diagnostics)
+        body = reporter.render(shown, ctx)
         if body:
             click.echo(body + ("\n" if reporter.to_stderr else ""), err=reporter.to_stderr)
         code = exit_code(outcome, self.fail_on == "warning")
@@ -110,16 +112,15 @@ def options(formats: tuple[str, ...] = FORMATS, thresholds: tuple[str, ...] = ("
             jobs = kw.pop("jobs", None)
             if fmt is None:
                 fmt = implied_format(formats)
-            internal.DEBUG = debug
 
             def run() -> int:
                 utf8_arguments([root, *kw.values()])
                 config = open_repo(root, a2a, Path.cwd()) if repo else Config(root=Path.cwd())
                 if jobs is not None:
                     config = dataclasses.replace(config, jobs=jobs)
-                return command(Run(config, fmt, fail_on, not no_cache), **kw)
+                return command(Run(config, fmt, fail_on, not no_cache, debug), **kw)
 
-            guarded(run, fmt, command_name(click.get_current_context()))
+            guarded(run, fmt, command_name(click.get_current_context()), debug)
 
         chosen = [
             *([click.option("--root", type=click.Path(file_okay=False, path_type=Path),
@@ -177,24 +178,26 @@ def finish(outcome: Outcome, root: Path) -> int:
     return Run(Config(root=root), "text", "error", True).report(outcome)
 
 
-def guarded(action: Callable[[], int], fmt: str = "text", suite: str = "knoc") -> None:
+def guarded(action: Callable[[], int], fmt: str = "text", suite: str = "knoc", debug: bool = False) -> None:
     """Run a command and exit with its code; a usage error, a bug or Ctrl-C
     becomes one finding and its exit code, never a traceback. A machine
     format gets the finding too (a SARIF upload is never an empty file)."""
     try:
         code = action()
     except Exception as exc:
-        code = complain(exc, fmt, suite)
+        code = complain(exc, fmt, suite, debug)
     except KeyboardInterrupt:  # what was being written was left aside, not half-done
         click.echo("interrupted: build/ is as it was before this run", err=True)
         code = EXIT_INTERRUPTED
     sys.exit(code)
 
 
-def complain(exc: Exception, fmt: str = "text", suite: str = "knoc") -> int:
+def complain(exc: Exception, fmt: str = "text", suite: str = "knoc", debug: bool = False) -> int:
     """Say what went wrong (a usage error, else a bug in knoc); its exit code."""
     found = as_usage(exc)
     finding = internal.internal(exc) if found is None else diag(found.code, str(found), hint=found.hint)
+    if not debug:
+        [finding] = internal.without_traceback([finding])
     click.echo(f"error[{finding.code}]: {finding.message}" + (f"\n  = help: {finding.hint}" if finding.hint else "")
                + (f"\n{finding.detail}" if finding.detail else ""), err=True)
     _machine(finding, fmt, suite)
