@@ -20,6 +20,7 @@ from knoc.config import HOST_KEYS, KNOC_KEYS, SIGNING_KEYS, load_config
 from knoc.diagnostics.codes import CODES
 from knoc.kinds.spec import BUILTIN_SPECS
 from knoc.tools.authoring import entity_types, load_specs
+from knoc.tools.bad_input import CASES
 from knoc.tools.reference import OUTPUT_FILES, output_pattern, output_row
 from tests.conftest import ROOT
 
@@ -50,10 +51,14 @@ def test_every_field_of_every_entity_type_is_described_on_its_page() -> None:
 
 
 def test_every_diagnostic_code_has_its_entry() -> None:
+    """With what knoc prints, for each code a case of bad input gives."""
     page = GENERATED["reference/diagnostics.md"]
+    with_example = {case.code for case in CASES.values()}
+    assert len(with_example) >= 30
     for code in CODES.values():
         entry = page.split(f"\n## {code.id}\n", 1)[1].split("\n## ", 1)[0]
         assert code.explanation in entry and code.severity.value in entry, code.id
+        assert (f"```text\n{code.severity.value}[{code.id}]: " in entry) == (code.id in with_example), code.id
 
 
 def test_every_knoc_toml_key_is_documented_and_the_example_loads(tmp_path: Path) -> None:

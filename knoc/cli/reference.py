@@ -11,6 +11,7 @@ from pathlib import Path
 
 import click
 
+from knoc.app.reference import diagnostic_examples
 from knoc.cli import main
 from knoc.kinds.spec import BUILTIN_SPECS
 from knoc.tools.authoring import entity_types, load_specs
@@ -65,7 +66,7 @@ def pages(root: Path) -> dict[str, str]:
     built-in specs and the example content repo at `root` (its examples)."""
     types = entity_types(load_specs(BUILTIN_SPECS))
     examples = content_examples(root / "content")
-    found = {"reference/cli.md": markdown(), "reference/diagnostics.md": diagnostics_page(),
+    found = {"reference/cli.md": markdown(), "reference/diagnostics.md": diagnostics_page(diagnostic_examples(root)),
              "reference/config.md": config_page(), "reference/output.md": output_page(),
              "reference/authoring/index.md": authoring_index(types)}
     found.update({f"reference/authoring/{t.name}.md": authoring_page(t, examples.get(t.name, {})) for t in types})

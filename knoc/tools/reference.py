@@ -109,14 +109,19 @@ def config_page() -> str:
     return "\n".join(out) + "\n"
 
 
-def diagnostics_page() -> str:
+def diagnostics_page(examples: dict[str, str]) -> str:
+    """Every code, with its explanation and, where the example repo's cases
+    of bad input give it (`examples`), what knoc prints for one."""
     out = ["# Diagnostic codes", "", GENERATED, "",
            "Every finding knoc reports has one of these codes. `knoc explain CODE` prints the same text; SARIF",
            "output carries it in its rules. Errors fail a run (exit 1; a usage error exits 2); warnings fail it",
-           "only under `--fail-on warning`.", "", "| code | severity | meaning |", "|---|---|---|"]
+           "only under `--fail-on warning`. The examples are what knoc prints for a mistake made in its own",
+           "example content repo.", "", "| code | severity | meaning |", "|---|---|---|"]
     out += [f"| [{c.id}](#{c.id.lower()}) | {c.severity.value} | {c.summary} |" for c in CODES.values()]
     for c in CODES.values():
         out += ["", f"## {c.id}", "", f"**{c.severity.value}**: {c.summary}", "", c.explanation]
+        if c.id in examples:
+            out += ["", "```text", examples[c.id], "```"]
     return "\n".join(out) + "\n"
 
 
