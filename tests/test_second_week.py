@@ -331,3 +331,16 @@ def test_the_flow_fields_are_the_1_0_models() -> None:
     models = {name: tuple(f.annotation.__args__[0].model_fields)  # type: ignore[union-attr]
               for name, f in v10.OAuthFlows.model_fields.items()}
     assert {k: sorted(v) for k, v in models.items()} == {k: sorted(v) for k, v in wire.FLOW_FIELDS.items()}
+
+
+@pytest.mark.parametrize(("written", "named"), [("grpc", "GRPC"), ("REST", "HTTP+JSON"), ("jsonrpc", "JSONRPC")])
+def test_a_binding_written_otherwise_than_a2a_names_it_is_named(repo: Path, knoc: Knoc, written: str,
+                                                                named: str) -> None:
+    """Clients compare bindings exactly: `grpc` matches no client."""
+    source = repo / STEWARD
+    text = source.read_text(encoding="utf-8")
+    source.write_text(text.replace("  version: ", f"  preferred_transport: {written}\n  version: ", 1),
+                      encoding="utf-8")
+    code, out, _ = knoc("validate", "--format", "json", root=repo)
+    [found] = [d for d in json_diags(out) if d["code"] == "KNO-CARD-BINDING"]
+    assert code == 0 and found["file"] == STEWARD and f"write `{named}`" in found["hint"]

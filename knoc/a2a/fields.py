@@ -11,6 +11,17 @@ from knoc.a2a.wire import AgentExtension, AgentProvider, AgentSkill
 
 DEFAULT_MODES = ["text/plain"]
 DEFAULT_TRANSPORT = "JSONRPC"
+BINDINGS = ("JSONRPC", "GRPC", "HTTP+JSON")  # the bindings A2A names; clients compare them exactly
+# What cards in the wild call a binding, for the ones A2A names otherwise.
+BINDING_ALIASES = {"REST": "HTTP+JSON", "HTTP_JSON": "HTTP+JSON", "HTTP+REST": "HTTP+JSON", "JSON-RPC": "JSONRPC",
+                   "JSON_RPC": "JSONRPC", "JSONRPC2": "JSONRPC", "GRPC+PROTO": "GRPC"}
+
+
+def named_binding(binding: str) -> str | None:
+    """The binding A2A names for one written otherwise (`grpc`, `REST`), or None."""
+    upper = binding.upper()
+    named = upper if upper in BINDINGS else BINDING_ALIASES.get(upper)
+    return named if named != binding else None
 
 
 @dataclass

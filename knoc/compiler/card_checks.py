@@ -11,7 +11,7 @@ from typing import Any
 
 from knoc.a2a import capability, targets
 from knoc.a2a.capability import DEPRECATED, in_range, version_key
-from knoc.a2a.fields import CardFields
+from knoc.a2a.fields import CardFields, named_binding
 from knoc.a2a.targets import v03
 from knoc.a2a.targets.base import Target
 from knoc.a2a.unprotected import unprotected
@@ -134,6 +134,7 @@ def unfinished(agent: Agent) -> Iterable[Diagnostic]:
     if where is not None and not _local(where.hostname or "") and where.scheme == "http":
         yield card_error(agent, ("url",), "KNO-CARD-URL-HTTP", f"url `{url}` is plain http: tasks and credentials "
                    "travel unencrypted", "serve the agent over https")
+    yield from _bindings(agent)
     for i, iface in enumerate(c.get("additional_interfaces") or []):
         grpc = split_url(iface.get("url")) if iface.get("transport") == "GRPC" else None
         if grpc is not None and grpc.hostname:
@@ -141,6 +142,20 @@ def unfinished(agent: Agent) -> Iterable[Diagnostic]:
             yield card_error(agent, ("additional_interfaces", i, "url"), "KNO-CARD-GRPC-ADDRESS",
                        f"gRPC interface url `{iface['url']}` is not an address a gRPC channel can dial",
                        f"write its host:port, `{address}` (A2A: a gRPC interface's url is hostname:port)")
+
+
+def _bindings(agent: Agent) -> Iterable[Diagnostic]:
+    """A binding written otherwise than A2A names it (`grpc`, `REST`):
+    clients compare bindings exactly, so they would not know it."""
+    c = agent.card
+    stated: list[tuple[JsonPath, Any]] = [(("preferred_transport",), c.get("preferred_transport"))]
+    stated += [(("additional_interfaces", i, "transport"), iface.get("transport"))
+               for i, iface in enumerate(c.get("additional_interfaces") or []) if isinstance(iface, dict)]
+    for path, binding in stated:
+        named = named_binding(binding) if isinstance(binding, str) else None
+        if named is not None:
+            yield card_error(agent, path, "KNO-CARD-BINDING", f"binding `{binding}` is published as written, and "
+                             f"clients compare bindings exactly: they know it as `{named}`", f"write `{named}`")
 
 
 def _local(host: str) -> bool:

@@ -1,8 +1,9 @@
 """Stage 3, validate: each entity against the spec for its `type@version`.
 
 Structural rules live in the specs; this module only turns JSON Schema errors
-into diagnostics (with specific codes where an author benefits from one) and
-adds the few rules a schema cannot say, such as warnings."""
+into diagnostics, with specific codes where an author benefits from one: the
+generic ones here, a kind's own beside the kind (`knoc.kinds.agent_rules`),
+which also holds the rules a schema cannot say."""
 
 from __future__ import annotations
 
@@ -11,8 +12,9 @@ import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from knoc.diagnostics import Diagnostic, at, diag
+from knoc.diagnostics import Diagnostic, diag
 from knoc.diagnostics import json_path as _json_path
+from knoc.kinds import agent_rules
 from knoc.kinds.entity import Entity, Typed
 from knoc.kinds.spec import DECLARATION, SpecSet, property_names
 from knoc.rules import slug as slugs
@@ -22,7 +24,6 @@ if TYPE_CHECKING:
     from jsonschema.exceptions import ValidationError
 
 UNKNOWN_FIELDS_SHOWN = 20  # per mapping; the rest are counted in one more finding
-BOUNDARY_PREFIXES = ("MUST NOT", "SHOULD NOT")
 _UNEXPECTED = re.compile(r"'((?:[^'\\]|\\.)*)'")
 
 
@@ -66,21 +67,7 @@ def check(t: Typed, specs: SpecSet) -> Iterable[Diagnostic]:
                 yield diag("KNO-SCHEMA", fast_err.message, file=t.entity.source.rel,
                             span=t.entity.source.locate(path), json_path=_json_path(path),
                             spec=t.spec.slug)
-    yield from _boundary_wording(t)
-
-
-def _boundary_wording(t: Typed) -> Iterable[Diagnostic]:
-    persona = t.data.get("persona")
-    base: tuple[str, ...] = ("persona",) if isinstance(persona, dict) else ()
-    holder = persona if isinstance(persona, dict) else t.data
-    boundaries = holder.get("boundaries")
-    if not isinstance(boundaries, list):
-        return
-    for i, text in enumerate(boundaries):
-        if isinstance(text, str) and not text.lstrip().startswith(BOUNDARY_PREFIXES):
-            yield at(t.source, (*base, "boundaries", i), "KNO-BOUNDARY-WORDING",
-                     "a boundary should start with MUST NOT or SHOULD NOT",
-                     "say whether it is a hard rule (MUST NOT) or advice (SHOULD NOT)")
+    yield from agent_rules.boundary_wording(t)
 
 
 def schema_diagnostics(t: Typed, err: ValidationError, specs: SpecSet) -> Iterable[Diagnostic]:
@@ -114,24 +101,17 @@ def schema_diagnostics(t: Typed, err: ValidationError, specs: SpecSet) -> Iterab
     if kw == "required":
         missing = [k for k in value if isinstance(instance, dict) and k not in instance]
         for name in missing:
-            if path[-1:] == ("ownership",) and name == "possibility_slug":
-                yield diag("KNO-OWNERSHIP-TENANT",
-                            "tenant-owned agent lacks `possibility_slug`",
-                            span=src.locate(path, key=True),
-                            hint="name the realm with `possibility_slug`, or use `context: platform`",
-                            **common)
+            if found := agent_rules.schema_finding(kw, path, instance, name):
+                yield diag(found.code, found.message, span=src.locate(found.at, key=found.key), hint=found.hint,
+                           **common)
                 continue
             yield diag("KNO-SCHEMA-REQUIRED", f"missing required field `{name}`",
                         span=src.locate(path, key=True),
                         hint=f"add `{name}:` here ({t.spec.slug} requires it)", **common)
         return
     span = src.locate(path)
-    if kw == "enum" and path[-1:] == ("service_class",):
-        hint = ("`unknown` is what an agent without `service_class` is; it cannot be declared. "
-                "Remove the key or choose utility, principal or ephemeral"
-                if instance == "unknown" else "choose utility, principal or ephemeral")
-        yield diag("KNO-SERVICE-CLASS", f"`{instance}` is not a service class", span=span,
-                    hint=hint, **common)
+    if found := agent_rules.schema_finding(kw, path, instance):
+        yield diag(found.code, found.message, span=src.locate(found.at, key=found.key), hint=found.hint, **common)
     elif kw == "enum":
         choices = ", ".join(str(v) for v in value)
         yield diag("KNO-SCHEMA-ENUM", f"`{_show(instance)}` is not one of: {choices}",
@@ -147,11 +127,6 @@ def schema_diagnostics(t: Typed, err: ValidationError, specs: SpecSet) -> Iterab
     elif kw == "pattern" and path[-1:] == ("slug",):
         yield diag("KNO-SCHEMA-PATTERN", f"`{_show(instance)}` is not a slug", span=span,
                    hint=f"a slug names the entity in references and output paths: use {slugs.WHAT}", **common)
-    elif kw == "not" and isinstance(instance, dict) and {"target", "target_query"} <= instance.keys():
-        yield diag("KNO-GOAL-TARGET", "`target` and `target_query` are mutually exclusive",
-                    span=src.locate((*path, "target_query"), key=True),
-                    hint="keep `target` for a literal value or `target_query` for a dynamic one",
-                    **common)
     elif kw == "type":
         yield diag("KNO-SCHEMA-TYPE",
                     f"expected {_types(value)}, found {_type_name(instance)}",

@@ -41,6 +41,11 @@ declare("KNO-CARD-URL-EXAMPLE", W, "a public card's url is on a domain reserved 
     example.com, example.net, example.org and the .example, .test and .invalid names (RFC 2606,
     6761) belong to no one: a card there sends clients nowhere. Publish the real url, or keep the
     agent private (`visibility: private`) until it has one.""")
+declare("KNO-CARD-BINDING", W, "a binding is written otherwise than A2A names it (`grpc` for `GRPC`)", """
+    Clients pick an interface by comparing its binding with the ones they speak, exactly: `grpc`,
+    `REST` or `JSON-RPC` match nothing, and the interface is never used. knoc publishes a binding
+    as written (a custom binding is allowed); write A2A's name for it: `JSONRPC`, `GRPC` or
+    `HTTP+JSON`.""")
 declare("KNO-CARD-URL-HTTP", W, "a public card's url is plain http", """
     Clients send tasks, and often credentials, to the card's url. Over plain http they travel
     unencrypted and can be altered on the way; serve the agent over https.""")

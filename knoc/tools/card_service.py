@@ -10,14 +10,9 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urljoin
 
-from knoc.a2a.fields import DEFAULT_TRANSPORT
+from knoc.a2a.fields import BINDING_ALIASES, BINDINGS, DEFAULT_TRANSPORT
 from knoc.rules.version import PROTOCOL, major_minor
 from knoc.tools.imported import Imported, list_of, publishable
-
-TRANSPORTS = ("JSONRPC", "GRPC", "HTTP+JSON")
-# What cards in the wild call a binding, for the ones A2A names otherwise.
-ALIASES = {"REST": "HTTP+JSON", "HTTP_JSON": "HTTP+JSON", "HTTP+REST": "HTTP+JSON", "JSON-RPC": "JSONRPC",
-           "JSON_RPC": "JSONRPC", "JSONRPC2": "JSONRPC", "GRPC+PROTO": "GRPC"}
 
 
 @dataclass
@@ -188,14 +183,14 @@ def _binding(transport: Any, path: str, out: Imported) -> tuple[str | None, bool
     """The binding as stated (one of A2A's named by its spec URI or a common
     alias, as its name; a custom one as it is); None when it is not a name
     at all. Whether it is one of A2A's."""
-    if transport in TRANSPORTS:
+    if transport in BINDINGS:
         return str(transport), True
     if not isinstance(transport, str) or not transport.strip():
         out.drop(path, f"the binding `{transport}` is not a name: the interface is left out")
         return None, False
     named = transport.rstrip("/").rsplit("/", 1)[-1].upper()
-    named = ALIASES.get(named, named)
-    if named in TRANSPORTS:
+    named = BINDING_ALIASES.get(named, named)
+    if named in BINDINGS:
         out.convert(path, f"binding `{transport}` to `{named}`")
         return named, True
     return transport, False  # a custom binding: clients that know it use it
