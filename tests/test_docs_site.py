@@ -136,3 +136,23 @@ def test_no_page_narrates_history(page: Path) -> None:
         return
     text = page.read_text(encoding="utf-8").split('??? note "Measurements in detail, and earlier runs"', 1)[0]
     assert [m.group(0) for m in HISTORY.finditer(text)] == []
+
+
+def test_the_wire_names_are_the_cards_and_nothing_private_reaches_them() -> None:
+    """Read off the example's own cards: a blueprint's url lands where each
+    target puts it, and no private field of a legacy agent shows a place on
+    the wire."""
+    blueprint = GENERATED["reference/authoring/agent-blueprint.md"]
+    url = next(line for line in blueprint.splitlines() if line.startswith("| `url` | string | yes"))
+    assert "1.0: `supportedInterfaces[].url`" in url and "`url`)" in url
+    legacy = GENERATED["reference/authoring/agent-card.md"]
+    private = ("id", "slug", "title", "purpose", "visibility", "ownership", "perception", "goals", "boundaries",
+               "budget_override", "provenance", "quality", "_history")
+    for section in legacy.split("\n## ")[1:]:
+        title = section.split("\n", 1)[0]
+        rows = [line for line in section.splitlines() if line.startswith("| `") or line.startswith("| [`")]
+        if title.startswith("`") and title.strip("`").split(".")[0].split("[")[0] in private:
+            assert not any("On the wire" in row for row in rows), title
+        if title == "Top level":
+            assert not any("On the wire" in row for row in rows if row.split("`")[1] in private), title
+    assert any("On the wire" in row for row in legacy.splitlines() if row.startswith("| `version`"))

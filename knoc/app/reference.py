@@ -4,6 +4,7 @@ scratch copy of the example content repo."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from knoc.compiler.driver import compile_repo
@@ -55,3 +56,46 @@ def diagnostic_examples(root: Path) -> dict[str, str]:
             ctx = reporters.Context(reader(scratch), [], "knoc validate")
             shown[case.code] = reporters.text(found, ctx).rstrip()
     return shown
+
+
+WireNames = dict[str, dict[str, dict[str, list[str]]]]  # type -> leaf path -> target -> wire paths
+
+
+def wire_names(root: Path, targets: tuple[str, ...] = ("1.0", "0.3")) -> WireNames:
+    """Where each value an agent writes lands on the wire, per target, read
+    off the example repo's own cards: a value is looked for in the agent's
+    published card, under a key of the same name when there is one, else
+    anywhere (a distinctive string only)."""
+    from knoc.io import yaml12
+    from knoc.tools.reference import leaves
+
+    found: WireNames = {}
+    for target in targets:
+        result = compile_repo(load_config(root, target))
+        for card in result.cards:
+            data = yaml12.load(files.read_bytes(root / card.source).decode("utf-8"))
+            kind = str(data.get("$schema", "")).split("@", 1)[0]
+            source = data.get("a2a_projection", {}) if kind == "agent-blueprint" else data
+            prefix = "a2a_projection." if kind == "agent-blueprint" else ""
+            names = set(source.get("security_schemes") or {})
+            wire = leaves(json.loads(card.projection.body), names)
+            for path, value in leaves(source, names):
+                seen = found.setdefault(kind, {}).setdefault(prefix + path, {}).setdefault(target, [])
+                seen += [where for where in _matches(path, value, wire) if where not in seen]
+    return found
+
+
+def _matches(path: str, value: object, wire: list[tuple[str, object]]) -> list[str]:
+    equal = [where for where, seen in wire if seen == value and type(seen) is type(value)]
+    named = [where for where in equal if _stem(where) == _stem(path)]
+    distinctive = isinstance(value, str) and len(value) >= 8 and "/" not in value[:12].split(":")[0]
+    found = named or (equal if distinctive else [])
+    top = [where for where in found if _stem(where.split(".", 1)[0]) == _stem(path.split(".", 1)[0])]
+    return top or found  # the same field at the same level first (a skill's own security is not the card's)
+
+
+def _stem(path: str) -> str:
+    """A path's last name, as both sides can compare it (`protocol_versions[]`
+    and `protocolVersion`)."""
+    last = path.replace("[]", "").rsplit(".", 1)[-1].replace("_", "").lower()
+    return last.removesuffix("s")

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from knoc.app.reference import diagnostic_examples
+from knoc.app.reference import diagnostic_examples, wire_names
 from knoc.cli import main
 from knoc.kinds.spec import BUILTIN_SPECS
 from knoc.tools.authoring import entity_types, load_specs
@@ -69,7 +69,9 @@ def pages(root: Path) -> dict[str, str]:
     found = {"reference/cli.md": markdown(), "reference/diagnostics.md": diagnostics_page(diagnostic_examples(root)),
              "reference/config.md": config_page(), "reference/output.md": output_page(),
              "reference/authoring/index.md": authoring_index(types)}
-    found.update({f"reference/authoring/{t.name}.md": authoring_page(t, examples.get(t.name, {})) for t in types})
+    wire = wire_names(root)
+    found.update({f"reference/authoring/{t.name}.md": authoring_page(t, examples.get(t.name, {}), wire.get(t.name))
+                  for t in types})
     return found
 
 

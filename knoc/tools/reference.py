@@ -129,14 +129,18 @@ def authoring_index(types: list[EntityType]) -> str:
     out = ["# Authoring reference", "", GENERATED, "",
            "The fields each entity type takes, made from the specs knoc holds built in (a repo's own `specs/`",
            "may replace them). An entity names its type and version on its first line: `$schema: <type>@<version>`.",
+           "For a card field, \"on the wire\" says where its value lands on an A2A 1.0 and 0.3 card, as read off",
+           "the cards of knoc's example repo (a field the example does not set says nothing there).",
            "", "| type | spec | version | what it is |", "|---|---|---|---|"]
     out += [f"| [`{t.name}`]({t.name}.md) | `{t.spec}` | {t.version} | {_first_sentence(t.purpose)} |" for t in types]
     return "\n".join(out) + "\n"
 
 
-def authoring_page(t: EntityType, examples: dict[str, list[Any]]) -> str:
+def authoring_page(t: EntityType, examples: dict[str, list[Any]],
+                   wire: dict[str, dict[str, list[str]]] | None = None) -> str:
     """One entity type's page: its versions, every field by the mapping it
-    sits in, and the spec's changelog."""
+    sits in (with where its values land on each A2A target's card, `wire`,
+    as read off the example repo's cards), and the spec's changelog."""
     also = [a for a in t.accepts if not a.endswith(f"@{t.version}")]
     out = [f"# {t.name}", "", GENERATED, "",
            f"Spec `{t.spec}` {t.version}" + (f" ({t.status})" if t.status else "")
@@ -150,7 +154,11 @@ def authoring_page(t: EntityType, examples: dict[str, list[Any]]) -> str:
             inner = next((p for p in (f.path, f"{f.path}[]", f"{f.path}.<name>") if p in parents), None)
             name = f"[`{f.name}`](#{_anchor(inner)})" if inner else f"`{f.name}`"
             required = (f"yes, when {f.when}" if f.when else "yes") if f.required else "no"
-            out.append(f"| {name} | {f.type} | {required} | {_describe(f, examples)} |")
+            landed = on_the_wire(f.path, wire or {}) if inner is None else {}
+            shown = "; ".join(f"{target}: " + ", ".join(f"`{w}`" for w in where)
+                              for target, where in landed.items() if where)
+            wired = f" On the wire ({shown})." if shown else ""
+            out.append(f"| {name} | {f.type} | {required} | {_describe(f, examples)}{wired} |")
         out.append("")
     if t.changelog:
         out += ["## Versions", ""]
@@ -224,3 +232,29 @@ def _first_sentence(text: str) -> str:
 def _json(value: Any, most: int = 100) -> str:
     text = json.dumps(value, ensure_ascii=False)
     return text if len(text) <= most else text[:most - 1] + "…"
+
+
+
+def leaves(value: Any, names: set[str], path: str = "") -> list[tuple[str, Any]]:
+    """Every scalar of a card or its source, by dotted path: `[]` for a
+    list's items, `<name>` for a name the author chose (a security scheme,
+    a scope), as the authoring reference writes paths."""
+    if isinstance(value, dict):
+        named = path.endswith("scopes")
+        return [leaf for key, child in value.items()
+                for leaf in leaves(child, names, f"{path}.{'<name>' if named or key in names else key}".lstrip("."))]
+    if isinstance(value, list):
+        return [leaf for child in value for leaf in leaves(child, names, f"{path}[]")]
+    return [(path, value)]
+
+
+def on_the_wire(path: str, wire: dict[str, dict[str, list[str]]]) -> dict[str, list[str]]:
+    """Where a field's values land on each target's card: the wire paths of
+    every leaf at or under `path` (`wire`: leaf path -> target -> paths)."""
+    found: dict[str, list[str]] = {}
+    for leaf, by_target in wire.items():
+        if leaf == path or leaf.startswith((f"{path}[", f"{path}.")):
+            for target, where in by_target.items():
+                found.setdefault(target, [])
+                found[target] += [w for w in where if w not in found[target]]
+    return {target: sorted(where) for target, where in sorted(found.items(), reverse=True)}
