@@ -35,6 +35,9 @@ def test_findings_are_diagnostics_and_a_bad_config_raises(repo: Path) -> None:
     assert found.code == "KNO-SCHEMA-TYPE" and found.file == "content/agent-blueprints/schema-steward.kno"
     with pytest.raises(knoc.ConfigError):
         knoc.compile(repo, a2a="9.9")
+    for nowhere in (repo / "no-such-folder", repo / "knoc.toml", repo / "content"):  # never a hang, never a guess
+        with pytest.raises(knoc.ConfigError):
+            knoc.compile(nowhere)
 
 
 def test_the_package_is_typed_and_exports_only_its_api() -> None:

@@ -333,7 +333,9 @@ def test_the_flow_fields_are_the_1_0_models() -> None:
     assert {k: sorted(v) for k, v in models.items()} == {k: sorted(v) for k, v in wire.FLOW_FIELDS.items()}
 
 
-@pytest.mark.parametrize(("written", "named"), [("grpc", "GRPC"), ("REST", "HTTP+JSON"), ("jsonrpc", "JSONRPC")])
+@pytest.mark.parametrize(("written", "named"), [("grpc", "GRPC"), ("REST", "HTTP+JSON"), ("jsonrpc", "JSONRPC"),
+                                                ('" GRPC"', "GRPC"), ("HTTP/JSON", "HTTP+JSON"),
+                                                ("JSON-RPC2", "JSONRPC")])
 def test_a_binding_written_otherwise_than_a2a_names_it_is_named(repo: Path, knoc: Knoc, written: str,
                                                                 named: str) -> None:
     """Clients compare bindings exactly: `grpc` matches no client."""
@@ -344,3 +346,12 @@ def test_a_binding_written_otherwise_than_a2a_names_it_is_named(repo: Path, knoc
     code, out, _ = knoc("validate", "--format", "json", root=repo)
     [found] = [d for d in json_diags(out) if d["code"] == "KNO-CARD-BINDING"]
     assert code == 0 and found["file"] == STEWARD and f"write `{named}`" in found["hint"]
+
+
+@pytest.mark.parametrize("custom", ["HTTP+JSON", "wss-stream", "gRPC-Web"])
+def test_a_custom_or_exact_binding_is_not_named(repo: Path, knoc: Knoc, custom: str) -> None:
+    source = repo / STEWARD
+    text = source.read_text(encoding="utf-8")
+    source.write_text(text.replace("  version: ", f"  preferred_transport: {custom}\n  version: ", 1), encoding="utf-8")
+    code, out, _ = knoc("validate", "--format", "json", root=repo)
+    assert code == 0 and not [d for d in json_diags(out) if d["code"] == "KNO-CARD-BINDING"]

@@ -3,6 +3,7 @@ target's shape yet: what every target's `build` turns into its wire model."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -12,16 +13,21 @@ from knoc.a2a.wire import AgentExtension, AgentProvider, AgentSkill
 DEFAULT_MODES = ["text/plain"]
 DEFAULT_TRANSPORT = "JSONRPC"
 BINDINGS = ("JSONRPC", "GRPC", "HTTP+JSON")  # the bindings A2A names; clients compare them exactly
-# What cards in the wild call a binding, for the ones A2A names otherwise.
-BINDING_ALIASES = {"REST": "HTTP+JSON", "HTTP_JSON": "HTTP+JSON", "HTTP+REST": "HTTP+JSON", "JSON-RPC": "JSONRPC",
-                   "JSON_RPC": "JSONRPC", "JSONRPC2": "JSONRPC", "GRPC+PROTO": "GRPC"}
+# What cards in the wild call a binding, by its letters and digits only (`json-rpc`, `HTTP/JSON`, ` GRPC `).
+_BINDING_SPELLINGS = {"JSONRPC": "JSONRPC", "JSONRPC2": "JSONRPC", "JSONRPC20": "JSONRPC", "GRPC": "GRPC",
+                      "GRPCPROTO": "GRPC", "HTTPJSON": "HTTP+JSON", "REST": "HTTP+JSON", "HTTPREST": "HTTP+JSON"}
+
+
+def a2a_binding(binding: str) -> str | None:
+    """The binding A2A names that `binding` means (`grpc`, `REST`, `HTTP/JSON`
+    too), or None for a custom one."""
+    return _BINDING_SPELLINGS.get(re.sub(r"[^A-Z0-9]", "", binding.upper()))
 
 
 def named_binding(binding: str) -> str | None:
-    """The binding A2A names for one written otherwise (`grpc`, `REST`), or None."""
-    upper = binding.upper()
-    named = upper if upper in BINDINGS else BINDING_ALIASES.get(upper)
-    return named if named != binding else None
+    """The name A2A gives a binding written otherwise (`grpc`, `REST`), or None."""
+    named = a2a_binding(binding)
+    return named if named is not None and named != binding else None
 
 
 @dataclass

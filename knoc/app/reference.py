@@ -96,6 +96,11 @@ def _matches(path: str, value: object, wire: list[tuple[str, object]]) -> list[s
 
 def _stem(path: str) -> str:
     """A path's last name, as both sides can compare it (`protocol_versions[]`
-    and `protocolVersion`)."""
-    last = path.replace("[]", "").rsplit(".", 1)[-1].replace("_", "").lower()
-    return last.removesuffix("s")
+    and `protocolVersion`; a card's other names for a field as the field's)."""
+    last = path.replace("[]", "").rsplit(".", 1)[-1].replace("_", "").lower().removesuffix("s")
+    return _RENAMED.get(last, last)
+
+
+# The names a card gives a field under another word than the source's.
+_RENAMED = {"protocolbinding": "transport", "preferredtransport": "transport",
+            "supportsauthenticatedextendedcard": "extendedagentcard", "securityrequirement": "security"}

@@ -11,7 +11,7 @@ from typing import Any
 
 from knoc.a2a import capability, targets
 from knoc.a2a.capability import DEPRECATED, in_range, version_key
-from knoc.a2a.fields import CardFields, named_binding
+from knoc.a2a.fields import CardFields, a2a_binding, named_binding
 from knoc.a2a.targets import v03
 from knoc.a2a.targets.base import Target
 from knoc.a2a.unprotected import unprotected
@@ -136,7 +136,8 @@ def unfinished(agent: Agent) -> Iterable[Diagnostic]:
                    "travel unencrypted", "serve the agent over https")
     yield from _bindings(agent)
     for i, iface in enumerate(c.get("additional_interfaces") or []):
-        grpc = split_url(iface.get("url")) if iface.get("transport") == "GRPC" else None
+        transport = iface.get("transport")
+        grpc = split_url(iface.get("url")) if isinstance(transport, str) and a2a_binding(transport) == "GRPC" else None
         if grpc is not None and grpc.hostname:
             address = f"{grpc.hostname}:{grpc.port or (443 if grpc.scheme == 'https' else 80)}"
             yield card_error(agent, ("additional_interfaces", i, "url"), "KNO-CARD-GRPC-ADDRESS",

@@ -68,7 +68,7 @@ def listed(root: Path, dirs: list[str]) -> Listing:
         pending, links = [Path(d).as_posix()], list[str]()
         if not (root / d).is_dir():  # what creates it changes the folder above's mtime
             pending, above = [], Path(d).parent
-            while not (root / above).is_dir():
+            while not (root / above).is_dir() and above != above.parent:  # `.` is its own parent
                 above = above.parent
             with contextlib.suppress(OSError):
                 folders.append((above.as_posix(), os.stat(root / above).st_mtime_ns))

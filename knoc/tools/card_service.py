@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urljoin
 
-from knoc.a2a.fields import BINDING_ALIASES, BINDINGS, DEFAULT_TRANSPORT
+from knoc.a2a.fields import BINDINGS, DEFAULT_TRANSPORT, a2a_binding
 from knoc.rules.version import PROTOCOL, major_minor
 from knoc.tools.imported import Imported, list_of, publishable
 
@@ -188,8 +188,7 @@ def _binding(transport: Any, path: str, out: Imported) -> tuple[str | None, bool
     if not isinstance(transport, str) or not transport.strip():
         out.drop(path, f"the binding `{transport}` is not a name: the interface is left out")
         return None, False
-    named = transport.rstrip("/").rsplit("/", 1)[-1].upper()
-    named = BINDING_ALIASES.get(named, named)
+    named = a2a_binding(transport.rstrip("/").rsplit("/", 1)[-1]) or ""
     if named in BINDINGS:
         out.convert(path, f"binding `{transport}` to `{named}`")
         return named, True

@@ -10,6 +10,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from knoc.a2a.extensions import CONTRACT_URI
 from knoc.config import HOST_HELP, HOST_KEYS, KNOC_KEYS, SIGNING_KEYS
 from knoc.diagnostics.codes import CODES
 from knoc.io import files, yaml12
@@ -235,17 +236,24 @@ def _json(value: Any, most: int = 100) -> str:
 
 
 
-def leaves(value: Any, names: set[str], path: str = "") -> list[tuple[str, Any]]:
+def leaves(value: Any, names: set[str], path: str = "", free: bool = False) -> list[tuple[str, Any]]:
     """Every scalar of a card or its source, by dotted path: `[]` for a
     list's items, `<name>` for a name the author chose (a security scheme,
-    a scope), as the authoring reference writes paths."""
+    a scope, an extension's params but knoc's own), as the authoring
+    reference writes paths."""
     if isinstance(value, dict):
-        named = path.endswith("scopes")
         return [leaf for key, child in value.items()
-                for leaf in leaves(child, names, f"{path}.{'<name>' if named or key in names else key}".lstrip("."))]
+                for leaf in leaves(child, names, f"{path}.{_step(key, free or key in names)}".lstrip("."),
+                                   key == "scopes" or (key == "params" and value.get("uri") != CONTRACT_URI))]
     if isinstance(value, list):
         return [leaf for child in value for leaf in leaves(child, names, f"{path}[]")]
     return [(path, value)]
+
+
+def _step(key: str, named: bool) -> str:
+    if named:
+        return "<name>"
+    return "<type>SecurityScheme" if key.endswith("SecurityScheme") else key  # 1.0's wrapper of each scheme type
 
 
 def on_the_wire(path: str, wire: dict[str, dict[str, list[str]]]) -> dict[str, list[str]]:
@@ -256,5 +264,5 @@ def on_the_wire(path: str, wire: dict[str, dict[str, list[str]]]) -> dict[str, l
         if leaf == path or leaf.startswith((f"{path}[", f"{path}.")):
             for target, where in by_target.items():
                 found.setdefault(target, [])
-                found[target] += [w for w in where if w not in found[target]]
+                found[target] += [w for w in dict.fromkeys(where) if w not in found[target]]
     return {target: sorted(where) for target, where in sorted(found.items(), reverse=True)}
