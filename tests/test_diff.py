@@ -280,3 +280,11 @@ def test_a_renamed_agent_keeps_its_signatures_and_a_submodule_is_named(
     git(two_commits, "commit", "-qm", "a submodule")
     code, _, err = knoc("diff", "--base", "HEAD", root=two_commits)
     assert code == 2 and "content/vendored is a git submodule" in err, err
+
+
+def test_a_ref_whose_knoc_toml_is_broken_is_a_usage_error(knoc: Knoc, two_commits: Path) -> None:
+    (two_commits / "knoc.toml").write_text("[knoc]\nbogus = 1\n", encoding="utf-8")
+    git(two_commits, "commit", "-qam", "a broken knoc.toml")
+    (two_commits / "knoc.toml").write_text("", encoding="utf-8")  # the work tree's is fine
+    code, _, err = knoc("diff", "--base", "HEAD", root=two_commits)
+    assert code == 2 and "KNO-CONFIG" in err and "at HEAD" in err and "Traceback" not in err, err

@@ -85,13 +85,18 @@ def _compiled(config: Config, ref: str | None, use_cache: bool) -> Iterator[tupl
     if ref is None:
         yield compile_cached(config, use_cache), config, WORK_TREE
         return
-    try:
-        label = git.describe(config.root, ref)
-        with git.checkout(config.root, ref) as root:
+    with contextlib.ExitStack() as stack:  # only the git side's failures are KNO-GIT, not the caller's
+        try:
+            label = git.describe(config.root, ref)
+            root = stack.enter_context(git.checkout(config.root, ref))
+        except (git.GitError, ValueError) as exc:
+            raise _git_error(exc, ref) from None
+        try:
             at_ref = load_config(root, config.a2a)
-            yield compile_repo(at_ref), at_ref, label
-    except (git.GitError, ValueError) as exc:
-        raise _git_error(exc, ref) from None
+        except ConfigError as exc:
+            raise UsageError("KNO-CONFIG", f"at {label}: {exc}", "compare with a ref whose knoc.toml knoc reads, "
+                             "or fix it there") from None
+        yield compile_repo(at_ref), at_ref, label
 
 
 def _configured(config: Config) -> str:

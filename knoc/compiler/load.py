@@ -143,8 +143,9 @@ def _misaligned(text: str, line: int, context: Any, problem: str) -> str | None:
     block = _block_column(lines, context, lines[line - 1][here:])
     if here == block and not odd_item:
         return None
-    lower = max(((c, n) for c, n in _open_columns(lines, line) if c < here), default=None)
-    higher = min(((c, n) for c, n in _open_columns(lines, line) if c > here), default=None)
+    open_columns = _open_columns(lines, line)
+    lower = max(((c, n) for c, n in open_columns if c < here), default=None)
+    higher = min(((c, n) for c, n in open_columns if c > here), default=None)
     if odd_item:
         hint = f"items of one list start in the same column: {odd_item}"
     elif lower and higher:
@@ -167,8 +168,13 @@ def _key_column(line: str) -> int | None:
     indent = _indent(line)
     if indent is None:
         return None
-    rest = line[indent:]
-    return indent + 1 + len(rest[1:]) - len(rest[1:].lstrip(" ")) if rest.startswith("- ") else indent
+    return _after_dash(line, indent) if line[indent:].startswith("- ") else indent
+
+
+def _after_dash(line: str, dash: int) -> int:
+    """The column of what follows the list item's dash at `dash`."""
+    after = line[dash + 1:]
+    return dash + 1 + len(after) - len(after.lstrip(" "))
 
 
 def _odd_item(lines: list[str], n: int) -> str | None:
@@ -196,9 +202,7 @@ def _block_column(lines: list[str], context: Any, rest: str) -> int:
     list item's keys start after its dash."""
     begun = lines[context.line] if context.line < len(lines) else ""
     column: int = context.column
-    if begun[column:column + 1] == "-" and not rest.startswith("-"):
-        return column + 1 + len(begun[column + 1:]) - len(begun[column + 1:].lstrip(" "))
-    return column
+    return _after_dash(begun, column) if begun[column:column + 1] == "-" and not rest.startswith("-") else column
 
 
 def _open_columns(lines: list[str], line: int) -> list[tuple[int, int]]:
@@ -212,9 +216,8 @@ def _open_columns(lines: list[str], line: int) -> list[tuple[int, int]]:
         if i is None or (least is not None and i >= least):
             continue
         least = i
-        rest = lines[n - 1][i:]
-        if rest.startswith("- "):
-            found.append((i + 1 + len(rest[1:]) - len(rest[1:].lstrip(" ")), n))
+        if lines[n - 1][i:].startswith("- "):
+            found.append((_after_dash(lines[n - 1], i), n))
         found.append((i, n))
     return found
 

@@ -89,8 +89,11 @@ def _plain(path: str) -> bool:
 
 def _contents(top: Path, oids: list[str]) -> Iterator[bytes]:
     """The blobs named, in order, from one `git cat-file --batch`."""
-    out = subprocess.run(["git", "-C", str(top), "cat-file", "--batch"], input="".join(f"{o}\n" for o in oids).encode(),
-                         capture_output=True, check=False).stdout
+    done = subprocess.run(["git", "-C", str(top), "cat-file", "--batch"],
+                          input="".join(f"{o}\n" for o in oids).encode(), capture_output=True, check=False)
+    if done.returncode != 0:
+        raise GitError(done.stderr.decode("utf-8", "replace").strip() or "git cat-file failed")
+    out = done.stdout
     at = 0
     for _ in oids:
         header_end = out.index(b"\n", at)

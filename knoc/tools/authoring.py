@@ -93,27 +93,26 @@ class _Walker:
         self.fields: list[Field] = []
         self.seen: set[str] = set()
 
-    def resolve(self, node: dict[str, Any], slug: str) -> tuple[dict[str, Any], str, str]:
-        """The node a `$ref` leads to (its siblings laid over it), the spec it
-        is in, and the `$defs` name it came from ("" when none)."""
+    def resolve(self, node: dict[str, Any], slug: str) -> tuple[dict[str, Any], str]:
+        """The node a `$ref` leads to (its siblings laid over it), and the spec it is in."""
         ref = node.get("$ref")
         if not isinstance(ref, str):
-            return node, slug, ""
+            return node, slug
         target, _, pointer = ref.partition("#")
         if target.startswith(SPEC_URI):
             slug = target[len(SPEC_URI):]
         here: Any = self.specs[slug]["spec"]["schema"]
         for part in filter(None, pointer.split("/")):
             here = here[part]
-        resolved, slug, _ = self.resolve(here, slug)
-        return {**resolved, **{k: v for k, v in node.items() if k != "$ref"}}, slug, pointer.rsplit("/", 1)[-1]
+        resolved, slug = self.resolve(here, slug)
+        return {**resolved, **{k: v for k, v in node.items() if k != "$ref"}}, slug
 
     def object(self, node: dict[str, Any], slug: str, path: str, when: str) -> None:
-        node, slug, _ = self.resolve(node, slug)
+        node, slug = self.resolve(node, slug)
         required = set(node.get("required", []))
         conditional = []
         for part in node.get("allOf", []):  # a shared base (the envelope) first
-            part, part_slug, _ = self.resolve(part, slug)
+            part, part_slug = self.resolve(part, slug)
             if "if" in part:
                 conditional.append((part, part_slug))
             else:
@@ -126,7 +125,7 @@ class _Walker:
             self.object(part, slug, path, when)
 
     def field(self, node: dict[str, Any], slug: str, path: str, required: bool, when: str) -> None:
-        resolved, at, _ = self.resolve(node, slug)
+        resolved, at = self.resolve(node, slug)
         merged = _merged(resolved, at, self)
         existing = next((f for f in self.fields if f.path == path), None)
         if existing is not None:  # stated twice (an envelope field a spec narrows): one entry, both facts
@@ -147,13 +146,13 @@ class _Walker:
             self.object(merged, at, path, "")
         items = merged.get("items")
         if isinstance(items, dict):
-            item, item_at, _ = self.resolve(items, at)
+            item, item_at = self.resolve(items, at)
             item = _merged(item, item_at, self)
             if _is_object(item):
                 self.object(item, item_at, f"{path}[]", "")
         extra = merged.get("additionalProperties")
         if isinstance(extra, dict):
-            value, value_at, _ = self.resolve(extra, at)
+            value, value_at = self.resolve(extra, at)
             if _is_object(value):
                 self.object(value, value_at, f"{path}.<name>", "")
 
@@ -163,7 +162,7 @@ def _merged(node: dict[str, Any], slug: str, walker: _Walker) -> dict[str, Any]:
     required lists joined), so one entry says everything about it."""
     out = {k: v for k, v in node.items() if k != "allOf"}
     for part in node.get("allOf", []):
-        part, _, _ = walker.resolve(part, slug)
+        part, _ = walker.resolve(part, slug)
         if "if" in part:
             out.setdefault("allOf", []).append(part)
             continue
@@ -191,7 +190,7 @@ def _condition(test: dict[str, Any]) -> str:
 def _type(node: dict[str, Any], walker: _Walker, slug: str) -> str:
     """A field's type in words: `string`, `list of string`, `mapping of names to list of string`."""
     def inner(child: dict[str, Any]) -> str:
-        resolved, at, _ = walker.resolve(child, slug)
+        resolved, at = walker.resolve(child, slug)
         return _type(_merged(resolved, at, walker), walker, at)
 
     if "const" in node:

@@ -117,25 +117,26 @@ def compare(base: Publication, head: Publication) -> list[Change]:
 
 
 def _renamed(base: Publication, head: Publication) -> dict[str, str]:
-    """New slug -> old slug, for an agent published under another slug whose
-    card keeps its url, or whose source file is the same one."""
-    gone, added = base.cards.keys() - head.cards.keys(), sorted(head.cards.keys() - base.cards.keys())
+    """New slug -> old slug, for an agent published under another slug from
+    the same source file, else with a card at the same url (looked up, not
+    paired one by one: a diff may add and remove thousands)."""
+    gone, added = sorted(base.cards.keys() - head.cards.keys()), sorted(head.cards.keys() - base.cards.keys())
     target = targets.get(head.target) if head.target else None
+
+    def url(card: dict[str, Any]) -> str | None:
+        return (target or targets.by_shape(card)).url_of(card)
+
     renamed: dict[str, str] = {}
-    def url(cards: dict[str, dict[str, Any]], slug: str) -> str | None:
-        return (target or targets.by_shape(cards[slug])).url_of(cards[slug])
-
-    def same_file(old: str, new: str) -> bool:
-        return new in head.sources and base.sources.get(old) == head.sources[new]
-
-    def same_url(old: str, new: str) -> bool:
-        return url(base.cards, old) == url(head.cards, new)
-
-    for same in (same_file, same_url):  # one source file first: it is the same entity
+    for key_of_old, key_of_new in ((base.sources.get, head.sources.get),  # one source file first: the same entity
+                                   (lambda slug: url(base.cards[slug]), lambda slug: url(head.cards[slug]))):
+        taken = set(renamed.values())
+        by_key: dict[object, str] = {}
+        for old in gone:
+            if old not in taken and (key := key_of_old(old)) is not None:
+                by_key.setdefault(key, old)  # the first by slug, as before
         for new in added:
-            match = [old for old in sorted(gone - set(renamed.values())) if new not in renamed and same(old, new)]
-            if match:
-                renamed[new] = match[0]
+            if new not in renamed and (key := key_of_new(new)) is not None and key in by_key:
+                renamed[new] = by_key.pop(key)
     return renamed
 
 
