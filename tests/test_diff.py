@@ -288,3 +288,55 @@ def test_a_ref_whose_knoc_toml_is_broken_is_a_usage_error(knoc: Knoc, two_commit
     (two_commits / "knoc.toml").write_text("", encoding="utf-8")  # the work tree's is fine
     code, _, err = knoc("diff", "--base", "HEAD", root=two_commits)
     assert code == 2 and "KNO-CONFIG" in err and "at HEAD" in err and "Traceback" not in err, err
+
+
+def test_an_agent_is_its_id(knoc: Knoc, two_commits: Path) -> None:
+    """Pairing follows the entity id: a pure rename stays routed where it
+    was (nothing breaking), two swapped slugs are two renames, and another
+    agent at a removed agent's url is a removal and an addition."""
+    git(two_commits, "checkout", "-q", "main")
+    git(two_commits, "checkout", "-qb", "renames")
+    for rel in (STEWARD, SEARCH, SUMMARIZER, "content/agent-blueprints/drift-sentinel.kno",
+                "content/agent-blueprints/ledger-auditor.kno", "knoc.toml"):
+        path = two_commits / rel
+        text = path.read_text(encoding="utf-8")
+        for lead in ("slug: ", "kno://agent-blueprints/", '= "'):  # the slugs, never the urls
+            text = (text.replace(lead + "catalog-search", lead + "SWAP")
+                    .replace(lead + "quick-summarizer", lead + "catalog-search")
+                    .replace(lead + "SWAP", lead + "quick-summarizer")
+                    .replace(lead + "schema-steward", lead + "spec-steward"))
+        path.write_text(text, encoding="utf-8")
+    git(two_commits, "commit", "-qam", "renames")
+    code, out, _ = knoc("diff", "main..renames", "--format", "json", "--fail-on", "breaking", root=two_commits)
+    report = json.loads(out)
+    renamed = {(c["before"], c["after"]) for c in report["changes"] if c["kind"] == "agent-renamed"}
+    assert renamed >= {("schema-steward", "spec-steward"), ("catalog-search", "quick-summarizer"),
+                       ("quick-summarizer", "catalog-search")}, report["changes"]
+    assert code == 0 and report["counts"]["breaking"] == 0 and report["counts"]["intended"] == 0, report["changes"]
+    assert not any(c["subject"] == "domain" for c in report["changes"])
+    git(two_commits, "checkout", "-q", "main")
+    git(two_commits, "checkout", "-qb", "replaced")
+    summarizer = (two_commits / SUMMARIZER).read_text(encoding="utf-8")
+    old_id = next(line for line in summarizer.splitlines() if line.startswith("id:"))
+    (two_commits / SUMMARIZER).write_text(summarizer.replace(old_id, "id: 01KKV1NEWAGENT000000000001"),
+                                          encoding="utf-8")
+    git(two_commits, "commit", "-qam", "another agent in its place")
+    report = json.loads(knoc("diff", "main..replaced", "--format", "json", root=two_commits)[1])
+    kinds = {(c["name"], c["kind"]) for c in report["changes"]}
+    assert {("quick-summarizer", "agent-removed"), ("quick-summarizer", "agent-added")} <= kinds, kinds
+
+
+def test_a_ref_that_does_not_compile_or_names_an_unknown_target(knoc: Knoc, two_commits: Path) -> None:
+    edit(two_commits / "knoc.toml", 'a2a = "1.0"', 'a2a = "9.9"')
+    git(two_commits, "commit", "-qam", "an unknown target")
+    git(two_commits, "tag", "unknown-target")
+    edit(two_commits / "knoc.toml", 'a2a = "9.9"', 'a2a = "1.0"')
+    git(two_commits, "commit", "-qam", "back")
+    code, _, err = knoc("diff", "unknown-target..HEAD", root=two_commits)
+    assert code == 2 and "KNO-CONFIG" in err and "at unknown-target" in err, err
+    (two_commits / SEARCH).write_text("name: [broken\n", encoding="utf-8")
+    git(two_commits, "commit", "-qam", "broken")
+    git(two_commits, "tag", "broken")
+    git(two_commits, "checkout", "-q", "main")
+    code, _, err = knoc("diff", "main..broken", root=two_commits)
+    assert code == 1 and "the sources at broken" in err and "-->" not in err, err  # no excerpt from the work tree

@@ -18,7 +18,7 @@ from knoc.config import Config, ConfigError, load_config
 from knoc.diagnostics import Severity, diag
 from knoc.io import git, tree
 from knoc.output.hosting import CARD_FILE, JWKS_FILE, SITE
-from knoc.output.tree import DOMAINS
+from knoc.output.tree import CATALOG, DOMAINS
 from knoc.rules import jsontext
 from knoc.tools import diff as changes
 
@@ -38,15 +38,15 @@ def diff(config: Config, base: str | None, *, fmt: str, fail_on: str, use_cache:
             raise UsageError("KNO-GIT", f"`{ref}` is not a git ref", "name a branch, tag or commit")
     with _compiled(config, head, use_cache) as (new, new_config, head_label):
         diags = new.report.sorted() if head is None else []
-        if not new.ok:
-            return Outcome("knoc diff", new.report.sorted(), new.inputs,
-                           f"not compared: fix the {head_label} first")
+        if not new.ok and head is None:
+            return Outcome("knoc diff", diags, new.inputs, f"not compared: fix the {head_label} first")
+        if not new.ok:  # its findings point into files the work tree may not hold
+            return Outcome("knoc diff", [], new.inputs, _not_compiled(head_label), failed=True)
         with _compiled(config, base or _default_base(config), False) as (old, old_config, label):
             if not old.ok:
-                return Outcome("knoc diff", diags, new.inputs, f"not compared: the sources at {label} do not "
-                               f"compile (`knoc check` there says why)", failed=True)
-            found = changes.compare(publication(old, old_config, config.a2a, _configured(old_config)),
-                                    publication(new, new_config, config.a2a, _configured(new_config)))
+                return Outcome("knoc diff", diags, new.inputs, _not_compiled(label), failed=True)
+            found = changes.compare(publication(old, old_config, config.a2a, _configured(old_config, label)),
+                                    publication(new, new_config, config.a2a, _configured(new_config, head_label)))
     counts = changes.count(found)
     answer = None
     if fmt in ("text", "markdown"):
@@ -99,13 +99,19 @@ def _compiled(config: Config, ref: str | None, use_cache: bool) -> Iterator[tupl
         yield compile_repo(at_ref), at_ref, label
 
 
-def _configured(config: Config) -> str:
+def _not_compiled(label: str) -> str:
+    return (f"not compared: the sources at {label} do not compile (`git switch --detach {label}`, then "
+            "`knoc check`, says why)")
+
+
+def _configured(config: Config, label: str) -> str:
     """The A2A target the repo's knoc.toml names (both sides are compiled for
-    the one the command runs with, so their cards compare field by field)."""
+    the one the command runs with, so their cards compare field by field):
+    a target knoc does not know is an error, as the build there would say."""
     try:
         return load_config(config.root).a2a
-    except ConfigError:
-        return config.a2a
+    except ConfigError as exc:
+        raise UsageError("KNO-CONFIG", f"at {label}: {exc}", "fix knoc.toml's `a2a` there") from None
 
 
 def _git_error(exc: Exception, ref: str | None) -> UsageError:
@@ -130,8 +136,9 @@ def publication(result: Result, config: Config, target: str, configured: str | N
                                    "signatures")
         for host in {c.projection.host for c in result.cards}:
             keys[host] = _kids(_built(config.out_dir, f"{SITE}{host}/{JWKS_FILE}"), "keys")
+    ids = {a["slug"]: a["id"] for a in json.loads(result.files[CATALOG])["agents"]}
     return changes.Publication(cards, json.loads(result.files[DOMAINS])["domains"], target, signed, keys,
-                               dict(result.agents), configured)
+                               sources=dict(result.agents), configured=configured, ids=ids)
 
 
 def _built(out: Path, rel: str) -> object:

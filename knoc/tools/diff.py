@@ -45,6 +45,7 @@ class Publication:
     signed: dict[str, tuple[str, ...]] = field(default_factory=dict)  # the key ids of each card's signatures
     keys: dict[str, tuple[str, ...]] = field(default_factory=dict)  # the key ids each host's jwks.json publishes
     sources: dict[str, str] = field(default_factory=dict)  # each agent's source file, by slug
+    ids: dict[str, str] = field(default_factory=dict)  # each agent's entity id, by slug: what makes it the same agent
     configured: str | None = None  # the A2A target the repo's knoc.toml names (None: not known)
 
 
@@ -87,12 +88,16 @@ def compare(base: Publication, head: Publication) -> list[Change]:
         changes.append(Change("repo", "knoc.toml", "target-changed", "breaking",
                               "A2A target changed: every card takes the new version's shape, and clients of "
                               "the old one may not read it", base.configured, head.configured))
-    renamed = _renamed(base, head)
-    for slug in sorted((base.cards.keys() - renamed.values()) | head.cards.keys()):
-        old, new = base.cards.get(renamed.get(slug, slug)), head.cards.get(slug)
-        if slug in renamed:
-            changes.append(Change("agent", slug, "agent-renamed", "cosmetic", "slug renamed (same agent: same "
-                                  "url or source file)", renamed[slug], slug))
+    paired = _paired(base, head)  # head slug -> base slug, of one agent
+    kept = set(paired.values())
+    pairs: list[tuple[str | None, str | None]] = [(paired.get(slug), slug) for slug in head.cards]
+    pairs += [(slug, None) for slug in base.cards if slug not in kept]  # removed
+    for was, now in sorted(pairs, key=lambda p: (p[1] or p[0] or "", p[1] is None)):
+        slug = now or was or ""
+        old, new = base.cards.get(was) if was else None, head.cards.get(now) if now else None
+        if was is not None and was != slug and old is not None and new is not None:
+            changes.append(Change("agent", slug, "agent-renamed", "cosmetic", "slug renamed (the same agent)",
+                                  was, slug))
         if old is None:
             changes.append(Change("agent", slug, "agent-added", "additive", "agent published", None,
                                   _shown((new or {}).get("name"))))
@@ -103,12 +108,15 @@ def compare(base: Publication, head: Publication) -> list[Change]:
         else:
             bump = _bump(old.get("version"), new.get("version"))
             found = [*_card(old, new, targets.get(head.target) if head.target else targets.by_shape(new)),
-                     *_signatures(base.signed.get(renamed.get(slug, slug), ()), head.signed.get(slug, ()))]
+                     *_signatures(base.signed.get(was or slug, ()), head.signed.get(slug, ()))]
             changes += (Change("agent", slug, kind, cls, msg, _shown(was), _shown(now),
                                bump if cls == "breaking" else "")
                         for kind, cls, msg, was, now in found)
+    now_named = {old: new for new, old in paired.items()}  # a renamed agent stays routed where it was
     for domain in sorted(base.domains.keys() | head.domains.keys()):
-        changes += _domain(domain, base.domains.get(domain), head.domains.get(domain))
+        was_routed = base.domains.get(domain)
+        changes += _domain(domain, None if was_routed is None else [now_named.get(a, a) for a in was_routed],
+                           head.domains.get(domain))
     for host in sorted(base.keys.keys() | head.keys.keys()):
         changes += _keys(host, base.keys.get(host, ()), head.keys.get(host, ()))
     order = {c: i for i, c in enumerate(CLASSES)}
@@ -116,28 +124,42 @@ def compare(base: Publication, head: Publication) -> list[Change]:
     return sorted(changes, key=lambda c: (subjects[c.subject], c.name, order[c.cls], c.kind, c.message))
 
 
-def _renamed(base: Publication, head: Publication) -> dict[str, str]:
-    """New slug -> old slug, for an agent published under another slug from
-    the same source file, else with a card at the same url (looked up, not
-    paired one by one: a diff may add and remove thousands)."""
-    gone, added = sorted(base.cards.keys() - head.cards.keys()), sorted(head.cards.keys() - base.cards.keys())
+def _paired(base: Publication, head: Publication) -> dict[str, str]:
+    """Head slug -> base slug, for every agent both sides publish: by its
+    entity id where both sides know it (a slug may be renamed, or two
+    swapped; another id is another agent, whatever its slug or url), else
+    by slug, and for the rest by source file, then by card url (looked up,
+    not paired one by one: a diff may add and remove thousands)."""
+    by_id = {agent_id: slug for slug, agent_id in base.ids.items() if slug in base.cards}
+    paired = {new: by_id[head.ids[new]] for new in head.cards if head.ids.get(new) in by_id}
+    taken = set(paired.values())
+    for new in head.cards:
+        if new not in paired and new in base.cards and new not in taken and not _other_agent(base, head, new, new):
+            paired[new] = new
+            taken.add(new)
+    gone = sorted(s for s in base.cards if s not in taken and s not in base.ids)
+    added = sorted(s for s in head.cards if s not in paired and s not in head.ids)
     target = targets.get(head.target) if head.target else None
 
     def url(card: dict[str, Any]) -> str | None:
         return (target or targets.by_shape(card)).url_of(card)
 
-    renamed: dict[str, str] = {}
     for key_of_old, key_of_new in ((base.sources.get, head.sources.get),  # one source file first: the same entity
                                    (lambda slug: url(base.cards[slug]), lambda slug: url(head.cards[slug]))):
-        taken = set(renamed.values())
         by_key: dict[object, str] = {}
         for old in gone:
             if old not in taken and (key := key_of_old(old)) is not None:
-                by_key.setdefault(key, old)  # the first by slug, as before
+                by_key.setdefault(key, old)  # the first by slug
         for new in added:
-            if new not in renamed and (key := key_of_new(new)) is not None and key in by_key:
-                renamed[new] = by_key.pop(key)
-    return renamed
+            if new not in paired and (key := key_of_new(new)) is not None and key in by_key:
+                paired[new] = by_key.pop(key)
+                taken.add(paired[new])
+    return paired
+
+
+def _other_agent(base: Publication, head: Publication, old: str, new: str) -> bool:
+    """Both sides know the ids, and they differ."""
+    return old in base.ids and new in head.ids and base.ids[old] != head.ids[new]
 
 
 def _bump(old: Any, new: Any) -> str:
