@@ -32,7 +32,11 @@ def check(config: Config, *, use_cache: bool, progress: Progress | None = None) 
     # of the two is free.
     with lock.held(config.root):  # the memo and the cache are written, and build/ must hold still
         scan = Scan(config, use_cache, in_hook)
-        return _compared(config, use_cache, progress, scan, background.share(scan.pieces()))
+        outcome = _compared(config, use_cache, progress, scan, background.share(scan.pieces()))
+    from knoc.app.evolution import spec_findings
+
+    outcome.diagnostics += spec_findings(config)  # the specs changed on this branch, held to their versions
+    return outcome
 
 
 def _compared(config: Config, use_cache: bool, progress: Progress | None, scan: Scan,

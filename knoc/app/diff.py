@@ -10,12 +10,15 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
+from knoc.app import evolution
 from knoc.app.common import compile_cached
 from knoc.app.outcome import Outcome, UsageError
+from knoc.app.refs import check_refs, default_base, git_error
 from knoc.app.signing import signed_by
 from knoc.compiler.driver import Result, compile_repo
 from knoc.config import Config, ConfigError, load_config
 from knoc.diagnostics import Severity, diag
+from knoc.evolution import report
 from knoc.io import git, tree
 from knoc.output.hosting import CARD_FILE, JWKS_FILE, SITE
 from knoc.output.tree import CATALOG, DOMAINS
@@ -33,27 +36,29 @@ def diff(config: Config, base: str | None, *, fmt: str, fail_on: str, use_cache:
     announces, "warning" on any breaking change (each is a warning), in
     every format alike."""
     gate = fail_on == "breaking"
-    for ref in (base, head):
-        if ref is not None and (not ref or ref.startswith("-") or any(c.isspace() or c == "\0" for c in ref)):
-            raise UsageError("KNO-GIT", f"`{ref}` is not a git ref", "name a branch, tag or commit")
+    check_refs(base, head)
     with _compiled(config, head, use_cache) as (new, new_config, head_label):
         diags = new.report.sorted() if head is None else []
         if not new.ok and head is None:
             return Outcome("knoc diff", diags, new.inputs, f"not compared: fix the {head_label} first")
         if not new.ok:  # its findings point into files the work tree may not hold
             return Outcome("knoc diff", [], new.inputs, _not_compiled(head_label), failed=True)
-        with _compiled(config, base or _default_base(config), False) as (old, old_config, label):
+        with _compiled(config, base or default_base(config), False) as (old, old_config, label):
             if not old.ok:
                 return Outcome("knoc diff", diags, new.inputs, _not_compiled(label), failed=True)
             found = changes.compare(publication(old, old_config, config.a2a, _configured(old_config, label)),
                                     publication(new, new_config, config.a2a, _configured(new_config, head_label)))
+            spec_changes = [c for c in evolution.compared(old_config, new_config) if c.cls != "none"]
     counts = changes.count(found)
+    specs = [evolution.as_dict(c) for c in spec_changes]
+    spec_diags = [d for c in spec_changes for d in report.diagnostics(c, label)]
     answer = None
     if fmt in ("text", "markdown"):
-        answer = changes.markdown(found, label, head_label, config.a2a)
+        answer = changes.markdown(found, label, head_label, config.a2a, specs)
     elif fmt == "json":
         answer = json.dumps({"base": label, "head": head_label, "a2a_target": config.a2a, "counts": counts,
-                             "changes": [c.to_dict() for c in found]}, indent=2, ensure_ascii=False) + "\n"
+                             "changes": [c.to_dict() for c in found], "specs": specs},
+                            indent=2, ensure_ascii=False) + "\n"
     findings = [diag("KNO-CARD-BREAKING", f"{c.subject} `{c.name}`: {c.message}"
                      + (f" (intended: {c.intended})" if c.intended else ""),
                      file=new.agents.get(c.name) if c.subject == "agent" else None,
@@ -65,17 +70,13 @@ def diff(config: Config, base: str | None, *, fmt: str, fail_on: str, use_cache:
     summary = (f"{counts['breaking']} breaking" + (f" (and {counts['intended']} intended)" if counts["intended"]
                                                     else "")
                + f", {counts['additive']} additive, {counts['cosmetic']} cosmetic since {label}")
-    return Outcome("knoc diff", diags + findings if fmt in MACHINE else diags, new.inputs, summary,
+    if spec_changes:
+        summary += f"; {len(spec_changes)} spec{'s' if len(spec_changes) > 1 else ''} changed"
+    unannounced = any(d.is_error for d in spec_diags)  # a spec change its version does not announce
+    return Outcome("knoc diff", diags + findings + spec_diags if fmt in MACHINE else diags, new.inputs, summary,
                    answer=answer, report_format="text" if fmt in ("markdown", "json") else None,
-                   failed=counts["breaking"] > 0 if gate else fail_on == "warning" and any(
-                       c.cls == "breaking" for c in found))
-
-
-def _default_base(config: Config) -> str:
-    try:
-        return git.default_base(config.root)
-    except git.GitError as exc:
-        raise _git_error(exc, None) from None
+                   failed=counts["breaking"] > 0 or unannounced if gate else fail_on == "warning" and (
+                       any(c.cls == "breaking" for c in found) or bool(spec_diags)))
 
 
 @contextlib.contextmanager
@@ -90,7 +91,7 @@ def _compiled(config: Config, ref: str | None, use_cache: bool) -> Iterator[tupl
             label = git.describe(config.root, ref)
             root = stack.enter_context(git.checkout(config.root, ref))
         except (git.GitError, ValueError) as exc:
-            raise _git_error(exc, ref) from None
+            raise git_error(exc, ref) from None
         try:
             at_ref = load_config(root, config.a2a)
         except ConfigError as exc:
@@ -112,16 +113,6 @@ def _configured(config: Config, label: str) -> str:
         return load_config(config.root).a2a
     except ConfigError as exc:
         raise UsageError("KNO-CONFIG", f"at {label}: {exc}", "fix knoc.toml's `a2a` there") from None
-
-
-def _git_error(exc: Exception, ref: str | None) -> UsageError:
-    said = str(exc)
-    unknown = ref is not None and any(s in said for s in ("unknown revision", "Needed a single revision",
-                                                          "not a valid object name"))
-    what = (f"`{ref}` is not a branch, tag or commit git knows" if unknown
-            else (said.splitlines() or ["git failed"])[0].removeprefix("fatal: "))
-    return UsageError("KNO-GIT", what, "name a branch, tag or commit (`git log --oneline` lists commits): "
-                      "`knoc diff A..B`, or `--base REF` for the work tree")
 
 
 def publication(result: Result, config: Config, target: str, configured: str | None) -> changes.Publication:

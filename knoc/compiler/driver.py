@@ -109,11 +109,7 @@ def _compile_repo(config: Config, use_cache: bool, progress: Progress, signer: C
     if specs_too:
         content_paths = [p for p in content_paths if p not in specs_too]
     paths = source_list.merged(spec_paths, content_paths)
-    spec_sources = [s for p in spec_paths if (s := _read(config, p, report))]
-    loaded = {s.rel: parse_source(s, layout) for s in spec_sources}
-    spec_sources += _builtin_specs(loaded, layout)
-    specs, found = compile_specs([e for e in loaded.values() if isinstance(e, Entity)])
-    report.extend(found)
+    spec_sources, loaded, specs = _specs(config, spec_paths, report)
     cache = (Cache.open(config.root, salt(__version__, config.a2a, repr(config.primary), config.catalog_url,
                                           *(f"{s.rel}\0{s.digest}" for s in spec_sources)))
              if use_cache else Cache.off())
@@ -237,6 +233,40 @@ def _link(sources: list[SourceFile], results: Results, specs: SpecSet, cache: Ca
         pinned = {d.file: digests[d.file] for d in link.diags if d.file in digests}
         link.files = cache.keep_link(key, pinned, link.encode(), link.files, link.digests)
     return link, key
+
+
+def spec_set(config: Config) -> tuple[SpecSet, Report]:
+    """The specs a build of the repo at `config.root` checks entities
+    against (knoc's own where the repo has no spec of a slug), and what is
+    wrong with them."""
+    report = Report()
+    listing = files.listed(config.root, [config.specs])
+    report.extend(diag("KNO-IO-REFUSED", f"knoc does not read this: {why}", file=shown)
+                  for shown, why in listing.refused)
+    _, loaded, specs = _specs(config, listing.found, report)
+    report.extend(d for d in loaded.values() if isinstance(d, Diagnostic))  # a spec that does not parse
+    return specs, report
+
+
+def entities(config: Config) -> list[Entity]:
+    """Every content entity of the repo that reads and parses (what does
+    not is the build's to report)."""
+    found = []
+    for rel in files.listed(config.root, [config.content]).found:
+        source = read_source(config.root, rel)
+        if isinstance(source, SourceFile) and isinstance(ent := parse_source(source, config.layout), Entity):
+            found.append(ent)
+    return found
+
+
+def _specs(config: Config, paths: list[str], report: Report
+           ) -> tuple[list[SourceFile], dict[str, Entity | Diagnostic], SpecSet]:
+    sources = [s for p in paths if (s := _read(config, p, report))]
+    loaded = {s.rel: parse_source(s, config.layout) for s in sources}
+    sources += _builtin_specs(loaded, config.layout)
+    specs, found = compile_specs([e for e in loaded.values() if isinstance(e, Entity)])
+    report.extend(found)
+    return sources, loaded, specs
 
 
 def _builtin_specs(loaded: dict[str, Entity | Diagnostic], layout: Layout) -> list[SourceFile]:

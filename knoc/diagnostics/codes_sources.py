@@ -134,6 +134,25 @@ declare("KNO-SPEC-REF", E, "a `$ref` in a spec does not resolve", """
 declare("KNO-SPEC-CONFLICT", E, "two specs accept the same `type@version`", """
     Each `type@version` must be accepted by exactly one spec, or knoc could not tell which schema
     validates an entity. Remove the version from one spec's `$schema` enum.""")
+declare("KNO-SPEC-BREAKING", E, "a spec change refuses documents its version promises to accept", """
+    Minor and patch versions of a spec are strictly additive: every document valid under the old
+    version stays valid. This change refuses one, shown as a counterexample that the old schema
+    accepts and the new one refuses. Keep what the old version accepted, or bump the spec's major
+    version (and tell the repos that pin it).""")
+declare("KNO-SPEC-MAJOR", W, "a breaking spec change, announced by a major version bump", """
+    The change refuses documents the old version accepted, as a major bump allows. Each is shown
+    with a counterexample, and the content entities it makes invalid are listed: migrate them
+    before they are built against the new version.""")
+declare("KNO-SPEC-UNBUMPED", E, "a spec's schema changed but its version does not say so", """
+    What a spec's schema accepts changed, and its `version` did not move enough: any schema change
+    needs a new version, an additive one at least a minor bump, a breaking one a major bump. A
+    change to titles, descriptions or examples only needs none.""")
+declare("KNO-SPEC-UNDECIDED", W, "knoc cannot tell whether a spec change breaks documents", """
+    No rule decides this change and knoc found no counterexample; the change may still refuse a
+    document the old version accepted. Check it by hand, or bump the major version to be safe.""")
+declare("KNO-SPEC-BROKEN-ENTITY", W, "an entity the old version of its spec accepts and the new one refuses", """
+    A spec change makes this entity invalid: the next build fails on it. Change the entity, or
+    the spec.""")
 declare("KNO-DECL-MISSING", E, "the entity has no `$schema`", """
     Every entity declares its type and version as `$schema: <type>@<semver>`, e.g.
     `agent-blueprint@0.4.0`; it picks the spec that validates the file.""")

@@ -48,14 +48,16 @@ def describe(root: Path, ref: str) -> str:
     return sha if ref.lower().startswith(sha) else f"{ref} ({sha})"
 
 
-def export(root: Path, ref: str, dest: Path) -> Path:
+def export(root: Path, ref: str, dest: Path, only: tuple[str, ...] = ()) -> Path:
     """Write the files of `root` (a content repo inside a git work tree) as
-    they are committed at `ref` under `dest`; return where the content repo
-    landed. The blobs are read as committed: `git archive` would apply
-    .gitattributes (export-ignore, export-subst) and hide a change."""
+    they are committed at `ref` under `dest` (`only`: those under these
+    repo-relative paths); return where the content repo landed. The blobs
+    are read as committed: `git archive` would apply .gitattributes
+    (export-ignore, export-subst) and hide a change."""
     top = Path(_git(root, "rev-parse", "--show-toplevel").decode().strip())
     prefix = root.resolve().relative_to(top.resolve()).as_posix()
-    listing = _git(top, "ls-tree", "-r", "-z", f"{ref}^{{commit}}", "--", prefix)
+    wanted = [f"{prefix}/{p}" if prefix != "." else p for p in only] or [prefix]
+    listing = _git(top, "ls-tree", "-r", "-z", f"{ref}^{{commit}}", "--", *wanted)
     entries = [_entry(line) for line in listing.split(b"\0") if line]
     modules = [path for _, kind, _, path in entries if kind == "commit"]
     if modules:  # its files are another repository's, at a commit of their own
@@ -114,10 +116,19 @@ def _link(dest: Path, path: str, to: str) -> None:
 
 
 @contextmanager
-def checkout(root: Path, ref: str) -> Iterator[Path]:
-    """The content repo as it was at `ref`, in a scratch folder removed on exit."""
+def checkout(root: Path, ref: str, only: tuple[str, ...] = ()) -> Iterator[Path]:
+    """The content repo as it was at `ref` (`only` these paths of it), in a
+    scratch folder removed on exit."""
     with tempfile.TemporaryDirectory(prefix="knoc-diff-") as tmp:
-        yield export(root, ref, Path(tmp))
+        yield export(root, ref, Path(tmp), only)
+
+
+def changed_since(root: Path, ref: str, paths: tuple[str, ...]) -> list[str]:
+    """The files under `paths` (relative to `root`) that differ between
+    `ref` and the work tree, new files git does not track yet included."""
+    differ = _git(root, "diff", "-z", "--name-only", "--relative", ref, "--", *paths)
+    untracked = _git(root, "ls-files", "-z", "--others", "--exclude-standard", "--", *paths)
+    return sorted({p.decode("utf-8", "surrogateescape") for p in (differ + b"\0" + untracked).split(b"\0") if p})
 
 
 def edited(root: Path, paths: list[str]) -> set[str] | None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -355,12 +355,25 @@ def _kebab(key: str) -> str:
     return "".join(f"-{c.lower()}" if c.isupper() else c for c in key)
 
 
-def markdown(changes: list[Change], base: str, head: str, target: str) -> str:
-    """The changes as a pull-request comment (templates/diff.md.j2)."""
+def markdown(changes: list[Change], base: str, head: str, target: str,
+             specs: Sequence[dict[str, Any]] = ()) -> str:
+    """The changes as a pull-request comment (templates/diff.md.j2); `specs`:
+    the specs whose schema changed, as `knoc specs check --format json` has them."""
     groups: dict[tuple[str, str], list[Change]] = {}
     for c in changes:
         groups.setdefault((c.subject, c.name), []).append(c)
     return templates.get("diff.md.j2").render(
         base=base, head=head, target=target,
         counts=count(changes),
-        groups=[{"subject": s, "name": n, "changes": cs} for (s, n), cs in groups.items()]).rstrip() + "\n"
+        groups=[{"subject": s, "name": n, "changes": cs} for (s, n), cs in groups.items()],
+        specs=[row for s in specs for row in _spec_rows(s)]).rstrip() + "\n"
+
+
+def _spec_rows(spec: dict[str, Any]) -> list[dict[str, Any]]:
+    """A changed spec's rows: each change that is not additive, else its first."""
+    versions = f"{spec['old_version'] or 'new'} → {spec['new_version'] or 'gone'}" + (
+        f" ({spec['bump']} bump)" if spec["bump"] else "")
+    shown = [c for c in spec["changes"] if c["class"] != "additive"] or spec["changes"][:1]
+    return [{"slug": spec["slug"], "versions": versions, "cls": c["class"], "pointer": c["pointer"],
+             "why": c["why"]} for c in shown] or [{"slug": spec["slug"], "versions": versions,
+                                                   "cls": spec["class"], "pointer": None, "why": None}]

@@ -1,0 +1,169 @@
+"""`knoc specs check`: each spec as the work tree holds it against the same
+spec at a git ref, classed (no schema change, additive, breaking,
+unknown) and held to what its version bump promises; and the entities a
+change makes invalid. `knoc check` and `knoc diff` run it too."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from knoc.app.outcome import Outcome, UsageError
+from knoc.app.refs import check_refs, default_base, git_error
+from knoc.compiler.driver import entities, spec_set
+from knoc.config import Config, ConfigError, load_config
+from knoc.diagnostics import Diagnostic, diag
+from knoc.evolution import report
+from knoc.evolution.verdict import SpecChange, compare_sets
+from knoc.io import git
+from knoc.kinds.entity import BUILTIN, Entity
+from knoc.kinds.spec import SpecSet
+
+COMMAND = "knoc specs check"
+HINT = "`knoc specs check --base REF`"
+
+
+def specs_check(config: Config, base: str | None, content: Path | None, fmt: str) -> Outcome:
+    """Every spec compared with `base` (default: the merge base with the
+    default branch); `content`: another repo whose entities are checked too."""
+    check_refs(base)
+    ref = base or default_base(config, HINT)
+    head, problems = spec_set(config)
+    if problems.errors:
+        return Outcome(COMMAND, problems.sorted(), [], "not compared: fix the specs first")
+    others = _other_repo(content)
+    label, old, unread = _specs_at(config, ref)
+    documents = _documents(config, head, others)
+    changes = compare_sets(old, head, documents)
+    diags = unread + [d for c in changes for d in report.diagnostics(c, label)]
+    changed = {c.slug: c for c in changes if c.cls != "none"}
+    if changed:
+        diags += report.broken(entities(config), old, head, changed)
+        for other, found in others:
+            diags += report.broken(found, old, head, changed, shown=f"{other.root}/")
+    answer = _json(changes, label, diags) if fmt == "json" else _text(changes, label)
+    read = [s.entity.source.rel for s in head.specs.values() if not s.entity.source.rel.startswith(BUILTIN)]
+    return Outcome(COMMAND, problems.sorted() + diags, read, _summary(changes, label), answer=answer,
+                   report_format="text" if fmt == "json" else None)
+
+
+def spec_findings(config: Config) -> list[Diagnostic]:
+    """For `knoc check` and its hook: the specs changed since the merge base
+    with the default branch, held to their versions; nothing outside git,
+    without a default branch, or when no spec file changed."""
+    try:
+        ref = git.default_base(config.root)
+        if not git.changed_since(config.root, ref, (config.specs,)):
+            return []
+    except git.GitError:
+        return []
+    head, problems = spec_set(config)
+    if problems.errors:
+        return []  # the build's own findings say what is wrong with them
+    label, old, unread = _specs_at(config, ref)
+    changes = compare_sets(old, head, _documents(config, head, []))
+    diags = unread + [d for c in changes for d in report.diagnostics(c, label)]
+    changed = {c.slug: c for c in changes if c.cls != "none"}
+    return diags + (report.broken(entities(config), old, head, changed) if changed else [])
+
+
+def compared(old: Config, new: Config) -> list[SpecChange]:
+    """The specs of two checked-out repos compared (`knoc diff`), on samples."""
+    before, after = spec_set(old)[0], spec_set(new)[0]
+    return compare_sets(before, after, lambda spec: [s.entity.data for s in after.specs.values()])
+
+
+def _specs_at(config: Config, ref: str) -> tuple[str, SpecSet, list[Diagnostic]]:
+    """The specs at `ref`, and a warning for each that could not be read
+    there (it is not compared: it counts as new)."""
+    try:
+        label = git.describe(config.root, ref)
+        with git.checkout(config.root, ref, only=(config.specs,)) as root:
+            specs, problems = spec_set(dataclasses.replace(config, root=root))
+    except (git.GitError, ValueError) as exc:
+        raise git_error(exc, ref, HINT) from None
+    unread = [diag("KNO-SPEC-UNDECIDED", f"at {label}: {d.message}; the spec there is not compared",
+                   file=d.file, hint="a spec that could not be read at the base counts as new")
+              for d in problems.sorted() if d.is_error]
+    return label, specs, unread
+
+
+def _other_repo(content: Path | None) -> list[tuple[Config, list[Entity]]]:
+    """The other repo of --content, with its entities (none is a mistake)."""
+    if content is None:
+        return []
+    try:
+        other = load_config(content)
+    except ConfigError as exc:
+        raise UsageError("KNO-CONFIG", f"--content {content}: {exc}", "name a content repo's folder") from None
+    found = entities(other)
+    if not found:
+        raise UsageError("KNO-CONFIG", f"--content {content}: no entities under {other.content}/ there",
+                         "name the root of a content repo (the folder that holds content/ or knoc.toml)")
+    return [(other, found)]
+
+
+def _documents(config: Config, head: SpecSet, others: list[tuple[Config, list[Entity]]]
+               ) -> Callable[[Any], list[Any]]:
+    """The real documents a spec's counterexamples may be built on: its
+    entities here and in `others`, read once on first need."""
+    held: list[Any] = []
+
+    def of(spec: Any) -> list[Any]:
+        if not held:
+            held.extend(e.data for e in entities(config))
+            held.extend(e.data for _, found in others for e in found)
+            held.extend(s.entity.data for s in head.specs.values())
+            held.append(None)  # read
+        accepts = set(spec.accepts)
+        return [d for d in held if isinstance(d, dict) and d.get("$schema") in accepts]
+    return of
+
+
+def _summary(changes: list[SpecChange], label: str) -> str:
+    counted: dict[str, int] = {}
+    for c in changes:
+        counted[c.cls] = counted.get(c.cls, 0) + 1
+    if not any(c.cls != "none" for c in changes):
+        return f"{len(changes)} specs compared with {label}: no schema changed"
+    parts = [f"{counted[k]} {k}" for k in ("breaking", "unknown", "additive", "added") if counted.get(k)]
+    return f"{len(changes)} specs compared with {label}: " + ", ".join(parts)
+
+
+def _text(changes: list[SpecChange], label: str) -> str | None:
+    rows = [c for c in changes if c.cls != "none" or c.bump not in ("none",)]
+    if not rows:
+        return None
+    width = max(len(c.slug) for c in rows)
+    lines = [f"{c.slug:<{width}}  {c.old_version or '-'} -> {c.new_version or '-'}  "
+             f"{_bump_name(c)}  {_class_name(c)}".rstrip() for c in rows]
+    return f"specs since {label}:\n" + "\n".join("  " + line for line in lines) + "\n"
+
+
+def _bump_name(change: SpecChange) -> str:
+    if change.old is None or change.new is None:
+        return ""
+    return "(no bump)" if change.bump == "none" else f"({change.bump} bump)"
+
+
+def _class_name(change: SpecChange) -> str:
+    return {"none": "no schema change", "added": "new spec", "breaking": "breaking" if change.new else "removed"
+            }.get(change.cls, change.cls)
+
+
+def _json(changes: list[SpecChange], label: str, diags: list[Diagnostic]) -> str:
+    return json.dumps({"base": label, "specs": [as_dict(c) for c in changes],
+                       "diagnostics": [d.to_dict() for d in diags]}, indent=2, ensure_ascii=False) + "\n"
+
+
+def as_dict(change: SpecChange) -> dict[str, Any]:
+    return {"slug": change.slug, "old_version": change.old_version or None,
+            "new_version": change.new_version or None, "bump": change.bump if change.old and change.new else None,
+            "class": _class_name(change),
+            "changes": [{"pointer": "#/" + "/".join(str(p) for p in f.change.pointer), "class": f.cls,
+                         "why": f.why, **({"through": f.change.through} if f.change.through else {}),
+                         **({"counterexample": f.witness} if f.cls == "breaking" else {})}
+                        for f in change.findings]}

@@ -1,0 +1,33 @@
+"""Git refs named on the command line (`knoc diff`, `knoc specs check`):
+checked before git sees them, the default base, and git's failures as
+usage errors."""
+
+from __future__ import annotations
+
+from knoc.app.outcome import UsageError
+from knoc.config import Config
+from knoc.io import git
+
+
+def check_refs(*refs: str | None) -> None:
+    """A ref given on the command line is a ref, not an option git would read."""
+    for ref in refs:
+        if ref is not None and (not ref or ref.startswith("-") or any(c.isspace() or c == "\0" for c in ref)):
+            raise UsageError("KNO-GIT", f"`{ref}` is not a git ref", "name a branch, tag or commit")
+
+
+def default_base(config: Config, hint: str | None = None) -> str:
+    try:
+        return git.default_base(config.root)
+    except git.GitError as exc:
+        raise (git_error(exc, None, hint) if hint else git_error(exc, None)) from None
+
+
+def git_error(exc: Exception, ref: str | None,
+              hint: str = "`knoc diff A..B`, or `--base REF` for the work tree") -> UsageError:
+    said = str(exc)
+    unknown = ref is not None and any(s in said for s in ("unknown revision", "Needed a single revision",
+                                                          "not a valid object name"))
+    what = (f"`{ref}` is not a branch, tag or commit git knows" if unknown
+            else (said.splitlines() or ["git failed"])[0].removeprefix("fatal: "))
+    return UsageError("KNO-GIT", what, f"name a branch, tag or commit (`git log --oneline` lists commits): {hint}")

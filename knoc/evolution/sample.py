@@ -1,0 +1,286 @@
+"""Small values a schema accepts: the seeds and the probes counterexamples
+are made of. A sample is a guess (`if`/`then`, `not` and `oneOf` are not
+solved); every counterexample is checked against both schemas, so a bad
+guess costs a verdict ("unknown"), never a wrong one."""
+
+from __future__ import annotations
+
+import random
+import re
+from re import _parser as sre  # type: ignore[attr-defined]  # the stdlib's regex parser: patterns to strings
+from typing import Any, NamedTuple
+
+MAX_DEPTH = 12
+# A value a format names, where a plain "x" would not read as one.
+FORMATS = {"date-time": "2026-01-01T00:00:00Z", "date": "2026-01-01", "uri": "https://example.com",
+           "email": "a@example.com", "uri-reference": "https://example.com", "hostname": "example.com"}
+# One value of each JSON type, for a place that takes any.
+ANY_VALUES: tuple[Any, ...] = (None, True, 0, 1.5, "", "x", [], {})
+_TYPE_ORDER = ("object", "string", "integer", "number", "boolean", "array", "null")
+
+
+def sample(schema: Any, resolver: Any, depth: int = 0) -> Any:
+    """A small value `schema` likely accepts: each required member, each
+    bound at its least, the first of each choice."""
+    node = _merged(schema, resolver, depth)
+    if "const" in node:
+        return node["const"]
+    if isinstance(node.get("enum"), list) and node["enum"]:
+        return node["enum"][0]
+    kind = _kind(node)
+    if depth > MAX_DEPTH:
+        return {"object": {}, "array": []}.get(kind)
+    if kind == "object":
+        return _object(node, resolver, depth)
+    if kind == "array":
+        items = node.get("items", {})
+        count = int(node.get("minItems", 0))
+        return [sample(items, resolver, depth + 1) for _ in range(count)]
+    if kind == "string":
+        return _string(node)
+    if kind in ("integer", "number"):
+        return _number(node, kind)
+    return {"boolean": False, "null": None}.get(kind)
+
+
+def of_type(schema: Any, resolver: Any, kind: str) -> Any:
+    """A sample of `schema` taken as a value of JSON type `kind`."""
+    return sample({"allOf": [schema], "type": kind}, resolver)
+
+
+def probes(schema: Any, resolver: Any) -> list[Any]:
+    """Values to try where `schema` stood: its own sample, one of each of
+    its types, and one of every JSON type."""
+    node = _merged(schema, resolver, 0)
+    found = [sample(node, resolver), *(of_type(node, resolver, t) for t in _types(node))]
+    found += [v for v in node.get("enum", []) if isinstance(node.get("enum"), list)]
+    return unique([*found, *ANY_VALUES])
+
+
+def unique(values: list[Any]) -> list[Any]:
+    out: list[Any] = []
+    for v in values:
+        if not any(same(v, w) for w in out):
+            out.append(v)
+    return out
+
+
+def same(a: Any, b: Any) -> bool:
+    """JSON equality: 1 and true are two values, 1 and 1.0 one."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return isinstance(a, bool) and isinstance(b, bool) and a == b
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
+    if type(a) in (int, float) and type(b) in (int, float):
+        return bool(a == b)
+    return type(a) is type(b) and bool(a == b)
+
+
+def strings(pattern: str, count: int) -> list[str]:
+    """Up to `count` strings `pattern` matches: the least one first, then
+    others made by seeded choices (the same ones every run)."""
+    try:
+        parsed = sre.parse(pattern)
+    except (re.error, RecursionError, OverflowError):
+        return []
+    out = [_text(parsed, random.Random(k) if k else None) for k in range(count)]
+    return [s for s in dict.fromkeys(out) if s is not None]
+
+
+class Bound(NamedTuple):
+    """A subschema with the resolver its `$ref`s are relative to (one
+    folded in from another spec keeps its own)."""
+
+    schema: Any
+    resolver: Any
+
+
+def _bound(part: dict[str, Any], resolver: Any) -> dict[str, Any]:
+    out = dict(part)
+    if isinstance(part.get("properties"), dict):
+        out["properties"] = {k: v if isinstance(v, Bound) else Bound(v, resolver)
+                             for k, v in part["properties"].items()}
+    for key in ("items", "additionalProperties"):
+        if key in part and not isinstance(part[key], Bound):
+            out[key] = Bound(part[key], resolver)
+    return out
+
+
+def _merged(schema: Any, resolver: Any, depth: int) -> dict[str, Any]:
+    """`schema` with its `$ref` and `allOf` folded in (their members,
+    required names and bounds joined)."""
+    if isinstance(schema, Bound):
+        schema, resolver = schema
+    if schema is True or schema is None:
+        return {}
+    if schema is False:
+        return {"not": {}}
+    if not isinstance(schema, dict):
+        return {}
+    out: dict[str, Any] = {}
+    parts = [schema]
+    if isinstance(schema.get("$ref"), str) and depth <= MAX_DEPTH:
+        try:
+            resolved = resolver.lookup(schema["$ref"])
+        except Exception:
+            resolved = None
+        if resolved is not None:
+            parts.append(_merged(resolved.contents, resolved.resolver, depth + 1))
+    for sub in schema.get("allOf", []) if isinstance(schema.get("allOf"), list) else []:
+        parts.append(_merged(sub, resolver, depth + 1))
+    choice = schema.get("anyOf") or schema.get("oneOf")
+    if isinstance(choice, list) and choice:
+        parts.append(_merged(choice[0], resolver, depth + 1))
+    for part in parts:
+        _join(out, {k: v for k, v in _bound(part, resolver).items() if k not in ("$ref", "allOf", "anyOf", "oneOf")})
+    return out
+
+
+def _join(into: dict[str, Any], part: dict[str, Any]) -> None:
+    for key, value in part.items():
+        if key == "required":
+            into[key] = list(dict.fromkeys([*into.get(key, []), *value]))
+        elif key == "properties" and isinstance(value, dict):
+            props = into.setdefault(key, {})
+            for name, sub in value.items():
+                props[name] = {"allOf": [props[name], sub]} if name in props else sub
+        elif key == "type" and key in into:
+            common = [t for t in _listed(into[key]) if t in _listed(value)]
+            into[key] = common or _listed(value)
+        else:
+            into.setdefault(key, value)
+
+
+def _listed(value: Any) -> list[str]:
+    return [value] if isinstance(value, str) else [t for t in value if isinstance(t, str)] \
+        if isinstance(value, list) else []
+
+
+def _types(node: dict[str, Any]) -> list[str]:
+    listed = _listed(node.get("type"))
+    return [t for t in _TYPE_ORDER if t in listed] if listed else []
+
+
+def _kind(node: dict[str, Any]) -> str:
+    listed = _types(node)
+    if listed:
+        return listed[0]
+    if "properties" in node or "required" in node:
+        return "object"
+    if "items" in node:
+        return "array"
+    if "pattern" in node or "minLength" in node:
+        return "string"
+    return "string" if "minimum" not in node else "number"
+
+
+def _object(node: dict[str, Any], resolver: Any, depth: int) -> dict[str, Any]:
+    props: dict[str, Any] = node["properties"] if isinstance(node.get("properties"), dict) else {}
+    out: dict[str, Any] = {}
+    for name in node.get("required", []):
+        out[name] = sample(props.get(name, node.get("additionalProperties", {})), resolver, depth + 1)
+    least = int(node.get("minProperties", 0))
+    for name, sub in props.items():  # up to minProperties
+        if len(out) >= least:
+            break
+        out.setdefault(name, sample(sub, resolver, depth + 1))
+    extra = node.get("additionalProperties", {})
+    for k in range(least - len(out) if extra is not False else 0):
+        out[f"x-{k + 1}"] = sample(extra, resolver, depth + 1)
+    return out
+
+
+def _string(node: dict[str, Any]) -> str:
+    least, most = int(node.get("minLength", 0)), node.get("maxLength")
+    pattern = node.get("pattern")
+    candidates = strings(pattern, 8) if isinstance(pattern, str) else []
+    candidates.append(FORMATS.get(str(node.get("format")), "x"))
+    for text in candidates:
+        if len(text) >= least and (most is None or len(text) <= most):
+            return text
+    return "x" * least
+
+
+def _number(node: dict[str, Any], kind: str) -> int | float:
+    step = 1 if kind == "integer" else 0.5
+    low = node.get("minimum", node["exclusiveMinimum"] + step if "exclusiveMinimum" in node else None)
+    high = node.get("maximum", node["exclusiveMaximum"] - step if "exclusiveMaximum" in node else None)
+    value = low if low is not None else (min(0, high) if high is not None else 0)
+    if kind == "integer" and isinstance(value, float):
+        value = int(value) + (1 if value > int(value) else 0)
+    return value
+
+
+def _text(parsed: Any, rng: random.Random | None) -> str | None:
+    """One string `parsed` matches: the least (rng None) or a seeded pick."""
+    groups: dict[int, str] = {}
+    try:
+        return "".join(_part(op, av, rng, groups) for op, av in parsed)
+    except (ValueError, KeyError, RecursionError):
+        return None
+
+
+def _part(op: Any, av: Any, rng: random.Random | None, groups: dict[int, str]) -> str:
+    name = str(op)
+    if name == "LITERAL":
+        return chr(av)
+    if name == "NOT_LITERAL":
+        return "a" if chr(av) != "a" else "b"
+    if name == "ANY":
+        return "a"
+    if name == "IN":
+        return _pick(_class(av), rng)
+    if name == "CATEGORY":
+        return _pick(_category(av), rng)
+    if name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
+        least, most, sub = av
+        times = least if rng is None else least + rng.randint(0, min(2, max(0, min(most, least + 2) - least)))
+        return "".join("".join(_part(o, a, rng, groups) for o, a in sub) for _ in range(times))
+    if name in ("SUBPATTERN", "ATOMIC_GROUP"):
+        group, sub = (av[0], av[-1]) if name == "SUBPATTERN" else (None, av)
+        text = "".join(_part(o, a, rng, groups) for o, a in sub)
+        if group is not None:
+            groups[group] = text
+        return text
+    if name == "BRANCH":
+        branches = av[1]
+        chosen = branches[0] if rng is None else rng.choice(branches)
+        return "".join(_part(o, a, rng, groups) for o, a in chosen)
+    if name == "GROUPREF":
+        return groups[av]
+    if name in ("AT", "ASSERT", "ASSERT_NOT"):
+        return ""
+    raise ValueError(name)
+
+
+def _class(items: Any) -> list[str]:
+    chars: list[str] = []
+    negate = False
+    for op, av in items:
+        name = str(op)
+        if name == "NEGATE":
+            negate = True
+        elif name == "LITERAL":
+            chars.append(chr(av))
+        elif name == "RANGE":
+            chars += [chr(av[0]), chr(av[1])]
+        elif name == "CATEGORY":
+            chars += _category(av)
+    if negate:
+        return [c for c in "aZ0-_ .x" if c not in chars] or ["\u00e9"]
+    return chars
+
+
+def _category(av: Any) -> list[str]:
+    name = str(av)
+    return {"CATEGORY_DIGIT": ["0", "9"], "CATEGORY_NOT_DIGIT": ["a", "-"], "CATEGORY_SPACE": [" "],
+            "CATEGORY_NOT_SPACE": ["a", "0"], "CATEGORY_WORD": ["a", "0", "_"],
+            "CATEGORY_NOT_WORD": ["-", " "]}.get(name, ["a"])
+
+
+def _pick(options: list[str], rng: random.Random | None) -> str:
+    if not options:
+        raise ValueError("empty class")
+    return options[0] if rng is None else rng.choice(options)
