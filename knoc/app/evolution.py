@@ -56,7 +56,7 @@ def spec_findings(config: Config) -> list[Diagnostic]:
     without a default branch, or when no spec file changed."""
     try:
         ref = git.default_base(config.root)
-        if not git.changed_since(config.root, ref, (config.specs,)):
+        if not git.changed_since(config.root, ref, (config.layout.specs,)):
             return []
     except git.GitError:
         return []
@@ -81,7 +81,7 @@ def _specs_at(config: Config, ref: str) -> tuple[str, SpecSet, list[Diagnostic]]
     there (it is not compared: it counts as new)."""
     try:
         label = git.describe(config.root, ref)
-        with git.checkout(config.root, ref, only=(config.specs,)) as root:
+        with git.checkout(config.root, ref, only=(config.layout.specs,)) as root:
             specs, problems = spec_set(dataclasses.replace(config, root=root))
     except (git.GitError, ValueError) as exc:
         raise git_error(exc, ref, HINT) from None
