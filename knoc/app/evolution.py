@@ -6,6 +6,7 @@ change makes invalid. `knoc check` and `knoc diff` run it too."""
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -18,9 +19,10 @@ from knoc.config import Config, ConfigError, load_config
 from knoc.diagnostics import Diagnostic, diag
 from knoc.evolution import report
 from knoc.evolution.verdict import SpecChange, compare_sets
+from knoc.evolution.walk import pointer_text
 from knoc.io import git
 from knoc.kinds.entity import BUILTIN, Entity
-from knoc.kinds.spec import SpecSet
+from knoc.kinds.spec import Spec, SpecSet
 
 COMMAND = "knoc specs check"
 HINT = "`knoc specs check --base REF`"
@@ -34,16 +36,7 @@ def specs_check(config: Config, base: str | None, content: Path | None, fmt: str
     head, problems = spec_set(config)
     if problems.errors:
         return Outcome(COMMAND, problems.sorted(), [], "not compared: fix the specs first")
-    others = _other_repo(content)
-    label, old, unread = _specs_at(config, ref)
-    documents = _documents(config, head, others)
-    changes = compare_sets(old, head, documents)
-    diags = unread + [d for c in changes for d in report.diagnostics(c, label)]
-    changed = {c.slug: c for c in changes if c.cls != "none"}
-    if changed:
-        diags += report.broken(entities(config), old, head, changed)
-        for other, found in others:
-            diags += report.broken(found, old, head, changed, shown=f"{other.root}/")
+    label, changes, diags = _checked(config, head, ref, _other_repo(content))
     answer = _json(changes, label, diags) if fmt == "json" else _text(changes, label)
     read = [s.entity.source.rel for s in head.specs.values() if not s.entity.source.rel.startswith(BUILTIN)]
     return Outcome(COMMAND, problems.sorted() + diags, read, _summary(changes, label), answer=answer,
@@ -63,17 +56,32 @@ def spec_findings(config: Config) -> list[Diagnostic]:
     head, problems = spec_set(config)
     if problems.errors:
         return []  # the build's own findings say what is wrong with them
-    label, old, unread = _specs_at(config, ref)
-    changes = compare_sets(old, head, _documents(config, head, []))
-    diags = unread + [d for c in changes for d in report.diagnostics(c, label)]
-    changed = {c.slug: c for c in changes if c.cls != "none"}
-    return diags + (report.broken(entities(config), old, head, changed) if changed else [])
+    return _checked(config, head, ref, [])[2]
 
 
 def compared(old: Config, new: Config) -> list[SpecChange]:
-    """The specs of two checked-out repos compared (`knoc diff`), on samples."""
-    before, after = spec_set(old)[0], spec_set(new)[0]
-    return compare_sets(before, after, lambda spec: [s.entity.data for s in after.specs.values()])
+    """The specs of two checked-out repos compared (`knoc diff`), with the
+    spec entities as the only real documents."""
+    after = spec_set(new)[0]
+    return compare_sets(spec_set(old)[0], after, _documents(list, after, []))
+
+
+def _checked(config: Config, head: SpecSet, ref: str, others: list[tuple[Config, list[Entity]]]
+             ) -> tuple[str, list[SpecChange], list[Diagnostic]]:
+    """How to name `ref`, each spec compared with it, and what is wrong:
+    the changes against their versions, and the entities they break here
+    and in `others` (the repo's entities are read once, and only when a
+    spec changed)."""
+    label, old, unread = _specs_at(config, ref)
+    here = functools.cache(lambda: entities(config))
+    changes = compare_sets(old, head, _documents(here, head, others))
+    diags = unread + [d for c in changes for d in report.diagnostics(c, label)]
+    changed = {c.slug: c for c in changes if c.cls != "none"}
+    if changed:
+        diags += report.broken(here(), old, head, changed)
+        for other, found in others:
+            diags += report.broken(found, old, head, changed, shown=f"{other.root}/")
+    return label, changes, diags
 
 
 def _specs_at(config: Config, ref: str) -> tuple[str, SpecSet, list[Diagnostic]]:
@@ -106,20 +114,13 @@ def _other_repo(content: Path | None) -> list[tuple[Config, list[Entity]]]:
     return [(other, found)]
 
 
-def _documents(config: Config, head: SpecSet, others: list[tuple[Config, list[Entity]]]
-               ) -> Callable[[Any], list[Any]]:
-    """The real documents a spec's counterexamples may be built on: its
-    entities here and in `others`, read once on first need."""
-    held: list[Any] = []
-
-    def of(spec: Any) -> list[Any]:
-        if not held:
-            held.extend(e.data for e in entities(config))
-            held.extend(e.data for _, found in others for e in found)
-            held.extend(s.entity.data for s in head.specs.values())
-            held.append(None)  # read
-        accepts = set(spec.accepts)
-        return [d for d in held if isinstance(d, dict) and d.get("$schema") in accepts]
+def _documents(here: Callable[[], list[Entity]], head: SpecSet, others: list[tuple[Config, list[Entity]]]
+               ) -> Callable[[Spec], list[Any]]:
+    """The real documents a spec's counterexamples may be built on: the
+    entities it accepts, here, in `others` and among the specs."""
+    def of(spec: Spec) -> list[Any]:
+        held = [*here(), *(e for _, found in others for e in found), *(s.entity for s in head.specs.values())]
+        return [e.data for e in held if e.data.get("$schema") in spec.accepts]
     return of
 
 
@@ -134,7 +135,7 @@ def _summary(changes: list[SpecChange], label: str) -> str:
 
 
 def _text(changes: list[SpecChange], label: str) -> str | None:
-    rows = [c for c in changes if c.cls != "none" or c.bump not in ("none",)]
+    rows = [c for c in changes if c.cls != "none" or c.bump != "none"]
     if not rows:
         return None
     width = max(len(c.slug) for c in rows)
@@ -163,7 +164,7 @@ def as_dict(change: SpecChange) -> dict[str, Any]:
     return {"slug": change.slug, "old_version": change.old_version or None,
             "new_version": change.new_version or None, "bump": change.bump if change.old and change.new else None,
             "class": _class_name(change),
-            "changes": [{"pointer": "#/" + "/".join(str(p) for p in f.change.pointer), "class": f.cls,
+            "changes": [{"pointer": pointer_text(f.change.pointer), "class": f.cls,
                          "why": f.why, **({"through": f.change.through} if f.change.through else {}),
                          **({"counterexample": f.witness} if f.cls == "breaking" else {})}
                         for f in change.findings]}

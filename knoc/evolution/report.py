@@ -6,9 +6,10 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from knoc.compiler import validate
 from knoc.diagnostics import Diagnostic, Severity, at, diag
-from knoc.diagnostics import json_path as shown_path
 from knoc.evolution.verdict import Finding, SpecChange
+from knoc.evolution.walk import pointer_text
 from knoc.kinds.entity import Entity
 from knoc.kinds.spec import SpecSet
 
@@ -75,7 +76,7 @@ def _at(change: SpecChange, f: Finding, code: str, message: str, hint: str | Non
 
 
 def _pointer(f: Finding) -> str:
-    return "`#/" + "/".join(str(p).replace("~", "~0").replace("/", "~1") for p in f.change.pointer) + "`"
+    return f"`{pointer_text(f.change.pointer)}`"
 
 
 def counterexample(witness: Any, change: SpecChange, base: str) -> str:
@@ -109,18 +110,17 @@ def broken(entities: list[Entity], old: SpecSet, new: SpecSet, changed: dict[str
         now = new.by_declaration.get(str(decl))
         if now is not None and now.fast.is_valid(ent.data):
             continue
-        path: tuple[str | int, ...] = ("$schema",)
-        why = f"no spec accepts `{decl}` any more"
-        if now is not None:
-            error = next(iter(now.fast.iter_errors(ent.data)))
-            path, why = tuple(error.instance_path), error.message
+        typed = validate.declaration(ent, new)  # what the next build will say, and where
+        said = typed if isinstance(typed, Diagnostic) else next(
+            (d for d in validate.check(typed, new) if d.is_error),
+            diag("KNO-SCHEMA", "refused by its spec", file=ent.source.rel, span=ent.source.locate(())))
         slug = (now or was).slug
         change = changed.get(slug)
         versions = (f"{change.old_version}, refused by {change.new_version}" if change
                     else "before, refused now")
-        d = diag("KNO-SPEC-BROKEN-ENTITY", f"valid under `{slug}` {versions}: {why}",
-                 file=f"{shown}{ent.source.rel}", span=ent.source.locate(path), json_path=shown_path(path),
-                 spec=slug, hint="change the entity to what the new version accepts, or the spec back")
+        d = diag("KNO-SPEC-BROKEN-ENTITY", f"valid under `{slug}` {versions}: {said.message}",
+                 file=f"{shown}{ent.source.rel}", span=said.span, json_path=said.json_path, spec=slug,
+                 hint="change the entity to what the new version accepts, or the spec back")
         if change is None or change.bump != "major":
             d = dataclasses.replace(d, severity=Severity.ERROR)
         found.append(d)

@@ -184,7 +184,10 @@ def _smallest(doc: Any, steps: tuple[Step, ...], valid_old: Valid, valid_new: Va
                 value = node.pop(key)
                 if shows(doc):
                     continue
-                node.insert(key, value) if isinstance(node, list) else node.__setitem__(key, value)
+                if isinstance(node, list):
+                    node.insert(key, value)
+                else:
+                    node[key] = value
             trim(node[key], [*path, key])
 
     doc = copy.deepcopy(doc)
@@ -193,8 +196,8 @@ def _smallest(doc: Any, steps: tuple[Step, ...], valid_old: Valid, valid_new: Va
 
 
 def _ordered(node: Any) -> Any:
-    """Members in their written order is the seed's; trimming put some back
-    at the end. Sorted keys read the same every run."""
+    """Members sorted (`$schema` first): trimming moved the kept ones to the
+    end, and sorted keys read the same every run."""
     if isinstance(node, dict):
         return {k: _ordered(node[k]) for k in sorted(node, key=lambda k: (k != "$schema", k))}
     return [_ordered(v) for v in node] if isinstance(node, list) else node

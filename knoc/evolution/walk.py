@@ -64,7 +64,7 @@ class Place:
     steps: tuple[Step, ...] | None
     old_res: Any
     new_res: Any
-    exact: bool = True  # False inside `not`, `oneOf` and `if`: a widening there may narrow the whole
+    exact: bool = True  # False inside a `oneOf` choice: a wider choice may overlap another and refuse
     through: str | None = None  # the other spec a `$ref` led into
     pinned: bool = False  # past a `$ref` that changed or leads elsewhere: changes are placed at it
 
@@ -86,7 +86,7 @@ class Walk:
 
     def found(self, place: Place, rule: str, why: str, values: list[Any] | tuple[Any, ...] = ()) -> None:
         if rule == "additive" and not place.exact:
-            rule, why = "unknown", f"{why}, inside `not`, `oneOf` or `if`, where it may narrow"
+            rule, why = "unknown", f"{why}, inside a `oneOf` choice, where a wider choice may overlap another"
         self.changes.append(Change(place.pointer, rule, why, place.steps, tuple(unique(list(values))),
                                    place.through))
 
@@ -274,7 +274,7 @@ def _enum_of(node: dict[str, Any]) -> dict[str, Any]:
 
 
 def _members(walk: Walk, word: str, o: dict[str, Any], n: dict[str, Any], place: Place) -> None:
-    _sub(walk, word, o, n, place.member(EXTRA, o.get(word, True), word, exact=word == "additionalProperties"))
+    _sub(walk, word, o, n, place.member(EXTRA, o.get(word, True), word))
 
 
 def _items(walk: Walk, word: str, o: dict[str, Any], n: dict[str, Any], place: Place) -> None:
@@ -338,11 +338,10 @@ def _all_of(walk: Walk, word: str, o: dict[str, Any], n: dict[str, Any], place: 
 
 
 def _conditional(walk: Walk, word: str, o: dict[str, Any], n: dict[str, Any], place: Place) -> None:
-    if word == "if" or not (word in o and word in n):
-        if not same(o.get(word), n.get(word)):
-            _other(walk, word, o, n, place)
-        return
-    walk.node(o[word], n[word], place.at(word))  # `then` and `else` only narrow or widen as they do
+    if word == "if":  # which documents `then` and `else` apply to
+        _other(walk, word, o, n, place)
+    else:  # `then` and `else` only narrow or widen as they do
+        _sub(walk, word, o, n, place.at(word))
 
 
 def _unique(walk: Walk, word: str, o: dict[str, Any], n: dict[str, Any], place: Place) -> None:
@@ -372,6 +371,11 @@ def _divides(by: Any, value: Any) -> bool:
 def _other(walk: Walk, word: str, o: dict[str, Any], n: dict[str, Any], place: Place) -> None:
     walk.found(place.at(word), "unknown", f"`{word}` changed; knoc has no rule for it",
                [*probes(o, place.old_res), *ANY_VALUES])
+
+
+def pointer_text(pointer: Pointer) -> str:
+    """`#/a/b~1c`: a place in a schema as a JSON pointer."""
+    return "#/" + "/".join(str(p).replace("~", "~0").replace("/", "~1") for p in pointer)
 
 
 def _canonical(value: Any) -> str:
