@@ -99,6 +99,7 @@ BREAKING = {
     "minimum raised": ({"type": "number", "minimum": 0}, {"type": "number", "minimum": 1}),
     "exclusiveMaximum added": ({"type": "number"}, {"type": "number", "exclusiveMaximum": 3}),
     "pattern tightened": ({"type": "string", "pattern": "^[a-z0-9]+$"}, {"type": "string", "pattern": "^[a-z]+$"}),
+    "pattern anchored": ({"type": "string", "pattern": "^a"}, {"type": "string", "pattern": "^a$"}),
     "pattern added": ({"type": "string"}, {"type": "string", "pattern": "^v[0-9]+$"}),
     "items narrowed": ({"type": "array", "items": {"type": "string"}},
                        {"type": "array", "items": {"type": "string", "enum": ["a"]}}),
@@ -315,3 +316,35 @@ def test_content_that_holds_no_entities_is_a_usage_error(repo: Path, knoc: Knoc,
     (tmp_path / "empty").mkdir()
     code, _, err = knoc("specs", "check", "--content", str(tmp_path / "empty"), root=repo)
     assert code == 2 and "no entities under content/" in err
+
+
+@pytest.mark.parametrize("new", [
+    {"$id": "kno://specs/widget", "$defs": {"text": {"type": "string", "maxLength": 3}}, "$ref": "#/$defs/text"},
+    {"$schema": "http://json-schema.org/draft-07/schema#", "$ref": "#/$defs/text"},
+], ids=["an embedded $id", "another dialect"])
+def test_a_change_in_how_a_schema_is_read_is_never_a_pass(new: Any,
+                                                          evolve: Callable[..., tuple[int, dict[str, Any]]]) -> None:
+    code, report = evolve({"$ref": "#/$defs/text"}, new, "0.1.0", defs=DEFS)
+    assert code == 1 and domain_spec(report)["class"] in ("unknown", "breaking")
+
+
+def test_a_huge_bound_is_not_sampled_at(evolve: Callable[..., tuple[int, dict[str, Any]]]) -> None:
+    code, report = evolve({"type": "string", "maxLength": 10**9}, {"type": "string", "maxLength": 10**9 - 1})
+    assert (domain_spec(report)["class"], code) in (("unknown", 0), ("breaking", 1))
+    assert len(json.dumps(report)) < 100_000
+
+
+def test_a_spec_whose_slug_changed_is_compared_with_what_it_was(repo: Path, knoc: Knoc) -> None:
+    text = (repo / SPEC).read_text()
+    for a, b in (("perception-domain", "widget"), ("01KKSY7A0000000000000PD0SC", "01KKSY7A0000000000000WD0SC")):
+        text = text.replace(a, b)
+    (repo / "specs/widget-schema.kno").write_text(text)
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "base")
+    put(repo, "specs/widget-schema.kno", "slug: widget-schema", "slug: gadget-schema")
+    code, out, _ = knoc("specs", "check", "--format", "json", root=repo)
+    report = json.loads(out)
+    assert code == 0, report["diagnostics"]
+    assert [(s["slug"], s["class"]) for s in report["specs"] if "widget" in s["slug"] or "gadget" in s["slug"]] == [
+        ("gadget-schema", "no schema change")]

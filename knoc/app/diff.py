@@ -71,7 +71,8 @@ def diff(config: Config, base: str | None, *, fmt: str, fail_on: str, use_cache:
                                                     else "")
                + f", {counts['additive']} additive, {counts['cosmetic']} cosmetic since {label}")
     if spec_changes:
-        summary += f"; {len(spec_changes)} spec{'s' if len(spec_changes) > 1 else ''} changed"
+        classes = [evolution.class_name(c) for c in spec_changes]
+        summary += "; specs: " + ", ".join(f"{classes.count(k)} {k}" for k in dict.fromkeys(sorted(classes)))
     unannounced = any(d.is_error for d in spec_diags)  # a spec change its version does not announce
     return Outcome("knoc diff", diags + findings + spec_diags if fmt in MACHINE else diags, new.inputs, summary,
                    answer=answer, report_format="text" if fmt in ("markdown", "json") else None,

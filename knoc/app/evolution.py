@@ -18,8 +18,8 @@ from knoc.compiler.driver import entities, spec_set
 from knoc.config import Config, ConfigError, load_config
 from knoc.diagnostics import Diagnostic, diag
 from knoc.evolution import report
+from knoc.evolution.model import pointer_text
 from knoc.evolution.verdict import SpecChange, compare_sets
-from knoc.evolution.walk import pointer_text
 from knoc.io import git
 from knoc.kinds.entity import BUILTIN, Entity
 from knoc.kinds.spec import Spec, SpecSet
@@ -35,7 +35,9 @@ def specs_check(config: Config, base: str | None, content: Path | None, fmt: str
     ref = base or default_base(config, HINT)
     head, problems = spec_set(config)
     if problems.errors:
-        return Outcome(COMMAND, problems.sorted(), [], "not compared: fix the specs first")
+        answer = _json([], ref, problems.sorted()) if fmt == "json" else None
+        return Outcome(COMMAND, problems.sorted(), [], "not compared: fix the specs first", answer=answer,
+                       report_format="text" if fmt == "json" else None)
     label, changes, diags = _checked(config, head, ref, _other_repo(content))
     answer = _json(changes, label, diags) if fmt == "json" else _text(changes, label)
     read = [s.entity.source.rel for s in head.specs.values() if not s.entity.source.rel.startswith(BUILTIN)]
@@ -78,9 +80,9 @@ def _checked(config: Config, head: SpecSet, ref: str, others: list[tuple[Config,
     diags = unread + [d for c in changes for d in report.diagnostics(c, label)]
     changed = {c.slug: c for c in changes if c.cls != "none"}
     if changed:
-        diags += report.broken(here(), old, head, changed)
+        diags += report.broken(here(), old, head, changed, label)
         for other, found in others:
-            diags += report.broken(found, old, head, changed, shown=f"{other.root}/")
+            diags += report.broken(found, old, head, changed, label, shown=f"{other.root}/")
     return label, changes, diags
 
 
@@ -140,7 +142,7 @@ def _text(changes: list[SpecChange], label: str) -> str | None:
         return None
     width = max(len(c.slug) for c in rows)
     lines = [f"{c.slug:<{width}}  {c.old_version or '-'} -> {c.new_version or '-'}  "
-             f"{_bump_name(c)}  {_class_name(c)}".rstrip() for c in rows]
+             f"{_bump_name(c)}  {class_name(c)}".rstrip() for c in rows]
     return f"specs since {label}:\n" + "\n".join("  " + line for line in lines) + "\n"
 
 
@@ -150,7 +152,7 @@ def _bump_name(change: SpecChange) -> str:
     return "(no bump)" if change.bump == "none" else f"({change.bump} bump)"
 
 
-def _class_name(change: SpecChange) -> str:
+def class_name(change: SpecChange) -> str:
     return {"none": "no schema change", "added": "new spec", "breaking": "breaking" if change.new else "removed"
             }.get(change.cls, change.cls)
 
@@ -163,7 +165,7 @@ def _json(changes: list[SpecChange], label: str, diags: list[Diagnostic]) -> str
 def as_dict(change: SpecChange) -> dict[str, Any]:
     return {"slug": change.slug, "old_version": change.old_version or None,
             "new_version": change.new_version or None, "bump": change.bump if change.old and change.new else None,
-            "class": _class_name(change),
+            "class": class_name(change),
             "changes": [{"pointer": pointer_text(f.change.pointer), "class": f.cls,
                          "why": f.why, **({"through": f.change.through} if f.change.through else {}),
                          **({"counterexample": f.witness} if f.cls == "breaking" else {})}

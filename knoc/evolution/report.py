@@ -8,8 +8,8 @@ from typing import Any
 
 from knoc.compiler import validate
 from knoc.diagnostics import Diagnostic, Severity, at, diag
+from knoc.evolution.model import pointer_text
 from knoc.evolution.verdict import Finding, SpecChange
-from knoc.evolution.walk import pointer_text
 from knoc.kinds.entity import Entity
 from knoc.kinds.spec import SpecSet
 
@@ -96,7 +96,7 @@ def next_version(version: str, part: str) -> str:
     return f"{numbers[0]}.{numbers[1]}.{numbers[2] + 1}"
 
 
-def broken(entities: list[Entity], old: SpecSet, new: SpecSet, changed: dict[str, SpecChange],
+def broken(entities: list[Entity], old: SpecSet, new: SpecSet, changed: dict[str, SpecChange], base: str,
            shown: str = "") -> list[Diagnostic]:
     """The entities valid under the old specs and refused by the new ones,
     at the first place the new spec refuses (`shown` prefixes another
@@ -116,8 +116,9 @@ def broken(entities: list[Entity], old: SpecSet, new: SpecSet, changed: dict[str
             diag("KNO-SCHEMA", "refused by its spec", file=ent.source.rel, span=ent.source.locate(())))
         slug = (now or was).slug
         change = changed.get(slug)
-        versions = (f"{change.old_version}, refused by {change.new_version}" if change
-                    else "before, refused now")
+        moved = change is not None and change.new is not None and change.old_version != change.new_version
+        versions = (f"{change.old_version}, refused by {change.new_version}" if change and moved
+                    else f"at {base}, refused now")
         d = diag("KNO-SPEC-BROKEN-ENTITY", f"valid under `{slug}` {versions}: {said.message}",
                  file=f"{shown}{ent.source.rel}", span=said.span, json_path=said.json_path, spec=slug,
                  hint="change the entity to what the new version accepts, or the spec back")

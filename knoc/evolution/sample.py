@@ -11,6 +11,9 @@ from re import _parser as sre  # type: ignore[attr-defined]  # the stdlib's rege
 from typing import Any, NamedTuple
 
 MAX_DEPTH = 12
+# The most characters, items or members a sample holds: a bound above it is
+# not sampled at (a counterexample stays small, and never costs gigabytes).
+MAX_SIZE = 1024
 # A value a format names, where a plain "x" would not read as one.
 FORMATS = {"date-time": "2026-01-01T00:00:00Z", "date": "2026-01-01", "uri": "https://example.com",
            "email": "a@example.com", "uri-reference": "https://example.com", "hostname": "example.com"}
@@ -34,7 +37,7 @@ def sample(schema: Any, resolver: Any, depth: int = 0) -> Any:
         return _object(node, resolver, depth)
     if kind == "array":
         items = node.get("items", {})
-        count = int(node.get("minItems", 0))
+        count = min(int(node.get("minItems", 0)), MAX_SIZE)
         return [sample(items, resolver, depth + 1) for _ in range(count)]
     if kind == "string":
         return _string(node)
@@ -83,6 +86,8 @@ def strings(pattern: str, count: int) -> list[str]:
     others made by seeded choices (the same ones every run)."""
     try:
         parsed = sre.parse(pattern)
+        if parsed.getwidth()[0] > MAX_SIZE:
+            return []
     except (re.error, RecursionError, OverflowError):
         return []
     out = [_text(parsed, random.Random(k) if k else None) for k in range(count)]
@@ -181,7 +186,7 @@ def _object(node: dict[str, Any], resolver: Any, depth: int) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for name in node.get("required", []):
         out[name] = sample(props.get(name, node.get("additionalProperties", {})), resolver, depth + 1)
-    least = int(node.get("minProperties", 0))
+    least = min(int(node.get("minProperties", 0)), MAX_SIZE)
     for name, sub in props.items():  # up to minProperties
         if len(out) >= least:
             break
@@ -193,7 +198,7 @@ def _object(node: dict[str, Any], resolver: Any, depth: int) -> dict[str, Any]:
 
 
 def _string(node: dict[str, Any]) -> str:
-    least, most = int(node.get("minLength", 0)), node.get("maxLength")
+    least, most = min(int(node.get("minLength", 0)), MAX_SIZE), node.get("maxLength")
     pattern = node.get("pattern")
     candidates = strings(pattern, 8) if isinstance(pattern, str) else []
     candidates.append(FORMATS.get(str(node.get("format")), "x"))

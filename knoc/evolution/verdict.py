@@ -11,8 +11,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from knoc.evolution.model import DELETE, Change, Place, Pointer, Step
 from knoc.evolution.sample import same, sample
-from knoc.evolution.walk import DELETE, Change, Place, Pointer, Step, Walk
+from knoc.evolution.walk import Walk
 from knoc.kinds.spec import Spec, SpecSet, uri
 from knoc.rules.version import SEMVER
 
@@ -74,28 +75,35 @@ def bump(old: str, new: str) -> str:
 
 
 def compare_sets(old: SpecSet, new: SpecSet, documents: Callable[[Spec], list[Any]]) -> list[SpecChange]:
-    """Every spec of either set, by slug; `documents(spec)`: the real
+    """Every spec of either set, by slug (a spec whose slug changed is
+    paired by the `type@version` both accept); `documents(spec)`: the real
     entities a spec's counterexamples may be built on."""
-    out = []
-    slugs = sorted(old.specs.keys() | new.specs.keys())
+    before, after = dict(old.specs), dict(new.specs)
+    pairs: list[tuple[Spec | None, Spec | None]] = [(before.pop(s), after.pop(s))
+                                                    for s in sorted(before.keys() & after.keys())]
+    for gone in list(before.values()):
+        renamed = next((a for a in after.values() if set(a.accepts) & set(gone.accepts)), None)
+        if renamed is not None:
+            pairs.append((before.pop(gone.slug), after.pop(renamed.slug)))
+    pairs += [(b, None) for b in before.values()] + [(None, a) for a in after.values()]
     # A spec whose text is the same may still change through a `$ref` into one that is not.
-    moved = any(slug not in old.specs or slug not in new.specs or not same(old.specs[slug].schema,
-                                                                           new.specs[slug].schema)
-                for slug in slugs)
-    for slug in slugs:
-        before, after = old.specs.get(slug), new.specs.get(slug)
-        if before is None or after is None or not moved:
-            out.append(SpecChange(slug, before, after))
+    moved = any(b is None or a is None or not same(b.schema, a.schema) for b, a in pairs)
+    out = []
+    for b, a in pairs:
+        if b is not None and a is not None and moved:
+            out.append(compare(b, a, old, new, documents(b)))
         else:
-            out.append(compare(before, after, old, new, documents(before)))
-    return out
+            either = a or b
+            assert either is not None  # every pair holds a spec
+            out.append(SpecChange(either.slug, b, a))
+    return sorted(out, key=lambda c: c.slug)
 
 
 def compare(old: Spec, new: Spec, old_set: SpecSet, new_set: SpecSet, documents: list[Any]) -> SpecChange:
     """`old` and `new` (one slug) compared; `documents` are real entities to
     build counterexamples on (those the old spec accepts are used)."""
     own = uri(new.slug)
-    old_res, new_res = old_set.registry.resolver(own), new_set.registry.resolver(own)
+    old_res, new_res = old_set.registry.resolver(uri(old.slug)), new_set.registry.resolver(own)
     walk = Walk(own)
     walk.node(old.schema, new.schema, Place((), (), old_res, new_res))
     old_defs, new_defs = old.schema.get("$defs") or {}, new.schema.get("$defs") or {}
