@@ -125,3 +125,21 @@ def test_the_command_line_starts_without_the_compiler() -> None:
              "print(sorted(m for m in ('pydantic', 'knoc.compiler.driver', 'knoc.a2a.wire') if m in sys.modules))")
     found = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert found.stdout.strip() == "[]"
+
+
+# Where a build calls up the layers at run time: the worker pool running the
+# per-file stage (the one declared seam), and the engine's lazy views and
+# records (their encoding, the cache's spill of rendered pieces, the tree's
+# writers reading it, the published cards looked up by the link stage and
+# the renderer). None more; the aim is the seam alone.
+UPWARD_CALLS = {("io", "compiler"), ("io", "output"), ("output", "compiler"), ("kinds", "compiler")}
+MAX_BOUNDARIES = 8  # the deepest stack, in package boundaries crossed
+
+
+def test_a_build_calls_up_the_layers_only_through_the_known_seams() -> None:
+    from bench.trace import build_trace
+
+    found = build_trace(ROOT)
+    assert found.pairs[("io", "compiler")] > 0  # the trace sees the worker pool's call
+    assert set(found.upward) <= UPWARD_CALLS, found.sites
+    assert len(found.deepest) - 1 <= MAX_BOUNDARIES, found.deepest

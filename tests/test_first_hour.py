@@ -272,7 +272,7 @@ def test_a_scripted_first_hour(tmp_path: Path) -> None:
 
 
 def test_progress_shows_only_on_a_terminal_for_long_runs(capsys: object, monkeypatch: object) -> None:
-    from knoc.cli.options import ProgressBar
+    from knoc.diagnostics.progress import ProgressBar
 
     quiet = ProgressBar(enabled=False)
     quiet("compiling", 256, 1000)

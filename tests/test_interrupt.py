@@ -186,11 +186,11 @@ WORKER_KILLED = """
 import os, signal, sys
 import knoc.compiler.driver as driver
 real, seen = driver._compile, []
-def dying(rel):
+def dying(job, rel):
     seen.append(rel)
     if len(seen) == 70 and os.getpid() != PARENT:
         os.kill(os.getpid(), signal.SIGKILL)
-    return real(rel)
+    return real(job, rel)
 PARENT = os.getpid()
 driver._compile = dying
 sys.argv = ["knoc", *sys.argv[1:]]

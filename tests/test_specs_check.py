@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -348,3 +349,12 @@ def test_a_spec_whose_slug_changed_is_compared_with_what_it_was(repo: Path, knoc
     assert code == 0, report["diagnostics"]
     assert [(s["slug"], s["class"]) for s in report["specs"] if "widget" in s["slug"] or "gadget" in s["slug"]] == [
         ("gadget-schema", "no schema change")]
+
+
+def test_a_hostile_pattern_in_a_spec_is_matched_in_linear_time() -> None:
+    """A removed member is checked against the new spec's patternProperties:
+    on Python's `re`, `^(a+)+$` against 40 a's and a `!` runs for hours."""
+    probe = ("from knoc.evolution.rules import _matches; "
+             "print(_matches('^(a+)+$', 'a' * 40 + '!'), _matches('^(?=x)', 'y'), _matches('^a', 'ab'))")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True)
+    assert done.stdout.split() == ["False", "True", "True"]  # a pattern the engine cannot read: assumed to apply

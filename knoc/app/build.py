@@ -11,8 +11,9 @@ from knoc.app.common import compile_cached
 from knoc.app.outcome import Outcome, UsageError, fails
 from knoc.app.scan import Scan
 from knoc.app.signing import committed_signed_by, key_signer, signed_by, unpinned
-from knoc.compiler.driver import Progress, Result, quiet
+from knoc.compiler.driver import Result
 from knoc.config import CONFIG_FILE, Config
+from knoc.diagnostics.progress import Progress, quiet
 from knoc.io import background, git, lock
 from knoc.io.outputs import Base, OutputMemo
 from knoc.io.stored import Stat
@@ -79,8 +80,8 @@ def _build(config: Config, use_cache: bool, fail_on_warning: bool, stage: bool, 
         if written and not current:
             progress("writing", 0, len(result.files))
             try:
-                staging.finish(result.files, functools.partial(_same_card, result.files, staging.early),
-                               _reusable(old(), result.digests.get), scan.owned)
+                unchanged = {p for p in staging.early if _same_card(result.files, staging.early, p)}
+                staging.finish(result.files, unchanged, _reusable(old(), result.digests.get), scan.owned())
             except OutputError as exc:
                 raise UsageError("KNO-OUTPUT", str(exc),
                                  "move those files away, or set another `output` in knoc.toml") from None

@@ -22,7 +22,7 @@ from knoc.diagnostics import Diagnostic, diag
 from knoc.io import background, files, lock, tree
 
 if TYPE_CHECKING:
-    from knoc.compiler.driver import Progress
+    from knoc.diagnostics.progress import Progress
 
 
 def check(config: Config, *, use_cache: bool, progress: Progress | None = None) -> Outcome:

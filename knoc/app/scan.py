@@ -9,7 +9,7 @@ from typing import Any, NamedTuple
 
 from knoc.config import Config
 from knoc.io import tree
-from knoc.io.outputs import GONE, Base, OutputMemo, Overlay, Seen, Snapshot
+from knoc.io.outputs import GONE, Base, Columns, OutputMemo, Overlay, Seen, Snapshot
 from knoc.io.stored import Stat
 
 # At 100,000 agents, 180,000 folders and 180,000 files: pieces small
@@ -61,11 +61,12 @@ class Scan:
         _, base, overrides = folders[0]
         return Seen(base, overrides, changed)
 
-    def owned(self) -> bool:
-        """Whether build/ holds only files a knoc build wrote: so the memo
-        says (once `seen`), and no folder of it has changed since (so no
-        file was added), as a stat of each shows now."""
-        return self.memo.owned and tree.folders_unchanged(self._config.out_dir, self.memo.columns)
+    def owned(self) -> Columns | None:
+        """build/'s folders when it held only files a knoc build wrote, so
+        the memo says (once `seen`): build/ still holds only those while no
+        folder of it has changed since (no file was added), as a stat of
+        each shows (`tree.folders_unchanged`). None: not known to."""
+        return self.memo.columns if self.memo.owned else None
 
     def relisted(self) -> tuple[Snapshot, dict[str, str]]:
         """The tree listed again, and each file whose sha256 is not the

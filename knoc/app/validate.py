@@ -6,8 +6,8 @@ from pathlib import Path
 
 from knoc.app.common import compile_cached, rel, source_named
 from knoc.app.outcome import Outcome
-from knoc.compiler.driver import Progress, quiet
 from knoc.config import Config
+from knoc.diagnostics.progress import Progress, quiet
 
 
 def validate(config: Config, files: tuple[Path, ...], *, use_cache: bool, progress: Progress = quiet) -> Outcome:

@@ -11,7 +11,6 @@ import dataclasses
 import functools
 import os
 import sys
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +24,7 @@ from knoc.app.common import open_repo
 from knoc.app.outcome import Outcome, UsageError, as_usage, exit_code
 from knoc.config import Config
 from knoc.diagnostics import Diagnostic, diag, internal
+from knoc.diagnostics.progress import ProgressBar
 from knoc.diagnostics.reporters import FORMATS, REPORTERS, Context, summary, use_color
 from knoc.diagnostics.source import reader
 
@@ -65,27 +65,6 @@ class Run:
         code = exit_code(outcome, self.fail_on == "warning")
         click.echo(summary(outcome.diagnostics, len(outcome.inputs), outcome.summary, failed=code != EXIT_OK), err=True)
         return code
-
-
-class ProgressBar:
-    AFTER, WIDTH = 2.0, 30  # seconds before it shows; characters of bar
-
-    def __init__(self, enabled: bool) -> None:
-        self.enabled, self.shown, self.start = enabled, False, time.monotonic()
-
-    def __call__(self, stage: str, done: int, total: int) -> None:
-        if not self.enabled or time.monotonic() - self.start < self.AFTER:
-            return
-        filled = self.WIDTH * done // max(total, 1)
-        click.echo(f"\r{stage} {done:,}/{total:,} [{'#' * filled}{'.' * (self.WIDTH - filled)}] ", err=True, nl=False)
-        self.shown = True
-
-    def __enter__(self) -> ProgressBar:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self.shown:  # clear the line for the report
-            click.echo("\r" + " " * (self.WIDTH + 40) + "\r", err=True, nl=False)
 
 
 def common(command: Callable[..., int]) -> Callable[..., None]:

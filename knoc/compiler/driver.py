@@ -16,7 +16,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 from array import array
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -30,6 +30,7 @@ from knoc.compiler.unit import compile_source, one_file
 from knoc.config import Config
 from knoc.diagnostics import Diagnostic, Report, SourceFile, diag
 from knoc.diagnostics.internal import has_internal, internal
+from knoc.diagnostics.progress import Progress, quiet
 from knoc.io import files, pool, source_list
 from knoc.io.cache import Cache, Source, salt
 from knoc.io.outputs import Base
@@ -75,14 +76,6 @@ class Early(Protocol):
 
     def written_early(self, files: Mapping[str, bytes]) -> None:
         """Called here, after the one-file stage: the cards written."""
-
-
-# (stage, done, total): how far a long run has got, for a progress bar.
-Progress = Callable[[str, int, int], None]
-
-
-def quiet(stage: str, done: int, total: int) -> None:
-    """The progress of a run nobody watches."""
 
 
 def compile_repo(config: Config, use_cache: bool = False, progress: Progress = quiet,
@@ -159,7 +152,6 @@ def _each_file(config: Config, paths: list[str], specs: SpecSet, cache: Cache, r
     bytes. A file whose size and mtime the cache vouches for is not read;
     the others are compiled on `config.jobs` processes (`_compile`), which
     write their cards to `early`. Returns the sources."""
-    global _JOB
     sources: list[SourceFile] = []
     kept: dict[str, Source] = {}
     misses: list[str] = []
@@ -178,38 +170,42 @@ def _each_file(config: Config, paths: list[str], specs: SpecSet, cache: Cache, r
         stats.extend((-1,) * 4 if st is None else (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino))
     if early is not None and misses:
         early.begin()
-    _JOB = (config, specs, cache, early)  # what a forked worker compiles with
+    job = _Job(config, specs, cache, early)
     written: list[str] = []
-    try:  # closed even on the way out of an error: no worker is left writing
-        with contextlib.closing(pool.each(_compile, misses, config.jobs or pool.cores())) as compiled:
-            for done, (rel, (digest, entry, problem, wrote)) in enumerate(zip(misses, compiled, strict=True), 1):
-                if done % 256 == 0:
-                    progress("compiling", done, len(misses))
-                if problem is not None:
-                    report.add(problem)
-                    continue
-                sources.append(SourceFile(f"{config.root}/{rel}", rel, None, digest))
-                found = results.add(rel, entry)  # checked as it was encoded (`compile_source`)
-                if wrote:
-                    written.append(rel)
-                size, mtime, ctime, inode = stats[4 * done - 4:4 * done]
-                if size >= 0 and not has_internal(found):  # never keep a bug's outcome
-                    kept[rel] = Source(digest, size, mtime, ctime, inode, results.kept(rel))
-    finally:
-        _JOB = None
+    # Closed even on the way out of an error: no worker is left writing.
+    with contextlib.closing(pool.each(_compile, job, misses, config.jobs or pool.cores())) as compiled:
+        for done, (rel, (digest, entry, problem, wrote)) in enumerate(zip(misses, compiled, strict=True), 1):
+            if done % 256 == 0:
+                progress("compiling", done, len(misses))
+            if problem is not None:
+                report.add(problem)
+                continue
+            sources.append(SourceFile(f"{config.root}/{rel}", rel, None, digest))
+            found = results.add(rel, entry)  # checked as it was encoded (`compile_source`)
+            if wrote:
+                written.append(rel)
+            size, mtime, ctime, inode = stats[4 * done - 4:4 * done]
+            if size >= 0 and not has_internal(found):  # never keep a bug's outcome
+                kept[rel] = Source(digest, size, mtime, ctime, inode, results.kept(rel))
     if early is not None and written:
         early.written_early(Tree.of_cards(written, results.projection))
     cache.sources = kept
     return sources
 
 
-_JOB: tuple[Config, SpecSet, Cache, Early | None] | None = None
+@dataclass(frozen=True)
+class _Job:
+    """What each worker compiles its files with."""
+
+    config: Config
+    specs: SpecSet
+    cache: Cache
+    early: Early | None
 
 
-def _compile(rel: str) -> tuple[str, Any, Diagnostic | None, bool]:
+def _compile(job: _Job, rel: str) -> tuple[str, Any, Diagnostic | None, bool]:
     """One file, in a worker; and its card, written early if it may be."""
-    assert _JOB is not None
-    config, specs, cache, early = _JOB
+    config, specs, cache, early = job.config, job.specs, job.cache, job.early
     digest, entry, problem = compile_source(config, specs, cache, rel)
     if early is None or entry is None or (card := publishable(entry)) is None:
         return digest, entry, problem, False

@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Any
 from knoc.diagnostics import Diagnostic, at
 from knoc.io.native import jsonschema_rs
 from knoc.kinds.entity import Entity
-from knoc.kinds.spec import DECLARATION, SPEC_URI, Spec, SpecSet, compile_schema, refuse, uri
+from knoc.kinds.schema import compile_schema, refuse
+from knoc.kinds.spec import DECLARATION, SPEC_URI, Spec, SpecSet, uri
 from knoc.rules.slug import WHAT, is_slug
 
 URI_KEYWORDS = ("$ref", "$dynamicRef", "$id", "$schema")

@@ -10,6 +10,7 @@ from typing import Any
 
 from knoc.evolution.model import ANNOTATIONS, DELETE, Place, Walker, as_schema
 from knoc.evolution.sample import ANY_VALUES, of_type, probes, same, sample, strings
+from knoc.kinds.schema import search
 
 EXTRA = "x-extra"  # a member name no schema here lists
 LOWER = {"minLength": "maxLength", "minItems": "maxItems", "minProperties": "maxProperties",
@@ -106,12 +107,10 @@ def _extra(schema: dict[str, Any], name: str) -> Any:
 
 
 def _matches(pattern: str, name: str) -> bool:
-    import re
-
     try:
-        return re.search(pattern, name) is not None
-    except re.error:
-        return True  # a pattern Python cannot read: assume it applies, and let the documents decide
+        return search(pattern, name)  # linear time: a spec's pattern may be hostile
+    except ValueError:
+        return True  # a pattern the engine cannot read: assume it applies, and let the documents decide
 
 
 def _members(walk: Walker, word: str, o: dict[str, Any], n: dict[str, Any], place: Place) -> None:

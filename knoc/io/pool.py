@@ -11,6 +11,7 @@ runs here, in order."""
 from __future__ import annotations
 
 import contextlib
+import functools
 import gc
 import os
 import signal
@@ -21,6 +22,7 @@ from typing import Any, Generic, TypeVar
 
 T = TypeVar("T")
 R = TypeVar("R")
+C = TypeVar("C")
 
 # Below this many items a pool costs more than it saves (forking the workers,
 # sending each result back). Measured on 2 cores: even near 250 files, 15%
@@ -42,14 +44,16 @@ class WorkerLost(OSError):
     crash): the machine's doing, so the run stops with exit 2."""
 
 
-def each(work: Callable[[T], R], items: list[T], jobs: int) -> Generator[R, None, None]:
-    """`work` over `items`, in their order, on up to `jobs` processes.
-    Closing it stops the workers (killed, not waited for: one may be deep
-    in a file) and waits for them to end. A worker that dies raises
-    WorkerLost here at once, never a wait for a result that cannot come."""
+def each(work: Callable[[C, T], R], context: C, items: list[T], jobs: int) -> Generator[R, None, None]:
+    """`work(context, item)` for each of `items`, in their order, on up to
+    `jobs` processes. `work` is a module's function (sent to the workers by
+    name); `context` reaches them by the fork, never pickled. Closing it
+    stops the workers (killed, not waited for: one may be deep in a file)
+    and waits for them to end. A worker that dies raises WorkerLost here at
+    once, never a wait for a result that cannot come."""
     if jobs <= 1 or len(items) < MIN_ITEMS or sys.platform != "linux" or threading.active_count() > 1:
         with _collector(True):  # as in a worker: parsing makes cycles
-            yield from map(work, items)
+            yield from (work(context, item) for item in items)
         return
     import multiprocessing  # here: a check, which never needs it, starts sooner
     from concurrent.futures import ProcessPoolExecutor
@@ -57,9 +61,9 @@ def each(work: Callable[[T], R], items: list[T], jobs: int) -> Generator[R, None
 
     gc.freeze()  # what the workers inherit stays out of their collector's sight: no copy-on-write of it
     executor = ProcessPoolExecutor(min(jobs, cores()), mp_context=multiprocessing.get_context("fork"),
-                                   initializer=_worker_start, initargs=(os.getpid(),))
+                                   initializer=_worker_start, initargs=(os.getpid(), context))
     try:
-        yield from executor.map(work, items, chunksize=CHUNK)
+        yield from executor.map(functools.partial(_in_worker, work), items, chunksize=CHUNK)
     except BrokenProcessPool:
         raise WorkerLost("a worker process died while compiling (killed by the system, out of memory?)") from None
     finally:
@@ -77,14 +81,25 @@ def _stop(executor: Any) -> None:
     executor.shutdown(wait=True, cancel_futures=True)
 
 
-def _worker_start(parent: int) -> None:
+# In a worker: the context its parent forked it with (`each`). A worker
+# process serves one `each`, so this is set once per process, at its start.
+_context: Any = None
+
+
+def _worker_start(parent: int, context: object) -> None:
     """A worker dies with its parent (killed, it would otherwise linger and
     print tracebacks into the user's terminal), leaves Ctrl-C to the
     parent, which stops the pool and says so once; and collects its cycles
     (parsing makes some), whether or not the parent paused its collector."""
+    global _context
+    _context = context
     die_with_parent(parent)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     gc.enable()
+
+
+def _in_worker(work: Callable[[Any, T], R], item: T) -> R:
+    return work(_context, item)
 
 
 def die_with_parent(parent: int) -> None:

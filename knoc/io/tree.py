@@ -9,7 +9,7 @@ import functools
 import os
 import stat
 import threading
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from pathlib import Path
 
 from knoc.io import files, pool, swap
@@ -118,21 +118,21 @@ class Staging:
         what the tree holds, and removes where not."""
         self.early = files
 
-    def finish(self, files: Mapping[str, bytes], unchanged: Callable[[str], bool] = lambda _: False,
-               reuse: Mapping[str, Stat] | None = None, owned: Callable[[], bool] = lambda: False) -> None:
-        """Make `files` the tree at `out`. `unchanged(path)`: whether what
-        was written early at `path` is what `files` holds there; `reuse`:
-        the files of the old tree that hold what `files` does at their
-        path, as the scan of it saw them (size, mtime, sha256); `owned()`:
-        whether `out` is known to hold only files knoc wrote, so it need not
-        be listed and its manifest read (`check_owned`, seconds at 100,000
-        agents)."""
+    def finish(self, files: Mapping[str, bytes], unchanged: Collection[str] = (),
+               reuse: Mapping[str, Stat] | None = None, owned: Columns | None = None) -> None:
+        """Make `files` the tree at `out`. `unchanged`: the paths written
+        early that hold what `files` holds there; `reuse`: the files of the
+        old tree that hold what `files` does at their path, as the scan of
+        it saw them (size, mtime, sha256); `owned`: the folders of `out` when
+        it held only files knoc wrote (the memo's): while none has changed
+        since, `out` need not be listed and its manifest read (`check_owned`,
+        seconds at 100,000 agents)."""
         try:
             self.begin()
             assert self.new is not None
-            if self.out.is_symlink() or not owned():
+            if self.out.is_symlink() or owned is None or not folders_unchanged(self.out, owned):
                 check_owned(self.out, self.manifest)
-            kept = {p for p in self.early if p in files and unchanged(p)}
+            kept = {p for p in self.early if p in unchanged}
             rest = [p for p in files if p not in kept]
             unsafe = _unsafe(rest)
             if unsafe is not None:  # every path was checked where it was made: this is the proof

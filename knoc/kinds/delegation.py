@@ -70,14 +70,15 @@ def _trouble(agents: list[Agent], links: dict[str, list[Delegation]],
     asked = {name for ls in links.values() for link in ls for name in link.requires
              if capability.known_requirement(name)}
 
-    def own(slug: str) -> frozenset[str]:
-        c = contracts[slug]
+    own: dict[str, frozenset[str]] = {}
+    for agent in agents:
+        c = contracts[agent.slug]
         found = {name for name in asked if capability.unmet(c, name)}
-        if any(not c.overlaps(contracts[link.target.slug]) for link in links.get(slug, [])):
+        if any(not c.overlaps(contracts[link.target.slug]) for link in links.get(agent.slug, [])):
             found.add(NO_SHARED_PROTOCOL)
-        return frozenset(found)
-
-    return graph.reach([a.slug for a in agents], lambda s: [link.target.slug for link in links.get(s, [])], own)
+        own[agent.slug] = frozenset(found)
+    edges = {slug: [link.target.slug for link in ls] for slug, ls in links.items()}
+    return graph.reach([a.slug for a in agents], edges, own)
 
 
 def contract_of(card: dict[str, Any], service_class: str | None, target: str, states_versions: bool) -> Contract:

@@ -17,7 +17,7 @@ from knoc.diagnostics import Diagnostic, JsonPath, at
 from knoc.io.native import jsonschema_rs
 from knoc.kinds.agent import Agent, Projection
 from knoc.kinds.entity import Typed
-from knoc.kinds.spec import compile_schema
+from knoc.kinds.schema import compile_schema
 
 FACT_KEYS = ("uri", "evolution", "required", "depends_on", "params_schema")
 PAGE_KEYS = ("title", "description")  # what its page shows besides the facts

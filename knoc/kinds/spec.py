@@ -7,12 +7,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from knoc.io import limits
-from knoc.io.native import jsonschema_rs
 from knoc.rules.version import semver_key
 
 if TYPE_CHECKING:
@@ -26,24 +23,6 @@ SPEC_URI = "kno://specs/"
 # knoc's own spec set: what a repo without specs/ (or without a spec of some
 # type) is checked against. `knoc specs vendor` copies it into a repo.
 BUILTIN_SPECS = Path(__file__).resolve().parent / "specs"
-# Patterns run on a linear-time engine (no backtracking: `^(a|a)*$` cannot
-# take seconds), which refuses lookaround and back-references.
-PATTERNS = jsonschema_rs.RegexOptions(size_limit=limits.PATTERN_BYTES)
-
-
-def refuse(uri: str) -> Any:
-    """The retriever of every schema knoc compiles: knoc never fetches one."""
-    raise ValueError(f"{uri} is outside the repo; knoc never fetches a schema")
-
-
-def compile_schema(schema: Any, registry: Any = None, base_uri: str | None = None) -> Any:
-    """A fast validator for `schema`: offline, with linear-time patterns.
-    jsonschema_rs.ValidationError for a schema it cannot compile,
-    ReferencingError or ValueError for a reference that does not resolve."""
-    return jsonschema_rs.Draft202012Validator(schema, registry=registry, base_uri=base_uri, retriever=refuse,
-                                              pattern_options=PATTERNS)
-
-
 @dataclass
 class Spec:
     entity: Entity
@@ -77,9 +56,8 @@ class SpecSet:
     def explain(self, spec: Spec, instance: Any) -> list[Any]:
         """The detailed errors of `instance` against `spec`."""
         if spec.explainer is None:
-            from jsonschema import Draft202012Validator
-            _linear_patterns()
-            spec.explainer = Draft202012Validator(spec.schema, registry=self.registry)
+            from knoc.kinds.explainer import Explainer
+            spec.explainer = Explainer(spec.schema, registry=self.registry)
         return list(spec.explainer.iter_errors(instance))
 
     def resolver_for(self, node: Any) -> Any:
@@ -108,33 +86,6 @@ def _registry(specs: list[Spec]) -> Registry:
 
 def uri(slug: str) -> str:
     return f"{SPEC_URI}{slug}"
-
-
-class _LinearRe:
-    """What the Python explainer's keywords use as `re`: `search` on the
-    same linear-time engine as the fast validator, everything else from re."""
-
-    def __init__(self) -> None:
-        self._compiled: dict[str, Any] = {}
-
-    def search(self, pattern: str, string: str) -> bool:
-        check = self._compiled.get(pattern)
-        if check is None:
-            check = self._compiled[pattern] = compile_schema({"pattern": pattern})
-        return bool(check.is_valid(string))
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(re, name)
-
-
-@cache
-def _linear_patterns() -> None:
-    """jsonschema evaluates `pattern` and `patternProperties` with Python's
-    backtracking `re`; point those modules at the linear engine instead
-    (the fast validator already accepted every pattern a spec holds)."""
-    from jsonschema import _keywords, _utils
-
-    _keywords.re = _utils.re = _LinearRe()
 
 
 def property_names(schema: Any, resolver: Any) -> set[str]:

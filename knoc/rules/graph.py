@@ -4,7 +4,7 @@ nodes plus edges."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
 Node = TypeVar("Node", bound=Hashable)
@@ -56,11 +56,11 @@ def show(cycle: Sequence[tuple[Any, Any]]) -> str:
     return " -> ".join([*slugs, slugs[0]])
 
 
-def reach(nodes: Sequence[Node], edges: Callable[[Node], Iterable[Node]],
-          own: Callable[[Node], frozenset[str]]) -> dict[Node, frozenset[str]]:
+def reach(nodes: Sequence[Node], edges: Mapping[Node, Sequence[Node]],
+          own: Mapping[Node, frozenset[str]]) -> dict[Node, frozenset[str]]:
     """For each node, the union of `own` over every node reachable from it
     (itself included), computed once per strongly connected component
-    (Tarjan's algorithm, iteratively)."""
+    (Tarjan's algorithm, iteratively). A node without `edges` has none."""
     index: dict[Node, int] = {}
     low: dict[Node, int] = {}
     on_stack: set[Node] = set()
@@ -70,7 +70,7 @@ def reach(nodes: Sequence[Node], edges: Callable[[Node], Iterable[Node]],
     for root in nodes:
         if root in index:
             continue
-        work = [(root, iter(edges(root)))]
+        work = [(root, iter(edges.get(root, ())))]
         index[root] = low[root] = counter
         counter += 1
         component.append(root)
@@ -84,7 +84,7 @@ def reach(nodes: Sequence[Node], edges: Callable[[Node], Iterable[Node]],
                     counter += 1
                     component.append(child)
                     on_stack.add(child)
-                    work.append((child, iter(edges(child))))
+                    work.append((child, iter(edges.get(child, ()))))
                 elif child in on_stack:
                     low[node] = min(low[node], index[child])
                 continue
@@ -102,8 +102,8 @@ def reach(nodes: Sequence[Node], edges: Callable[[Node], Iterable[Node]],
                         break
                 union: set[str] = set()
                 for member in members:
-                    union |= own(member)
-                    for child in edges(member):
+                    union |= own[member]
+                    for child in edges.get(member, ()):
                         if child in out:  # a component below, already done
                             union |= out[child]
                 frozen = frozenset(union)

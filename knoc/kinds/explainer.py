@@ -1,0 +1,137 @@
+"""The validator that says what is wrong with an entity: jsonschema's
+draft 2020-12 validator, extended so that every keyword that matches a
+`pattern` runs it on the same linear-time engine as the fast validator.
+jsonschema's own keywords use Python's backtracking `re`, where a pattern
+such as `^(a+)+$` takes minutes on a short hostile string."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import attrs
+from jsonschema import Draft202012Validator, ValidationError, validators
+
+from knoc.kinds.schema import search
+
+Validator = Any  # a jsonschema validator instance: untyped
+
+
+def _pattern(validator: Validator, pattern: str, instance: Any, schema: Any) -> Iterator[ValidationError]:
+    if validator.is_type(instance, "string") and not search(pattern, instance):
+        yield ValidationError(f"{instance!r} does not match {pattern!r}")
+
+
+def _pattern_properties(validator: Validator, patterns: dict[str, Any], instance: Any, schema: Any
+                        ) -> Iterator[ValidationError]:
+    if not validator.is_type(instance, "object"):
+        return
+    for pattern, subschema in patterns.items():
+        for key, value in instance.items():
+            if search(pattern, key):
+                yield from validator.descend(value, subschema, path=key, schema_path=pattern)
+
+
+def _extras(extras: list[str]) -> str:
+    """jsonschema's words for unexpected members: `'a', 'b' were`."""
+    return ", ".join(repr(extra) for extra in extras) + (" was" if len(extras) == 1 else " were")
+
+
+def _additional_properties(validator: Validator, additional: Any, instance: Any, schema: Any
+                           ) -> Iterator[ValidationError]:
+    """jsonschema's keyword and messages, its patterns matched here."""
+    if not validator.is_type(instance, "object"):
+        return
+    patterns = list(schema.get("patternProperties", {}))
+    properties = schema.get("properties", {})
+    extras = {key for key in instance
+              if key not in properties and not any(search(p, key) for p in patterns)}
+    if validator.is_type(additional, "object"):
+        for extra in extras:
+            yield from validator.descend(instance[extra], additional, path=extra)
+    elif not additional and extras:
+        if "patternProperties" in schema:
+            verb = "does" if len(extras) == 1 else "do"
+            joined = ", ".join(repr(each) for each in sorted(extras))
+            shown = ", ".join(repr(each) for each in sorted(patterns))
+            yield ValidationError(f"{joined} {verb} not match any of the regexes: {shown}")
+        else:
+            yield ValidationError(f"Additional properties are not allowed ({_extras(sorted(extras))} unexpected)")
+
+
+def _unevaluated_properties(validator: Validator, unevaluated: Any, instance: Any, schema: Any
+                            ) -> Iterator[ValidationError]:
+    """jsonschema's keyword and messages, over `_evaluated`."""
+    if not validator.is_type(instance, "object"):
+        return
+    evaluated = _evaluated(validator, instance, schema)
+    refused = [key for key in instance if key not in evaluated
+               and _fails(validator.descend(instance[key], unevaluated, path=key, schema_path=key))]
+    if refused and unevaluated is False:
+        yield ValidationError(f"Unevaluated properties are not allowed ({_extras(sorted(refused))} unexpected)")
+    elif refused:
+        yield ValidationError("Unevaluated properties are not valid under the given schema "
+                              f"({_extras(refused)} unevaluated and invalid)")
+
+
+def _fails(errors: Iterator[ValidationError]) -> bool:
+    return next(errors, None) is not None
+
+
+def _evaluated(validator: Validator, instance: Any, schema: Any) -> set[str]:
+    """The members of `instance` that `schema` evaluates in place: as
+    jsonschema's `find_evaluated_property_keys_by_schema`, patterns on the
+    linear engine."""
+    if validator.is_type(schema, "boolean"):
+        return set()
+    found: set[str] = set()
+    for keyword in ("$ref", "$dynamicRef"):
+        if (ref := schema.get(keyword)) is not None:
+            resolved = validator._resolver.lookup(ref)  # as jsonschema's own keywords follow a reference
+            found |= _evaluated(validator.evolve(schema=resolved.contents, _resolver=resolved.resolver),
+                                instance, resolved.contents)
+    properties = schema.get("properties")
+    if validator.is_type(properties, "object"):
+        found |= properties.keys() & instance.keys()
+    for keyword in ("additionalProperties", "unevaluatedProperties"):
+        if (sub := schema.get(keyword)) is not None:
+            found |= {key for key, value in instance.items() if not _fails(validator.descend(value, sub))}
+    for pattern in schema.get("patternProperties", {}):
+        found |= {key for key in instance if search(pattern, key)}
+    for name, sub in schema.get("dependentSchemas", {}).items():
+        if name in instance:
+            found |= _evaluated(validator, instance, sub)
+    for keyword in ("allOf", "oneOf", "anyOf"):
+        for sub in schema.get(keyword, []):
+            if not _fails(validator.descend(instance, sub)):
+                found |= _evaluated(validator, instance, sub)
+    if "if" in schema:
+        if validator.evolve(schema=schema["if"]).is_valid(instance):
+            found |= _evaluated(validator, instance, schema["if"])
+            if "then" in schema:
+                found |= _evaluated(validator, instance, schema["then"])
+        elif "else" in schema:
+            found |= _evaluated(validator, instance, schema["else"])
+    return found
+
+
+Explainer = validators.extend(Draft202012Validator, {
+    "pattern": _pattern,
+    "patternProperties": _pattern_properties,
+    "additionalProperties": _additional_properties,
+    "unevaluatedProperties": _unevaluated_properties,
+})
+_FIELDS = [(f.name, f.alias) for f in attrs.fields(Explainer) if f.init]
+
+
+def _evolve(self: Validator, **changes: Any) -> Validator:
+    """A validator for a subschema (a `$ref`, an applicator): always an
+    Explainer. jsonschema's own picks the class a subschema's `$schema`
+    names, and a spec could name a draft to have its patterns run on `re`."""
+    changes.setdefault("schema", self.schema)
+    for name, alias in _FIELDS:
+        changes.setdefault(alias, getattr(self, name))
+    return Explainer(**changes)
+
+
+Explainer.evolve = _evolve  # our class's method, not jsonschema's: no other validator changes
