@@ -12,8 +12,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from knoc.a2a.wire import AgentExtension
-from knoc.io import limits
 from knoc.output.canonical import dump_entry, dump_pieces, dumps, dumps_serialized
+from knoc.rules import limits
 
 VALUES: list[Any] = [
     {},

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from knoc.io import limits
+from knoc.rules import limits
 from tests.conftest import ROOT, Knoc, json_diags, tree
 from tests.test_bad_input import BP, replace, write
 

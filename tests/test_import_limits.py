@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from knoc.io import limits
+from knoc.rules import limits
 from tests.conftest import Knoc, json_diags
 
 

@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from knoc.io import limits
+from knoc.rules import limits
 from tests.conftest import EXAMPLE_PARTS, ROOT, edit
 from tests.test_serve import CATALOG, serving
 

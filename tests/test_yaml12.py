@@ -1,4 +1,4 @@
-"""The YAML loader (knoc.io.yaml12): libyaml composes, knoc resolves and
+"""The YAML loader (knoc.yaml.yaml12): libyaml composes, knoc resolves and
 constructs under the YAML 1.2 core schema. Held to ruamel.yaml's safe
 loader (what knoc loaded with before) on plain scalars, and to YAML's merge
 key, and checked against hostile merges and keys."""
@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 from ruamel.yaml.constructor import SafeConstructor
 from ruamel.yaml.cyaml import CSafeLoader
 
-from knoc.io import limits, yaml12
+from knoc.rules import limits
+from knoc.yaml import yaml12
 
 
 class _Ruamel(CSafeLoader):  # type: ignore[misc]

@@ -66,8 +66,8 @@ def wire_names(root: Path, targets: tuple[str, ...] = ("1.0", "0.3")) -> WireNam
     off the example repo's own cards: a value is looked for in the agent's
     published card, under a key of the same name when there is one, else
     anywhere (a distinctive string only)."""
-    from knoc.io import yaml12
     from knoc.tools.reference import leaves
+    from knoc.yaml import yaml12
 
     found: WireNames = {}
     for target in targets:

@@ -1,4 +1,4 @@
-"""The bounds a loaded YAML value must keep (knoc.io.limits), checked
+"""The bounds a loaded YAML value must keep (knoc.rules.limits), checked
 without recursion: how deeply it nests, how far its aliases expand, how
 many keys a mapping holds. Every later stage may then walk it freely."""
 
@@ -7,8 +7,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from knoc.io import limits
-from knoc.io.yaml12 import TOO_DEEP
+from knoc.rules import limits
+from knoc.yaml.yaml12 import TOO_DEEP
 
 
 class OutOfBounds(Exception):

@@ -11,10 +11,10 @@ from knoc.compiler.bounds import OutOfBounds, check_text, check_value, needs_wal
 from knoc.diagnostics import Diagnostic, SourceFile, Span, diag
 from knoc.diagnostics.model import Related
 from knoc.diagnostics.source import span_of
-from knoc.io import yaml12
 from knoc.io.files import Refused
 from knoc.io.files import read_source as read_file
 from knoc.kinds.entity import DEFAULT_LAYOUT, Entity, Layout
+from knoc.yaml import yaml12
 
 
 def read_source(root: Path, relpath: str, shown: str | None = None) -> SourceFile | Diagnostic:
@@ -71,7 +71,7 @@ def parse_source(source: SourceFile, layout: Layout = DEFAULT_LAYOUT) -> Entity 
 
 
 def parse(text: str) -> Any:
-    """The file's YAML value, within the bounds of knoc.io.limits."""
+    """The file's YAML value, within the bounds of knoc.rules.limits."""
     check_text(text)
     data = yaml12.load(text)
     if needs_walk(text):

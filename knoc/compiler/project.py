@@ -32,12 +32,12 @@ from knoc.compiler.card_checks import (
     unprotected_values,
 )
 from knoc.diagnostics import Diagnostic, JsonPath
-from knoc.io import limits
 from knoc.kinds.agent import NO_TWIN, Agent, Projection, Written
 from knoc.output import listing
 from knoc.output.canonical import dumps_serialized, sha256
 from knoc.output.hosting import locate_url
 from knoc.output.index import card_details
+from knoc.rules import limits
 from knoc.rules.version import major_minor
 
 # Legacy `authentication.schemes` names that map onto an HTTP auth scheme.

@@ -16,7 +16,7 @@ from typing import Any
 from knoc.diagnostics.codes import diag
 from knoc.diagnostics.model import Diagnostic, Span
 from knoc.io.files import read_source
-from knoc.io.yaml12 import MappingNode, Node, ScalarNode, SequenceNode, compose
+from knoc.yaml.yaml12 import MappingNode, Node, ScalarNode, SequenceNode, compose
 
 JsonPath = Sequence[str | int]
 

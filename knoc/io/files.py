@@ -19,7 +19,7 @@ from io import BufferedReader
 from pathlib import Path
 from typing import NamedTuple
 
-from knoc.io import limits
+from knoc.rules import limits
 
 SOURCE_SUFFIX = ".kno"
 

@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from urllib.parse import urljoin, urlsplit
 
-from knoc.io import limits
+from knoc.rules import limits
 
 USER_AGENT = "knoc"
 MAX_REDIRECTS = 5

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from knoc.io import limits
+from knoc.rules import limits
 
 
 @dataclass(frozen=True)

@@ -8,8 +8,8 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-from knoc.io import limits
 from knoc.io.native import jsonschema_rs
+from knoc.rules import limits
 
 PATTERNS = jsonschema_rs.RegexOptions(size_limit=limits.PATTERN_BYTES)
 

@@ -1,2 +1,3 @@
 """The few rules several layers share, each defined once: ULIDs, slugs,
-versions and graph walks. Pure functions; they import nothing of knoc."""
+versions, graph walks and the limits every input is held to. Pure
+functions and constants; they import nothing else of knoc."""

@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from knoc.io import files, yaml12
+from knoc.io import files
+from knoc.yaml import yaml12
 
 SPEC_URI = "kno://specs/"
 NO_DEFAULT = object()

@@ -15,9 +15,8 @@ from urllib.parse import urljoin, urlsplit
 from knoc.a2a import signing
 from knoc.a2a.fields import DEFAULT_TRANSPORT
 from knoc.diagnostics import Diagnostic, diag
-from knoc.io import limits
 from knoc.kinds.agent import BLUEPRINT_SCHEMA
-from knoc.rules import jsontext
+from knoc.rules import jsontext, limits
 from knoc.rules import slug as slugs
 from knoc.rules.version import is_semver
 from knoc.tools import keysets

@@ -13,8 +13,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from knoc.a2a import signing
-from knoc.io import files, http, limits
-from knoc.rules import jsontext
+from knoc.io import files, http
+from knoc.rules import jsontext, limits
 from knoc.rules.paths import origin, split_url
 
 MAX_JKU = 4  # distinct key-set urls one card may make knoc fetch

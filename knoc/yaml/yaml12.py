@@ -1,6 +1,6 @@
 """YAML text to plain values (dicts with string keys, lists, strings,
 numbers, booleans, None) under the YAML 1.2 core schema, within the
-bounds of knoc.io.limits.
+bounds of knoc.rules.limits.
 
 libyaml (PyYAML's C binding) parses and composes the node tree; the
 resolver below gives plain scalars their 1.2 types (`yes` and `2024-01-01`
@@ -39,7 +39,7 @@ except ImportError:  # pragma: no cover - PyYAML built without libyaml: same val
         def dispose(self) -> None:
             pass
 
-from knoc.io import limits
+from knoc.rules import limits
 
 __all__ = ["TOO_DEEP", "ConstructorError", "DuplicateKey", "MappingNode", "Node", "Refusal", "ScalarNode",
            "SequenceNode", "YAMLError", "compose", "load"]
@@ -103,7 +103,7 @@ TOO_DEEP = (f"mappings and lists nest more than {limits.NESTING_DEPTH} deep",
 
 class Refusal(ConstructorError):
     """A value knoc refuses, with its diagnostic code and what to do:
-    past one of knoc.io.limits, or YAML that means something else than
+    past one of knoc.rules.limits, or YAML that means something else than
     its author likely thought."""
 
     def __init__(self, code: str, message: str, hint: str, mark: Any) -> None:
