@@ -87,10 +87,11 @@ _context: Any = None
 
 
 def _worker_start(parent: int, context: object) -> None:
-    """A worker dies with its parent (killed, it would otherwise linger and
-    print tracebacks into the user's terminal), leaves Ctrl-C to the
-    parent, which stops the pool and says so once; and collects its cycles
-    (parsing makes some), whether or not the parent paused its collector."""
+    """A worker keeps the context it was forked with, dies with its parent
+    (killed, it would otherwise linger and print tracebacks into the
+    user's terminal), leaves Ctrl-C to the parent, which stops the pool and
+    says so once; and collects its cycles (parsing makes some), whether or
+    not the parent paused its collector."""
     global _context
     _context = context
     die_with_parent(parent)
