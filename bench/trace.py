@@ -12,6 +12,7 @@ frame below it. tests/test_architecture.py holds the numbers to a bar."""
 from __future__ import annotations
 
 import contextlib
+import io
 import shutil
 import sys
 import tempfile
@@ -50,6 +51,7 @@ class Trace:
     pairs: Counter[tuple[str, str]] = field(default_factory=Counter)
     sites: dict[tuple[str, str], Counter[str]] = field(default_factory=dict)  # caller -> callee, per pair
     deepest: tuple[str, ...] = ()
+    exit_code: object = None  # what the traced build exited with
 
     @property
     def upward(self) -> dict[tuple[str, str], int]:
@@ -111,11 +113,19 @@ def build_trace(repo: Path) -> Trace:
             elif (repo / part).is_file():
                 shutil.copy(repo / part, copy / part)
 
-        def run() -> None:
-            with contextlib.suppress(SystemExit):
-                main.main(["build", "--root", str(copy), "--no-cache", "--jobs", "1"], standalone_mode=False)
+        exit_code: list[object] = [0]
 
-        return trace(run)
+        def run() -> None:
+            quiet = io.StringIO()  # the build's own report is not the trace's
+            with contextlib.redirect_stdout(quiet), contextlib.redirect_stderr(quiet):
+                try:
+                    main.main(["build", "--root", str(copy), "--no-cache", "--jobs", "1"], standalone_mode=False)
+                except SystemExit as exc:
+                    exit_code[0] = exc.code
+
+        found = trace(run)
+        found.exit_code = exit_code[0]
+        return found
 
 
 def main() -> None:
