@@ -14,10 +14,10 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from knoc.compiler.driver import entities, spec_set
 from knoc.config import load_config
 from knoc.evolution import report
 from knoc.evolution.verdict import compare_sets
+from knoc.incremental.driver import entities, spec_set
 from knoc.io import git
 from knoc.kinds.spec import Spec
 

@@ -9,9 +9,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from knoc.compiler.driver import compile_repo
 from knoc.config import ConfigError, load_config
 from knoc.diagnostics import Diagnostic
+from knoc.incremental.driver import compile_repo
 from knoc.io import files
 from knoc.output.index import DomainIndex
 

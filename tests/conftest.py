@@ -10,8 +10,8 @@ import pytest
 from click.testing import CliRunner
 
 from knoc.cli import main
-from knoc.compiler.driver import Result, compile_repo
 from knoc.config import load_config
+from knoc.incremental.driver import Result, compile_repo
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE_PARTS = ("knoc.toml", "specs", "content")

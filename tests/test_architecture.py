@@ -18,7 +18,7 @@ from tests.conftest import ROOT
 
 PACKAGE = ROOT / "knoc"
 # Highest first; a folder may import its own modules and any folder after it.
-LAYERS = ("cli", "app", "tools", "evolution", "compiler", "output", "kinds", "a2a", "diagnostics", "io", "yaml", "rules")
+LAYERS = ("cli", "app", "tools", "evolution", "incremental", "compiler", "output", "kinds", "a2a", "diagnostics", "io", "yaml", "codec", "rules")
 TOP_LEVEL = {"__init__", "__main__", "config", "api", "version"}
 MAX_LINES = 400
 # Contact with the outside world: only io/ may do these.
@@ -122,18 +122,19 @@ def test_the_command_line_starts_without_the_compiler() -> None:
     import sys
 
     probe = ("import sys, knoc.cli; "
-             "print(sorted(m for m in ('pydantic', 'knoc.compiler.driver', 'knoc.a2a.wire') if m in sys.modules))")
+             "print(sorted(m for m in ('pydantic', 'knoc.incremental.driver', 'knoc.a2a.wire') if m in sys.modules))")
     found = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert found.stdout.strip() == "[]"
 
 
-# Where a build calls up the layers at run time: the worker pool running the
-# per-file stage (the one declared seam), and the engine's lazy views and
-# records (their encoding, the cache's spill of rendered pieces, the tree's
-# writers reading it, the published cards looked up by the link stage and
-# the renderer). None more; the aim is the seam alone.
-UPWARD_CALLS = {("io", "compiler"), ("io", "output"), ("output", "compiler"), ("kinds", "compiler")}
-MAX_BOUNDARIES = 8  # the deepest stack, in package boundaries crossed
+# Where a build calls up the layers at run time (docs/contributing/architecture.md,
+# "Calls up the layers"): the worker pool running the per-file stage (the one
+# declared seam), and the engine's compact results and lazy views, which the
+# stages, the cards view and the renderer read, and the cache encodes and spills.
+# None more; the aim is the seam alone.
+UPWARD_CALLS = {("io", "incremental"), ("compiler", "incremental"), ("kinds", "incremental"),
+                ("output", "incremental"), ("codec", "compiler"), ("io", "output")}
+MAX_BOUNDARIES = 9  # the deepest stack, in package boundaries crossed
 
 
 def test_a_build_calls_up_the_layers_only_through_the_known_seams() -> None:
@@ -141,6 +142,6 @@ def test_a_build_calls_up_the_layers_only_through_the_known_seams() -> None:
 
     found = build_trace(ROOT)
     assert found.exit_code in (0, None)  # the build ran to its end
-    assert found.pairs[("io", "compiler")] > 0  # the trace sees the worker pool's call
+    assert found.pairs[("io", "incremental")] > 0  # the trace sees the worker pool's call
     assert set(found.upward) <= UPWARD_CALLS, found.sites
     assert len(found.deepest) - 1 <= MAX_BOUNDARIES, found.deepest

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from bench.gen_chain import write_chain
-from knoc.compiler.driver import compile_repo
 from knoc.config import load_config
+from knoc.incremental.driver import compile_repo
 
 N = 10_000
 

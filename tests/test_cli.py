@@ -293,7 +293,7 @@ def test_a_failed_build_leaves_no_folder_it_made_for_its_output(repo: Path, knoc
 
 
 def test_an_interrupted_link_stage_leaves_the_old_tree(repo: Path, knoc, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    from knoc.compiler import driver
+    from knoc.incremental import driver
 
     assert knoc("build", root=repo)[0] == 0
     before = tree(repo / "build")

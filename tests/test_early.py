@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from knoc.compiler import driver
+from knoc.incremental import driver
 from knoc.io import pool
 from knoc.io.tree import Staging
 from tests.conftest import Knoc, edit, tree

@@ -17,8 +17,8 @@ from a2a.compat.v0_3 import types as sdk_v03
 from ruamel.yaml import YAML
 
 from knoc.a2a.extensions import SERVICE_CLASS_URI
-from knoc.compiler.driver import compile_repo
 from knoc.config import load_config
+from knoc.incremental.driver import compile_repo
 from knoc.tools.importer import CARD_FIELDS
 from tests.conftest import Knoc, json_diags, tree
 from tests.test_official_checks import assert_v03_schema, assert_v10_strict

@@ -184,7 +184,7 @@ def test_a_ctrl_c_while_the_schema_engine_loads_is_a_quiet_interrupt(tmp_path: P
 # to start its third chunk kills itself.
 WORKER_KILLED = """
 import os, signal, sys
-import knoc.compiler.driver as driver
+import knoc.incremental.driver as driver
 real, seen = driver._compile, []
 def dying(job, rel):
     seen.append(rel)

@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 
 from knoc.app import check as check_module
 from knoc.app.scan import InBuild, Scan
-from knoc.compiler.driver import compile_repo
 from knoc.config import load_config
+from knoc.incremental.driver import compile_repo
 from knoc.io import files, outputs
 from tests.conftest import Knoc, edit, json_diags
 

@@ -17,8 +17,8 @@ from knoc.a2a.fields import CardFields
 from knoc.a2a.targets.base import Target
 from knoc.a2a.wire import AgentSkill, Wire
 from knoc.app.diff import publication
-from knoc.compiler.driver import compile_repo
 from knoc.config import load_config
+from knoc.incremental.driver import compile_repo
 from knoc.tools.diff import compare
 from knoc.tools.discover import Request, catalog, discover
 from tests.conftest import ROOT

@@ -1,4 +1,4 @@
-"""The warm path (`knoc.compiler.warm`): after an edit that changes no link
+"""The warm path (`knoc.incremental.warm`): after an edit that changes no link
 key, a run patches what the last run rendered. Whatever path it takes, a
 run gives the bytes, digests and findings a run without the cache gives."""
 
@@ -17,9 +17,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from knoc.compiler import warm
-from knoc.compiler.driver import Result, compile_repo
 from knoc.config import load_config
+from knoc.incremental import warm
+from knoc.incremental.driver import Result, compile_repo
 from knoc.io.cache import DIR
 from tests.conftest import ROOT, Knoc, edit, tree
 

@@ -11,9 +11,9 @@ from knoc.app.common import compile_cached
 from knoc.app.outcome import Outcome, UsageError, fails
 from knoc.app.scan import Scan
 from knoc.app.signing import committed_signed_by, key_signer, signed_by, unpinned
-from knoc.compiler.driver import Result
 from knoc.config import CONFIG_FILE, Config
 from knoc.diagnostics.progress import Progress, quiet
+from knoc.incremental.driver import Result
 from knoc.io import background, git, lock
 from knoc.io.outputs import Base, OutputMemo
 from knoc.io.stored import Stat

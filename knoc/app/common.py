@@ -13,8 +13,8 @@ from knoc.io import files, lock
 from knoc.io.files import SOURCE_SUFFIX
 
 if TYPE_CHECKING:
-    from knoc.compiler.driver import Early, Result
     from knoc.diagnostics.progress import Progress
+    from knoc.incremental.driver import Early, Result
     from knoc.output.signed import CardSigner
 
 
@@ -34,8 +34,8 @@ def compile_cached(config: Config, use_cache: bool, progress: Progress | None = 
     """Compile the repo, reading and then updating the cache (`lazy`, `keep`:
     as `compile_repo`). The compiler is imported here, when first needed:
     `knoc check` begins scanning build/ on another core before it."""
-    from knoc.compiler.driver import compile_repo
     from knoc.diagnostics.progress import quiet
+    from knoc.incremental.driver import compile_repo
 
     with lock.held(config.root):
         result = compile_repo(config, use_cache=use_cache, progress=progress or quiet, signer=signer, early=early,

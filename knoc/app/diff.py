@@ -15,10 +15,10 @@ from knoc.app.common import compile_cached
 from knoc.app.outcome import Outcome, UsageError
 from knoc.app.refs import check_refs, default_base, git_error
 from knoc.app.signing import signed_by
-from knoc.compiler.driver import Result, compile_repo
 from knoc.config import Config, ConfigError, load_config
 from knoc.diagnostics import Severity, diag
 from knoc.evolution import report
+from knoc.incremental.driver import Result, compile_repo
 from knoc.io import git, tree
 from knoc.output.hosting import CARD_FILE, JWKS_FILE, SITE
 from knoc.output.tree import CATALOG, DOMAINS

@@ -14,12 +14,12 @@ from typing import Any
 
 from knoc.app.outcome import Outcome, UsageError
 from knoc.app.refs import check_refs, default_base, git_error
-from knoc.compiler.driver import entities, spec_set
 from knoc.config import Config, ConfigError, load_config
 from knoc.diagnostics import Diagnostic, diag
 from knoc.evolution import report
 from knoc.evolution.model import pointer_text
 from knoc.evolution.verdict import SpecChange, compare_sets
+from knoc.incremental.driver import entities, spec_set
 from knoc.io import git
 from knoc.kinds.entity import BUILTIN, Entity
 from knoc.kinds.spec import Spec, SpecSet

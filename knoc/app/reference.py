@@ -7,10 +7,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from knoc.compiler.driver import compile_repo
 from knoc.config import load_config
 from knoc.diagnostics import reporters
 from knoc.diagnostics.source import reader
+from knoc.incremental.driver import compile_repo
 from knoc.io import files
 from knoc.tools.bad_input import CASES, Edit, Replace
 

@@ -11,9 +11,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from knoc.compiler.publish import publish
-from knoc.compiler.records import LinkResult
+from knoc.compiler.records import FileResults, LinkResult
 from knoc.compiler.resolve import resolve
-from knoc.compiler.results import Results
 from knoc.diagnostics import Diagnostic, JsonPath, SourceFile, at, diag
 from knoc.kinds import delegation, extension
 from knoc.kinds.agent import Agent, Cards, Projection, linked
@@ -25,7 +24,7 @@ from knoc.output.pages import PAGE_FILE
 from knoc.output.tree import KNOC, Spill, collisions, render_linked
 
 
-def link_repo(sources: list[SourceFile], results: Results, specs: SpecSet, target: str,
+def link_repo(sources: list[SourceFile], results: FileResults, specs: SpecSet, target: str,
               layout: Layout, primary: dict[str, str], spill: Spill | None = None,
               catalog_url: str = "") -> LinkResult:
     typed, agent_of = _entities(sources, results, specs, layout)
@@ -71,7 +70,7 @@ def _catalog_pages_taken(wanted: dict[str, list[str]], typed: list[Typed]) -> li
 _CHUNK = 1024  # entities decoded at once
 
 
-def _entities(sources: list[SourceFile], results: Results, specs: SpecSet,
+def _entities(sources: list[SourceFile], results: FileResults, specs: SpecSet,
               layout: Layout) -> tuple[list[Typed], dict[Typed, Agent]]:
     """The typed entities, from their facts, and the Agent of each agent.
     Facts are decoded a chunk at a time: one decoding shares its key

@@ -4,29 +4,19 @@ SourceFile plus its YAML value, or a diagnostic. Never a crash or a hang."""
 from __future__ import annotations
 
 import hashlib
-from pathlib import Path
 from typing import Any
 
 from knoc.compiler.bounds import OutOfBounds, check_text, check_value, needs_walk
 from knoc.diagnostics import Diagnostic, SourceFile, Span, diag
 from knoc.diagnostics.model import Related
 from knoc.diagnostics.source import span_of
-from knoc.io.files import Refused
-from knoc.io.files import read_source as read_file
 from knoc.kinds.entity import DEFAULT_LAYOUT, Entity, Layout
 from knoc.yaml import yaml12
 
 
-def read_source(root: Path, relpath: str, shown: str | None = None) -> SourceFile | Diagnostic:
-    """The file's text and the sha256 of its bytes (what the cache is keyed
-    by); `shown` names it in messages instead of its repo-relative path."""
-    path = f"{root}/{relpath}"
-    try:
-        raw = read_file(path, str(root))
-    except Refused as exc:
-        return diag("KNO-IO-REFUSED", f"knoc does not read this file: {exc}", file=relpath, hint=exc.hint)
-    except OSError as exc:
-        return diag("KNO-IO-READ", f"cannot read file: {exc.strerror}", file=relpath)
+def source_file(path: str, relpath: str, raw: bytes, shown: str | None = None) -> SourceFile | Diagnostic:
+    """A source from its bytes: its text and their sha256 (what the cache
+    is keyed by); `shown` names it in messages instead of `relpath`."""
     try:
         text = raw.decode("utf-8").removeprefix("\ufeff")
     except UnicodeDecodeError as exc:
@@ -242,4 +232,4 @@ def _kind(value: Any) -> str:
     )
 
 
-__all__ = ["parse", "parse_source", "read_source"]
+__all__ = ["parse", "parse_source", "source_file"]

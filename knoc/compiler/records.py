@@ -12,10 +12,10 @@ import json
 import sys
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple, Protocol
 
+from knoc.codec.records import Record, join_paths, split_paths
 from knoc.diagnostics import Diagnostic, from_dict
-from knoc.io.records import Record, join_paths, split_paths
 from knoc.kinds.agent import Projection
 
 
@@ -52,7 +52,7 @@ class FileResult(Record):
         if not (isinstance(facts, str) and isinstance(link_key, str) and link_key):
             raise ValueError("not a file result")
         if card and not (len(card) == len(Projection._fields) and all(isinstance(b, bytes) for b in card[-2:])):
-            raise ValueError("not a card")  # its packed bytes are handed on as they are (`compiler.results`)
+            raise ValueError("not a card")  # its packed bytes are handed on as they are (`incremental.results`)
         # The same few types, versions and hosts in every file: held once each.
         held = (sys.intern(decl[0]), sys.intern(decl[1])) if decl else None
         projection = Projection._make((sys.intern(card[0]), *card[1:])) if card else None
@@ -114,3 +114,29 @@ def _pairs(raw: Any) -> list[tuple[str, str]]:
     if len(a) != len(b):
         raise ValueError("columns of different lengths")
     return list(zip(a, b, strict=True))
+
+
+class Head(NamedTuple):
+    """What the link stage reads of a result but its card."""
+
+    decl: tuple[str, str] | None  # (type, version) when a spec accepted it
+    valid: bool
+    private: bool
+    facts: str
+    link_key: str
+
+
+class FileResults(Protocol):
+    """Every source's `FileResult` in one run, as the link stage reads them
+    (the engine holds them compact: `knoc.incremental.results`)."""
+
+    carded: list[str]  # the sources with a card
+
+    def found(self, rel: str) -> list[Diagnostic]:
+        """The findings in one source."""
+
+    def head(self, rel: str) -> Head:
+        """All of a source's result but its findings and card."""
+
+    def summary(self, rel: str) -> Projection:
+        """A source's card without its written bytes (KeyError: it has none)."""

@@ -10,9 +10,8 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from knoc.diagnostics import Diagnostic, at
-from knoc.io.native import jsonschema_rs
 from knoc.kinds.entity import Entity
-from knoc.kinds.schema import compile_schema, refuse
+from knoc.kinds.schema import NOT_COMPILED, UNRESOLVED, compile_schema, meta_valid, registry
 from knoc.kinds.spec import DECLARATION, SPEC_URI, Spec, SpecSet, uri
 from knoc.rules.slug import WHAT, is_slug
 
@@ -36,7 +35,7 @@ def compile_specs(entities: list[Entity]) -> tuple[SpecSet, list[Diagnostic]]:
     for spec in candidates:
         try:
             spec.fast = compile_schema(spec.schema, registry=fast_registry, base_uri=uri(spec.slug))
-        except (jsonschema_rs.ValidationError, jsonschema_rs.ReferencingError, ValueError) as exc:
+        except NOT_COMPILED as exc:
             diags.append(_uncompiled(spec, str(exc).splitlines()[0], out))
             continue
         out.specs[spec.slug] = spec
@@ -57,7 +56,7 @@ def _candidate(ent: Entity, diags: list[Diagnostic]) -> Spec | None:
         diags.append(at(ent.source, ("spec",), "KNO-SPEC-SCHEMA", "spec entity has no `spec.schema` mapping",
                         "a spec holds its JSON Schema under `spec.schema`", key=True))
         return None
-    problem = None if jsonschema_rs.meta.is_valid(schema) else _meta_problem(schema)
+    problem = None if meta_valid(schema) else _meta_problem(schema)
     if problem is not None:
         diags.append(at(ent.source, ("spec", "schema", *problem.absolute_path), "KNO-SPEC-SCHEMA",
                         f"`spec.schema` is not a valid JSON Schema: {problem.message}",
@@ -108,11 +107,10 @@ def _resolvable(candidates: list[Spec], named: set[str], diags: list[Diagnostic]
                     break
         if not broken:
             try:
-                return candidates, jsonschema_rs.Registry([(uri(s.slug), s.schema) for s in candidates],
-                                                          retriever=refuse)
-            except (jsonschema_rs.ReferencingError, ValueError) as exc:  # a pointer that leads nowhere
-                registry = SpecSet(registered=candidates).registry
-                broken = {s.slug: found for s in candidates if (found := _first_unresolvable(s, registry))}
+                return candidates, registry([(uri(s.slug), s.schema) for s in candidates])
+            except UNRESOLVED as exc:  # a pointer that leads nowhere
+                found_in = SpecSet(registered=candidates).registry
+                broken = {s.slug: found for s in candidates if (found := _first_unresolvable(s, found_in))}
                 if not broken:  # the engines disagree: the registry's own words, on every spec
                     broken = {s.slug: (("spec", "schema"), str(exc).splitlines()[0]) for s in candidates}
         for spec in candidates:

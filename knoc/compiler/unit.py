@@ -1,37 +1,21 @@
 """The one-file stages for one source: load, validate, project. What they
-find (`FileResult`) depends on that file and the specs alone, so the cache
-keeps it by the file's sha256."""
+find (`FileResult`) depends on that file and the specs alone, so the
+engine's cache keeps it by the file's sha256."""
 
 from __future__ import annotations
 
 import json
-from typing import Any
 
-from knoc.compiler.load import parse_source, read_source
+from knoc.compiler.load import parse_source
 from knoc.compiler.project import project
 from knoc.compiler.records import FileResult
 from knoc.compiler.validate import check, declaration
-from knoc.config import Config
 from knoc.diagnostics import Diagnostic, SourceFile
 from knoc.diagnostics.internal import internal
-from knoc.io.cache import Cache
 from knoc.kinds.agent import agent_of
 from knoc.kinds.entity import Entity, Layout, is_public, kind_of
 from knoc.kinds.facts import facts
 from knoc.kinds.spec import SpecSet
-
-
-def compile_source(config: Config, specs: SpecSet, cache: Cache, rel: str) -> tuple[str, Any, Diagnostic | None]:
-    """One file the cache could not vouch for: read it, and reuse what the
-    cache kept for the same bytes or compile it. Returns (sha256, the
-    encoded FileResult, None) or ("", None, why it could not be read)."""
-    src = read_source(config.root, rel)
-    if isinstance(src, Diagnostic):
-        return "", None, src
-    entry = cache.get(rel, src.digest)  # the same bytes with a new mtime, say after a checkout
-    if entry is None or FileResult.decode(entry) is None:
-        entry = one_file(src, None, specs, config.a2a, config.layout).encode()
-    return src.digest, entry, None
 
 
 def one_file(source: SourceFile, loaded: Entity | Diagnostic | None, specs: SpecSet, target: str,

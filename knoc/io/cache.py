@@ -19,7 +19,7 @@ read only when a run needs it:
 - what the last run rendered (`rendered.bin`: every output's sha256, the
   sources' stats, the whole-repo files it joined), so a run after a small
   edit patches that instead of reading every source's entry
-  (`knoc.compiler.warm`).
+  (`knoc.incremental.warm`).
 
 `outputs.bin`, the memo of build/, is `knoc.io.outputs`'s.
 
@@ -40,8 +40,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, ClassVar
 
+from knoc.codec.records import Encodes, Record
 from knoc.io import stored
-from knoc.io.records import Encodes, Record
 from knoc.io.stored import SHA256, CacheDamaged, Stat, StoredFiles
 from knoc.io.stored_value import read_stored, ready, write_stored
 
@@ -116,7 +116,7 @@ class Cache:
     folder: Path | None
     salt: str = ""
     link: Layer | None = None
-    rendered: Layer | None = None  # what the last run rendered (`knoc.compiler.warm`)
+    rendered: Layer | None = None  # what the last run rendered (`knoc.incremental.warm`)
     dropped: str | None = None  # why a stored file was not used (the first one)
     _all: dict[str, Source] | None = None  # every source, once the whole set is asked for
     _shards: list[dict[str, Source] | None] = field(default_factory=lambda: [None] * SHARDS)

@@ -10,7 +10,7 @@ Two things keep a check of a large tree cheap:
   tuples took a quarter of a second, and the scan compares against the
   columns without building one.
 - It says which rendering its digests follow from: `base`, the token of
-  the cache's rendered layer (`knoc.compiler.warm`), and `overrides`, the
+  the cache's rendered layer (`knoc.incremental.warm`), and `overrides`, the
   files whose sha256 differs from that rendering's. A scan then sends back
   only what differs from that base (`Seen`), and a check that compiled
   from the same rendering compares only those files and the few it
@@ -28,9 +28,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Generic, NamedTuple, TypeVar
 
+from knoc.codec.records import count_paths, join_paths, split_paths
 from knoc.io import files
 from knoc.io.cache import DIR, read_stored, write_stored
-from knoc.io.records import count_paths, join_paths, split_paths
 from knoc.io.stored import Stat
 
 VERSION = 2

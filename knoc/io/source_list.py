@@ -13,9 +13,9 @@ import os
 from pathlib import Path
 from typing import Any
 
+from knoc.codec.records import join_paths, split_paths
 from knoc.io.cache import DIR, read_stored, salt, write_stored
 from knoc.io.files import listed
-from knoc.io.records import join_paths, split_paths
 
 VERSION = 3
 

@@ -12,9 +12,9 @@ import threading
 from collections.abc import Collection, Iterable, Iterator, Mapping
 from pathlib import Path
 
+from knoc.codec.records import join_paths
 from knoc.io import files, pool, swap
 from knoc.io.outputs import GONE, ROOT, Columns, Snapshot, fresh
-from knoc.io.records import join_paths
 from knoc.io.stored import Stat, Streams
 from knoc.rules import jsontext
 from knoc.rules.paths import path_problem

@@ -14,6 +14,12 @@ from knoc.rules import limits
 PATTERNS = jsonschema_rs.RegexOptions(size_limit=limits.PATTERN_BYTES)
 
 
+# What compiling a schema or a registry of them raises: one that cannot be
+# compiled, a reference that does not resolve.
+NOT_COMPILED = (jsonschema_rs.ValidationError, jsonschema_rs.ReferencingError, ValueError)
+UNRESOLVED = (jsonschema_rs.ReferencingError, ValueError)
+
+
 def refuse(uri: str) -> Any:
     """The retriever of every schema knoc compiles: knoc never fetches one."""
     raise ValueError(f"{uri} is outside the repo; knoc never fetches a schema")
@@ -26,6 +32,17 @@ def compile_schema(schema: Any, registry: Any = None, base_uri: str | None = Non
     return jsonschema_rs.Draft202012Validator(schema, registry=registry, base_uri=base_uri, retriever=refuse,
                                               pattern_options=PATTERNS)
 
+
+
+def registry(resources: list[tuple[str, Any]]) -> Any:
+    """The fast validators' registry of these (uri, schema) pairs, offline.
+    One of UNRESOLVED for a pointer that leads nowhere."""
+    return jsonschema_rs.Registry(resources, retriever=refuse)
+
+
+def meta_valid(schema: Any) -> bool:
+    """Whether `schema` is a valid JSON Schema (by its meta-schema)."""
+    return bool(jsonschema_rs.meta.is_valid(schema))
 
 
 @lru_cache(maxsize=1024)

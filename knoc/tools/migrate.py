@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from knoc.compiler.driver import Result, compile_repo
 from knoc.config import CONFIG_FILE, Config, load_config
+from knoc.incremental.driver import Result, compile_repo
 from knoc.io import files, writing
 from knoc.kinds.agent import BLUEPRINT_SCHEMA
 from knoc.output.tree import MANIFEST

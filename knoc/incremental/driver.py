@@ -6,7 +6,7 @@ specs; what the link stage finds depends only on every file's link key
 (its facts and card summary). The cache keeps both, so an edit redoes its
 own file and, only if it changed a link key, the link stage; and after an
 edit that changed no link key, a run patches what the last one rendered
-instead (`knoc.compiler.warm`). Pure up to
+instead (`knoc.incremental.warm`). Pure up to
 `render`: it returns the files a build would write and what was found;
 writing them is the caller's choice, and so is where the workers write
 each card as soon as it is made (`Early`)."""
@@ -20,17 +20,18 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from knoc.compiler import warm
 from knoc.compiler.link import link_repo
-from knoc.compiler.load import parse_source, read_source
+from knoc.compiler.load import parse_source
 from knoc.compiler.records import FileResult, LinkResult
-from knoc.compiler.results import Results, publishable
 from knoc.compiler.specs import compile_specs
-from knoc.compiler.unit import compile_source, one_file
+from knoc.compiler.unit import one_file
 from knoc.config import Config
 from knoc.diagnostics import Diagnostic, Report, SourceFile, diag
 from knoc.diagnostics.internal import has_internal, internal
 from knoc.diagnostics.progress import Progress, quiet
+from knoc.incremental import warm
+from knoc.incremental.results import Results, publishable
+from knoc.incremental.sources import compile_source, read_source
 from knoc.io import files, pool, source_list
 from knoc.io.cache import Cache, Source, salt
 from knoc.io.outputs import Base

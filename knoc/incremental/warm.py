@@ -23,16 +23,16 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, NoReturn
 
+from knoc.codec.records import Digests, Record
 from knoc.compiler.records import FileResult, LinkResult
-from knoc.compiler.results import Results
-from knoc.compiler.unit import compile_source
 from knoc.config import Config
 from knoc.diagnostics import Diagnostic, from_dict
 from knoc.diagnostics.internal import has_internal
+from knoc.incremental.results import Results
+from knoc.incremental.sources import compile_source
 from knoc.io import files
 from knoc.io.cache import RACY_NS, Cache, CacheDamaged, Source, Stat
 from knoc.io.outputs import Base, Lazy
-from knoc.io.records import Digests, Record
 from knoc.kinds.agent import Card, Cards, Projection
 from knoc.kinds.spec import SpecSet
 from knoc.output.patch import Edit

@@ -11,26 +11,16 @@ reports, are held decoded."""
 from __future__ import annotations
 
 import sys
-from typing import IO, Any, NamedTuple
+from typing import IO, Any
 
-from knoc.compiler.records import FileResult
+from knoc.codec.records import Encodes
+from knoc.compiler.records import FileResult, Head
 from knoc.diagnostics import Diagnostic, from_dict
 from knoc.io.held import Held
-from knoc.io.records import Encodes
 from knoc.kinds.agent import Projection
 
 _CARD, _BYTES = 7, 9  # where an encoded FileResult keeps its projection, and where that keeps its packed bytes
 _VALID, _PRIVATE = 4, 5
-
-
-class Head(NamedTuple):
-    """What the link stage reads of a result but its card."""
-
-    decl: tuple[str, str] | None  # (type, version) when a spec accepted it
-    valid: bool
-    private: bool
-    facts: str
-    link_key: str
 
 
 class Results:

@@ -1,0 +1,42 @@
+"""Sources on disk: read (only as regular files inside the repo), and
+compiled through the cache, which keeps each file's result by its bytes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from knoc.compiler.load import source_file
+from knoc.compiler.records import FileResult
+from knoc.compiler.unit import one_file
+from knoc.config import Config
+from knoc.diagnostics import Diagnostic, SourceFile, diag
+from knoc.io.cache import Cache
+from knoc.io.files import Refused
+from knoc.io.files import read_source as read_bytes
+from knoc.kinds.spec import SpecSet
+
+
+def read_source(root: Path, relpath: str, shown: str | None = None) -> SourceFile | Diagnostic:
+    """The file at `relpath` under `root`, or why it cannot be read."""
+    path = f"{root}/{relpath}"
+    try:
+        raw = read_bytes(path, str(root))
+    except Refused as exc:
+        return diag("KNO-IO-REFUSED", f"knoc does not read this file: {exc}", file=relpath, hint=exc.hint)
+    except OSError as exc:
+        return diag("KNO-IO-READ", f"cannot read file: {exc.strerror}", file=relpath)
+    return source_file(path, relpath, raw, shown)
+
+
+def compile_source(config: Config, specs: SpecSet, cache: Cache, rel: str) -> tuple[str, Any, Diagnostic | None]:
+    """One file the cache could not vouch for: read it, and reuse what the
+    cache kept for the same bytes or compile it. Returns (sha256, the
+    encoded FileResult, None) or ("", None, why it could not be read)."""
+    src = read_source(config.root, rel)
+    if isinstance(src, Diagnostic):
+        return "", None, src
+    entry = cache.get(rel, src.digest)  # the same bytes with a new mtime, say after a checkout
+    if entry is None or FileResult.decode(entry) is None:
+        entry = one_file(src, None, specs, config.a2a, config.layout).encode()
+    return src.digest, entry, None
