@@ -52,6 +52,12 @@ class Record(Encodes):
         return getattr(self, name)
 
     @classmethod
+    def position(cls, name: str) -> int:
+        """Where `encode` puts the field `name` in the tuple (after the
+        record's name and version): for a reader of the plain tuple."""
+        return 2 + [f.name for f in dataclasses.fields(cls)].index(name)  # type: ignore[arg-type]
+
+    @classmethod
     def decode(cls: type[R], raw: Any) -> R | None:
         """The record `raw` encodes (or `raw` itself, already decoded)."""
         if isinstance(raw, cls):

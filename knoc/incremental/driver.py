@@ -156,7 +156,8 @@ def _each_file(config: Config, paths: list[str], specs: SpecSet, cache: Cache, r
     sources: list[SourceFile] = []
     kept: dict[str, Source] = {}
     misses: list[str] = []
-    stats = array("q")  # per miss: size, mtime, ctime, inode (-1s: not stat'ed); no stat_result held
+    # Per miss, as columns: size, mtime, ctime, inode (-1: not stat'ed); no stat_result held.
+    sizes, mtimes, ctimes, inodes = array("q"), array("q"), array("q"), array("q")
     for rel in paths:
         st = files.stat(f"{config.root}/{rel}")
         old = cache.sources.get(rel)
@@ -168,7 +169,10 @@ def _each_file(config: Config, paths: list[str], specs: SpecSet, cache: Cache, r
             kept[rel] = old
             continue
         misses.append(rel)
-        stats.extend((-1,) * 4 if st is None else (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino))
+        sizes.append(-1 if st is None else st.st_size)
+        mtimes.append(-1 if st is None else st.st_mtime_ns)
+        ctimes.append(-1 if st is None else st.st_ctime_ns)
+        inodes.append(-1 if st is None else st.st_ino)
     if early is not None and misses:
         early.begin()
     job = _Job(config, specs, cache, early)
@@ -185,9 +189,9 @@ def _each_file(config: Config, paths: list[str], specs: SpecSet, cache: Cache, r
             found = results.add(rel, entry)  # checked as it was encoded (`compile_source`)
             if wrote:
                 written.append(rel)
-            size, mtime, ctime, inode = stats[4 * done - 4:4 * done]
-            if size >= 0 and not has_internal(found):  # never keep a bug's outcome
-                kept[rel] = Source(digest, size, mtime, ctime, inode, results.kept(rel))
+            i = done - 1
+            if sizes[i] >= 0 and not has_internal(found):  # never keep a bug's outcome
+                kept[rel] = Source(digest, sizes[i], mtimes[i], ctimes[i], inodes[i], results.kept(rel))
     if early is not None and written:
         early.written_early(Tree.of_cards(written, results.projection))
     cache.sources = kept

@@ -19,8 +19,10 @@ from knoc.diagnostics import Diagnostic, from_dict
 from knoc.io.held import Held
 from knoc.kinds.agent import Projection
 
-_CARD, _BYTES = 7, 9  # where an encoded FileResult keeps its projection, and where that keeps its packed bytes
-_VALID, _PRIVATE = 4, 5
+# Where an encoded FileResult keeps these fields; where its projection keeps its packed bytes.
+_DIAGS, _DECL, _VALID, _PRIVATE, _FACTS, _CARD, _LINK_KEY = (
+    FileResult.position(name) for name in ("diags", "decl", "valid", "private", "facts", "projection", "link_key"))
+_BYTES = Projection._fields.index("packed")
 
 
 class Results:
@@ -40,7 +42,7 @@ class Results:
             self.carded.append(rel)
         else:
             self._held.put(rel, entry)
-        found = [from_dict(d) for d in entry[2]]
+        found = [from_dict(d) for d in entry[_DIAGS]]
         if found:
             self._found[rel] = found
         return found
@@ -57,8 +59,10 @@ class Results:
 
     def head(self, rel: str) -> Head:
         """All of a result but its findings and card, without decoding those."""
-        _, _, _, decl, valid, private, facts, _, link_key = self._held.value(rel)
-        return Head((sys.intern(decl[0]), sys.intern(decl[1])) if decl else None, valid, private, facts, link_key)
+        value = self._held.value(rel)
+        decl = value[_DECL]
+        return Head((sys.intern(decl[0]), sys.intern(decl[1])) if decl else None, value[_VALID], value[_PRIVATE],
+                    value[_FACTS], value[_LINK_KEY])
 
     def found(self, rel: str) -> list[Diagnostic]:
         """The findings in one source (read without decoding its result)."""
