@@ -2,17 +2,21 @@
 
     python bench/trace.py [REPO]        # default: the example repo (this one)
 
-Runs `knoc build --no-cache --jobs 1` of REPO (in a copy) under a profile
-hook and reports every pair of packages one calls into the other, how
-often, which run *upward* (into a higher layer, against the import
-order), and the deepest stack counted in package boundaries. A call into
-a library and back (pydantic calling a validator) counts from the knoc
-frame below it. tests/test_architecture.py holds the numbers to a bar."""
+Runs `knoc build --no-cache --jobs 1` of REPO (in a copy), then `knoc
+check` and `knoc validate`, under a profile hook and an audit hook, and
+reports every pair of packages one calls into the other, how often, which
+run *upward* (into a higher layer, against the import order), the deepest
+stack counted in package boundaries, and which package each contact with
+the world outside the process (a file opened, a folder listed, a process
+started) comes from. A call into a library and back (pydantic calling a
+validator) counts from the knoc frame below it. `--json`: all of it as
+one JSON document. tests/test_architecture.py holds the numbers to a bar."""
 
 from __future__ import annotations
 
 import contextlib
 import io
+import json
 import shutil
 import sys
 import tempfile
@@ -38,6 +42,9 @@ def _levels() -> dict[str, int]:
 
 LEVEL = _levels()
 LAZY = {"<genexpr>", "<listcomp>", "<setcomp>", "<dictcomp>"}
+# Audit events that touch the world outside the process (prefixes).
+EDGE_EVENTS = ("open", "os.", "shutil.", "subprocess.", "socket.", "tempfile.", "mmap.", "fcntl.", "urllib.",
+               "http.", "webbrowser.")
 
 
 def package_of(filename: str) -> str | None:
@@ -52,6 +59,10 @@ class Trace:
     sites: dict[tuple[str, str], Counter[str]] = field(default_factory=dict)  # caller -> callee, per pair
     deepest: tuple[str, ...] = ()
     exit_code: object = None  # what the traced build exited with
+    # Contacts with the outside (audit events: files, folders, processes,
+    # sockets), by the package of the nearest knoc frame, and where from.
+    edges: Counter[tuple[str, str]] = field(default_factory=Counter)
+    edge_sites: dict[str, Counter[str]] = field(default_factory=dict)
 
     @property
     def upward(self) -> dict[tuple[str, str], int]:
@@ -90,6 +101,27 @@ def trace(work: Any) -> Trace:
         elif event == "return":
             chains.pop(frame, None)
 
+    active = [True]
+
+    def audit(event: str, _args: tuple[Any, ...]) -> None:
+        if not active[0] or not event.startswith(EDGE_EVENTS):
+            return
+        active[0] = False  # what the hook itself does is not traced
+        try:
+            frame: FrameType | None = sys._getframe(1)
+            while frame is not None and package_of(frame.f_code.co_filename) is None:
+                if "importlib" in frame.f_code.co_filename:
+                    return  # a module being imported: the interpreter's reading, not knoc's
+                frame = frame.f_back
+            if frame is not None:
+                pkg = package_of(frame.f_code.co_filename)
+                assert pkg is not None
+                found.edges[(pkg, event)] += 1
+                found.edge_sites.setdefault(pkg, Counter())[f"{frame.f_code.co_qualname}: {event}"] += 1
+        finally:
+            active[0] = True
+
+    sys.addaudithook(audit)  # for good: run the trace in a process of its own (`main`)
     sys.setprofile(hook)
     threading.setprofile(hook)  # the writer threads too
     try:
@@ -97,11 +129,16 @@ def trace(work: Any) -> Trace:
     finally:
         sys.setprofile(None)
         threading.setprofile(None)  # type: ignore[arg-type]
+        active[0] = False
     return found
 
 
+COMMANDS = (("build", "--no-cache", "--jobs", "1"), ("check",), ("validate", "--no-cache"))
+
+
 def build_trace(repo: Path) -> Trace:
-    """A cold, single-process build of a copy of `repo`, traced."""
+    """A cold, single-process build of a copy of `repo`, then a check and a
+    validate of it, traced."""
     from knoc.cli import main
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -112,31 +149,42 @@ def build_trace(repo: Path) -> Trace:
                 shutil.copytree(repo / part, copy / part)
             elif (repo / part).is_file():
                 shutil.copy(repo / part, copy / part)
-
-        exit_code: list[object] = [0]
+        exit_codes: list[object] = []
 
         def run() -> None:
-            quiet = io.StringIO()  # the build's own report is not the trace's
+            quiet = io.StringIO()  # the commands' own reports are not the trace's
             with contextlib.redirect_stdout(quiet), contextlib.redirect_stderr(quiet):
-                try:
-                    main.main(["build", "--root", str(copy), "--no-cache", "--jobs", "1"], standalone_mode=False)
-                except SystemExit as exc:
-                    exit_code[0] = exc.code
+                for command, *options in COMMANDS:
+                    try:
+                        main.main([command, "--root", str(copy), *options], standalone_mode=False)
+                        exit_codes.append(0)
+                    except SystemExit as exc:
+                        exit_codes.append(exc.code)
 
         found = trace(run)
-        found.exit_code = exit_code[0]
+        found.exit_code = max((c if isinstance(c, int) else 1 for c in exit_codes), default=None)
         return found
 
 
 def main() -> None:
-    repo = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT
-    found = build_trace(repo)
+    args = [a for a in sys.argv[1:] if a != "--json"]
+    found = build_trace(Path(args[0]) if args else ROOT)
+    if "--json" in sys.argv:
+        print(json.dumps({"exit_code": found.exit_code, "deepest": found.deepest,
+                          "pairs": [[a, b, n] for (a, b), n in sorted(found.pairs.items())],
+                          "upward": [[a, b] for a, b in sorted(found.upward)],
+                          "sites": {f"{a} -> {b}": dict(c) for (a, b), c in found.sites.items()},
+                          "edges": [[p, e, n] for (p, e), n in sorted(found.edges.items())],
+                          "edge_sites": {p: dict(c) for p, c in found.edge_sites.items()}}))
+        return
     for (a, b), n in sorted(found.pairs.items(), key=lambda x: -x[1]):
         mark = "  UPWARD" if (a, b) in found.upward else ""
         print(f"{a:>12} -> {b:<12} {n:>7}{mark}")
     print(f"{len(found.pairs)} pairs, {sum(found.pairs.values())} calls, {len(found.upward)} upward")
     for pair in found.upward:
         print(f"{pair[0]} -> {pair[1]}: " + "; ".join(f"{s} ({n})" for s, n in found.sites[pair].most_common()))
+    for (pkg, event), n in sorted(found.edges.items()):
+        print(f"edge: {pkg:>12} {event:<20} {n:>6}")
     print(f"deepest: {len(found.deepest) - 1} boundaries: {' -> '.join(found.deepest)}")
 
 

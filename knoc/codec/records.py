@@ -11,6 +11,8 @@ from collections.abc import ItemsView, Iterable, Iterator, Mapping
 from typing import Any, ClassVar, TypeVar
 
 R = TypeVar("R", bound="Record")
+# What reading a stored value that is not the record it should be raises.
+UNREADABLE = (TypeError, ValueError, KeyError, AttributeError, IndexError)
 # Many paths are kept as one string, split when first needed: joined by
 # NUL, the one character no file name can hold (a newline can).
 PATHS_SEP = "\0"
@@ -45,11 +47,16 @@ class Record(Encodes):
     VERSION: ClassVar[int] = 1
 
     def encode(self) -> tuple[Any, ...]:
-        return (type(self).__name__, self.VERSION,
-                *(self._encode_field(f.name) for f in dataclasses.fields(self)))  # type: ignore[arg-type]
+        """This record as its plain tuple (a record that stores a field
+        otherwise than as it holds it says how, through `encoded`)."""
+        return self.encoded()
 
-    def _encode_field(self, name: str) -> Any:
-        return getattr(self, name)
+    def encoded(self, **stored: Any) -> tuple[Any, ...]:
+        """The plain tuple: the record's name, its version, then each field
+        as it is held, or as `stored` gives it."""
+        return (type(self).__name__, self.VERSION,
+                *(stored[f.name] if f.name in stored else getattr(self, f.name)
+                  for f in dataclasses.fields(self)))  # type: ignore[arg-type]
 
     @classmethod
     def position(cls, name: str) -> int:
@@ -59,22 +66,27 @@ class Record(Encodes):
 
     @classmethod
     def decode(cls: type[R], raw: Any) -> R | None:
-        """The record `raw` encodes (or `raw` itself, already decoded)."""
+        """The record `raw` encodes (or `raw` itself, already decoded). A
+        record that reads a field otherwise than as stored decodes itself,
+        from `fields_of`."""
         if isinstance(raw, cls):
             return raw
-        if isinstance(raw, Encodes):  # held elsewhere, encoded when asked for
-            raw = raw.encode()
         try:
-            name, version, *values = raw
-            if name != cls.__name__ or version != cls.VERSION:
-                return None
-            return cls._from_fields(values)
-        except (TypeError, ValueError, KeyError, AttributeError, IndexError):
+            return cls(*cls.fields_of(raw))
+        except UNREADABLE:
             return None
 
     @classmethod
-    def _from_fields(cls: type[R], values: list[Any]) -> R:
-        return cls(*values)
+    def fields_of(cls, raw: Any) -> list[Any]:
+        """The stored fields of `raw`, if it encodes this record at this
+        version; one of UNREADABLE if not."""
+        if isinstance(raw, Encodes):  # held elsewhere, encoded when asked for
+            raw = raw.encode()
+        values: list[Any]
+        name, version, *values = raw
+        if name != cls.__name__ or version != cls.VERSION:
+            raise ValueError(f"not a {cls.__name__} of version {cls.VERSION}")
+        return values
 
 
 class Digests(Mapping[str, str]):

@@ -14,7 +14,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, NamedTuple, Protocol
 
-from knoc.codec.records import Record, join_paths, split_paths
+from knoc.codec.records import UNREADABLE, Record, join_paths, split_paths
 from knoc.diagnostics import Diagnostic, from_dict
 from knoc.kinds.agent import Projection
 
@@ -39,24 +39,24 @@ class FileResult(Record):
             read = json.dumps([self.decl, self.valid, self.private, self.facts, summary])
             self.link_key = hashlib.sha256(read.encode("utf-8")).hexdigest()
 
-    def _encode_field(self, name: str) -> Any:
-        if name == "diags":
-            return [d.to_dict() for d in self.diags]
-        if name == "projection":
-            return None if self.projection is None else tuple(self.projection)
-        return getattr(self, name)
+    def encode(self) -> tuple[Any, ...]:
+        return self.encoded(diags=[d.to_dict() for d in self.diags],
+                            projection=None if self.projection is None else tuple(self.projection))
 
     @classmethod
-    def _from_fields(cls, values: list[Any]) -> FileResult:
-        diags, decl, valid, private, facts, card, link_key = values
-        if not (isinstance(facts, str) and isinstance(link_key, str) and link_key):
-            raise ValueError("not a file result")
-        if card and not (len(card) == len(Projection._fields) and all(isinstance(b, bytes) for b in card[-2:])):
-            raise ValueError("not a card")  # its packed bytes are handed on as they are (`incremental.results`)
-        # The same few types, versions and hosts in every file: held once each.
-        held = (sys.intern(decl[0]), sys.intern(decl[1])) if decl else None
-        projection = Projection._make((sys.intern(card[0]), *card[1:])) if card else None
-        return cls([from_dict(d) for d in diags], held, bool(valid), bool(private), facts, projection, link_key)
+    def decode(cls, raw: Any) -> FileResult | None:
+        try:
+            diags, decl, valid, private, facts, card, link_key = cls.fields_of(raw)
+            if not (isinstance(facts, str) and isinstance(link_key, str) and link_key):
+                raise ValueError("not a file result")
+            if card and not (len(card) == len(Projection._fields) and all(isinstance(b, bytes) for b in card[-2:])):
+                raise ValueError("not a card")  # its packed bytes are handed on as they are (`incremental.results`)
+            # The same few types, versions and hosts in every file: held once each.
+            held = (sys.intern(decl[0]), sys.intern(decl[1])) if decl else None
+            projection = Projection._make((sys.intern(card[0]), *card[1:])) if card else None
+            return cls([from_dict(d) for d in diags], held, bool(valid), bool(private), facts, projection, link_key)
+        except UNREADABLE:
+            return None
 
 
 @dataclass
@@ -75,20 +75,21 @@ class LinkResult(Record):
     roots: dict[str, str] = field(default_factory=dict)  # host -> slug of the card also served at its root
     untwinned: list[str] = field(default_factory=list)  # slugs of the cards without agent.json
 
-    def _encode_field(self, name: str) -> Any:
-        if name == "files":
-            return None
-        if name in ("agents", "published"):  # as two columns: a warm run loads them in milliseconds
-            return _columns(self.agents.items() if name == "agents" else self.published)
-        return [d.to_dict() for d in self.diags] if name == "diags" else getattr(self, name)
+    def encode(self) -> tuple[Any, ...]:
+        # agents and published as two columns each: a warm run loads them in milliseconds
+        return self.encoded(diags=[d.to_dict() for d in self.diags], agents=_columns(self.agents.items()),
+                            published=_columns(self.published), files=None)
 
     @classmethod
-    def _from_fields(cls, values: list[Any]) -> LinkResult:
-        diags, agents, published, _, digests, roots, untwinned = values
-        if not (isinstance(digests, dict) and isinstance(roots, dict) and isinstance(untwinned, list)):
-            raise ValueError("not a link result")
-        return cls([from_dict(d) for d in diags], dict(_pairs(agents)), _pairs(published), {}, digests, roots,
-                   untwinned)
+    def decode(cls, raw: Any) -> LinkResult | None:
+        try:
+            diags, agents, published, _, digests, roots, untwinned = cls.fields_of(raw)
+            if not (isinstance(digests, dict) and isinstance(roots, dict) and isinstance(untwinned, list)):
+                raise ValueError("not a link result")
+            return cls([from_dict(d) for d in diags], dict(_pairs(agents)), _pairs(published), {}, digests, roots,
+                       untwinned)
+        except UNREADABLE:
+            return None
 
     @classmethod
     def restore(cls, stored: tuple[Any, Mapping[str, bytes]] | None) -> LinkResult | None:

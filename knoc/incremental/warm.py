@@ -23,7 +23,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, NoReturn
 
-from knoc.codec.records import Digests, Record
+from knoc.codec.records import UNREADABLE, Digests, Record
 from knoc.compiler.records import FileResult, LinkResult
 from knoc.config import Config
 from knoc.diagnostics import Diagnostic, from_dict
@@ -112,15 +112,16 @@ class Rendered(Record):
     digests: Mapping[str, str]  # sha256 of every output
     sources_digest: str  # the manifest's
 
-    def _encode_field(self, name: str) -> Any:
-        if name == "sources":
-            return self.sources.encode()
-        return Digests.of(self.digests).encode() if name == "digests" else getattr(self, name)
+    def encode(self) -> tuple[Any, ...]:
+        return self.encoded(sources=self.sources.encode(), digests=Digests.of(self.digests).encode())
 
     @classmethod
-    def _from_fields(cls, values: list[Any]) -> Rendered:
-        token, saved, sources, diags, sites, digests, sources_digest = values
-        return cls(token, saved, Heads.decode(sources), diags, sites, Digests.decode(digests), sources_digest)
+    def decode(cls, raw: Any) -> Rendered | None:
+        try:
+            token, saved, sources, diags, sites, digests, sources_digest = cls.fields_of(raw)
+            return cls(token, saved, Heads.decode(sources), diags, sites, Digests.decode(digests), sources_digest)
+        except UNREADABLE:
+            return None
 
 
 @dataclass

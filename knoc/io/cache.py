@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, ClassVar
 
-from knoc.codec.records import Encodes, Record
+from knoc.codec.records import UNREADABLE, Encodes, Record
 from knoc.io import stored
 from knoc.io.stored import SHA256, CacheDamaged, Stat, StoredFiles
 from knoc.io.stored_value import read_stored, ready, write_stored
@@ -69,9 +69,9 @@ class Source(Record):
     inode: int
     entry: Any
 
-    def _encode_field(self, name: str) -> Any:
-        value = getattr(self, name)  # `entry` may be held decoded or elsewhere: encoded as it is saved
-        return value.encode() if isinstance(value, Encodes) else value
+    def encode(self) -> tuple[Any, ...]:
+        # `entry` may be held decoded or elsewhere: encoded as it is saved
+        return self.encoded(entry=self.entry.encode() if isinstance(self.entry, Encodes) else self.entry)
 
     @classmethod
     def of(cls, digest: str, st: os.stat_result, entry: Any) -> Source:
@@ -97,12 +97,15 @@ class Layer(Record):
     files: dict[str, Stat] = field(default_factory=dict)
 
     @classmethod
-    def _from_fields(cls, values: list[Any]) -> Layer:
-        key, pinned, payload, files = values
-        if not (isinstance(pinned, dict) and isinstance(files, dict)
-                and all(isinstance(f, tuple) and len(f) == 3 and SHA256.fullmatch(str(f[2])) for f in files.values())):
-            raise ValueError("not a layer")  # a stored name is a sha256, never a path elsewhere
-        return cls(key, pinned, payload, files)
+    def decode(cls, raw: Any) -> Layer | None:
+        try:
+            key, pinned, payload, files = cls.fields_of(raw)
+            if not (isinstance(pinned, dict) and isinstance(files, dict) and all(
+                    isinstance(f, tuple) and len(f) == 3 and SHA256.fullmatch(str(f[2])) for f in files.values())):
+                raise ValueError("not a layer")  # a stored name is a sha256, never a path elsewhere
+            return cls(key, pinned, payload, files)
+        except UNREADABLE:
+            return None
 
 
 _UNREAD: Any = object()  # a layer not read from disk yet

@@ -9,10 +9,15 @@ import json
 import re
 from collections.abc import Iterator
 from functools import cache
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from knoc.io import files
 
 if TYPE_CHECKING:
     import jinja2
+
+TEMPLATES = Path(__file__).resolve().parent / "templates"
 
 
 @cache
@@ -41,13 +46,18 @@ def render_pieces(name: str, **context: Any) -> Iterator[bytes]:
 def _environment() -> jinja2.Environment:
     import jinja2  # imported where used: a pre-commit check renders no template
 
-    env = jinja2.Environment(loader=jinja2.PackageLoader("knoc.output", "templates"),
+    env = jinja2.Environment(loader=jinja2.FunctionLoader(_source),
                              autoescape=jinja2.select_autoescape(["html.j2"], default_for_string=False),
                              keep_trailing_newline=True, undefined=jinja2.StrictUndefined)
     env.filters["yaml_str"] = lambda s: json.dumps(str(s), ensure_ascii=False)  # a YAML scalar, any text
     env.filters["cell"] = lambda s: str(s).replace("|", "\\|").replace("\n", " ")  # a Markdown table cell
     env.filters["value"] = _value
     return env
+
+
+def _source(name: str) -> str:
+    """A template's text, read from the package (through io, as every file is)."""
+    return files.read_source(f"{TEMPLATES}/{name}", str(TEMPLATES)).decode("utf-8")
 
 
 def _value(value: str | None) -> str:
