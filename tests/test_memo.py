@@ -1,6 +1,6 @@
 """The memos that keep a warm `knoc check` cheap: of build/
 (`knoc.io.outputs`), which a check compares only where something changed
-since, and of the sources' listing (`knoc.io.listing`). Whatever a user
+since, and of the sources' listing (`knoc.io.source_list`). Whatever a user
 did to the sources or to build/, a check through them reports exactly
 what a check without any cache reports."""
 

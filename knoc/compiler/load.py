@@ -1,5 +1,6 @@
-"""Stage 1, load: every *.kno file under specs/ and content/ becomes a
-SourceFile plus its YAML value, or a diagnostic. Never a crash or a hang."""
+"""Stage 1, load: a source's bytes become a SourceFile (`source_file`), and
+its YAML an Entity (`parse_source`), or a diagnostic. Never a crash or a
+hang."""
 
 from __future__ import annotations
 

@@ -1,15 +1,17 @@
-"""The compiler driver: load -> specs -> validate -> project (per file), then
-the link stage (resolve -> publish -> contract -> index), then render.
+"""The engine's driver: it lists and reads a repo's sources, runs the
+compiler's stages over them (load -> specs -> validate -> project per
+file, on the worker pool; then the link stage: resolve -> publish ->
+contract -> index), then renders.
 
 What the per-file stages find (`FileResult`) depends on one source and the
 specs; what the link stage finds depends only on every file's link key
 (its facts and card summary). The cache keeps both, so an edit redoes its
 own file and, only if it changed a link key, the link stage; and after an
 edit that changed no link key, a run patches what the last one rendered
-instead (`knoc.incremental.warm`). Pure up to
-`render`: it returns the files a build would write and what was found;
-writing them is the caller's choice, and so is where the workers write
-each card as soon as it is made (`Early`)."""
+instead (`knoc.incremental.warm`). It reads the sources and keeps the
+cache, and writes nothing to build/: it returns the files a build would
+write and what was found; writing them is the caller's choice, and so is
+where the workers write each card as soon as it is made (`Early`)."""
 
 from __future__ import annotations
 
@@ -31,7 +33,7 @@ from knoc.diagnostics.internal import has_internal, internal
 from knoc.diagnostics.progress import Progress, quiet
 from knoc.incremental import warm
 from knoc.incremental.results import Results, publishable
-from knoc.incremental.sources import compile_source, read_source
+from knoc.incremental.sources import compile_source, source_at
 from knoc.io import files, pool, source_list
 from knoc.io.cache import Cache, Source, salt
 from knoc.io.outputs import Base
@@ -254,7 +256,7 @@ def entities(config: Config) -> list[Entity]:
     not is the build's to report)."""
     found = []
     for rel in files.listed(config.root, [config.content]).found:
-        source = read_source(config.root, rel)
+        source = source_at(config.root, rel)
         if isinstance(source, SourceFile) and isinstance(ent := parse_source(source, config.layout), Entity):
             found.append(ent)
     return found
@@ -280,7 +282,7 @@ def _builtin_specs(loaded: dict[str, Entity | Diagnostic], layout: Layout) -> li
     for rel in files.discover(BUILTIN_SPECS.parent, [BUILTIN_SPECS.name]):
         if rel.rsplit("/", 1)[-1].removesuffix(".kno") in taken:
             continue
-        source = read_source(BUILTIN_SPECS.parent, rel, shown=f"{BUILTIN}{rel}")
+        source = source_at(BUILTIN_SPECS.parent, rel, shown=f"{BUILTIN}{rel}")
         if isinstance(source, Diagnostic):  # an installation that lost files: knoc's bug, not the author's
             raise RuntimeError(f"knoc's built-in spec {rel} cannot be read: {source.message}")
         entity = parse_source(source, layout)
@@ -291,7 +293,7 @@ def _builtin_specs(loaded: dict[str, Entity | Diagnostic], layout: Layout) -> li
 
 
 def _read(config: Config, rel: str, report: Report) -> SourceFile | None:
-    read = read_source(config.root, rel)
+    read = source_at(config.root, rel)
     if isinstance(read, Diagnostic):
         report.add(read)
         return None

@@ -11,18 +11,17 @@ from knoc.compiler.records import FileResult
 from knoc.compiler.unit import one_file
 from knoc.config import Config
 from knoc.diagnostics import Diagnostic, SourceFile, diag
+from knoc.io import files
 from knoc.io.cache import Cache
-from knoc.io.files import Refused
-from knoc.io.files import read_source as read_bytes
 from knoc.kinds.spec import SpecSet
 
 
-def read_source(root: Path, relpath: str, shown: str | None = None) -> SourceFile | Diagnostic:
+def source_at(root: Path, relpath: str, shown: str | None = None) -> SourceFile | Diagnostic:
     """The file at `relpath` under `root`, or why it cannot be read."""
     path = f"{root}/{relpath}"
     try:
-        raw = read_bytes(path, str(root))
-    except Refused as exc:
+        raw = files.read_source(path, str(root))
+    except files.Refused as exc:
         return diag("KNO-IO-REFUSED", f"knoc does not read this file: {exc}", file=relpath, hint=exc.hint)
     except OSError as exc:
         return diag("KNO-IO-READ", f"cannot read file: {exc.strerror}", file=relpath)
@@ -33,7 +32,7 @@ def compile_source(config: Config, specs: SpecSet, cache: Cache, rel: str) -> tu
     """One file the cache could not vouch for: read it, and reuse what the
     cache kept for the same bytes or compile it. Returns (sha256, the
     encoded FileResult, None) or ("", None, why it could not be read)."""
-    src = read_source(config.root, rel)
+    src = source_at(config.root, rel)
     if isinstance(src, Diagnostic):
         return "", None, src
     entry = cache.get(rel, src.digest)  # the same bytes with a new mtime, say after a checkout

@@ -24,7 +24,7 @@ read only when a run needs it:
 `outputs.bin`, the memo of build/, is `knoc.io.outputs`'s.
 
 Nothing is trusted blindly. Each file carries a checksum of its payload and
-counts only for the same knoc code, A2A target and specs/ (the salt).
+counts only for the same knoc code, A2A target, primary cards, catalog url and specs/ (the salt).
 Anything corrupt, foreign or stale is dropped and rebuilt."""
 
 from __future__ import annotations

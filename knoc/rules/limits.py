@@ -1,5 +1,5 @@
-"""Every limit knoc holds hostile or broken input to, declared once (the
-README's "Limits" section lists them). Each is far above what a real
+"""Every limit knoc holds hostile or broken input to, declared once
+(docs/concepts/limits.md lists them). Each is far above what a real
 content repo needs; past one, the input gets a diagnostic, never a crash,
 a hang or unbounded memory."""
 
