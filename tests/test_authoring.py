@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from ruamel.yaml import YAML
 
+from knoc.features.migrate import CARD_KEYS
 from knoc.kinds.agent import BLUEPRINT_SCHEMA
 from knoc.rules.ulid import PATTERN as ULID
 from knoc.rules.ulid import new as ulid
-from knoc.tools.migrate import CARD_KEYS
 from tests.conftest import ROOT, Knoc, compile_example, tree
 from tests.test_official_checks import assert_v03_schema, assert_v10_strict
 

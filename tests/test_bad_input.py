@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from knoc.app.reference import apply
-from knoc.tools import bad_input
-from knoc.tools.bad_input import Replace, Write
+from knoc.features.reference import bad_input
+from knoc.features.reference.bad_input import Replace, Write
 from tests.conftest import json_diags, tree
 
 BP, STEWARD, SENTINEL = bad_input.BP, bad_input.STEWARD, bad_input.SENTINEL

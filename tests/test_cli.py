@@ -16,10 +16,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from knoc.cli import main
+from knoc.features import drift
 from knoc.io import tree as tree_module
 from knoc.io.tree import Staging, check_owned, write_tree
 from knoc.output.index import DomainIndex
-from knoc.tools import drift
 from knoc.version import __version__
 from tests.conftest import ROOT, edit, json_diags, tree
 

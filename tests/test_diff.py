@@ -14,7 +14,7 @@ import pytest
 from syrupy.assertion import SnapshotAssertion
 
 from knoc.a2a.extensions import CONTRACT_URI
-from knoc.tools.diff import Publication, compare
+from knoc.features.diff import Publication, compare
 
 Knoc = Callable[..., Any]
 STEWARD = "content/agent-blueprints/schema-steward.kno"
@@ -251,7 +251,7 @@ def test_fail_on_warning_fails_on_a_breaking_change_in_every_format(knoc: Knoc, 
 def test_backticks_in_a_card_stay_inside_their_code_span() -> None:
     """A skill id or description with backticks cannot close the span and
     write Markdown of its own into the pull-request comment."""
-    from knoc.tools.diff import markdown
+    from knoc.features.diff import markdown
 
     skill = {"id": "x` **bold** `y", "name": "n", "description": "has ``two`` ticks", "tags": []}
     changed = dict(skill, description="now `one`")
@@ -265,7 +265,7 @@ def test_a_renamed_agent_keeps_its_signatures_and_a_submodule_is_named(
         knoc: Knoc, two_commits: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
     """A rename compares the agent's signatures under its old slug; a
     content folder that is a submodule is a usage error, not a compile error."""
-    from knoc.tools.diff import Publication
+    from knoc.features.diff import Publication
 
     old = Publication({"a": card()}, {}, signed={"a": ("k1",)}, sources={"a": "content/a.kno"})
     new = Publication({"b": card(url="https://elsewhere")}, {}, signed={"b": ("k1",)}, sources={"b": "content/a.kno"})

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from knoc.tools.discover import Candidate, Request, evaluate
+from knoc.features.discover import Candidate, Request, evaluate
 from tests.conftest import Knoc
 from tests.test_official_checks import assert_v03_schema, assert_v10_strict
 

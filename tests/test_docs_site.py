@@ -18,10 +18,10 @@ import pytest
 from knoc.cli.reference import commands, pages
 from knoc.config import HOST_KEYS, KNOC_KEYS, SIGNING_KEYS, load_config
 from knoc.diagnostics.codes import CODES
+from knoc.features.reference.bad_input import CASES
+from knoc.features.reference.fields import entity_types, load_specs
+from knoc.features.reference.pages import OUTPUT_FILES, output_pattern, output_row
 from knoc.kinds.spec import BUILTIN_SPECS
-from knoc.tools.authoring import entity_types, load_specs
-from knoc.tools.bad_input import CASES
-from knoc.tools.reference import OUTPUT_FILES, output_pattern, output_row
 from tests.conftest import ROOT
 
 DOCS = ROOT / "docs"

@@ -18,8 +18,8 @@ from ruamel.yaml import YAML
 
 from knoc.a2a.extensions import SERVICE_CLASS_URI
 from knoc.config import load_config
+from knoc.features.importing.importer import CARD_FIELDS
 from knoc.incremental.driver import compile_repo
-from knoc.tools.importer import CARD_FIELDS
 from tests.conftest import Knoc, json_diags, tree
 from tests.test_official_checks import assert_v03_schema, assert_v10_strict
 
@@ -304,5 +304,5 @@ def test_a_card_without_url_or_skills_asks_for_the_url_then_imports(repo: Path, 
     ("https://x.example/agents/foo", "https://x.example/agents/foo"),
 ])
 def test_a_fetched_card_is_served_from_the_folder_of_its_url(fetched: str, base: str) -> None:
-    from knoc.tools.importer import base_of
+    from knoc.features.importing.importer import base_of
     assert base_of(fetched) == base

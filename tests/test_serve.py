@@ -24,7 +24,7 @@ from a2a.client import A2ACardResolver
 from a2a.client.card_resolver import parse_agent_card
 from google.protobuf.json_format import MessageToDict
 
-from knoc.tools.serve import locate
+from knoc.features.serve import locate
 from tests.conftest import ROOT, edit
 
 ARTIFACTS = Path(os.environ.get("KNOC_ARTIFACTS", ROOT / "tests" / "artifacts"))

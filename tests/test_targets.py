@@ -18,9 +18,9 @@ from knoc.a2a.targets.base import Target
 from knoc.a2a.wire import AgentSkill, Wire
 from knoc.app.diff import publication
 from knoc.config import load_config
+from knoc.features.diff import compare
+from knoc.features.discover import Request, catalog, discover
 from knoc.incremental.driver import compile_repo
-from knoc.tools.diff import compare
-from knoc.tools.discover import Request, catalog, discover
 from tests.conftest import ROOT
 
 NAME = "lite-9.9"

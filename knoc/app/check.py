@@ -42,7 +42,7 @@ def check(config: Config, *, use_cache: bool, progress: Progress | None = None) 
 def _compared(config: Config, use_cache: bool, progress: Progress | None, scan: Scan,
               pending: Callable[[], list[Any]]) -> Outcome:
     from knoc.app.signing import adopter
-    from knoc.tools.drift import drift
+    from knoc.features.drift import drift
 
     out, in_hook = config.output + "/", scan.in_hook
     signed = adopter(config)  # a signed build is checked without the key

@@ -18,12 +18,12 @@ from knoc.app.signing import signed_by
 from knoc.config import Config, ConfigError, load_config
 from knoc.diagnostics import Severity, diag
 from knoc.evolution import report
+from knoc.features import diff as changes
 from knoc.incremental.driver import Result, compile_repo
 from knoc.io import git, tree
 from knoc.output.hosting import CARD_FILE, JWKS_FILE, SITE
 from knoc.output.tree import CATALOG, DOMAINS
 from knoc.rules import jsontext
-from knoc.tools import diff as changes
 
 MACHINE = ("sarif", "junit", "github")  # formats that carry the breaking changes as findings
 WORK_TREE = "work tree"

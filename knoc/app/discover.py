@@ -11,9 +11,9 @@ from knoc.a2a import capability
 from knoc.app.common import compile_cached
 from knoc.app.outcome import Outcome, UsageError
 from knoc.config import Config
+from knoc.features import discover as discovery
+from knoc.features.discover import Request
 from knoc.output.tree import DOMAINS
-from knoc.tools import discover as discovery
-from knoc.tools.discover import Request
 
 
 def discover(config: Config, request: Request, *, fmt: str, use_cache: bool) -> Outcome:

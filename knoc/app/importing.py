@@ -9,11 +9,11 @@ from knoc.app.common import compile_cached, exists_message, rel
 from knoc.app.outcome import Outcome, UsageError
 from knoc.config import Config
 from knoc.diagnostics import Diagnostic, diag
+from knoc.features.importing import importer
+from knoc.features.importing.imported import publishable
+from knoc.features.migrate import BLUEPRINTS
 from knoc.io import files, writing
 from knoc.rules import ulid
-from knoc.tools import importer
-from knoc.tools.imported import publishable
-from knoc.tools.migrate import BLUEPRINTS
 
 
 def import_cards(config: Config, sources: tuple[str, ...], force: bool, base_url: str | None = None,

@@ -10,8 +10,8 @@ from knoc.a2a import targets
 from knoc.app.common import compile_cached, exists_message, only, rel, source_named
 from knoc.app.outcome import Outcome, UsageError
 from knoc.config import Config
+from knoc.features import migrate as migration
 from knoc.io import files, writing
-from knoc.tools import migrate as migration
 
 
 def migrate(config: Config, paths: tuple[Path, ...], dry_run: bool, *, use_cache: bool) -> Outcome:

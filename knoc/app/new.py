@@ -10,14 +10,14 @@ from knoc.a2a import targets
 from knoc.app.common import compile_cached, exists_message, only
 from knoc.app.outcome import Outcome, UsageError
 from knoc.config import CONFIG_FILE, Config, load_config
+from knoc.features import authoring as author
+from knoc.features.importing.imported import publishable
+from knoc.features.migrate import BLUEPRINTS
 from knoc.io import files, writing
 from knoc.kinds.domain import COLLECTION
 from knoc.kinds.spec import BUILTIN_SPECS
 from knoc.rules import slug as slugs
 from knoc.rules import ulid
-from knoc.tools import author
-from knoc.tools.imported import publishable
-from knoc.tools.migrate import BLUEPRINTS
 
 EXTENSIONS = "extensions"
 IGNORE = "# knoc's cache: safe to delete, never worth committing\n.knoc-cache/\n"

@@ -10,9 +10,9 @@ from pathlib import Path
 from knoc.config import load_config
 from knoc.diagnostics import reporters
 from knoc.diagnostics.source import reader
+from knoc.features.reference.bad_input import CASES, Edit, Replace
 from knoc.incremental.driver import compile_repo
 from knoc.io import files
-from knoc.tools.bad_input import CASES, Edit, Replace
 
 EXAMPLE_REPO = ["knoc.toml", "specs", "content"]
 
@@ -66,7 +66,7 @@ def wire_names(root: Path, targets: tuple[str, ...] = ("1.0", "0.3")) -> WireNam
     off the example repo's own cards: a value is looked for in the agent's
     published card, under a key of the same name when there is one, else
     anywhere (a distinctive string only)."""
-    from knoc.tools.reference import leaves
+    from knoc.features.reference.pages import leaves
     from knoc.yaml import yaml12
 
     found: WireNames = {}

@@ -109,7 +109,7 @@ class InBuild(NamedTuple):
 
     def differing(self, want: Mapping[str, str], found: Mapping[str, str] | None = None) -> set[str]:
         """The paths whose sha256 in `want` is not build/'s (`actual`, or `found`)."""
-        from knoc.tools.drift import differing  # here: a check begins its scan before this import
+        from knoc.features.drift import differing  # here: a check begins its scan before this import
 
         return differing(want, self.actual if found is None else found, self.where, self.unlike)
 

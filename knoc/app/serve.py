@@ -8,10 +8,10 @@ from collections.abc import Callable
 from knoc.app.build import build
 from knoc.app.outcome import Outcome, UsageError
 from knoc.config import Config
+from knoc.features import serve as serving
 from knoc.io import files, server, tree, watch
 from knoc.output.hosting import SITE
 from knoc.rules.paths import segment_problem
-from knoc.tools import serve as serving
 
 
 def serve(config: Config, port: int, site_name: str | None, rebuild: bool, sign_keys: tuple[str, ...] = (),

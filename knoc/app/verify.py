@@ -14,8 +14,8 @@ from typing import Any
 
 from knoc.a2a import signing
 from knoc.app.outcome import Outcome, UsageError
+from knoc.features import keysets
 from knoc.rules.paths import origin, split_url
-from knoc.tools import keysets
 
 
 def verify(source: str, jwks: str | None, allow_jku: bool, jku_hosts: tuple[str, ...] = (), *,

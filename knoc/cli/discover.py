@@ -24,7 +24,7 @@ def command(run: Run, requires: tuple[str, ...], protocol: str | None, domain: s
     client would (KNO's safe discovery). Exit 0 when at least one
     agent qualifies, 1 when none does."""
     from knoc.app.discover import discover
-    from knoc.tools.discover import Request
+    from knoc.features.discover import Request
 
     request = Request(requires, protocol, domain, service_class)
     return run.report(discover(run.config, request, fmt=run.fmt, use_cache=run.use_cache))

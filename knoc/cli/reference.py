@@ -1,6 +1,6 @@
 """The reference pages of the docs site, made from the code: the command
 reference from the commands themselves (click: each command's usage,
-what it does and its options), and the pages of knoc.tools.reference.
+what it does and its options), and the pages of knoc.features.reference.pages.
 `python -m knoc.cli.reference` (`make reference`) writes them all under
 docs/reference/; a test holds the files to what this makes."""
 
@@ -13,9 +13,8 @@ import click
 
 from knoc.app.reference import diagnostic_examples, wire_names
 from knoc.cli import main
-from knoc.kinds.spec import BUILTIN_SPECS
-from knoc.tools.authoring import entity_types, load_specs
-from knoc.tools.reference import (
+from knoc.features.reference.fields import entity_types, load_specs
+from knoc.features.reference.pages import (
     GENERATED,
     authoring_index,
     authoring_page,
@@ -24,6 +23,7 @@ from knoc.tools.reference import (
     diagnostics_page,
     output_page,
 )
+from knoc.kinds.spec import BUILTIN_SPECS
 
 
 def commands(group: click.Group = main, prefix: str = "knoc") -> list[tuple[str, click.Command]]:

@@ -15,12 +15,8 @@ from urllib.parse import urljoin, urlsplit
 from knoc.a2a import signing
 from knoc.a2a.fields import DEFAULT_TRANSPORT
 from knoc.diagnostics import Diagnostic, diag
-from knoc.kinds.agent import BLUEPRINT_SCHEMA
-from knoc.rules import jsontext, limits
-from knoc.rules import slug as slugs
-from knoc.rules.version import is_semver
-from knoc.tools import keysets
-from knoc.tools.card_fields import (
+from knoc.features import keysets
+from knoc.features.importing.card_fields import (
     CONVERTERS,
     DEFAULT_VERSION,
     LEGACY_FIELDS,
@@ -35,10 +31,14 @@ from knoc.tools.card_fields import (
     version_field,
     whole_agent_skill,
 )
-from knoc.tools.card_names import camel
-from knoc.tools.card_security import security
-from knoc.tools.card_service import service
-from knoc.tools.imported import Imported, NotACard
+from knoc.features.importing.card_names import camel
+from knoc.features.importing.card_security import security
+from knoc.features.importing.card_service import service
+from knoc.features.importing.imported import Imported, NotACard
+from knoc.kinds.agent import BLUEPRINT_SCHEMA
+from knoc.rules import jsontext, limits
+from knoc.rules import slug as slugs
+from knoc.rules.version import is_semver
 
 # A JSON object with a name and one of these is an agent card (the official
 # SDK's loader reads almost any object: it checks types, not meaning).
@@ -170,7 +170,7 @@ def unique_slug(name: str, taken: set[str]) -> str:
 
 def blueprint(imported: Imported, slug: str, id_: str, source: str, date: str) -> str:
     """The blueprint's YAML: the envelope, then the card as `a2a_projection`."""
-    from knoc.tools.author import dump, yaml_rt
+    from knoc.features.authoring import dump, yaml_rt
 
     data: dict[str, Any] = {
         "$schema": BLUEPRINT_SCHEMA,

@@ -7,9 +7,9 @@ from __future__ import annotations
 from typing import Any
 
 from knoc.a2a.extensions import SERVICE_CLASS_URI, SERVICE_CLASSES
+from knoc.features.importing.card_security import requirements, security_schemes
+from knoc.features.importing.imported import Imported, http_url, list_of
 from knoc.rules import slug as slugs
-from knoc.tools.card_security import requirements, security_schemes
-from knoc.tools.imported import Imported, http_url, list_of
 
 FLAGS = {"streaming": "streaming", "pushNotifications": "push_notifications",
          "stateTransitionHistory": "state_transition_history", "extendedAgentCard": "extended_agent_card"}

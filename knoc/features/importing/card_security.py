@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from knoc.tools.imported import Imported, http_url, list_of
+from knoc.features.importing.imported import Imported, http_url, list_of
 
 WHY_DROPPED = "it names no security scheme that was kept"
 

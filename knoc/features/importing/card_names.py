@@ -15,7 +15,7 @@ from typing import Any
 from pydantic.alias_generators import to_camel
 
 from knoc.a2a.readers import proto
-from knoc.tools.imported import Imported
+from knoc.features.importing.imported import Imported
 
 # The fields only 0.3 has, by where they sit (its scheme is a flat object with `type`).
 _EXTRA_0_3: dict[str, dict[str, str | None]] = {

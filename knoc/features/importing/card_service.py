@@ -11,8 +11,8 @@ from typing import Any
 from urllib.parse import urljoin
 
 from knoc.a2a.fields import BINDINGS, DEFAULT_TRANSPORT, a2a_binding
+from knoc.features.importing.imported import Imported, list_of, publishable
 from knoc.rules.version import PROTOCOL, major_minor
-from knoc.tools.imported import Imported, list_of, publishable
 
 
 @dataclass

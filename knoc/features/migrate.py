@@ -123,7 +123,7 @@ def _before(m: Any, keys: tuple[str, ...]) -> int:
 def plan(root: Path, rel: str, content: str, today: datetime.date, versions: tuple[str, ...] = ("1.0",)) -> Migration:
     """The migration of one legacy file (NotLegacy, OSError or a YAML error
     when it is none), loaded and dumped by one round-trip YAML."""
-    from knoc.tools.author import dump, yaml_rt
+    from knoc.features.authoring import dump, yaml_rt
 
     yaml = yaml_rt()
     data = yaml.load(files.read_source(str(root / rel), str(root)).decode("utf-8"))
