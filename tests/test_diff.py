@@ -340,3 +340,20 @@ def test_a_ref_that_does_not_compile_or_names_an_unknown_target(knoc: Knoc, two_
     git(two_commits, "checkout", "-q", "main")
     code, _, err = knoc("diff", "main..broken", root=two_commits)
     assert code == 1 and "the sources at broken" in err and "-->" not in err, err  # no excerpt from the work tree
+
+
+def test_a_side_that_does_not_compile_is_still_answered_in_the_format_asked_for(knoc: Knoc, two_commits: Path) -> None:
+    """A script reading `--format json` gets a JSON document saying why
+    nothing was compared; a pull request's comment says it too."""
+    (two_commits / SEARCH).write_text("name: [broken\n", encoding="utf-8")
+    git(two_commits, "commit", "-qam", "broken")
+    code, out, err = knoc("diff", "main..HEAD", "--format", "json", root=two_commits)
+    answer = json.loads(out)
+    assert code == 1 and answer["compared"] is False and answer["base"] is None, err
+    assert "do not compile" in answer["error"] and answer["head"].startswith("HEAD")
+    sha = answer["head"].split("(")[1].rstrip(")")
+    assert f"`git switch --detach {sha}`" in answer["error"]  # a command that runs as written
+    code, out, _ = knoc("diff", "main..HEAD", root=two_commits)
+    assert code == 1 and "Not compared: the sources at HEAD" in out
+    code, out, err = knoc("diff", "main..HEAD~1", "--format", "json", root=two_commits)
+    assert json.loads(out)["compared"] is True, (out, err)

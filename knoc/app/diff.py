@@ -40,12 +40,19 @@ def diff(config: Config, base: str | None, *, fmt: str, fail_on: str, use_cache:
     with _compiled(config, head, use_cache) as (new, new_config, head_label):
         diags = new.report.sorted() if head is None else []
         if not new.ok and head is None:
-            return Outcome("knoc diff", diags, new.inputs, f"not compared: fix the {head_label} first")
+            why = f"not compared: fix the {head_label} first"
+            return Outcome("knoc diff", diags, new.inputs, why,
+                           answer=_not_compared(fmt, config, None, head_label, why), report_format=_report_format(fmt))
         if not new.ok:  # its findings point into files the work tree may not hold
-            return Outcome("knoc diff", [], new.inputs, _not_compiled(head_label), failed=True)
+            why = _not_compiled(head_label)
+            return Outcome("knoc diff", [], new.inputs, why, answer=_not_compared(fmt, config, None, head_label, why),
+                           report_format=_report_format(fmt), failed=True)
         with _compiled(config, base or default_base(config), False) as (old, old_config, label):
             if not old.ok:
-                return Outcome("knoc diff", diags, new.inputs, _not_compiled(label), failed=True)
+                why = _not_compiled(label)
+                return Outcome("knoc diff", diags, new.inputs, why,
+                               answer=_not_compared(fmt, config, label, head_label, why),
+                               report_format=_report_format(fmt), failed=True)
             found = changes.compare(publication(old, old_config, config.a2a, _configured(old_config, label)),
                                     publication(new, new_config, config.a2a, _configured(new_config, head_label)))
             spec_changes = [c for c in evolution.compared(old_config, new_config) if c.cls != "none"]
@@ -56,7 +63,8 @@ def diff(config: Config, base: str | None, *, fmt: str, fail_on: str, use_cache:
     if fmt in ("text", "markdown"):
         answer = changes.markdown(found, label, head_label, config.a2a, specs)
     elif fmt == "json":
-        answer = json.dumps({"base": label, "head": head_label, "a2a_target": config.a2a, "counts": counts,
+        answer = json.dumps({"base": label, "head": head_label, "a2a_target": config.a2a, "compared": True,
+                             "counts": counts,
                              "changes": [c.to_dict() for c in found], "specs": specs},
                             indent=2, ensure_ascii=False) + "\n"
     findings = [diag("KNO-CARD-BREAKING", f"{c.subject} `{c.name}`: {c.message}"
@@ -75,7 +83,7 @@ def diff(config: Config, base: str | None, *, fmt: str, fail_on: str, use_cache:
         summary += "; specs: " + ", ".join(f"{classes.count(k)} {k}" for k in dict.fromkeys(sorted(classes)))
     unannounced = any(d.is_error for d in spec_diags)  # a spec change its version does not announce
     return Outcome("knoc diff", diags + findings + spec_diags if fmt in MACHINE else diags, new.inputs, summary,
-                   answer=answer, report_format="text" if fmt in ("markdown", "json") else None,
+                   answer=answer, report_format=_report_format(fmt),
                    failed=counts["breaking"] > 0 or unannounced if gate else fail_on == "warning" and (
                        any(c.cls == "breaking" for c in found) or bool(spec_diags)))
 
@@ -101,8 +109,26 @@ def _compiled(config: Config, ref: str | None, use_cache: bool) -> Iterator[tupl
         yield compile_repo(at_ref), at_ref, label
 
 
+def _report_format(fmt: str) -> str | None:
+    """How findings are reported when the answer owns stdout (Markdown, JSON)."""
+    return "text" if fmt in ("markdown", "json") else None
+
+
+def _not_compared(fmt: str, config: Config, base: str | None, head: str, why: str) -> str | None:
+    """The answer when one side does not compile: still an answer in the
+    format asked for (a JSON document a script can read, a comment a pull
+    request shows), saying why there is no comparison."""
+    if fmt == "json":
+        return json.dumps({"base": base, "head": head, "a2a_target": config.a2a, "compared": False,
+                           "error": why}, indent=2, ensure_ascii=False) + "\n"
+    if fmt in ("text", "markdown"):
+        return f"### knoc: A2A card changes\n\nNot compared: {why.removeprefix('not compared: ')}.\n"
+    return None
+
+
 def _not_compiled(label: str) -> str:
-    return (f"not compared: the sources at {label} do not compile (`git switch --detach {label}`, then "
+    commit = label.rsplit("(", 1)[-1].rstrip(")")  # "HEAD (dacffff)": the commit the command can name
+    return (f"not compared: the sources at {label} do not compile (`git switch --detach {commit}`, then "
             "`knoc check`, says why)")
 
 
