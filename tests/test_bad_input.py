@@ -25,6 +25,10 @@ def write(rel: str, data: bytes) -> Callable[[Path], None]:
     return lambda root: apply(root, (Write(rel, data),))
 
 
+def line_text(root: Path, rel: str, line: int) -> str:
+    return (root / rel).read_text(encoding="utf-8").splitlines()[line - 1]
+
+
 def line_of(root: Path, rel: str, needle: str) -> int:
     for number, line in enumerate((root / rel).read_text(encoding="utf-8").splitlines(), 1):
         if needle in line:
@@ -51,6 +55,26 @@ def test_bad_input_is_a_located_diagnostic_and_build_is_untouched(case: str, rep
         assert hits[0]["line"] == line
     assert hits[0]["column"] >= 1 and hits[0]["message"] and hits[0]["severity"] == "error"
     assert tree(repo / "build") == before
+
+
+@pytest.mark.parametrize(("url", "code"), [
+    ("http://auth.possibility.space/token", "KNO-CARD-AUTH-HTTP"),
+    ("token", "KNO-CARD-AUTH-URL"),
+    ("ftp://auth.possibility.space/token", "KNO-CARD-AUTH-URL"),
+    ("http://localhost:8080/token", None),  # a development setup: left alone
+])
+def test_a_security_schemes_endpoints_are_urls_over_tls(url: str, code: str | None, repo: Path, knoc) -> None:  # type: ignore[no-untyped-def]
+    replace(STEWARD, "token_url: https://auth.possibility.space/realms/platform/protocol/openid-connect/token",
+            f"token_url: {url}")(repo)
+    exit_code, out, _ = knoc("build", "--format", "json", root=repo)
+    found = [d for d in json_diags(out) if d["code"].startswith("KNO-CARD-AUTH")]
+    if code is None:
+        assert found == [] and exit_code == 0
+        return
+    [d] = found
+    assert (d["code"], d["file"], d["line"]) == (code, STEWARD, line_of(repo, STEWARD, f"token_url: {url}"))
+    assert d["column"] == line_text(repo, STEWARD, d["line"]).index(f": {url}") + 3  # at the value
+    assert exit_code == (1 if code == "KNO-CARD-AUTH-URL" else 0)
 
 
 def test_boundary_wording_is_a_warning_and_the_build_succeeds(repo: Path, knoc) -> None:  # type: ignore[no-untyped-def]

@@ -135,6 +135,7 @@ def unfinished(agent: Agent) -> Iterable[Diagnostic]:
         yield card_error(agent, ("url",), "KNO-CARD-URL-HTTP", f"url `{url}` is plain http: tasks and credentials "
                    "travel unencrypted", "serve the agent over https")
     yield from _bindings(agent)
+    yield from _auth_urls(agent)
     for i, iface in enumerate(c.get("additional_interfaces") or []):
         transport = iface.get("transport")
         grpc = split_url(iface.get("url")) if isinstance(transport, str) and a2a_binding(transport) == "GRPC" else None
@@ -143,6 +144,39 @@ def unfinished(agent: Agent) -> Iterable[Diagnostic]:
             yield card_error(agent, ("additional_interfaces", i, "url"), "KNO-CARD-GRPC-ADDRESS",
                        f"gRPC interface url `{iface['url']}` is not an address a gRPC channel can dial",
                        f"write its host:port, `{address}` (A2A: a gRPC interface's url is hostname:port)")
+
+
+# The fields of a security scheme (and of its OAuth flows) a client fetches or sends credentials to.
+_SCHEME_URLS = ("oauth2_metadata_url", "open_id_connect_url")
+_FLOW_URLS = ("authorization_url", "device_authorization_url", "token_url", "refresh_url")
+
+
+def _auth_urls(agent: Agent) -> Iterable[Diagnostic]:
+    """A security scheme's endpoints: each MUST be a URL (A2A; a relative
+    one or a bare word leaves clients nowhere to authenticate), and OAuth
+    and OpenID Connect require TLS."""
+    schemes = agent.card.get("security_schemes")
+    for name, scheme in schemes.items() if isinstance(schemes, dict) else ():
+        if not isinstance(scheme, dict):
+            continue
+        found: list[tuple[JsonPath, Any]] = [(("security_schemes", name, key), scheme.get(key))
+                                             for key in _SCHEME_URLS]
+        flows = scheme.get("flows")
+        for flow, values in flows.items() if isinstance(flows, dict) else ():
+            if isinstance(values, dict):
+                found += [(("security_schemes", name, "flows", flow, key), values.get(key)) for key in _FLOW_URLS]
+        for path, url in found:
+            if not isinstance(url, str):
+                continue
+            where = split_url(url)
+            if where is None or where.scheme not in ("https", "http") or not where.hostname:
+                yield card_error(agent, path, "KNO-CARD-AUTH-URL", f"`{path[-1]}` `{url}` is not an absolute "
+                                 "http(s) URL: clients have nowhere to authenticate",
+                                 "write the endpoint's full https URL (`https://auth.example.com/token`)")
+            elif where.scheme == "http" and not _local(where.hostname):
+                yield card_error(agent, path, "KNO-CARD-AUTH-HTTP", f"`{path[-1]}` `{url}` is plain http: "
+                                 "credentials and tokens travel unencrypted (OAuth 2.0 requires TLS)",
+                                 "use the endpoint's https URL")
 
 
 def _bindings(agent: Agent) -> Iterable[Diagnostic]:

@@ -49,6 +49,16 @@ declare("KNO-CARD-BINDING", W, "a binding is written otherwise than A2A names it
 declare("KNO-CARD-URL-HTTP", W, "a public card's url is plain http", """
     Clients send tasks, and often credentials, to the card's url. Over plain http they travel
     unencrypted and can be altered on the way; serve the agent over https.""")
+declare("KNO-CARD-AUTH-URL", E, "a security scheme's endpoint is not an absolute URL", """
+    A client authenticates at the endpoints a card's security schemes name: the OAuth token,
+    authorization, device authorization and refresh URLs, the authorization server's metadata
+    and the OpenID Connect discovery document. A2A requires each to be a URL; a relative path
+    or a bare word leaves the client nowhere to go, and it cannot call the agent. Write the
+    endpoint's full https URL.""")
+declare("KNO-CARD-AUTH-HTTP", W, "a security scheme's endpoint is plain http", """
+    OAuth 2.0 and OpenID Connect require TLS: over plain http, client secrets, codes and
+    tokens travel unencrypted and can be read or altered on the way. A loopback or local
+    address (a development setup) is left alone. Use the endpoint's https URL.""")
 declare("KNO-CARD-SIZE", E, "a card would be larger than a published card may be (256 KiB)", """
     Clients fetch a card on every discovery and hold it in memory; a card of megabytes is a
     mistake (a pasted document, aliases expanded) or an attack on them. knoc refuses to publish

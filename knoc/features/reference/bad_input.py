@@ -119,6 +119,9 @@ _RAW: dict[str, tuple[Edit | tuple[Edit, ...], str, str, int | str | None]] = {
     "missing-domain": (Replace(SENTINEL, "domains: [entity-health, drift-surfaces]",
                                "domains: [entity-health, no-such-domain]"),
                        "KNO-RESOLVE-DOMAIN", SENTINEL, "no-such-domain"),
+    "auth-url-relative": (Replace(STEWARD, "token_url: https://auth.possibility.space/realms/platform/protocol/"
+                                           "openid-connect/token", "token_url: /protocol/openid-connect/token"),
+                          "KNO-CARD-AUTH-URL", STEWARD, "token_url: /protocol"),
     "dangling-xri": (Replace(STEWARD, '"kno://perception-domains/schemas"', '"kno://perception-domains/schemaz"'),
                      "KNO-RESOLVE-XRI", STEWARD, "schemaz"),
     "dangling-composes": (Replace(STEWARD, "xri: kno://agent-blueprints/drift-sentinel",
