@@ -123,6 +123,7 @@ def test_an_extension_uri_on_a_card_path_gets_no_page_there(repo: Path, knoc: Kn
     code, _, err = knoc("build", root=repo)
     legacy = repo / "build/site/agents.possibility.space/catalog-search/.well-known/agent.json"
     assert code == 0 and legacy.is_file() and legacy.read_text(encoding="utf-8").startswith("{"), err
+    assert "KNO-EXTENSION-NO-PAGE" in err and "`.well-known` segment" in err  # and says so
 
 
 def test_an_extension_without_its_optional_required_key_builds(repo: Path, knoc: Knoc) -> None:

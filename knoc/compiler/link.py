@@ -17,9 +17,9 @@ from knoc.diagnostics import Diagnostic, JsonPath, SourceFile, at, diag
 from knoc.kinds import delegation, extension
 from knoc.kinds.agent import Agent, Cards, Projection, linked
 from knoc.kinds.domain import Repo
-from knoc.kinds.entity import Entity, Layout, Typed, kind_of
+from knoc.kinds.entity import Entity, Layout, Typed, is_public, kind_of
 from knoc.kinds.spec import SpecSet
-from knoc.output.hosting import JWKS_FILE, SITE, site_dir
+from knoc.output.hosting import JWKS_FILE, SITE, locate_url, site_dir
 from knoc.output.pages import PAGE_FILE
 from knoc.output.tree import KNOC, Spill, collisions, render_linked
 
@@ -45,7 +45,7 @@ def link_repo(sources: list[SourceFile], results: FileResults, specs: SpecSet, t
     known, found_ext = extension.registry(typed)
     found += found_ext + extension.check_cards(projected(), known) + delegation.check(repo.agents, target)
     files, wanted = render_linked(repo, cards, published.roots, typed, spill, catalog_url or None)
-    found += _collisions(wanted, typed, repo) + _catalog_pages_taken(wanted, typed)
+    found += _collisions(wanted, typed, repo) + _catalog_pages_taken(wanted, typed) + _pageless(typed)
     return LinkResult(diags + found, {a.slug: a.typed.source.rel for a in repo.agents}, published.cards,
                       files.files, files.digests, published.roots, published.untwinned)
 
@@ -64,6 +64,24 @@ def _catalog_pages_taken(wanted: dict[str, list[str]], typed: list[Typed]) -> li
                             f"this extension's page is `{host}`'s root page, where the host's catalog page "
                             "of its agents would be: that host's tree has none",
                             "give the extension a uri with a path (`https://host/extensions/name`)"))
+    return diags
+
+
+def _pageless(typed: list[Typed]) -> list[Diagnostic]:
+    """A public extension whose uri cannot be a page under build/site/ (not
+    http(s), a `.well-known` segment, a host or path knoc cannot make a
+    folder of): it gets none, and says so."""
+    diags = []
+    for t in typed:
+        if t.type != "extension" or not t.valid or not is_public(t):
+            continue
+        uri = str(t.data.get("uri"))
+        where = locate_url(uri)
+        if isinstance(where, str):
+            diags.append(at(t.source, ("uri",), "KNO-EXTENSION-NO-PAGE",
+                            f"no page is written for this extension: its uri `{uri}` cannot be one ({where})",
+                            "cards still carry the uri; to publish its page, give it an https uri on a host "
+                            "and path of its own"))
     return diags
 
 

@@ -76,6 +76,12 @@ declare("KNO-CATALOG-PAGE-TAKEN", W, "an extension's page takes the place of a h
     extension whose uri is that host's root publishes its page there instead, so the host has no
     catalog page and its agent pages link to the extension. The all-hosts catalog still lists
     the agents; give the extension a uri with a path to keep both.""")
+declare("KNO-EXTENSION-NO-PAGE", W, "a public extension's uri cannot be a page, so it gets none", """
+    knoc writes each public extension's page at its uri, so that a client or a person following
+    the uri from a card finds what the extension means. A uri that is not http(s), whose path
+    has a `.well-known` segment (where cards are served), or whose host or path cannot be a
+    folder gets no page. Cards still carry the uri as written; give the extension an https uri
+    on a host and path of its own to publish its page.""")
 declare("KNO-SERVICE-CLASS-TWICE", E, "`service_class` and a hand-written service-class extension entry", """
     knoc writes the service-class extension entry from `service_class`; keep that and remove the
     hand-written entry.""")
