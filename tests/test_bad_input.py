@@ -62,6 +62,11 @@ def test_bad_input_is_a_located_diagnostic_and_build_is_untouched(case: str, rep
     ("token", "KNO-CARD-AUTH-URL"),
     ("ftp://auth.possibility.space/token", "KNO-CARD-AUTH-URL"),
     ("http://localhost:8080/token", None),  # a development setup: left alone
+    ('" https://auth.possibility.space/token"', "KNO-CARD-AUTH-URL"),  # whitespace urlsplit would drop
+    ('"https://auth.possibility space/token"', "KNO-CARD-AUTH-URL"),
+    ("https://-bad-.example/token", "KNO-CARD-AUTH-URL"),
+    ("https://auth.possibility.space:0/token", "KNO-CARD-AUTH-URL"),
+    ("https://svc:s3cret@auth.possibility.space/token", "KNO-CARD-AUTH-URL"),  # public: so would the password be
 ])
 def test_a_security_schemes_endpoints_are_urls_over_tls(url: str, code: str | None, repo: Path, knoc) -> None:  # type: ignore[no-untyped-def]
     replace(STEWARD, "token_url: https://auth.possibility.space/realms/platform/protocol/openid-connect/token",
@@ -75,6 +80,15 @@ def test_a_security_schemes_endpoints_are_urls_over_tls(url: str, code: str | No
     assert (d["code"], d["file"], d["line"]) == (code, STEWARD, line_of(repo, STEWARD, f"token_url: {url}"))
     assert d["column"] == line_text(repo, STEWARD, d["line"]).index(f": {url}") + 3  # at the value
     assert exit_code == (1 if code == "KNO-CARD-AUTH-URL" else 0)
+    assert "s3cret" not in out  # a password is never repeated
+
+
+def test_an_endpoint_left_out_of_the_card_is_not_held_to_it(repo: Path, knoc) -> None:  # type: ignore[no-untyped-def]
+    """A client credentials flow has no authorization url: one written there
+    is left out (a warning says so), and what is not published is not checked."""
+    replace(STEWARD, "        client_credentials:\n", "        client_credentials:\n          authorization_url: /stray\n")(repo)
+    exit_code, out, _ = knoc("build", "--format", "json", root=repo)
+    assert exit_code == 0 and [d["code"] for d in json_diags(out)] == ["KNO-PROJECT-DROPPED"]
 
 
 def test_boundary_wording_is_a_warning_and_the_build_succeeds(repo: Path, knoc) -> None:  # type: ignore[no-untyped-def]

@@ -355,5 +355,8 @@ def test_a_side_that_does_not_compile_is_still_answered_in_the_format_asked_for(
     assert f"`git switch --detach {sha}`" in answer["error"]  # a command that runs as written
     code, out, _ = knoc("diff", "main..HEAD", root=two_commits)
     assert code == 1 and "Not compared: the sources at HEAD" in out
+    for fmt in ("sarif", "junit", "github"):  # a CI step that uploads the report shows the failure
+        code, out, err = knoc("diff", "main..HEAD", "--format", fmt, root=two_commits)
+        assert code == 1 and "KNO-DIFF-NOT-COMPARED" in out + err, (fmt, out, err)
     code, out, err = knoc("diff", "main..HEAD~1", "--format", "json", root=two_commits)
     assert json.loads(out)["compared"] is True, (out, err)

@@ -16,7 +16,7 @@ from knoc.app.outcome import Outcome, UsageError
 from knoc.app.refs import check_refs, default_base, git_error
 from knoc.app.signing import signed_by
 from knoc.config import Config, ConfigError, load_config
-from knoc.diagnostics import Severity, diag
+from knoc.diagnostics import Diagnostic, Severity, diag
 from knoc.evolution import report
 from knoc.features import diff as changes
 from knoc.incremental.driver import Result, compile_repo
@@ -44,15 +44,10 @@ def diff(config: Config, base: str | None, *, fmt: str, fail_on: str, use_cache:
             return Outcome("knoc diff", diags, new.inputs, why,
                            answer=_not_compared(fmt, config, None, head_label, why), report_format=_report_format(fmt))
         if not new.ok:  # its findings point into files the work tree may not hold
-            why = _not_compiled(head_label)
-            return Outcome("knoc diff", [], new.inputs, why, answer=_not_compared(fmt, config, None, head_label, why),
-                           report_format=_report_format(fmt), failed=True)
+            return _refused(fmt, config, [], new.inputs, None, head_label, head_label)
         with _compiled(config, base or default_base(config), False) as (old, old_config, label):
             if not old.ok:
-                why = _not_compiled(label)
-                return Outcome("knoc diff", diags, new.inputs, why,
-                               answer=_not_compared(fmt, config, label, head_label, why),
-                               report_format=_report_format(fmt), failed=True)
+                return _refused(fmt, config, diags, new.inputs, label, head_label, label)
             found = changes.compare(publication(old, old_config, config.a2a, _configured(old_config, label)),
                                     publication(new, new_config, config.a2a, _configured(new_config, head_label)))
             spec_changes = [c for c in evolution.compared(old_config, new_config) if c.cls != "none"]
@@ -126,10 +121,22 @@ def _not_compared(fmt: str, config: Config, base: str | None, head: str, why: st
     return None
 
 
-def _not_compiled(label: str) -> str:
+def _not_compiled(label: str) -> tuple[str, str]:
+    """Why nothing was compared, and what to do: as the summary and the finding say it."""
     commit = label.rsplit("(", 1)[-1].rstrip(")")  # "HEAD (dacffff)": the commit the command can name
-    return (f"not compared: the sources at {label} do not compile (`git switch --detach {commit}`, then "
-            "`knoc check`, says why)")
+    return f"the sources at {label} do not compile", f"`git switch --detach {commit}`, then `knoc check`, says why"
+
+
+def _refused(fmt: str, config: Config, diags: list[Diagnostic], inputs: list[str], base: str | None, head: str,
+             at: str) -> Outcome:
+    """The outcome when the sources at `at` do not compile: a failure in
+    every format (a finding SARIF, JUnit and GitHub carry; an answer in JSON
+    or Markdown)."""
+    message, hint = _not_compiled(at)
+    why = f"not compared: {message} ({hint})"
+    finding = diag("KNO-DIFF-NOT-COMPARED", f"nothing was compared: {message}", hint=hint)
+    return Outcome("knoc diff", [*diags, finding], inputs, f"not compared: {message}",
+                   answer=_not_compared(fmt, config, base, head, why), report_format=_report_format(fmt))
 
 
 def _configured(config: Config, label: str) -> str:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import ipaddress
 from collections.abc import Iterable
 from typing import Any
+from urllib.parse import SplitResult
 
 from knoc.a2a import capability, targets
 from knoc.a2a.capability import DEPRECATED, in_range, version_key
@@ -15,9 +16,10 @@ from knoc.a2a.fields import CardFields, a2a_binding, named_binding
 from knoc.a2a.targets import v03
 from knoc.a2a.targets.base import Target
 from knoc.a2a.unprotected import unprotected
+from knoc.a2a.wire import FLOW_FIELDS
 from knoc.diagnostics import Diagnostic, JsonPath, at, json_path
 from knoc.kinds.agent import PLACEHOLDERS, Agent
-from knoc.rules.paths import split_url
+from knoc.rules.paths import origin, split_url
 from knoc.rules.version import major_minor
 
 
@@ -135,7 +137,6 @@ def unfinished(agent: Agent) -> Iterable[Diagnostic]:
         yield card_error(agent, ("url",), "KNO-CARD-URL-HTTP", f"url `{url}` is plain http: tasks and credentials "
                    "travel unencrypted", "serve the agent over https")
     yield from _bindings(agent)
-    yield from _auth_urls(agent)
     for i, iface in enumerate(c.get("additional_interfaces") or []):
         transport = iface.get("transport")
         grpc = split_url(iface.get("url")) if isinstance(transport, str) and a2a_binding(transport) == "GRPC" else None
@@ -149,13 +150,38 @@ def unfinished(agent: Agent) -> Iterable[Diagnostic]:
 # The fields of a security scheme (and of its OAuth flows) a client fetches or sends credentials to.
 _SCHEME_URLS = ("oauth2_metadata_url", "open_id_connect_url")
 _FLOW_URLS = ("authorization_url", "device_authorization_url", "token_url", "refresh_url")
+_SHOWN = 200  # characters of a value a message repeats
 
 
-def _auth_urls(agent: Agent) -> Iterable[Diagnostic]:
-    """A security scheme's endpoints: each MUST be a URL (A2A; a relative
-    one or a bare word leaves clients nowhere to authenticate), and OAuth
-    and OpenID Connect require TLS."""
-    schemes = agent.card.get("security_schemes")
+def auth_urls(agent: Agent, dropped: Iterable[JsonPath]) -> Iterable[Diagnostic]:
+    """A security scheme's endpoints that the card publishes (not those
+    under `dropped`, left out of it): each MUST be a URL (A2A; a relative
+    one or a bare word leaves clients nowhere to authenticate), holds no
+    credentials (the card is public), and OAuth and OpenID Connect
+    require TLS."""
+    left_out = [tuple(p) for p in dropped]
+    for path, url in _endpoints(agent.card):
+        if any(path[:len(d)] == d for d in left_out):
+            continue
+        where = split_url(url)
+        shown = _shown(url)
+        if where is None or where.scheme not in ("https", "http") or not _well_formed(url, where):
+            yield card_error(agent, path, "KNO-CARD-AUTH-URL", f"`{path[-1]}` `{shown}` is not an absolute "
+                             "http(s) URL: clients have nowhere to authenticate",
+                             "write the endpoint's full https URL (`https://auth.example.com/token`)")
+        elif where.username is not None or where.password is not None:
+            yield card_error(agent, path, "KNO-CARD-AUTH-URL", f"`{path[-1]}` `{shown}` holds a user name or "
+                             "password: the card is public, and so would they be",
+                             "write the endpoint's URL without them; clients bring their own credentials")
+        elif where.scheme == "http" and not _local(where.hostname or ""):
+            yield card_error(agent, path, "KNO-CARD-AUTH-HTTP", f"`{path[-1]}` `{shown}` is plain http: "
+                             "credentials and tokens travel unencrypted (OAuth 2.0 requires TLS)",
+                             "use the endpoint's https URL")
+
+
+def _endpoints(card: dict[str, Any]) -> Iterable[tuple[JsonPath, str]]:
+    """Each endpoint URL of the card's security schemes, at its path."""
+    schemes = card.get("security_schemes")
     for name, scheme in schemes.items() if isinstance(schemes, dict) else ():
         if not isinstance(scheme, dict):
             continue
@@ -164,19 +190,29 @@ def _auth_urls(agent: Agent) -> Iterable[Diagnostic]:
         flows = scheme.get("flows")
         for flow, values in flows.items() if isinstance(flows, dict) else ():
             if isinstance(values, dict):
-                found += [(("security_schemes", name, "flows", flow, key), values.get(key)) for key in _FLOW_URLS]
-        for path, url in found:
-            if not isinstance(url, str):
-                continue
-            where = split_url(url)
-            if where is None or where.scheme not in ("https", "http") or not where.hostname:
-                yield card_error(agent, path, "KNO-CARD-AUTH-URL", f"`{path[-1]}` `{url}` is not an absolute "
-                                 "http(s) URL: clients have nowhere to authenticate",
-                                 "write the endpoint's full https URL (`https://auth.example.com/token`)")
-            elif where.scheme == "http" and not _local(where.hostname):
-                yield card_error(agent, path, "KNO-CARD-AUTH-HTTP", f"`{path[-1]}` `{url}` is plain http: "
-                                 "credentials and tokens travel unencrypted (OAuth 2.0 requires TLS)",
-                                 "use the endpoint's https URL")
+                found += [(("security_schemes", name, "flows", flow, key), values.get(key))
+                          for key in FLOW_FIELDS.get(flow, _FLOW_URLS) if key in _FLOW_URLS]
+        yield from ((path, url) for path, url in found if isinstance(url, str))
+
+
+def _well_formed(url: str, where: SplitResult) -> bool:
+    """No whitespace or control character (urlsplit drops some silently),
+    a host that is a DNS name or an IP address, and a port that is one."""
+    if any(ch.isspace() or ord(ch) < 32 or ord(ch) == 127 for ch in url):
+        return False
+    try:
+        port = where.port
+    except ValueError:
+        return False
+    return port != 0 and origin(where) is not None
+
+
+def _shown(url: str) -> str:
+    """A URL as a message may repeat it: never its password, never all of a huge value."""
+    where = split_url(url)
+    if where is not None and where.password is not None:
+        url = url.replace(f":{where.password}@", ":***@", 1)
+    return url if len(url) <= _SHOWN else url[:_SHOWN] + "..."
 
 
 def _bindings(agent: Agent) -> Iterable[Diagnostic]:

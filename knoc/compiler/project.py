@@ -23,6 +23,7 @@ from knoc.a2a.wire import (
     ContractParams,
 )
 from knoc.compiler.card_checks import (
+    auth_urls,
     card_error,
     deprecated,
     legacy_dropped,
@@ -56,7 +57,9 @@ def project(agent: Agent, target_name: str) -> tuple[Projection | None, list[Dia
     diags += unfinished(agent)
     fields = _fields(agent, target, diags)
     location = _location(agent, diags)
-    for path, what in target.dropped(fields) if fields is not None else []:
+    dropped = list(target.dropped(fields)) if fields is not None else []
+    diags += auth_urls(agent, (path for path, _ in dropped))
+    for path, what in dropped:
         diags.append(card_error(agent, path, "KNO-PROJECT-DROPPED",
                                 f"{what} cannot be carried by an A2A {target.name} card and is left out",
                                 _elsewhere(fields, target, path)))

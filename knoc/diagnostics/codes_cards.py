@@ -193,6 +193,11 @@ declare("KNO-SIGNATURE", E, "a card's signature does not verify, or a signed car
     --jwks FILE` shows what failed.""")
 declare("KNO-DRIFT", E, "`knoc check`: a file under build/ is stale, missing or extra", """
     The committed build/ is not what the sources compile to. Run `knoc build` and commit build/.""")
+declare("KNO-DIFF-NOT-COMPARED", E, "`knoc diff`: one side does not compile, so nothing was compared", """
+    `knoc diff` compares the cards both sides publish, so both must compile cleanly. When the
+    sources at a ref do not, nothing is compared and the run fails, in every format (a CI step
+    that uploads SARIF or JUnit shows the failure, not an empty pass). Check that side out and
+    run `knoc check` to see why, or compare with another ref.""")
 declare("KNO-CARD-BREAKING", W, "`knoc diff`: a change to a published card or domain that breaks clients", """
     Removing or moving something a client may rely on (an agent, a skill, a capability, an
     extension, an accepted mode, a protocol version, a domain's agent) breaks it. Under
