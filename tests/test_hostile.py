@@ -98,6 +98,11 @@ CASES: dict[str, tuple[Callable[[Path], None], int, str]] = {
                                                  "slug: " + "a" * 40 + "-x")(root)), 1, "KNO-SCHEMA-PATTERN"),
     "pattern-backreference": (replace("specs/document-schema.kno", '"^[a-z0-9]+(-[a-z0-9]+)*$"', r'"^(a)\\1$"'),
                               1, "KNO-SPEC-SCHEMA"),
+    # a schema that refers to itself in place: the Python explainer would recurse forever (a bug, exit 3)
+    "spec-refers-to-itself": (lambda root: (replace("specs/perception-domain-schema.kno", "  schema:\n    type: object",
+                                                    '  schema:\n    $ref: "#"\n    type: object')(root),
+                                            replace("content/perception-domains/api-surface.kno", "\nslug: ",
+                                                    "\nbogus_field: 1\nslug: ")(root)), 1, "KNO-SCHEMA"),
 }
 
 

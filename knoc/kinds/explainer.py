@@ -44,8 +44,8 @@ def _additional_properties(validator: Validator, additional: Any, instance: Any,
         return
     patterns = list(schema.get("patternProperties", {}))
     properties = schema.get("properties", {})
-    extras = {key for key in instance
-              if key not in properties and not any(search(p, key) for p in patterns)}
+    extras = [key for key in instance  # in the instance's order: the same findings, in the same order, every run
+              if key not in properties and not any(search(p, key) for p in patterns)]
     if validator.is_type(additional, "object"):
         for extra in extras:
             yield from validator.descend(instance[extra], additional, path=extra)

@@ -54,11 +54,17 @@ class SpecSet:
         return self._registry
 
     def explain(self, spec: Spec, instance: Any) -> list[Any]:
-        """The detailed errors of `instance` against `spec`."""
+        """The detailed errors of `instance` against `spec`; none when the
+        Python validator cannot say (a schema that refers to itself in place,
+        `$ref: "#"` at its root, recurses forever there, not in the fast
+        one): the caller then reports the fast validator's own words."""
         if spec.explainer is None:
             from knoc.kinds.explainer import Explainer
             spec.explainer = Explainer(spec.schema, registry=self.registry)
-        return list(spec.explainer.iter_errors(instance))
+        try:
+            return list(spec.explainer.iter_errors(instance))
+        except RecursionError:
+            return []
 
     def resolver_for(self, node: Any) -> Any:
         """A resolver based at the spec whose schema holds `node` (relative
