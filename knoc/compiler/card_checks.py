@@ -6,6 +6,7 @@ no signature protects. Each finding points into the agent's entity."""
 from __future__ import annotations
 
 import ipaddress
+import re
 from collections.abc import Iterable
 from typing import Any
 from urllib.parse import SplitResult
@@ -151,6 +152,7 @@ def unfinished(agent: Agent) -> Iterable[Diagnostic]:
 _SCHEME_URLS = ("oauth2_metadata_url", "open_id_connect_url")
 _FLOW_URLS = ("authorization_url", "device_authorization_url", "token_url", "refresh_url")
 _SHOWN = 200  # characters of a value a message repeats
+_USERINFO = re.compile(r"//[^/?#]*@")
 
 
 def auth_urls(agent: Agent, dropped: Iterable[JsonPath]) -> Iterable[Diagnostic]:
@@ -208,10 +210,9 @@ def _well_formed(url: str, where: SplitResult) -> bool:
 
 
 def _shown(url: str) -> str:
-    """A URL as a message may repeat it: never its password, never all of a huge value."""
-    where = split_url(url)
-    if where is not None and where.password is not None:
-        url = url.replace(f":{where.password}@", ":***@", 1)
+    """A URL as a message may repeat it: never its user name and password,
+    never all of a huge value."""
+    url = _USERINFO.sub("//***@", url, count=1)
     return url if len(url) <= _SHOWN else url[:_SHOWN] + "..."
 
 
