@@ -111,6 +111,12 @@ MIXES = {
         {"url": "wss://mix.example.com/ws", "protocolBinding": "WEBSOCKET", "protocolVersion": "1.0"},
         {"url": "https://mix.example.com/slim", "protocolBinding": "SLIMRPC", "protocolVersion": "1.0"}]),
     "upper-case-scheme": _card(url="HTTPS://mix.example.com/a2a/", protocolVersion="0.3.0"),
+    "relative-refresh-and-metadata": _card(supportedInterfaces=[
+        {"url": "https://mix.example.com/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
+        securitySchemes={"oauth": {"oauth2SecurityScheme": {"oauth2MetadataUrl": "/.well-known/oauth", "flows": {
+            "clientCredentials": {"tokenUrl": "https://auth.mix.example.com/token", "refreshUrl": "/refresh",
+                                  "scopes": {}}}}}},
+        securityRequirements=[{"schemes": {"oauth": {}}}]),
     "pre-release-version": _card(supportedInterfaces=[
         {"url": "https://mix.example.com/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "0.3.0-rc1"}]),
 }

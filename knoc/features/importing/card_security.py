@@ -56,7 +56,8 @@ def _scheme(s: dict[str, Any], path: str, out: Imported) -> dict[str, Any] | Non
     if kind == "mutualTLS":
         return {"type": kind, **desc}
     if kind == "oauth2" and isinstance(s.get("flows"), dict):
-        flows = {name: f for name, raw in s["flows"].items() if (f := _flow(name, raw)) is not None}
+        flows = {name: f for name, raw in s["flows"].items()
+                 if (f := _flow(name, raw, f"{path}.flows.{name}", out)) is not None}
         for name in s["flows"]:
             if name not in flows:
                 out.drop(f"{path}.flows.{name}", "not an OAuth flow knoc can carry (authorization code, client "
@@ -68,27 +69,31 @@ def _scheme(s: dict[str, Any], path: str, out: Imported) -> dict[str, Any] | Non
             out.drop(f"{path}.flows.{name}", f"A2A 1.0 allows one flow per scheme; `{first}` is kept: "
                                              "declare another scheme for this one")
         meta = {"oauth2_metadata_url": s["oauth2MetadataUrl"]} if http_url(s.get("oauth2MetadataUrl")) else {}
+        if "oauth2MetadataUrl" in s and not meta:
+            out.drop(f"{path}.oauth2MetadataUrl", "not an absolute http(s) URL")
         return {"type": kind, "flows": {FLOWS[first]: flows[first]}, **meta, **desc}
     return None
 
 
-def _flow(name: str, flow: Any) -> dict[str, Any] | None:
+def _flow(name: str, flow: Any, path: str, out: Imported) -> dict[str, Any] | None:
     """One OAuth flow, snake_case, or None when knoc cannot carry it."""
     if name not in FLOWS or not isinstance(flow, dict) or not http_url(flow.get("tokenUrl")):
         return None
     if name in FLOW_URLS and not http_url(flow.get(FLOW_URLS[name])):
         return None
     scopes: dict[str, Any] = flow["scopes"] if isinstance(flow.get("scopes"), dict) else {}
-    out: dict[str, Any] = {"token_url": flow["tokenUrl"], "scopes": {str(k): str(v) for k, v in scopes.items()}}
+    kept: dict[str, Any] = {"token_url": flow["tokenUrl"], "scopes": {str(k): str(v) for k, v in scopes.items()}}
     if name == "authorizationCode":
-        out["authorization_url"] = flow["authorizationUrl"]
+        kept["authorization_url"] = flow["authorizationUrl"]
         if isinstance(flow.get("pkceRequired"), bool):
-            out["pkce_required"] = flow["pkceRequired"]
+            kept["pkce_required"] = flow["pkceRequired"]
     if name == "deviceCode":
-        out["device_authorization_url"] = flow["deviceAuthorizationUrl"]
+        kept["device_authorization_url"] = flow["deviceAuthorizationUrl"]
     if http_url(flow.get("refreshUrl")):
-        out["refresh_url"] = flow["refreshUrl"]
-    return out
+        kept["refresh_url"] = flow["refreshUrl"]
+    elif "refreshUrl" in flow:
+        out.drop(f"{path}.refreshUrl", "not an absolute http(s) URL")
+    return kept
 
 
 def security(raw: dict[str, Any], out: Imported) -> None:
