@@ -1,7 +1,9 @@
 """Bad input, one case per class of mistake, as edits to the example
 content repo (knoc's own `content/` and `specs/`): the test suite holds
-each to its code, file and line, and the diagnostics reference shows what
-knoc prints for it (`knoc.app.reference.diagnostic_examples`)."""
+each to its code, file, line and severity (an error fails the build and
+leaves build/ as it was; a warning does neither), and the diagnostics
+reference shows what knoc prints for it
+(`knoc.app.reference.diagnostic_examples`)."""
 
 from __future__ import annotations
 
@@ -37,6 +39,8 @@ BP = "content/agent-blueprints"
 STEWARD = f"{BP}/schema-steward.kno"
 SENTINEL = f"{BP}/drift-sentinel.kno"
 CONCIERGE = f"{BP}/realm-concierge.kno"
+SEARCH = f"{BP}/catalog-search.kno"
+REVIEW_TRACE = "content/extensions/review-trace.kno"
 
 BOMB = b"$schema: perception-domain@0.1.0\na: &a [x, x, x, x, x, x, x, x, x, x]\n" + b"".join(
     f"{chr(98 + i)}: &{chr(98 + i)} [" .encode() + b", ".join([f"*{chr(97 + i)}".encode()] * 10) + b"]\n"
@@ -162,6 +166,34 @@ _RAW: dict[str, tuple[Edit | tuple[Edit, ...], str, str, int | str | None]] = {
     "duplicate-url": (Replace(SENTINEL, "url: https://agents.possibility.space/drift-sentinel",
                               "url: https://agents.possibility.space/schema-steward"),
                       "KNO-URL-DUPLICATE", STEWARD, "url: https://agents.possibility.space/schema-steward"),
+    # --- warnings: the build goes on, and says what a client will see -----
+    "url-http": (Replace(SEARCH, "url: https://agents.possibility.space/catalog-search",
+                         "url: http://agents.possibility.space/catalog-search"),
+                 "KNO-CARD-URL-HTTP", SEARCH, "url: http://agents"),
+    "grpc-url": (Replace(SEARCH, "url: grpc.agents.possibility.space:443", "url: https://grpc.agents.possibility.space"),
+                 "KNO-CARD-GRPC-ADDRESS", SEARCH, "url: https://grpc.agents"),
+    "binding-spelling": (Replace(SEARCH, "transport: HTTP+JSON", "transport: REST"),
+                         "KNO-CARD-BINDING", SEARCH, "transport: REST"),
+    "protocol-patch": (Replace(SEARCH, 'protocol_versions: ["1.0"]  # the main',
+                               'protocol_versions: ["1.0.1"]  # the main'),
+                       "KNO-PROTOCOL-PATCH", SEARCH, '["1.0.1"]'),
+    "capability-left-out": (Replace(SEARCH, "    streaming_message: true",
+                                    "    streaming_message: true\n    state_transition_history: true"),
+                            "KNO-PROJECT-DROPPED", SEARCH, "state_transition_history"),
+    "placeholder": (Replace(SEARCH, "description: Returns entities matching a query, ranked by relevance.",
+                            "description: What the skill does."),
+                    "KNO-CARD-PLACEHOLDER", SEARCH, "description: What the skill does."),
+    "auth-url-http": (Replace(STEWARD, "token_url: https://auth.possibility.space",
+                              "token_url: http://auth.possibility.space"),
+                      "KNO-CARD-AUTH-HTTP", STEWARD, "token_url: http://"),
+    "extension-unknown": (Replace(REVIEW_TRACE, "review-trace/v1", "review-trace/v2"),
+                          "KNO-EXT-UNKNOWN", STEWARD, "review-trace/v1"),
+    "extension-no-page": (Replace(REVIEW_TRACE, "uri: https://possibility.space/extensions/review-trace/v1",
+                                  "uri: https://possibility.space/.well-known/review-trace/v1"),
+                          "KNO-EXTENSION-NO-PAGE", REVIEW_TRACE, "uri: "),
+    "extension-page-on-host-root": (Replace(REVIEW_TRACE, "uri: https://possibility.space/extensions/review-trace/v1",
+                                            "uri: https://agents.possibility.space"),
+                                    "KNO-CATALOG-PAGE-TAKEN", REVIEW_TRACE, "uri: "),
 }
 
 CASES = {name: Case((edits,) if isinstance(edits, (Replace, Write)) else edits, code, rel, line)
