@@ -131,6 +131,15 @@ def test_an_extension_uri_on_a_card_path_gets_no_page_there(repo: Path, knoc: Kn
     assert "KNO-EXTENSION-NO-PAGE" in err and "`.well-known` segment" in err  # and says so
 
 
+@pytest.mark.parametrize("segment", [".well-known", ".WELL-KNOWN", ".Well-Known"])
+def test_no_url_under_a_well_known_folder_in_any_case(segment: str) -> None:
+    """A host that folds case (a Windows or macOS share, some CDNs) serves
+    `.WELL-KNOWN` as `.well-known`: no agent or page goes there either."""
+    from knoc.output.hosting import locate_url
+
+    assert "`.well-known` segment" in str(locate_url(f"https://h.example/a/{segment}/x"))
+
+
 def test_an_extension_without_its_optional_required_key_builds(repo: Path, knoc: Knoc) -> None:
     replace(REVIEW_TRACE, "required: false\n", "")(repo)
     code, _, err = knoc("build", root=repo)

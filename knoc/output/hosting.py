@@ -136,7 +136,7 @@ def locate_url(url: str) -> tuple[str, str] | str:
     if folder is None:
         return f"the host `{parts.hostname or ''}` is not a DNS name or an IP address"
     segments = path_segments(parts.path)
-    if ".well-known" in segments:  # the card would go inside the folder the host's own card is in
+    if ".well-known" in (s.lower() for s in segments):  # where cards are served (any case: some hosts fold it)
         return "its path has a `.well-known` segment: that is where cards are served, not where an agent answers"
     problem = path_problem("/".join([folder, *segments]))
     if problem is not None:
