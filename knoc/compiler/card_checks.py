@@ -159,8 +159,8 @@ def auth_urls(agent: Agent, dropped: Iterable[JsonPath]) -> Iterable[Diagnostic]
     """A security scheme's endpoints that the card publishes (not those
     under `dropped`, left out of it): each MUST be a URL (A2A; a relative
     one or a bare word leaves clients nowhere to authenticate), holds no
-    credentials (the card is public), and OAuth and OpenID Connect
-    require TLS."""
+    credentials (the card is public), is reachable from elsewhere, and
+    uses TLS (OAuth and OpenID Connect require it)."""
     left_out = [tuple(p) for p in dropped]
     for path, url in _endpoints(agent.card):
         if any(path[:len(d)] == d for d in left_out):
@@ -175,7 +175,11 @@ def auth_urls(agent: Agent, dropped: Iterable[JsonPath]) -> Iterable[Diagnostic]
             yield card_error(agent, path, "KNO-CARD-AUTH-URL", f"`{path[-1]}` `{shown}` holds a user name or "
                              "password: the card is public, and so would they be",
                              "write the endpoint's URL without them; clients bring their own credentials")
-        elif where.scheme == "http" and not _local(where.hostname or ""):
+        elif _local(where.hostname or ""):
+            yield card_error(agent, path, "KNO-CARD-URL-LOCAL", f"`{path[-1]}` `{shown}` can be reached only "
+                             "from this machine or network: clients elsewhere cannot authenticate",
+                             "publish the endpoint clients will use, or keep the agent private while it is local")
+        elif where.scheme == "http":
             yield card_error(agent, path, "KNO-CARD-AUTH-HTTP", f"`{path[-1]}` `{shown}` is plain http: "
                              "credentials and tokens travel unencrypted (OAuth 2.0 requires TLS)",
                              "use the endpoint's https URL")

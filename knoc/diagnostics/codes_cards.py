@@ -33,10 +33,11 @@ declare("KNO-CARD-PLACEHOLDER", W, "a public card still holds a skeleton's place
     `knoc new agent` writes placeholder text (the card's description, the first skill's name and
     description) so the skeleton validates. A public card that still says it tells clients
     nothing about what the agent does: write the real text.""")
-declare("KNO-CARD-URL-LOCAL", W, "a public card's url can be reached only from this machine or network", """
-    The url is localhost, a loopback, private or link-local address: clients elsewhere cannot
-    reach the agent through the published card. Publish the url clients will use, or keep the
-    agent private (`visibility: private`) while it runs locally.""")
+declare("KNO-CARD-URL-LOCAL", W, "a public card's url or security endpoint can be reached only locally", """
+    The url, or an endpoint of the card's security schemes (where a client gets its token), is
+    localhost, a loopback, private or link-local address: clients elsewhere cannot reach the
+    agent, or authenticate to it, through the published card. Publish the url clients will
+    use, or keep the agent private (`visibility: private`) while it runs locally.""")
 declare("KNO-CARD-URL-EXAMPLE", W, "a public card's url is on a domain reserved for examples", """
     example.com, example.net, example.org and the .example, .test and .invalid names (RFC 2606,
     6761) belong to no one: a card there sends clients nowhere. Publish the real url, or keep the
@@ -57,8 +58,8 @@ declare("KNO-CARD-AUTH-URL", E, "a security scheme's endpoint is not an absolute
     endpoint's full https URL.""")
 declare("KNO-CARD-AUTH-HTTP", W, "a security scheme's endpoint is plain http", """
     OAuth 2.0 and OpenID Connect require TLS: over plain http, client secrets, codes and
-    tokens travel unencrypted and can be read or altered on the way. A loopback or local
-    address (a development setup) is left alone. Use the endpoint's https URL.""")
+    tokens travel unencrypted and can be read or altered on the way. Use the endpoint's https
+    URL. (A loopback or local address is KNO-CARD-URL-LOCAL instead.)""")
 declare("KNO-CARD-SIZE", E, "a card would be larger than a published card may be (256 KiB)", """
     Clients fetch a card on every discovery and hold it in memory; a card of megabytes is a
     mistake (a pasted document, aliases expanded) or an attack on them. knoc refuses to publish
