@@ -101,12 +101,12 @@ def trace(work: Any) -> Trace:
         elif event == "return":
             chains.pop(frame, None)
 
-    active = [True]
+    tracing, inside = [True], [False]
 
     def audit(event: str, _args: tuple[Any, ...]) -> None:
-        if not active[0] or not event.startswith(EDGE_EVENTS):
+        if not tracing[0] or inside[0] or not event.startswith(EDGE_EVENTS):
             return
-        active[0] = False  # what the hook itself does is not traced
+        inside[0] = True  # what the hook itself does is not traced
         try:
             frame: FrameType | None = sys._getframe(1)
             while frame is not None and package_of(frame.f_code.co_filename) is None:
@@ -119,7 +119,7 @@ def trace(work: Any) -> Trace:
                 found.edges[(pkg, event)] += 1
                 found.edge_sites.setdefault(pkg, Counter())[f"{frame.f_code.co_qualname}: {event}"] += 1
         finally:
-            active[0] = True
+            inside[0] = False
 
     sys.addaudithook(audit)  # for good: run the trace in a process of its own (`main`)
     sys.setprofile(hook)
@@ -129,7 +129,7 @@ def trace(work: Any) -> Trace:
     finally:
         sys.setprofile(None)
         threading.setprofile(None)  # type: ignore[arg-type]
-        active[0] = False
+        tracing[0] = False
     return found
 
 

@@ -44,7 +44,7 @@ def diff(config: Config, base: str | None, *, fmt: str, fail_on: str, use_cache:
             return Outcome("knoc diff", diags, new.inputs, why,
                            answer=_not_compared(fmt, config, None, head_label, why), report_format=_report_format(fmt))
         if not new.ok:  # its findings point into files the work tree may not hold
-            return _refused(fmt, config, [], new.inputs, None, head_label, head_label)
+            return _refused(fmt, config, [], new.inputs, _named(config, base), head_label, head_label)
         with _compiled(config, base or default_base(config), False) as (old, old_config, label):
             if not old.ok:
                 return _refused(fmt, config, diags, new.inputs, label, head_label, label)
@@ -119,6 +119,14 @@ def _not_compared(fmt: str, config: Config, base: str | None, head: str, why: st
     if fmt in ("text", "markdown"):
         return f"### knoc: A2A card changes\n\nNot compared: {why.removeprefix('not compared: ')}.\n"
     return None
+
+
+def _named(config: Config, base: str | None) -> str | None:
+    """How the base would be named, without compiling it (None: git cannot say)."""
+    try:
+        return git.describe(config.root, base or git.default_base(config.root))
+    except (git.GitError, ValueError):
+        return None
 
 
 def _not_compiled(label: str) -> tuple[str, str]:
