@@ -80,7 +80,7 @@ class Record(Encodes):
     def fields_of(cls, raw: Any) -> list[Any]:
         """The stored fields of `raw`, if it encodes this record at this
         version; one of UNREADABLE if not."""
-        if isinstance(raw, Encodes):  # held elsewhere, encoded when asked for
+        if isinstance(raw, Encodes):  # held elsewhere or already decoded: encoded when asked for
             raw = raw.encode()
         values: list[Any]
         name, version, *values = raw
