@@ -2,8 +2,9 @@
 
     python bench/trace.py [REPO]        # default: the example repo (this one)
 
-Runs `knoc build --no-cache --jobs 1` of REPO (in a copy), then `knoc
-check` and `knoc validate`, under a profile hook and an audit hook, and
+Runs `knoc build --no-cache --jobs 1` of REPO (in a copy), then a build
+that fills the cache, then after an edit of one card a `knoc check` and a
+`knoc build` (patched from the cache), then `knoc validate`, under a profile hook and an audit hook, and
 reports every pair of packages one calls into the other, how often, which
 run *upward* (into a higher layer, against the import order), the deepest
 stack counted in package boundaries, and which package each contact with
@@ -17,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import re
 import shutil
 import sys
 import tempfile
@@ -58,7 +60,7 @@ class Trace:
     pairs: Counter[tuple[str, str]] = field(default_factory=Counter)
     sites: dict[tuple[str, str], Counter[str]] = field(default_factory=dict)  # caller -> callee, per pair
     deepest: tuple[str, ...] = ()
-    exit_code: object = None  # what the traced build exited with
+    exit_codes: list[int] = field(default_factory=list)  # what each traced command exited with
     # Contacts with the outside (audit events: files, folders, processes,
     # sockets), by the package of the nearest knoc frame, and where from.
     edges: Counter[tuple[str, str]] = field(default_factory=Counter)
@@ -84,7 +86,8 @@ def trace(work: Any) -> Trace:
                 if not chain:
                     chain = (pkg,)
                 elif chain[-1] != pkg and frame.f_code.co_name in LAZY:
-                    chain = (*chain[:-1], pkg)  # a lower layer draws a generator: data passed down, no call up
+                    # a lower layer draws a generator: data passed down, no call up
+                    chain = chain[:-1] if chain[-2:-1] == (pkg,) else (*chain[:-1], pkg)
                 elif chain[-1] != pkg:
                     found.pairs[(chain[-1], pkg)] += 1
                     below = caller
@@ -133,12 +136,25 @@ def trace(work: Any) -> Trace:
     return found
 
 
-COMMANDS = (("build", "--no-cache", "--jobs", "1"), ("check",), ("validate", "--no-cache"))
+# Cold (no cache), then cold filling the cache, then after an edit of one
+# card: a check and a build patched from the cache; then a validate.
+COMMANDS = (("build", "--no-cache", "--jobs", "1"), ("build", "--jobs", "1"), ("edit",), ("check",),
+            ("build", "--jobs", "1"), ("validate", "--no-cache"))
+
+
+def edit_a_card(repo: Path) -> None:
+    """Change the description of the first card in `repo`'s content."""
+    for path in sorted((repo / "content").rglob("*.kno")):
+        text = path.read_text(encoding="utf-8")
+        if "a2a_projection:" in text:
+            head, _, card = text.partition("a2a_projection:")
+            card = re.sub(r"(\n\s+description: )(.*)", r"\1\2 (edited)", card, count=1)
+            path.write_text(f"{head}a2a_projection:{card}", encoding="utf-8")
+            return
 
 
 def build_trace(repo: Path) -> Trace:
-    """A cold, single-process build of a copy of `repo`, then a check and a
-    validate of it, traced."""
+    """The commands of `COMMANDS` on a copy of `repo`, traced."""
     from knoc.cli import main
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -149,20 +165,23 @@ def build_trace(repo: Path) -> Trace:
                 shutil.copytree(repo / part, copy / part)
             elif (repo / part).is_file():
                 shutil.copy(repo / part, copy / part)
-        exit_codes: list[object] = []
+        exit_codes: list[int] = []
 
         def run() -> None:
             quiet = io.StringIO()  # the commands' own reports are not the trace's
             with contextlib.redirect_stdout(quiet), contextlib.redirect_stderr(quiet):
                 for command, *options in COMMANDS:
+                    if command == "edit":
+                        edit_a_card(copy)
+                        continue
                     try:
                         main.main([command, "--root", str(copy), *options], standalone_mode=False)
                         exit_codes.append(0)
                     except SystemExit as exc:
-                        exit_codes.append(exc.code)
+                        exit_codes.append(exc.code if isinstance(exc.code, int) else 1)
 
         found = trace(run)
-        found.exit_code = max((c if isinstance(c, int) else 1 for c in exit_codes), default=None)
+        found.exit_codes = exit_codes
         return found
 
 
@@ -170,7 +189,7 @@ def main() -> None:
     args = [a for a in sys.argv[1:] if a != "--json"]
     found = build_trace(Path(args[0]) if args else ROOT)
     if "--json" in sys.argv:
-        print(json.dumps({"exit_code": found.exit_code, "deepest": found.deepest,
+        print(json.dumps({"exit_codes": found.exit_codes, "deepest": found.deepest,
                           "pairs": [[a, b, n] for (a, b), n in sorted(found.pairs.items())],
                           "upward": [[a, b] for a, b in sorted(found.upward)],
                           "sites": {f"{a} -> {b}": dict(c) for (a, b), c in found.sites.items()},

@@ -133,31 +133,28 @@ def test_the_command_line_starts_without_the_compiler() -> None:
     assert found.stdout.strip() == "[]"
 
 
-# Where a build calls up the layers at run time (docs/contributing/architecture.md,
-# "Calls up the layers"): the worker pool running the per-file step (the one
-# declared seam), and the engine's compact results and lazy views, which the
-# stages, the cards view and the renderer read, and the cache encodes and spills.
-# None more; the aim is the seam alone.
-UPWARD_CALLS = {("io", "incremental"), ("compiler", "incremental"), ("kinds", "incremental"),
-                ("output", "incremental"), ("io", "output")}
-MAX_BOUNDARIES = 9  # the deepest stack, in package boundaries crossed
+# The deepest stack, in package boundaries crossed (docs/contributing/architecture.md,
+# "Calls up the layers"). No call runs upward: the worker pool's call into the
+# engine, the one declared seam, happens in forked workers, outside the trace.
+MAX_BOUNDARIES = 5
 
 
 @pytest.fixture(scope="module")
 def traced() -> dict[str, Any]:
-    """A build, a check and a validate of the example repo, traced (bench/trace.py)
+    """Builds, a check and a validate of the example repo, traced (bench/trace.py)
     in a process of its own: its audit hook cannot be removed."""
     done = subprocess.run([sys.executable, str(ROOT / "bench/trace.py"), "--json"], capture_output=True, text=True,
                           check=True, timeout=600, cwd=ROOT)
     found: dict[str, Any] = json.loads(done.stdout)
-    assert found["exit_code"] == 0, done.stderr  # every command ran to its end
+    # Every command ran to its end; the check after the edit finds build/ stale.
+    assert found["exit_codes"] == [0, 0, 1, 0, 0], done.stderr
     return found
 
 
-def test_a_build_calls_up_the_layers_only_through_the_known_seams(traced: dict[str, Any]) -> None:
+def test_no_call_runs_up_the_layers_and_stacks_stay_shallow(traced: dict[str, Any]) -> None:
     pairs = {(a, b) for a, b, _ in traced["pairs"]}
-    assert ("io", "incremental") in pairs  # the trace sees the worker pool's call
-    assert {(a, b) for a, b in traced["upward"]} <= UPWARD_CALLS, traced["sites"]
+    assert {("app", "incremental"), ("incremental", "compiler"), ("compiler", "kinds")} <= pairs  # it sees a build
+    assert traced["upward"] == [], traced["sites"]
     assert len(traced["deepest"]) - 1 <= MAX_BOUNDARIES, traced["deepest"]
 
 

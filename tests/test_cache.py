@@ -326,6 +326,13 @@ def test_a_cache_folder_that_links_elsewhere_is_not_written_or_pruned(knoc: Knoc
     assert warm == cold
     assert knoc("build", root=built)[0] == 0
     assert [p.name for p in elsewhere.iterdir()] == [precious.name] and precious.read_bytes() == b"not knoc's"
+    held = tree_bytes(built / "build")  # the joined files held, not stored: the same bytes
+    assert knoc("build", "--no-cache", root=built)[0] == 0
+    assert tree_bytes(built / "build") == held
+
+
+def tree_bytes(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
 def test_a_cache_that_links_elsewhere_is_not_used(knoc: Knoc, repo: Path, tmp_path: Path) -> None:

@@ -14,8 +14,8 @@ from ruamel.yaml import YAML
 
 from knoc.a2a import capability
 from knoc.a2a.extensions import CONTRACT_URI
+from knoc.a2a.protocol import protocol_key
 from knoc.kinds.delegation import contract_of
-from knoc.rules.version import protocol_key
 from tests.conftest import ROOT, Knoc, compile_example, edit, findings, json_diags, line_of, one
 
 STEWARD = "content/agent-blueprints/schema-steward.kno"

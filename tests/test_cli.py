@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 
 from knoc.cli import main
 from knoc.features import drift
-from knoc.io import tree as tree_module
-from knoc.io.tree import Staging, check_owned, write_tree
+from knoc.io import staging as staging_module
+from knoc.io.staging import Staging, Writing, check_owned, write_tree
 from knoc.output.index import DomainIndex
 from knoc.version import __version__
 from tests.conftest import ROOT, edit, json_diags, tree
@@ -135,16 +135,16 @@ def test_a_tree_knoc_wrote_is_replaced_without_reading_its_manifest(repo: Path, 
     still stops that build from replacing it."""
     assert knoc("build", root=repo)[0] == 0
     listed: list[Path] = []
-    monkeypatch.setattr(tree_module, "check_owned", lambda out, manifest: listed.append(out) or check_owned(out, manifest))
+    monkeypatch.setattr(staging_module, "check_owned", lambda out, manifest: listed.append(out) or check_owned(out, manifest))
     edit(repo, "content/agent-blueprints/catalog-search.kno", "Searches the KNO", "Searches all of the KNO")
     assert knoc("build", root=repo)[0] == 0 and listed == []
-    finish = Staging.finish
+    writing = Staging.writing
 
-    def meanwhile(staging: Staging, *args: object) -> None:  # someone writes into build/ as the build runs
+    def meanwhile(staging: Staging, *args: object) -> Writing:  # someone writes into build/ as the build runs
         (repo / "build/index/notes.txt").write_text("mine\n", encoding="utf-8")
-        finish(staging, *args)  # type: ignore[arg-type]
+        return writing(staging, *args)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(Staging, "finish", meanwhile)
+    monkeypatch.setattr(Staging, "writing", meanwhile)
     edit(repo, "content/agent-blueprints/catalog-search.kno", "Searches all of the KNO", "Searches the KNO")
     code, _, err = knoc("build", root=repo)
     assert code == 2 and "holds files knoc did not write: index/notes.txt" in err and listed == [repo / "build"]

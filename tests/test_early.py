@@ -15,7 +15,7 @@ import pytest
 
 from knoc.incremental import driver
 from knoc.io import pool
-from knoc.io.tree import Staging
+from knoc.io.staging import Staging
 from tests.conftest import Knoc, edit, tree
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))

@@ -16,9 +16,9 @@ import pytest
 from a2a.client.card_resolver import parse_agent_card
 from google.protobuf.json_format import MessageToDict
 
+from knoc.a2a.protocol import major_minor
 from knoc.config import load_config
 from knoc.incremental.driver import compile_repo
-from knoc.rules.version import major_minor
 from tests.conftest import Knoc, json_diags
 from tests.test_import import WILD, imported_cards
 

@@ -6,15 +6,15 @@ judge an agent alike."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Any, NamedTuple
+from collections.abc import Iterable, Mapping
+from typing import NamedTuple
 
 from packaging.version import Version
 from pydantic.alias_generators import to_snake
 
 from knoc.a2a.extensions import CONTRACT_URI
+from knoc.a2a.protocol import PROTOCOL, major_minor, protocol_key
 from knoc.a2a.wire import ContractCapabilities
-from knoc.rules.version import PROTOCOL, major_minor, protocol_key
 
 # Tier 1: every compliant agent does these; nobody declares them.
 IMPLICIT = ("send_message", "get_task", "list_tasks", "basic_errors")
@@ -121,15 +121,15 @@ def describe_versions(contract: Contract) -> str:
 # --- reading a contract --------------------------------------------------
 
 
-def from_card(card: dict[str, Any], versions: tuple[str, ...], unsupported: frozenset[str],
+def from_card(card: Mapping[str, object], versions: tuple[str, ...], unsupported: frozenset[str],
               extension_uris: Iterable[str]) -> Contract:
     """The contract of an authored (snake_case) card whose main url speaks
     `versions` when it states none (`defaults`), built for a target whose
     card cannot carry the `unsupported` flags."""
-    caps: dict[str, Any] = card["capabilities"] if isinstance(card.get("capabilities"), dict) else {}
+    caps = _mapping(card.get("capabilities"))
     flags = {k: v for k in (*CORE, *CONTRACT_FLAGS) if isinstance(v := caps.get(k), bool) and k not in unsupported}
     stated = list(main_versions(card, versions))
-    for iface in card.get("additional_interfaces") or []:
+    for iface in _sequence(card.get("additional_interfaces")):
         if isinstance(iface, dict):
             stated += interface_versions(iface, versions)
     return Contract(flags, frozenset(extension_uris), tuple(dict.fromkeys(stated)),
@@ -147,11 +147,11 @@ def defaults(target: tuple[str, ...], states_versions: bool) -> tuple[str, ...]:
     return STATED_DEFAULT if states_versions else target
 
 
-def main_versions(card: dict[str, Any], default: tuple[str, ...]) -> tuple[str, ...]:
+def main_versions(card: Mapping[str, object], default: tuple[str, ...]) -> tuple[str, ...]:
     return _stated(card.get("protocol_versions")) or default
 
 
-def interface_versions(iface: dict[str, Any], default: tuple[str, ...]) -> tuple[str, ...]:
+def interface_versions(iface: Mapping[str, object], default: tuple[str, ...]) -> tuple[str, ...]:
     return _stated(iface.get("protocol_versions")) or default[:1]
 
 
@@ -168,7 +168,7 @@ def legacy_version(versions: Iterable[str]) -> str | None:
     return "0.3" if speaks_0_3(early) else (early[-1] if early else None)
 
 
-def _stated(declared: Any) -> tuple[str, ...]:
+def _stated(declared: object) -> tuple[str, ...]:
     """The protocol versions a card states (only strings count), as
     Major.Minor, without repeats."""
     if not isinstance(declared, list):
@@ -176,19 +176,19 @@ def _stated(declared: Any) -> tuple[str, ...]:
     return tuple(dict.fromkeys(major_minor(v) for v in declared if isinstance(v, str)))
 
 
-def wire_contract(card: dict[str, Any], stated: list[str]) -> Contract:
+def wire_contract(card: Mapping[str, object], stated: list[str]) -> Contract:
     """The contract of a published card whose interfaces state the protocol
     versions `stated`: flags from its capabilities (core, and the
     capability-contract entry's), its extension URIs, and the versions and
-    range the contract entry adds. Any card may be a stranger's: a value of
+    range the contract entry adds. A card may be a stranger's: a value of
     the wrong shape counts as absent."""
     caps = _mapping(card.get("capabilities"))
     flags: dict[str, bool] = {}
     for key, value in caps.items():
         if isinstance(value, bool):
             flags[to_snake(key)] = value
-    if isinstance(card.get("supportsAuthenticatedExtendedCard"), bool):
-        flags["extended_agent_card"] = card["supportsAuthenticatedExtendedCard"]
+    if isinstance(extended := card.get("supportsAuthenticatedExtendedCard"), bool):
+        flags["extended_agent_card"] = extended
     extensions = [e for e in _sequence(caps.get("extensions")) if isinstance(e, dict)]
     params = _mapping(next((e.get("params") for e in extensions if e.get("uri") == CONTRACT_URI), None))
     for key, value in _mapping(params.get("capabilities")).items():
@@ -201,31 +201,32 @@ def wire_contract(card: dict[str, Any], stated: list[str]) -> Contract:
                     optional_str(params.get("minProtocolVersion")), optional_str(params.get("maxProtocolVersion")))
 
 
-def _mapping(value: Any) -> dict[str, Any]:
+def _mapping(value: object) -> Mapping[str, object]:
     return value if isinstance(value, dict) else {}
 
 
-def _sequence(value: Any) -> list[Any]:
+def _sequence(value: object) -> list[object]:
     return value if isinstance(value, list) else []
 
 
-def read_1_0(card: dict[str, Any]) -> Contract:
+def read_1_0(card: Mapping[str, object]) -> Contract:
     """The contract of a 1.0-shaped card: a version per supported interface."""
     interfaces = [_mapping(i) for i in _sequence(card.get("supportedInterfaces"))]
     return wire_contract(card, [str(i.get("protocolVersion")) for i in interfaces])
 
 
-def read_0_3(card: dict[str, Any]) -> Contract:
+def read_0_3(card: Mapping[str, object]) -> Contract:
     """The contract of a 0.3-shaped card: one version for the whole card."""
-    return wire_contract(card, [card["protocolVersion"]] if isinstance(card.get("protocolVersion"), str) else [])
+    version = card.get("protocolVersion")
+    return wire_contract(card, [version] if isinstance(version, str) else [])
 
 
-def from_wire(card: dict[str, Any]) -> Contract:
+def from_wire(card: Mapping[str, object]) -> Contract:
     """The contract of a published card of any shape (0.3, 1.0 or compat),
     such as a stranger's: the shape says how to read it (what
     `targets.by_shape(card).read(card)` gives, without the registry)."""
     return read_1_0(card) if "supportedInterfaces" in card else read_0_3(card)
 
 
-def optional_str(value: Any) -> str | None:
+def optional_str(value: object) -> str | None:
     return value if isinstance(value, str) else None

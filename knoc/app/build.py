@@ -15,10 +15,12 @@ from knoc.config import CONFIG_FILE, Config
 from knoc.diagnostics.progress import Progress, quiet
 from knoc.incremental.driver import Result
 from knoc.io import background, git, lock
-from knoc.io.outputs import Base, OutputMemo
+from knoc.io.outputs import Base, Columns, OutputMemo
+from knoc.io.staging import OutputError, Staging
 from knoc.io.stored import Stat
-from knoc.io.tree import OutputError, Staging, stat_tree
+from knoc.io.tree import stat_tree
 from knoc.output.tree import MANIFEST, Tree
+from knoc.output.views import plain
 
 if TYPE_CHECKING:
     from knoc.output.signed import KeySigner
@@ -80,12 +82,12 @@ def _build(config: Config, use_cache: bool, fail_on_warning: bool, stage: bool, 
         if written and not current:
             progress("writing", 0, len(result.files))
             try:
-                unchanged = {p for p in staging.early if _same_card(result.files, staging.early, p)}
-                staging.finish(result.files, unchanged, _reusable(old(), result.digests.get), scan.owned())
+                unchanged = {p for p in staging.early if _same_card(result.files, result.early, p)}
+                _write(staging, result.files, unchanged, _reusable(old(), result.digests.get), scan.owned())
             except OutputError as exc:
                 raise UsageError("KNO-OUTPUT", str(exc),
                                  "move those files away, or set another `output` in knoc.toml") from None
-            swapped = result.digests, result.base
+            swapped = plain(result.digests), result.base
     finally:
         staging.abort()  # whatever was written early and not swapped in
     stripped = written and (dropped, committed) != (None, None)
@@ -124,6 +126,15 @@ def _summary(config: Config, result: Result, written: bool, current: bool, stage
         shown = ", ".join(private[:5]) + (f" and {len(private) - 5} more" if len(private) > 5 else "")
         summary += f"; not published: {len(private)} private agent{'s' if len(private) != 1 else ''} ({shown})"
     return summary
+
+
+def _write(staging: Staging, tree: Mapping[str, bytes], unchanged: set[str], reuse: dict[str, Stat],
+           owned: Columns | None) -> None:
+    """Make `tree` build/, each file's bytes made as the writers ask for them."""
+    writing = staging.writing(list(tree), unchanged, reuse, owned)
+    for batch in writing.needed():
+        writing.put([(rel, tree.content(rel) if isinstance(tree, Tree) else tree[rel]) for rel in batch])
+    writing.commit()
 
 
 def _reusable(old: dict[str, Stat], digest: Callable[[str], str | None]) -> dict[str, Stat]:

@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import functools
 import os
-import re
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from knoc.app.common import compile_cached
@@ -19,7 +17,7 @@ from knoc.app.outcome import Outcome
 from knoc.app.scan import Scan
 from knoc.config import Config
 from knoc.diagnostics import Diagnostic, diag
-from knoc.io import background, files, lock, tree
+from knoc.io import background, lock, tree
 
 if TYPE_CHECKING:
     from knoc.diagnostics.progress import Progress
@@ -43,6 +41,7 @@ def _compared(config: Config, use_cache: bool, progress: Progress | None, scan: 
               pending: Callable[[], list[Any]]) -> Outcome:
     from knoc.app.signing import adopter
     from knoc.features.drift import drift
+    from knoc.output.tree import MANIFEST
 
     out, in_hook = config.output + "/", scan.in_hook
     signed = adopter(config)  # a signed build is checked without the key
@@ -59,9 +58,9 @@ def _compared(config: Config, use_cache: bool, progress: Progress | None, scan: 
                         hint=f"stage it: `git add {out}`, then commit again")
         return Outcome("knoc check", [*result.report.sorted(), unstaged], result.inputs, f"{out} not staged")
     rebuild = _rebuild(config, signed is not None)
-    drifted = drift(result.files, differ, found.actual, functools.partial(_old, config.out_dir), out,
-                    (lambda: _built_for(config), config.a2a), in_hook=in_hook, rebuild=rebuild,
-                    written=functools.cache(lambda: _written(config)))
+    drifted = drift(result.files, differ, found.actual, functools.partial(tree.read_file, config.out_dir), out,
+                    (functools.partial(tree.built_for, config.out_dir, MANIFEST), config.a2a), in_hook=in_hook,
+                    rebuild=rebuild, written=functools.cache(functools.partial(tree.written, config.out_dir, MANIFEST)))
     if signed is not None and signed.refused:
         drifted = _refusals(signed.refused, out) + drifted
     summary = f"{out} drifted: run `{rebuild}`" if drifted else f"{out} is up to date"
@@ -76,18 +75,6 @@ def _rebuild(config: Config, signs: bool) -> str:
     return "knoc build --sign-key KEY"
 
 
-def _written(config: Config) -> set[str]:
-    """The files the build on disk says it wrote (its manifest's outputs)."""
-    from knoc.output.tree import MANIFEST
-    from knoc.rules import jsontext
-
-    try:
-        outputs = jsontext.parse(tree.read(config.out_dir, MANIFEST))["outputs"]
-    except (OSError, jsontext.Refused, KeyError, TypeError):
-        return set()
-    return {*outputs, MANIFEST} if isinstance(outputs, dict) else {MANIFEST}
-
-
 def _refusals(refused: list[tuple[str, str]], out: str) -> list[Diagnostic]:
     """One error per reason a card's signatures were refused, at its first
     card (a build that lost every signature is one finding, not thousands)."""
@@ -100,24 +87,3 @@ def _refusals(refused: list[tuple[str, str]], out: str) -> list[Diagnostic]:
         found.append(diag("KNO-SIGNATURE", f"{why}{more}", file=f"{out}{rels[0]}",
                           hint="rebuild with the signing key: `knoc build --sign-key KEY`"))
     return found
-
-
-def _old(out_dir: Path, rel: str) -> bytes | None:
-    """A file of build/ for the drift's diff; None for a FIFO or a device
-    in its place (found stale by its digest, never read)."""
-    try:
-        return tree.read(out_dir, rel)
-    except files.Refused:
-        return None
-
-
-def _built_for(config: Config) -> str | None:
-    """The A2A target the build on disk was made for, if its manifest says
-    (in its head: the whole of it is 25 MB at 100,000 agents)."""
-    from knoc.output.tree import MANIFEST
-
-    try:
-        found = re.search(rb'^  "a2a_target": "([0-9a-z.]+)",$', tree.read(config.out_dir, MANIFEST, 4096), re.M)
-    except OSError:
-        return None
-    return found.group(1).decode("ascii") if found else None

@@ -8,7 +8,7 @@ from knoc.app.outcome import Outcome, UsageError
 from knoc.config import Config
 from knoc.io import files, lock, swap
 from knoc.io.cache import DIR as CACHE_DIR
-from knoc.io.tree import OutputError, check_owned
+from knoc.io.staging import OutputError, check_owned
 from knoc.output.tree import MANIFEST
 
 

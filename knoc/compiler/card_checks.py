@@ -14,6 +14,7 @@ from urllib.parse import SplitResult
 from knoc.a2a import capability, targets
 from knoc.a2a.capability import DEPRECATED, in_range, version_key
 from knoc.a2a.fields import CardFields, a2a_binding, named_binding
+from knoc.a2a.protocol import major_minor
 from knoc.a2a.targets import v03
 from knoc.a2a.targets.base import Target
 from knoc.a2a.unprotected import unprotected
@@ -21,7 +22,6 @@ from knoc.a2a.wire import FLOW_FIELDS
 from knoc.diagnostics import Diagnostic, JsonPath, at, json_path
 from knoc.kinds.agent import PLACEHOLDERS, Agent
 from knoc.rules.paths import origin, split_url
-from knoc.rules.version import major_minor
 
 
 def legacy_dropped(agent: Agent, fields: CardFields, target: Target, written: object) -> list[Diagnostic]:

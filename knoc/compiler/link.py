@@ -1,18 +1,20 @@
 """The link stage: the whole repo at once, from each file's facts and
 projection only (so a cached run and a fresh one cannot differ): resolve
 references, publish the cards, check extension entries and delegation
-chains, and render the files that read the whole repo."""
+chains; then, once the files that read the whole repo are rendered, where
+they go (`placed`)."""
 
 from __future__ import annotations
 
 import json
 import sys
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from knoc.compiler.publish import publish
-from knoc.compiler.records import FileResults, LinkResult
 from knoc.compiler.resolve import resolve
+from knoc.compiler.results import FileResults
 from knoc.diagnostics import Diagnostic, JsonPath, SourceFile, at, diag
 from knoc.kinds import delegation, extension
 from knoc.kinds.agent import Agent, Cards, Projection, linked
@@ -21,12 +23,26 @@ from knoc.kinds.entity import Entity, Layout, Typed, is_public, kind_of
 from knoc.kinds.spec import SpecSet
 from knoc.output.hosting import JWKS_FILE, SITE, locate_url, site_dir
 from knoc.output.pages import PAGE_FILE
-from knoc.output.tree import KNOC, Spill, collisions, render_linked
+from knoc.output.tree import KNOC, collisions
+
+
+@dataclass(frozen=True)
+class Linked:
+    """What the link stage found, and what the files that read the whole
+    repo are rendered from (`knoc.output.tree.render_linked`)."""
+
+    diags: list[Diagnostic]
+    agents: dict[str, str]  # slug -> source, of every agent, public or not
+    published: list[tuple[str, str]]  # (slug, source) of each card to publish, in order
+    roots: dict[str, str]  # host -> slug of the card also served at its root
+    untwinned: list[str]  # slugs of the cards without agent.json
+    repo: Repo
+    cards: Cards  # the published cards' summaries (their bytes are not read here)
+    typed: list[Typed]
 
 
 def link_repo(sources: list[SourceFile], results: FileResults, specs: SpecSet, target: str,
-              layout: Layout, primary: dict[str, str], spill: Spill | None = None,
-              catalog_url: str = "") -> LinkResult:
+              layout: Layout, primary: dict[str, str]) -> Linked:
     typed, agent_of = _entities(sources, results, specs, layout)
     broken = frozenset((layout.collection_of(s.rel), s.rel.rsplit("/", 1)[-1].removesuffix(".kno"))
                        for s in sources if any(d.is_error for d in results.found(s.rel)))
@@ -37,17 +53,22 @@ def link_repo(sources: list[SourceFile], results: FileResults, specs: SpecSet, t
     del carded
 
     def projected() -> Iterator[tuple[Agent, Projection]]:  # decoded one at a time, each time
-        return ((a, results.summary(a.typed.source.rel)) for a in agents)
+        return ((a, results.cards.summary(a.typed.source.rel)) for a in agents)
 
     published = publish(projected(), primary)
     found = published.diags
-    cards = Cards(published.cards, results.summary)  # nothing here reads a card's bytes
     known, found_ext = extension.registry(typed)
     found += found_ext + extension.check_cards(projected(), known) + delegation.check(repo.agents, target)
-    files, wanted = render_linked(repo, cards, published.roots, typed, spill, catalog_url or None)
-    found += _collisions(wanted, typed, repo) + _catalog_pages_taken(wanted, typed) + _pageless(typed)
-    return LinkResult(diags + found, {a.slug: a.typed.source.rel for a in repo.agents}, published.cards,
-                      files.files, files.digests, published.roots, published.untwinned)
+    return Linked(diags + found, {a.slug: a.typed.source.rel for a in repo.agents}, published.cards,
+                  published.roots, published.untwinned, repo, Cards(published.cards, results.cards.summaries()),
+                  typed)
+
+
+def placed(linked: Linked, wanted: dict[str, list[str]]) -> list[Diagnostic]:
+    """What is wrong with where the outputs go, once rendered (`wanted`:
+    who wants each path, `render_linked`)."""
+    typed = linked.typed
+    return _collisions(wanted, typed, linked.repo) + _catalog_pages_taken(wanted, typed) + _pageless(typed)
 
 
 def _catalog_pages_taken(wanted: dict[str, list[str]], typed: list[Typed]) -> list[Diagnostic]:

@@ -12,6 +12,7 @@ from pydantic import ValidationError
 from knoc.a2a import capability, targets, wire
 from knoc.a2a.extensions import CONTRACT_URI, SERVICE_CLASS_URI
 from knoc.a2a.fields import DEFAULT_MODES, DEFAULT_TRANSPORT, CardFields
+from knoc.a2a.protocol import major_minor
 from knoc.a2a.targets import v03
 from knoc.a2a.targets.base import Target
 from knoc.a2a.wire import (
@@ -39,7 +40,6 @@ from knoc.output.canonical import dumps_serialized, sha256
 from knoc.output.hosting import locate_url
 from knoc.output.index import card_details
 from knoc.rules import limits
-from knoc.rules.version import major_minor
 
 # Legacy `authentication.schemes` names that map onto an HTTP auth scheme.
 HTTP_SCHEMES = {"bearer": "bearer", "basic": "basic", "digest": "digest"}

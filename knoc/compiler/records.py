@@ -12,7 +12,7 @@ import json
 import sys
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, NamedTuple, Protocol
+from typing import Any, ClassVar, NamedTuple
 
 from knoc.codec.records import UNREADABLE, Record, join_paths, split_paths
 from knoc.diagnostics import Diagnostic, from_dict
@@ -125,19 +125,3 @@ class Head(NamedTuple):
     private: bool
     facts: str
     link_key: str
-
-
-class FileResults(Protocol):
-    """Every source's `FileResult` in one run, as the link stage reads them
-    (the engine holds them compact: `knoc.incremental.results`)."""
-
-    carded: list[str]  # the sources with a card
-
-    def found(self, rel: str) -> list[Diagnostic]:
-        """The findings in one source."""
-
-    def head(self, rel: str) -> Head:
-        """All of a source's result but its findings and card."""
-
-    def summary(self, rel: str) -> Projection:
-        """A source's card without its written bytes (KeyError: it has none)."""

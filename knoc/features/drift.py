@@ -37,7 +37,7 @@ def differing(want: Mapping[str, str], actual: Mapping[str, str], where: Collect
 def drift(expected: Mapping[str, bytes], differ: set[str], actual: Container[str],
           read: Callable[[str], bytes | None], out: str, targets: tuple[Callable[[], str | None], str] | None = None,
           in_hook: bool = False, rebuild: str = "knoc build",
-          written: Callable[[], Container[str]] = lambda: ()) -> list[Diagnostic]:
+          written: Callable[[], Container[str] | None] = lambda: ()) -> list[Diagnostic]:
     """One error per stale, missing or extra file, cards first. `differ`:
     the files whose sha256 is not the same in `expected` and on disk
     (`differing`); `actual`: the files on disk; `read` fetches one from
@@ -48,8 +48,8 @@ def drift(expected: Mapping[str, bytes], differ: set[str], actual: Container[str
     (what build/ was built for, asked only when something drifted; what
     the sources compile for); when they differ, that is the one finding.
     `rebuild`: the command that rebuilds this repo; `written()`: the files
-    the last build wrote (an extra file it did not write is the author's,
-    and a build would refuse to replace it)."""
+    the last build wrote, None if it does not say (an extra file it did
+    not write is the author's, and a build would refuse to replace it)."""
     hint = f"run `{rebuild}` and commit {out}" + (
         f"; if you already ran it, stage it: `git add {out}`" if in_hook else "")
     built = targets[0]() if differ and targets is not None else None
@@ -69,7 +69,7 @@ def drift(expected: Mapping[str, bytes], differ: set[str], actual: Container[str
         also += " (and the host's root copy)" if path in copies.values() else ""
         if path not in actual:
             found.append(diag("KNO-DRIFT", f"missing: {shown}{also}", file=shown, hint=hint))
-        elif path not in expected and path not in written():
+        elif path not in expected and path not in (written() or ()):
             found.append(diag("KNO-DRIFT", f"extra: {shown} (knoc did not write it)", file=shown,
                               hint=f"move it out of {out} (a build never replaces a file it did not write), "
                                    f"then {hint}"))

@@ -18,13 +18,15 @@ from __future__ import annotations
 import contextlib
 import hashlib
 from array import array
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Generator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from knoc.compiler.link import link_repo
+from knoc.codec.heads import Input
+from knoc.compiler.link import link_repo, placed
 from knoc.compiler.load import parse_source
 from knoc.compiler.records import FileResult, LinkResult
+from knoc.compiler.results import FileResults, publishable
 from knoc.compiler.specs import compile_specs
 from knoc.compiler.unit import one_file
 from knoc.config import Config
@@ -32,15 +34,16 @@ from knoc.diagnostics import Diagnostic, Report, SourceFile, diag
 from knoc.diagnostics.internal import has_internal, internal
 from knoc.diagnostics.progress import Progress, quiet
 from knoc.incremental import warm
-from knoc.incremental.results import Results, publishable
 from knoc.incremental.sources import compile_source, source_at
 from knoc.io import files, pool, source_list
-from knoc.io.cache import Cache, Source, salt
+from knoc.io.cache import Cache, Source
+from knoc.io.fingerprint import salt
+from knoc.io.held import Held
 from knoc.io.outputs import Base
 from knoc.kinds.agent import Card, Cards
 from knoc.kinds.entity import BUILTIN, Entity, Layout
 from knoc.kinds.spec import BUILTIN_SPECS, SpecSet
-from knoc.output.tree import Input, Tree, card_files, render
+from knoc.output.tree import Tree, card_files, render, render_linked
 from knoc.version import __version__
 
 if TYPE_CHECKING:
@@ -59,6 +62,7 @@ class Result:
     digests: Mapping[str, str] = field(default_factory=dict)  # sha256 of each of `files`
     cache: Cache = field(default_factory=Cache.off)
     base: Base | None = None  # the rendering kept in the cache that `digests` follow from
+    early: Mapping[str, bytes] = field(default_factory=dict)  # the cards written early (`Early`), by path
 
     @property
     def ok(self) -> bool:
@@ -68,7 +72,7 @@ class Result:
 class Early(Protocol):
     """Where a build writes each card as soon as its file is compiled, from
     the worker that compiled it, so that the disk works while the compile
-    goes on (`knoc.io.tree.Staging`). The link stage may still refuse to
+    goes on (`knoc.io.staging.Staging`). The link stage may still refuse to
     publish a card, or fail the build: the build then removes it."""
 
     def begin(self) -> None:
@@ -77,8 +81,9 @@ class Early(Protocol):
     def write_card(self, files: Mapping[str, bytes]) -> bool:
         """Called in a worker: write one card's files; whether it did."""
 
-    def written_early(self, files: Mapping[str, bytes]) -> None:
-        """Called here, after the one-file stage: the cards written."""
+    def written_early(self, paths: Collection[str]) -> None:
+        """Called here, after the one-file stage: the paths of the cards
+        written (`Result.early` holds them)."""
 
 
 def compile_repo(config: Config, use_cache: bool = False, progress: Progress = quiet,
@@ -111,7 +116,7 @@ def _compile_repo(config: Config, use_cache: bool, progress: Progress, signer: C
              if use_cache else Cache.off())
 
     # Specs are read and checked every time; content goes through the cache.
-    results = Results(cache.scratch())
+    results = FileResults(Held(cache.scratch(), FileResults.TAIL))
     for s in spec_sources:
         results.add_result(s.rel, one_file(s, loaded[s.rel], specs, config.a2a, layout))
         report.extend(results.found(s.rel))
@@ -122,7 +127,7 @@ def _compile_repo(config: Config, use_cache: bool, progress: Progress, signer: C
             report.extend(patched.diags)
             return Result(report, paths, patched.cards, patched.published, patched.agents, patched.untwinned,
                           patched.files, patched.digests, cache, patched.base)
-    content = _each_file(config, content_paths, specs, cache, results, report, progress, early)
+    content, written = _each_file(config, content_paths, specs, cache, results, report, progress, early)
     content.sort(key=lambda s: s.rel)
     for src in content:
         report.extend(results.found(src.rel))
@@ -130,8 +135,8 @@ def _compile_repo(config: Config, use_cache: bool, progress: Progress, signer: C
     link, link_key = _link(sources, results, specs, cache, config, layout)
     report.extend(link.diags)
 
-    cards = Cards(link.published, results.projection)
-    result = Result(report, paths, cards, link.published, link.agents, link.untwinned, cache=cache)
+    cards = Cards(link.published, results.cards)
+    result = Result(report, paths, cards, link.published, link.agents, link.untwinned, cache=cache, early=written)
     if result.ok:
         inputs = spec_inputs + _inputs(content, results)
         tree, result.digests = render(cards, link.files, link.digests, inputs, config.a2a, config.host, signer,
@@ -143,18 +148,18 @@ def _compile_repo(config: Config, use_cache: bool, progress: Progress, signer: C
     return result
 
 
-def _inputs(sources: list[SourceFile], results: Results) -> list[Input]:
+def _inputs(sources: list[SourceFile], results: FileResults) -> list[Input]:
     """The sources a spec declared, as the manifest lists them."""
     heads = ((s, results.head(s.rel)) for s in sources)
     return [(s.rel, s.digest, head.private) for s, head in heads if head.decl is not None]
 
 
-def _each_file(config: Config, paths: list[str], specs: SpecSet, cache: Cache, results: Results,
-               report: Report, progress: Progress, early: Early | None) -> list[SourceFile]:
+def _each_file(config: Config, paths: list[str], specs: SpecSet, cache: Cache, results: FileResults,
+               report: Report, progress: Progress, early: Early | None) -> tuple[list[SourceFile], Tree]:
     """The one-file stages for each path, or what the cache kept for its
     bytes. A file whose size and mtime the cache vouches for is not read;
     the others are compiled on `config.jobs` processes (`_compile`), which
-    write their cards to `early`. Returns the sources."""
+    write their cards to `early`. Returns the sources, and the cards written early."""
     sources: list[SourceFile] = []
     kept: dict[str, Source] = {}
     misses: list[str] = []
@@ -180,7 +185,9 @@ def _each_file(config: Config, paths: list[str], specs: SpecSet, cache: Cache, r
     job = _Job(config, specs, cache, early)
     written: list[str] = []
     # Closed even on the way out of an error: no worker is left writing.
-    with contextlib.closing(pool.each(_compile, job, misses, config.jobs or pool.cores())) as compiled:
+    jobs = config.jobs or pool.cores()
+    each = pool.each(_compile, job, misses, jobs) if pool.forks(jobs, len(misses)) else _here(job, misses)
+    with contextlib.closing(each) as compiled:
         for done, (rel, (digest, entry, problem, wrote)) in enumerate(zip(misses, compiled, strict=True), 1):
             if done % 256 == 0:
                 progress("compiling", done, len(misses))
@@ -194,10 +201,11 @@ def _each_file(config: Config, paths: list[str], specs: SpecSet, cache: Cache, r
             i = done - 1
             if sizes[i] >= 0 and not has_internal(found):  # never keep a bug's outcome
                 kept[rel] = Source(digest, sizes[i], mtimes[i], ctimes[i], inodes[i], results.kept(rel))
+    early_cards = Tree.of_cards(written, results.cards)
     if early is not None and written:
-        early.written_early(Tree.of_cards(written, results.projection))
+        early.written_early(list(early_cards))
     cache.sources = kept
-    return sources
+    return sources, early_cards
 
 
 @dataclass(frozen=True)
@@ -210,6 +218,12 @@ class _Job:
     early: Early | None
 
 
+def _here(job: _Job, rels: list[str]) -> Generator[tuple[str, Any, Diagnostic | None, bool], None, None]:
+    """`_compile` each file in this process, as a worker would."""
+    with pool.collecting():
+        yield from (_compile(job, rel) for rel in rels)
+
+
 def _compile(job: _Job, rel: str) -> tuple[str, Any, Diagnostic | None, bool]:
     """One file, in a worker; and its card, written early if it may be."""
     config, specs, cache, early = job.config, job.specs, job.cache, job.early
@@ -219,7 +233,7 @@ def _compile(job: _Job, rel: str) -> tuple[str, Any, Diagnostic | None, bool]:
     return digest, entry, problem, early.write_card(card_files(card))
 
 
-def _link(sources: list[SourceFile], results: Results, specs: SpecSet, cache: Cache,
+def _link(sources: list[SourceFile], results: FileResults, specs: SpecSet, cache: Cache,
           config: Config, layout: Layout) -> tuple[LinkResult, str]:
     """The link stage's findings, reused when no link key changed and no file
     its findings point into changed; and the key they are kept under."""
@@ -229,8 +243,11 @@ def _link(sources: list[SourceFile], results: Results, specs: SpecSet, cache: Ca
     link = LinkResult.restore(cache.get_link(key, digests))
     if link is None:
         try:
-            link = link_repo(sources, results, specs, config.a2a, layout, dict(config.primary), cache,
-                             config.catalog_url)
+            linked = link_repo(sources, results, specs, config.a2a, layout, dict(config.primary))
+            files, wanted = render_linked(linked.repo, linked.cards, linked.roots, linked.typed, cache,
+                                          config.catalog_url or None)
+            link = LinkResult(linked.diags + placed(linked, wanted), linked.agents, linked.published, files.files,
+                              files.digests, linked.roots, linked.untwinned)
         except Exception as exc:  # a bug: reported, never cached
             return LinkResult([internal(exc)], {}, [], {}, {}), key
         pinned = {d.file: digests[d.file] for d in link.diags if d.file in digests}

@@ -13,90 +13,33 @@ more than `MAX_CHANGED` edits, anything not as stored) is the full path's:
 
 from __future__ import annotations
 
-import functools
 import json
 import os
 import secrets
 import time
-from array import array
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, NoReturn
+from typing import Any, ClassVar
 
+from knoc.codec.heads import Head, Heads, Input
 from knoc.codec.records import UNREADABLE, Digests, Record
 from knoc.compiler.records import FileResult, LinkResult
+from knoc.compiler.results import FileResults
 from knoc.config import Config
 from knoc.diagnostics import Diagnostic, from_dict
 from knoc.diagnostics.internal import has_internal
-from knoc.incremental.results import Results
 from knoc.incremental.sources import compile_source
 from knoc.io import files
 from knoc.io.cache import RACY_NS, Cache, CacheDamaged, Source, Stat
-from knoc.io.outputs import Base, Lazy
-from knoc.kinds.agent import Card, Cards, Projection
+from knoc.io.outputs import Base
+from knoc.kinds.agent import Card, Cards, Projections
 from knoc.kinds.spec import SpecSet
 from knoc.output.patch import Edit
 from knoc.output.patch import patch as patch_files
-from knoc.output.tree import Input, Tree, all_paths, site_paths, sources_digest
+from knoc.output.tree import Tree, all_paths, sources_digest
+from knoc.output.views import Previous, plain
 
 MAX_CHANGED = 16  # more edits than this: the full path, which compiles them on every core (and stores them)
-
-# A content source as last compiled: (sha256, size, mtime, ctime, inode, declared by a spec?)
-Head = tuple[str, int, int, int, int, bool]
-
-
-class Heads:
-    """Every content source as last compiled, in path order, kept as
-    columns (their digests by path, `Digests`, and an array of stats): at
-    100,000 sources they load in milliseconds, where a dict of tuples took
-    a tenth of a second of every warm run."""
-
-    def __init__(self, digests: Digests, stats: array[int], declared: bytes) -> None:
-        self._digests, self.stats, self._declared = digests, stats, declared
-
-    @classmethod
-    def of(cls, heads: dict[str, Head]) -> Heads:
-        digests = Digests.of({rel: head[0] for rel, head in heads.items()})
-        return cls(digests, array("q", [v for p in digests.paths for v in heads[p][1:5]]),
-                   bytes(heads[p][5] for p in digests.paths))
-
-    @property
-    def paths(self) -> list[str]:
-        return self._digests.paths
-
-    def __contains__(self, rel: str) -> bool:
-        return rel in self._digests
-
-    def digest(self, rel: str) -> str:
-        return self._digests[rel]
-
-    def updated(self, heads: dict[str, Head]) -> Heads:
-        """These with `heads` (of sources among them) in place of theirs."""
-        stats, declared = array("q", self.stats), bytearray(self._declared)
-        for rel, head in heads.items():
-            i = self._digests.index(rel)
-            stats[4 * i:4 * i + 4] = array("q", head[1:5])
-            declared[i] = head[5]
-        return Heads(self._digests.replaced({rel: head[0] for rel, head in heads.items()}), stats, bytes(declared))
-
-    def inputs(self) -> list[Input]:
-        """The sources a spec declared, as the manifest lists them."""
-        rows = zip(self.paths, self._digests.listed(), self._declared, strict=True)
-        return [(rel, digest, False) for rel, digest, declared in rows if declared]
-
-    def encode(self) -> tuple[str, str, bytes, bytes]:
-        return *self._digests.encode(), self.stats.tobytes(), self._declared
-
-    @classmethod
-    def decode(cls, raw: Any) -> Heads:
-        paths, digests, stats, declared = raw
-        values = array("q")
-        values.frombytes(stats)
-        heads = cls(Digests.decode((paths, digests)), values, declared)
-        if not (isinstance(declared, bytes) and len(heads.paths) * 4 == len(values) == 4 * len(declared)):
-            raise ValueError("not the sources' heads")
-        return heads
-
 
 @dataclass(slots=True)
 class Rendered(Record):
@@ -109,7 +52,7 @@ class Rendered(Record):
     sources: Heads  # every content source, in path order
     diags: dict[str, list[Any]]  # each content source's findings (encoded), of those with any
     sites: list[str]  # each published card's folder under site/, in the link stage's order
-    digests: Mapping[str, str]  # sha256 of every output
+    digests: Mapping[str, str]  # sha256 of every output (a dict or Digests: `plain`)
     sources_digest: str  # the manifest's
 
     def encode(self) -> tuple[Any, ...]:
@@ -143,7 +86,7 @@ def key(link_key: str, operator: tuple[tuple[str, str], ...]) -> str:
 
 
 def remember(cache: Cache, link_key: str, operator: tuple[tuple[str, str], ...], content: list[str],
-             results: Results, cards: Sequence[Card], tree: Tree, digests: dict[str, str],
+             results: FileResults, cards: Sequence[Card], tree: Tree, digests: dict[str, str],
              inputs: list[Input]) -> Base | None:
     """Keep what the full path rendered, if the cache vouches for every
     source; the rendering kept."""
@@ -163,7 +106,15 @@ def _keep(cache: Cache, key: str, memo: Rendered, files: Mapping[str, bytes],
           already: dict[str, Stat] | None = None) -> Base | None:
     """Store `memo` as the rendered layer, with `files` (and the stored
     files of `already`); the rendering it now is, if stored."""
-    kept = cache.keep_rendered(key, memo.encode(), files, memo.digests, already)
+    stats = cache.stats_of(files)  # the cache's own stored files: stored already
+    if stats is None:
+        stats = {}
+        for path in files:  # one at a time: at 100,000 agents the catalog alone is 100 MB
+            st = cache.store_file(files[path], memo.digests[path])
+            if st is None:
+                return None
+            stats[path] = st
+    kept = cache.keep_rendered(key, memo.encode(), {**(already or {}), **stats})
     return Base(memo.token, memo.digests) if kept else None
 
 
@@ -206,14 +157,14 @@ def patch(config: Config, content: list[str], specs: SpecSet, spec_inputs: list[
     if len(changed) != len(cards):
         return None
     patched: Mapping[str, bytes] = {}
+    latest: Callable[[], str] = lambda: memo.sources_digest
     digests: Mapping[str, str] = memo.digests
     moved: frozenset[str] = frozenset()
-    latest = functools.cache(lambda: sources_digest(spec_inputs + heads.inputs()) if edited else memo.sources_digest)
     if edited:
         public = [(u.rel, memo.sources.digest(u.rel), u.digest) for u in edited if u.new.decl and not u.new.private]
         done = patch_files(found[1], memo.digests,
-                           Edit(changed, public, (memo.sources_digest, latest), _root_of(linked.roots)),
-                           functools.partial(_unpatched, cache))
+                           Edit(changed, public, (memo.sources_digest, spec_inputs, heads), _root_of(linked.roots)),
+                           cache.unpatched)
         if done is None:
             return None
         if not lazy or len(updates) > MAX_CHANGED // 2:
@@ -221,13 +172,13 @@ def patch(config: Config, content: list[str], specs: SpecSet, spec_inputs: list[
                 done.joined()
             except CacheDamaged:
                 return None
-        patched, digests, moved = done.files, done.digests, done.moved
-    projection = _projections(cache, memo.sources, {u.rel: u.new for u in updates})
+        patched, digests, moved, latest = done.files, done.digests, done.moved, done.sources_digest
+    projections = Projections(cache.entries(memo.sources.digests, {u.rel: u.entry for u in updates}),
+                              FileResult.position("projection"))
     root_of = _root_of(linked.roots)
-    previous = _previous(digests, linked.files, found[1],
-                         _card_files(linked.published, memo.sites, projection, linked.roots))
+    previous = Previous(digests, found[1], linked.files, projections, linked.published, memo.sites, linked.roots)
     rel_of = dict(linked.published)
-    tree = Tree.of_cards([rel for rel, *_ in cards], projection, patched, previous,
+    tree = Tree.of_cards([rel for rel, *_ in cards], projections, patched, previous,
                          {rel_of[slug]: host for slug, host in root_of.items()})
     base = Base(memo.token, memo.digests,
                 frozenset(patched).union(*(all_paths(new, root_of, slug) for slug, _, new in changed)), moved)
@@ -241,71 +192,16 @@ def patch(config: Config, content: list[str], specs: SpecSet, spec_inputs: list[
     if len(updates) > MAX_CHANGED // 2 or (keep and edited):
         for u in updates:
             cache.put(u.rel, Source.of(u.digest, u.st, u.entry))
-        kept = Rendered(secrets.token_hex(16), time.time_ns(), heads, found_in, memo.sites, digests, latest())
+        kept = Rendered(secrets.token_hex(16), time.time_ns(), heads, found_in, memo.sites, plain(digests), latest())
         base = _keep(cache, key(link.key, operator), kept, patched, cache.rendered_files()) or base
     diags = [from_dict(d) for raw in found_in.values() for d in raw] + linked.diags
-    return Patched(diags, linked.published, linked.agents, linked.untwinned, Cards(linked.published, projection),
+    return Patched(diags, linked.published, linked.agents, linked.untwinned, Cards(linked.published, projections),
                    tree, digests, base)
 
 
 def _root_of(roots: dict[str, str]) -> dict[str, str]:
     """slug -> host of each host's primary agent."""
     return {slug: host for host, slug in roots.items()}
-
-
-def _unpatched(cache: Cache) -> NoReturn:
-    cache.forget_rendered()  # the next run takes the full path
-    raise CacheDamaged("the cache's joined files are not as it last rendered them")
-
-
-def _projections(cache: Cache, heads: Heads, fresh: dict[str, FileResult]) -> Callable[[str], Projection]:
-    """A published source's projection: as just compiled, or read from the
-    cache (as last rendered) when asked for."""
-    def projection(rel: str) -> Projection:
-        kept = fresh[rel] if rel in fresh else FileResult.decode(cache.get(rel, heads.digest(rel)))
-        if kept is None or kept.projection is None:
-            cache.forget_rendered()  # the next run takes the full path
-            raise CacheDamaged(f"the cache no longer holds the card of {rel}")
-        return kept.projection
-    return projection
-
-
-def _card_files(published: list[tuple[str, str]], sites: list[str], projection: Callable[[str], Projection],
-                roots: dict[str, str]) -> Callable[[str], bytes | None]:
-    """A card file's bytes by its path, a host's root copy included (None
-    for any other path)."""
-    at: dict[str, tuple[str, bool]] = {}
-
-    def card(path: str) -> bytes | None:
-        if not at:
-            rel_of = dict(published)
-            for (_, rel), site in zip(published, sites, strict=True):
-                for p, legacy in zip(site_paths(site), (False, True), strict=True):
-                    at[p] = (rel, legacy)
-            for host, slug in roots.items():
-                for p, legacy in zip(site_paths(host), (False, True), strict=True):
-                    at[p] = (rel_of[slug], legacy)
-        if path not in at:
-            return None
-        rel, legacy = at[path]
-        return projection(rel).file_bytes(legacy)
-    return card
-
-
-def _previous(digests: Mapping[str, str], linked: Mapping[str, bytes], rendered: Mapping[str, bytes],
-              card: Callable[[str], bytes | None]) -> Mapping[str, bytes]:
-    """Every output of the run but the patched ones: the link stage's files
-    and the whole-repo ones as stored, and each card as the cache keeps it,
-    all read only when asked for."""
-    def read(path: str) -> bytes:
-        for stored in (rendered, linked):  # the rendered `_headers` extends the linked one
-            if path in stored:
-                return stored[path]
-        body = card(path)
-        if body is None:
-            raise KeyError(path)
-        return body
-    return Lazy(digests, read)
 
 
 def _updates(config: Config, specs: SpecSet, cache: Cache, memo: Rendered, pinned: dict[str, str]

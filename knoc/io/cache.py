@@ -29,23 +29,21 @@ Anything corrupt, foreign or stale is dropped and rebuilt."""
 
 from __future__ import annotations
 
-import functools
-import hashlib
 import os
 import tempfile
 import time
 import zlib
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, ClassVar
+from typing import IO, Any, ClassVar, NoReturn
 
 from knoc.codec.records import UNREADABLE, Encodes, Record
 from knoc.io import stored
 from knoc.io.stored import SHA256, CacheDamaged, Stat, StoredFiles
 from knoc.io.stored_value import read_stored, ready, write_stored
 
-__all__ = ["DIR", "Cache", "CacheDamaged", "Layer", "Source", "Stat", "read_stored", "salt", "write_stored"]
+__all__ = ["DIR", "Cache", "CacheDamaged", "Layer", "Source", "Stat", "read_stored", "write_stored"]
 
 DIR = ".knoc-cache"
 SHARDS = 64
@@ -237,14 +235,26 @@ class Cache:
         self.link = Layer(key, pinned, payload, kept)
         return self._files(kept)
 
-    def keep_rendered(self, key: str, payload: Any, files: Mapping[str, bytes], digests: Mapping[str, str],
-                      already: dict[str, Stat] | None = None) -> bool:
-        """Keep what a run rendered: `files` stored now, the others of
-        `already` as they are stored. Whether it could be kept."""
-        kept = self._store(files, digests)
-        if kept is not None:
-            self.rendered = Layer(key, {}, payload, {**(already or {}), **kept})
-        return kept is not None
+    def keep_rendered(self, key: str, payload: Any, files: dict[str, Stat]) -> bool:
+        """Keep what a run rendered: `payload`, and `files` as stored
+        (`store_file`, `stats_of`). Whether it could be kept."""
+        if self.folder is None:
+            return False
+        self.rendered = Layer(key, {}, payload, files)
+        self._store({}, {})  # drops what no layer names (best effort)
+        return True
+
+    def store_file(self, body: bytes, digest: str) -> Stat | None:
+        """Store one file under its sha256 (the rendered layer names it, or
+        it is dropped at the next store); its size, mtime and sha256, or
+        None if it cannot be."""
+        if self.folder is None or not ready(self.folder):
+            return None
+        return stored.store_one(self.folder / FILES, body, digest)
+
+    def stats_of(self, files: Mapping[str, bytes]) -> dict[str, Stat] | None:
+        """The stats of files this cache already stores (None: not such files)."""
+        return self._stats_of(files)
 
     def spill(self, files: Mapping[str, bytes], digests: Mapping[str, str], onto: Mapping[str, bytes]
               ) -> Mapping[str, bytes]:
@@ -255,21 +265,19 @@ class Cache:
         kept = self._store(files, digests) if self._can_spill(onto) else None
         return {**onto, **files} if kept is None else self._spilled_onto(onto, kept)
 
-    def spill_pieces(self, path: str, pieces: Callable[[], Iterable[bytes]], onto: Mapping[str, bytes]
-                     ) -> tuple[str, Mapping[str, bytes]]:
-        """As `spill`, for one file stored as its pieces are made (never held
-        whole); made again and held if it cannot be stored. Its sha256, and
-        `onto` with it."""
-        if self.folder is not None and self._can_spill(onto) and ready(self.folder):
-            try:
-                st = stored.store_pieces(self.folder / FILES, pieces())
-            except OSError:
-                pass
-            else:
-                return st[2], self._spilled_onto(onto, {path: st})
-        body = b"".join(pieces())
-        digest = hashlib.sha256(body).hexdigest()
-        return digest, self.spill({path: body}, {path: digest}, onto)
+    def piece_writer(self, onto: Mapping[str, bytes]) -> stored.PieceWriter | None:
+        """Where to store one file as its pieces are made, to be added to
+        `onto` (`spilled`); None when it cannot be: then it is held."""
+        if self.folder is None or not self._can_spill(onto) or not ready(self.folder):
+            return None
+        try:
+            return stored.PieceWriter(self.folder / FILES)
+        except OSError:
+            return None
+
+    def spilled(self, path: str, st: Stat, onto: Mapping[str, bytes]) -> Mapping[str, bytes]:
+        """`onto` with the file a `piece_writer` stored."""
+        return self._spilled_onto(onto, {path: st})
 
     def _can_spill(self, onto: Mapping[str, bytes]) -> bool:
         """Whether files can be spilled onto `onto` (nothing yet, or what was spilled)."""
@@ -285,6 +293,17 @@ class Cache:
         if self.folder is None or not isinstance(files, StoredFiles):
             return None
         return files.stats(self.folder / FILES)
+
+    def entries(self, digests: Mapping[str, str], fresh: Mapping[str, tuple[Any, ...]]) -> Entries:
+        """The results kept of sources with these sha256, as
+        `knoc.kinds.agent.Packed` (`Entries`)."""
+        return Entries(self, digests, fresh)
+
+    def unpatched(self) -> NoReturn:
+        """The files kept as last rendered are not what that rendering
+        made: dropped (the next run takes the full path), and CacheDamaged."""
+        self.forget_rendered()
+        raise CacheDamaged("the cache's joined files are not as it last rendered them")
 
     def scratch(self) -> IO[bytes] | None:
         """A file of the cache's own with no name (gone when closed, even if
@@ -356,20 +375,24 @@ def _shard(rel: str) -> int:
     return zlib.crc32(rel.encode("utf-8")) % SHARDS
 
 
-def salt(*parts: str) -> str:
-    return hashlib.sha256("\0".join((code_fingerprint(), *parts)).encode("utf-8")).hexdigest()
+class Entries:
+    """The encoded results the cache keeps of the sources with these sha256
+    (`digests`), but for those just compiled (`fresh`), by path. One that
+    is gone, or lacks what is asked of it, is CacheDamaged, and the rendered
+    layer is dropped: the next run takes the full path."""
 
+    def __init__(self, cache: Cache, digests: Mapping[str, str], fresh: Mapping[str, tuple[Any, ...]]) -> None:
+        self._cache, self._digests, self._fresh = cache, digests, fresh
 
-@functools.cache
-def code_fingerprint() -> str:
-    """knoc's own files by name, size and mtime: an install of other code
-    under the same version number (a git checkout, an edited template) must
-    not reuse what the old code found. Stat only; about a hundred files,
-    once a process: it runs the code it imported."""
-    package = Path(__file__).resolve().parent.parent
-    seen = hashlib.sha256()
-    for path in sorted(package.rglob("*")):
-        if path.suffix in {".py", ".j2", ".kno"}:
-            st = path.stat()
-            seen.update(f"{path.relative_to(package)}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
-    return seen.hexdigest()
+    def value(self, key: str) -> tuple[Any, ...]:
+        entry = self._fresh[key] if key in self._fresh else self._cache.get(key, self._digests[key])
+        if not isinstance(entry, tuple):
+            self.lacks(key)
+        return entry
+
+    def get(self, key: str) -> tuple[tuple[Any, ...], tuple[bytes, ...]]:
+        return self.value(key), ()
+
+    def lacks(self, key: str) -> NoReturn:
+        self._cache.forget_rendered()
+        raise CacheDamaged(f"the cache no longer holds the card of {key}")

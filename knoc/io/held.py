@@ -9,22 +9,34 @@ from __future__ import annotations
 import marshal
 import os
 from array import array
-from typing import IO, Any
+from typing import IO, Any, NoReturn
 
+from knoc.codec.records import Encodes
 from knoc.io.stored import CacheDamaged
 
 
 class Held:
-    """Values by key. `scratch`: where the pieces go (None: held too)."""
+    """Values by key. `scratch`: where the pieces go (None: held too).
+    `tail`: where in a value its pieces are, (i, j): `value[i][j:]`, a
+    tuple of bytes, is held out of memory; `value[i]` may be empty."""
 
-    def __init__(self, scratch: IO[bytes] | None = None) -> None:
+    def __init__(self, scratch: IO[bytes] | None = None, tail: tuple[int, int] = (0, 0)) -> None:
         self._buffer = bytearray()
         self._ends = array("Q")  # where each value ends in the buffer
         self._index: dict[str, int] = {}  # key -> its value's number
         self._scratch, self._end = scratch, 0
+        self._tail = tail
 
-    def put(self, key: str, value: Any, pieces: tuple[bytes, ...] = ()) -> None:
-        """Hold `value` (what marshal carries), and `pieces` out of memory."""
+    def put(self, key: str, value: tuple[Any, ...]) -> None:
+        """Hold `value` (what marshal carries), the bytes at its tail out of memory."""
+        i, j = self._tail
+        inner = value[i]
+        if inner:
+            self._put(key, (*value[:i], inner[:j], *value[i + 1:]), tuple(inner[j:]))
+        else:
+            self._put(key, value, ())
+
+    def _put(self, key: str, value: Any, pieces: tuple[bytes, ...]) -> None:
         where: tuple[int, ...] | tuple[bytes, ...] = pieces
         if self._scratch is not None and pieces:
             where = (self._end, *map(len, pieces))
@@ -57,9 +69,35 @@ class Held:
             start += size
         return value, tuple(out)
 
+    def lacks(self, key: str) -> NoReturn:
+        """What is asked of the value under `key` is not in it."""
+        raise KeyError(key)
+
+    def whole(self, key: str) -> tuple[Any, ...]:
+        """The value as put, its tail and all."""
+        value, pieces = self.get(key)
+        if not pieces:
+            return tuple(value)
+        i = self._tail[0]
+        return (*value[:i], (*value[i], *pieces), *value[i + 1:])
+
+    def ref(self, key: str) -> Encodes:
+        """A stand-in for the value as put, for a record that stores it (`Encodes`)."""
+        return _Ref(self, key)
+
     def _write(self, data: bytes) -> None:
         assert self._scratch is not None
         view = memoryview(data)
         while view:
             done = os.pwrite(self._scratch.fileno(), view, self._end)
             view, self._end = view[done:], self._end + done
+
+
+class _Ref(Encodes):
+    __slots__ = ("_held", "_key")
+
+    def __init__(self, held: Held, key: str) -> None:
+        self._held, self._key = held, key
+
+    def encode(self) -> tuple[Any, ...]:
+        return self._held.whole(self._key)

@@ -23,10 +23,10 @@ import hashlib
 import os
 import stat
 from array import array
-from collections.abc import Callable, Collection, ItemsView, Iterator, Mapping
+from collections.abc import ItemsView, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Generic, NamedTuple, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 from knoc.codec.records import count_paths, join_paths, split_paths
 from knoc.io import files
@@ -255,28 +255,6 @@ class Overlay(Mapping[str, str]):
 
     def __len__(self) -> int:
         return sum(1 for _ in self)
-
-
-class Lazy(Mapping[str, V], Generic[V]):
-    """Values by key, each got (`get`) only when asked for: its keys alone
-    answer `in`, `len` and iteration."""
-
-    def __init__(self, keys: Collection[str], get: Callable[[str], V]) -> None:
-        self._keys, self._get = keys, get
-
-    def __getitem__(self, key: str) -> V:
-        if key not in self._keys:
-            raise KeyError(key)
-        return self._get(key)
-
-    def __contains__(self, key: object) -> bool:
-        return key in self._keys
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._keys)
-
-    def __len__(self) -> int:
-        return len(self._keys)
 
 
 def fresh(base: str, rel: str, known: Stat | None) -> Stat:

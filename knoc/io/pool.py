@@ -51,8 +51,8 @@ def each(work: Callable[[C, T], R], context: C, items: list[T], jobs: int) -> Ge
     stops the workers (killed, not waited for: one may be deep in a file)
     and waits for them to end. A worker that dies raises WorkerLost here at
     once, never a wait for a result that cannot come."""
-    if jobs <= 1 or len(items) < MIN_ITEMS or sys.platform != "linux" or threading.active_count() > 1:
-        with _collector(True):  # as in a worker: parsing makes cycles
+    if not forks(jobs, len(items)):
+        with collecting():
             yield from (work(context, item) for item in items)
         return
     import multiprocessing  # here: a check, which never needs it, starts sooner
@@ -116,6 +116,18 @@ def die_with_parent(parent: int) -> None:
         os._exit(1)
 
 
+def forks(jobs: int, items: int) -> bool:
+    """Whether `each` runs `items` items on `jobs` worker processes (else
+    here, one after the other: one job, a few items, or a process with
+    threads, which a fork would copy mid-step)."""
+    return jobs > 1 and items >= MIN_ITEMS and sys.platform == "linux" and threading.active_count() == 1
+
+
+def collecting() -> contextlib.AbstractContextManager[None]:
+    """Python's collector on, as in a worker: parsing makes cycles."""
+    return _collector(True)
+
+
 def collector_paused() -> contextlib.AbstractContextManager[None]:
     """Make many objects and few cycles without Python's collector scanning
     them again and again: at 100,000 agents a warm check spent more time
@@ -155,30 +167,39 @@ class Batches(Generic[T]):
 
 
 def on_threads(work: Callable[[], None], n: int, stop: threading.Event) -> None:
-    """Run `work` on `n` threads at once and wait for them; the first
-    exception one raised is raised here, and `stop` is set for the others
-    (which `work` must watch). Plain threads, not an executor: an executor's
+    """Run `work` on `n` threads at once and wait for them (`Threads`)."""
+    Threads(work, n, stop).join()
+
+
+class Threads:
+    """`work` running on `n` threads, started now. The first exception one
+    raises is raised by `join`, and `stop` is set for the others (which
+    `work` must watch). Plain threads, not an executor: an executor's
     finaliser is one more place a Ctrl-C could land and be swallowed
     ("Exception ignored in ...")."""
-    failed: list[BaseException] = []
 
-    def run() -> None:
+    def __init__(self, work: Callable[[], None], n: int, stop: threading.Event) -> None:
+        self._work, self._stop = work, stop
+        self._failed: list[BaseException] = []
+        self._started = [threading.Thread(target=self._run, daemon=True) for _ in range(n)]
+        for thread in self._started:
+            thread.start()
+
+    def _run(self) -> None:
         try:
-            work()
+            self._work()
         except BaseException as exc:
-            failed.append(exc)
-            stop.set()
+            self._failed.append(exc)
+            self._stop.set()
 
-    started = [threading.Thread(target=run, daemon=True) for _ in range(n)]
-    for thread in started:
-        thread.start()
-    try:
-        for thread in started:
-            thread.join()
-    except BaseException:  # Ctrl-C: let them see it and stop before the caller cleans up
-        stop.set()
-        for thread in started:
-            thread.join()
-        raise
-    if failed:
-        raise failed[0]
+    def join(self) -> None:
+        try:
+            for thread in self._started:
+                thread.join()
+        except BaseException:  # Ctrl-C: let them see it and stop before the caller cleans up
+            self._stop.set()
+            for thread in self._started:
+                thread.join()
+            raise
+        if self._failed:
+            raise self._failed[0]

@@ -14,8 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from knoc.codec.records import join_paths, split_paths
-from knoc.io.cache import DIR, read_stored, salt, write_stored
+from knoc.io.cache import DIR, read_stored, write_stored
 from knoc.io.files import listed
+from knoc.io.fingerprint import salt
 
 VERSION = 3
 

@@ -10,7 +10,7 @@ import os
 import re
 import tempfile
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
@@ -105,31 +105,43 @@ def unchanged(folder: Path, files: dict[str, Stat]) -> bool:
     return True
 
 
-def store_pieces(folder: Path, pieces: Iterable[bytes]) -> Stat:
-    """Store one file as its pieces come, hashed as they are written, then
-    named by that sha256; its size, mtime and sha256. OSError if it could
-    not be (`folder` a link, say: only in a folder of our own)."""
-    if folder.is_symlink():
-        raise OSError(f"{folder} is a link")
-    folder.mkdir(exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".pieces.", dir=folder)
-    seen = hashlib.sha256()
-    try:
-        with os.fdopen(fd, "wb") as f:
-            for piece in pieces:
-                seen.update(piece)
-                f.write(piece)
-        blob = folder / seen.hexdigest()
-        st = stat(blob)
-        if st is not None and st.st_size == os.stat(tmp).st_size:  # stored already: its mtime vouches for it
-            Path(tmp).unlink()
-        else:
-            os.replace(tmp, blob)
-            st = os.stat(blob)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return st.st_size, st.st_mtime_ns, blob.name
+class PieceWriter:
+    """One file stored as its pieces are written, hashed as they come, then
+    named by that sha256 (`close`). OSError from any call if it cannot be
+    (`folder` a link, say: only in a folder of our own); `abort` then."""
+
+    def __init__(self, folder: Path) -> None:
+        if folder.is_symlink():
+            raise OSError(f"{folder} is a link")
+        folder.mkdir(exist_ok=True)
+        self._folder = folder
+        fd, self._tmp = tempfile.mkstemp(prefix=".pieces.", dir=folder)
+        self._file = os.fdopen(fd, "wb")
+        self._seen = hashlib.sha256()
+
+    def write(self, piece: bytes) -> None:
+        self._seen.update(piece)
+        self._file.write(piece)
+
+    def close(self) -> Stat:
+        """The file stored: its size, mtime and sha256."""
+        try:
+            self._file.close()
+            blob = self._folder / self._seen.hexdigest()
+            st = stat(blob)
+            if st is not None and st.st_size == os.stat(self._tmp).st_size:  # stored already: its mtime vouches
+                Path(self._tmp).unlink()
+            else:
+                os.replace(self._tmp, blob)
+                st = os.stat(blob)
+        except BaseException:
+            self.abort()
+            raise
+        return st.st_size, st.st_mtime_ns, blob.name
+
+    def abort(self) -> None:
+        self._file.close()
+        Path(self._tmp).unlink(missing_ok=True)
 
 
 def store(folder: Path, files: Mapping[str, bytes], digests: Mapping[str, str], keep: set[str]
@@ -144,12 +156,7 @@ def store(folder: Path, files: Mapping[str, bytes], digests: Mapping[str, str], 
     stored: dict[str, Stat] = {}
     try:
         for path, body in files.items():
-            blob = folder / digests[path]
-            st = stat(blob)
-            if st is None or st.st_size != len(body):
-                atomic_write(blob, body)
-                st = os.stat(blob)
-            stored[path] = (st.st_size, st.st_mtime_ns, digests[path])
+            stored[path] = _store_one(folder, body, digests[path])
         keep = keep | {d for _, _, d in stored.values()}
         young = time.time_ns() - KEEP_NS  # another run may be about to read what it stored just now
         for old in folder.iterdir():
@@ -158,3 +165,24 @@ def store(folder: Path, files: Mapping[str, bytes], digests: Mapping[str, str], 
     except OSError:  # best effort, as every write to the cache (a read-only checkout still compiles)
         return None
     return stored
+
+
+def store_one(folder: Path, body: bytes, digest: str) -> Stat | None:
+    """Write one file under its sha256 (left if it is there): its size,
+    mtime and sha256; None if it cannot be, or `folder` is a link."""
+    if folder.is_symlink():
+        return None
+    try:
+        folder.mkdir(exist_ok=True)
+        return _store_one(folder, body, digest)
+    except OSError:
+        return None
+
+
+def _store_one(folder: Path, body: bytes, digest: str) -> Stat:
+    blob = folder / digest
+    st = stat(blob)
+    if st is None or st.st_size != len(body):
+        atomic_write(blob, body)
+        st = os.stat(blob)
+    return st.st_size, st.st_mtime_ns, digest

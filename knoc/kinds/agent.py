@@ -7,13 +7,13 @@ from __future__ import annotations
 import struct
 import sys
 import zlib
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple, overload
+from typing import Any, NamedTuple, NoReturn, Protocol, overload
 
+from knoc.a2a.protocol import protocol_key
 from knoc.diagnostics import JsonPath
 from knoc.kinds.entity import AGENT_TYPES, ENTITY_KEYS, Typed, is_public
-from knoc.rules.version import protocol_key
 
 # The card fields the link stage reads (the capability contract, delegation).
 CARD_FACT_KEYS = ("url", "capabilities", "protocol_versions", "min_protocol_version", "max_protocol_version",
@@ -222,12 +222,74 @@ class Card(NamedTuple):
     projection: Projection
 
 
+class Packed(Protocol):
+    """Values held compact by key, the bytes at each one's tail kept apart
+    (`knoc.io.held.Held`)."""
+
+    def value(self, key: str) -> tuple[Any, ...]:
+        """The value without its tail."""
+        ...
+
+    def get(self, key: str) -> tuple[tuple[Any, ...], tuple[bytes, ...]]:
+        """The value and its tail's bytes."""
+        ...
+
+    def lacks(self, key: str) -> NoReturn:
+        """Raise for a value that lacks what was asked of it (a card)."""
+        ...
+
+
+class CardLookup(Protocol):
+    def projection(self, rel: str) -> Projection:
+        """The card of the agent in the source `rel`, decoded (KeyError: it has none)."""
+        ...
+
+
+class Projections(CardLookup):
+    """Each source's card, as held compact with the rest of its result
+    (`packed`, the card at `at` in each value, its written bytes as the
+    tail): decoded when asked for, never all at once."""
+
+    def __init__(self, packed: Packed, at: int) -> None:
+        self._packed, self._at = packed, at
+
+    def projection(self, rel: str) -> Projection:
+        value, written = self._packed.get(rel)
+        return self._card(rel, value, written)
+
+    def summary(self, rel: str) -> Projection:
+        """The card without its written bytes (left empty, and never
+        unpacked): all the link stage reads, without reading them."""
+        return self._card(rel, self._packed.value(rel), ())
+
+    def summaries(self) -> CardLookup:
+        """These cards as their summaries (`summary`)."""
+        return _Summaries(self)
+
+    def _card(self, rel: str, value: tuple[Any, ...], written: tuple[bytes, ...]) -> Projection:
+        card = value[self._at] if len(value) > self._at else None
+        if not card or not isinstance(card, tuple):
+            self._packed.lacks(rel)
+        try:
+            return Projection(*card, *written)
+        except TypeError:  # not a card's fields: kept by another knoc, or damaged
+            self._packed.lacks(rel)
+
+
+class _Summaries(CardLookup):
+    def __init__(self, of: Projections) -> None:
+        self._of = of
+
+    def projection(self, rel: str) -> Projection:
+        return self._of.summary(rel)
+
+
 class Cards(Sequence[Card]):
     """The published cards, each projection looked up when asked for: a run
     never holds a hundred thousand of them at once."""
 
-    def __init__(self, published: list[tuple[str, str]], projection: Callable[[str], Projection]) -> None:
-        self.published, self.projection = published, projection
+    def __init__(self, published: list[tuple[str, str]], cards: CardLookup) -> None:
+        self.published, self.cards = published, cards
 
     @overload
     def __getitem__(self, i: int) -> Card: ...
@@ -239,7 +301,10 @@ class Cards(Sequence[Card]):
         if isinstance(i, slice):
             return [self[j] for j in range(*i.indices(len(self)))]
         slug, rel = self.published[i]
-        return Card(slug, rel, self.projection(rel))
+        return Card(slug, rel, self.cards.projection(rel))
 
     def __len__(self) -> int:
         return len(self.published)
+
+    def projection(self, rel: str) -> Projection:
+        return self.cards.projection(rel)

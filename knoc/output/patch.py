@@ -18,13 +18,14 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import NoReturn
 
-from knoc.io.outputs import Lazy, Overlay
+from knoc.codec.heads import Heads, Input
 from knoc.kinds.agent import Projection
 from knoc.output.hosting import AI_CATALOG_FILE, HEADERS_FILE, SITE, etag_rule, etagged
 from knoc.output.index import script_piece
 from knoc.output.listing import indented
 from knoc.output.pages import details_path
-from knoc.output.tree import MANIFEST, all_paths, is_legacy, manifest_line
+from knoc.output.tree import MANIFEST, all_paths, is_legacy, manifest_line, sources_digest
+from knoc.output.views import Lazy, Overlaid
 
 Pairs = dict[str, list[tuple[bytes, bytes]]]  # each file's (old piece, new piece)
 Parts = list[bytes | memoryview]  # a patched file: its stored bytes around the new pieces, joined when read
@@ -34,12 +35,12 @@ Parts = list[bytes | memoryview]  # a patched file: its stored bytes around the 
 class Edit:
     """What changed: each card's slug and old and new projection (the same
     summary, other bytes); each public input's path and old and new
-    sha256; the old digest of all sources, and the new one when asked for
-    (a sort and a hash of every source's)."""
+    sha256; the old digest of all sources, and what the new one is made
+    of when asked for (a sort and a hash of every source's)."""
 
     cards: list[tuple[str, Projection, Projection]]
     inputs: list[tuple[str, str, str]]
-    sources_digest: tuple[str, Callable[[], str]]
+    sources: tuple[str, list[Input], Heads]  # the old digest of all sources; the specs' inputs; the content's
     root_of: dict[str, str]  # slug -> host of each host's primary agent, whose card is copied to the host's root
 
 
@@ -64,6 +65,7 @@ class Patch:
                  fail: Callable[[], NoReturn]) -> None:
         self._previous, self._was, self._edit, self._fail = previous, was, edit, fail
         self._done: tuple[dict[str, Parts], dict[str, str]] | None = None
+        self._sources_digest: str | None = None
         self.cards: dict[str, str] = {}
         self.pieces: Pairs = {}
         for slug, old, new in edit.cards:
@@ -81,15 +83,19 @@ class Patch:
         moved.update(path for path, pairs in self.pieces.items() if any(old != new for old, new in pairs))
         self._headers = {_headers_of(path) for path in moved if etagged(path)}
         moved |= self._headers
-        if moved or edit.inputs or self._latest() != edit.sources_digest[0]:
+        if moved or edit.inputs or self.sources_digest() != edit.sources[0]:
             moved.add(MANIFEST)
         self.moved = frozenset(moved)
         joined = self.pieces.keys() | self._headers | {MANIFEST}
         self.files: Mapping[str, bytes] = Lazy(joined, self._bytes)
-        self.digests: Mapping[str, str] = Overlay(was, Lazy(self.cards.keys() | joined, self._digest))
+        self.digests: Mapping[str, str] = Overlaid(was, Lazy(self.cards.keys() | joined, self._digest))
 
-    def _latest(self) -> str:
-        return self._edit.sources_digest[1]()
+    def sources_digest(self) -> str:
+        """The digest of all sources after the edit (made once, when first asked)."""
+        if self._sources_digest is None:
+            _, specs, heads = self._edit.sources
+            self._sources_digest = sources_digest(specs + heads.inputs())
+        return self._sources_digest
 
     def _bytes(self, path: str) -> bytes:
         return b"".join(self.joined()[0][path]) if path in self.moved else self._previous[path]
@@ -124,8 +130,8 @@ class Patch:
         lines = [(manifest_line(path, self._was[path]), manifest_line(path, fresh[path]))
                  for path in [*moved, *self._headers]]
         lines += [(manifest_line(rel, old, 2), manifest_line(rel, new, 2)) for rel, old, new in self._edit.inputs]
-        lines.append((manifest_line("sources_digest", self._edit.sources_digest[0], 1),
-                      manifest_line("sources_digest", self._latest(), 1)))
+        lines.append((manifest_line("sources_digest", self._edit.sources[0], 1),
+                      manifest_line("sources_digest", self.sources_digest(), 1)))
         files.update(self._replaced({MANIFEST: lines}, fresh))
         return files, fresh
 

@@ -1,5 +1,5 @@
 """The build tree, rendered in memory: every file a build writes, keyed by
-its path under the output folder. Pure: writing it is `knoc.io.tree`'s job."""
+its path under the output folder. Pure: writing it is `knoc.io.staging`'s job."""
 
 from __future__ import annotations
 
@@ -11,8 +11,9 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from json.encoder import encode_basestring  # the C version, as canonical.dumps uses
 from typing import TYPE_CHECKING, Any, Protocol
 
-from knoc.io.stored import StoredFiles, Streams
-from knoc.kinds.agent import Card, Cards, Projection, Written
+from knoc.codec.heads import Input
+from knoc.io.stored import Stat, StoredFiles
+from knoc.kinds.agent import Card, CardLookup, Cards, Projection, Written
 from knoc.kinds.domain import Repo
 from knoc.kinds.entity import Typed
 from knoc.output.canonical import dump_pieces, dumps, sha256
@@ -37,8 +38,6 @@ if TYPE_CHECKING:
 MANIFEST = "manifest.json"
 DOMAINS = "index/domains.json"  # the runtime index: perception domain -> agents
 CATALOG = "index/agents.json"
-# An entity the manifest lists: (repo-relative path, sha256, private?).
-Input = tuple[str, str, bool]
 
 
 KNOC = "knoc"  # the owner of the files knoc writes for the whole repo
@@ -90,6 +89,18 @@ def is_legacy(path: str) -> bool:
 _LEGACY = "/" + LEGACY_CARD_FILE
 
 
+class Pieces(Protocol):
+    """Where one file goes as its pieces are made (`knoc.io.stored.PieceWriter`)."""
+
+    def write(self, piece: bytes) -> None: ...
+
+    def close(self) -> Stat:
+        """Done: the file's size, mtime and sha256 as stored."""
+        ...
+
+    def abort(self) -> None: ...
+
+
 class Spill(Protocol):
     """Where the files joined from the whole repo go, one group at a time,
     once joined (or as they are made): stored now, and handed back with the
@@ -99,10 +110,12 @@ class Spill(Protocol):
     def spill(self, files: Mapping[str, bytes], digests: Mapping[str, str], onto: Mapping[str, bytes]
               ) -> Mapping[str, bytes]: ...
 
-    def spill_pieces(self, path: str, pieces: Callable[[], Iterable[bytes]], onto: Mapping[str, bytes]
-                     ) -> tuple[str, Mapping[str, bytes]]:
-        """One file stored as its pieces are made (`pieces()` makes them
-        again if it could not be); its sha256, and `onto` with it."""
+    def piece_writer(self, onto: Mapping[str, bytes]) -> Pieces | None:
+        """Where one file may be stored as its pieces are made (None: held)."""
+        ...
+
+    def spilled(self, path: str, st: Stat, onto: Mapping[str, bytes]) -> Mapping[str, bytes]:
+        """`onto` with the file a `piece_writer` stored."""
         ...
 
 
@@ -124,11 +137,21 @@ class Joined:
             self.files = self._spill.spill(group, self.digests, self.files)
 
     def add_pieces(self, path: str, pieces: Callable[[], Iterable[bytes]]) -> None:
-        """A file made a piece at a time, never held whole where it can be spilled."""
-        if self._spill is None:
-            self.add({path: b"".join(pieces())})
-        else:
-            self.digests[path], self.files = self._spill.spill_pieces(path, pieces, self.files)
+        """A file made a piece at a time, never held whole where it can be
+        spilled (made again and held if storing it fails)."""
+        writer = self._spill.piece_writer(self.files) if self._spill is not None else None
+        if writer is not None:
+            try:
+                for piece in pieces():
+                    writer.write(piece)
+                st = writer.close()
+            except OSError:
+                writer.abort()
+            else:
+                assert self._spill is not None
+                self.digests[path], self.files = st[2], self._spill.spilled(path, st, self.files)
+                return
+        self.add({path: b"".join(pieces())})
 
 
 def render_linked(repo: Repo, cards: Sequence[Card], roots: dict[str, str], typed: list[Typed],
@@ -191,21 +214,21 @@ class Tree(Mapping[str, bytes]):
     thousand of them unpacked at once would not fit in memory."""
 
     def __init__(self, files: Mapping[str, bytes], cards: dict[str, str],
-                 projection: Callable[[str], Projection], linked: Mapping[str, bytes] | None = None) -> None:
+                 lookup: CardLookup, linked: Mapping[str, bytes] | None = None) -> None:
         """`cards`: card path (`site_paths`) -> the card's source, its
-        projection looked up (`projection`) only when its bytes are read.
+        projection looked up (`lookup`) only when its bytes are read.
         `linked`: the link stage's files, perhaps read from the cache only
         when asked for; `files` and `cards` take precedence over them."""
         self._files = files
         self._cards = cards
-        self._projection = projection
+        self._lookup = lookup
         self._linked = linked if linked is not None else {}  # not `or`: that asks a lazy mapping its length
 
     def __getitem__(self, path: str) -> bytes:
         if path in self._files:
             return self._files[path]
         if path in self._cards:
-            return self._projection(self._cards[path]).file_bytes(is_legacy(path))
+            return self._lookup.projection(self._cards[path]).file_bytes(is_legacy(path))
         return self._linked[path]
 
     def __iter__(self) -> Iterator[str]:
@@ -223,13 +246,13 @@ class Tree(Mapping[str, bytes]):
     def __contains__(self, path: object) -> bool:  # Mapping's would unpack the card
         return path in self._files or path in self._cards or path in self._linked
 
-    def write_to(self, path: str, fd: int) -> bool:
-        """Copy a file the cache keeps into `fd` without holding it
-        (`knoc.io.stored.Streams`); False for any other file."""
+    def content(self, path: str) -> bytes | StoredFiles:
+        """What the tree holds at `path`: its bytes, or the cache's stored
+        files that hold it (`knoc.io.staging.Content`: copied, never held)."""
         if path in self._cards:
-            return False
+            return self[path]
         held = self._files if path in self._files else self._linked
-        return isinstance(held, Streams) and held.write_to(path, fd)
+        return held if isinstance(held, StoredFiles) and path in held else held[path]
 
     @property
     def rendered(self) -> Mapping[str, bytes]:
@@ -240,17 +263,17 @@ class Tree(Mapping[str, bytes]):
     def digest(self, path: str) -> str | None:
         """The sha256 of a card left unpacked (None for any other file)."""
         rel = self._cards.get(path)
-        return None if rel is None else self._projection(rel).file_digest(is_legacy(path))
+        return None if rel is None else self._lookup.projection(rel).file_digest(is_legacy(path))
 
-    def card(self, path: str) -> tuple[str, bool, Callable[[str], Projection]] | None:
+    def card(self, path: str) -> tuple[str, bool, CardLookup] | None:
         """The card a path holds, if it is one left unpacked: its source,
         whether as its agent.json, and where its projection comes from (two
         trees for which these are equal hold the same bytes there)."""
         rel = self._cards.get(path)
-        return None if rel is None else (rel, is_legacy(path), self._projection)
+        return None if rel is None else (rel, is_legacy(path), self._lookup)
 
     @classmethod
-    def of_cards(cls, sources: Iterable[str], projection: Callable[[str], Projection],
+    def of_cards(cls, sources: Iterable[str], lookup: CardLookup,
                  files: Mapping[str, bytes] | None = None, linked: Mapping[str, bytes] | None = None,
                  roots: Mapping[str, str] | None = None) -> Tree:
         """The cards of these sources, their agent.json twins and their
@@ -260,10 +283,10 @@ class Tree(Mapping[str, bytes]):
         files = files or {}
         cards: dict[str, str] = {}
         for rel in sources:
-            for path in all_paths(projection(rel), roots or {}, rel):
+            for path in all_paths(lookup.projection(rel), roots or {}, rel):
                 if path not in files:
                     cards[path] = rel
-        return cls(files, cards, projection, linked)
+        return cls(files, cards, lookup, linked)
 
 
 def render(cards: Cards, linked: Mapping[str, bytes], linked_digests: dict[str, str], inputs: list[Input],
@@ -309,7 +332,7 @@ def render(cards: Cards, linked: Mapping[str, bytes], linked_digests: dict[str, 
              for host, rules in etag_rules(digests).items()})  # after the digests they list
     kids = signer.kids() if signer is not None else None
     out.add_pieces(MANIFEST, lambda: dump_pieces(manifest(inputs, digests, target, kids)))
-    return Tree(out.files, {} if signer is not None else at, cards.projection, linked), digests  # signed: in files
+    return Tree(out.files, {} if signer is not None else at, cards.cards, linked), digests  # signed: in files
 
 
 def _details(cards: Cards, its: list[tuple[str, str]]) -> Iterator[bytes]:

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
 from urllib.parse import urljoin
 
 from knoc.a2a.fields import BINDINGS, DEFAULT_TRANSPORT, a2a_binding
+from knoc.a2a.protocol import PROTOCOL, major_minor
 from knoc.features.importing.imported import Imported, list_of, publishable
-from knoc.rules.version import PROTOCOL, major_minor
+from knoc.rules.json import JsonObject, JsonValue
 
 
 @dataclass
@@ -23,20 +23,20 @@ class Service:
     url: str
     transport: str
     versions: list[str]
-    others: list[dict[str, Any]] = field(default_factory=list)
+    others: list[dict[str, str | list[str]]] = field(default_factory=list)
 
 
 @dataclass
 class _Seen:
     path: str
-    url: Any
+    url: JsonValue
     binding: str | None  # None: not a binding at all
     version: str
     explicit: bool = True  # the binding was stated (a 0.3 `url` without `preferredTransport` is JSONRPC by default)
     tenant: str | None = None
 
 
-def service(raw: dict[str, Any], out: Imported, base_url: str | None) -> Service | None:
+def service(raw: JsonObject, out: Imported, base_url: str | None) -> Service | None:
     """The interfaces the card states, as each client generation reads them:
     a2a-sdk 1.x reads `supportedInterfaces` alone when the card has it; a 0.3
     client reads `url`, `preferredTransport` (JSONRPC by default),
@@ -65,12 +65,12 @@ def service(raw: dict[str, Any], out: Imported, base_url: str | None) -> Service
     for seen in stated:
         if _usable(seen, base_url, out):
             key = _key(seen)
-            stated_urls.setdefault(key, seen.url)
+            stated_urls.setdefault(key, str(seen.url))  # a string, as usable
             if seen.version not in groups.setdefault(key, []):
                 groups[key].append(seen.version)
     for seen in legacy:
         if _usable(seen, base_url, out):
-            stated_urls.setdefault(_key(seen), seen.url)
+            stated_urls.setdefault(_key(seen), str(seen.url))
             _merge_legacy(seen, groups, bool(stated), out)
     main = next((k for k in groups if k[2] is None and publishable(stated_urls[k])), None)
     if main is None:
@@ -82,8 +82,9 @@ def service(raw: dict[str, Any], out: Imported, base_url: str | None) -> Service
         if groups:
             out.drop("$.url", "no interface is at an http(s) URL knoc can publish the card under")
         return _substitute(base_url, legacy_version, out)
-    others = [{"url": stated_urls[k], "transport": k[1], **({"tenant": k[2]} if k[2] is not None else {}),
-               "protocol_versions": v} for k, v in groups.items() if k != main]
+    others: list[dict[str, str | list[str]]] = [
+        {"url": stated_urls[k], "transport": k[1], **({"tenant": k[2]} if k[2] is not None else {}),
+         "protocol_versions": v} for k, v in groups.items() if k != main]
     return Service(stated_urls[main], main[1], groups[main], others)
 
 
@@ -163,7 +164,7 @@ def _bare(url: str) -> str:
     return url.rstrip("/") or url
 
 
-def _tenant(item: dict[str, Any], path: str, out: Imported) -> str | None:
+def _tenant(item: JsonObject, path: str, out: Imported) -> str | None:
     tenant = item.get("tenant")
     if tenant is None or tenant == "":
         return None
@@ -173,13 +174,13 @@ def _tenant(item: dict[str, Any], path: str, out: Imported) -> str | None:
     return None
 
 
-def _items(raw: dict[str, Any], key: str, out: Imported) -> list[Any]:
+def _items(raw: JsonObject, key: str, out: Imported) -> list[JsonValue]:
     if key in raw and not isinstance(raw[key], list):
         out.drop(f"$.{key}", "not a list of interfaces")
     return list_of(raw.get(key))
 
 
-def _binding(transport: Any, path: str, out: Imported) -> tuple[str | None, bool]:
+def _binding(transport: JsonValue, path: str, out: Imported) -> tuple[str | None, bool]:
     """The binding as stated (one of A2A's named by its spec URI or a common
     alias, as its name; a custom one as it is); None when it is not a name
     at all. Whether it is one of A2A's."""
@@ -195,7 +196,7 @@ def _binding(transport: Any, path: str, out: Imported) -> tuple[str | None, bool
     return transport, False  # a custom binding: clients that know it use it
 
 
-def _version(value: Any, path: str, out: Imported) -> str:
+def _version(value: JsonValue, path: str, out: Imported) -> str:
     """A 1.0 interface's protocol version, as Major.Minor."""
     if isinstance(value, str) and PROTOCOL.match(value):
         return major_minor(value)
@@ -207,7 +208,7 @@ def _version(value: Any, path: str, out: Imported) -> str:
     return "1.0"
 
 
-def _legacy_version(raw: dict[str, Any], out: Imported) -> str:
+def _legacy_version(raw: JsonObject, out: Imported) -> str:
     """What a 0.3 reading says every interface of the card speaks:
     `protocolVersion`, whose 0.3 default is 0.3.0."""
     value = raw.get("protocolVersion")
