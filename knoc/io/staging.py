@@ -257,7 +257,7 @@ class Writing:
         """Stop the writers and wait for them (the caller removes the tree)."""
         self._stop.set()
         if self._writers is not None:
-            with contextlib.suppress(BaseException):
+            with contextlib.suppress(Exception):  # a writer's failure, raised already
                 self._writers.join()
 
 
