@@ -12,7 +12,7 @@ Every module under `knoc.` is internal and may change in any release.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from knoc.version import __version__
 
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 __all__ = ["Build", "ConfigError", "Diagnostic", "DomainIndex", "__version__", "compile"]
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     """The API loads on first use: `knoc --version` and the CLI's start-up
     do not pay for the compiler."""
     if name in __all__:

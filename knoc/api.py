@@ -7,13 +7,13 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from knoc.config import ConfigError, load_config
 from knoc.diagnostics import Diagnostic
 from knoc.incremental.driver import compile_repo
 from knoc.io import files
 from knoc.output.index import DomainIndex
+from knoc.rules.json import JsonObject
 
 __all__ = ["Build", "ConfigError", "Diagnostic", "DomainIndex", "compile"]
 
@@ -22,7 +22,7 @@ __all__ = ["Build", "ConfigError", "Diagnostic", "DomainIndex", "compile"]
 class Build:
     """What `knoc build` would write for a repo, without writing it."""
 
-    cards: Mapping[str, dict[str, Any]]  # each public agent's card (as JSON values), by its slug
+    cards: Mapping[str, JsonObject]  # each public agent's card (as JSON values), by its slug
     files: Mapping[str, bytes]  # every file under build/, by its path there
     diagnostics: tuple[Diagnostic, ...]  # every finding, in the order knoc reports them
     target: str  # the A2A target the cards are written for

@@ -7,7 +7,7 @@ import re
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Literal, TypedDict, cast
 
 from knoc.a2a import targets
 from knoc.io import files
@@ -30,6 +30,19 @@ KNOC_KEYS = {
                    "catalog page links to it",
 }
 _KEYS = set(KNOC_KEYS)
+
+
+class Settings(TypedDict, total=False):
+    """[knoc] as knoc.toml sets it (KNOC_KEYS): each a string."""
+
+    specs: str
+    content: str
+    output: str
+    a2a: str
+    catalog_url: str
+
+
+FOLDERS: tuple[Literal["specs", "content", "output"], ...] = ("specs", "content", "output")
 # [host]: who operates the hosts, for each host's AI Catalog (its `host` object).
 HOST_KEYS = {"display_name": "displayName", "identifier": "identifier",
              "documentation_url": "documentationUrl", "logo_url": "logoUrl"}
@@ -97,38 +110,29 @@ def find_root(start: Path) -> Path:
 
 
 def load_config(root: Path, a2a: str | None = None) -> Config:
-    values: dict[str, Any] = {}  # [knoc] strings, checked below
+    values: Settings = {}  # [knoc] strings, checked below
     path = root / CONFIG_FILE
     if files.is_file(path):
         try:
-            raw = tomllib.loads(files.read_source(str(path), str(root)).decode("utf-8"))
+            raw: dict[str, object] = tomllib.loads(files.read_source(str(path), str(root)).decode("utf-8"))
         except (tomllib.TOMLDecodeError, UnicodeDecodeError, OSError) as exc:
             raise ConfigError(f"{CONFIG_FILE}: {exc}") from None
-        section = raw.get("knoc", {})
-        if not isinstance(section, dict):
-            raise ConfigError(f"{CONFIG_FILE}: `knoc` must be a table (`[knoc]`)")
-        host, signing, primary = raw.get("host", {}), raw.get("signing", {}), raw.get("primary", {})
-        for name, table in (("host", host), ("signing", signing), ("primary", primary)):
-            if not isinstance(table, dict):
-                raise ConfigError(f"{CONFIG_FILE}: `{name}` must be a table (`[{name}]`)")
+        section, host, signing, primary = (_table(raw, name) for name in ("knoc", "host", "signing", "primary"))
         unknown = [*sorted(set(raw) - {"knoc", "host", "signing", "primary"}), *sorted(set(section) - _KEYS),
                    *sorted(set(host) - set(HOST_KEYS)), *sorted(set(signing) - set(SIGNING_KEYS))]
         if unknown:
             raise ConfigError(f"{CONFIG_FILE}: unknown setting(s) {', '.join(unknown)}; "
                               f"[knoc] takes {', '.join(sorted(_KEYS))}; [host] takes {', '.join(HOST_KEYS)}; "
                               f"[signing] takes {', '.join(SIGNING_KEYS)}; [primary] maps a host to an agent's slug")
-        for name in ("kid", "key"):
-            if not isinstance(signing.get(name, ""), str):
-                raise ConfigError(f"{CONFIG_FILE}: [signing] `{name}` must be a string")
-        for key, value in [*section.items(), *host.items()]:
+        kid, key = (_signing_text(signing, name) for name in ("kid", "key"))
+        for key_name, value in [*section.items(), *host.items()]:
             if not isinstance(value, str):
-                raise ConfigError(f"{CONFIG_FILE}: `{key}` must be a string")
-        values.update(section)
-        for folder in ("specs", "content", "output"):  # `build/` is `build` in every message
+                raise ConfigError(f"{CONFIG_FILE}: `{key_name}` must be a string")
+        values.update(cast(Settings, section))  # its keys are KNOC_KEYS and its values strings: checked above
+        for folder in FOLDERS:  # `build/` is `build` in every message
             if folder in values:
                 values[folder] = posixpath.normpath(values[folder])
-        operator = tuple((HOST_KEYS[k], host[k]) for k in HOST_KEYS if k in host)
-        kid, key = signing.get("kid") or None, signing.get("key") or None
+        operator = tuple((HOST_KEYS[k], str(host[k])) for k in HOST_KEYS if k in host)
         public, retired = _key_refs(signing, "public"), _key_refs(signing, "retired")
         primaries = _primaries(primary)
     else:
@@ -146,7 +150,23 @@ def load_config(root: Path, a2a: str | None = None) -> Config:
     return config
 
 
-def _primaries(table: dict[str, Any]) -> tuple[tuple[str, str], ...]:
+def _table(raw: dict[str, object], name: str) -> dict[str, object]:
+    """A table of knoc.toml (empty when it is not there)."""
+    table = raw.get(name, {})
+    if not isinstance(table, dict):
+        raise ConfigError(f"{CONFIG_FILE}: `{name}` must be a table (`[{name}]`)")
+    return table
+
+
+def _signing_text(signing: dict[str, object], name: str) -> str | None:
+    """[signing] `kid` or `key` (None: not set)."""
+    value = signing.get(name, "")
+    if not isinstance(value, str):
+        raise ConfigError(f"{CONFIG_FILE}: [signing] `{name}` must be a string")
+    return value or None
+
+
+def _primaries(table: dict[str, object]) -> tuple[tuple[str, str], ...]:
     """[primary]: host = "agent slug", the agent whose card a host serves at its root."""
     found: dict[str, str] = {}
     for host, slug in table.items():
@@ -165,7 +185,7 @@ def _primaries(table: dict[str, Any]) -> tuple[tuple[str, str], ...]:
 _HOST = re.compile(r"^(\[[0-9A-Fa-f:.]+\]|[^\s/:?#@\[\]]+)(:[0-9]{1,5})?$")  # host[:port], nothing else
 
 
-def _key_refs(signing: dict[str, Any], name: str) -> tuple[KeyRef, ...]:
+def _key_refs(signing: dict[str, object], name: str) -> tuple[KeyRef, ...]:
     """[signing] `public` or `retired`: a file path or an inline JWK table, or a list of them."""
     value = signing.get(name, [])
     items = value if isinstance(value, list) else [value]

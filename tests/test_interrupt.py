@@ -25,7 +25,7 @@ POINTS = 24  # kills at spread-out moments, half SIGKILL, half SIGINT
 BETWEEN_RENAMES = """
 import os, sys, time
 import knoc.io.swap as swap
-swap._RENAMEAT2 = None
+swap._renameat2 = lambda: None  # the portable swap: two renames
 real = os.rename
 def paused(a, b):
     real(a, b)

@@ -9,6 +9,7 @@ from typing import Any
 
 from knoc.a2a import capability
 from knoc.a2a.wire import AgentExtension, AgentProvider, AgentSkill
+from knoc.rules.json import JsonObject
 
 DEFAULT_MODES = ["text/plain"]
 DEFAULT_TRANSPORT = "JSONRPC"
@@ -38,7 +39,8 @@ class CardFields:
     version: str
     transport: str
     main_versions: tuple[str, ...]  # protocol versions of the main url
-    interfaces: list[dict[str, Any]]  # each with its `protocol_versions`
+    # each as the card states it (its schema checked `url`, `transport`, `tenant`), with its `protocol_versions`
+    interfaces: list[dict[str, Any]]
     provider: AgentProvider | None
     documentation_url: str | None
     icon_url: str | None
@@ -47,7 +49,7 @@ class CardFields:
     state_transition_history: bool | None
     extended_agent_card: bool | None
     extensions: list[AgentExtension]
-    schemes: dict[str, dict[str, Any]]  # security schemes, 0.3-style (`type`), snake_case
+    schemes: dict[str, JsonObject]  # security schemes, 0.3-style (`type`), snake_case
     security: list[dict[str, list[str]]]
     input_modes: list[str]
     output_modes: list[str]

@@ -21,9 +21,8 @@ import binascii
 import hashlib
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes
@@ -33,6 +32,7 @@ from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
 from knoc.a2a import readers
 from knoc.rules import jsontext
+from knoc.rules.json import JsonObject
 
 TYP = "JOSE"
 ALGORITHMS = ("EdDSA", "ES256")
@@ -70,7 +70,7 @@ def public_jwk(key: PrivateKey | PublicKey) -> dict[str, str]:
             "y": b64url(numbers.y.to_bytes(32, "big"))}
 
 
-def public_key(jwk: Any) -> PublicKey:
+def public_key(jwk: object) -> PublicKey:
     """The key a public JWK holds: Ed25519 (OKP) or P-256 (EC) only, with no
     private member and, where it says, for signatures with its own algorithm."""
     if not isinstance(jwk, dict):
@@ -96,7 +96,7 @@ def public_key(jwk: Any) -> PublicKey:
         raise KeyProblem(f"a {crv} key's coordinates are not a point of the curve") from None
 
 
-def _coordinate(jwk: dict[str, Any], name: str) -> bytes:
+def _coordinate(jwk: Mapping[str, object], name: str) -> bytes:
     value = jwk.get(name)
     raw = _unb64url(value) if isinstance(value, str) else None
     if raw is None or len(raw) != 32:
@@ -104,15 +104,15 @@ def _coordinate(jwk: dict[str, Any], name: str) -> bytes:
     return raw
 
 
-def thumbprint(jwk: dict[str, Any]) -> str:
+def thumbprint(jwk: Mapping[str, object]) -> str:
     """RFC 7638: the SHA-256 of the key's required members, as a key id."""
     public_key(jwk)  # a usable key, so its members are there
-    members = {"OKP": ("crv", "kty", "x"), "EC": ("crv", "kty", "x", "y")}[jwk["kty"]]
+    members = {"OKP": ("crv", "kty", "x"), "EC": ("crv", "kty", "x", "y")}[str(jwk["kty"])]
     canonical = json.dumps({m: jwk[m] for m in members}, separators=(",", ":"), sort_keys=True)
     return b64url(hashlib.sha256(canonical.encode("utf-8")).digest())
 
 
-def published(jwk: dict[str, Any], kid: str) -> dict[str, str]:
+def published(jwk: Mapping[str, str], kid: str) -> dict[str, str]:
     """A JWKS entry: the public key with its id, algorithm and use."""
     alg = "EdDSA" if jwk["kty"] == "OKP" else "ES256"
     return {**{k: jwk[k] for k in ("kty", "crv", "x", "y") if k in jwk}, "kid": kid, "alg": alg, "use": "sig"}
@@ -126,7 +126,7 @@ class KeySet:
     skipped: tuple[str, ...] = ()  # why a key was left out, one line each
 
 
-def key_set(doc: Any) -> KeySet:
+def key_set(doc: object) -> KeySet:
     """The keys of a JWKS document. The set itself must be sound (an object
     with `keys`, at most MAX_KEYS, each kid once); a key knoc cannot use is
     left out and said why."""
@@ -172,7 +172,7 @@ def _unb64url(text: str) -> bytes | None:
 _B64URL = re.compile(r"[A-Za-z0-9_-]*")
 
 
-def shown(value: Any) -> str:
+def shown(value: object) -> str:
     """A value from a hostile file, safe and short for a message."""
     return repr(value)[:60] if isinstance(value, (str, int, float, bool)) or value is None else type(value).__name__
 
@@ -198,13 +198,13 @@ class Signer:
         return {"protected": protected, "signature": b64url(raw)}
 
 
-def payloads(card: dict[str, Any]) -> list[bytes]:
+def payloads(card: Mapping[str, object]) -> list[bytes]:
     """The distinct payloads the card's readers verify, in reader order:
     what a card is signed over, once per key."""
     return list(dict.fromkeys(v.payload for v in readers.views(card) if v.payload is not None))
 
 
-def sign(card: dict[str, Any], signers: Iterable[Signer], jku: str) -> list[dict[str, str]]:
+def sign(card: Mapping[str, object], signers: Iterable[Signer], jku: str) -> list[dict[str, str]]:
     """A signature per key and per distinct view of the card."""
     covered = payloads(card)
     return [s.sign(p, jku) for s in signers for p in covered]
@@ -218,7 +218,7 @@ class Check:
     kid: str | None
     covers: tuple[str, ...] = ()  # the readers whose view it verified; none: it did not verify
     problem: str = ""
-    header: dict[str, Any] = field(default_factory=dict)  # its protected header, when it is one
+    header: JsonObject = field(default_factory=dict)  # its protected header, when it is one
 
 
 @dataclass(frozen=True)
@@ -240,7 +240,7 @@ class Verdict:
         return not self.problem and bool(self.views) and not self.uncovered
 
 
-def verify(card: dict[str, Any], keys: KeySet) -> Verdict:
+def verify(card: Mapping[str, object], keys: KeySet) -> Verdict:
     """Each signature of `card` checked with the key its `kid` names, over
     each distinct view of the card."""
     views = readers.views(card)
@@ -258,7 +258,7 @@ def verify(card: dict[str, Any], keys: KeySet) -> Verdict:
     return Verdict([_verify_one(i, entry, by_payload, encoded, keys) for i, entry in enumerate(signatures)], views)
 
 
-def protected_header(entry: Any) -> dict[str, Any] | None:
+def protected_header(entry: object) -> JsonObject | None:
     """A signature entry's protected header, or None when it is not one."""
     protected = entry.get("protected") if isinstance(entry, dict) else None
     if not isinstance(protected, str) or len(protected) > MAX_HEADER_CHARS:
@@ -267,13 +267,13 @@ def protected_header(entry: Any) -> dict[str, Any] | None:
     if raw is None or raw.startswith(b"\xef\xbb\xbf"):  # a byte-order mark: JSON text, but not to a2a-sdk
         return None
     try:
-        header = jsontext.parse(raw)
+        header = jsontext.parse_value(raw)
     except jsontext.Refused:
         return None
     return header if isinstance(header, dict) else None
 
 
-def _verify_one(index: int, entry: Any, by_payload: dict[bytes, list[str]], encoded: dict[bytes, str],
+def _verify_one(index: int, entry: object, by_payload: dict[bytes, list[str]], encoded: dict[bytes, str],
                 keys: KeySet) -> Check:
     if not isinstance(entry, dict) or not isinstance(entry.get("protected"), str) \
             or not isinstance(entry.get("signature"), str):
@@ -281,7 +281,7 @@ def _verify_one(index: int, entry: Any, by_payload: dict[bytes, list[str]], enco
     header = protected_header(entry)
     if header is None:
         return Check(index, None, problem="its protected header is not base64url JSON of an object")
-    kid = header.get("kid") if isinstance(header.get("kid"), str) else None
+    kid = named if isinstance(named := header.get("kid"), str) else None
     if kid is None:
         return Check(index, None, problem="its protected header names no key (`kid`, which A2A requires)",
                      header=header)

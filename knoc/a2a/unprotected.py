@@ -10,14 +10,13 @@ not listed."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Iterator, Mapping
 
 from knoc.a2a.readers.common import clean_empty
 from knoc.diagnostics.source import JsonPath
 
 
-def unprotected(card: dict[str, Any]) -> list[tuple[JsonPath, str]]:
+def unprotected(card: Mapping[str, object]) -> list[tuple[JsonPath, str]]:
     """(path in the card's source fields, what a client would lose) for each
     value of `card` (an agent's card fields as authored) that a copy
     without it verifies as well."""
@@ -41,7 +40,7 @@ def unprotected(card: dict[str, Any]) -> list[tuple[JsonPath, str]]:
     return found
 
 
-def _requirements(path: JsonPath, requirements: Any) -> Iterator[tuple[JsonPath, str]]:
+def _requirements(path: JsonPath, requirements: object) -> Iterator[tuple[JsonPath, str]]:
     for j, requirement in enumerate(_list(requirements)):
         if requirement == {}:
             yield (*path, j), "an empty requirement (no authentication, as an alternative)"
@@ -50,7 +49,7 @@ def _requirements(path: JsonPath, requirements: Any) -> Iterator[tuple[JsonPath,
                 yield (*path, j, name), f"the requirement of `{name}` (it has no scopes)"
 
 
-def _empty_inside(value: Any, path: JsonPath = ()) -> Iterator[JsonPath]:
+def _empty_inside(value: object, path: JsonPath = ()) -> Iterator[JsonPath]:
     """The paths of the empty values inside open data (a map or list whose
     members are data, not fields)."""
     members = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
@@ -61,9 +60,9 @@ def _empty_inside(value: Any, path: JsonPath = ()) -> Iterator[JsonPath]:
             yield from _empty_inside(member, (*path, key))
 
 
-def _dict(value: Any) -> dict[str, Any]:
+def _dict(value: object) -> Mapping[str, object]:
     return value if isinstance(value, dict) else {}
 
 
-def _list(value: Any) -> list[Any]:
+def _list(value: object) -> list[object]:
     return value if isinstance(value, list) else []

@@ -4,18 +4,19 @@ fields: only a field named here can reach a published card."""
 
 from __future__ import annotations
 
-from typing import Any
-
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, JsonValue
 from pydantic.alias_generators import to_camel
+
+from knoc.rules.json import JsonObject
 
 
 class Wire(BaseModel):
     model_config = ConfigDict(extra="forbid", alias_generator=to_camel, populate_by_name=True,
                               frozen=True, defer_build=True, ser_json_inf_nan="constants")
 
-    def to_json_dict(self) -> dict[str, Any]:
-        return self.model_dump(by_alias=True, exclude_none=True, mode="json")
+    def to_json_dict(self) -> JsonObject:
+        dumped: JsonObject = self.model_dump(by_alias=True, exclude_none=True, mode="json")
+        return dumped
 
     def serialized(self) -> bytes:
         """`to_json_dict()` as pydantic writes it with indent=2 (for
@@ -28,7 +29,7 @@ class AgentCardSignature(Wire):
 
     protected: str
     signature: str
-    header: dict[str, Any] | None = None
+    header: dict[str, JsonValue] | None = None
 
 
 class AgentProvider(Wire):
@@ -40,7 +41,7 @@ class AgentExtension(Wire):
     uri: str
     description: str | None = None
     required: bool | None = None
-    params: dict[str, Any] | None = None
+    params: dict[str, JsonValue] | None = None
 
 
 # The fields each OAuth flow carries in A2A (1.0's, the widest set). The

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from knoc.a2a import signing
 from knoc.app.outcome import Outcome, UsageError
@@ -50,7 +50,7 @@ def _verify(source: str, jwks: str | None, allow_jku: bool, jku_hosts: tuple[str
     return Outcome("knoc verify", inputs=[source], answer=answer, failed=not verdict.valid)
 
 
-def _own_key_set(source: str, card: dict[str, Any]) -> str | None:
+def _own_key_set(source: str, card: Mapping[str, object]) -> str | None:
     """The key set the repo here built for the card's host, if there is one."""
     from knoc.config import ConfigError, find_root, load_config
     from knoc.io import files
@@ -65,7 +65,7 @@ def _own_key_set(source: str, card: dict[str, Any]) -> str | None:
     return os.path.relpath(path) if path is not None and files.is_file(path) else None
 
 
-def _hosts(source: str, card: dict[str, Any], named: tuple[str, ...]) -> set[str]:
+def _hosts(source: str, card: Mapping[str, object], named: tuple[str, ...]) -> set[str]:
     """The hosts whose key sets a card may make knoc fetch: its own, and the ones named."""
     hosts = {h for h in [keysets.home(source, card)] if h is not None}
     for host in named:

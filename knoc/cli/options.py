@@ -135,7 +135,7 @@ def _format_help(formats: tuple[str, ...], default: str) -> str:
             f"{others.replace('text, ', '')} or github workflow commands.")
 
 
-def utf8_arguments(values: list[Any]) -> None:
+def utf8_arguments(values: list[object]) -> None:
     """Refuse an argument that is not UTF-8 (a Latin-1 `--title`, a file
     name in another encoding: the shell hands them over as bytes Python
     cannot write back out)."""

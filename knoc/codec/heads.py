@@ -5,9 +5,8 @@ them."""
 from __future__ import annotations
 
 from array import array
-from typing import Any
 
-from knoc.codec.records import Digests
+from knoc.codec.records import Digests, Stored, row, text
 
 # An entity the manifest lists: (repo-relative path, sha256, private?).
 Input = tuple[str, str, bool]
@@ -63,11 +62,13 @@ class Heads:
         return *self._digests.encode(), self.stats.tobytes(), self._declared
 
     @classmethod
-    def decode(cls, raw: Any) -> Heads:
-        paths, digests, stats, declared = raw
+    def decode(cls, raw: Stored) -> Heads:
+        paths, digests, stats, declared = row(raw)
+        if not (isinstance(stats, bytes) and isinstance(declared, bytes)):
+            raise ValueError("not the sources' heads")
         values = array("q")
         values.frombytes(stats)
-        heads = cls(Digests.decode((paths, digests)), values, declared)
-        if not (isinstance(declared, bytes) and len(heads.paths) * 4 == len(values) == 4 * len(declared)):
+        heads = cls(Digests.decode((text(paths), text(digests))), values, declared)
+        if not len(heads.paths) * 4 == len(values) == 4 * len(declared):
             raise ValueError("not the sources' heads")
         return heads

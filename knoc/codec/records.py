@@ -7,10 +7,13 @@ from __future__ import annotations
 import bisect
 import dataclasses
 import functools
-from collections.abc import ItemsView, Iterable, Iterator, Mapping
-from typing import Any, ClassVar, TypeVar
+from collections.abc import ItemsView, Iterable, Iterator, Mapping, Sequence
+from typing import ClassVar, TypeAlias, TypeVar
 
 R = TypeVar("R", bound="Record")
+# What a record is stored as: the values marshal carries, as knoc stores them.
+Stored: TypeAlias = bool | int | float | str | bytes | Sequence["Stored"] | Mapping[str, "Stored"] | None
+Encoded: TypeAlias = tuple[Stored, ...]  # a record as its plain tuple
 # What reading a stored value that is not the record it should be raises.
 UNREADABLE = (TypeError, ValueError, KeyError, AttributeError, IndexError)
 # Many paths are kept as one string, split when first needed: joined by
@@ -30,12 +33,52 @@ def count_paths(joined: str) -> int:
     return joined.count(PATHS_SEP) + 1 if joined else 0
 
 
+def text(value: Stored) -> str:
+    """A stored value that must be a string (ValueError if not)."""
+    if not isinstance(value, str):
+        raise ValueError("not a string")
+    return value
+
+
+def number(value: Stored) -> int:
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise ValueError("not a number")
+    return value
+
+
+def row(value: Stored) -> tuple[Stored, ...]:
+    """A stored tuple (what marshal gives back for one)."""
+    if not isinstance(value, tuple):
+        raise ValueError("not a tuple")
+    return value
+
+
+def rows(value: Stored) -> list[Stored]:
+    if not isinstance(value, list):
+        raise ValueError("not a list")
+    return value
+
+
+def table(value: Stored) -> dict[str, Stored]:
+    if not isinstance(value, dict):
+        raise ValueError("not a table")
+    return value
+
+
+def texts(value: Stored) -> list[str]:
+    return [text(v) for v in rows(value)]
+
+
+def text_table(value: Stored) -> dict[str, str]:
+    return {k: text(v) for k, v in table(value).items()}
+
+
 class Encodes:
     """What the cache stores: `encode()` gives its plain tuple."""
 
     __slots__ = ()
 
-    def encode(self) -> tuple[Any, ...]:
+    def encode(self) -> Encoded:
         raise NotImplementedError
 
 
@@ -46,12 +89,12 @@ class Record(Encodes):
 
     VERSION: ClassVar[int] = 1
 
-    def encode(self) -> tuple[Any, ...]:
+    def encode(self) -> Encoded:
         """This record as its plain tuple (a record that stores a field
         otherwise than as it holds it says how, through `encoded`)."""
         return self.encoded()
 
-    def encoded(self, **stored: Any) -> tuple[Any, ...]:
+    def encoded(self, **stored: Stored) -> Encoded:
         """The plain tuple: the record's name, its version, then each field
         as it is held, or as `stored` gives it."""
         return (type(self).__name__, self.VERSION,
@@ -65,7 +108,7 @@ class Record(Encodes):
         return 2 + [f.name for f in dataclasses.fields(cls)].index(name)  # type: ignore[arg-type]
 
     @classmethod
-    def decode(cls: type[R], raw: Any) -> R | None:
+    def decode(cls: type[R], raw: object) -> R | None:
         """The record `raw` encodes (or `raw` itself, already decoded). A
         record that reads a field otherwise than as stored decodes itself,
         from `fields_of`."""
@@ -77,16 +120,14 @@ class Record(Encodes):
             return None
 
     @classmethod
-    def fields_of(cls, raw: Any) -> list[Any]:
+    def fields_of(cls, raw: object) -> list[Stored]:
         """The stored fields of `raw`, if it encodes this record at this
-        version; one of UNREADABLE if not."""
+        version (each for the record to check); one of UNREADABLE if not."""
         if isinstance(raw, Encodes):  # held elsewhere or already decoded: encoded when asked for
             raw = raw.encode()
-        values: list[Any]
-        name, version, *values = raw
-        if name != cls.__name__ or version != cls.VERSION:
+        if not isinstance(raw, tuple) or raw[:2] != (cls.__name__, cls.VERSION):
             raise ValueError(f"not a {cls.__name__} of version {cls.VERSION}")
-        return values
+        return list(raw[2:])
 
 
 class Digests(Mapping[str, str]):
@@ -157,8 +198,8 @@ class Digests(Mapping[str, str]):
         return self._joined, self._digests
 
     @classmethod
-    def decode(cls, raw: Any) -> Digests:
-        paths, digests = raw
+    def decode(cls, raw: object) -> Digests:
+        paths, digests = raw if isinstance(raw, tuple) else ()
         if not (isinstance(paths, str) and isinstance(digests, str)
                 and len(digests) == 64 * count_paths(paths)):
             raise ValueError("not digests by path")

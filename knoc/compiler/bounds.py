@@ -5,7 +5,6 @@ many keys a mapping holds. Every later stage may then walk it freely."""
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from knoc.rules import limits
 from knoc.yaml.yaml12 import TOO_DEEP
@@ -62,12 +61,12 @@ def needs_walk(text: str) -> bool:
             or (("- -" in text or "? " in text) and _CHAIN.search(text) is not None))
 
 
-def check_value(data: Any) -> None:
+def check_value(data: object) -> None:
     """After parsing: depth, and what aliases expand to (nodes and text),
     counting a shared node once per place it appears."""
     sizes: dict[int, tuple[int, int, int]] = {}  # id -> (nodes, text, depth) of a finished node
     on_path: set[int] = set()
-    stack: list[tuple[Any, list[Any] | None]] = [(data, None)]
+    stack: list[tuple[object, list[object] | None]] = [(data, None)]
     while stack:
         value, children = stack[-1]
         if not isinstance(value, (dict, list)):

@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import ipaddress
 import re
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Iterable, Mapping
 from urllib.parse import SplitResult
 
 from knoc.a2a import capability, targets
@@ -120,7 +119,7 @@ def unfinished(agent: Agent) -> Iterable[Diagnostic]:
     """Warnings for what a public card should not go out with: a skeleton's
     placeholder text, a url only this machine can reach, plain http."""
     c = agent.card
-    fields: list[tuple[JsonPath, Any, str]] = [(("description",), c.get("description"), "description")]
+    fields: list[tuple[JsonPath, object, str]] = [(("description",), c.get("description"), "description")]
     for i, skill in enumerate(c.get("skills") or []):
         if isinstance(skill, dict):
             fields += [(("skills", i, "name"), skill.get("name"), "skill_name"),
@@ -185,13 +184,13 @@ def auth_urls(agent: Agent, dropped: Iterable[JsonPath]) -> Iterable[Diagnostic]
                              "use the endpoint's https URL")
 
 
-def _endpoints(card: dict[str, Any]) -> Iterable[tuple[JsonPath, str]]:
+def _endpoints(card: Mapping[str, object]) -> Iterable[tuple[JsonPath, str]]:
     """Each endpoint URL of the card's security schemes, at its path."""
     schemes = card.get("security_schemes")
     for name, scheme in schemes.items() if isinstance(schemes, dict) else ():
         if not isinstance(scheme, dict):
             continue
-        found: list[tuple[JsonPath, Any]] = [(("security_schemes", name, key), scheme.get(key))
+        found: list[tuple[JsonPath, object]] = [(("security_schemes", name, key), scheme.get(key))
                                              for key in _SCHEME_URLS]
         flows = scheme.get("flows")
         for flow, values in flows.items() if isinstance(flows, dict) else ():
@@ -224,7 +223,7 @@ def _bindings(agent: Agent) -> Iterable[Diagnostic]:
     """A binding written otherwise than A2A names it (`grpc`, `REST`):
     clients compare bindings exactly, so they would not know it."""
     c = agent.card
-    stated: list[tuple[JsonPath, Any]] = [(("preferred_transport",), c.get("preferred_transport"))]
+    stated: list[tuple[JsonPath, object]] = [(("preferred_transport",), c.get("preferred_transport"))]
     stated += [(("additional_interfaces", i, "transport"), iface.get("transport"))
                for i, iface in enumerate(c.get("additional_interfaces") or []) if isinstance(iface, dict)]
     for path, binding in stated:

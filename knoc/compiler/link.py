@@ -10,7 +10,6 @@ import json
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
 
 from knoc.compiler.publish import publish
 from knoc.compiler.resolve import resolve
@@ -117,7 +116,7 @@ def _entities(sources: list[SourceFile], results: FileResults, specs: SpecSet,
     whole facts live only until its Agent is made (`agent.linked`)."""
     typed: list[Typed] = []
     agents: dict[Typed, Agent] = {}
-    alike: dict[tuple[Any, ...], dict[str, Any]] = {}
+    alike: dict[tuple[object, ...], dict[str, object]] = {}
     for start in range(0, len(sources), _CHUNK):
         declared = [(src, head) for src in sources[start:start + _CHUNK]
                     if (head := results.head(src.rel)).decl is not None]

@@ -13,6 +13,7 @@ from knoc.diagnostics.model import Related
 from knoc.diagnostics.source import span_of
 from knoc.kinds.entity import DEFAULT_LAYOUT, Entity, Layout
 from knoc.yaml import yaml12
+from knoc.yaml.yaml12 import Mark
 
 
 def source_file(path: str, relpath: str, raw: bytes, shown: str | None = None) -> SourceFile | Diagnostic:
@@ -109,7 +110,7 @@ def yaml_diagnostic(exc: yaml12.YAMLError, source: SourceFile) -> Diagnostic:
                  hint="fix the YAML syntax at this position")
 
 
-def _misaligned(text: str, line: int, context: Any, problem: str) -> str | None:
+def _misaligned(text: str, line: int, context: Mark | None, problem: str) -> str | None:
     """What to fix when a syntax error is an indentation mistake: the line
     does not start where the keys (or items) of a block above it do, or it
     is deeper than the key above it; often the line above is the one out
@@ -188,11 +189,11 @@ def _odd_item(lines: list[str], n: int) -> str | None:
     return None
 
 
-def _block_column(lines: list[str], context: Any, rest: str) -> int:
+def _block_column(lines: list[str], context: Mark, rest: str) -> int:
     """Where the keys (or items) of the block the parser was in start: a
     list item's keys start after its dash."""
     begun = lines[context.line] if context.line < len(lines) else ""
-    column: int = context.column
+    column = context.column
     return _after_dash(begun, column) if begun[column:column + 1] == "-" and not rest.startswith("-") else column
 
 
@@ -227,7 +228,7 @@ def _tab_indented_line(text: str) -> tuple[int, int] | None:
     return None
 
 
-def _kind(value: Any) -> str:
+def _kind(value: object) -> str:
     return {list: "list", str: "string", int: "number", float: "number", bool: "boolean"}.get(
         type(value), type(value).__name__
     )

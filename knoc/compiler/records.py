@@ -12,9 +12,22 @@ import json
 import sys
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, NamedTuple
+from typing import ClassVar, NamedTuple
 
-from knoc.codec.records import UNREADABLE, Record, join_paths, split_paths
+from knoc.codec.records import (
+    UNREADABLE,
+    Encoded,
+    Record,
+    Stored,
+    join_paths,
+    row,
+    rows,
+    split_paths,
+    table,
+    text,
+    text_table,
+    texts,
+)
 from knoc.diagnostics import Diagnostic, from_dict
 from knoc.kinds.agent import Projection
 
@@ -39,22 +52,23 @@ class FileResult(Record):
             read = json.dumps([self.decl, self.valid, self.private, self.facts, summary])
             self.link_key = hashlib.sha256(read.encode("utf-8")).hexdigest()
 
-    def encode(self) -> tuple[Any, ...]:
+    def encode(self) -> Encoded:
         return self.encoded(diags=[d.to_dict() for d in self.diags],
                             projection=None if self.projection is None else tuple(self.projection))
 
     @classmethod
-    def decode(cls, raw: Any) -> FileResult | None:
+    def decode(cls, raw: object) -> FileResult | None:
         try:
             diags, decl, valid, private, facts, card, link_key = cls.fields_of(raw)
-            if not (isinstance(facts, str) and isinstance(link_key, str) and link_key):
+            if not link_key:
                 raise ValueError("not a file result")
+            card = row(card) if card else ()
             if card and not (len(card) == len(Projection._fields) and all(isinstance(b, bytes) for b in card[-2:])):
-                raise ValueError("not a card")  # its packed bytes are handed on as they are (`incremental.results`)
+                raise ValueError("not a card")  # its packed bytes are handed on as they are (`compiler.results`)
             # The same few types, versions and hosts in every file: held once each.
-            held = (sys.intern(decl[0]), sys.intern(decl[1])) if decl else None
-            projection = Projection._make((sys.intern(card[0]), *card[1:])) if card else None
-            return cls([from_dict(d) for d in diags], held, bool(valid), bool(private), facts, projection, link_key)
+            held = (sys.intern(text(row(decl)[0])), sys.intern(text(row(decl)[1]))) if decl else None
+            projection = Projection._make((sys.intern(text(card[0])), *card[1:])) if card else None
+            return cls(diagnostics(diags), held, bool(valid), bool(private), text(facts), projection, text(link_key))
         except UNREADABLE:
             return None
 
@@ -75,24 +89,22 @@ class LinkResult(Record):
     roots: dict[str, str] = field(default_factory=dict)  # host -> slug of the card also served at its root
     untwinned: list[str] = field(default_factory=list)  # slugs of the cards without agent.json
 
-    def encode(self) -> tuple[Any, ...]:
+    def encode(self) -> Encoded:
         # agents and published as two columns each: a warm run loads them in milliseconds
         return self.encoded(diags=[d.to_dict() for d in self.diags], agents=_columns(self.agents.items()),
                             published=_columns(self.published), files=None)
 
     @classmethod
-    def decode(cls, raw: Any) -> LinkResult | None:
+    def decode(cls, raw: object) -> LinkResult | None:
         try:
             diags, agents, published, _, digests, roots, untwinned = cls.fields_of(raw)
-            if not (isinstance(digests, dict) and isinstance(roots, dict) and isinstance(untwinned, list)):
-                raise ValueError("not a link result")
-            return cls([from_dict(d) for d in diags], dict(_pairs(agents)), _pairs(published), {}, digests, roots,
-                       untwinned)
+            return cls(diagnostics(diags), dict(_pairs(agents)), _pairs(published), {}, text_table(digests),
+                       text_table(roots), texts(untwinned))
         except UNREADABLE:
             return None
 
     @classmethod
-    def restore(cls, stored: tuple[Any, Mapping[str, bytes]] | None) -> LinkResult | None:
+    def restore(cls, stored: tuple[Stored, Mapping[str, bytes]] | None) -> LinkResult | None:
         """A result the cache kept: its findings, and its files as the cache reads them."""
         if stored is None:
             return None
@@ -107,11 +119,9 @@ def _columns(pairs: Collection[tuple[str, str]]) -> tuple[str, str]:
     return join_paths(firsts), join_paths(seconds)
 
 
-def _pairs(raw: Any) -> list[tuple[str, str]]:
-    firsts, seconds = raw
-    if not (isinstance(firsts, str) and isinstance(seconds, str)):
-        raise ValueError("not two columns")
-    a, b = split_paths(firsts), split_paths(seconds)
+def _pairs(raw: Stored) -> list[tuple[str, str]]:
+    firsts, seconds = row(raw)
+    a, b = split_paths(text(firsts)), split_paths(text(seconds))
     if len(a) != len(b):
         raise ValueError("columns of different lengths")
     return list(zip(a, b, strict=True))
@@ -125,3 +135,8 @@ class Head(NamedTuple):
     private: bool
     facts: str
     link_key: str
+
+
+def diagnostics(raw: Stored) -> list[Diagnostic]:
+    """Findings as a record stores them (`Diagnostic.to_dict`), decoded."""
+    return [from_dict(table(d)) for d in rows(raw)]

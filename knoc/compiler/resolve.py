@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Callable, Hashable, Iterable
 
 from knoc.diagnostics import Diagnostic, JsonPath, at
 from knoc.diagnostics.duplicates import duplicate
@@ -158,10 +157,11 @@ def _extends_cycles(typed: list[Typed], index: _Index) -> Iterable[Diagnostic]:
                  "an entity cannot extend itself, directly or through others; remove one link")
 
 
-def _unique(typed: list[Typed], key: Any, field_: str, code: str, scope: str) -> Iterable[Diagnostic]:
+def _unique(typed: list[Typed], key: Callable[[Typed], Hashable], field_: str, code: str, scope: str
+            ) -> Iterable[Diagnostic]:
     """A finding for each entity whose `field_` an earlier file (by path)
     already uses, pointing at that file (the edge moves it to the new one)."""
-    first: dict[Any, Typed] = {}
+    first: dict[Hashable, Typed] = {}
     hint = (f"an id must be unique within {scope}: give this entity its own (`knoc id` prints a fresh one)"
             if field_ == "id" else f"a {field_} must be unique within {scope}: give this entity its own "
             f"(and its file the same name)")

@@ -12,11 +12,11 @@ reports, are held decoded."""
 from __future__ import annotations
 
 import sys
-from typing import Any, Protocol
+from typing import Protocol
 
-from knoc.codec.records import Encodes
-from knoc.compiler.records import FileResult, Head
-from knoc.diagnostics import Diagnostic, from_dict
+from knoc.codec.records import Encoded, Encodes, row, text
+from knoc.compiler.records import FileResult, Head, diagnostics
+from knoc.diagnostics import Diagnostic
 from knoc.kinds.agent import Packed, Projection, Projections
 
 # Where an encoded FileResult keeps these fields; where its projection keeps its written bytes.
@@ -28,7 +28,7 @@ _BYTES = Projection._fields.index("packed")
 class Store(Packed, Protocol):
     """Where the encoded results are held (`knoc.io.held.Held`, made with `FileResults.TAIL`)."""
 
-    def put(self, key: str, value: tuple[Any, ...]) -> None: ...
+    def put(self, key: str, value: Encoded) -> None: ...
 
     def ref(self, key: str) -> Encodes:
         """A stand-in for the value as put, tail and all, encoded when asked."""
@@ -46,12 +46,12 @@ class FileResults:
         self.carded: list[str] = []  # the sources with a card, in the order added
         self.cards = Projections(store, _CARD)
 
-    def add(self, rel: str, entry: tuple[Any, ...]) -> list[Diagnostic]:
+    def add(self, rel: str, entry: Encoded) -> list[Diagnostic]:
         """Hold an encoded FileResult (checked by whoever made it); its findings."""
         self._store.put(rel, entry)
         if entry[_CARD]:
             self.carded.append(rel)
-        found = [from_dict(d) for d in entry[_DIAGS]]
+        found = diagnostics(entry[_DIAGS])
         if found:
             self._found[rel] = found
         return found
@@ -62,9 +62,9 @@ class FileResults:
     def head(self, rel: str) -> Head:
         """All of a result but its findings and card, without decoding those."""
         value = self._store.value(rel)
-        decl = value[_DECL]
-        return Head((sys.intern(decl[0]), sys.intern(decl[1])) if decl else None, value[_VALID], value[_PRIVATE],
-                    value[_FACTS], value[_LINK_KEY])
+        decl = row(value[_DECL]) if value[_DECL] else None
+        return Head((sys.intern(text(decl[0])), sys.intern(text(decl[1]))) if decl else None, bool(value[_VALID]),
+                    bool(value[_PRIVATE]), text(value[_FACTS]), text(value[_LINK_KEY]))
 
     def found(self, rel: str) -> list[Diagnostic]:
         """The findings in one source (read without decoding its result)."""
@@ -75,10 +75,10 @@ class FileResults:
         return self._store.ref(rel)
 
 
-def publishable(entry: tuple[Any, ...]) -> Projection | None:
+def publishable(entry: Encoded) -> Projection | None:
     """The card of an encoded FileResult whose agent is valid and public:
     what a build may write before the link stage says whether it is
     published. A private agent's card never reaches the disk, not even
     for a moment."""
     card = entry[_CARD]
-    return Projection(*card) if card and entry[_VALID] and not entry[_PRIVATE] else None
+    return Projection._make(row(card)) if card and entry[_VALID] and not entry[_PRIVATE] else None

@@ -140,7 +140,7 @@ def _declarations(spec: Spec, out: SpecSet, diags: list[Diagnostic]) -> None:
             out.by_declaration[decl] = spec
 
 
-def _outside_ref(schema: dict[str, Any]) -> tuple[tuple[str | int, ...], str] | None:
+def _outside_ref(schema: object) -> tuple[tuple[str | int, ...], str] | None:
     """The first `$ref` (or `$id`, `$dynamicRef`, `$schema` URI) that points
     outside the repo's specs."""
     for path, key, value in _uris(schema, ()):
@@ -168,27 +168,27 @@ def _first_unresolvable(spec: Spec, registry: Registry) -> tuple[tuple[str | int
     return None
 
 
-def _refs(node: Any, path: tuple[str | int, ...]) -> Iterator[tuple[tuple[str | int, ...], str]]:
+def _refs(node: object, path: tuple[str | int, ...]) -> Iterator[tuple[tuple[str | int, ...], str]]:
     for where, _, value in _keywords(node, path, ("$ref",)):
         yield where, value
 
 
-def _uris(node: Any, path: tuple[str | int, ...]) -> Iterator[tuple[tuple[str | int, ...], str, str]]:
+def _uris(node: object, path: tuple[str | int, ...]) -> Iterator[tuple[tuple[str | int, ...], str, str]]:
     """(path of the holding schema, keyword, value) of each URI-valued keyword."""
     for where, key, value in _keywords(node, path, URI_KEYWORDS):
         yield where[:-1], key, value
 
 
-def _keywords(node: Any, path: tuple[str | int, ...], keys: tuple[str, ...]
+def _keywords(node: object, path: tuple[str | int, ...], keys: tuple[str, ...]
               ) -> Iterator[tuple[tuple[str | int, ...], str, str]]:
     """(path of the value, keyword, value) of each string-valued `keys` in a schema."""
-    stack: list[tuple[Any, tuple[str | int, ...]]] = [(node, path)]
+    stack: list[tuple[object, tuple[str | int, ...]]] = [(node, path)]
     while stack:
         value, where = stack.pop()
         if isinstance(value, dict):
             for key in keys:
-                if isinstance(value.get(key), str):
-                    yield (*where, key), key, value[key]
+                if isinstance(found := value.get(key), str):
+                    yield (*where, key), key, found
             stack.extend((v, (*where, k)) for k, v in reversed(value.items())
                          if k not in keys or not isinstance(v, str))
         elif isinstance(value, list):

@@ -10,7 +10,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypedDict
 
 from knoc.diagnostics import Diagnostic, diag
 from knoc.diagnostics import json_path as _json_path
@@ -25,6 +25,14 @@ if TYPE_CHECKING:
 
 UNKNOWN_FIELDS_SHOWN = 20  # per mapping; the rest are counted in one more finding
 _UNEXPECTED = re.compile(r"'((?:[^'\\]|\\.)*)'")
+
+
+class _Where(TypedDict):
+    """Where a schema finding points: its file, the path in the entity, the spec."""
+
+    file: str
+    json_path: str
+    spec: str
 
 
 def declaration(ent: Entity, specs: SpecSet) -> Typed | Diagnostic:
@@ -76,7 +84,7 @@ def schema_diagnostics(t: Typed, err: ValidationError, specs: SpecSet) -> Iterab
         err = best_match(err.context)
     src = t.entity.source
     path = tuple(err.absolute_path)
-    common: dict[str, Any] = {"file": src.rel, "json_path": _json_path(path), "spec": t.spec.slug}
+    common: _Where = {"file": src.rel, "json_path": _json_path(path), "spec": t.spec.slug}
     kw, value, instance = err.validator, err.validator_value, err.instance
 
     if kw in ("unevaluatedProperties", "additionalProperties") and isinstance(instance, dict):
@@ -96,7 +104,7 @@ def schema_diagnostics(t: Typed, err: ValidationError, specs: SpecSet) -> Iterab
                         span=src.locate((*path, name), key=True),
                         hint=f"did you mean `{near[0]}`?" if near else
                         f"{t.spec.slug} does not define it here; remove it or fix its indentation",
-                        **{**common, "json_path": _json_path((*path, name))})
+                        file=common["file"], json_path=_json_path((*path, name)), spec=common["spec"])
         return
     if kw == "required":
         missing = [k for k in value if isinstance(instance, dict) and k not in instance]
@@ -143,22 +151,22 @@ _CODES = {
 }
 
 
-def _unexpected(message: str, instance: dict[str, Any]) -> list[str]:
+def _unexpected(message: str, instance: dict[str, object]) -> list[str]:
     inside = message[message.find("(") :]
     names = [n for n in _UNEXPECTED.findall(inside) if n in instance]
     return names or sorted(instance)[:1]
 
 
-def _show(v: Any) -> str:
+def _show(v: object) -> str:
     return "null" if v is None else str(v).lower() if isinstance(v, bool) else str(v)
 
 
-def _types(value: Any) -> str:
+def _types(value: object) -> str:
     items = value if isinstance(value, list) else [value]
-    return " or ".join({"object": "a mapping", "array": "a list"}.get(v, f"a {v}") for v in items)
+    return " or ".join({"object": "a mapping", "array": "a list"}.get(str(v), f"a {v}") for v in items)
 
 
-def _type_name(v: Any) -> str:
+def _type_name(v: object) -> str:
     if v is None:
         return "null (an empty value)"
     return {dict: "a mapping", list: "a list", str: "a string", bool: "a boolean",
@@ -169,7 +177,7 @@ def _type_name(v: Any) -> str:
 YAML11_BOOLEANS = {"yes": True, "y": True, "on": True, "no": False, "n": False, "off": False}
 
 
-def _type_hint(expected: Any, instance: Any) -> str:
+def _type_hint(expected: object, instance: object) -> str:
     """What to write instead: every type error says it."""
     wanted = set(expected if isinstance(expected, list) else [expected])
     if instance is None:
@@ -195,6 +203,6 @@ def _type_hint(expected: Any, instance: Any) -> str:
     return f"write {_types(expected)} here"
 
 
-def _near_hint(instance: Any, choices: list[Any]) -> str | None:
+def _near_hint(instance: object, choices: list[object]) -> str | None:
     near = difflib.get_close_matches(str(instance), [str(c) for c in choices], n=1)
     return f"did you mean `{near[0]}`?" if near else None

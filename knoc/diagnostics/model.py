@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+
+from knoc.rules.json import JsonValue
 
 
 class Severity(enum.StrEnum):
@@ -54,8 +55,8 @@ class Diagnostic:
         line, col = (self.span.line, self.span.column) if self.span else (0, 0)
         return (self.file or "", line, col, self.code, self.message)
 
-    def to_dict(self) -> dict[str, object]:
-        out: dict[str, object] = {
+    def to_dict(self) -> dict[str, JsonValue]:
+        out: dict[str, JsonValue] = {
             "code": self.code,
             "severity": self.severity.value,
             "message": self.message,
@@ -72,19 +73,41 @@ class Diagnostic:
         if self.detail is not None:
             out["detail"] = self.detail
         if self.related:
-            out["related"] = [{"line": r.span.line, "column": r.span.column, "end_column": r.span.end_column or None,
-                               "label": r.label, **({"file": r.file} if r.file else {})} for r in self.related]
+            out["related"] = [_related(r) for r in self.related]
         return out
 
 
-def from_dict(d: dict[str, Any]) -> Diagnostic:
+def _related(r: Related) -> JsonValue:
+    out: dict[str, JsonValue] = {"line": r.span.line, "column": r.span.column, "end_column": r.span.end_column or None,
+                                 "label": r.label}
+    if r.file:
+        out["file"] = r.file
+    return out
+
+
+def from_dict(d: Mapping[str, object]) -> Diagnostic:
     """The inverse of Diagnostic.to_dict (the cache stores diagnostics so)."""
     line, column = d.get("line"), d.get("column")
-    span = Span(line, column, d.get("end_column") or 0) if line is not None and column is not None else None
-    related = tuple(Related(Span(r["line"], r["column"], r.get("end_column") or 0), r["label"], r.get("file"))
-                    for r in d.get("related") or ())
-    return Diagnostic(d["code"], Severity(d["severity"]), d["message"], d.get("file"), span,
-                      d.get("hint"), d.get("json_path"), d.get("spec"), d.get("detail"), related)
+    span = Span(line, column, _int(d.get("end_column"))) if isinstance(line, int) and isinstance(column, int) else None
+    related = tuple(Related(Span(_int(r["line"]), _int(r["column"]), _int(r.get("end_column"))), str(r["label"]),
+                            _text(r.get("file")))
+                    for r in _list(d.get("related")) if isinstance(r, Mapping))
+    return Diagnostic(str(d["code"]), Severity(str(d["severity"])), str(d["message"]), _text(d.get("file")), span,
+                      _text(d.get("hint")), _text(d.get("json_path")), _text(d.get("spec")), _text(d.get("detail")),
+                      related)
+
+
+# What to_dict wrote: a number, a text or None (absent), a list.
+def _int(value: object) -> int:
+    return value if isinstance(value, int) else 0
+
+
+def _text(value: object) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _list(value: object) -> list[object]:
+    return list(value) if isinstance(value, (list, tuple)) else []
 
 
 @dataclass

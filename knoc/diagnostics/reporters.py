@@ -12,7 +12,7 @@ import json
 import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, TextIO
+from typing import TextIO
 
 from knoc.diagnostics.codes import CODES
 from knoc.diagnostics.model import Diagnostic, Span
@@ -124,7 +124,7 @@ def sarif(diags: list[Diagnostic], ctx: Context | None = None) -> str:
     results = []
     for d in diags:
         message = d.message + (f" (help: {d.hint})" if d.hint else "")
-        result: dict[str, Any] = {"ruleId": d.code, "ruleIndex": codes.index(d.code),
+        result: dict[str, object] = {"ruleId": d.code, "ruleIndex": codes.index(d.code),
                                   "level": d.severity.value, "message": {"text": message}}
         if d.file:
             result["locations"] = [{"physicalLocation": _sarif_location(d.file, d.span)}]
@@ -140,8 +140,8 @@ def sarif(diags: list[Diagnostic], ctx: Context | None = None) -> str:
     return json.dumps(log, indent=2, ensure_ascii=False)
 
 
-def _sarif_location(file: str, span: Span | None) -> dict[str, Any]:
-    location: dict[str, Any] = {"artifactLocation": {"uri": file, "uriBaseId": "%SRCROOT%"}}
+def _sarif_location(file: str, span: Span | None) -> dict[str, object]:
+    location: dict[str, object] = {"artifactLocation": {"uri": file, "uriBaseId": "%SRCROOT%"}}
     if span:
         region = {"startLine": span.line, "startColumn": span.column}
         if span.end_column > span.column:

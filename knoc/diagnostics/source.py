@@ -11,10 +11,9 @@ import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from knoc.diagnostics.codes import diag
-from knoc.diagnostics.model import Diagnostic, Span
+from knoc.diagnostics.model import Diagnostic, Related, Span
 from knoc.io.files import read_source
 from knoc.yaml.yaml12 import MappingNode, Node, ScalarNode, SequenceNode, compose
 
@@ -90,10 +89,12 @@ def span_of(node: Node) -> Span:
 
 
 def at(source: SourceFile, path: JsonPath, code: str, message: str, hint: str | None = None, *,
-       key: bool = False, **kw: Any) -> Diagnostic:
+       key: bool = False, json_path: str | None = None, spec: str | None = None, detail: str | None = None,
+       related: tuple[Related, ...] = ()) -> Diagnostic:
     """A diagnostic of `code` at the value written at `path` in `source` (its
     key with key=True): the one way to point a diagnostic into an entity."""
-    return diag(code, message, file=source.rel, span=source.locate(path, key=key), hint=hint, **kw)
+    return diag(code, message, file=source.rel, span=source.locate(path, key=key), hint=hint, json_path=json_path,
+                spec=spec, detail=detail, related=related)
 
 
 def json_path(path: Sequence[str | int]) -> str:

@@ -5,7 +5,9 @@ walker a keyword rule calls back (`knoc.evolution.walk`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any, Protocol
+from typing import Protocol
+
+from knoc.kinds.spec import Resolver
 
 Pointer = tuple[str | int, ...]
 # What validates nothing (titles, descriptions, examples) or is followed elsewhere.
@@ -32,8 +34,8 @@ class Step:
     item, and the old schema of the value there."""
 
     key: str | int
-    schema: Any
-    resolver: Any
+    schema: object
+    resolver: Resolver
 
 
 @dataclass(frozen=True)
@@ -46,7 +48,7 @@ class Change:
     rule: str
     why: str
     steps: tuple[Step, ...] | None  # None: no document path reaches it from this spec's root
-    probes: tuple[Any, ...] = ()  # values to put at the end of `steps` (DELETE: remove the member)
+    probes: tuple[object, ...] = ()  # values to put at the end of `steps` (DELETE: remove the member)
     through: str | None = None  # the other spec a `$ref` led into
 
 
@@ -54,8 +56,8 @@ class Change:
 class Place:
     pointer: Pointer
     steps: tuple[Step, ...] | None
-    old_res: Any
-    new_res: Any
+    old_res: Resolver
+    new_res: Resolver
     exact: bool = True  # False inside a `oneOf` choice: a wider choice may overlap another and refuse
     through: str | None = None  # the other spec a `$ref` led into
     pinned: bool = False  # past a `$ref` that changed or leads elsewhere: changes are placed at it
@@ -64,7 +66,7 @@ class Place:
         pointer = self.pointer if self.pinned else self.pointer + parts
         return replace(self, pointer=pointer, exact=self.exact and exact)
 
-    def member(self, key: str | int, old: Any, *parts: str | int, exact: bool = True) -> Place:
+    def member(self, key: str | int, old: object, *parts: str | int, exact: bool = True) -> Place:
         steps = None if self.steps is None else (*self.steps, Step(key, old, self.old_res))
         return replace(self.at(*parts, exact=exact), steps=steps)
 
@@ -72,12 +74,12 @@ class Place:
 class Walker(Protocol):
     """What a keyword rule may ask of the walk."""
 
-    def node(self, old: Any, new: Any, place: Place) -> None: ...
+    def node(self, old: object, new: object, place: Place) -> None: ...
 
-    def found(self, place: Place, rule: str, why: str, values: list[Any] | tuple[Any, ...] = ()) -> None: ...
+    def found(self, place: Place, rule: str, why: str, values: list[object] | tuple[object, ...] = ()) -> None: ...
 
 
-def as_schema(value: Any) -> dict[str, Any]:
+def as_schema(value: object) -> dict[str, object]:
     """A schema as a mapping (`false` is `{"not": {}}`, `true` is `{}`)."""
     if value is False:
         return {"not": {}}

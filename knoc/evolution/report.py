@@ -4,7 +4,6 @@ its version bump promises, and the entities a change makes invalid."""
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
 
 from knoc.compiler import validate
 from knoc.diagnostics import Diagnostic, Severity, at, diag
@@ -79,7 +78,7 @@ def _pointer(f: Finding) -> str:
     return f"`{pointer_text(f.change.pointer)}`"
 
 
-def counterexample(witness: Any, change: SpecChange, base: str) -> str:
+def counterexample(witness: object, change: SpecChange, base: str) -> str:
     import yaml
 
     text = yaml.safe_dump(witness, sort_keys=False, allow_unicode=True, default_flow_style=False, width=100)

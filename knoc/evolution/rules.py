@@ -6,7 +6,7 @@ and where they are; it reports to the walker and walks what it holds."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
 
 from knoc.evolution.model import ANNOTATIONS, DELETE, Place, Walker, as_schema
 from knoc.evolution.sample import ANY_VALUES, of_type, probes, same, sample, strings
@@ -19,7 +19,7 @@ UPPER = {"maxLength": "minLength", "maxItems": "minItems", "maxProperties": "min
          "maximum": "minimum", "exclusiveMaximum": "minimum"}
 
 
-def _type(walk: Walker, word: str, o: dict[str, Any], n: dict[str, Any], place: Place) -> None:
+def _type(walk: Walker, word: str, o: dict[str, object], n: dict[str, object], place: Place) -> None:
     old_types, new_types = _types(o.get("type")), _types(n.get("type"))
     lost = [t for t in old_types if not _covered(t, new_types)]
     if not lost:
@@ -34,17 +34,17 @@ def _type(walk: Walker, word: str, o: dict[str, Any], n: dict[str, Any], place: 
 ALL_TYPES = ("object", "array", "string", "integer", "number", "boolean", "null")
 
 
-def _types(value: Any) -> list[str]:
+def _types(value: object) -> list[str]:
     if value is None:
         return list(ALL_TYPES)
-    return [value] if isinstance(value, str) else [t for t in value if isinstance(t, str)]
+    return [value] if isinstance(value, str) else [t for t in _list(value) if isinstance(t, str)]
 
 
 def _covered(kind: str, types: list[str]) -> bool:
     return kind in types or (kind == "integer" and "number" in types)
 
 
-def _enum(walk: Walker, word: str, o: dict[str, Any], n: dict[str, Any], place: Place) -> None:
+def _enum(walk: Walker, word: str, o: dict[str, object], n: dict[str, object], place: Place) -> None:
     old, new = o.get(word), n.get(word)
     old_values = [old] if word == "const" and word in o else old if isinstance(old, list) else None
     new_values = [new] if word == "const" and word in n else new if isinstance(new, list) else None
@@ -63,9 +63,9 @@ def _enum(walk: Walker, word: str, o: dict[str, Any], n: dict[str, Any], place: 
         walk.found(place.at(word), "additive", f"`{word}` now also allows " + ", ".join(map(_show, gained)))
 
 
-def _required(walk: Walker, word: str, o: dict[str, Any], n: dict[str, Any], place: Place) -> None:
-    old, new = set(o.get(word) or []), set(n.get(word) or [])
-    props: dict[str, Any] = o["properties"] if isinstance(o.get("properties"), dict) else {}
+def _required(walk: Walker, word: str, o: dict[str, object], n: dict[str, object], place: Place) -> None:
+    old, new = _names(o.get(word)), _names(n.get(word))
+    props = _mapping(o.get("properties"))
     for name in sorted(new - old):
         member = place.member(name, props.get(name, {}), word)
         walk.found(member, "breaking", f"`{name}` is now required", [DELETE])
@@ -73,8 +73,8 @@ def _required(walk: Walker, word: str, o: dict[str, Any], n: dict[str, Any], pla
         walk.found(place.at(word), "additive", f"no longer required: {', '.join(sorted(old - new))}")
 
 
-def _properties(walk: Walker, word: str, o: dict[str, Any], n: dict[str, Any], place: Place) -> None:
-    old, new = o.get(word) or {}, n.get(word) or {}
+def _properties(walk: Walker, word: str, o: dict[str, object], n: dict[str, object], place: Place) -> None:
+    old, new = _mapping(o.get(word)), _mapping(n.get(word))
     for name in sorted(old.keys() | new.keys()):
         if name in old and name in new:
             walk.node(old[name], new[name], place.member(name, old[name], word, name))
@@ -94,12 +94,11 @@ def _properties(walk: Walker, word: str, o: dict[str, Any], n: dict[str, Any], p
                 walk.found(member, "member", f"`{name}` added", probes(True, place.old_res))
 
 
-def _extra(schema: dict[str, Any], name: str) -> Any:
+def _extra(schema: dict[str, object], name: str) -> object:
     """The schema a member not in `properties` met in `schema`: its
     `patternProperties` that match, else `additionalProperties`; None when
     neither says (then a schema around it may: `unevaluatedProperties`)."""
-    patterns: dict[str, Any] = schema["patternProperties"] if isinstance(schema.get("patternProperties"), dict) \
-        else {}
+    patterns = _mapping(schema.get("patternProperties"))
     matching = [sub for pattern, sub in sorted(patterns.items()) if _matches(pattern, name)]
     if matching:
         return matching[0] if len(matching) == 1 else {"allOf": matching}
@@ -113,15 +112,15 @@ def _matches(pattern: str, name: str) -> bool:
         return True  # a pattern the engine cannot read: assume it applies, and let the documents decide
 
 
-def _members(walk: Walker, word: str, o: dict[str, Any], n: dict[str, Any], place: Place) -> None:
+def _members(walk: Walker, word: str, o: dict[str, object], n: dict[str, object], place: Place) -> None:
     _sub(walk, word, o, n, place.member(EXTRA, o.get(word, True), word))
 
 
-def _items(walk: Walker, word: str, o: dict[str, Any], n: dict[str, Any], place: Place) -> None:
+def _items(walk: Walker, word: str, o: dict[str, object], n: dict[str, object], place: Place) -> None:
     _sub(walk, word, o, n, place.member(0, o.get(word, True), word))
 
 
-def _sub(walk: Walker, word: str, o: dict[str, Any], n: dict[str, Any], place: Place) -> None:
+def _sub(walk: Walker, word: str, o: dict[str, object], n: dict[str, object], place: Place) -> None:
     """A subschema compared; one removed widens, unless a schema around it
     (`unevaluatedProperties`, `unevaluatedItems`) refuses what it allowed."""
     if word in o and word not in n:
@@ -130,8 +129,8 @@ def _sub(walk: Walker, word: str, o: dict[str, Any], n: dict[str, Any], place: P
     walk.node(o.get(word, True), n.get(word, True), place)
 
 
-def _bound(walk: Walker, word: str, o: dict[str, Any], n: dict[str, Any], place: Place) -> None:
-    old, new = o.get(word), n.get(word)
+def _bound(walk: Walker, word: str, o: dict[str, object], n: dict[str, object], place: Place) -> None:
+    old, new = _number(o.get(word)), _number(n.get(word))
     lower = word in LOWER
     if new is None or (old is not None and (new < old if lower else new > old)):
         walk.found(place.at(word), "additive", f"`{word}` loosened from {old} to {_show(new)}")
@@ -145,7 +144,7 @@ def _bound(walk: Walker, word: str, o: dict[str, Any], n: dict[str, Any], place:
     walk.found(place.at(word), "breaking", f"`{word}` tightened from {_show(old)} to {new}", values)
 
 
-def _pattern(walk: Walker, word: str, o: dict[str, Any], n: dict[str, Any], place: Place) -> None:
+def _pattern(walk: Walker, word: str, o: dict[str, object], n: dict[str, object], place: Place) -> None:
     old, new = o.get(word), n.get(word)
     if new is None:
         walk.found(place.at(word), "additive", "`pattern` removed")
@@ -156,8 +155,8 @@ def _pattern(walk: Walker, word: str, o: dict[str, Any], n: dict[str, Any], plac
                [*texts, sample(o, place.old_res), *probes(o, place.old_res)])
 
 
-def _all_of(walk: Walker, word: str, o: dict[str, Any], n: dict[str, Any], place: Place) -> None:
-    old, new = o.get(word) or [], n.get(word) or []
+def _all_of(walk: Walker, word: str, o: dict[str, object], n: dict[str, object], place: Place) -> None:
+    old, new = _list(o.get(word)), _list(n.get(word))
     if len(old) == len(new) and sorted(map(_canonical, old)) == sorted(map(_canonical, new)):
         old = sorted(old, key=_canonical)  # reordered: each choice against its equal
         new = sorted(new, key=_canonical)
@@ -178,14 +177,14 @@ def _all_of(walk: Walker, word: str, o: dict[str, Any], n: dict[str, Any], place
             walk.found(here, "additive", "`allOf` lost a condition")
 
 
-def _conditional(walk: Walker, word: str, o: dict[str, Any], n: dict[str, Any], place: Place) -> None:
+def _conditional(walk: Walker, word: str, o: dict[str, object], n: dict[str, object], place: Place) -> None:
     if word == "if":  # which documents `then` and `else` apply to
         other(walk, word, o, n, place)
     else:  # `then` and `else` only narrow or widen as they do
         _sub(walk, word, o, n, place.at(word))
 
 
-def _unique(walk: Walker, word: str, o: dict[str, Any], n: dict[str, Any], place: Place) -> None:
+def _unique(walk: Walker, word: str, o: dict[str, object], n: dict[str, object], place: Place) -> None:
     if not n.get(word):
         walk.found(place.at(word), "additive", "items no longer need to be unique")
         return
@@ -193,44 +192,64 @@ def _unique(walk: Walker, word: str, o: dict[str, Any], n: dict[str, Any], place
     walk.found(place.at(word), "breaking", "items must now be unique", [[item, item]])
 
 
-def _multiple(walk: Walker, word: str, o: dict[str, Any], n: dict[str, Any], place: Place) -> None:
-    old, new = o.get(word), n.get(word)
+def _multiple(walk: Walker, word: str, o: dict[str, object], n: dict[str, object], place: Place) -> None:
+    old, new = _number(o.get(word)), _number(n.get(word))
     if new is None or (old is not None and _divides(new, old)):
         walk.found(place.at(word), "additive", f"`{word}` loosened from {old} to {_show(new)}")
         return
-    values = [old * k for k in range(1, 7)] if old is not None else [1, 0.5, 3, 7]
+    values: list[object] = [old * k for k in range(1, 7)] if old is not None else [1, 0.5, 3, 7]
     walk.found(place.at(word), "breaking", f"`{word}` changed from {_show(old)} to {new}", values)
 
 
-def _divides(by: Any, value: Any) -> bool:
+def _divides(by: float, value: float) -> bool:
     try:
         return bool(value / by == int(value / by))
     except (TypeError, ZeroDivisionError, OverflowError, ValueError):
         return False
 
 
-def other(walk: Walker, word: str, o: dict[str, Any], n: dict[str, Any], place: Place) -> None:
+def other(walk: Walker, word: str, o: dict[str, object], n: dict[str, object], place: Place) -> None:
     walk.found(place.at(word), "unknown", f"`{word}` changed; knoc has no rule for it",
                [*probes(o, place.old_res), *ANY_VALUES])
 
 
-def _canonical(value: Any) -> str:
+def _canonical(value: object) -> str:
     import json
 
     return json.dumps(value, sort_keys=True)
 
 
-def _show(value: Any) -> str:
+def _show(value: object) -> str:
     import json
 
     return "nothing" if value is None else f"`{json.dumps(value, ensure_ascii=False)}`"
 
 
-RULES = {"type": _type, "enum": _enum, "const": _enum, "required": _required, "properties": _properties,
-          "additionalProperties": _members, "unevaluatedProperties": _members, "items": _items,
-          "pattern": _pattern, "allOf": _all_of, "anyOf": _all_of, "oneOf": _all_of,
-          "then": _conditional, "else": _conditional, "if": _conditional, "uniqueItems": _unique,
-          "multipleOf": _multiple,
-          **{w: _bound for w in (*LOWER, *UPPER)}}
+# What a spec's schema holds where it is valid JSON Schema (every spec in a
+# set is): a keyword of another shape counts as absent.
+def _mapping(value: object) -> dict[str, object]:
+    return value if isinstance(value, dict) else {}
+
+
+def _list(value: object) -> list[object]:
+    return value if isinstance(value, list) else []
+
+
+def _names(value: object) -> set[str]:
+    return {v for v in _list(value) if isinstance(v, str)}
+
+
+def _number(value: object) -> int | float | None:
+    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+Rule = Callable[[Walker, str, dict[str, object], dict[str, object], Place], None]
+RULES: dict[str, Rule] = {
+    "type": _type, "enum": _enum, "const": _enum, "required": _required, "properties": _properties,
+    "additionalProperties": _members, "unevaluatedProperties": _members, "items": _items,
+    "pattern": _pattern, "allOf": _all_of, "anyOf": _all_of, "oneOf": _all_of,
+    "then": _conditional, "else": _conditional, "if": _conditional, "uniqueItems": _unique,
+    "multipleOf": _multiple,
+    **{w: _bound for w in (*LOWER, *UPPER)}}
 SUBSCHEMAS = frozenset({"properties", "additionalProperties", "unevaluatedProperties", "items", "allOf", "anyOf",
                         "oneOf", "then", "else"})

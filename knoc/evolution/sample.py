@@ -8,7 +8,12 @@ from __future__ import annotations
 import random
 import re
 from re import _parser as sre  # type: ignore[attr-defined]  # the stdlib's regex parser: patterns to strings
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from knoc.rules.json import JsonValue
+
+if TYPE_CHECKING:
+    from knoc.kinds.spec import Resolved, Resolver
 
 MAX_DEPTH = 12
 # The most characters, items or members a sample holds: a bound above it is
@@ -17,19 +22,19 @@ MAX_SIZE = 1024
 # A value a format names, where a plain "x" would not read as one.
 FORMATS = {"date-time": "2026-01-01T00:00:00Z", "date": "2026-01-01", "uri": "https://example.com",
            "email": "a@example.com", "uri-reference": "https://example.com", "hostname": "example.com"}
-# One value of each JSON type, for a place that takes any.
-ANY_VALUES: tuple[Any, ...] = (None, True, 0, 1.5, "", "x", [], {})
+# One value of each JSON type, for a place that takes every value.
+ANY_VALUES: tuple[JsonValue, ...] = (None, True, 0, 1.5, "", "x", [], {})
 _TYPE_ORDER = ("object", "string", "integer", "number", "boolean", "array", "null")
 
 
-def sample(schema: Any, resolver: Any, depth: int = 0) -> Any:
+def sample(schema: object, resolver: Resolver, depth: int = 0) -> object:
     """A small value `schema` likely accepts: each required member, each
     bound at its least, the first of each choice."""
     node = _merged(schema, resolver, depth)
     if "const" in node:
         return node["const"]
-    if isinstance(node.get("enum"), list) and node["enum"]:
-        return node["enum"][0]
+    if isinstance(enum := node.get("enum"), list) and enum:
+        return enum[0]
     kind = _kind(node)
     if depth > MAX_DEPTH:
         return {"object": {}, "array": []}.get(kind)
@@ -37,7 +42,7 @@ def sample(schema: Any, resolver: Any, depth: int = 0) -> Any:
         return _object(node, resolver, depth)
     if kind == "array":
         items = node.get("items", {})
-        count = min(int(node.get("minItems", 0)), MAX_SIZE)
+        count = min(_count(node.get("minItems", 0)), MAX_SIZE)
         return [sample(items, resolver, depth + 1) for _ in range(count)]
     if kind == "string":
         return _string(node)
@@ -46,29 +51,30 @@ def sample(schema: Any, resolver: Any, depth: int = 0) -> Any:
     return {"boolean": False, "null": None}.get(kind)
 
 
-def of_type(schema: Any, resolver: Any, kind: str) -> Any:
+def of_type(schema: object, resolver: Resolver, kind: str) -> object:
     """A sample of `schema` taken as a value of JSON type `kind`."""
     return sample({"allOf": [schema], "type": kind}, resolver)
 
 
-def probes(schema: Any, resolver: Any) -> list[Any]:
+def probes(schema: object, resolver: Resolver) -> list[object]:
     """Values to try where `schema` stood: its own sample, one of each of
     its types, and one of every JSON type."""
     node = _merged(schema, resolver, 0)
     found = [sample(node, resolver), *(of_type(node, resolver, t) for t in _types(node))]
-    found += [v for v in node.get("enum", []) if isinstance(node.get("enum"), list)]
+    enum = node.get("enum")
+    found += enum if isinstance(enum, list) else []
     return unique([*found, *ANY_VALUES])
 
 
-def unique(values: list[Any]) -> list[Any]:
-    out: list[Any] = []
+def unique(values: list[object]) -> list[object]:
+    out: list[object] = []
     for v in values:
         if not any(same(v, w) for w in out):
             out.append(v)
     return out
 
 
-def same(a: Any, b: Any) -> bool:
+def same(a: object, b: object) -> bool:
     """JSON equality: 1 and true are two values, 1 and 1.0 one."""
     if isinstance(a, bool) or isinstance(b, bool):
         return isinstance(a, bool) and isinstance(b, bool) and a == b
@@ -98,22 +104,21 @@ class Bound(NamedTuple):
     """A subschema with the resolver its `$ref`s are relative to (one
     folded in from another spec keeps its own)."""
 
-    schema: Any
-    resolver: Any
+    schema: object
+    resolver: Resolver
 
 
-def _bound(part: dict[str, Any], resolver: Any) -> dict[str, Any]:
+def _bound(part: dict[str, object], resolver: Resolver) -> dict[str, object]:
     out = dict(part)
-    if isinstance(part.get("properties"), dict):
-        out["properties"] = {k: v if isinstance(v, Bound) else Bound(v, resolver)
-                             for k, v in part["properties"].items()}
+    if isinstance(props := part.get("properties"), dict):
+        out["properties"] = {k: v if isinstance(v, Bound) else Bound(v, resolver) for k, v in props.items()}
     for key in ("items", "additionalProperties"):
         if key in part and not isinstance(part[key], Bound):
             out[key] = Bound(part[key], resolver)
     return out
 
 
-def _merged(schema: Any, resolver: Any, depth: int) -> dict[str, Any]:
+def _merged(schema: object, resolver: Resolver, depth: int) -> dict[str, object]:
     """`schema` with its `$ref` and `allOf` folded in (their members,
     required names and bounds joined)."""
     if isinstance(schema, Bound):
@@ -124,11 +129,12 @@ def _merged(schema: Any, resolver: Any, depth: int) -> dict[str, Any]:
         return {"not": {}}
     if not isinstance(schema, dict):
         return {}
-    out: dict[str, Any] = {}
-    parts = [schema]
-    if isinstance(schema.get("$ref"), str) and depth <= MAX_DEPTH:
+    out: dict[str, object] = {}
+    parts: list[dict[str, object]] = [schema]
+    if isinstance(ref := schema.get("$ref"), str) and depth <= MAX_DEPTH:
+        resolved: Resolved | None
         try:
-            resolved = resolver.lookup(schema["$ref"])
+            resolved = resolver.lookup(ref)
         except Exception:
             resolved = None
         if resolved is not None:
@@ -143,12 +149,13 @@ def _merged(schema: Any, resolver: Any, depth: int) -> dict[str, Any]:
     return out
 
 
-def _join(into: dict[str, Any], part: dict[str, Any]) -> None:
+def _join(into: dict[str, object], part: dict[str, object]) -> None:
     for key, value in part.items():
-        if key == "required":
-            into[key] = list(dict.fromkeys([*into.get(key, []), *value]))
+        if key == "required":  # a list of names, in a valid schema
+            into[key] = list(dict.fromkeys([*_items(into.get(key)), *_items(value)]))
         elif key == "properties" and isinstance(value, dict):
             props = into.setdefault(key, {})
+            assert isinstance(props, dict)  # what the line above or a `_bound` part put there
             for name, sub in value.items():
                 props[name] = {"allOf": [props[name], sub]} if name in props else sub
         elif key == "type" and key in into:
@@ -158,17 +165,31 @@ def _join(into: dict[str, Any], part: dict[str, Any]) -> None:
             into.setdefault(key, value)
 
 
-def _listed(value: Any) -> list[str]:
+def _items(value: object) -> list[object]:
+    return value if isinstance(value, list) else []
+
+
+def _count(value: object) -> int:
+    """A count a schema states (`minItems`, `minLength`), as an int."""
+    return int(value) if isinstance(value, (int, float)) else 0
+
+
+def _limit(value: object) -> int | float | None:
+    """A bound a schema states (`maxLength`, `minimum`), or None."""
+    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def _listed(value: object) -> list[str]:
     return [value] if isinstance(value, str) else [t for t in value if isinstance(t, str)] \
         if isinstance(value, list) else []
 
 
-def _types(node: dict[str, Any]) -> list[str]:
+def _types(node: dict[str, object]) -> list[str]:
     listed = _listed(node.get("type"))
     return [t for t in _TYPE_ORDER if t in listed] if listed else []
 
 
-def _kind(node: dict[str, Any]) -> str:
+def _kind(node: dict[str, object]) -> str:
     listed = _types(node)
     if listed:
         return listed[0]
@@ -181,12 +202,13 @@ def _kind(node: dict[str, Any]) -> str:
     return "string" if "minimum" not in node else "number"
 
 
-def _object(node: dict[str, Any], resolver: Any, depth: int) -> dict[str, Any]:
-    props: dict[str, Any] = node["properties"] if isinstance(node.get("properties"), dict) else {}
-    out: dict[str, Any] = {}
-    for name in node.get("required", []):
+def _object(node: dict[str, object], resolver: Resolver, depth: int) -> dict[str, object]:
+    props = found if isinstance(found := node.get("properties"), dict) else {}
+    out: dict[str, object] = {}
+    for name in _items(node.get("required")):
+        assert isinstance(name, str)  # `required` names members
         out[name] = sample(props.get(name, node.get("additionalProperties", {})), resolver, depth + 1)
-    least = min(int(node.get("minProperties", 0)), MAX_SIZE)
+    least = min(_count(node.get("minProperties", 0)), MAX_SIZE)
     for name, sub in props.items():  # up to minProperties
         if len(out) >= least:
             break
@@ -197,8 +219,8 @@ def _object(node: dict[str, Any], resolver: Any, depth: int) -> dict[str, Any]:
     return out
 
 
-def _string(node: dict[str, Any]) -> str:
-    least, most = min(int(node.get("minLength", 0)), MAX_SIZE), node.get("maxLength")
+def _string(node: dict[str, object]) -> str:
+    least, most = min(_count(node.get("minLength", 0)), MAX_SIZE), _limit(node.get("maxLength"))
     pattern = node.get("pattern")
     candidates = strings(pattern, 8) if isinstance(pattern, str) else []
     candidates.append(FORMATS.get(str(node.get("format")), "x"))
@@ -208,16 +230,24 @@ def _string(node: dict[str, Any]) -> str:
     return "x" * least
 
 
-def _number(node: dict[str, Any], kind: str) -> int | float:
+def _number(node: dict[str, object], kind: str) -> int | float:
     step = 1 if kind == "integer" else 0.5
-    low = node.get("minimum", node["exclusiveMinimum"] + step if "exclusiveMinimum" in node else None)
-    high = node.get("maximum", node["exclusiveMaximum"] - step if "exclusiveMaximum" in node else None)
+    low = _limit(node["minimum"]) if "minimum" in node else _edge(node.get("exclusiveMinimum"), step)
+    high = _limit(node["maximum"]) if "maximum" in node else _edge(node.get("exclusiveMaximum"), -step)
     value = low if low is not None else (min(0, high) if high is not None else 0)
     if kind == "integer" and isinstance(value, float):
         value = int(value) + (1 if value > int(value) else 0)
     return value
 
 
+def _edge(exclusive: object, step: float) -> int | float | None:
+    """The least (or greatest) number past an exclusive bound, or None."""
+    bound = _limit(exclusive)
+    return None if bound is None else bound + step
+
+
+# The regex parser's tree (`re._parser`, untyped): (opcode, argument) pairs,
+# each argument of the opcode's own shape.
 def _text(parsed: Any, rng: random.Random | None) -> str | None:
     """One string `parsed` matches: the least (rng None) or a seeded pick."""
     groups: dict[int, str] = {}
@@ -227,7 +257,7 @@ def _text(parsed: Any, rng: random.Random | None) -> str | None:
         return None
 
 
-def _part(op: Any, av: Any, rng: random.Random | None, groups: dict[int, str]) -> str:
+def _part(op: object, av: Any, rng: random.Random | None, groups: dict[int, str]) -> str:
     name = str(op)
     if name == "LITERAL":
         return chr(av)
@@ -278,7 +308,7 @@ def _class(items: Any) -> list[str]:
     return chars
 
 
-def _category(av: Any) -> list[str]:
+def _category(av: object) -> list[str]:
     name = str(av)
     return {"CATEGORY_DIGIT": ["0", "9"], "CATEGORY_NOT_DIGIT": ["a", "-"], "CATEGORY_SPACE": [" "],
             "CATEGORY_NOT_SPACE": ["a", "0"], "CATEGORY_WORD": ["a", "0", "_"],

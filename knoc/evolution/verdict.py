@@ -7,18 +7,18 @@ an additive one a minor bump, a breaking one a major bump."""
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from knoc.evolution.model import DELETE, Change, Place, Pointer, Step
 from knoc.evolution.sample import same, sample
 from knoc.evolution.walk import Walk
 from knoc.kinds.spec import Spec, SpecSet, uri
+from knoc.rules.json import JsonObject
 from knoc.rules.version import SEMVER
 
 SEEDS = 12  # real documents tried as the base of a counterexample, the smallest first
-Valid = Callable[[Any], bool]
+Valid = Callable[[object], bool]
 
 
 @dataclass(frozen=True)
@@ -26,7 +26,7 @@ class Finding:
     change: Change
     cls: str  # "additive", "breaking" or "unknown"
     why: str
-    witness: Any = None  # a document the old schema accepts and the new one refuses
+    witness: object = None  # a document the old schema accepts and the new one refuses
 
 
 @dataclass(frozen=True)
@@ -74,7 +74,7 @@ def bump(old: str, new: str) -> str:
     return "major" if y[0] > x[0] else "minor" if y[1] > x[1] or y[0] > x[0] else "patch"
 
 
-def compare_sets(old: SpecSet, new: SpecSet, documents: Callable[[Spec], list[Any]]) -> list[SpecChange]:
+def compare_sets(old: SpecSet, new: SpecSet, documents: Callable[[Spec], Sequence[object]]) -> list[SpecChange]:
     """Every spec of either set, by slug (a spec whose slug changed is
     paired by the `type@version` both accept); `documents(spec)`: the real
     entities a spec's counterexamples may be built on."""
@@ -99,14 +99,14 @@ def compare_sets(old: SpecSet, new: SpecSet, documents: Callable[[Spec], list[An
     return sorted(out, key=lambda c: c.slug)
 
 
-def compare(old: Spec, new: Spec, old_set: SpecSet, new_set: SpecSet, documents: list[Any]) -> SpecChange:
+def compare(old: Spec, new: Spec, old_set: SpecSet, new_set: SpecSet, documents: Sequence[object]) -> SpecChange:
     """`old` and `new` (one slug) compared; `documents` are real entities to
     build counterexamples on (those the old spec accepts are used)."""
     own = uri(new.slug)
     old_res, new_res = old_set.registry.resolver(uri(old.slug)), new_set.registry.resolver(own)
     walk = Walk(own)
     walk.node(old.schema, new.schema, Place((), (), old_res, new_res))
-    old_defs, new_defs = old.schema.get("$defs") or {}, new.schema.get("$defs") or {}
+    old_defs, new_defs = _defs(old), _defs(new)
     for name in sorted(old_defs.keys() & new_defs.keys()):  # what only other specs reach
         if ("$defs", name) not in walk.reached:
             walk.node(old_defs[name], new_defs[name], Place(("$defs", name), None, old_res, new_res))
@@ -118,7 +118,12 @@ def compare(old: Spec, new: Spec, old_set: SpecSet, new_set: SpecSet, documents:
     return SpecChange(new.slug, old, new, _once(findings))
 
 
-def _decide(change: Change, seeds: list[Any], valid_old: Valid, valid_new: Valid) -> Finding:
+def _defs(spec: Spec) -> JsonObject:
+    defs = spec.schema.get("$defs")
+    return defs if isinstance(defs, dict) else {}
+
+
+def _decide(change: Change, seeds: list[object], valid_old: Valid, valid_new: Valid) -> Finding:
     if change.rule == "additive":
         return Finding(change, "additive", change.why)
     if change.steps is None:
@@ -143,7 +148,7 @@ def _decide(change: Change, seeds: list[Any], valid_old: Valid, valid_new: Valid
                                       "new one refuses")
 
 
-def _put(seed: Any, steps: tuple[Step, ...], value: Any) -> Any:
+def _put(seed: object, steps: tuple[Step, ...], value: object) -> object:
     """A copy of `seed` with `value` at the end of `steps` (DELETE: without
     that member); None where the path runs into a value of another kind."""
     doc = copy.deepcopy(seed)
@@ -175,35 +180,38 @@ def _put(seed: Any, steps: tuple[Step, ...], value: Any) -> Any:
     return None
 
 
-def _smallest(doc: Any, steps: tuple[Step, ...], valid_old: Valid, valid_new: Valid) -> Any:
+def _smallest(doc: object, steps: tuple[Step, ...], valid_old: Valid, valid_new: Valid) -> object:
     """`doc` with every member and item it can lose and stay a
     counterexample removed (the changed path is kept)."""
     keep = [s.key for s in steps]
 
-    def shows(candidate: Any) -> bool:
+    def shows(candidate: object) -> bool:
         return bool(valid_old(candidate) and not valid_new(candidate))
 
-    def trim(node: Any, path: list[str | int]) -> None:
-        keys: list[Any] = list(node) if isinstance(node, dict) else list(range(len(node))) \
-            if isinstance(node, list) else []
-        for key in reversed(keys):
-            on_path = [*path, key] == keep[:len(path) + 1]
-            if not on_path:
-                value = node.pop(key)
-                if shows(doc):
-                    continue
-                if isinstance(node, list):
-                    node.insert(key, value)
-                else:
+    def trim(node: object, path: list[str | int]) -> None:
+        if isinstance(node, dict):
+            for key in reversed(list(node)):
+                if [*path, key] != keep[:len(path) + 1]:  # off the changed path
+                    value = node.pop(key)
+                    if shows(doc):
+                        continue
                     node[key] = value
-            trim(node[key], [*path, key])
+                trim(node[key], [*path, key])
+        elif isinstance(node, list):
+            for index in reversed(range(len(node))):
+                if [*path, index] != keep[:len(path) + 1]:
+                    item = node.pop(index)
+                    if shows(doc):
+                        continue
+                    node.insert(index, item)
+                trim(node[index], [*path, index])
 
     doc = copy.deepcopy(doc)
     trim(doc, [])
     return _ordered(doc)
 
 
-def _ordered(node: Any) -> Any:
+def _ordered(node: object) -> object:
     """Members sorted (`$schema` first): trimming moved the kept ones to the
     end, and sorted keys read the same every run."""
     if isinstance(node, dict):

@@ -6,11 +6,11 @@ rule proposes; `knoc.evolution.verdict` proves with a document."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any
 
 from knoc.evolution.model import ANNOTATIONS, Change, Place, Pointer, as_schema
 from knoc.evolution.rules import RULES, SUBSCHEMAS, other
 from knoc.evolution.sample import probes, same, unique
+from knoc.kinds.spec import Resolver
 
 
 @dataclass
@@ -20,13 +20,13 @@ class Walk:
     seen: set[tuple[int, int, Pointer]] = field(default_factory=set)
     reached: set[Pointer] = field(default_factory=set)
 
-    def found(self, place: Place, rule: str, why: str, values: list[Any] | tuple[Any, ...] = ()) -> None:
+    def found(self, place: Place, rule: str, why: str, values: list[object] | tuple[object, ...] = ()) -> None:
         if rule == "additive" and not place.exact:
             rule, why = "unknown", f"{why}, inside a `oneOf` choice, where a wider choice may overlap another"
         self.changes.append(Change(place.pointer, rule, why, place.steps, tuple(unique(list(values))),
                                    place.through))
 
-    def node(self, old: Any, new: Any, place: Place) -> None:
+    def node(self, old: object, new: object, place: Place) -> None:
         key = (id(old), id(new), place.pointer)
         if key in self.seen:
             return
@@ -50,7 +50,7 @@ class Walk:
             if word in SUBSCHEMAS or (word in o) != (word in n) or not same(o.get(word), n.get(word)):
                 RULES.get(word, other)(self, word, o, n, place)
 
-    def _ref(self, o: dict[str, Any], n: dict[str, Any], place: Place) -> None:
+    def _ref(self, o: dict[str, object], n: dict[str, object], place: Place) -> None:
         old_ref, new_ref = o.get("$ref"), n.get("$ref")
         old_to = _lookup(place.old_res, old_ref)
         new_to = _lookup(place.new_res, new_ref)
@@ -69,7 +69,7 @@ class Walk:
         self.node(old_to[0], new_to[0], replace(target, old_res=old_to[1], new_res=new_to[1]))
 
 
-def _inlined(node: dict[str, Any], resolver: Any, depth: int = 0) -> dict[str, Any]:
+def _inlined(node: dict[str, object], resolver: Resolver, depth: int = 0) -> dict[str, object]:
     """`node` with a local `$ref` replaced by what it names, where the two
     share no keyword (then both apply, as the ref's siblings do)."""
     ref = node.get("$ref")
@@ -83,10 +83,12 @@ def _inlined(node: dict[str, Any], resolver: Any, depth: int = 0) -> dict[str, A
     return _inlined({**target, **rest}, resolver, depth + 1)
 
 
-def _lookup(resolver: Any, ref: Any) -> tuple[Any, Any] | None:
+def _lookup(resolver: Resolver, ref: object) -> tuple[object, Resolver] | None:
     """(schema, resolver) of `ref`; ({}, resolver) where there is no `$ref`."""
     if ref is None:
         return {}, resolver
+    if not isinstance(ref, str):  # no lookup finds it
+        return None
     try:
         found = resolver.lookup(ref)
     except Exception:
@@ -100,7 +102,7 @@ def _pointer(ref: str) -> Pointer:
     return tuple(p.replace("~1", "/").replace("~0", "~") for p in fragment.split("/") if p)
 
 
-def _enum_of(node: dict[str, Any]) -> dict[str, Any]:
+def _enum_of(node: dict[str, object]) -> dict[str, object]:
     """`const: c` is `enum: [c]` (so const 1 -> enum [1, 2] is a widening)."""
     if "const" in node and "enum" not in node:
         return {**{k: v for k, v in node.items() if k != "const"}, "enum": [node["const"]]}

@@ -7,13 +7,16 @@ from __future__ import annotations
 
 import io
 import json
-from typing import Any
+from typing import TYPE_CHECKING
 
 from knoc.kinds.agent import BLUEPRINT_SCHEMA, PLACEHOLDERS
 from knoc.rules import ulid
 
+if TYPE_CHECKING:
+    from ruamel.yaml import YAML
 
-def yaml_rt() -> Any:
+
+def yaml_rt() -> YAML:
     """ruamel's round-trip YAML, indented the way the example repo is."""
     from ruamel.yaml import YAML  # the round-trip loader is slow to build: only these commands use it
 
@@ -24,7 +27,7 @@ def yaml_rt() -> Any:
     return yaml
 
 
-def dump(yaml: Any, data: Any) -> str:
+def dump(yaml: YAML, data: object) -> str:
     out = io.StringIO()
     yaml.dump(data, out)
     return out.getvalue()
@@ -60,7 +63,7 @@ def title_of(slug: str) -> str:
     return slug.replace("-", " ").title()
 
 
-def _render(template: str, **values: Any) -> str:
+def _render(template: str, **values: object) -> str:
     from knoc.output import templates
 
     return templates.get(template).render(**values)

@@ -16,7 +16,6 @@ import json
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from pydantic.alias_generators import to_camel
 
@@ -26,6 +25,7 @@ from knoc.a2a.extensions import CONTRACT_URI
 from knoc.a2a.targets.base import Target
 from knoc.output import templates
 from knoc.output.templates import code_span
+from knoc.rules.json import JsonObject, JsonValue
 
 CLASSES = ("breaking", "additive", "cosmetic")
 SHOWN = 200  # characters of an old or new value a change shows
@@ -39,7 +39,7 @@ class Publication:
     """What one build publishes: each public agent's card JSON by slug, and
     the domain index (domain -> agent slugs)."""
 
-    cards: dict[str, dict[str, Any]]
+    cards: dict[str, JsonObject]
     domains: dict[str, list[str]]
     target: str | None = None  # the A2A target both builds were made for; None: read cards by their shape
     signed: dict[str, tuple[str, ...]] = field(default_factory=dict)  # the key ids of each card's signatures
@@ -60,7 +60,7 @@ class Change:
     after: str | None = None  # the new value
     intended: str = ""  # for a breaking change an agent's major version announces: the bump
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, str | None]:
         return {"subject": self.subject, "name": self.name, "kind": self.kind, "class": self.cls,
                 "message": self.message, "before": self.before, "after": self.after,
                 "intended": self.intended or None}
@@ -72,7 +72,7 @@ class Change:
 
 
 # One change of a card: (kind, class, message, before, after).
-Found = tuple[str, str, str, Any, Any]
+Found = tuple[str, str, str, object, object]
 
 
 def count(changes: list[Change]) -> dict[str, int]:
@@ -141,7 +141,7 @@ def _paired(base: Publication, head: Publication) -> dict[str, str]:
     added = sorted(s for s in head.cards if s not in paired and s not in head.ids)
     target = targets.get(head.target) if head.target else None
 
-    def url(card: dict[str, Any]) -> str | None:
+    def url(card: JsonObject) -> str | None:
         return (target or targets.by_shape(card)).url_of(card)
 
     for key_of_old, key_of_new in ((base.sources.get, head.sources.get),  # one source file first: the same entity
@@ -162,7 +162,7 @@ def _other_agent(base: Publication, head: Publication, old: str, new: str) -> bo
     return old in base.ids and new in head.ids and base.ids[old] != head.ids[new]
 
 
-def _bump(old: Any, new: Any) -> str:
+def _bump(old: object, new: object) -> str:
     """"major version 1 -> 2" when `new` announces breaking changes (its
     major went up, or for 0.x its minor), else ""."""
     was, now = _semver(old), _semver(new)
@@ -173,12 +173,12 @@ def _bump(old: Any, new: Any) -> str:
     return ""
 
 
-def _semver(version: Any) -> tuple[int, int] | None:
+def _semver(version: object) -> tuple[int, int] | None:
     match = re.match(r"v?(\d+)(?:\.(\d+))?", str(version)) if version is not None else None
     return (int(match.group(1)), int(match.group(2) or 0)) if match else None
 
 
-def _shown(value: Any) -> str | None:
+def _shown(value: object) -> str | None:
     """A value as a change shows it: text as it is, anything else as JSON,
     cut at SHOWN characters."""
     if value is None:
@@ -187,7 +187,7 @@ def _shown(value: Any) -> str | None:
     return text if len(text) <= SHOWN else text[: SHOWN - 1] + "…"
 
 
-def _card(old: dict[str, Any], new: dict[str, Any], target: Target) -> Iterable[Found]:
+def _card(old: JsonObject, new: JsonObject, target: Target) -> Iterable[Found]:
     was_url, now_url = target.url_of(old), target.url_of(new)
     if was_url != now_url:
         yield "url-changed", "breaking", "url moved", was_url, now_url
@@ -236,9 +236,10 @@ def _keys(host: str, old: tuple[str, ...], new: tuple[str, ...]) -> Iterable[Cha
                      _shown(list(old)), _shown(list(new)))
 
 
-def _extension_entries(card: dict[str, Any]) -> dict[str, dict[str, Any]]:
+def _extension_entries(card: JsonObject) -> dict[str, JsonObject]:
     """By URI; the capability-contract entry is compared as flags and versions."""
-    entries = _by((card.get("capabilities") or {}).get("extensions"), "uri")
+    caps = card.get("capabilities")
+    entries = _by(caps.get("extensions") if isinstance(caps, dict) else None, "uri")
     entries.pop(CONTRACT_URI, None)
     return entries
 
@@ -257,12 +258,17 @@ def _versions(old: Contract, new: Contract) -> Iterable[Found]:
         yield "protocol-widened", "additive", f"now accepts A2A {_list(added)}", was, now
 
 
-def _by(items: Any, key: str) -> dict[str, dict[str, Any]]:
-    return {str(i.get(key)): i for i in items or [] if isinstance(i, dict)}
+def _by(items: JsonValue, key: str) -> dict[str, JsonObject]:
+    return {str(i.get(key)): i for i in _items(items) if isinstance(i, dict)}
 
 
-def _modes(which: str, old: Any, new: Any, where: str = "") -> Iterable[Found]:
-    gone, added = sorted(set(old or []) - set(new or [])), sorted(set(new or []) - set(old or []))
+def _items(value: JsonValue) -> list[JsonValue]:
+    return value if isinstance(value, list) else []
+
+
+def _modes(which: str, old: JsonValue, new: JsonValue, where: str = "") -> Iterable[Found]:
+    was, now = {m for m in _items(old) if isinstance(m, str)}, {m for m in _items(new) if isinstance(m, str)}
+    gone, added = sorted(was - now), sorted(now - was)
     verb = "accepts" if which == "input" else "produces"
     if gone:
         yield f"{which}-modes-narrowed", "breaking", f"{where}no longer {verb} {_list(gone)}", old, new
@@ -270,7 +276,7 @@ def _modes(which: str, old: Any, new: Any, where: str = "") -> Iterable[Found]:
         yield f"{which}-modes-widened", "additive", f"{where}now {verb} {_list(added)}", old, new
 
 
-def _extensions(old: dict[str, Any], new: dict[str, Any]) -> Iterable[Found]:
+def _extensions(old: dict[str, JsonObject], new: dict[str, JsonObject]) -> Iterable[Found]:
     for uri in sorted(old.keys() - new.keys()):
         yield "extension-removed", "breaking", f"extension {code_span(uri)} removed", old[uri], None
     for uri in sorted(new.keys() - old.keys()):
@@ -287,15 +293,15 @@ def _extensions(old: dict[str, Any], new: dict[str, Any]) -> Iterable[Found]:
                    a.get("description"), b.get("description"))
 
 
-def _endpoints(card: dict[str, Any]) -> set[str]:
+def _endpoints(card: JsonObject) -> set[str]:
     """Each interface a client can pick, both shapes: `url binding version (tenant)`."""
     found = {" ".join(str(i.get(k) or "") for k in ("url", "protocolBinding", "protocolVersion", "tenant")).strip()
-             for i in card.get("supportedInterfaces") or [] if isinstance(i, dict)}
+             for i in _items(card.get("supportedInterfaces")) if isinstance(i, dict)}
     if "url" in card:
         version = card.get("protocolVersion") or ""
         found.add(f"{card['url']} {card.get('preferredTransport') or 'JSONRPC'} {version}".strip())
         found |= {f"{i.get('url')} {i.get('transport')} {version}".strip()
-                  for i in card.get("additionalInterfaces") or [] if isinstance(i, dict)}
+                  for i in _items(card.get("additionalInterfaces")) if isinstance(i, dict)}
     return found
 
 
@@ -306,8 +312,8 @@ def _interfaces(old: set[str], new: set[str]) -> Iterable[Found]:
         yield "interface-added", "additive", f"interface {code_span(added)} added", None, added
 
 
-def _skills(old: dict[str, Any], new: dict[str, Any], old_card: dict[str, Any] | None = None,
-            new_card: dict[str, Any] | None = None) -> Iterable[Found]:
+def _skills(old: dict[str, JsonObject], new: dict[str, JsonObject], old_card: JsonObject | None = None,
+            new_card: JsonObject | None = None) -> Iterable[Found]:
     for sid in sorted(old.keys() - new.keys()):
         yield "skill-removed", "breaking", f"skill {code_span(sid)} removed", old[sid].get("name"), None
     for sid in sorted(new.keys() - old.keys()):
@@ -347,7 +353,7 @@ def _list(items: list[str]) -> str:
     return ", ".join(code_span(i) for i in items)
 
 
-def _json(value: Any) -> str:
+def _json(value: object) -> str:
     return json.dumps(value, sort_keys=True, ensure_ascii=False)
 
 
@@ -356,7 +362,7 @@ def _kebab(key: str) -> str:
 
 
 def markdown(changes: list[Change], base: str, head: str, target: str,
-             specs: Sequence[dict[str, Any]] = ()) -> str:
+             specs: Sequence[JsonObject] = ()) -> str:
     """The changes as a pull-request comment (templates/diff.md.j2); `specs`:
     the specs whose schema changed, as `knoc specs check --format json` has them."""
     groups: dict[tuple[str, str], list[Change]] = {}
@@ -369,11 +375,12 @@ def markdown(changes: list[Change], base: str, head: str, target: str,
         specs=[row for s in specs for row in _spec_rows(s)]).rstrip() + "\n"
 
 
-def _spec_rows(spec: dict[str, Any]) -> list[dict[str, Any]]:
+def _spec_rows(spec: JsonObject) -> list[JsonObject]:
     """A changed spec's rows: each change that is not additive, else its first."""
     versions = f"{spec['old_version'] or 'new'} → {spec['new_version'] or 'gone'}" + (
         f" ({spec['bump']} bump)" if spec["bump"] else "")
-    shown = [c for c in spec["changes"] if c["class"] != "additive"] or spec["changes"][:1]
+    found = [c for c in _items(spec["changes"]) if isinstance(c, dict)]
+    shown = [c for c in found if c["class"] != "additive"] or found[:1]
     return [{"slug": spec["slug"], "versions": versions, "cls": c["class"], "pointer": c["pointer"],
              "why": c["why"]} for c in shown] or [{"slug": spec["slug"], "versions": versions,
                                                    "cls": spec["class"], "pointer": None, "why": None}]

@@ -8,13 +8,14 @@ from __future__ import annotations
 import difflib
 import json
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from knoc.a2a import capability, targets
 from knoc.a2a.capability import Verdict
 from knoc.a2a.extensions import SERVICE_CLASSES
 from knoc.output.hosting import SITE
 from knoc.output.tree import CATALOG
+from knoc.rules.json import JsonObject
 
 QUALIFYING = ("compatible", "deprecated_capability")
 CATALOG_CLASSES = (*SERVICE_CLASSES, "unknown")  # "unknown": neither declared nor inferred
@@ -46,7 +47,7 @@ class Candidate(NamedTuple):
     url: str
     domains: list[str]
     service_class: str  # the catalog's class: declared, inferred or "unknown"
-    card: dict[str, Any]
+    card: JsonObject
 
 
 class Answer(NamedTuple):
@@ -60,7 +61,7 @@ class Answer(NamedTuple):
     def qualifies(self) -> bool:
         return self.verdict in QUALIFYING
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, str | bool]:
         return {"slug": self.slug, "name": self.name, "url": self.url, "qualifies": self.qualifies,
                 "verdict": self.verdict, "reason": self.reason}
 

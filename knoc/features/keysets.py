@@ -7,14 +7,14 @@ card's own host or hosts the user names, at most MAX_JKU of them."""
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
 from urllib.parse import urlsplit
 
 from knoc.a2a import signing
 from knoc.io import files, http
 from knoc.rules import jsontext, limits
+from knoc.rules.json import JsonValue
 from knoc.rules.paths import origin, split_url
 
 MAX_JKU = 4  # distinct key-set urls one card may make knoc fetch
@@ -44,14 +44,14 @@ def read_card(source: str) -> bytes:
 
 
 def load_json(source: str, what: str, card: bool = False, depth: int = jsontext.MAX_DEPTH,
-              redirect: Callable[[str], str | None] = http.http_only) -> Any:
+              redirect: Callable[[str], str | None] = http.http_only) -> JsonValue:
     """JSON from a file or URL (a card URL gets its well-known path) under
     the JSON input rule; Unreadable when it cannot be read or is refused.
     `redirect`: which redirects a download may follow."""
     try:
         raw = read_card(source) if card else (http.fetch(source, redirect=redirect) if is_url(source)
                                               else _read_file(source))
-        return jsontext.parse(raw, depth=depth)
+        return jsontext.parse_value(raw, depth=depth)
     except (OSError, jsontext.Refused) as exc:
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         raise Unreadable(f"cannot read {what} from {source}: {why}") from None
@@ -69,7 +69,7 @@ def key_set(source: str, redirect: Callable[[str], str | None] = http.http_only)
         raise Unreadable(f"{source}: {exc}") from None
 
 
-def home(source: str, card: dict[str, Any]) -> str | None:
+def home(source: str, card: Mapping[str, object]) -> str | None:
     """The host a card speaks for: the one it was fetched from, else the
     host of its main url (its first interface's, or its 0.3 `url`)."""
     if is_url(source):
@@ -89,7 +89,7 @@ class Named:
     refused: dict[str, str] = field(default_factory=dict)  # jku -> why knoc did not fetch it
 
 
-def named_by(signatures: Any, hosts: set[str]) -> Named:
+def named_by(signatures: object, hosts: set[str]) -> Named:
     """The keys of every key set the signatures name in `jku`, fetched once
     each, when it is an https URL on one of `hosts` (host folders, as
     `origin` gives them). Unreadable when an allowed one cannot be fetched."""
@@ -105,7 +105,7 @@ def named_by(signatures: Any, hosts: set[str]) -> Named:
             wanted.append(jku)
         else:
             found.refused[jku] = why
-    keys: dict[str, Any] = {}
+    keys: dict[str, signing.PublicKey] = {}
     for url in wanted:  # a redirect is held to the rule the jku itself is
         for kid, key in key_set(url, functools.partial(_refusal, hosts=hosts, fetching=0)).keys.items():
             if kid in keys and signing.public_jwk(keys[kid]) != signing.public_jwk(key):

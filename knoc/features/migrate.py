@@ -10,15 +10,19 @@ compiles a scratch copy before writing anything and refuses otherwise."""
 from __future__ import annotations
 
 import datetime
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from knoc.config import CONFIG_FILE, Config, load_config
 from knoc.incremental.driver import Result, compile_repo
 from knoc.io import files, writing
 from knoc.kinds.agent import BLUEPRINT_SCHEMA
 from knoc.output.tree import MANIFEST
+
+if TYPE_CHECKING:
+    from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
 BLUEPRINT = BLUEPRINT_SCHEMA
 BLUEPRINTS = "agent-blueprints"  # the collection under content/
@@ -44,17 +48,19 @@ class Migration:
     text: str  # the blueprint
 
 
-def legacy_declaration(data: Any) -> str:
+def legacy_declaration(data: object) -> str:
     """The `$schema` of a legacy agent; NotLegacy otherwise."""
-    decl = data.get("$schema") if hasattr(data, "get") else None
+    fields: Mapping[object, object] = data if isinstance(data, Mapping) else {}
+    decl = fields.get("$schema")
     if isinstance(decl, str) and (decl.startswith("agent-card@0.")
-                                  or (decl == "service-config@0.3.0" and data.get("subtype") == "agent-card")):
+                                  or (decl == "service-config@0.3.0" and fields.get("subtype") == "agent-card")):
         return decl
     raise NotLegacy(f"`$schema: {decl}` is not a legacy agent (agent-card@0.x, or service-config@0.3.0 "
                     "with subtype agent-card)")
 
 
-def to_blueprint(data: Any, source: str, today: datetime.date, versions: tuple[str, ...] = ("1.0",)) -> Any:
+def to_blueprint(data: CommentedMap, source: str, today: datetime.date,
+                 versions: tuple[str, ...] = ("1.0",)) -> CommentedMap:
     """The blueprint tree for a legacy tree (ruamel CommentedMap), built from
     the legacy nodes themselves. `versions`: what the build target wrote
     for an interface that states none (the url: all; another: the first),
@@ -100,7 +106,7 @@ def to_blueprint(data: Any, source: str, today: datetime.date, versions: tuple[s
     return out
 
 
-def _versions(versions: tuple[str, ...]) -> Any:
+def _versions(versions: tuple[str, ...]) -> CommentedSeq:
     """`["1.0", "0.3"]`, as a blueprint writes it."""
     from ruamel.yaml.comments import CommentedSeq
     from ruamel.yaml.scalarstring import DoubleQuotedScalarString
@@ -110,12 +116,12 @@ def _versions(versions: tuple[str, ...]) -> Any:
     return seq
 
 
-def _after(m: Any, keys: tuple[str, ...]) -> int:
+def _after(m: Iterable[str], keys: tuple[str, ...]) -> int:
     names = list(m)
     return next((names.index(k) + 1 for k in keys if k in names), len(names))
 
 
-def _before(m: Any, keys: tuple[str, ...]) -> int:
+def _before(m: Iterable[str], keys: tuple[str, ...]) -> int:
     names = list(m)
     return next((names.index(k) for k in keys if k in names), len(names))
 

@@ -20,9 +20,10 @@ import hashlib
 from array import array
 from collections.abc import Collection, Generator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from knoc.codec.heads import Input
+from knoc.codec.records import Encoded
 from knoc.compiler.link import link_repo, placed
 from knoc.compiler.load import parse_source
 from knoc.compiler.records import FileResult, LinkResult
@@ -168,7 +169,7 @@ def _each_file(config: Config, paths: list[str], specs: SpecSet, cache: Cache, r
     for rel in paths:
         st = files.stat(f"{config.root}/{rel}")
         old = cache.sources.get(rel)
-        if (st is not None and old is not None and cache.vouches(rel, old, st)
+        if (st is not None and old is not None and cache.vouches(rel, old, st) and isinstance(old.entry, tuple)
                 and FileResult.decode(old.entry) is not None):
             sources.append(SourceFile(f"{config.root}/{rel}", rel, None, old.digest))  # not even read
             results.add(rel, old.entry)
@@ -188,12 +189,13 @@ def _each_file(config: Config, paths: list[str], specs: SpecSet, cache: Cache, r
     jobs = config.jobs or pool.cores()
     each = pool.each(_compile, job, misses, jobs) if pool.forks(jobs, len(misses)) else _here(job, misses)
     with contextlib.closing(each) as compiled:
-        for done, (rel, (digest, entry, problem, wrote)) in enumerate(zip(misses, compiled, strict=True), 1):
+        for done, (rel, (got, wrote)) in enumerate(zip(misses, compiled, strict=True), 1):
             if done % 256 == 0:
                 progress("compiling", done, len(misses))
-            if problem is not None:
-                report.add(problem)
+            if isinstance(got, Diagnostic):
+                report.add(got)
                 continue
+            digest, entry = got
             sources.append(SourceFile(f"{config.root}/{rel}", rel, None, digest))
             found = results.add(rel, entry)  # checked as it was encoded (`compile_source`)
             if wrote:
@@ -218,19 +220,19 @@ class _Job:
     early: Early | None
 
 
-def _here(job: _Job, rels: list[str]) -> Generator[tuple[str, Any, Diagnostic | None, bool], None, None]:
+def _here(job: _Job, rels: list[str]) -> Generator[tuple[tuple[str, Encoded] | Diagnostic, bool], None, None]:
     """`_compile` each file in this process, as a worker would."""
     with pool.collecting():
         yield from (_compile(job, rel) for rel in rels)
 
 
-def _compile(job: _Job, rel: str) -> tuple[str, Any, Diagnostic | None, bool]:
+def _compile(job: _Job, rel: str) -> tuple[tuple[str, Encoded] | Diagnostic, bool]:
     """One file, in a worker; and its card, written early if it may be."""
     config, specs, cache, early = job.config, job.specs, job.cache, job.early
-    digest, entry, problem = compile_source(config, specs, cache, rel)
-    if early is None or entry is None or (card := publishable(entry)) is None:
-        return digest, entry, problem, False
-    return digest, entry, problem, early.write_card(card_files(card))
+    got = compile_source(config, specs, cache, rel)
+    if early is None or isinstance(got, Diagnostic) or (card := publishable(got[1])) is None:
+        return got, False
+    return got, early.write_card(card_files(card))
 
 
 def _link(sources: list[SourceFile], results: FileResults, specs: SpecSet, cache: Cache,

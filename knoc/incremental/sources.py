@@ -4,8 +4,8 @@ compiled through the cache, which keeps each file's result by its bytes."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
+from knoc.codec.records import Encoded
 from knoc.compiler.load import source_file
 from knoc.compiler.records import FileResult
 from knoc.compiler.unit import one_file
@@ -28,14 +28,14 @@ def source_at(root: Path, relpath: str, shown: str | None = None) -> SourceFile 
     return source_file(path, relpath, raw, shown)
 
 
-def compile_source(config: Config, specs: SpecSet, cache: Cache, rel: str) -> tuple[str, Any, Diagnostic | None]:
+def compile_source(config: Config, specs: SpecSet, cache: Cache, rel: str) -> tuple[str, Encoded] | Diagnostic:
     """One file the cache could not vouch for: read it, and reuse what the
-    cache kept for the same bytes or compile it. Returns (sha256, the
-    encoded FileResult, None) or ("", None, why it could not be read)."""
+    cache kept for the same bytes or compile it. Returns its sha256 and the
+    encoded FileResult, or why it could not be read."""
     src = source_at(config.root, rel)
     if isinstance(src, Diagnostic):
-        return "", None, src
-    entry = cache.get(rel, src.digest)  # the same bytes with a new mtime, say after a checkout
-    if entry is None or FileResult.decode(entry) is None:
-        entry = one_file(src, None, specs, config.a2a, config.layout).encode()
-    return src.digest, entry, None
+        return src
+    kept = cache.get(rel, src.digest)  # the same bytes with a new mtime, say after a checkout
+    if isinstance(kept, tuple) and FileResult.decode(kept) is not None:
+        return src.digest, kept
+    return src.digest, one_file(src, None, specs, config.a2a, config.layout).encode()

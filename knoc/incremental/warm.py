@@ -19,14 +19,14 @@ import secrets
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from knoc.codec.heads import Head, Heads, Input
-from knoc.codec.records import UNREADABLE, Digests, Record
-from knoc.compiler.records import FileResult, LinkResult
+from knoc.codec.records import UNREADABLE, Digests, Encoded, Record, Stored, number, table, text, texts
+from knoc.compiler.records import FileResult, LinkResult, diagnostics
 from knoc.compiler.results import FileResults
 from knoc.config import Config
-from knoc.diagnostics import Diagnostic, from_dict
+from knoc.diagnostics import Diagnostic
 from knoc.diagnostics.internal import has_internal
 from knoc.incremental.sources import compile_source
 from knoc.io import files
@@ -50,19 +50,20 @@ class Rendered(Record):
     token: str  # names this rendering, for the memo of build/ (knoc.io.outputs.Base)
     saved: int  # when (ns): a source whose mtime is this recent is hashed again
     sources: Heads  # every content source, in path order
-    diags: dict[str, list[Any]]  # each content source's findings (encoded), of those with any
+    diags: dict[str, Stored]  # each content source's findings (encoded), of those with any
     sites: list[str]  # each published card's folder under site/, in the link stage's order
     digests: Mapping[str, str]  # sha256 of every output (a dict or Digests: `plain`)
     sources_digest: str  # the manifest's
 
-    def encode(self) -> tuple[Any, ...]:
+    def encode(self) -> Encoded:
         return self.encoded(sources=self.sources.encode(), digests=Digests.of(self.digests).encode())
 
     @classmethod
-    def decode(cls, raw: Any) -> Rendered | None:
+    def decode(cls, raw: object) -> Rendered | None:
         try:
             token, saved, sources, diags, sites, digests, sources_digest = cls.fields_of(raw)
-            return cls(token, saved, Heads.decode(sources), diags, sites, Digests.decode(digests), sources_digest)
+            return cls(text(token), number(saved), Heads.decode(sources), dict(table(diags)), texts(sites),
+                       Digests.decode(digests), text(sources_digest))
         except UNREADABLE:
             return None
 
@@ -96,7 +97,8 @@ def remember(cache: Cache, link_key: str, operator: tuple[tuple[str, str], ...],
         if s is None:
             return None
         heads[rel] = (s.digest, s.size, s.mtime_ns, s.ctime_ns, s.inode, results.head(rel).decl is not None)
-    found = {rel: [d.to_dict() for d in results.found(rel)] for rel in content if results.found(rel)}
+    found: dict[str, Stored] = {rel: [d.to_dict() for d in results.found(rel)] for rel in content
+                                if results.found(rel)}
     memo = Rendered(secrets.token_hex(16), time.time_ns(), Heads.of(heads), found,
                     [c.projection.site_dir for c in cards], digests, sources_digest(inputs))
     return _keep(cache, key(link_key, operator), memo, tree.rendered)
@@ -123,7 +125,7 @@ class _Update:
     rel: str
     st: os.stat_result
     digest: str
-    entry: Any
+    entry: Encoded
     old: FileResult
     new: FileResult
 
@@ -183,7 +185,7 @@ def patch(config: Config, content: list[str], specs: SpecSet, spec_inputs: list[
     base = Base(memo.token, memo.digests,
                 frozenset(patched).union(*(all_paths(new, root_of, slug) for slug, _, new in changed)), moved)
     updated = {u.rel for u in updates}
-    found_in = {rel: raw for rel, raw in memo.diags.items() if rel not in updated}
+    found_in: dict[str, Stored] = {rel: raw for rel, raw in memo.diags.items() if rel not in updated}
     found_in.update({u.rel: [d.to_dict() for d in u.new.diags] for u in updates if u.new.diags})
     # A few edits are patched in again next time: that costs less than
     # storing tens of megabytes anew at each run. A build keeps them: the
@@ -194,7 +196,7 @@ def patch(config: Config, content: list[str], specs: SpecSet, spec_inputs: list[
             cache.put(u.rel, Source.of(u.digest, u.st, u.entry))
         kept = Rendered(secrets.token_hex(16), time.time_ns(), heads, found_in, memo.sites, plain(digests), latest())
         base = _keep(cache, key(link.key, operator), kept, patched, cache.rendered_files()) or base
-    diags = [from_dict(d) for raw in found_in.values() for d in raw] + linked.diags
+    diags = [d for raw in found_in.values() for d in diagnostics(raw)] + linked.diags
     return Patched(diags, linked.published, linked.agents, linked.untwinned, Cards(linked.published, projections),
                    tree, digests, base)
 
@@ -230,10 +232,13 @@ def _updates(config: Config, specs: SpecSet, cache: Cache, memo: Rendered, pinne
         changed.append((heads.paths[i], st))
     updates = []
     for rel, st in changed:
-        digest, entry, problem = compile_source(config, specs, cache, rel)
+        got = compile_source(config, specs, cache, rel)
+        if isinstance(got, Diagnostic):
+            return None
+        digest, entry = got
         old = FileResult.decode(cache.get(rel, memo.sources.digest(rel)))
         new = FileResult.decode(entry)
-        if (problem is not None or old is None or new is None or new.link_key != old.link_key
+        if (old is None or new is None or new.link_key != old.link_key
                 or has_internal(new.diags) or (rel in pinned and digest != memo.sources.digest(rel))):
             return None
         updates.append(_Update(rel, st, digest, entry, old, new))

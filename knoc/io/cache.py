@@ -36,9 +36,9 @@ import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, ClassVar, NoReturn
+from typing import IO, ClassVar, NoReturn
 
-from knoc.codec.records import UNREADABLE, Encodes, Record
+from knoc.codec.records import UNREADABLE, Encoded, Encodes, Record, Stored, number, row, table, text, text_table
 from knoc.io import stored
 from knoc.io.stored import SHA256, CacheDamaged, Stat, StoredFiles
 from knoc.io.stored_value import read_stored, ready, write_stored
@@ -65,14 +65,14 @@ class Source(Record):
     mtime_ns: int
     ctime_ns: int
     inode: int
-    entry: Any
+    entry: Stored | Encodes
 
-    def encode(self) -> tuple[Any, ...]:
+    def encode(self) -> Encoded:
         # `entry` may be held decoded or elsewhere: encoded as it is saved
         return self.encoded(entry=self.entry.encode() if isinstance(self.entry, Encodes) else self.entry)
 
     @classmethod
-    def of(cls, digest: str, st: os.stat_result, entry: Any) -> Source:
+    def of(cls, digest: str, st: os.stat_result, entry: Encoded) -> Source:
         return cls(digest, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, entry)
 
     def same_stat(self, st: os.stat_result) -> bool:
@@ -91,22 +91,26 @@ class Layer(Record):
 
     key: str
     pinned: dict[str, str]
-    payload: Any
+    payload: Stored
     files: dict[str, Stat] = field(default_factory=dict)
 
     @classmethod
-    def decode(cls, raw: Any) -> Layer | None:
+    def decode(cls, raw: object) -> Layer | None:
         try:
             key, pinned, payload, files = cls.fields_of(raw)
-            if not (isinstance(pinned, dict) and isinstance(files, dict) and all(
-                    isinstance(f, tuple) and len(f) == 3 and SHA256.fullmatch(str(f[2])) for f in files.values())):
-                raise ValueError("not a layer")  # a stored name is a sha256, never a path elsewhere
-            return cls(key, pinned, payload, files)
+            return cls(text(key), text_table(pinned), payload, {path: _stat(f) for path, f in table(files).items()})
         except UNREADABLE:
             return None
 
 
-_UNREAD: Any = object()  # a layer not read from disk yet
+def _stat(raw: Stored) -> Stat:
+    size, mtime, name = row(raw)
+    if not SHA256.fullmatch(text(name)):  # a stored name is a sha256, never a path elsewhere
+        raise ValueError("not a stored file")
+    return number(size), number(mtime), text(name)
+
+
+_UNREAD = Layer("", {}, None)  # a layer not read from disk yet (compared by identity)
 
 
 @dataclass
@@ -125,7 +129,7 @@ class Cache:
     _racy: set[str] = field(default_factory=set)  # sources stored with an mtime too near their save
     _spilled: set[str] = field(default_factory=set)  # stored by `spill` this run: not pruned
     _link_stored: Layer | None = None
-    _rendered_stored: Layer | None = _UNREAD
+    _rendered_stored: Layer | None = field(default_factory=lambda: _UNREAD)
 
     @classmethod
     def off(cls) -> Cache:
@@ -170,9 +174,9 @@ class Cache:
             shard = {}
             value = None if self.folder is None else self._load(f"sources-{i:02x}.bin")
             if value is not None:
-                saved, entries = value
-                shard = {rel: s for rel, raw in entries.items() if (s := Source.decode(raw)) is not None}
-                self._racy.update(rel for rel, v in shard.items() if v.mtime_ns > saved - RACY_NS)
+                saved, entries = row(value)  # checked by `_load`
+                shard = {rel: s for rel, raw in table(entries).items() if (s := Source.decode(raw)) is not None}
+                self._racy.update(rel for rel, v in shard.items() if v.mtime_ns > number(saved) - RACY_NS)
             self._shards[i] = shard
         return shard
 
@@ -181,7 +185,7 @@ class Cache:
             self.rendered = self._rendered_stored = Layer.decode(self._load("rendered.bin"))
         return self.rendered
 
-    def _load(self, name: str) -> Any:
+    def _load(self, name: str) -> Stored:
         """The value stored under this salt, or None (and why, in `dropped`)."""
         value, why = read_stored(self.folder / name)  # type: ignore[operator]
         expected = _shard_shape if name.startswith("sources-") else (lambda _: True)
@@ -199,21 +203,21 @@ class Cache:
         old enough to be trusted."""
         return stored.same_stat(st) and rel not in self._racy
 
-    def get(self, rel: str, digest: str) -> Any:
+    def get(self, rel: str, digest: str) -> Stored | Encodes:
         hit = self.source(rel)
         return hit.entry if hit is not None and hit.digest == digest else None
 
-    def get_link(self, key: str, digests: dict[str, str]) -> tuple[Any, Mapping[str, bytes]] | None:
+    def get_link(self, key: str, digests: dict[str, str]) -> tuple[Stored, Mapping[str, bytes]] | None:
         """The link stage's findings and files stored under `key`, if the
         files its findings point into still have the bytes they had, and
         its own files are still as they were stored."""
         return self._get(self.link, key, digests)
 
-    def get_rendered(self, key: str) -> tuple[Any, Mapping[str, bytes]] | None:
+    def get_rendered(self, key: str) -> tuple[Stored, Mapping[str, bytes]] | None:
         return self._get(self.last_rendered(), key, {})
 
     def _get(self, layer: Layer | None, key: str, digests: dict[str, str]
-             ) -> tuple[Any, Mapping[str, bytes]] | None:
+             ) -> tuple[Stored, Mapping[str, bytes]] | None:
         if layer is None or layer.key != key or self.folder is None:
             return None
         if any(digests.get(rel) != sha for rel, sha in layer.pinned.items()):
@@ -222,7 +226,7 @@ class Cache:
             return None
         return layer.payload, self._files(layer.files)
 
-    def keep_link(self, key: str, pinned: dict[str, str], payload: Any, files: Mapping[str, bytes],
+    def keep_link(self, key: str, pinned: dict[str, str], payload: Stored, files: Mapping[str, bytes],
                   digests: Mapping[str, str]) -> Mapping[str, bytes]:
         """Keep the link stage's findings (`payload`, stored at the next save)
         and files (stored now, as they are, under their sha256). Returns the
@@ -235,7 +239,7 @@ class Cache:
         self.link = Layer(key, pinned, payload, kept)
         return self._files(kept)
 
-    def keep_rendered(self, key: str, payload: Any, files: dict[str, Stat]) -> bool:
+    def keep_rendered(self, key: str, payload: Stored, files: dict[str, Stat]) -> bool:
         """Keep what a run rendered: `payload`, and `files` as stored
         (`store_file`, `stats_of`). Whether it could be kept."""
         if self.folder is None:
@@ -251,10 +255,6 @@ class Cache:
         if self.folder is None or not ready(self.folder):
             return None
         return stored.store_one(self.folder / FILES, body, digest)
-
-    def stats_of(self, files: Mapping[str, bytes]) -> dict[str, Stat] | None:
-        """The stats of files this cache already stores (None: not such files)."""
-        return self._stats_of(files)
 
     def spill(self, files: Mapping[str, bytes], digests: Mapping[str, str], onto: Mapping[str, bytes]
               ) -> Mapping[str, bytes]:
@@ -286,15 +286,15 @@ class Cache:
     def _spilled_onto(self, onto: Mapping[str, bytes], kept: dict[str, Stat]) -> StoredFiles:
         """`onto` with the files just stored (kept from pruning this run)."""
         self._spilled.update(d for _, _, d in kept.values())
-        return self._files({**(self._stats_of(onto) or {}), **kept})
+        return self._files({**(self.stats_of(onto) or {}), **kept})
 
-    def _stats_of(self, files: Mapping[str, bytes]) -> dict[str, Stat] | None:
+    def stats_of(self, files: Mapping[str, bytes]) -> dict[str, Stat] | None:
         """The stats of files this cache already stores (None: not such files)."""
         if self.folder is None or not isinstance(files, StoredFiles):
             return None
         return files.stats(self.folder / FILES)
 
-    def entries(self, digests: Mapping[str, str], fresh: Mapping[str, tuple[Any, ...]]) -> Entries:
+    def entries(self, digests: Mapping[str, str], fresh: Mapping[str, Encoded]) -> Entries:
         """The results kept of sources with these sha256, as
         `knoc.kinds.agent.Packed` (`Entries`)."""
         return Entries(self, digests, fresh)
@@ -333,7 +333,7 @@ class Cache:
     def _store(self, files: Mapping[str, bytes], digests: Mapping[str, str]) -> dict[str, Stat] | None:
         if self.folder is None:
             return None
-        already = self._stats_of(files)
+        already = self.stats_of(files)
         if already is not None:  # spilled: stored already
             return already
         self.last_rendered()  # what the stored layers name is kept
@@ -367,7 +367,7 @@ def _differs(new: dict[str, Source], old: dict[str, Source]) -> bool:
     return new.keys() != old.keys() or any(v is not old[k] for k, v in new.items())
 
 
-def _shard_shape(value: Any) -> bool:
+def _shard_shape(value: Stored) -> bool:
     return isinstance(value, tuple) and len(value) == 2 and isinstance(value[1], dict)
 
 
@@ -381,16 +381,16 @@ class Entries:
     is gone, or lacks what is asked of it, is CacheDamaged, and the rendered
     layer is dropped: the next run takes the full path."""
 
-    def __init__(self, cache: Cache, digests: Mapping[str, str], fresh: Mapping[str, tuple[Any, ...]]) -> None:
+    def __init__(self, cache: Cache, digests: Mapping[str, str], fresh: Mapping[str, Encoded]) -> None:
         self._cache, self._digests, self._fresh = cache, digests, fresh
 
-    def value(self, key: str) -> tuple[Any, ...]:
+    def value(self, key: str) -> Encoded:
         entry = self._fresh[key] if key in self._fresh else self._cache.get(key, self._digests[key])
         if not isinstance(entry, tuple):
             self.lacks(key)
         return entry
 
-    def get(self, key: str) -> tuple[tuple[Any, ...], tuple[bytes, ...]]:
+    def get(self, key: str) -> tuple[Encoded, tuple[bytes, ...]]:
         return self.value(key), ()
 
     def lacks(self, key: str) -> NoReturn:

@@ -6,13 +6,13 @@ nor a hundred thousand small blocks for the allocator to fragment."""
 
 from __future__ import annotations
 
-import marshal
 import os
 from array import array
-from typing import IO, Any, NoReturn
+from typing import IO, NoReturn
 
-from knoc.codec.records import Encodes
+from knoc.codec.records import Encoded, Encodes, Stored
 from knoc.io.stored import CacheDamaged
+from knoc.io.stored_value import dumps, loads
 
 
 class Held:
@@ -27,39 +27,47 @@ class Held:
         self._scratch, self._end = scratch, 0
         self._tail = tail
 
-    def put(self, key: str, value: tuple[Any, ...]) -> None:
+    def put(self, key: str, value: Encoded) -> None:
         """Hold `value` (what marshal carries), the bytes at its tail out of memory."""
         i, j = self._tail
         inner = value[i]
-        if inner:
-            self._put(key, (*value[:i], inner[:j], *value[i + 1:]), tuple(inner[j:]))
+        if isinstance(inner, tuple) and inner:
+            self._put(key, (*value[:i], inner[:j], *value[i + 1:]), tuple(_bytes(b) for b in inner[j:]))
         else:
             self._put(key, value, ())
 
-    def _put(self, key: str, value: Any, pieces: tuple[bytes, ...]) -> None:
+    def _put(self, key: str, value: Encoded, pieces: tuple[bytes, ...]) -> None:
         where: tuple[int, ...] | tuple[bytes, ...] = pieces
         if self._scratch is not None and pieces:
             where = (self._end, *map(len, pieces))
             self._write(b"".join(pieces))
-        self._buffer += marshal.dumps((value, where))
+        self._buffer += dumps((value, where))
         self._index[key] = len(self._ends)  # a key held again: its new value
         self._ends.append(len(self._buffer))
 
-    def _load(self, key: str) -> Any:
+    def _load(self, key: str) -> tuple[Encoded, Encoded]:
         i = self._index[key]
-        return marshal.loads(self._buffer[self._ends[i - 1] if i else 0:self._ends[i]])
+        loaded = loads(self._buffer[self._ends[i - 1] if i else 0:self._ends[i]])
+        if not (isinstance(loaded, tuple) and len(loaded) == 2):
+            raise TypeError("not what `_put` held")
+        value, where = loaded
+        if not (isinstance(value, tuple) and isinstance(where, tuple)):
+            raise TypeError("not what `_put` held")
+        return value, where
 
-    def value(self, key: str) -> Any:
+    def value(self, key: str) -> Encoded:
         """The value, without its pieces."""
         return self._load(key)[0]
 
-    def get(self, key: str) -> tuple[Any, tuple[bytes, ...]]:
+    def get(self, key: str) -> tuple[Encoded, tuple[bytes, ...]]:
         """The value and its pieces."""
-        value, pieces = self._load(key)
-        if not pieces or isinstance(pieces[0], bytes):  # held here
-            return value, pieces
+        value, where = self._load(key)
+        if not where:
+            return value, ()
+        if isinstance(where[0], bytes):  # held here
+            return value, tuple(_bytes(b) for b in where)
         assert self._scratch is not None
-        at, *sizes = pieces
+        at, *sizes = (_number(n) for n in where)
         data = os.pread(self._scratch.fileno(), sum(sizes), at)
         if len(data) != sum(sizes):  # the scratch file has no name: only a process of ours could touch it
             raise CacheDamaged(f"the cache's scratch file lost what it held for {key}")
@@ -73,13 +81,15 @@ class Held:
         """What is asked of the value under `key` is not in it."""
         raise KeyError(key)
 
-    def whole(self, key: str) -> tuple[Any, ...]:
+    def whole(self, key: str) -> Encoded:
         """The value as put, its tail and all."""
         value, pieces = self.get(key)
         if not pieces:
-            return tuple(value)
+            return value
         i = self._tail[0]
-        return (*value[:i], (*value[i], *pieces), *value[i + 1:])
+        inner: Stored = value[i]
+        assert isinstance(inner, tuple)  # `put` took the pieces from there
+        return (*value[:i], (*inner, *pieces), *value[i + 1:])
 
     def ref(self, key: str) -> Encodes:
         """A stand-in for the value as put, for a record that stores it (`Encodes`)."""
@@ -99,5 +109,17 @@ class _Ref(Encodes):
     def __init__(self, held: Held, key: str) -> None:
         self._held, self._key = held, key
 
-    def encode(self) -> tuple[Any, ...]:
+    def encode(self) -> Encoded:
         return self._held.whole(self._key)
+
+
+def _bytes(value: Stored) -> bytes:
+    if not isinstance(value, bytes):
+        raise TypeError("a tail holds bytes")
+    return value
+
+
+def _number(value: Stored) -> int:
+    if not isinstance(value, int):
+        raise TypeError("a tail's place holds numbers")
+    return value

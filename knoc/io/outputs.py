@@ -26,9 +26,9 @@ from array import array
 from collections.abc import ItemsView, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NamedTuple, TypeVar
+from typing import NamedTuple, TypeVar
 
-from knoc.codec.records import count_paths, join_paths, split_paths
+from knoc.codec.records import Encoded, Stored, count_paths, join_paths, row, split_paths, text, text_table
 from knoc.io import files
 from knoc.io.cache import DIR, read_stored, write_stored
 from knoc.io.stored import Stat
@@ -116,7 +116,7 @@ class Columns:
     def digest_list(self) -> list[str]:
         return [self.digests[i:i + 64] for i in range(0, len(self.digests), 64)]
 
-    def encode(self) -> tuple[Any, ...]:
+    def encode(self) -> Encoded:
         return (self._paths, self.sizes.tobytes(), self.mtimes.tobytes(), self.digests, self._dirs,
                 self.dir_mtimes.tobytes())
 
@@ -126,18 +126,19 @@ class Columns:
     __hash__ = None  # type: ignore[assignment]
 
     @classmethod
-    def decode(cls, raw: Any) -> Columns:
-        paths, sizes, mtimes, digests, dirs, dir_mtimes = raw
-        if not (isinstance(paths, str) and isinstance(digests, str) and isinstance(dirs, str)):
-            raise ValueError("not columns")
-        out = cls(paths, _ints(sizes), _ints(mtimes), digests, dirs, _ints(dir_mtimes))
-        files, folders = count_paths(paths), count_paths(dirs)
-        if not (files == len(out.sizes) == len(out.mtimes) == len(digests) // 64 and folders == len(out.dir_mtimes)):
+    def decode(cls, raw: Stored) -> Columns:
+        paths, sizes, mtimes, digests, dirs, dir_mtimes = row(raw)
+        out = cls(text(paths), _ints(sizes), _ints(mtimes), text(digests), text(dirs), _ints(dir_mtimes))
+        files, folders = count_paths(out._paths), count_paths(out._dirs)
+        if not (files == len(out.sizes) == len(out.mtimes) == len(out.digests) // 64
+                and folders == len(out.dir_mtimes)):
             raise ValueError("columns of different lengths")
         return out
 
 
-def _ints(raw: bytes) -> array[int]:
+def _ints(raw: Stored) -> array[int]:
+    if not isinstance(raw, bytes):
+        raise ValueError("not a column of numbers")
     values = array("q")
     values.frombytes(raw)
     return values
@@ -166,9 +167,10 @@ class OutputMemo:
         memo = cls(root / DIR / "outputs.bin")
         value, _ = read_stored(memo.path)  # type: ignore[arg-type]
         try:
-            version, base, overrides, owned, raw = value
-            if version == VERSION and isinstance(base, str) and isinstance(overrides, dict) and isinstance(owned, bool):
-                memo.columns, memo.base, memo.overrides, memo.owned = Columns.decode(raw), base, overrides, owned
+            version, base, overrides, owned, raw = row(value)
+            if version == VERSION and isinstance(owned, bool):
+                memo.columns, memo.base, memo.overrides = Columns.decode(raw), text(base), text_table(overrides)
+                memo.owned = owned
         except (TypeError, ValueError):
             pass  # damaged or of another version: as if there were none
         return memo

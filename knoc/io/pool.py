@@ -18,7 +18,10 @@ import signal
 import sys
 import threading
 from collections.abc import Callable, Generator, Iterator
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Generic, TypeVar, cast
+
+if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -70,7 +73,7 @@ def each(work: Callable[[C, T], R], context: C, items: list[T], jobs: int) -> Ge
         _stop(executor)
 
 
-def _stop(executor: Any) -> None:
+def _stop(executor: ProcessPoolExecutor) -> None:
     """Kill the workers and reap them (Ctrl-C, a failure, or the end):
     the executor's own shutdown would wait for each to finish its task."""
     processes = list((getattr(executor, "_processes", None) or {}).values())  # private, stable since 3.8
@@ -83,7 +86,7 @@ def _stop(executor: Any) -> None:
 
 # In a worker: the context its parent forked it with (`each`). A worker
 # process serves one `each`, so this is set once per process, at its start.
-_context: Any = None
+_context: object = None
 
 
 def _worker_start(parent: int, context: object) -> None:
@@ -99,8 +102,8 @@ def _worker_start(parent: int, context: object) -> None:
     gc.enable()
 
 
-def _in_worker(work: Callable[[Any, T], R], item: T) -> R:
-    return work(_context, item)
+def _in_worker(work: Callable[[C, T], R], item: T) -> R:
+    return work(cast(C, _context), item)  # the context `each` forked this worker with, for this `work`
 
 
 def die_with_parent(parent: int) -> None:

@@ -13,8 +13,8 @@ import struct
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
+from knoc.codec.records import Stored
 from knoc.io.files import atomic_write
 from knoc.io.pool import collector_paused
 
@@ -27,7 +27,19 @@ _TUPLE, _VALUE = b"T", b"M"
 _COUNT = struct.Struct(">Q")
 
 
-def read_stored(path: Path) -> tuple[Any, str | None]:
+def dumps(value: Stored) -> bytes:
+    """`value` marshalled. Stored names its containers by what they are
+    read as (Sequence, Mapping); knoc stores only tuples, lists and dicts."""
+    return marshal.dumps(value)  # type: ignore[arg-type]  # see above
+
+
+def loads(data: bytes | bytearray | memoryview) -> Stored:
+    """A value `dumps` made (ValueError, EOFError or TypeError if not)."""
+    loaded: Stored = marshal.loads(data)
+    return loaded
+
+
+def read_stored(path: Path) -> tuple[Stored, str | None]:
     """The stored value, or None and why not. The file is mapped, not read:
     a copy of tens of megabytes costs a warm check more than its checksum.
     (knoc replaces these files by rename and never shortens one in place,
@@ -56,7 +68,7 @@ def read_stored(path: Path) -> tuple[Any, str | None]:
             blob.close()
 
 
-def _checked_value(blob: mmap.mmap) -> tuple[Any, str | None]:
+def _checked_value(blob: mmap.mmap) -> tuple[Stored, str | None]:
     with memoryview(blob) as whole:
         if (len(whole) < len(MAGIC) + 4 or whole[:len(MAGIC)] != MAGIC
                 or zlib.crc32(whole[len(MAGIC):-4]).to_bytes(4, "big") != whole[-4:]):
@@ -75,27 +87,27 @@ def _checked_value(blob: mmap.mmap) -> tuple[Any, str | None]:
                 gc.freeze()
 
 
-def _load(payload: memoryview, at: int) -> tuple[Any, int]:
+def _load(payload: memoryview, at: int) -> tuple[Stored, int]:
     tag, (count,) = payload[at:at + 1], _COUNT.unpack_from(payload, at + 1)
     at += 1 + _COUNT.size
     if tag == _VALUE:
-        return marshal.loads(payload[at:at + count]), at + count
+        return loads(payload[at:at + count]), at + count
     if tag != _TUPLE or count > len(payload):
         raise ValueError("not a stored value")
-    members = []
+    members: list[Stored] = []
     for _ in range(count):
         member, at = _load(payload, at)
         members.append(member)
     return tuple(members), at
 
 
-def _parts(value: Any) -> Iterator[bytes]:
+def _parts(value: Stored) -> Iterator[bytes]:
     if isinstance(value, tuple):
         yield _TUPLE + _COUNT.pack(len(value))
         for member in value:
             yield from _parts(member)
     else:
-        data = marshal.dumps(value)
+        data = dumps(value)
         yield _VALUE + _COUNT.pack(len(data))
         yield data
 
@@ -108,7 +120,7 @@ def _checked(parts: Iterator[bytes]) -> Iterator[bytes]:
     yield crc.to_bytes(4, "big")
 
 
-def write_stored(path: Path, value: Any) -> None:
+def write_stored(path: Path, value: Stored) -> None:
     """Atomically. Best effort: a read-only checkout still compiles, uncached.
     The checksum is a CRC: it is there to catch damage, not an adversary
     (the cache is as trusted as the sources beside it)."""

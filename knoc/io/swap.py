@@ -12,14 +12,15 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import functools
 import os
 import re
 import shutil
 import stat
 import tempfile
 import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from knoc.io import pool
 
@@ -28,20 +29,16 @@ RENAME_EXCHANGE = 2
 _UNSUPPORTED = {errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP, errno.EXDEV}
 
 
-_UNKNOWN = object()
-_RENAMEAT2: Any = _UNKNOWN  # libc's renameat2, None where there is none; looked up on first use
+@functools.cache  # looked up on first use: only a build that replaces a tree needs it
+def _renameat2() -> Callable[..., int] | None:
+    """libc's renameat2; None where there is none."""
+    import ctypes
 
-
-def _renameat2() -> Any:
-    global _RENAMEAT2
-    if _RENAMEAT2 is _UNKNOWN:
-        import ctypes  # only a build that replaces a tree needs it
-
-        try:
-            _RENAMEAT2 = ctypes.CDLL(None, use_errno=True).renameat2
-        except (AttributeError, OSError):
-            _RENAMEAT2 = None
-    return _RENAMEAT2
+    try:
+        found: Callable[..., int] = ctypes.CDLL(None, use_errno=True).renameat2
+    except (AttributeError, OSError):
+        return None
+    return found
 
 
 def staging(out: Path) -> Path:

@@ -7,13 +7,15 @@ from __future__ import annotations
 import struct
 import sys
 import zlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple, NoReturn, Protocol, overload
 
 from knoc.a2a.protocol import protocol_key
+from knoc.codec.records import Encoded
 from knoc.diagnostics import JsonPath
 from knoc.kinds.entity import AGENT_TYPES, ENTITY_KEYS, Typed, is_public
+from knoc.rules.json import JsonValue
 
 # The card fields the link stage reads (the capability contract, delegation).
 CARD_FACT_KEYS = ("url", "capabilities", "protocol_versions", "min_protocol_version", "max_protocol_version",
@@ -119,7 +121,7 @@ def agent_of(t: Typed) -> Agent:
     )
 
 
-def linked(t: Typed, alike: dict[tuple[Any, ...], dict[str, Any]]) -> Agent:
+def linked(t: Typed, alike: dict[tuple[object, ...], dict[str, object]]) -> Agent:
     """`agent_of`, for the link stage, which holds every agent at once: of a
     blueprint's facts it then keeps only what is read past this point (its
     persona and card trees are in the Agent, or not needed), and equal
@@ -135,7 +137,7 @@ def linked(t: Typed, alike: dict[tuple[Any, ...], dict[str, Any]]) -> Agent:
     return agent
 
 
-def card_facts(data: dict[str, Any], out: dict[str, Any]) -> None:
+def card_facts(data: Mapping[str, object], out: dict[str, object]) -> None:
     """Add to `out` the agent facts of `data`: what the link stage reads."""
     persona = data.get("persona")
     if isinstance(persona, dict) and "perception" in persona:
@@ -165,7 +167,7 @@ class Projection(NamedTuple):
     digest: str  # sha256 of the card
     # capabilities.extensions as published: (uri, required, params, where the
     # entry comes from in the entity, whether knoc generated it)
-    extensions: tuple[tuple[str, bool, dict[str, Any] | None, JsonPath, bool], ...] = ()
+    extensions: tuple[tuple[str, bool, dict[str, JsonValue] | None, JsonPath, bool], ...] = ()
     skills: tuple[str, ...] = ()  # skill names, for the catalog page
     legacy_digest: str = ""  # sha256 of agent.json when its bytes are not the card's; NO_TWIN: none is written
     packed: bytes = b""  # the card and agent.json (Written.pack)
@@ -226,11 +228,11 @@ class Packed(Protocol):
     """Values held compact by key, the bytes at each one's tail kept apart
     (`knoc.io.held.Held`)."""
 
-    def value(self, key: str) -> tuple[Any, ...]:
+    def value(self, key: str) -> Encoded:
         """The value without its tail."""
         ...
 
-    def get(self, key: str) -> tuple[tuple[Any, ...], tuple[bytes, ...]]:
+    def get(self, key: str) -> tuple[Encoded, tuple[bytes, ...]]:
         """The value and its tail's bytes."""
         ...
 
@@ -266,13 +268,15 @@ class Projections(CardLookup):
         """These cards as their summaries (`summary`)."""
         return _Summaries(self)
 
-    def _card(self, rel: str, value: tuple[Any, ...], written: tuple[bytes, ...]) -> Projection:
+    def _card(self, rel: str, value: Encoded, written: tuple[bytes, ...]) -> Projection:
         card = value[self._at] if len(value) > self._at else None
         if not card or not isinstance(card, tuple):
             self._packed.lacks(rel)
+        values = (*card, *written)
+        left_out = Projection._fields[len(values):]  # a summary's written bytes: their defaults
         try:
-            return Projection(*card, *written)
-        except TypeError:  # not a card's fields: kept by another knoc, or damaged
+            return Projection._make((*values, *(Projection._field_defaults[f] for f in left_out)))
+        except (TypeError, KeyError):  # not a card's fields: kept by another knoc, or damaged
             self._packed.lacks(rel)
 
 

@@ -5,7 +5,7 @@ cannot say (how a boundary is worded). One function per code."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from knoc.diagnostics import Diagnostic, JsonPath, at
 from knoc.kinds.entity import Typed
@@ -25,17 +25,17 @@ class SchemaFinding(NamedTuple):
 
 
 # (keyword, path, instance, the missing field of a `required` error) -> a finding, or None: not this rule's.
-SchemaRule = Callable[[str, JsonPath, Any, "str | None"], "SchemaFinding | None"]
+SchemaRule = Callable[[str, JsonPath, object, "str | None"], "SchemaFinding | None"]
 
 
-def tenant_without_realm(keyword: str, path: JsonPath, instance: Any, missing: str | None) -> SchemaFinding | None:
+def tenant_without_realm(keyword: str, path: JsonPath, instance: object, missing: str | None) -> SchemaFinding | None:
     if keyword != "required" or missing != "possibility_slug" or path[-1:] != ("ownership",):
         return None
     return SchemaFinding("KNO-OWNERSHIP-TENANT", "tenant-owned agent lacks `possibility_slug`", path, True,
                          "name the realm with `possibility_slug`, or use `context: platform`")
 
 
-def undeclarable_service_class(keyword: str, path: JsonPath, instance: Any,
+def undeclarable_service_class(keyword: str, path: JsonPath, instance: object,
                                missing: str | None) -> SchemaFinding | None:
     if keyword != "enum" or path[-1:] != ("service_class",):
         return None
@@ -45,7 +45,7 @@ def undeclarable_service_class(keyword: str, path: JsonPath, instance: Any,
     return SchemaFinding("KNO-SERVICE-CLASS", f"`{instance}` is not a service class", path, False, hint)
 
 
-def goal_with_two_targets(keyword: str, path: JsonPath, instance: Any, missing: str | None) -> SchemaFinding | None:
+def goal_with_two_targets(keyword: str, path: JsonPath, instance: object, missing: str | None) -> SchemaFinding | None:
     if keyword != "not" or not isinstance(instance, dict) or not {"target", "target_query"} <= instance.keys():
         return None
     return SchemaFinding("KNO-GOAL-TARGET", "`target` and `target_query` are mutually exclusive",
@@ -56,7 +56,7 @@ def goal_with_two_targets(keyword: str, path: JsonPath, instance: Any, missing: 
 SCHEMA_RULES: tuple[SchemaRule, ...] = (tenant_without_realm, undeclarable_service_class, goal_with_two_targets)
 
 
-def schema_finding(keyword: str, path: JsonPath, instance: Any, missing: str | None = None) -> SchemaFinding | None:
+def schema_finding(keyword: str, path: JsonPath, instance: object, missing: str | None = None) -> SchemaFinding | None:
     """The first agent rule that claims this schema error."""
     return next((found for rule in SCHEMA_RULES if (found := rule(keyword, path, instance, missing))), None)
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import difflib
 from collections import deque
-from collections.abc import Iterable
-from typing import Any, NamedTuple
+from collections.abc import Callable, Iterable, Mapping
+from typing import NamedTuple
 
 from knoc.a2a import capability, targets
 from knoc.a2a.capability import Contract
@@ -81,10 +81,12 @@ def _trouble(agents: list[Agent], links: dict[str, list[Delegation]],
     return graph.reach([a.slug for a in agents], edges, own)
 
 
-def contract_of(card: dict[str, Any], service_class: str | None, target: str, states_versions: bool) -> Contract:
+def contract_of(card: Mapping[str, object], service_class: str | None, target: str,
+                states_versions: bool) -> Contract:
     """An authored card's contract, with the extension entries its card will carry."""
-    authored = (card.get("capabilities") or {}).get("extensions") or []
-    uris = [str(e.get("uri")) for e in authored if isinstance(e, dict)]
+    caps = card.get("capabilities")
+    authored = caps.get("extensions") if isinstance(caps, dict) else None
+    uris = [str(e.get("uri")) for e in (authored if isinstance(authored, list) else []) if isinstance(e, dict)]
     if service_class is not None:
         uris.append(SERVICE_CLASS_URI)
     return targets.get(target).authored(card, uris, states_versions)
@@ -144,7 +146,7 @@ def _requirements(origin: Delegation, links: dict[str, list[Delegation]],
 
 
 def _chains(origin: Delegation, links: dict[str, list[Delegation]]
-            ) -> Iterable[tuple[Agent, Agent | None, Any]]:
+            ) -> Iterable[tuple[Agent, Agent | None, Callable[[], str]]]:
     """Each agent reachable from origin's target down composes links, once,
     with the agent before it on its shortest chain (None for the target) and
     a function giving that chain as `a -> b -> c` (breadth first, parents

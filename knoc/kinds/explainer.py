@@ -7,24 +7,45 @@ such as `^(a+)+$` takes minutes on a short hostile string."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Protocol
 
 import attrs
 from jsonschema import Draft202012Validator, ValidationError, validators
 
 from knoc.kinds.schema import search
 
-Validator = Any  # a jsonschema validator instance: untyped
+if TYPE_CHECKING:  # knoc.kinds.spec loads this module when it first explains
+    from knoc.kinds.spec import Resolver
 
 
-def _pattern(validator: Validator, pattern: str, instance: Any, schema: Any) -> Iterator[ValidationError]:
-    if validator.is_type(instance, "string") and not search(pattern, instance):
+class Validator(Protocol):
+    """What the keywords below ask of the jsonschema validator that runs
+    them (an Explainer; jsonschema itself is untyped)."""
+
+    schema: object
+
+    @property
+    def _resolver(self) -> Resolver: ...
+
+    def descend(self, instance: object, schema: object, path: str | None = None,
+                schema_path: str | None = None) -> Iterator[ValidationError]: ...
+
+    def evolve(self, **changes: object) -> Validator: ...
+
+    def is_valid(self, instance: object) -> bool: ...
+
+
+# Each keyword's `instance` as the draft's type checker sees it: an object is
+# a dict, a string a str (and a subschema, where not a boolean, a dict).
+
+def _pattern(validator: Validator, pattern: str, instance: object, schema: object) -> Iterator[ValidationError]:
+    if isinstance(instance, str) and not search(pattern, instance):
         yield ValidationError(f"{instance!r} does not match {pattern!r}")
 
 
-def _pattern_properties(validator: Validator, patterns: dict[str, Any], instance: Any, schema: Any
+def _pattern_properties(validator: Validator, patterns: dict[str, object], instance: object, schema: object
                         ) -> Iterator[ValidationError]:
-    if not validator.is_type(instance, "object"):
+    if not isinstance(instance, dict):
         return
     for pattern, subschema in patterns.items():
         for key, value in instance.items():
@@ -37,16 +58,16 @@ def _extras(extras: list[str]) -> str:
     return ", ".join(repr(extra) for extra in extras) + (" was" if len(extras) == 1 else " were")
 
 
-def _additional_properties(validator: Validator, additional: Any, instance: Any, schema: Any
+def _additional_properties(validator: Validator, additional: object, instance: object, schema: object
                            ) -> Iterator[ValidationError]:
     """jsonschema's keyword and messages, its patterns matched here."""
-    if not validator.is_type(instance, "object"):
+    if not isinstance(instance, dict) or not isinstance(schema, dict):
         return
     patterns = list(schema.get("patternProperties", {}))
     properties = schema.get("properties", {})
     extras = [key for key in instance  # in the instance's order: the same findings, in the same order, every run
               if key not in properties and not any(search(p, key) for p in patterns)]
-    if validator.is_type(additional, "object"):
+    if isinstance(additional, dict):
         for extra in extras:
             yield from validator.descend(instance[extra], additional, path=extra)
     elif not additional and extras:
@@ -59,10 +80,10 @@ def _additional_properties(validator: Validator, additional: Any, instance: Any,
             yield ValidationError(f"Additional properties are not allowed ({_extras(sorted(extras))} unexpected)")
 
 
-def _unevaluated_properties(validator: Validator, unevaluated: Any, instance: Any, schema: Any
+def _unevaluated_properties(validator: Validator, unevaluated: object, instance: object, schema: object
                             ) -> Iterator[ValidationError]:
     """jsonschema's keyword and messages, over `_evaluated`."""
-    if not validator.is_type(instance, "object"):
+    if not isinstance(instance, dict):
         return
     evaluated = _evaluated(validator, instance, schema)
     refused = [key for key in instance if key not in evaluated
@@ -78,11 +99,11 @@ def _fails(errors: Iterator[ValidationError]) -> bool:
     return next(errors, None) is not None
 
 
-def _evaluated(validator: Validator, instance: Any, schema: Any) -> set[str]:
+def _evaluated(validator: Validator, instance: dict[str, object], schema: object) -> set[str]:
     """The members of `instance` that `schema` evaluates in place: as
     jsonschema's `find_evaluated_property_keys_by_schema`, patterns on the
     linear engine."""
-    if validator.is_type(schema, "boolean"):
+    if not isinstance(schema, dict):  # a boolean schema
         return set()
     found: set[str] = set()
     for keyword in ("$ref", "$dynamicRef"):
@@ -91,7 +112,7 @@ def _evaluated(validator: Validator, instance: Any, schema: Any) -> set[str]:
             found |= _evaluated(validator.evolve(schema=resolved.contents, _resolver=resolved.resolver),
                                 instance, resolved.contents)
     properties = schema.get("properties")
-    if validator.is_type(properties, "object"):
+    if isinstance(properties, dict):
         found |= properties.keys() & instance.keys()
     for keyword in ("additionalProperties", "unevaluatedProperties"):
         if (sub := schema.get(keyword)) is not None:
@@ -124,14 +145,15 @@ Explainer = validators.extend(Draft202012Validator, {
 _FIELDS = [(f.name, f.alias) for f in attrs.fields(Explainer) if f.init]
 
 
-def _evolve(self: Validator, **changes: Any) -> Validator:
+def _evolve(self: Validator, **changes: object) -> Validator:
     """A validator for a subschema (a `$ref`, an applicator): always an
     Explainer. jsonschema's own picks the class a subschema's `$schema`
     names, and a spec could name a draft to have its patterns run on `re`."""
     changes.setdefault("schema", self.schema)
     for name, alias in _FIELDS:
         changes.setdefault(alias, getattr(self, name))
-    return Explainer(**changes)
+    evolved: Validator = Explainer(**changes)
+    return evolved
 
 
 Explainer.evolve = _evolve  # our class's method, not jsonschema's: no other validator changes

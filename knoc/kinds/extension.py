@@ -6,10 +6,9 @@ checked against them, from facts and projection summaries only."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
 
 from knoc.a2a.extensions import CONTRACT_URI, SERVICE_CLASS_URI, SERVICE_CLASSES
 from knoc.a2a.wire import ContractParams
@@ -35,18 +34,19 @@ class Extension:
     source: str  # where it is defined, for messages
     required: bool
     depends_on: list[str]
-    params: Any  # the compiled params_schema (jsonschema-rs)
+    params: jsonschema_rs.Validator  # the compiled params_schema
     properties: set[str] | None  # names params_schema defines; None: it allows any
 
     @classmethod
-    def of(cls, uri: str, source: str, data: dict[str, Any]) -> Extension:
+    def of(cls, uri: str, source: str, data: Mapping[str, object]) -> Extension:
         schema = data.get("params_schema")
         schema = schema if isinstance(schema, dict) else {}
         props = schema.get("properties")
         # Unknown params are worth a warning only where the schema lets them through.
         names = set(props) if isinstance(props, dict) and schema.get("additionalProperties", True) else None
+        depends_on = data.get("depends_on")  # a list of URIs, in a valid entity
         return cls(uri, source, data.get("required") is True,
-                   [d for d in data.get("depends_on") or [] if isinstance(d, str)],
+                   [d for d in depends_on if isinstance(d, str)] if isinstance(depends_on, list) else [],
                    compile_schema(schema), names)
 
 
@@ -130,7 +130,7 @@ def check_cards(cards: Iterable[tuple[Agent, Projection]], known: dict[str, Exte
     return diags
 
 
-def _params(t: Typed, where: JsonPath, ext: Extension, params: Any) -> list[Diagnostic]:
+def _params(t: Typed, where: JsonPath, ext: Extension, params: object) -> list[Diagnostic]:
     value = {} if params is None else params
     problems = [f"{e.message} (at `{'/'.join(map(str, e.instance_path)) or 'params'}`)"
                 for e in ext.params.iter_errors(value)]

@@ -4,15 +4,13 @@ or fresh, so a warm cache cannot change its outcome."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from knoc.kinds import agent, extension
 from knoc.kinds.entity import ENTITY_KEYS
 
 FACT_KEYS = (*ENTITY_KEYS, *agent.FACT_KEYS, *extension.FACT_KEYS)
 
 
-def facts(data: dict[str, Any]) -> dict[str, Any]:
+def facts(data: dict[str, object]) -> dict[str, object]:
     out = {k: data[k] for k in FACT_KEYS if k in data}
     agent.card_facts(data, out)
     if data.get("type") == "extension":  # its page (knoc.output.pages)

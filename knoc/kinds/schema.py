@@ -6,10 +6,11 @@ lookaround and back-references."""
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any
+from typing import NoReturn
 
 from knoc.io.native import jsonschema_rs
 from knoc.rules import limits
+from knoc.rules.json import JsonObject
 
 PATTERNS = jsonschema_rs.RegexOptions(size_limit=limits.PATTERN_BYTES)
 
@@ -20,12 +21,13 @@ NOT_COMPILED = (jsonschema_rs.ValidationError, jsonschema_rs.ReferencingError, V
 UNRESOLVED = (jsonschema_rs.ReferencingError, ValueError)
 
 
-def refuse(uri: str) -> Any:
+def refuse(uri: str) -> NoReturn:
     """The retriever of every schema knoc compiles: knoc never fetches one."""
     raise ValueError(f"{uri} is outside the repo; knoc never fetches a schema")
 
 
-def compile_schema(schema: Any, registry: Any = None, base_uri: str | None = None) -> Any:
+def compile_schema(schema: JsonObject | bool, registry: jsonschema_rs.Registry | None = None,
+                   base_uri: str | None = None) -> jsonschema_rs.Validator:
     """A fast validator for `schema`: offline, with linear-time patterns.
     jsonschema_rs.ValidationError for a schema it cannot compile,
     ReferencingError or ValueError for a reference that does not resolve."""
@@ -34,19 +36,19 @@ def compile_schema(schema: Any, registry: Any = None, base_uri: str | None = Non
 
 
 
-def registry(resources: list[tuple[str, Any]]) -> Any:
+def registry(resources: list[tuple[str, JsonObject]]) -> jsonschema_rs.Registry:
     """The fast validators' registry of these (uri, schema) pairs, offline.
     One of UNRESOLVED for a pointer that leads nowhere."""
     return jsonschema_rs.Registry(resources, retriever=refuse)
 
 
-def meta_valid(schema: Any) -> bool:
+def meta_valid(schema: JsonObject | bool) -> bool:
     """Whether `schema` is a valid JSON Schema (by its meta-schema)."""
     return bool(jsonschema_rs.meta.is_valid(schema))
 
 
 @lru_cache(maxsize=1024)
-def _pattern(pattern: str) -> Any:
+def _pattern(pattern: str) -> jsonschema_rs.Validator:
     try:
         return compile_schema({"type": "string", "pattern": pattern})
     except jsonschema_rs.ValidationError as exc:

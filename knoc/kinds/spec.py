@@ -8,12 +8,13 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
+from knoc.rules.json import JsonObject
 from knoc.rules.version import semver_key
 
 if TYPE_CHECKING:
-    from jsonschema import Draft202012Validator
+    from jsonschema import Draft202012Validator, ValidationError
     from referencing import Registry
 
     from knoc.kinds.entity import Entity
@@ -23,11 +24,29 @@ SPEC_URI = "kno://specs/"
 # knoc's own spec set: what a repo without specs/ (or without a spec of some
 # type) is checked against. `knoc specs vendor` copies it into a repo.
 BUILTIN_SPECS = Path(__file__).resolve().parent / "specs"
+class Resolved(Protocol):
+    """What a `$ref` leads to (referencing's `Resolved`): the schema there,
+    and the resolver its own `$ref`s are relative to."""
+
+    @property
+    def contents(self) -> object: ...
+
+    @property
+    def resolver(self) -> Resolver: ...
+
+
+class Resolver(Protocol):
+    """Where a schema's `$ref`s are looked up (referencing's `Resolver`);
+    `lookup` raises for a reference that leads nowhere."""
+
+    def lookup(self, ref: str) -> Resolved: ...
+
+
 @dataclass
 class Spec:
     entity: Entity
     slug: str
-    schema: dict[str, Any]
+    schema: JsonObject
     accepts: list[str]  # "type@version" strings from the $schema enum
     # The Rust validator answers "valid?" about a hundred times faster; the
     # Python one (SpecSet.explainer, built on first need) says what is wrong.
@@ -53,7 +72,7 @@ class SpecSet:
             self._registry = _registry(self.registered)
         return self._registry
 
-    def explain(self, spec: Spec, instance: Any) -> list[Any]:
+    def explain(self, spec: Spec, instance: object) -> list[ValidationError]:
         """The detailed errors of `instance` against `spec`; none when the
         Python validator cannot say (a schema that refers to itself in place,
         `$ref: "#"` at its root, recurses forever there, not in the fast
@@ -66,7 +85,7 @@ class SpecSet:
         except RecursionError:
             return []
 
-    def resolver_for(self, node: Any) -> Any:
+    def resolver_for(self, node: object) -> Resolver:
         """A resolver based at the spec whose schema holds `node` (relative
         `$ref`s inside it are relative to that spec)."""
         for spec in self.specs.values():
@@ -94,13 +113,13 @@ def uri(slug: str) -> str:
     return f"{SPEC_URI}{slug}"
 
 
-def property_names(schema: Any, resolver: Any) -> set[str]:
+def property_names(schema: object, resolver: Resolver) -> set[str]:
     """Every property name a schema defines at this level, through `allOf`,
     conditionals and `$ref`s: the names an author may write here."""
     names: set[str] = set()
     seen: set[int] = set()
 
-    def walk(node: Any, res: Any) -> None:
+    def walk(node: object, res: Resolver) -> None:
         if not isinstance(node, dict) or id(node) in seen:
             return
         seen.add(id(node))
@@ -121,7 +140,7 @@ def property_names(schema: Any, resolver: Any) -> set[str]:
     return names
 
 
-def _nodes(node: Any) -> Iterator[Any]:
+def _nodes(node: object) -> Iterator[object]:
     if isinstance(node, dict):
         yield node
         for v in node.values():

@@ -16,14 +16,14 @@ import json
 import math
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from json.encoder import encode_basestring  # the C version when available
-from typing import Any
+from typing import NoReturn, TypeGuard
 
 from pydantic_core import to_json
 
 from knoc.io.stored import PIECE
 
 
-def dumps(value: Any) -> bytes:
+def dumps(value: object) -> bytes:
     out = _Out()
     _write(value, "\n", out)
     out.append("\n")
@@ -31,7 +31,7 @@ def dumps(value: Any) -> bytes:
     return out.done.getvalue()
 
 
-def dumps_serialized(serialized: bytes, value: Callable[[], Any]) -> bytes:
+def dumps_serialized(serialized: bytes, value: Callable[[], object]) -> bytes:
     """`dumps(value())`, given what pydantic's serializer wrote for it with
     indent=2: several times faster than `dumps`, for the cards and catalog
     entries of every agent. Only for a value knoc made, whose keys are all
@@ -49,19 +49,19 @@ class _Float(Exception):
     pass
 
 
-def _float(_: str) -> Any:
+def _float(_: str) -> NoReturn:
     raise _Float
 
 
 _NO_FLOATS = json.JSONDecoder(parse_float=_float, parse_constant=_float)
 
 
-def dump_entry(value: dict[str, Any]) -> bytes:
+def dump_entry(value: Mapping[str, object]) -> bytes:
     """`dumps(value)` of a small mapping knoc made (keys all strings)."""
     return dumps_serialized(to_json(value, indent=2, inf_nan_mode="constants"), lambda: value)
 
 
-def dump_pieces(value: Mapping[str, Any]) -> Iterator[bytes]:
+def dump_pieces(value: Mapping[str, object]) -> Iterator[bytes]:
     """`dumps(value)` of a mapping, handed on about a megabyte at a time.
     Its members that are lazy Sequences (the catalog's entries) or maps of
     strings (the manifest's inputs and outputs) are written an entry at a
@@ -74,7 +74,7 @@ def dump_pieces(value: Mapping[str, Any]) -> Iterator[bytes]:
         sep = ","
         if _is_str_map(item):
             lines = (f"\n    {encode_basestring(k)}: {encode_basestring(v)}" for k, v in item.items())
-            entries: Iterator[tuple[str, Any]] = ((line, None) for line in lines)
+            entries: Iterator[tuple[str, object]] = ((line, None) for line in lines)
             opener, closer = "{", "\n  }"
         elif _is_lazy(item) and item:
             entries, opener, closer = (("\n    ", entry) for entry in item), "[", "\n  ]"
@@ -97,11 +97,11 @@ def dump_pieces(value: Mapping[str, Any]) -> Iterator[bytes]:
     yield out.take()
 
 
-def _is_str_map(v: Any) -> bool:
+def _is_str_map(v: object) -> TypeGuard[dict[str, str]]:
     return isinstance(v, dict) and bool(v) and set(map(type, v.values())) == {str} and set(map(type, v)) == {str}
 
 
-def _is_lazy(v: Any) -> bool:
+def _is_lazy(v: object) -> TypeGuard[Sequence[object]]:
     return isinstance(v, Sequence) and not isinstance(v, (str, bytes, bytearray, list, tuple))
 
 
@@ -124,7 +124,7 @@ class _Out(list[str]):
         return piece
 
 
-def _write(v: Any, nl: str, out: _Out) -> None:
+def _write(v: object, nl: str, out: _Out) -> None:
     if isinstance(v, str):
         out.append(encode_basestring(v))
     elif isinstance(v, dict):

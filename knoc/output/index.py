@@ -11,7 +11,7 @@ import json
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, overload
+from typing import TypedDict, overload
 
 from knoc.a2a.fields import DEFAULT_TRANSPORT, CardFields
 from knoc.io.files import read_bytes
@@ -25,6 +25,18 @@ INFERENCE = (
     ("principal", frozenset({"play", "game", "diplomacy"})),
     ("utility", frozenset({"api", "search", "discovery", "feed", "index"})),
 )
+
+
+class CatalogEntry(TypedDict):
+    """One agent of `index/agents.json`."""
+
+    slug: str
+    id: str
+    name: str
+    url: str
+    card: str  # its card's path under site/
+    domains: list[str]  # the public domains it perceives
+    service_class: dict[str, str]  # `class`, and its `source`: declared, inferred or unknown
 
 
 def service_class(declared: str | None, tags: set[str]) -> dict[str, str]:
@@ -65,7 +77,7 @@ def card_details(fields: CardFields) -> bytes:
 _CATALOG = b'(window.KNOC_CATALOG = window.KNOC_CATALOG || {"index": {"agents": []}, "details": {}})'
 
 
-def index_script(entries: Iterable[dict[str, Any]]) -> Iterator[bytes]:
+def index_script(entries: Iterable[CatalogEntry]) -> Iterator[bytes]:
     """A host's `_catalog/index.js`: its agents' index entries (as
     index/agents.json has them), for the catalog pages (a script, not JSON:
     the pages work opened from disk, where a browser refuses `fetch`)."""
@@ -86,7 +98,7 @@ def script_piece(slug: str, details: bytes) -> bytes:
     return json.dumps(slug).encode("utf-8") + b":" + details
 
 
-def build_domains(repo: Repo, cards: Sequence[Card]) -> dict[str, Any]:
+def build_domains(repo: Repo, cards: Sequence[Card]) -> dict[str, dict[str, list[str]]]:
     agents = repo.agents_by_slug()
     index: dict[str, set[str]] = {slug: set() for slug in sorted(repo.public_domains())}
     for card in cards:
@@ -96,11 +108,11 @@ def build_domains(repo: Repo, cards: Sequence[Card]) -> dict[str, Any]:
     return {"domains": {k: sorted(v) for k, v in index.items()}}
 
 
-def build_catalog(repo: Repo, cards: Sequence[Card], card_file: str) -> dict[str, Any]:
+def build_catalog(repo: Repo, cards: Sequence[Card], card_file: str) -> dict[str, CatalogEntries]:
     return {"agents": CatalogEntries(repo, cards, card_file)}  # walked as it is written (canonical.dumps)
 
 
-class CatalogEntries(Sequence[dict[str, Any]]):
+class CatalogEntries(Sequence[CatalogEntry]):
     """The catalog's entries, in the cards' order (slug order), made anew
     each time they are walked: the catalog page walks them without holding
     100,000 dicts (nor, with lazy `cards`, their projections)."""
@@ -112,17 +124,17 @@ class CatalogEntries(Sequence[dict[str, Any]]):
         return len(self._cards)
 
     @overload
-    def __getitem__(self, i: int) -> dict[str, Any]: ...
+    def __getitem__(self, i: int) -> CatalogEntry: ...
 
     @overload
-    def __getitem__(self, i: slice) -> Sequence[dict[str, Any]]: ...
+    def __getitem__(self, i: slice) -> Sequence[CatalogEntry]: ...
 
-    def __getitem__(self, i: int | slice) -> dict[str, Any] | Sequence[dict[str, Any]]:
+    def __getitem__(self, i: int | slice) -> CatalogEntry | Sequence[CatalogEntry]:
         if isinstance(i, slice):
             return [self._entry(c) for c in self._cards[i]]
         return self._entry(self._cards[i])
 
-    def __iter__(self) -> Iterator[dict[str, Any]]:
+    def __iter__(self) -> Iterator[CatalogEntry]:
         return map(self._entry, self._cards)
 
     def by_host(self) -> dict[str, CatalogEntries]:
@@ -133,7 +145,7 @@ class CatalogEntries(Sequence[dict[str, Any]]):
             hosts.setdefault(c.projection.host, []).append(c)
         return {h: CatalogEntries(self._repo, cards, self._card_file) for h, cards in sorted(hosts.items())}
 
-    def with_skills(self) -> Iterator[tuple[dict[str, Any], tuple[str, ...]]]:
+    def with_skills(self) -> Iterator[tuple[CatalogEntry, tuple[str, ...]]]:
         """Each entry and its card's skill names (for the catalog page)."""
         for card in self._cards:
             yield self._entry(card), card.projection.skills
@@ -142,7 +154,7 @@ class CatalogEntries(Sequence[dict[str, Any]]):
     def _agents(self) -> tuple[dict[str, Agent], set[str]]:
         return self._repo.agents_by_slug(), self._repo.public_domains()
 
-    def _entry(self, card: Card) -> dict[str, Any]:
+    def _entry(self, card: Card) -> CatalogEntry:
         agents, public = self._agents
         a, p = agents[card.slug], card.projection
         return {
@@ -166,12 +178,16 @@ class DomainIndex:
     def load(cls, path: str | Path) -> DomainIndex:
         """The index in a build's `index/domains.json` (read under the JSON
         input rule: ValueError for anything but a domain index)."""
-        data = jsontext.parse(read_bytes(path))
+        data = jsontext.parse_value(read_bytes(path))
         domains = data.get("domains") if isinstance(data, dict) else None
-        if not isinstance(domains, dict) or not all(isinstance(v, list) and all(isinstance(s, str) for s in v)
-                                                    for v in domains.values()):
+        if not isinstance(domains, dict):
             raise ValueError(f"{path} is not a knoc domain index")
-        return cls({k: tuple(v) for k, v in domains.items()})
+        index: dict[str, tuple[str, ...]] = {}
+        for domain, slugs in domains.items():
+            if not isinstance(slugs, list) or not all(isinstance(s, str) for s in slugs):
+                raise ValueError(f"{path} is not a knoc domain index")
+            index[domain] = tuple(str(s) for s in slugs)  # each a string
+        return cls(index)
 
     def agents_for(self, domain: str) -> list[str]:
         """Slugs of the agents watching `domain`; KeyError for an unknown domain."""

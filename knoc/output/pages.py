@@ -9,7 +9,6 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Callable, Container, Iterable, Iterator, Sequence
-from typing import Any
 
 from knoc.kinds.agent import Card
 from knoc.kinds.entity import Typed, is_public
@@ -48,7 +47,7 @@ def extension_pages(typed: list[Typed], cards: Sequence[Card]) -> tuple[dict[str
         if path in pages:
             continue
         users = users_of.get(uri, [])
-        ext: dict[str, Any] = {**t.data, "title": t.data.get("title") or t.data["slug"],
+        ext: dict[str, object] = {**t.data, "title": t.data.get("title") or t.data["slug"],
                                "source": t.entity.source.rel}
         ext.setdefault("depends_on", [])  # optional in extension-schema
         ext.setdefault("required", False)

@@ -21,11 +21,12 @@ import functools
 import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 from urllib.parse import urlsplit
 
 from knoc.output.canonical import dumps
 from knoc.output.hosting import JWKS_FILE
+from knoc.rules.json import JsonObject
 
 if TYPE_CHECKING:  # the crypto stack loads only for a run that signs or checks signatures
     from knoc.a2a import signing
@@ -73,7 +74,7 @@ class KeySigner:
     def sign(self, rel: str, body: bytes, url: str) -> bytes:
         from knoc.a2a import signing
 
-        card = json.loads(body)
+        card: dict[str, object] = json.loads(body)
         card["signatures"] = signing.sign(card, self.signers, jku(url))
         return dumps(card)
 
@@ -121,7 +122,7 @@ class Adopter:
         self.refused.append((rel, why))
         return body
 
-    def _doubt(self, card: dict[str, Any], expected_jku: str) -> str | None:
+    def _doubt(self, card: JsonObject, expected_jku: str) -> str | None:
         """Why the card's signatures are not the ones a build writes, or None."""
         from knoc.a2a import signing
 
@@ -131,12 +132,14 @@ class Adopter:
         verdict = signing.verify(card, signing.KeySet(self._signing))
         if verdict.problem:  # the keys meant are knoc.toml's pins or the key given, not the published set
             return f"{verdict.problem} (checked against {self.keys_from})"
+        assert isinstance(entries, list)  # else the verdict's problem says so
         for check, entry in zip(verdict.checks, entries, strict=True):
             if not check.covers:
                 return f"signature {check.index} does not verify: {check.problem} (checked against {self.keys_from})"
-            if set(entry) != {"protected", "signature"}:
+            members = set(entry) if isinstance(entry, dict) else set()  # it verified: an object
+            if members != {"protected", "signature"}:
                 return (f"signature {check.index} carries members no signature covers "
-                        f"({', '.join(sorted(set(entry) - {'protected', 'signature'}))})")
+                        f"({', '.join(sorted(members - {'protected', 'signature'}))})")
             if set(check.header) != set(signing.HEADER_KEYS) or check.header.get("typ") != signing.TYP \
                     or check.header.get("jku") != expected_jku:
                 return f"signature {check.index}'s protected header is not the one knoc writes (alg, typ, kid, jku)"
@@ -155,7 +158,7 @@ class Adopter:
         return [k.kid for k in self.pinned if k.kid in self.signed_by] or [k.kid for k in self.pinned]
 
 
-def _json_object(raw: bytes | None) -> dict[str, Any] | None:
+def _json_object(raw: bytes | None) -> JsonObject | None:
     """A card file on disk, parsed under the JSON input rule; None when it is
     not a JSON object (the drift says what is wrong with it)."""
     from knoc.rules import jsontext
@@ -163,7 +166,7 @@ def _json_object(raw: bytes | None) -> dict[str, Any] | None:
     if raw is None:
         return None
     try:
-        value = jsontext.parse(raw)
+        value = jsontext.parse_value(raw)
     except jsontext.Refused:
         return None
     return value if isinstance(value, dict) else None

@@ -10,7 +10,7 @@ import re
 from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from knoc.io import files
 
@@ -25,7 +25,7 @@ def get(name: str) -> jinja2.Template:
     return _environment().get_template(name)
 
 
-def render_bytes(name: str, **context: Any) -> bytes:
+def render_bytes(name: str, **context: object) -> bytes:
     """A template rendered to UTF-8 (`render_pieces`, joined)."""
     out = io.BytesIO()
     for piece in render_pieces(name, **context):
@@ -33,7 +33,7 @@ def render_bytes(name: str, **context: Any) -> bytes:
     return out.getvalue()  # its buffer, not a copy
 
 
-def render_pieces(name: str, **context: Any) -> Iterator[bytes]:
+def render_pieces(name: str, **context: object) -> Iterator[bytes]:
     """A template rendered to UTF-8 a piece at a time. The catalog page of
     100,000 agents is tens of megabytes: jinja's `render` would hold its
     millions of pieces and the whole text besides the bytes."""

@@ -9,7 +9,7 @@ import itertools
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from json.encoder import encode_basestring  # the C version, as canonical.dumps uses
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from knoc.codec.heads import Input
 from knoc.io.stored import Stat, StoredFiles
@@ -30,6 +30,7 @@ from knoc.output.hosting import (
 from knoc.output.index import CatalogEntries, build_catalog, build_domains, details_script
 from knoc.output.listing import host_catalogs
 from knoc.output.pages import catalog_pages, details_path, extension_pages
+from knoc.rules.json import JsonValue
 from knoc.version import __version__
 
 if TYPE_CHECKING:
@@ -355,14 +356,15 @@ def _signed(signer: CardSigner, card: Card, written: Written, paths: tuple[str, 
 
 
 def manifest(inputs: list[Input], outputs: dict[str, str], target: str,
-             signed_by: list[str] | None = None) -> dict[str, Any]:
+             signed_by: list[str] | None = None) -> dict[str, JsonValue]:
     """Hashes of inputs and outputs. A private entity's path is left out (its
     name would say it exists); the sources digest still covers it."""
+    signing: dict[str, JsonValue] = {"signing": {"keys": [*signed_by]}} if signed_by is not None else {}
     return {
         "knoc": __version__,
         "a2a_target": target,
         "sources_digest": sources_digest(inputs),
-        **({"signing": {"keys": signed_by}} if signed_by is not None else {}),
+        **signing,
         "inputs": {rel: digest for rel, digest, private in sorted(inputs) if not private},
         "outputs": {path: outputs[path] for path in sorted(outputs)},  # no list of 180,000 pairs
     }

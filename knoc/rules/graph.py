@@ -5,7 +5,7 @@ nodes plus edges."""
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Mapping, Sequence
-from typing import Any, TypeVar
+from typing import Protocol, TypeVar
 
 Node = TypeVar("Node", bound=Hashable)
 Label = TypeVar("Label")
@@ -50,7 +50,14 @@ def cycles(nodes: Sequence[Node], edges: Mapping[Node, Sequence[tuple[Label, Nod
                 stack.append((child, iter(edges.get(child, ()))))
 
 
-def show(cycle: Sequence[tuple[Any, Any]]) -> str:
+class Named(Protocol):
+    """An entity, as a cycle shows it: by its slug."""
+
+    @property
+    def data(self) -> Mapping[str, object]: ...
+
+
+def show(cycle: Sequence[tuple[Named, object]]) -> str:
     """A cycle of entities as `a -> b -> a`, by slug."""
     slugs = [str(node.data["slug"]) for node, _ in cycle]
     return " -> ".join([*slugs, slugs[0]])

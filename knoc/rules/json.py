@@ -14,7 +14,6 @@ JsonValue: TypeAlias = JsonScalar | list["JsonValue"] | dict[str, "JsonValue"]
 JsonObject: TypeAlias = dict[str, JsonValue]
 JsonArray: TypeAlias = list[JsonValue]
 
-# Read-only views, for a function that only reads: a dict of narrower values
-# (`dict[str, str]`, `dict[str, JsonObject]`) is one of these, where it is not a JsonObject.
+# A read-only view, for a function that only reads: a dict of narrower values
+# (`dict[str, str]`, `dict[str, JsonObject]`) is one, where it is not a JsonValue.
 JsonReadable: TypeAlias = JsonScalar | Sequence["JsonReadable"] | Mapping[str, "JsonReadable"]
-JsonMapping: TypeAlias = Mapping[str, JsonReadable]

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any
+from typing import Any, NoReturn
+
+from knoc.rules.json import JsonValue
 
 MAX_DEPTH = 128  # objects and arrays inside each other (a2a-sdk's own canonical-form bound)
 SAFE_INTEGER = 2**53 - 1  # RFC 8785 and every JavaScript client: the integers a double holds exactly
@@ -22,13 +24,19 @@ class Refused(ValueError):
 
 
 def parse(raw: bytes, *, depth: int = MAX_DEPTH) -> Any:
+    """`parse_value`, for a caller that indexes into the value as it expects
+    it and catches the KeyError or TypeError of another shape."""
+    return parse_value(raw, depth=depth)
+
+
+def parse_value(raw: bytes, *, depth: int = MAX_DEPTH) -> JsonValue:
     """The JSON value in `raw` (UTF-8, a byte-order mark allowed), or Refused."""
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise Refused(f"it is not UTF-8 text (byte {exc.start})") from None
     try:
-        value = json.loads(text, parse_constant=_constant, parse_float=_float, parse_int=_int)
+        value: JsonValue = json.loads(text, parse_constant=_constant, parse_float=_float, parse_int=_int)
     except json.JSONDecodeError as exc:
         raise Refused(f"it is not JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})") from None
     except RecursionError:
@@ -37,7 +45,7 @@ def parse(raw: bytes, *, depth: int = MAX_DEPTH) -> Any:
     return value
 
 
-def _constant(name: str) -> Any:
+def _constant(name: str) -> NoReturn:
     raise Refused(f"it holds {name}, which is not a JSON number")
 
 
@@ -56,7 +64,7 @@ def _int(text: str) -> int:
     return value
 
 
-def _walk(value: Any, depth: int) -> None:
+def _walk(value: JsonValue, depth: int) -> None:
     """Nesting and strings, without recursion (a deep value must not crash the check of it)."""
     pending = [(value, 1)]
     while pending:

@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Callable, Iterator
+from typing import Any, NoReturn
 
 from yaml import MappingNode, Node, ScalarNode, SequenceNode, YAMLError
 from yaml.constructor import ConstructorError
+from yaml.error import Mark
 
 try:
     from yaml._yaml import CParser as _Parser  # libyaml
@@ -40,9 +41,23 @@ except ImportError:  # pragma: no cover - PyYAML built without libyaml: same val
             pass
 
 from knoc.rules import limits
+from knoc.rules.json import JsonArray, JsonObject, JsonScalar, JsonValue
 
-__all__ = ["TOO_DEEP", "ConstructorError", "DuplicateKey", "MappingNode", "Node", "Refusal", "ScalarNode",
-           "SequenceNode", "YAMLError", "compose", "load"]
+__all__ = [
+    "TOO_DEEP",
+    "ConstructorError",
+    "DuplicateKey",
+    "MappingNode",
+    "Mark",
+    "Node",
+    "Refusal",
+    "ScalarNode",
+    "SequenceNode",
+    "YAMLError",
+    "compose",
+    "load",
+    "load_value",
+]
 
 _TAG = "tag:yaml.org,2002:"
 STR, INT, FLOAT, BOOL, NULL = (_TAG + t for t in ("str", "int", "float", "bool", "null"))
@@ -79,7 +94,7 @@ class _Composer(_Parser):
     """libyaml's composer, with the tags above. It asks for a tag for
     every node, so this is the plainest lookup (no path resolvers)."""
 
-    def resolve(self, kind: type[Node], value: str | None, implicit: Any) -> str:
+    def resolve(self, kind: type[Node], value: str | None, implicit: tuple[bool, bool]) -> str:
         if kind is not ScalarNode:
             return _COLLECTIONS[kind]
         text = value or ""
@@ -89,7 +104,7 @@ class _Composer(_Parser):
                     return tag
         return STR
 
-    def descend_resolver(self, current_node: Node | None, current_index: Any) -> None:
+    def descend_resolver(self, current_node: Node | None, current_index: object) -> None:
         pass
 
     def ascend_resolver(self) -> None:
@@ -106,7 +121,7 @@ class Refusal(ConstructorError):
     past one of knoc.rules.limits, or YAML that means something else than
     its author likely thought."""
 
-    def __init__(self, code: str, message: str, hint: str, mark: Any) -> None:
+    def __init__(self, code: str, message: str, hint: str, mark: Mark | None) -> None:
         super().__init__(None, None, message, mark)
         self.code, self.hint = code, hint
 
@@ -135,24 +150,31 @@ def compose(text: str) -> Node | None:
 
 
 def load(text: str) -> Any:
+    """`load_value`, for a caller that reads the value as it expects it
+    (and catches the AttributeError or TypeError of another shape)."""
+    return load_value(text)
+
+
+def load_value(text: str) -> JsonValue:
     """The value of a one-document text (None: no document)."""
     node = compose(text)
     return None if node is None else construct(node)
 
 
-def construct(root: Node) -> Any:
+def construct(root: Node) -> JsonValue:
     """The value of a node tree. A node reached twice (an alias) is made
     once and shared, so a value can be recursive (knoc.compiler.bounds
     refuses that); each collection is made empty first and filled from a
     work list, however deeply it nests."""
-    made: dict[int, Any] = {}
-    todo: list[tuple[Node, Any]] = []
+    made: dict[int, JsonObject | JsonArray] = {}
+    todo: list[tuple[Node, JsonObject | JsonArray]] = []
     merges = _Merges()
 
-    def value(node: Node) -> Any:
+    def value(node: Node) -> JsonValue:
         tag = node.tag
         if tag == STR and type(node) is ScalarNode:  # most of a file
-            return node.value
+            text: str = node.value
+            return text
         kind = _KINDS.get(tag)
         if kind is None:
             return _scalar(node)
@@ -288,7 +310,7 @@ def _key(node: Node) -> str:
     return str(key)
 
 
-def _scalar(node: Node) -> Any:
+def _scalar(node: Node) -> JsonScalar:
     tag = node.tag
     if tag in (STR, TIMESTAMP):
         return _text(node)
@@ -301,7 +323,8 @@ def _scalar(node: Node) -> Any:
 def _text(node: Node) -> str:
     if not isinstance(node, ScalarNode):
         raise _misfit(node)
-    return node.value  # type: ignore[no-any-return]
+    text: str = node.value
+    return text
 
 
 def _what(node: Node) -> str:
@@ -350,7 +373,7 @@ def _float(text: str, node: Node) -> float:
     return value
 
 
-def _special(text: str, node: Node) -> Any:
+def _special(text: str, node: Node) -> NoReturn:
     raise Refusal("KNO-YAML-SYNTAX", f"a plain `{text}` has a meaning of its own in YAML", f"quote it (\"{text}\")",
                   node.start_mark)
 
@@ -358,7 +381,8 @@ def _special(text: str, node: Node) -> Any:
 _RETAG = "write a value of the tag's type, or remove the tag"
 
 
-_SCALARS = {NULL: _null, BOOL: _bool, INT: _int, FLOAT: _float, MERGE: _special, VALUE: _special}
+_SCALARS: dict[str, Callable[[str, Node], JsonScalar]] = {
+    NULL: _null, BOOL: _bool, INT: _int, FLOAT: _float, MERGE: _special, VALUE: _special}
 
 
 def _unsupported(node: Node) -> ConstructorError:

@@ -21,9 +21,8 @@ A reader that cannot read a card at all (a 0.3 client and a card with no
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from knoc.a2a.readers import js, sdk03, sdk1
 from knoc.a2a.readers.common import Uncanonical, Unreadable
@@ -43,7 +42,7 @@ class Reader:
     name: str
     # The bytes this reader verifies a card's signatures over (Unreadable:
     # it cannot read the card; Uncanonical: it has no canonical form of it).
-    payload: Callable[[dict[str, Any]], bytes]
+    payload: Callable[[Mapping[str, object]], bytes]
 
 
 READERS = (
@@ -54,7 +53,7 @@ READERS = (
 )
 
 
-def views(card: dict[str, Any]) -> list[View]:
+def views(card: Mapping[str, object]) -> list[View]:
     """The view of each reader that reads `card`, in READERS order."""
     found = []
     for reader in READERS:

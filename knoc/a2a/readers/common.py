@@ -3,9 +3,11 @@ values, and the canonical form (RFC 8785)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import cast
 
 import rfc8785
+
+from knoc.rules.json import JsonReadable
 
 # The SDKs' bound on nesting (a2a-sdk's `_jcs.MAX_DEPTH`): deeper, a card has
 # no canonical form. knoc's JSON input rule holds every card to it too.
@@ -21,7 +23,7 @@ class Uncanonical(ValueError):
     outside JSON's safe range, say): none of its signatures can verify."""
 
 
-def clean_empty(value: Any, depth: int = 1) -> Any:
+def clean_empty(value: object, depth: int = 1) -> object:
     """Empty strings, lists and objects removed, recursively (None: all of
     `value` was empty), as every SDK does before canonicalizing."""
     if isinstance(value, (dict, list)) and depth > MAX_DEPTH:
@@ -35,9 +37,9 @@ def clean_empty(value: Any, depth: int = 1) -> Any:
     return None if value == "" and isinstance(value, str) else value
 
 
-def jcs(value: Any) -> bytes:
+def jcs(value: object) -> bytes:
     """RFC 8785 (JCS), as a2a-sdk 1.x and the JS SDK write the payload."""
-    try:
-        return rfc8785.dumps(value if value is not None else {})
+    try:  # rfc8785 checks each value's type itself: what is not JSON raises CanonicalizationError
+        return rfc8785.dumps(cast(JsonReadable, value if value is not None else {}))
     except rfc8785.CanonicalizationError as exc:
         raise Uncanonical(f"no canonical form: {exc}") from None

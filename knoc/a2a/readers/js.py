@@ -17,10 +17,11 @@ second `fromJSON` no longer finds)."""
 from __future__ import annotations
 
 import math
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Final
 
 import rfc8785
-from google.protobuf.descriptor import Descriptor, FieldDescriptor
+from google.protobuf.descriptor import Descriptor, FieldDescriptor, OneofDescriptor
 
 from knoc.a2a.readers import proto
 from knoc.a2a.readers.common import Unreadable, clean_empty, jcs
@@ -31,22 +32,22 @@ class _Undefined:
         return "undefined"
 
 
-UNDEFINED: Any = _Undefined()  # JavaScript's undefined: a property that is not there
+UNDEFINED: Final = _Undefined()  # JavaScript's undefined: a property that is not there
 
 
-def payload(card: dict[str, Any]) -> bytes:
+def payload(card: Mapping[str, object]) -> bytes:
     """What `verifyAgentCardSignature` verifies, given the card as fetched."""
     return _canonical(card)
 
 
-def resolved_payload(card: dict[str, Any]) -> bytes:
+def resolved_payload(card: Mapping[str, object]) -> bytes:
     """What it verifies, given the card a JS client resolved (`client.getAgentCard(..., verify)`)."""
     if is_legacy(card):
         return _canonical(_to_core(card))
     return _canonical(_from_json(proto.message("AgentCard"), card) if _proto_shaped(card) else card)
 
 
-def is_legacy(card: Any) -> bool:
+def is_legacy(card: object) -> bool:
     """`isLegacyAgentCard`: the resolver's test for a 0.3-shaped card."""
     if not isinstance(card, dict):
         return False
@@ -61,9 +62,9 @@ def is_legacy(card: Any) -> bool:
     return isinstance(version, str) and _legacy_version(version)
 
 
-def _proto_shaped(card: dict[str, Any]) -> bool:
+def _proto_shaped(card: Mapping[str, object]) -> bool:
     """`isProtoAgentCard`: security requirements with `schemes`, or schemes without `type`."""
-    def proto_security(value: Any) -> bool:
+    def proto_security(value: object) -> bool:
         return isinstance(value, list) and bool(value) and isinstance(value[0], dict) and "schemes" in value[0]
 
     schemes = card.get("securitySchemes")
@@ -78,7 +79,7 @@ def _proto_shaped(card: dict[str, Any]) -> bool:
     return isinstance(skills, list) and any(isinstance(s, dict) and proto_security(s.get("security")) for s in skills)
 
 
-def _canonical(card: Any) -> bytes:
+def _canonical(card: object) -> bytes:
     model = _from_json(proto.message("AgentCard"), card)
     written = _to_json(proto.message("AgentCard"), model)
     written.pop("signatures", None)
@@ -87,7 +88,7 @@ def _canonical(card: Any) -> bytes:
 
 # --- ts-proto's fromJSON / toJSON -------------------------------------------------
 
-def _get(value: Any, key: str) -> Any:
+def _get(value: object, key: str) -> object:
     """`value[key]` of a parsed JSON value (a property of an object; arrays
     and scalars have none of a card's field names)."""
     if value is None or value is UNDEFINED:
@@ -95,19 +96,23 @@ def _get(value: Any, key: str) -> Any:
     return value.get(key, UNDEFINED) if isinstance(value, dict) else UNDEFINED
 
 
-def _is_set(value: Any) -> bool:
+def _is_set(value: object) -> bool:
     return value is not None and value is not UNDEFINED
 
 
-def _is_object(value: Any) -> bool:
+def _is_object(value: object) -> bool:
     return isinstance(value, (dict, list))
 
 
-def _entries(value: Any) -> list[tuple[str, Any]]:
-    return list(value.items()) if isinstance(value, dict) else [(str(i), v) for i, v in enumerate(value)]
+def _entries(value: object) -> list[tuple[str, object]]:
+    """`Object.entries` of an object or an array (what `_is_object` holds of)."""
+    if isinstance(value, dict):
+        return list(value.items())
+    assert isinstance(value, list), type(value)
+    return [(str(i), v) for i, v in enumerate(value)]
 
 
-def _first(obj: Any, field: FieldDescriptor, test: Any) -> Any:
+def _first(obj: object, field: FieldDescriptor, test: Callable[[object], bool]) -> object:
     """The field's value by its JSON name, else its proto name, if `test` holds."""
     for name in dict.fromkeys((field.json_name, field.name)):
         value = _get(obj, name)
@@ -116,10 +121,10 @@ def _first(obj: Any, field: FieldDescriptor, test: Any) -> Any:
     return UNDEFINED
 
 
-def _from_json(message: Descriptor, obj: Any) -> dict[str, Any]:
+def _from_json(message: Descriptor, obj: object) -> dict[str, object]:
     """`Message.fromJSON(obj)`: an object of camelCase properties (a oneof:
     one property named for it, `{"$case": member, "value": ...}`)."""
-    out: dict[str, Any] = {}
+    out: dict[str, object] = {}
     for field in message.fields:
         oneof = _real_oneof(field)
         if oneof is not None:
@@ -132,14 +137,14 @@ def _from_json(message: Descriptor, obj: Any) -> dict[str, Any]:
     return out
 
 
-def _field_from_json(field: FieldDescriptor, obj: Any) -> Any:
+def _field_from_json(field: FieldDescriptor, obj: object) -> object:
     if _is_map(field):
         found = _first(obj, field, _is_object)
         value_field = _message(field).fields_by_name["value"]
         return {} if found is UNDEFINED else {k: _value_from_json(value_field, v) for k, v in _entries(found)}
     if _repeated(field):
         found = _first(obj, field, lambda v: isinstance(v, list))
-        return [] if found is UNDEFINED else [_value_from_json(field, v) for v in found]
+        return [_value_from_json(field, v) for v in found] if isinstance(found, list) else []
     if _is_struct(field):
         return _first(obj, field, _is_object)
     found = _first(obj, field, _is_set)
@@ -148,7 +153,7 @@ def _field_from_json(field: FieldDescriptor, obj: Any) -> Any:
     return _value_from_json(field, found)
 
 
-def _value_from_json(field: FieldDescriptor, value: Any) -> Any:
+def _value_from_json(field: FieldDescriptor, value: object) -> object:
     if field.type == FieldDescriptor.TYPE_MESSAGE:
         return value if _is_struct(field) else _from_json(_message(field), value)
     if field.type == FieldDescriptor.TYPE_BOOL:
@@ -156,9 +161,9 @@ def _value_from_json(field: FieldDescriptor, value: Any) -> Any:
     return js_string(value)
 
 
-def _to_json(message: Descriptor, model: dict[str, Any]) -> dict[str, Any]:
+def _to_json(message: Descriptor, model: Mapping[str, object]) -> dict[str, object]:
     """`Message.toJSON(model)`: each field that differs from its default."""
-    obj: dict[str, Any] = {}
+    obj: dict[str, object] = {}
     for field in message.fields:
         oneof = _real_oneof(field)
         if oneof is not None:
@@ -169,23 +174,24 @@ def _to_json(message: Descriptor, model: dict[str, Any]) -> dict[str, Any]:
         value = model.get(field.json_name, UNDEFINED)
         if _is_map(field):
             value_field = _message(field).fields_by_name["value"]
-            if value:
+            if isinstance(value, dict) and value:  # fromJSON made each map an object
                 obj[field.json_name] = {k: _value_to_json(value_field, v) for k, v in value.items()}
         elif _repeated(field):
-            if value:
+            if isinstance(value, list) and value:  # and each repeated field an array
                 obj[field.json_name] = [_value_to_json(field, v) for v in value]
         elif value is not UNDEFINED and (field.has_presence or value != _default(field)):
             obj[field.json_name] = _value_to_json(field, value)
     return obj
 
 
-def _value_to_json(field: FieldDescriptor, value: Any) -> Any:
+def _value_to_json(field: FieldDescriptor, value: object) -> object:
     if field.type == FieldDescriptor.TYPE_MESSAGE and not _is_struct(field):
+        assert isinstance(value, dict), field.full_name  # a model fromJSON made
         return _to_json(_message(field), value)
     return value
 
 
-def _real_oneof(field: FieldDescriptor) -> Any:
+def _real_oneof(field: FieldDescriptor) -> OneofDescriptor | None:
     """The field's oneof, but not the one proto3 makes up for an `optional` field."""
     oneof = field.containing_oneof
     return None if oneof is None or oneof.name == f"_{field.name}" else oneof
@@ -210,13 +216,13 @@ def _is_struct(field: FieldDescriptor) -> bool:
     return field.type == FieldDescriptor.TYPE_MESSAGE and _message(field).full_name == "google.protobuf.Struct"
 
 
-def _default(field: FieldDescriptor) -> Any:
+def _default(field: FieldDescriptor) -> bool | str:
     return False if field.type == FieldDescriptor.TYPE_BOOL else ""
 
 
 # --- JavaScript's coercions ----------------------------------------------------------
 
-def js_string(value: Any) -> str:
+def js_string(value: object) -> str:
     """`String(value)` of a parsed JSON value."""
     if isinstance(value, str):
         return value
@@ -231,7 +237,7 @@ def js_string(value: Any) -> str:
     return "[object Object]"
 
 
-def js_boolean(value: Any) -> bool:
+def js_boolean(value: object) -> bool:
     """`Boolean(value)`: false only for false, 0, "", null and undefined."""
     if value is None or value is UNDEFINED or value is False or value == "":
         return False
@@ -247,7 +253,7 @@ def _js_number(value: float) -> str:
     return rfc8785.dumps(value).decode("ascii")
 
 
-def _js_truthy(value: Any) -> bool:
+def _js_truthy(value: object) -> bool:
     return js_boolean(value)
 
 
@@ -275,18 +281,18 @@ def _parse_int(text: str) -> int | None:
     return int(digits) if digits else None
 
 
-def _nullish(value: Any, default: Any) -> Any:
+def _nullish(value: object, default: object) -> object:
     """`value ?? default`."""
     return default if value is None or value is UNDEFINED else value
 
 
-def _require_array(value: Any, path: str) -> list[Any]:
+def _require_array(value: object, path: str) -> list[object]:
     if not isinstance(value, list):
         raise Unreadable(f"@a2a-js/sdk cannot convert it: {path} is required and must be an array")
     return value
 
 
-def _spread(value: Any, path: str) -> list[Any]:
+def _spread(value: object, path: str) -> list[object]:
     """`[...value]`: an array's items, a string's characters."""
     if isinstance(value, list):
         return list(value)
@@ -295,14 +301,14 @@ def _spread(value: Any, path: str) -> list[Any]:
     raise Unreadable(f"@a2a-js/sdk cannot convert it: {path} is not iterable")
 
 
-def _map(value: Any, path: str) -> list[Any]:
+def _map(value: object, path: str) -> list[object]:
     """`value.map(...)`: only an array has it."""
     if not isinstance(value, list):
         raise Unreadable(f"@a2a-js/sdk cannot convert it: {path} is not an array")
     return value
 
 
-def _to_core(card: dict[str, Any]) -> dict[str, Any]:
+def _to_core(card: Mapping[str, object]) -> dict[str, object]:
     g = card.get
     additional = g("additionalInterfaces")
     version = g("protocolVersion")
@@ -341,7 +347,7 @@ def _to_core(card: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in core.items() if v is not UNDEFINED}
 
 
-def _schemes(schemes: Any) -> dict[str, Any]:
+def _schemes(schemes: object) -> dict[str, object]:
     """`Object.entries(securitySchemes)` converted (a string's entries are its
     characters, none of which converts)."""
     if not _js_truthy(schemes):
@@ -351,12 +357,12 @@ def _schemes(schemes: Any) -> dict[str, Any]:
     return {k: _scheme(s) for k, s in _entries(schemes)} if _is_object(schemes) else {}
 
 
-def _extension(e: Any) -> dict[str, Any]:
+def _extension(e: object) -> dict[str, object]:
     return {"uri": _get(e, "uri"), "description": _nullish(_get(e, "description"), ""),
             "required": _nullish(_get(e, "required"), False), "params": _get(e, "params")}
 
 
-def _skill(s: Any) -> dict[str, Any]:
+def _skill(s: object) -> dict[str, object]:
     examples, inputs, outputs, security = (_get(s, k) for k in ("examples", "inputModes", "outputModes", "security"))
     return {"id": _get(s, "id"), "name": _get(s, "name"), "description": _get(s, "description"),
             "tags": _spread(_require_array(_get(s, "tags"), "skill.tags"), "skill.tags"),
@@ -367,14 +373,14 @@ def _skill(s: Any) -> dict[str, Any]:
             if _js_truthy(security) else []}
 
 
-def _requirement(r: Any) -> dict[str, Any]:
+def _requirement(r: object) -> dict[str, object]:
     if r is None:
         raise Unreadable("@a2a-js/sdk cannot convert it: a null security requirement")
     pairs = _entries(r) if _is_object(r) else [(str(i), c) for i, c in enumerate(r)] if isinstance(r, str) else []
     return {"schemes": {name: {"list": _spread(scopes, "scopes")} for name, scopes in pairs}}
 
 
-def _scheme(s: Any) -> dict[str, Any]:
+def _scheme(s: object) -> dict[str, object]:
     """`toCoreSecurityScheme`: its result has a `scheme` key that
     `SecurityScheme.fromJSON` does not read, so it only has to succeed."""
     kind = _get(s, "type")

@@ -6,9 +6,9 @@ of knoc's own, so it never meets another copy (a2a-sdk's) in one process."""
 from __future__ import annotations
 
 import functools
-from typing import Any
 
 from google.protobuf import descriptor, descriptor_pb2, descriptor_pool, message_factory, struct_pb2
+from google.protobuf.message import Message
 
 from knoc.io import files
 
@@ -26,6 +26,6 @@ def message(name: str) -> descriptor.Descriptor:
     return pool().FindMessageTypeByName(f"lf.a2a.v1.{name}")
 
 
-def card_class() -> Any:
+def card_class() -> type[Message]:
     """The generated class of `lf.a2a.v1.AgentCard`."""
     return message_factory.GetMessageClass(message("AgentCard"))

@@ -9,6 +9,7 @@ signature covers."""
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from enum import Enum
 from typing import Any, Literal
 
@@ -164,15 +165,16 @@ class AgentCard(_Model):
     version: str
 
 
-def read(card: Any) -> AgentCard:
+def read(card: object) -> AgentCard:
     try:
         return AgentCard.model_validate(card)
     except (ValidationError, RecursionError) as exc:
         raise Unreadable(f"a2a-sdk 0.3 cannot read it: {str(exc).splitlines()[0][:200]}") from None
 
 
-def payload(card: dict[str, Any]) -> bytes:
-    dumped = read(card).model_dump(exclude={"signatures"}, exclude_defaults=True, exclude_none=True, by_alias=True)
+def payload(card: Mapping[str, object]) -> bytes:
+    dumped: dict[str, object] = read(card).model_dump(exclude={"signatures"}, exclude_defaults=True,
+                                                      exclude_none=True, by_alias=True)
     try:
         return json.dumps(clean_empty(dumped), separators=(",", ":"), sort_keys=True).encode("ascii")
     except (ValueError, RecursionError) as exc:

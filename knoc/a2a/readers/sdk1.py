@@ -7,9 +7,11 @@ by camelCase or proto field name, ignoring what the proto lacks."""
 from __future__ import annotations
 
 import copy
+from collections.abc import Mapping
 from typing import Any
 
 from google.protobuf.json_format import MessageToDict, ParseDict, ParseError
+from google.protobuf.message import Message
 
 from knoc.a2a.readers import proto
 from knoc.a2a.readers.common import Unreadable, clean_empty, jcs
@@ -19,7 +21,7 @@ _SCHEME_WRAPPERS = {"apiKey": "apiKeySecurityScheme", "http": "httpAuthSecurityS
                     "mutualTLS": "mtlsSecurityScheme"}
 
 
-def read(card: Any) -> Any:
+def read(card: object) -> Message:
     """The card as the SDK holds it (an `AgentCard` message)."""
     if not isinstance(card, dict):
         raise Unreadable("not a JSON object")
@@ -33,11 +35,15 @@ def read(card: Any) -> Any:
         raise Unreadable(f"a2a-sdk 1.x cannot read it: {str(exc)[:200]}") from None
 
 
-def payload(card: dict[str, Any]) -> bytes:
+def payload(card: Mapping[str, object]) -> bytes:
     as_dict = MessageToDict(read(card))
     as_dict.pop("signatures", None)
     return jcs(clean_empty(as_dict))
 
+
+# The SDK's legacy conversion, step by step. It reads the parsed card by duck
+# typing: a value of another shape raises (TypeError, AttributeError) here as
+# it does there, and `read` reports that. So each step takes the card untyped.
 
 def _extended_card(data: dict[str, Any]) -> None:
     if data.pop("supportsAuthenticatedExtendedCard", None):
@@ -58,7 +64,7 @@ def _interfaces(data: dict[str, Any]) -> None:
               for i in additional)]
 
 
-def _requirements(legacy: list[dict[str, list[str]]]) -> list[dict[str, Any]]:
+def _requirements(legacy: list[dict[str, list[str]]]) -> list[dict[str, dict[str, dict[str, list[str]]]]]:
     return [{"schemes": {name: {"list": scopes} for name, scopes in r.items()}} for r in legacy]
 
 

@@ -6,7 +6,8 @@ read back (`read`, `url_of`); adding a target is one module and one line in
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from knoc.a2a.targets.base import Target
@@ -40,7 +41,7 @@ def names() -> tuple[str, ...]:
     return tuple(dict.fromkeys([*_BUILT_IN, *_REGISTERED]))
 
 
-def by_shape(card: dict[str, Any]) -> Target:
+def by_shape(card: Mapping[str, object]) -> Target:
     """The built-in target whose shape a card of unknown origin has, to read
     it as a client would: 1.0 interfaces (with a 0.3 `url`: compat), or 0.3."""
     if "supportedInterfaces" in card:

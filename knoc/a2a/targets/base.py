@@ -3,9 +3,8 @@ provides one `Target`, registered by name in `knoc.a2a.targets`."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from knoc.a2a import capability
 from knoc.a2a.capability import Contract
@@ -13,7 +12,7 @@ from knoc.a2a.fields import CardFields
 from knoc.a2a.wire import Wire
 from knoc.diagnostics import JsonPath
 
-Card = dict[str, Any]  # a published card, as JSON
+Card = Mapping[str, object]  # a published card, as JSON
 # What a target leaves out of a card: (where it is in the entity's card, what).
 Dropped = list[tuple[JsonPath, str]]
 
@@ -53,7 +52,7 @@ class Target:
     # None itself when no interface does: then agent.json is not written).
     legacy: Callable[[CardFields], Wire | None] | None = None
 
-    def authored(self, card: dict[str, Any], extension_uris: list[str], states_versions: bool) -> Contract:
+    def authored(self, card: Mapping[str, object], extension_uris: list[str], states_versions: bool) -> Contract:
         """The capability contract of an authored (snake_case) card built for this target."""
         return capability.from_card(card, capability.defaults(self.versions, states_versions),
                                     self.unsupported_flags, extension_uris)

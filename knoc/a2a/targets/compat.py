@@ -42,13 +42,14 @@ def build(f: CardFields) -> AgentCard | v10.AgentCard:
         return v10.build(f)
     gone = v03.unflowed(f)  # their 0.3 fields hold no flow: no 0.3 requirement names them
     skills = [v10.skill(s, AgentSkill, security=v03.without(s.security or [], gone) or None) for s in f.skills]
-    return AgentCard(
+    return AgentCard.model_validate({
         **v10.card_kwargs(f, skills),
-        security_schemes={n: SecurityScheme(**v10.scheme(s), **v03.scheme(s)) for n, s in f.schemes.items()} or None,
-        url=view.url, preferred_transport=view.transport, protocol_version=view.version,
-        additional_interfaces=v03.interfaces(view), security=v03.without(f.security, gone) or None,
-        supports_authenticated_extended_card=f.extended_agent_card,
-    )
+        "security_schemes": {n: SecurityScheme.model_validate({**v10.scheme(s), **v03.scheme(s)})
+                             for n, s in f.schemes.items()} or None,
+        "url": view.url, "preferred_transport": view.transport, "protocol_version": view.version,
+        "additional_interfaces": v03.interfaces(view), "security": v03.without(f.security, gone) or None,
+        "supports_authenticated_extended_card": f.extended_agent_card,
+    })
 
 
 def refused(f: CardFields) -> Dropped:

@@ -3,7 +3,7 @@ at v0.3.0, how card fields become one, and how one is read back."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import Field
 
@@ -11,6 +11,7 @@ from knoc.a2a import capability
 from knoc.a2a.fields import CardFields, LegacyView
 from knoc.a2a.targets.base import Card, Dropped, Target
 from knoc.a2a.wire import AgentCardSignature, AgentExtension, AgentProvider, AgentSkill, OAuthFlows, Wire
+from knoc.rules.json import JsonObject, JsonValue
 
 PROTOCOL_VERSION = "0.3"
 
@@ -66,22 +67,28 @@ FLOWS_1_0 = ("device_code",)  # OAuth flows 0.3 lacks
 FLOW_FIELDS_1_0 = {"authorization_code": "pkce_required"}  # and fields of its flows
 
 
-def scheme(s: dict[str, Any]) -> dict[str, Any]:
+def scheme(s: JsonObject) -> JsonObject:
     """A security scheme's fields as the 0.3 model takes them, without what
     only 1.0 has (the device code flow, PKCE): `dropped` warns of those."""
     out = {k: v for k, v in s.items() if k != "in"}
     if "in" in s:
         out["in_"] = s["in"]  # `in` is a Python keyword: the model names it in_
-    if isinstance(s.get("flows"), dict):
-        out["flows"] = {flow: {k: v for k, v in fields.items() if k != FLOW_FIELDS_1_0.get(flow)}
-                        for flow, fields in s["flows"].items() if flow not in FLOWS_1_0}
+    if isinstance(flows := s.get("flows"), dict):
+        out["flows"] = {flow: _flow_0_3(flow, fields) for flow, fields in flows.items() if flow not in FLOWS_1_0}
     return out
+
+
+def _flow_0_3(flow: str, fields: JsonValue) -> JsonValue:
+    """An OAuth flow's fields (an object, its schema says) without the one only 1.0 has."""
+    if not isinstance(fields, dict):
+        return fields
+    return {k: v for k, v in fields.items() if k != FLOW_FIELDS_1_0.get(flow)}
 
 
 def unflowed(f: CardFields) -> set[str]:
     """The OAuth schemes 0.3 cannot carry at all: every flow they have is 1.0's."""
     return {name for name, s in f.schemes.items()
-            if isinstance(s.get("flows"), dict) and s["flows"] and all(flow in FLOWS_1_0 for flow in s["flows"])}
+            if isinstance(flows := s.get("flows"), dict) and flows and all(flow in FLOWS_1_0 for flow in flows)}
 
 
 def without(security: list[dict[str, list[str]]], gone: set[str]) -> list[dict[str, list[str]]]:
@@ -109,11 +116,12 @@ def only_1_0(f: CardFields) -> Dropped:
     for name, s in f.schemes.items():
         if name in gone:
             continue
-        for flow, fields in (s.get("flows") or {}).items():
+        flows = s.get("flows")
+        for flow, fields in (flows if isinstance(flows, dict) else {}).items():  # its schema says an object
             field = FLOW_FIELDS_1_0.get(flow)
             if flow in FLOWS_1_0:
                 found.append((("security_schemes", name, "flows", flow), f"the `{flow}` flow of `{name}`"))
-            elif field is not None and field in fields:
+            elif field is not None and isinstance(fields, dict) and field in fields:
                 found.append((("security_schemes", name, "flows", flow, field), f"`{field}` of `{name}`"))
     return found
 
@@ -182,7 +190,8 @@ def card(f: CardFields, view: LegacyView) -> AgentCard:
         capabilities=AgentCapabilities(streaming=f.streaming, push_notifications=f.push_notifications,
                                        state_transition_history=f.state_transition_history,
                                        extensions=f.extensions or None),
-        security_schemes={n: SecurityScheme(**scheme(s)) for n, s in f.schemes.items() if n not in gone} or None,
+        security_schemes={n: SecurityScheme.model_validate(scheme(s)) for n, s in f.schemes.items()
+                          if n not in gone} or None,
         security=without(f.security, gone) or None,
         default_input_modes=f.input_modes, default_output_modes=f.output_modes,
         skills=[s.model_copy(update={"security": without(s.security, gone) or None}) if s.security else s

@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import Field, model_validator
 
 from knoc.a2a import capability, wire
@@ -12,6 +10,7 @@ from knoc.a2a.fields import CardFields
 from knoc.a2a.targets import v03
 from knoc.a2a.targets.base import Card, Dropped, Target
 from knoc.a2a.wire import AgentExtension, AgentProvider, Wire
+from knoc.rules.json import JsonObject
 
 
 class AgentInterface(Wire):
@@ -114,9 +113,10 @@ def requirements(security: list[dict[str, list[str]]] | None) -> list[SecurityRe
     return [SecurityRequirement(schemes={n: StringList(list=s) for n, s in r.items()}) for r in security or []] or None
 
 
-def skill(s: wire.AgentSkill, model: type[AgentSkill] = AgentSkill, **more: Any) -> AgentSkill:
+def skill(s: wire.AgentSkill, model: type[AgentSkill] = AgentSkill, **more: object) -> AgentSkill:
     """A skill as 1.0 writes it (`model`: a subclass with `more` fields, compat's)."""
-    return model(**s.model_dump(exclude={"security"}), security_requirements=requirements(s.security), **more)
+    return model.model_validate({**s.model_dump(exclude={"security"}),
+                                 "security_requirements": requirements(s.security), **more})
 
 
 class AgentCard(Wire):
@@ -136,7 +136,7 @@ class AgentCard(Wire):
     signatures: list[wire.AgentCardSignature] | None = None  # added by knoc.output.signed
 
 
-def scheme(s: dict[str, Any]) -> dict[str, Any]:
+def scheme(s: JsonObject) -> JsonObject:
     """A 0.3-style security scheme as 1.0's oneof wrapper."""
     desc = {"description": s["description"]} if s.get("description") else {}
     kind = s["type"]
@@ -153,7 +153,7 @@ def scheme(s: dict[str, Any]) -> dict[str, Any]:
     return {"mtls_security_scheme": desc}
 
 
-def card_kwargs(f: CardFields, skills: list[AgentSkill] | None = None) -> dict[str, Any]:
+def card_kwargs(f: CardFields, skills: list[AgentSkill] | None = None) -> dict[str, object]:
     """Every 1.0 card field but the security schemes (compat shapes those,
     and its skills, its own way)."""
     interfaces = [AgentInterface(url=f.url, protocol_binding=f.transport, protocol_version=v)
@@ -174,14 +174,16 @@ def card_kwargs(f: CardFields, skills: list[AgentSkill] | None = None) -> dict[s
 
 
 def build(f: CardFields) -> AgentCard:
-    return AgentCard(**card_kwargs(f),
-                     security_schemes={n: SecurityScheme(**scheme(s)) for n, s in f.schemes.items()} or None)
+    return AgentCard.model_validate({
+        **card_kwargs(f),
+        "security_schemes": {n: SecurityScheme.model_validate(scheme(s)) for n, s in f.schemes.items()} or None})
 
 
 def url_of(card: Card) -> str | None:
     """The main url: the first supported interface's."""
-    interfaces = card.get("supportedInterfaces") or [{}]
-    url = interfaces[0].get("url")
+    interfaces = card.get("supportedInterfaces")
+    first = interfaces[0] if isinstance(interfaces, list) and interfaces else {}
+    url = first.get("url") if isinstance(first, dict) else None
     return str(url) if url is not None else None
 
 

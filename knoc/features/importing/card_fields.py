@@ -4,17 +4,23 @@ conversion recorded as a `Change` with its JSON path."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Literal
 
 from knoc.a2a.extensions import SERVICE_CLASS_URI, SERVICE_CLASSES
 from knoc.features.importing.card_security import requirements, security_schemes
-from knoc.features.importing.imported import Imported, http_url, list_of
+from knoc.features.importing.imported import Imported, ImportedSkill, http_url, list_of
 from knoc.rules import slug as slugs
+from knoc.rules.json import JsonObject, JsonValue
 
 FLAGS = {"streaming": "streaming", "pushNotifications": "push_notifications",
          "stateTransitionHistory": "state_transition_history", "extendedAgentCard": "extended_agent_card"}
-RENAMED = {"documentationUrl": "documentation_url", "iconUrl": "icon_url"}
-MODES = {"defaultInputModes": "default_input_modes", "defaultOutputModes": "default_output_modes"}
+RENAMED: dict[str, Literal["documentation_url", "icon_url"]] = {"documentationUrl": "documentation_url",
+                                                                 "iconUrl": "icon_url"}
+MODES: dict[str, Literal["default_input_modes", "default_output_modes"]] = {
+    "defaultInputModes": "default_input_modes", "defaultOutputModes": "default_output_modes"}
+SKILL_LISTS: tuple[tuple[str, Literal["examples", "input_modes", "output_modes"]], ...] = (
+    ("examples", "examples"), ("inputModes", "input_modes"), ("outputModes", "output_modes"))
 SKILL_KEYS = {"id", "name", "description", "tags", "examples", "inputModes", "outputModes", "security",
               "securityRequirements"}
 DEFAULT_VERSION = "0.1.0"
@@ -22,11 +28,14 @@ WHY_DROPPED: dict[str, str] = {}
 LEGACY_FIELDS = ("protocolVersion", "supportsAuthenticatedExtendedCard")  # read by `service`, `extended_card`
 
 
-def json_kind(value: Any) -> str:
+Converter = Callable[[JsonObject, Imported], None]  # one top-level field of the card, into `out.card`
+
+
+def json_kind(value: object) -> str:
     return {list: "a list", str: "a string", bool: "a boolean", type(None): "null"}.get(type(value), "a number")
 
 
-def text_field(raw: dict[str, Any], out: Imported, key: str, fallback: str) -> None:
+def text_field(raw: JsonObject, out: Imported, key: Literal["description"], fallback: str) -> None:
     value = raw.get(key)
     if isinstance(value, str) and value.strip():
         out.card[key] = value
@@ -35,7 +44,7 @@ def text_field(raw: dict[str, Any], out: Imported, key: str, fallback: str) -> N
         out.convert(f"$.{key}", f"no `{key}`; A2A requires one, so the name stands in: write a real one")
 
 
-def version_field(raw: dict[str, Any], out: Imported) -> None:
+def version_field(raw: JsonObject, out: Imported) -> None:
     value = raw.get("version")
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         out.card["version"] = str(value)
@@ -47,7 +56,7 @@ def version_field(raw: dict[str, Any], out: Imported) -> None:
         out.convert("$.version", f"no `version`; wrote {DEFAULT_VERSION}: set the agent's real version")
 
 
-def _boolean(value: Any, path: str, out: Imported) -> bool | None:
+def _boolean(value: JsonValue, path: str, out: Imported) -> bool | None:
     if isinstance(value, bool):
         return value
     if isinstance(value, str) and value.strip().lower() in ("true", "false"):
@@ -57,30 +66,30 @@ def _boolean(value: Any, path: str, out: Imported) -> bool | None:
     return None
 
 
-def _provider(raw: dict[str, Any], out: Imported) -> None:
+def _provider(raw: JsonObject, out: Imported) -> None:
     p = raw["provider"]
     if isinstance(p, dict):
         org = p.get("organization") if isinstance(p.get("organization"), str) else p.get("name")
-        if isinstance(org, str) and org and http_url(p.get("url")):
+        if isinstance(org, str) and org and isinstance(url := p.get("url"), str) and http_url(url):
             if "organization" not in p:
                 out.convert("$.provider.name", "`name` to `organization`")
-            out.card["provider"] = {"organization": org, "url": p["url"]}
+            out.card["provider"] = {"organization": org, "url": url}
             for key in sorted(set(p) - {"organization", "name", "url"}):
                 out.drop(f"$.provider.{key}", "A2A's provider has only organization and url")
             return
     out.drop("$.provider", "A2A's provider needs an organization and an http(s) url")
 
 
-def _renamed(key: str) -> Any:
-    def run(raw: dict[str, Any], out: Imported) -> None:
-        if isinstance(raw[key], str) and raw[key]:
-            out.card[RENAMED[key]] = raw[key]
+def _renamed(key: str) -> Converter:
+    def run(raw: JsonObject, out: Imported) -> None:
+        if isinstance(value := raw[key], str) and value:
+            out.card[RENAMED[key]] = value
         else:
             out.drop(f"$.{key}", "not a string")
     return run
 
 
-def modes(raw: dict[str, Any], out: Imported) -> None:
+def modes(raw: JsonObject, out: Imported) -> None:
     """The default input and output modes; where a card has none, A2A 1.0
     requires some: text/plain, said so (a client read "none" before)."""
     for key, snake in MODES.items():
@@ -92,7 +101,7 @@ def modes(raw: dict[str, Any], out: Imported) -> None:
                                     "is published: state the agent's real modes")
 
 
-def extended_card(raw: dict[str, Any], out: Imported) -> None:
+def extended_card(raw: JsonObject, out: Imported) -> None:
     """0.3's `supportsAuthenticatedExtendedCard`, as every SDK reads it: 1.0's
     `capabilities.extendedAgentCard` unless that says otherwise."""
     flag = raw.get("supportsAuthenticatedExtendedCard")
@@ -108,7 +117,7 @@ def extended_card(raw: dict[str, Any], out: Imported) -> None:
         del out.card["capabilities"]
 
 
-def _strings(value: Any, path: str, out: Imported) -> list[str] | None:
+def _strings(value: JsonValue, path: str, out: Imported) -> list[str] | None:
     if value is None:
         return None
     if isinstance(value, str):
@@ -123,12 +132,12 @@ def _strings(value: Any, path: str, out: Imported) -> list[str] | None:
     return kept
 
 
-def _capabilities(raw: dict[str, Any], out: Imported) -> None:
+def _capabilities(raw: JsonObject, out: Imported) -> None:
     caps = raw["capabilities"]
     if not isinstance(caps, dict):
         out.drop("$.capabilities", "a list of names, not A2A's capability flags")
         return
-    kept: dict[str, Any] = {}
+    kept: JsonObject = {}
     for key, value in caps.items():
         path = f"$.capabilities.{key}"
         if key == "extensions":
@@ -144,8 +153,8 @@ def _capabilities(raw: dict[str, Any], out: Imported) -> None:
         out.card["capabilities"] = kept
 
 
-def extensions(raw: dict[str, Any], out: Imported) -> None:
-    found: list[tuple[str, Any]] = []
+def extensions(raw: JsonObject, out: Imported) -> None:
+    found: list[tuple[str, JsonValue]] = []
     caps = raw.get("capabilities")
     if isinstance(caps, dict) and "extensions" in caps:
         found += [(f"$.capabilities.extensions[{i}]", e) for i, e in enumerate(list_of(caps["extensions"]))]
@@ -154,20 +163,21 @@ def extensions(raw: dict[str, Any], out: Imported) -> None:
         found += [(f"$.extensions[{i}]", e) for i, e in enumerate(top)]
         if top:
             out.convert("$.extensions", "extensions at the top level moved to `capabilities.extensions`")
-    kept = []
+    kept: list[JsonValue] = []
     for path, ext in found:
-        if not isinstance(ext, dict) or not isinstance(ext.get("uri"), str) or not ext["uri"]:
+        if not isinstance(ext, dict) or not isinstance(uri := ext.get("uri"), str) or not uri:
             out.drop(path, "an extension needs a `uri`")
             continue
-        if ext["uri"].rstrip("/") == SERVICE_CLASS_URI:
-            cls = (ext.get("params") or {}).get("class") if isinstance(ext.get("params"), dict) else None
-            if cls in SERVICE_CLASSES:
+        if uri.rstrip("/") == SERVICE_CLASS_URI:
+            params = ext.get("params")
+            cls = params.get("class") if isinstance(params, dict) else None
+            if isinstance(cls, str) and cls in SERVICE_CLASSES:
                 out.service_class = cls
                 out.convert(path, f"the service-class extension to `service_class: {cls}`")
             else:
                 out.drop(path, f"service class `{cls}` is not one of {', '.join(SERVICE_CLASSES)}")
             continue
-        entry: dict[str, Any] = {"uri": ext["uri"]}
+        entry: JsonObject = {"uri": uri}
         for key in ("description", "required", "params"):
             if key not in ext or ext[key] is None:
                 continue
@@ -184,7 +194,7 @@ def extensions(raw: dict[str, Any], out: Imported) -> None:
         out.card.setdefault("capabilities", {})["extensions"] = kept
 
 
-def _authentication(raw: dict[str, Any], out: Imported) -> None:
+def _authentication(raw: JsonObject, out: Imported) -> None:
     """Pre-0.3 `authentication`, which no current SDK reads. Beside
     `securitySchemes` (what they read) it is left out; alone, it becomes the
     schemes and requirement it meant, which they will read: both said."""
@@ -219,8 +229,8 @@ def whole_agent_skill(out: Imported) -> None:
                             "describe what it really offers")
 
 
-def _skills(raw: dict[str, Any], out: Imported) -> None:
-    skills = []
+def _skills(raw: JsonObject, out: Imported) -> None:
+    skills: list[ImportedSkill] = []
     seen: set[str] = set()
     for i, s in enumerate(list_of(raw["skills"])):
         path = f"$.skills[{i}]"
@@ -230,8 +240,8 @@ def _skills(raw: dict[str, Any], out: Imported) -> None:
         if not isinstance(s, dict):
             out.drop(path, "not a skill object")
             continue
-        sid = s.get("id") if isinstance(s.get("id"), str) and s["id"] else None
-        name = s.get("name") if isinstance(s.get("name"), str) and s["name"] else None
+        sid = given if isinstance(given := s.get("id"), str) and given else None
+        name = named if isinstance(named := s.get("name"), str) and named else None
         if sid is None and name is None:
             out.drop(path, "a skill needs an id or a name")
             continue
@@ -245,9 +255,9 @@ def _skills(raw: dict[str, Any], out: Imported) -> None:
             out.drop(path, f"skill id `{sid}` appears twice")
             continue
         seen.add(sid)
-        skill: dict[str, Any] = {"id": sid, "name": name}
-        if isinstance(s.get("description"), str) and s["description"].strip():
-            skill["description"] = s["description"]
+        skill: ImportedSkill = {"id": sid, "name": name}
+        if isinstance(description := s.get("description"), str) and description.strip():
+            skill["description"] = description
         else:
             skill["description"] = name
             out.convert(f"{path}.description", "no description; A2A requires one, so the name stands in")
@@ -257,7 +267,7 @@ def _skills(raw: dict[str, Any], out: Imported) -> None:
         else:
             skill["tags"] = [sid]
             out.convert(f"{path}.tags", f"no tags; A2A requires some, so the id stands in: [{sid}]")
-        for key, snake in (("examples", "examples"), ("inputModes", "input_modes"), ("outputModes", "output_modes")):
+        for key, snake in SKILL_LISTS:
             values = _strings(s.get(key), f"{path}.{key}", out)
             if values:
                 skill[snake] = values
@@ -272,7 +282,7 @@ def _skills(raw: dict[str, Any], out: Imported) -> None:
     out.card["skills"] = skills
 
 
-CONVERTERS = {
+CONVERTERS: dict[str, Converter] = {
     "provider": _provider, **{k: _renamed(k) for k in RENAMED}, "capabilities": _capabilities,
     "authentication": _authentication, "securitySchemes": security_schemes, "skills": _skills,
 }

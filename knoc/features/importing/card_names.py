@@ -10,12 +10,12 @@ as the JS SDK does (a2a-sdk 1.x refuses such a card), and a warning says so."""
 from __future__ import annotations
 
 import functools
-from typing import Any
 
 from pydantic.alias_generators import to_camel
 
 from knoc.a2a.readers import proto
 from knoc.features.importing.imported import Imported
+from knoc.rules.json import JsonObject, JsonValue
 
 # The fields only 0.3 has, by where they sit (its scheme is a flat object with `type`).
 _EXTRA_0_3: dict[str, dict[str, str | None]] = {
@@ -51,13 +51,13 @@ def _fields(kind: str) -> dict[str, tuple[str, str | None]]:
     return found
 
 
-def camel(raw: dict[str, Any], out: Imported) -> dict[str, Any]:
+def camel(raw: JsonObject, out: Imported) -> JsonObject:
     """The card with every field named in camelCase."""
     renamed = _walk(raw, "AgentCard", "$", out)
     return renamed if isinstance(renamed, dict) else raw
 
 
-def _walk(value: Any, kind: str | None, path: str, out: Imported) -> Any:
+def _walk(value: JsonValue, kind: str | None, path: str, out: Imported) -> JsonValue:
     if kind is None or kind == "struct":
         return value
     if kind.startswith("map:"):
@@ -69,7 +69,7 @@ def _walk(value: Any, kind: str | None, path: str, out: Imported) -> Any:
         return value
     fields = _fields(kind)
     by_camel = {c: (n, child) for n, (c, child) in fields.items()}
-    result: dict[str, Any] = {}
+    result: JsonObject = {}
     for key, item in value.items():
         camel_name, child = (fields[key] if key in fields else (key, by_camel.get(key, (key, None))[1]))
         if camel_name != key and camel_name in value:

@@ -6,19 +6,18 @@ look open."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from knoc.features.importing.imported import Imported, http_url, list_of
+from knoc.rules.json import JsonObject, JsonValue
 
 WHY_DROPPED = "it names no security scheme that was kept"
 
 
-def security_schemes(raw: dict[str, Any], out: Imported) -> None:
+def security_schemes(raw: JsonObject, out: Imported) -> None:
     schemes = raw["securitySchemes"]
     if not isinstance(schemes, dict):
         out.drop("$.securitySchemes", "not a map of named schemes")
         return
-    kept = {}
+    kept: dict[str, JsonObject] = {}
     for name, s in schemes.items():
         path = f"$.securitySchemes.{name}"
         scheme = _scheme(s, path, out) if isinstance(s, dict) else None
@@ -36,29 +35,30 @@ FLOWS = {"authorizationCode": "authorization_code", "clientCredentials": "client
 FLOW_URLS = {"authorizationCode": "authorizationUrl", "deviceCode": "deviceAuthorizationUrl"}
 
 
-def _scheme(s: dict[str, Any], path: str, out: Imported) -> dict[str, Any] | None:
+def _scheme(s: JsonObject, path: str, out: Imported) -> JsonObject | None:
     """A 0.3 (`type`) or 1.0 (`httpAuthSecurityScheme`, ...) scheme, snake_case."""
     for wrapper, wrapped in (("apiKeySecurityScheme", "apiKey"), ("httpAuthSecurityScheme", "http"),
                              ("oauth2SecurityScheme", "oauth2"), ("openIdConnectSecurityScheme", "openIdConnect"),
                              ("mtlsSecurityScheme", "mutualTLS")):
-        if isinstance(s.get(wrapper), dict):
-            s = {**s[wrapper], "type": wrapped, "in": s[wrapper].get("location", s[wrapper].get("in"))}
+        if isinstance(inner := s.get(wrapper), dict):
+            s = {**inner, "type": wrapped, "in": inner.get("location", inner.get("in"))}
             path = f"{path}.{wrapper}"
     kind = s.get("type")
     desc = {"description": s["description"]} if isinstance(s.get("description"), str) else {}
     if kind == "apiKey" and s.get("in") in ("header", "query", "cookie") and isinstance(s.get("name"), str):
         return {"type": kind, "in": s["in"], "name": s["name"], **desc}
-    if kind == "http" and isinstance(s.get("scheme"), str) and s["scheme"].lower() in ("bearer", "basic", "digest"):
+    if kind == "http" and isinstance(scheme := s.get("scheme"), str) and scheme.lower() in ("bearer", "basic",
+                                                                                             "digest"):
         fmt = {"bearer_format": s["bearerFormat"]} if isinstance(s.get("bearerFormat"), str) else {}
-        return {"type": kind, "scheme": s["scheme"], **fmt, **desc}
+        return {"type": kind, "scheme": scheme, **fmt, **desc}
     if kind == "openIdConnect" and http_url(s.get("openIdConnectUrl")):
         return {"type": kind, "open_id_connect_url": s["openIdConnectUrl"], **desc}
     if kind == "mutualTLS":
         return {"type": kind, **desc}
-    if kind == "oauth2" and isinstance(s.get("flows"), dict):
-        flows = {name: f for name, raw in s["flows"].items()
+    if kind == "oauth2" and isinstance(stated := s.get("flows"), dict):
+        flows = {name: f for name, raw in stated.items()
                  if (f := _flow(name, raw, f"{path}.flows.{name}", out)) is not None}
-        for name in s["flows"]:
+        for name in stated:
             if name not in flows:
                 out.drop(f"{path}.flows.{name}", "not an OAuth flow knoc can carry (authorization code, client "
                                                  "credentials, device code, each with http(s) urls)")
@@ -75,14 +75,14 @@ def _scheme(s: dict[str, Any], path: str, out: Imported) -> dict[str, Any] | Non
     return None
 
 
-def _flow(name: str, flow: Any, path: str, out: Imported) -> dict[str, Any] | None:
+def _flow(name: str, flow: JsonValue, path: str, out: Imported) -> JsonObject | None:
     """One OAuth flow, snake_case, or None when knoc cannot carry it."""
     if name not in FLOWS or not isinstance(flow, dict) or not http_url(flow.get("tokenUrl")):
         return None
     if name in FLOW_URLS and not http_url(flow.get(FLOW_URLS[name])):
         return None
-    scopes: dict[str, Any] = flow["scopes"] if isinstance(flow.get("scopes"), dict) else {}
-    kept: dict[str, Any] = {"token_url": flow["tokenUrl"], "scopes": {str(k): str(v) for k, v in scopes.items()}}
+    scopes = stated if isinstance(stated := flow.get("scopes"), dict) else {}
+    kept: JsonObject = {"token_url": flow["tokenUrl"], "scopes": {str(k): str(v) for k, v in scopes.items()}}
     if name == "authorizationCode":
         kept["authorization_url"] = flow["authorizationUrl"]
         if isinstance(flow.get("pkceRequired"), bool):
@@ -96,7 +96,7 @@ def _flow(name: str, flow: Any, path: str, out: Imported) -> dict[str, Any] | No
     return kept
 
 
-def security(raw: dict[str, Any], out: Imported) -> None:
+def security(raw: JsonObject, out: Imported) -> None:
     """The card's security requirements, 0.3's `security` or 1.0's
     `securityRequirements`, as `security`."""
     kept = requirements(raw, "$", out)
@@ -104,7 +104,7 @@ def security(raw: dict[str, Any], out: Imported) -> None:
         out.card["security"] = kept
 
 
-def requirements(raw: dict[str, Any], path: str, out: Imported) -> list[dict[str, list[str]]]:
+def requirements(raw: JsonObject, path: str, out: Imported) -> list[dict[str, list[str]]]:
     """The requirements (OR of ANDs: scheme name -> scopes) of a card or a
     skill in either shape, naming only schemes that were kept. A card with
     both is read as a2a-sdk 1.x reads it, from `securityRequirements`; where
@@ -121,7 +121,7 @@ def requirements(raw: dict[str, Any], path: str, out: Imported) -> list[dict[str
     return found
 
 
-def _requirements_of(raw: dict[str, Any], key: str, path: str, names: set[str],
+def _requirements_of(raw: JsonObject, key: str, path: str, names: set[str],
                      out: Imported) -> list[dict[str, list[str]]]:
     items = list_of(raw[key])
     kept = [r for item in items if (r := _requirement(item, key)) is not None and set(r) <= names]
@@ -133,12 +133,15 @@ def _requirements_of(raw: dict[str, Any], key: str, path: str, names: set[str],
         out.drop(f"{path}.{key}", WHY_DROPPED)
     return kept
 
-def _requirement(item: Any, key: str) -> dict[str, list[str]] | None:
-    if key == "securityRequirements" and isinstance(item, dict) and isinstance(item.get("schemes"), dict):
+def _requirement(item: JsonValue, key: str) -> dict[str, list[str]] | None:
+    if key == "securityRequirements" and isinstance(item, dict) and isinstance(schemes := item.get("schemes"), dict):
         # 1.0: {"schemes": {name: {"list": [scopes]}}}; ProtoJSON leaves out an empty list
-        item = {n: (v.get("list", []) if isinstance(v, dict) else None) for n, v in item["schemes"].items()}
+        item = {n: (v.get("list", []) if isinstance(v, dict) else None) for n, v in schemes.items()}
     if not isinstance(item, dict):  # {} is kept: an alternative that needs no credentials
         return None
-    if not all(isinstance(v, list) and all(isinstance(x, str) for x in v) for v in item.values()):
-        return None
-    return {str(n): list(v) for n, v in item.items()}
+    found: dict[str, list[str]] = {}
+    for name, scopes in item.items():
+        if not isinstance(scopes, list) or not all(isinstance(x, str) for x in scopes):
+            return None
+        found[str(name)] = [x for x in scopes if isinstance(x, str)]  # each one is
+    return found

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TypedDict
 
 from knoc.output.hosting import url_location
+from knoc.rules.json import JsonObject, JsonValue
 
 URL = re.compile(r"^https?://[^/?#\s]+(/[^?#\s]*)?$")  # agent-card-schema's card url
 
@@ -22,9 +23,45 @@ class Change:
     message: str
 
 
+class ImportedSkill(TypedDict, total=False):
+    """A skill of the card `knoc import` writes (id, name, description and tags, always)."""
+
+    id: str
+    name: str
+    description: str
+    tags: list[str]
+    examples: list[str]
+    input_modes: list[str]
+    output_modes: list[str]
+    security: list[dict[str, list[str]]]
+
+
+class ImportedCard(TypedDict, total=False):
+    """The `a2a_projection` `knoc import` writes, snake_case: each field
+    once it is converted (name, description, url, version and skills, always)."""
+
+    name: str
+    description: str
+    url: str
+    protocol_versions: list[str]
+    version: str
+    provider: dict[str, str]
+    documentation_url: str
+    icon_url: str
+    capabilities: JsonObject
+    authentication: dict[str, list[str]]
+    security_schemes: dict[str, JsonObject]
+    security: list[dict[str, list[str]]]
+    skills: list[ImportedSkill]
+    default_input_modes: list[str]
+    default_output_modes: list[str]
+    preferred_transport: str
+    additional_interfaces: list[dict[str, str | list[str]]]  # url, transport, tenant, protocol_versions
+
+
 @dataclass
 class Imported:
-    card: dict[str, Any]  # the a2a_projection, snake_case
+    card: ImportedCard  # the a2a_projection, snake_case
     service_class: str | None = None
     changes: list[Change] = field(default_factory=list)
 
@@ -35,15 +72,15 @@ class Imported:
         self.changes.append(Change(path, f"converted: {what}"))
 
 
-def http_url(url: Any) -> bool:
+def http_url(url: object) -> bool:
     """An absolute http(s) URL (a token or metadata url: anywhere, unlike a card's)."""
     return isinstance(url, str) and URL.match(url) is not None
 
 
-def publishable(url: Any) -> bool:
+def publishable(url: object) -> bool:
     """An http(s) URL a card can be published at (so not `http://localhost:PORT/`)."""
     return isinstance(url, str) and URL.match(url) is not None and url_location(url) is not None
 
 
-def list_of(value: Any) -> list[Any]:
+def list_of(value: JsonValue) -> list[JsonValue]:
     return value if isinstance(value, list) else []

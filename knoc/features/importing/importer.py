@@ -9,7 +9,6 @@ that passes the official checks."""
 
 from __future__ import annotations
 
-from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 from knoc.a2a import signing
@@ -38,6 +37,7 @@ from knoc.features.importing.imported import Imported, NotACard
 from knoc.kinds.agent import BLUEPRINT_SCHEMA
 from knoc.rules import jsontext, limits
 from knoc.rules import slug as slugs
+from knoc.rules.json import JsonObject, JsonValue
 from knoc.rules.version import is_semver
 
 # A JSON object with a name and one of these is an agent card (the official
@@ -46,7 +46,7 @@ CARD_FIELDS = {"skills", "capabilities", "supportedInterfaces", "additionalInter
                "protocolVersion", "defaultInputModes", "defaultOutputModes", "securitySchemes"}
 
 
-def convert(raw: Any, base_url: str | None = None) -> Imported:
+def convert(raw: JsonValue, base_url: str | None = None) -> Imported:
     """The card as a blueprint's `a2a_projection`. `base_url`: the agent's
     service url when the card names none (`--url`, or where it was fetched)."""
     if not isinstance(raw, dict):
@@ -114,7 +114,7 @@ def load(source: str, label: str, base_url: str | None = None,
         return None, [diag("KNO-IMPORT-READ", f"cannot read it: {why}", file=label,
                             hint="check the path or URL; a URL without .json gets /.well-known/agent-card.json")]
     try:  # the card becomes a source, which may nest only so deep (the blueprint adds a level)
-        raw = jsontext.parse(body, depth=limits.NESTING_DEPTH - 1)
+        raw = jsontext.parse_value(body, depth=limits.NESTING_DEPTH - 1)
     except jsontext.Refused as exc:
         return None, [diag("KNO-IMPORT-READ", f"cannot import it: {exc}", file=label,
                             hint="an Agent Card is a JSON object that A2A clients can read")]
@@ -127,13 +127,12 @@ def load(source: str, label: str, base_url: str | None = None,
                             hint="nothing was written for it")]
     found = [diag("KNO-IMPORT-CHANGED", f"{c.path}: {c.message}", file=label, json_path=c.path,
                   hint="review the blueprint") for c in imported.changes]
-    signatures = raw.get("signatures")
-    if signatures:
+    if isinstance(raw, dict) and raw.get("signatures"):  # `convert` took it: an object
         found.append(_signatures(raw, source, label, allow_jku))
     return imported, found
 
 
-def _signatures(raw: dict[str, Any], source: str, label: str, allow_jku: bool) -> Diagnostic:
+def _signatures(raw: JsonObject, source: str, label: str, allow_jku: bool) -> Diagnostic:
     """Whether the original card's signatures verified for every client
     that reads it: they cover its own bytes, so the blueprint never
     carries them."""
@@ -172,7 +171,7 @@ def blueprint(imported: Imported, slug: str, id_: str, source: str, date: str) -
     """The blueprint's YAML: the envelope, then the card as `a2a_projection`."""
     from knoc.features.authoring import dump, yaml_rt
 
-    data: dict[str, Any] = {
+    data: dict[str, object] = {
         "$schema": BLUEPRINT_SCHEMA,
         "id": id_,
         "slug": slug,

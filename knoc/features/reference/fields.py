@@ -9,9 +9,9 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from knoc.io import files
+from knoc.rules.json import JsonArray, JsonObject, JsonValue
 from knoc.yaml import yaml12
 
 SPEC_URI = "kno://specs/"
@@ -26,10 +26,10 @@ class Field:
     type: str
     required: bool
     description: str
-    default: Any = NO_DEFAULT
+    default: object = NO_DEFAULT  # a JSON value, or NO_DEFAULT
     allowed: str = ""
     when: str = ""  # a condition the field depends on (`type` is `oauth2`)
-    examples: list[Any] = field(default_factory=list)
+    examples: JsonArray = field(default_factory=list)
     deprecated: bool = False
 
     @property
@@ -52,49 +52,60 @@ class EntityType:
     title: str
     purpose: str
     status: str
-    changelog: list[dict[str, Any]]
+    changelog: list[JsonObject]
     fields: list[Field]
 
 
-def load_specs(folder: Path) -> dict[str, dict[str, Any]]:
+def load_specs(folder: Path) -> dict[str, JsonObject]:
     """Every spec entity under `folder`, by slug."""
     specs = {}
     for rel in files.discover(folder, ["."]):
         if rel.endswith(".kno"):
-            data = yaml12.load(files.read_bytes(folder / rel).decode("utf-8"))
+            data = yaml12.load_value(files.read_bytes(folder / rel).decode("utf-8"))
             if isinstance(data, dict) and data.get("type") == "spec":
                 specs[str(data["slug"])] = data
     return specs
 
 
-def entity_types(specs: dict[str, dict[str, Any]]) -> list[EntityType]:
+def entity_types(specs: dict[str, JsonObject]) -> list[EntityType]:
     """The entity types the specs accept, by name (a spec with no `$schema`
     enum, such as the shared envelope, defines none of its own)."""
     found = []
     for slug, data in sorted(specs.items()):
-        schema = data["spec"]["schema"]
-        accepts = schema.get("properties", {}).get("$schema", {}).get("enum", [])
+        spec = _object(data["spec"])
+        schema = _object(spec["schema"])
+        accepts = [str(a) for a in _list(_object(_object(schema.get("properties")).get("$schema")).get("enum"))]
         if not accepts:
             continue
         name = accepts[0].split("@", 1)[0]
         walker = _Walker(specs)
         walker.object(schema, slug, "", "")
-        found.append(EntityType(name, slug, str(data.get("version", "")), list(accepts), str(data.get("title", "")),
-                                str(data.get("purpose", "")).strip(), str(data["spec"].get("status", "")),
-                                list(data["spec"].get("changelog", [])), walker.fields))
+        found.append(EntityType(name, slug, str(data.get("version", "")), accepts, str(data.get("title", "")),
+                                str(data.get("purpose", "")).strip(), str(spec.get("status", "")),
+                                [c for c in _list(spec.get("changelog")) if isinstance(c, dict)], walker.fields))
     return sorted(found, key=lambda t: t.name)
+
+
+# Knoc's own specs are what the reference is made of: each well-formed JSON
+# Schema, so a keyword of another shape (none) would count as absent.
+def _object(value: JsonValue) -> JsonObject:
+    return value if isinstance(value, dict) else {}
+
+
+def _list(value: JsonValue) -> JsonArray:
+    return value if isinstance(value, list) else []
 
 
 class _Walker:
     """Walks a schema's objects, following `$ref` (inside a spec, and
     `kno://specs/<slug>#/...` across specs), `allOf` and `if`/`then`."""
 
-    def __init__(self, specs: dict[str, dict[str, Any]]) -> None:
+    def __init__(self, specs: dict[str, JsonObject]) -> None:
         self.specs = specs
         self.fields: list[Field] = []
         self.seen: set[str] = set()
 
-    def resolve(self, node: dict[str, Any], slug: str) -> tuple[dict[str, Any], str]:
+    def resolve(self, node: JsonObject, slug: str) -> tuple[JsonObject, str]:
         """The node a `$ref` leads to (its siblings laid over it), and the spec it is in."""
         ref = node.get("$ref")
         if not isinstance(ref, str):
@@ -102,30 +113,30 @@ class _Walker:
         target, _, pointer = ref.partition("#")
         if target.startswith(SPEC_URI):
             slug = target[len(SPEC_URI):]
-        here: Any = self.specs[slug]["spec"]["schema"]
+        here = _object(_object(self.specs[slug]["spec"])["schema"])
         for part in filter(None, pointer.split("/")):
-            here = here[part]
+            here = _object(here[part])
         resolved, slug = self.resolve(here, slug)
         return {**resolved, **{k: v for k, v in node.items() if k != "$ref"}}, slug
 
-    def object(self, node: dict[str, Any], slug: str, path: str, when: str) -> None:
+    def object(self, node: JsonObject, slug: str, path: str, when: str) -> None:
         node, slug = self.resolve(node, slug)
-        required = set(node.get("required", []))
+        required = _names(node.get("required"))
         conditional = []
-        for part in node.get("allOf", []):  # a shared base (the envelope) first
-            part, part_slug = self.resolve(part, slug)
+        for each in _list(node.get("allOf")):  # a shared base (the envelope) first
+            part, part_slug = self.resolve(_object(each), slug)
             if "if" in part:
                 conditional.append((part, part_slug))
             else:
                 self.object(part, part_slug, path, when)
-        for name, child in node.get("properties", {}).items():
-            self.field(child, slug, f"{path}.{name}" if path else name, name in required, when)
+        for name, child in _object(node.get("properties")).items():
+            self.field(_object(child), slug, f"{path}.{name}" if path else name, name in required, when)
         for part, part_slug in conditional:
-            self.object(part.get("then", {}), part_slug, path, _condition(part["if"]))
-        for part in (*node.get("oneOf", []), *node.get("anyOf", [])):
-            self.object(part, slug, path, when)
+            self.object(_object(part.get("then", {})), part_slug, path, _condition(_object(part["if"])))
+        for choice in (*_list(node.get("oneOf")), *_list(node.get("anyOf"))):
+            self.object(_object(choice), slug, path, when)
 
-    def field(self, node: dict[str, Any], slug: str, path: str, required: bool, when: str) -> None:
+    def field(self, node: JsonObject, slug: str, path: str, required: bool, when: str) -> None:
         resolved, at = self.resolve(node, slug)
         merged = _merged(resolved, at, self)
         existing = next((f for f in self.fields if f.path == path), None)
@@ -138,7 +149,7 @@ class _Walker:
         described = str(merged.get("description", "")).strip()
         self.fields.append(Field(path, _type(merged, self, at), required, described,
                                  merged.get("default", NO_DEFAULT), _allowed(merged), when,
-                                 list(merged.get("examples", [])), bool(merged.get("deprecated"))))
+                                 list(_list(merged.get("examples"))), bool(merged.get("deprecated"))))
         key = f"{at}#{path}"
         if key in self.seen:  # a recursive shape: its fields are listed once
             return
@@ -158,39 +169,45 @@ class _Walker:
                 self.object(value, value_at, f"{path}.<name>", "")
 
 
-def _merged(node: dict[str, Any], slug: str, walker: _Walker) -> dict[str, Any]:
+def _merged(node: JsonObject, slug: str, walker: _Walker) -> JsonObject:
     """A field's schema with its `allOf` parts laid in (their properties and
     required lists joined), so one entry says everything about it."""
     out = {k: v for k, v in node.items() if k != "allOf"}
-    for part in node.get("allOf", []):
-        part, _ = walker.resolve(part, slug)
+    for each in _list(node.get("allOf")):
+        part, _ = walker.resolve(_object(each), slug)
         if "if" in part:
-            out.setdefault("allOf", []).append(part)
+            conditions = out.setdefault("allOf", [])
+            if isinstance(conditions, list):
+                conditions.append(part)
             continue
         for key, value in part.items():
             if key == "properties":
-                out["properties"] = {**value, **out.get("properties", {})}
+                out["properties"] = {**_object(value), **_object(out.get("properties"))}
             elif key == "required":
-                out["required"] = sorted({*out.get("required", []), *value})
+                out["required"] = [*sorted(_names(out.get("required")) | _names(value))]
             else:
                 out.setdefault(key, value)
     return out
 
 
-def _is_object(node: dict[str, Any]) -> bool:
+def _names(value: JsonValue) -> set[str]:
+    return {name for name in _list(value) if isinstance(name, str)}
+
+
+def _is_object(node: JsonObject) -> bool:
     return bool(node.get("properties") or node.get("allOf") or node.get("oneOf") or node.get("anyOf"))
 
 
-def _condition(test: dict[str, Any]) -> str:
+def _condition(test: JsonObject) -> str:
     """`if: {properties: {type: {const: oauth2}}}` as words."""
-    said = [f"`{name}` is `{rule['const']}`" for name, rule in test.get("properties", {}).items()
+    said = [f"`{name}` is `{rule['const']}`" for name, rule in _object(test.get("properties")).items()
             if isinstance(rule, dict) and "const" in rule]
     return " and ".join(said) or "a condition holds"
 
 
-def _type(node: dict[str, Any], walker: _Walker, slug: str) -> str:
+def _type(node: JsonObject, walker: _Walker, slug: str) -> str:
     """A field's type in words: `string`, `list of string`, `mapping of names to list of string`."""
-    def inner(child: dict[str, Any]) -> str:
+    def inner(child: JsonObject) -> str:
         resolved, at = walker.resolve(child, slug)
         return _type(_merged(resolved, at, walker), walker, at)
 
@@ -213,15 +230,15 @@ def _type(node: dict[str, Any], walker: _Walker, slug: str) -> str:
         return str(kind)
     alternatives = node.get("oneOf") or node.get("anyOf")
     if alternatives:
-        return " or ".join(inner(a) for a in alternatives)
+        return " or ".join(inner(_object(a)) for a in _list(alternatives))
     return "any value"
 
 
-def _allowed(node: dict[str, Any]) -> str:
+def _allowed(node: JsonObject) -> str:
     """The rules a value must keep, in words."""
     said = []
     if "enum" in node:
-        said.append(", ".join(f"`{_json(v)}`" for v in node["enum"]))
+        said.append(", ".join(f"`{_json(v)}`" for v in _list(node["enum"])))
     if "pattern" in node:
         said.append(f"matches `{node['pattern']}`")
     for low, high, one, many in (("minItems", "maxItems", "item", "items"),
@@ -244,5 +261,5 @@ def _allowed(node: dict[str, Any]) -> str:
     return "; ".join(said)
 
 
-def _json(value: Any) -> str:
+def _json(value: object) -> str:
     return json.dumps(value, ensure_ascii=False)
