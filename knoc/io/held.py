@@ -64,8 +64,8 @@ class Held:
         value, where = self._load(key)
         if not where:
             return value, ()
-        if isinstance(where[0], bytes):  # held here
-            return value, tuple(_bytes(b) for b in where)
+        if isinstance(where[0], bytes):  # held here (`_put` held only bytes so)
+            return value, tuple(map(_bytes, where))
         assert self._scratch is not None
         at, *sizes = (_number(n) for n in where)
         data = os.pread(self._scratch.fileno(), sum(sizes), at)

@@ -273,11 +273,16 @@ class Projections(CardLookup):
         if not card or not isinstance(card, tuple):
             self._packed.lacks(rel)
         values = (*card, *written)
-        left_out = Projection._fields[len(values):]  # a summary's written bytes: their defaults
+        if len(values) == _SUMMARY:  # a summary: no written bytes
+            values += _UNWRITTEN
         try:
-            return Projection._make((*values, *(Projection._field_defaults[f] for f in left_out)))
-        except (TypeError, KeyError):  # not a card's fields: kept by another knoc, or damaged
+            return Projection._make(values)
+        except TypeError:  # not a card's fields: kept by another knoc, or damaged
             self._packed.lacks(rel)
+
+
+_UNWRITTEN = (b"", b"")  # a Projection's `packed` and `catalog`, its last fields, when not read
+_SUMMARY = len(Projection._fields) - len(_UNWRITTEN)
 
 
 class _Summaries(CardLookup):
@@ -294,6 +299,7 @@ class Cards(Sequence[Card]):
 
     def __init__(self, published: list[tuple[str, str]], cards: CardLookup) -> None:
         self.published, self.cards = published, cards
+        self.projection = cards.projection  # the renderer looks cards up by source too
 
     @overload
     def __getitem__(self, i: int) -> Card: ...
@@ -309,6 +315,3 @@ class Cards(Sequence[Card]):
 
     def __len__(self) -> int:
         return len(self.published)
-
-    def projection(self, rel: str) -> Projection:
-        return self.cards.projection(rel)
