@@ -209,17 +209,18 @@ class Writing:
     def needed(self) -> Iterator[list[str]]:
         """The paths to hand over, a batch at a time (those the old tree
         holds are linked from it first, on the writer threads)."""
-        linked: set[str] = set()
+        unlinked: set[str] = set()  # of the reusable ones: few, if any
         reusable = [p for p in self._paths if p in self._reuse]
         if reusable:
             work = functools.partial(_link_files, self._base, self._old, pool.Batches(reusable, BATCH), self._stop,
-                                     self._reuse, linked)
+                                     self._reuse, unlinked)
             pool.on_threads(work, self._staging.writers, self._stop)
+        del reusable
         self._writers = pool.Threads(functools.partial(_write_files, self._base, self._queue, self._stop),
                                      self._staging.writers, self._stop)
         batch: list[str] = []
         for rel in self._paths:
-            if rel not in linked:
+            if rel not in self._reuse or rel in unlinked:
                 batch.append(rel)
                 if len(batch) == BATCH:
                     yield batch
@@ -286,18 +287,18 @@ BATCH = 64  # paths a writer takes at a time; even: a card and its twin (next to
 
 
 def _link_files(base: str, old: str, paths: pool.Batches[str], stop: threading.Event,
-                reuse: Mapping[str, Stat], linked: set[str]) -> None:
+                reuse: Mapping[str, Stat], unlinked: set[str]) -> None:
     """Hard-link each path from the old tree while it holds what the scan
-    saw there; `linked` gets those done. `base` is a fresh private
-    folder (mkdtemp): nothing else is in it."""
+    saw there; `unlinked` gets those it no longer does (written afresh).
+    `base` is a fresh private folder (mkdtemp): nothing else is in it."""
     made: set[str] = set()
     while batch := paths.take():
         for rel in batch:
             if stop.is_set():
                 return
             _make_folder(base, rel, made)
-            if _link_seen(old + rel, base + rel, reuse[rel]):
-                linked.add(rel)  # one set, many threads: a set's add is atomic
+            if not _link_seen(old + rel, base + rel, reuse[rel]):
+                unlinked.add(rel)  # one set, many threads: a set's add is atomic
 
 
 def _write_files(base: str, batches: queue.Queue[list[tuple[str, Content]] | None], stop: threading.Event) -> None:
