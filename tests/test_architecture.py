@@ -24,7 +24,7 @@ from tests.conftest import ROOT
 
 PACKAGE = ROOT / "knoc"
 # Highest first; a folder may import its own modules and any folder after it.
-LAYERS = ("cli", "app", "features", "evolution", "incremental", "compiler", "output", "kinds", "a2a", "diagnostics", "io", "yaml", "codec", "rules")
+LAYERS = ("cli", "app", "features", "evolution", "incremental", "compiler", "output", "kinds", "a2a", "diagnostics", "io", "yaml", "rules")
 TOP_LEVEL = {"__init__", "__main__", "config", "api", "version"}
 MAX_LINES = 400
 # Contact with the outside world: only io/ may do these.

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from knoc.codec.records import Digests
+from knoc.rules.records import Digests
 from knoc.io.cache import DIR, Cache
 from knoc.io.stored import SHA256
 from knoc.io.stored_value import MAGIC, read_stored, write_stored

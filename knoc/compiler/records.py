@@ -14,7 +14,9 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import ClassVar, NamedTuple
 
-from knoc.codec.records import (
+from knoc.diagnostics import Diagnostic, from_dict
+from knoc.kinds.agent import Projection
+from knoc.rules.records import (
     UNREADABLE,
     Encoded,
     Record,
@@ -28,8 +30,6 @@ from knoc.codec.records import (
     text_table,
     texts,
 )
-from knoc.diagnostics import Diagnostic, from_dict
-from knoc.kinds.agent import Projection
 
 
 @dataclass(slots=True)  # slots: one per source, a hundred thousand in a large repo

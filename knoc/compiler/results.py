@@ -14,10 +14,10 @@ from __future__ import annotations
 import sys
 from typing import Protocol
 
-from knoc.codec.records import Encoded, Encodes, row, text
 from knoc.compiler.records import FileResult, Head, diagnostics
 from knoc.diagnostics import Diagnostic
 from knoc.kinds.agent import Packed, Projection, Projections
+from knoc.rules.records import Encoded, Encodes, row, text
 
 # Where an encoded FileResult keeps these fields; where its projection keeps its written bytes.
 _DIAGS, _DECL, _VALID, _PRIVATE, _FACTS, _CARD, _LINK_KEY = (

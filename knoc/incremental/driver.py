@@ -22,8 +22,6 @@ from collections.abc import Collection, Generator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
-from knoc.codec.heads import Input
-from knoc.codec.records import Encoded
 from knoc.compiler.link import link_repo, placed
 from knoc.compiler.load import parse_source
 from knoc.compiler.records import FileResult, LinkResult
@@ -45,6 +43,8 @@ from knoc.kinds.agent import Card, Cards
 from knoc.kinds.entity import BUILTIN, Entity, Layout
 from knoc.kinds.spec import BUILTIN_SPECS, SpecSet
 from knoc.output.tree import Tree, card_files, render, render_linked
+from knoc.rules.heads import Input
+from knoc.rules.records import Encoded
 from knoc.version import __version__
 
 if TYPE_CHECKING:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from knoc.codec.records import Encoded
 from knoc.compiler.load import source_file
 from knoc.compiler.records import FileResult
 from knoc.compiler.unit import one_file
@@ -14,6 +13,7 @@ from knoc.diagnostics import Diagnostic, SourceFile, diag
 from knoc.io import files
 from knoc.io.cache import Cache
 from knoc.kinds.spec import SpecSet
+from knoc.rules.records import Encoded
 
 
 def source_at(root: Path, relpath: str, shown: str | None = None) -> SourceFile | Diagnostic:

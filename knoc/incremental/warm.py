@@ -21,8 +21,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
-from knoc.codec.heads import Head, Heads, Input
-from knoc.codec.records import UNREADABLE, Digests, Encoded, Record, Stored, number, table, text, texts
 from knoc.compiler.records import FileResult, LinkResult, diagnostics
 from knoc.compiler.results import FileResults
 from knoc.config import Config
@@ -38,6 +36,8 @@ from knoc.output.patch import Edit
 from knoc.output.patch import patch as patch_files
 from knoc.output.tree import Tree, all_paths, sources_digest
 from knoc.output.views import Previous, plain
+from knoc.rules.heads import Head, Heads, Input
+from knoc.rules.records import UNREADABLE, Digests, Encoded, Record, Stored, number, table, text, texts
 
 MAX_CHANGED = 16  # more edits than this: the full path, which compiles them on every core (and stores them)
 

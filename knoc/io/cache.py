@@ -38,10 +38,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, ClassVar, NoReturn
 
-from knoc.codec.records import UNREADABLE, Encoded, Encodes, Record, Stored, number, row, table, text, text_table
 from knoc.io import stored
 from knoc.io.stored import SHA256, CacheDamaged, Stat, StoredFiles
 from knoc.io.stored_value import read_stored, ready, write_stored
+from knoc.rules.records import UNREADABLE, Encoded, Encodes, Record, Stored, number, row, table, text, text_table
 
 __all__ = ["DIR", "Cache", "CacheDamaged", "Layer", "Source", "Stat", "read_stored", "write_stored"]
 

@@ -10,9 +10,9 @@ import os
 from array import array
 from typing import IO, NoReturn
 
-from knoc.codec.records import Encoded, Encodes, Stored
 from knoc.io.stored import CacheDamaged
 from knoc.io.stored_value import dumps, loads
+from knoc.rules.records import Encoded, Encodes, Stored
 
 
 class Held:

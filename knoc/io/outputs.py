@@ -28,10 +28,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple, TypeVar
 
-from knoc.codec.records import Encoded, Stored, count_paths, join_paths, row, split_paths, text, text_table
 from knoc.io import files
 from knoc.io.cache import DIR, read_stored, write_stored
 from knoc.io.stored import Stat
+from knoc.rules.records import Encoded, Stored, count_paths, join_paths, row, split_paths, text, text_table
 
 VERSION = 2
 ROOT = "."  # the tree's own folder, as the memo names it (a lone "" would join to no path at all)

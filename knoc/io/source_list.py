@@ -13,10 +13,10 @@ import os
 from pathlib import Path
 from typing import Any
 
-from knoc.codec.records import join_paths, split_paths
 from knoc.io.cache import DIR, read_stored, write_stored
 from knoc.io.files import listed
 from knoc.io.fingerprint import salt
+from knoc.rules.records import join_paths, split_paths
 
 VERSION = 3
 

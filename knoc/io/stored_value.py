@@ -14,9 +14,9 @@ import zlib
 from collections.abc import Iterator
 from pathlib import Path
 
-from knoc.codec.records import Stored
 from knoc.io.files import atomic_write
 from knoc.io.pool import collector_paused
+from knoc.rules.records import Stored
 
 MAGIC = b"knoc-cache 13\n"  # bump when the file layout changes; records carry their own versions
 # After the magic line, the value: a tuple as its length and then its

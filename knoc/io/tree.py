@@ -9,11 +9,11 @@ import re
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
-from knoc.codec.records import join_paths
 from knoc.io import files
 from knoc.io.outputs import GONE, ROOT, Columns, Snapshot, fresh
 from knoc.io.stored import Stat
 from knoc.rules import jsontext
+from knoc.rules.records import Digests, join_paths
 
 
 def read(out: Path, rel: str, most: int = -1) -> bytes:
@@ -59,14 +59,16 @@ def trees(site: Path) -> list[str]:
 def stat_tree(out: Path, digests: Mapping[str, str]) -> Columns:
     """The memo's columns of a tree just written with these files and
     digests, stat'ed straight into them (no snapshot of 180,000 tuples)."""
-    paths, dirs = sorted(digests), sorted({ROOT} | _parents(digests))
+    columns = digests if isinstance(digests, Digests) else Digests.of(digests)  # sorted, as the memo keeps them
+    paths = columns.paths
+    dirs = sorted({ROOT} | _parents(paths))
     with files.stat_in(out) as st:
         stats = files.stats(paths, ("st_size", "st_mtime_ns"), st)
         dir_mtimes = files.stats(dirs, ("st_mtime_ns",), st)
     if stats is None or dir_mtimes is None:
         raise FileNotFoundError(f"{out} lost a file as it was written")
-    return Columns(join_paths(paths), stats[0::2], stats[1::2], "".join(digests[p] for p in paths), join_paths(dirs),
-                   dir_mtimes)
+    joined, listed = columns.encode()
+    return Columns(joined, stats[0::2], stats[1::2], listed, join_paths(dirs), dir_mtimes)
 
 
 def scan_tree(out: Path, known: Snapshot) -> Snapshot:

@@ -12,10 +12,10 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple, NoReturn, Protocol, overload
 
 from knoc.a2a.protocol import protocol_key
-from knoc.codec.records import Encoded
 from knoc.diagnostics import JsonPath
 from knoc.kinds.entity import AGENT_TYPES, ENTITY_KEYS, Typed, is_public
 from knoc.rules.json import JsonValue
+from knoc.rules.records import Encoded
 
 # The card fields the link stage reads (the capability contract, delegation).
 CARD_FACT_KEYS = ("url", "capabilities", "protocol_versions", "min_protocol_version", "max_protocol_version",

@@ -18,7 +18,6 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import NoReturn
 
-from knoc.codec.heads import Heads, Input
 from knoc.kinds.agent import Projection
 from knoc.output.hosting import AI_CATALOG_FILE, HEADERS_FILE, SITE, etag_rule, etagged
 from knoc.output.index import script_piece
@@ -26,6 +25,7 @@ from knoc.output.listing import indented
 from knoc.output.pages import details_path
 from knoc.output.tree import MANIFEST, all_paths, is_legacy, manifest_line, sources_digest
 from knoc.output.views import Lazy, Overlaid
+from knoc.rules.heads import Heads, Input
 
 Pairs = dict[str, list[tuple[bytes, bytes]]]  # each file's (old piece, new piece)
 Parts = list[bytes | memoryview]  # a patched file: its stored bytes around the new pieces, joined when read

@@ -11,7 +11,6 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from json.encoder import encode_basestring  # the C version, as canonical.dumps uses
 from typing import TYPE_CHECKING, Protocol
 
-from knoc.codec.heads import Input
 from knoc.io.stored import Stat, StoredFiles
 from knoc.kinds.agent import Card, CardLookup, Cards, Projection, Written
 from knoc.kinds.domain import Repo
@@ -30,6 +29,7 @@ from knoc.output.hosting import (
 from knoc.output.index import CatalogEntries, build_catalog, build_domains, details_script
 from knoc.output.listing import host_catalogs
 from knoc.output.pages import catalog_pages, details_path, extension_pages
+from knoc.rules.heads import Input
 from knoc.rules.json import JsonValue
 from knoc.version import __version__
 

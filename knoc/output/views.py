@@ -6,17 +6,21 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, ItemsView, Iterator, Mapping
 from typing import Generic, TypeVar
 
-from knoc.codec.records import Digests
 from knoc.kinds.agent import CardLookup
 from knoc.output.tree import is_legacy, site_paths
+from knoc.rules.records import Digests
 
 V = TypeVar("V")
 
 
 def plain(digests: Mapping[str, str]) -> Mapping[str, str]:
-    """sha256 by path as a dict (or the columns they were read as), for
+    """sha256 by path as a dict or as columns (`Digests`: a lazy view is
+    made into those, without a dict of 180,000 entries beside them), for
     the cache and the memo of build/ to keep."""
-    return digests if isinstance(digests, dict | Digests) else dict(digests.items())
+    if isinstance(digests, dict | Digests):
+        return digests
+    paths = sorted(digests)
+    return Digests.of_rows(paths, "".join(digests[p] for p in paths))
 
 
 class Lazy(Mapping[str, V], Generic[V]):

@@ -144,7 +144,15 @@ class Digests(Mapping[str, str]):
         if isinstance(digests, Digests):
             return digests
         paths = sorted(digests)
-        return cls(join_paths(paths), "".join(digests[p] for p in paths))
+        return cls.of_rows(paths, "".join(digests[p] for p in paths))
+
+    @classmethod
+    def of_rows(cls, paths: list[str], digests: str) -> Digests:
+        """Of paths in order and their digests side by side (the list kept:
+        it is not split again)."""
+        found = cls(join_paths(paths), digests)
+        found.__dict__["paths"] = paths  # `paths`, as it would be split
+        return found
 
     @functools.cached_property
     def paths(self) -> list[str]:

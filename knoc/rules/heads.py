@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from array import array
 
-from knoc.codec.records import Digests, Stored, row, text
+from knoc.rules.records import Digests, Stored, row, text
 
 # An entity the manifest lists: (repo-relative path, sha256, private?).
 Input = tuple[str, str, bool]
