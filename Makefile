@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: build check lint test bench snapshot-update reference docs clean
+.PHONY: build check lint test bench compare snapshot-update reference docs clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -27,6 +27,9 @@ test: lint  ## the linter, the type checker and the whole test suite (what CI ru
 
 bench: $(STAMP)  ## knoc, the floor and check-jsonschema at 1,000, 10,000 and 100,000 agents (about an hour)
 	$(BIN)/python bench/run.py
+
+compare: $(STAMP)  ## this checkout against BASE (a commit): cold build, checks and builds at 10,000 and 100,000 agents
+	$(BIN)/python bench/compare.py $(BASE)
 
 reference: $(STAMP)  ## regenerate the reference pages under docs/reference/ from the code
 	$(BIN)/python -m knoc.cli.reference

@@ -15,10 +15,10 @@ from typing import Any
 
 import pytest
 
-from knoc.rules.records import Digests
 from knoc.io.cache import DIR, Cache
 from knoc.io.stored import SHA256
 from knoc.io.stored_value import MAGIC, read_stored, write_stored
+from knoc.rules.records import Digests
 
 BLUEPRINT = "content/agent-blueprints/schema-steward.kno"
 Knoc = Callable[..., Any]
@@ -109,6 +109,44 @@ def test_editing_a_spec_gives_the_cold_result(knoc: Knoc, built: Path) -> None:
                                  "\n    unevaluatedProperties: false\n    maxProperties: 1", 1), encoding="utf-8")
     warm, cold = warm_and_cold(knoc, built)
     assert warm == cold and "KNO-SCHEMA-SIZE" in warm[1]
+
+
+def retyped(built: Path, change: Callable[[Any], Any]) -> None:
+    """Every sources shard rewritten by `change`, under a valid checksum:
+    values of the wrong type where knoc stores others."""
+    for shard in (built / DIR).glob("sources-*.bin"):
+        value, _ = read_stored(shard)
+        write_stored(shard, change(value))
+    (built / DIR / "rendered.bin").unlink()  # not patched: every source through the cache
+
+
+def test_a_shard_of_the_wrong_shape_is_a_miss_not_a_crash(knoc: Knoc, built: Path) -> None:
+    retyped(built, lambda v: (v[0], ({}, v[1][1])))  # when it was saved: not a number
+    edit(built / BLUEPRINT, "  description: Reviews", "  description: Now reviews")
+    warm, cold = warm_and_cold(knoc, built)
+    assert warm == cold and warm[0] == 1
+    assert knoc("build", root=built)[0] == 0 and knoc("check", root=built)[0] == 0
+
+
+def test_a_stored_result_with_a_field_of_the_wrong_type_is_computed_afresh(knoc: Knoc, built: Path) -> None:
+    """A result whose declaration is not a (type, version) pair, or whose
+    flags are not booleans, is not taken for an undeclared or valid one:
+    the build writes what a build without the cache writes."""
+    def damaged(entry: Any) -> Any:
+        fields = list(entry)
+        fields[3], fields[4] = [], 1  # decl, valid
+        return tuple(fields)
+
+    def retype(value: Any) -> Any:
+        saved, sources = value[1]
+        return value[0], (saved, {rel: (*raw[:-1], damaged(raw[-1])) for rel, raw in sources.items()})
+
+    retyped(built, retype)
+    edit(built / BLUEPRINT, "  description: Reviews", "  description: Now reviews")
+    assert knoc("build", root=built)[0] == 0
+    warm = tree_bytes(built / "build")
+    assert knoc("build", "--no-cache", root=built)[0] == 0
+    assert tree_bytes(built / "build") == warm
 
 
 def test_another_target_does_not_reuse_entries(knoc: Knoc, built: Path) -> None:

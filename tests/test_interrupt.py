@@ -216,6 +216,36 @@ def test_a_worker_killed_mid_build_fails_the_build_at_once(tmp_path: Path) -> No
     assert tree(root / "build") == old and debris(root) == []
 
 
+# Run knoc with each file's compile slowed, saying so from the workers.
+SLOW_WORKERS = """
+import sys, time
+import knoc.incremental.driver as driver
+real = driver._compile
+def slow(job, rel):
+    print("compiling", flush=True)
+    time.sleep(0.02)
+    return real(job, rel)
+driver._compile = slow
+from knoc.cli import main
+sys.argv = ["knoc", *sys.argv[1:]]
+main()
+"""
+
+
+def test_a_ctrl_c_while_the_workers_compile_is_a_quiet_interrupt(tmp_path: Path) -> None:
+    """Ctrl-C with most of the work still queued for the workers: exit 130
+    and one line, not the executor's own traceback about the work it
+    cancelled ("Exception in thread ... CANCELLED")."""
+    root = tmp_path / "repo"
+    generate(root, 700)  # past pool.MIN_ITEMS
+    proc = knoc(root, "build", "--jobs", "2", "--no-cache", script=SLOW_WORKERS)
+    assert proc.stdout is not None and proc.stdout.readline().strip() == "compiling"
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and "Traceback" not in err and "Exception in thread" not in err, err
+    assert not (root / "build").exists() and debris(root) == []
+
+
 def test_workers_die_quietly_with_a_killed_build(tmp_path: Path) -> None:
     """knoc killed (kill -9) while its workers compile: none lives on, none prints."""
 

@@ -14,7 +14,7 @@ from knoc.app.signing import committed_signed_by, key_signer, signed_by, unpinne
 from knoc.config import CONFIG_FILE, Config
 from knoc.diagnostics.progress import Progress, quiet
 from knoc.incremental.driver import Result
-from knoc.io import background, git, lock
+from knoc.io import background, git, lock, swap
 from knoc.io.outputs import Base, Columns, OutputMemo
 from knoc.io.staging import OutputError, Staging
 from knoc.io.stored import Stat
@@ -56,6 +56,7 @@ def _build(config: Config, use_cache: bool, fail_on_warning: bool, stage: bool, 
                            "nothing was written", UNSIGNED_HINT)
     # build/ as it is, scanned meanwhile on another core (and finished by
     # whichever is free, as a check does): what to compare with, what to reuse.
+    swap.recover(config.out_dir)  # what a run killed after its swap left beside build/, even if nothing is written now
     scan = Scan(config, use_cache)
     pending = background.share(scan.pieces())
     seen = functools.cache(lambda: scan.seen(pending()))

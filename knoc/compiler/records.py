@@ -60,15 +60,16 @@ class FileResult(Record):
     def decode(cls, raw: object) -> FileResult | None:
         try:
             diags, decl, valid, private, facts, card, link_key = cls.fields_of(raw)
-            if not link_key:
+            if not (text(link_key) and isinstance(valid, bool) and isinstance(private, bool)):
                 raise ValueError("not a file result")
-            card = row(card) if card else ()
-            if card and not (len(card) == len(Projection._fields) and all(isinstance(b, bytes) for b in card[-2:])):
+            card = None if card is None else row(card)
+            if card is not None and not (len(card) == len(Projection._fields)
+                                         and all(isinstance(b, bytes) for b in card[-2:])):
                 raise ValueError("not a card")  # its packed bytes are handed on as they are (`compiler.results`)
             # The same few types, versions and hosts in every file: held once each.
-            held = (sys.intern(text(row(decl)[0])), sys.intern(text(row(decl)[1]))) if decl else None
-            projection = Projection._make((sys.intern(text(card[0])), *card[1:])) if card else None
-            return cls(diagnostics(diags), held, bool(valid), bool(private), text(facts), projection, text(link_key))
+            held = None if decl is None else _declaration(row(decl))
+            projection = None if card is None else Projection._make((sys.intern(text(card[0])), *card[1:]))
+            return cls(diagnostics(diags), held, valid, private, text(facts), projection, text(link_key))
         except UNREADABLE:
             return None
 
@@ -135,6 +136,11 @@ class Head(NamedTuple):
     private: bool
     facts: str
     link_key: str
+
+
+def _declaration(decl: tuple[Stored, ...]) -> tuple[str, str]:
+    kind, version = decl
+    return sys.intern(text(kind)), sys.intern(text(version))
 
 
 def diagnostics(raw: Stored) -> list[Diagnostic]:

@@ -36,12 +36,13 @@ import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, ClassVar, NoReturn
+from typing import IO, NoReturn
 
 from knoc.io import stored
-from knoc.io.stored import SHA256, CacheDamaged, Stat, StoredFiles
+from knoc.io.cached import Layer, Source
+from knoc.io.stored import CacheDamaged, Stat, StoredFiles
 from knoc.io.stored_value import read_stored, ready, write_stored
-from knoc.rules.records import UNREADABLE, Encoded, Encodes, Record, Stored, number, row, table, text, text_table
+from knoc.rules.records import UNREADABLE, Encoded, Encodes, Stored, number, row, table
 
 __all__ = ["DIR", "Cache", "CacheDamaged", "Layer", "Source", "Stat", "read_stored", "write_stored"]
 
@@ -49,65 +50,6 @@ DIR = ".knoc-cache"
 SHARDS = 64
 FILES = "files"  # the files the layers rendered, by sha256 (`knoc.io.stored`)
 RACY_NS = 2_000_000_000  # mtimes this close to a save are not trusted
-
-
-@dataclass(slots=True)
-class Source(Record):
-    """One source as last compiled: its bytes' sha256, the stat fields that
-    change when the file does (git's index keeps the same), and what the
-    one-file stages found (their own record, encoded; or decoded, so a run
-    that uses it does not hold it twice)."""
-
-    VERSION: ClassVar[int] = 2
-
-    digest: str
-    size: int
-    mtime_ns: int
-    ctime_ns: int
-    inode: int
-    entry: Stored | Encodes
-
-    def encode(self) -> Encoded:
-        # `entry` may be held decoded or elsewhere: encoded as it is saved
-        return self.encoded(entry=self.entry.encode() if isinstance(self.entry, Encodes) else self.entry)
-
-    @classmethod
-    def of(cls, digest: str, st: os.stat_result, entry: Encoded) -> Source:
-        return cls(digest, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, entry)
-
-    def same_stat(self, st: os.stat_result) -> bool:
-        return (self.size == st.st_size and self.mtime_ns == st.st_mtime_ns and self.ctime_ns == st.st_ctime_ns
-                and self.inode == st.st_ino)
-
-
-@dataclass(slots=True)
-class Layer(Record):
-    """What a whole-repo stage found, under the key of its inputs, with the
-    sha256 of each source its findings point into (their line numbers come
-    from there), and the files it rendered, stored as they are: the size,
-    mtime and sha256 of each, by path."""
-
-    VERSION: ClassVar[int] = 1
-
-    key: str
-    pinned: dict[str, str]
-    payload: Stored
-    files: dict[str, Stat] = field(default_factory=dict)
-
-    @classmethod
-    def decode(cls, raw: object) -> Layer | None:
-        try:
-            key, pinned, payload, files = cls.fields_of(raw)
-            return cls(text(key), text_table(pinned), payload, {path: _stat(f) for path, f in table(files).items()})
-        except UNREADABLE:
-            return None
-
-
-def _stat(raw: Stored) -> Stat:
-    size, mtime, name = row(raw)
-    if not SHA256.fullmatch(text(name)):  # a stored name is a sha256, never a path elsewhere
-        raise ValueError("not a stored file")
-    return number(size), number(mtime), text(name)
 
 
 _UNREAD = Layer("", {}, None)  # a layer not read from disk yet (compared by identity)
@@ -173,10 +115,13 @@ class Cache:
         if shard is None:
             shard = {}
             value = None if self.folder is None else self._load(f"sources-{i:02x}.bin")
-            if value is not None:
-                saved, entries = row(value)  # checked by `_load`
+            try:
+                saved, entries = row(value) if value is not None else (0, {})
                 shard = {rel: s for rel, raw in table(entries).items() if (s := Source.decode(raw)) is not None}
                 self._racy.update(rel for rel, v in shard.items() if v.mtime_ns > number(saved) - RACY_NS)
+            except UNREADABLE:  # a shard knoc did not write so: its sources are compiled afresh
+                shard = {}
+                self.dropped = self.dropped or "corrupt (unexpected shape)"
             self._shards[i] = shard
         return shard
 

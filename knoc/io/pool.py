@@ -11,7 +11,6 @@ runs here, in order."""
 from __future__ import annotations
 
 import contextlib
-import functools
 import gc
 import os
 import signal
@@ -66,7 +65,13 @@ def each(work: Callable[[C, T], R], context: C, items: list[T], jobs: int) -> Ge
     executor = ProcessPoolExecutor(min(jobs, cores()), mp_context=multiprocessing.get_context("fork"),
                                    initializer=_worker_start, initargs=(os.getpid(), context))
     try:
-        yield from executor.map(functools.partial(_in_worker, work), items, chunksize=CHUNK)
+        # Submitted by hand, not through `executor.map`: closing map's results
+        # cancels the pending futures, and 3.11's manager thread then fails on
+        # them as it marks the rest broken ("Exception in thread ... CANCELLED"),
+        # a traceback in the user's terminal after a Ctrl-C.
+        chunks = [executor.submit(_in_worker, work, items[i:i + CHUNK]) for i in range(0, len(items), CHUNK)]
+        for chunk in chunks:
+            yield from chunk.result()
     except BrokenProcessPool:
         raise WorkerLost("a worker process died while compiling (killed by the system, out of memory?)") from None
     finally:
@@ -81,7 +86,7 @@ def _stop(executor: ProcessPoolExecutor) -> None:
         process.kill()
     for process in processes:
         process.join()
-    executor.shutdown(wait=True, cancel_futures=True)
+    executor.shutdown(wait=True)  # not cancel_futures: see `each`
 
 
 # In a worker: the context its parent forked it with (`each`). A worker
@@ -102,8 +107,9 @@ def _worker_start(parent: int, context: object) -> None:
     gc.enable()
 
 
-def _in_worker(work: Callable[[C, T], R], item: T) -> R:
-    return work(cast(C, _context), item)  # the context `each` forked this worker with, for this `work`
+def _in_worker(work: Callable[[C, T], R], items: list[T]) -> list[R]:
+    context = cast(C, _context)  # the one `each` forked this worker with, for this `work`
+    return [work(context, item) for item in items]
 
 
 def die_with_parent(parent: int) -> None:
