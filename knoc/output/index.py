@@ -15,7 +15,7 @@ from typing import TypedDict, overload
 
 from knoc.a2a.fields import DEFAULT_TRANSPORT, CardFields
 from knoc.io.files import read_bytes
-from knoc.kinds.agent import Agent, Card
+from knoc.kinds.agent import Agent, Card, Cards
 from knoc.kinds.domain import Repo
 from knoc.output.canonical import joined_pieces
 from knoc.rules import jsontext
@@ -112,13 +112,23 @@ def build_catalog(repo: Repo, cards: Sequence[Card], card_file: str) -> dict[str
     return {"agents": CatalogEntries(repo, cards, card_file)}  # walked as it is written (canonical.dumps)
 
 
+def _rows(cards: Sequence[Card], rows: list[int]) -> Sequence[Card]:
+    """These rows of `cards`, looked up as they are read when `cards` is."""
+    if isinstance(cards, Cards):
+        return Cards([cards.published[i] for i in rows], cards.cards)
+    return [cards[i] for i in rows]
+
+
 class CatalogEntries(Sequence[CatalogEntry]):
     """The catalog's entries, in the cards' order (slug order), made anew
     each time they are walked: the catalog page walks them without holding
     100,000 dicts (nor, with lazy `cards`, their projections)."""
 
-    def __init__(self, repo: Repo, cards: Sequence[Card], card_file: str) -> None:
+    def __init__(self, repo: Repo, cards: Sequence[Card], card_file: str,
+                 agents: tuple[dict[str, Agent], set[str]] | None = None) -> None:
         self._repo, self._card_file, self._cards = repo, card_file, cards
+        if agents is not None:  # the whole catalog's, shared by each host's part of it
+            self.__dict__["_agents"] = agents
 
     def __len__(self) -> int:
         return len(self._cards)
@@ -140,10 +150,11 @@ class CatalogEntries(Sequence[CatalogEntry]):
     def by_host(self) -> dict[str, CatalogEntries]:
         """The entries of the cards on each host, in the same order (one
         walk over the cards)."""
-        hosts: dict[str, list[Card]] = {}
-        for c in self._cards:
-            hosts.setdefault(c.projection.host, []).append(c)
-        return {h: CatalogEntries(self._repo, cards, self._card_file) for h, cards in sorted(hosts.items())}
+        rows: dict[str, list[int]] = {}  # not the cards: a hundred thousand of them held would be 150 MB
+        for i, c in enumerate(self._cards):
+            rows.setdefault(c.projection.host, []).append(i)
+        return {h: CatalogEntries(self._repo, _rows(self._cards, its), self._card_file, self._agents)
+                for h, its in sorted(rows.items())}
 
     def with_skills(self) -> Iterator[tuple[CatalogEntry, tuple[str, ...]]]:
         """Each entry and its card's skill names (for the catalog page)."""
