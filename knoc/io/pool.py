@@ -70,8 +70,9 @@ def each(work: Callable[[C, T], R], context: C, items: list[T], jobs: int) -> Ge
         # them as it marks the rest broken ("Exception in thread ... CANCELLED"),
         # a traceback in the user's terminal after a Ctrl-C.
         chunks = [executor.submit(_in_worker, work, items[i:i + CHUNK]) for i in range(0, len(items), CHUNK)]
-        for chunk in chunks:
-            yield from chunk.result()
+        chunks.reverse()
+        while chunks:  # each chunk's results let go once handed on, as map does
+            yield from chunks.pop().result()
     except BrokenProcessPool:
         raise WorkerLost("a worker process died while compiling (killed by the system, out of memory?)") from None
     finally:
