@@ -1,7 +1,7 @@
 """Benchmark: knoc next to the floor and check-jsonschema, in one run.
 
     python bench/run.py [--sizes 1000 10000 100000] [--repeat 3] [--repeat-large 3]
-                        [--only build|chains] [--chain-sizes 1000 10000]
+                        [--only build|chains|editor] [--chain-sizes 1000 10000] [--editor-size 10000]
 
 For each size it generates a repo (bench/gen_repo.py) and measures, each in
 a fresh process (bench/measure.py: wall time, CPU time of the whole process
@@ -42,6 +42,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from editor import editor_table
 from gen_chain import write_chain
 from gen_repo import generate
 
@@ -257,14 +258,17 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--repeat-large", type=int, default=3,
                     help=f"Runs at {LARGE:,} agents and more (check-jsonschema's: one).")
-    ap.add_argument("--only", choices=("build", "chains"), help="Run one of the two tables.")
+    ap.add_argument("--editor-size", type=int, default=10_000)
+    ap.add_argument("--only", choices=("build", "chains", "editor"), help="Run one of the three tables.")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="knoc-bench-code-") as code:
         measure_a_copy(Path(code))
-        if args.only != "chains":
+        if args.only in (None, "build"):
             build_table(args.sizes, args.repeat, args.repeat_large)
-        if args.only != "build":
+        if args.only in (None, "chains"):
             chain_table(args.chain_sizes, args.repeat)
+        if args.only in (None, "editor"):
+            editor_table(args.editor_size, 10, ENV)  # bench/editor.py: how soon `knoc lsp` shows an edit
 
 
 def measure_a_copy(into: Path) -> None:

@@ -1,7 +1,10 @@
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 import shutil
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -93,3 +96,33 @@ def signing_key(tmp_path_factory: pytest.TempPathFactory) -> Path:
     key = tmp_path_factory.mktemp("key") / "k.pem"
     assert CliRunner().invoke(main, ["keys", "new", str(key)]).exit_code == 0
     return key
+
+
+# Clients and tools the tests install (the SDKs of the client matrix, yaml-language-server), once per machine.
+CACHE = Path(os.environ.get("KNOC_INTEROP_CACHE", Path.home() / ".cache" / "knoc-interop"))
+INSTALL_TIMEOUT = 900
+
+
+def installed_once(folder: Path, install: list[list[str]]) -> Path:
+    """Run `install` into `folder` once; a folder without its .ready mark is rebuilt."""
+    if (folder / ".ready").is_file():
+        return folder
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    for command in install:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=INSTALL_TIMEOUT)
+        if done.returncode != 0:
+            pytest.fail(f"cannot install a client the tests need ({' '.join(command)}):\n{done.stdout[-3000:]}"
+                        f"\n{done.stderr[-3000:]}")
+    (folder / ".ready").write_text("ok\n")
+    return folder
+
+
+def npm_installed(package: str) -> Path:
+    """The folder whose node_modules holds `package` (name@version), installed once."""
+    npm = shutil.which("npm")
+    if npm is None or shutil.which("node") is None:
+        pytest.fail(f"{package} needs node and npm on the PATH")
+    folder = CACHE / f"js-{hashlib.sha256(package.encode()).hexdigest()[:12]}"
+    return installed_once(folder, [[npm, "install", "--prefix", str(folder), "--no-audit", "--no-fund", "--silent",
+                                    package]])

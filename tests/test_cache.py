@@ -15,10 +15,12 @@ from typing import Any
 
 import pytest
 
+from knoc.io import held
 from knoc.io.cache import DIR, Cache
 from knoc.io.stored import SHA256
 from knoc.io.stored_value import MAGIC, read_stored, write_stored
 from knoc.rules.records import Digests
+from tests.conftest import tree
 
 BLUEPRINT = "content/agent-blueprints/schema-steward.kno"
 Knoc = Callable[..., Any]
@@ -65,6 +67,20 @@ def test_the_large_joined_files_are_kept_by_the_cache_not_held(knoc: Knoc, built
     files = sorted(p.relative_to(built / "build") for p in (built / "build").rglob("*") if p.is_file())
     assert files == sorted(p.relative_to(other / "build") for p in (other / "build").rglob("*") if p.is_file())
     assert all((built / "build" / f).read_bytes() == (other / "build" / f).read_bytes() for f in files)
+
+
+def test_results_held_in_the_scratch_file_give_the_bytes_of_results_held_in_memory(
+        knoc: Knoc, repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With a cache, each file's result goes to a scratch file and is read
+    back when a stage asks for it (without one, it is held in memory): the
+    same build either way, however the results fall across the writes."""
+    monkeypatch.setattr(held, "_FLUSH", 700)  # a write every result or two, each read back from the file
+    other = tmp_path / "uncached"
+    shutil.copytree(repo, other, ignore=shutil.ignore_patterns(DIR, "build"))
+    assert knoc("build", root=repo)[0] == 0
+    assert knoc("build", "--no-cache", root=other)[0] == 0
+    assert tree(repo / "build") == tree(other / "build")
+    assert knoc("check", root=repo)[0] == 0
 
 
 def test_a_build_leaves_no_scratch_or_half_stored_file_behind(built: Path) -> None:

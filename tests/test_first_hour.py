@@ -31,8 +31,10 @@ def test_init_starts_a_repo_that_builds_a_valid_card(tmp_path: Path, knoc: Knoc)
     code, _, err = run("init", str(folder))
     assert code == 0, err
     assert {p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()
-            and ".knoc-cache" not in p.parts} == {
-        "knoc.toml", ".gitignore", "content/perception-domains/greetings.kno", "content/agent-blueprints/hello-agent.kno"}
+            and ".knoc-cache" not in p.parts and "schemas" not in p.parts} == {
+        "knoc.toml", ".gitignore", "content/perception-domains/greetings.kno", "content/agent-blueprints/hello-agent.kno",
+        ".vscode/settings.json", ".vscode/extensions.json"}
+    assert (folder / "schemas/agent-blueprint@0.4.0.schema.json").is_file()  # the editors' (tests/test_schemas_export.py)
     assert ".knoc-cache/" in (folder / ".gitignore").read_text(encoding="utf-8")
     assert "knoc build" in err and "knoc new agent" in err
     code, _, err = knoc("build", root=folder)

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -35,10 +34,9 @@ from urllib.parse import urljoin
 
 import pytest
 
-from tests.conftest import EXAMPLE_PARTS, ROOT
+from tests.conftest import CACHE, EXAMPLE_PARTS, ROOT, installed_once, npm_installed
 from tests.test_serve import serving
 
-CACHE = Path(os.environ.get("KNOC_INTEROP_CACHE", Path.home() / ".cache" / "knoc-interop"))
 SCRIPTS = Path(__file__).parent / "interop"
 PYTHON_CLIENTS = {
     "a2a-sdk-1.3": ["a2a-sdk[fastapi,grpc]==1.3.0", "uvicorn==0.38.0"],
@@ -47,22 +45,6 @@ PYTHON_CLIENTS = {
 }
 JS_SDK = "@a2a-js/sdk@1.3.0"
 TARGETS = ("1.0", "0.3", "compat")
-INSTALL_TIMEOUT = 900
-
-
-def _ready(folder: Path, install: list[list[str]]) -> Path:
-    """Run `install` into `folder` once; a folder without its .ready mark is rebuilt."""
-    if (folder / ".ready").is_file():
-        return folder
-    shutil.rmtree(folder, ignore_errors=True)
-    folder.mkdir(parents=True)
-    for command in install:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=INSTALL_TIMEOUT)
-        if done.returncode != 0:
-            pytest.fail(f"cannot install an interop client ({' '.join(command)}):\n{done.stdout[-3000:]}"
-                        f"\n{done.stderr[-3000:]}")
-    (folder / ".ready").write_text("ok\n")
-    return folder
 
 
 def python_client(name: str) -> Path:
@@ -70,17 +52,13 @@ def python_client(name: str) -> Path:
     key = hashlib.sha256("\n".join([sys.version, *requirements]).encode()).hexdigest()[:12]
     folder = CACHE / f"{name}-{key}"
     python = folder / "bin" / "python"
-    _ready(folder, [[sys.executable, "-m", "venv", "--clear", str(folder)],
+    installed_once(folder, [[sys.executable, "-m", "venv", "--clear", str(folder)],
                     [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check", *requirements]])
     return python
 
 
 def js_client(name: str = "client_js.mjs") -> Path:
-    node, npm = shutil.which("node"), shutil.which("npm")
-    if node is None or npm is None:
-        pytest.fail("the JS SDK's client needs node and npm on the PATH")
-    folder = CACHE / f"js-{hashlib.sha256(JS_SDK.encode()).hexdigest()[:12]}"
-    _ready(folder, [[npm, "install", "--prefix", str(folder), "--no-audit", "--no-fund", "--silent", JS_SDK]])
+    folder = npm_installed(JS_SDK)
     script = folder / name  # beside node_modules, where node resolves the SDK
     shutil.copyfile(SCRIPTS / name, script)
     return script

@@ -11,8 +11,10 @@ from knoc.app.common import compile_cached, exists_message, only
 from knoc.app.outcome import Outcome, UsageError
 from knoc.config import CONFIG_FILE, Config, load_config
 from knoc.features import authoring as author
+from knoc.features import schemas
 from knoc.features.importing.imported import publishable
 from knoc.features.migrate import BLUEPRINTS
+from knoc.incremental.driver import spec_set
 from knoc.io import files, writing
 from knoc.kinds.domain import COLLECTION
 from knoc.kinds.spec import BUILTIN_SPECS
@@ -77,13 +79,35 @@ def init(folder: Path, url: str | None = None) -> Outcome:
     if not ignored:
         writing.append_in(folder, ".gitignore", IGNORE)
     config = load_config(folder.resolve())
+    editor, kept = _editor_files(config)
     outcome = only(compile_cached(config, True), set(wanted) - {CONFIG_FILE}, "knoc init", "nothing else written")
-    outcome.notes = [f"wrote {folder / rel}" for rel in [*wanted, *([] if ignored else [".gitignore"])]]
+    settings = [rel for rel in editor if rel.startswith(".vscode/")]
+    outcome.notes = [f"wrote {folder / rel}" for rel in [*wanted, *([] if ignored else [".gitignore"]), *settings]]
+    if len(settings) < len(editor):
+        outcome.notes.append(f"wrote {folder / schemas.FOLDER}/ (each entity type's JSON Schema, for editors)")
+    outcome.notes += [f"left {folder / rel} as it was (the editors guide has knoc's settings)" for rel in kept]
     outcome.notes += ["next:", *([] if folder == Path(".") else [f"  cd {folder}"]),
                       "  knoc build                # cards into build/",
                       "  knoc new agent my-agent   # a second agent (private until you publish it)",
                       "  knoc serve --watch        # see the catalog and cards on http://127.0.0.1:8000/"]
     return outcome
+
+
+def _editor_files(config: Config) -> tuple[list[str], list[str]]:
+    """The editors' schemas (`knoc schemas`) and VS Code's settings for
+    them, each written unless a file is there already: what was written,
+    and what was left as it was."""
+    specs, _ = spec_set(config)
+    wanted = {f"{schemas.FOLDER}/{name}": data for name, data in schemas.export(specs).items()}
+    wanted |= schemas.vscode_files(specs, schemas.FOLDER, config.content)
+    written, left = [], []
+    for rel, data in wanted.items():
+        try:
+            writing.write_in(config.root, rel, data)
+            written.append(rel)
+        except files.Exists:
+            left.append(rel)
+    return written, left
 
 
 def vendor_specs(config: Config, force: bool) -> Outcome:

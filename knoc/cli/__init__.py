@@ -72,16 +72,18 @@ def _register() -> None:
         import_,
         init,
         keys,
+        lsp,
         migrate,
         new,
+        schemas,
         serve,
         specs,
         validate,
         verify,
     )
 
-    for module in (init, build, serve, check, validate, diff, discover, verify, keys, new, id, specs, import_, migrate,
-                   clean, explain):
+    for module in (init, build, serve, check, validate, diff, discover, verify, keys, new, id, specs, schemas, import_,
+                   migrate, clean, lsp, explain):
         main.add_command(module.command)
 
 

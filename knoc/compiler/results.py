@@ -3,11 +3,12 @@ renderer read them.
 
 Decoded, the results of 100,000 agents (each a card's strings, tuples and
 packed bytes, as Python objects) would hold several hundred MiB. So each is
-held encoded, in a store the engine chooses (`knoc.io.held.Held`: one
-buffer, the card's written bytes in a scratch file, which only the writing
-and the catalogs read): a record is decoded when a stage asks for it, and
-dropped once that stage is done with it. The findings, which every run
-reports, are held decoded."""
+held encoded, in a store the engine chooses (`knoc.io.held.Held`: with a
+cache, a scratch file, each record read back when asked for; the card's
+written bytes, which only the writing and the catalogs read, apart from
+the rest): a record is decoded when a stage asks for it, and dropped once
+that stage is done with it. The findings, which every run reports, are
+held decoded."""
 
 from __future__ import annotations
 
@@ -43,17 +44,26 @@ class FileResults:
     def __init__(self, store: Store) -> None:
         self._store = store
         self._found: dict[str, list[Diagnostic]] = {}
-        self.carded: list[str] = []  # the sources with a card, in the order added
+        self._carded: dict[str, None] = {}  # the sources with a card, in the order added
         self.cards = Projections(store, _CARD)
 
+    @property
+    def carded(self) -> list[str]:
+        return list(self._carded)
+
     def add(self, rel: str, entry: Encoded) -> list[Diagnostic]:
-        """Hold an encoded FileResult (checked by whoever made it); its findings."""
+        """Hold an encoded FileResult (checked by whoever made it), in place
+        of any `rel` had (a file edited: `knoc.incremental.live`); its findings."""
         self._store.put(rel, entry)
         if entry[_CARD]:
-            self.carded.append(rel)
+            self._carded[rel] = None
+        else:
+            self._carded.pop(rel, None)
         found = diagnostics(entry[_DIAGS])
         if found:
             self._found[rel] = found
+        else:
+            self._found.pop(rel, None)
         return found
 
     def add_result(self, rel: str, result: FileResult) -> None:

@@ -105,22 +105,8 @@ def compile_repo(config: Config, use_cache: bool = False, progress: Progress = q
 def _compile_repo(config: Config, use_cache: bool, progress: Progress, signer: CardSigner | None,
                   early: Early | None, lazy: bool, keep: bool) -> Result:
     report, layout = Report(), config.layout
-    spec_paths, content_paths, refused = source_list.sources(config.root, config.specs, config.content, use_cache)
-    report.extend(diag("KNO-IO-REFUSED", f"knoc does not read this: {why}", file=shown) for shown, why in refused)
-    specs_too = source_list.shared(spec_paths, content_paths)  # specs/ inside content/: a spec is not content too
-    if specs_too:
-        content_paths = [p for p in content_paths if p not in specs_too]
-    paths = source_list.merged(spec_paths, content_paths)
-    spec_sources, loaded, specs = _specs(config, spec_paths, report)
-    cache = (Cache.open(config.root, salt(__version__, config.a2a, repr(config.primary), config.catalog_url,
-                                          *(f"{s.rel}\0{s.digest}" for s in spec_sources)))
-             if use_cache else Cache.off())
-
-    # Specs are read and checked every time; content goes through the cache.
-    results = FileResults(Held(cache.scratch(), FileResults.TAIL))
-    for s in spec_sources:
-        results.add_result(s.rel, one_file(s, loaded[s.rel], specs, config.a2a, layout))
-        report.extend(results.found(s.rel))
+    spec_paths, content_paths, paths = _listed(config, use_cache, report)
+    spec_sources, specs, cache, results = _spec_stage(config, spec_paths, use_cache, report, scratch=True)
     spec_inputs = _inputs(spec_sources, results)
     if use_cache and signer is None:
         patched = warm.patch(config, content_paths, specs, spec_inputs, cache, config.host, lazy, keep)
@@ -147,6 +133,62 @@ def _compile_repo(config: Config, use_cache: bool, progress: Progress, signer: C
             result.base = warm.remember(cache, link_key, config.host, content_paths, results, cards, tree,
                                         result.digests, inputs)
     return result
+
+
+@dataclass
+class Files:
+    """The one-file stages' results of every source of a repo, held in
+    memory (`compile_files`): what a language server keeps, and updates a
+    file at a time."""
+
+    config: Config
+    specs: SpecSet
+    sources: dict[str, SourceFile]  # every source compiled, specs and content, by path
+    results: FileResults
+    report: Report  # what the listing and the specs found
+
+
+def compile_files(config: Config, use_cache: bool = True) -> Files:
+    """The one-file stages over the whole repo (through the cache, when
+    `use_cache`: kept results are reused, new ones are not kept)."""
+    report = Report()
+    spec_paths, content_paths, _ = _listed(config, use_cache, report)
+    spec_sources, specs, cache, results = _spec_stage(config, spec_paths, use_cache, report, scratch=False)
+    content, _ = _each_file(config, content_paths, specs, cache, results, report, quiet, None)
+    return Files(config, specs, {s.rel: s for s in sorted(spec_sources + content, key=lambda s: s.rel)}, results,
+                 report)
+
+
+def link_files(files: Files) -> LinkResult:
+    """The link stage's findings over `files`, as a build without a cache
+    finds them (the catalogs are not joined: where they go is all it checks)."""
+    sources = list(files.sources.values())
+    return _link(sources, files.results, files.specs, Cache.off(), files.config, files.config.layout, join=False)[0]
+
+
+def _listed(config: Config, use_cache: bool, report: Report) -> tuple[list[str], list[str], list[str]]:
+    """The repo's spec and content paths, and both in one sorted list."""
+    spec_paths, content_paths, refused = source_list.sources(config.root, config.specs, config.content, use_cache)
+    report.extend(diag("KNO-IO-REFUSED", f"knoc does not read this: {why}", file=shown) for shown, why in refused)
+    specs_too = source_list.shared(spec_paths, content_paths)  # specs/ inside content/: a spec is not content too
+    if specs_too:
+        content_paths = [p for p in content_paths if p not in specs_too]
+    return spec_paths, content_paths, source_list.merged(spec_paths, content_paths)
+
+
+def _spec_stage(config: Config, spec_paths: list[str], use_cache: bool, report: Report, scratch: bool
+                ) -> tuple[list[SourceFile], SpecSet, Cache, FileResults]:
+    """The specs, read and checked every time (content goes through the
+    cache), the cache salted with them, and the results they begin."""
+    spec_sources, loaded, specs = _specs(config, spec_paths, report)
+    cache = (Cache.open(config.root, salt(__version__, config.a2a, repr(config.primary), config.catalog_url,
+                                          *(f"{s.rel}\0{s.digest}" for s in spec_sources)))
+             if use_cache else Cache.off())
+    results = FileResults(Held(cache.scratch() if scratch else None, FileResults.TAIL))
+    for s in spec_sources:
+        results.add_result(s.rel, one_file(s, loaded[s.rel], specs, config.a2a, config.layout))
+        report.extend(results.found(s.rel))
+    return spec_sources, specs, cache, results
 
 
 def _inputs(sources: list[SourceFile], results: FileResults) -> list[Input]:
@@ -236,7 +278,7 @@ def _compile(job: _Job, rel: str) -> tuple[tuple[str, Encoded] | Diagnostic, boo
 
 
 def _link(sources: list[SourceFile], results: FileResults, specs: SpecSet, cache: Cache,
-          config: Config, layout: Layout) -> tuple[LinkResult, str]:
+          config: Config, layout: Layout, join: bool = True) -> tuple[LinkResult, str]:
     """The link stage's findings, reused when no link key changed and no file
     its findings point into changed; and the key they are kept under."""
     digests = {s.rel: s.digest for s in sources}
@@ -247,7 +289,7 @@ def _link(sources: list[SourceFile], results: FileResults, specs: SpecSet, cache
         try:
             linked = link_repo(sources, results, specs, config.a2a, layout, dict(config.primary))
             files, wanted = render_linked(linked.repo, linked.cards, linked.roots, linked.typed, cache,
-                                          config.catalog_url or None)
+                                          config.catalog_url or None, join)
             link = LinkResult(linked.diags + placed(linked, wanted), linked.agents, linked.published, files.files,
                               files.digests, linked.roots, linked.untwinned)
         except Exception as exc:  # a bug: reported, never cached

@@ -1,8 +1,12 @@
-"""Values held compact: each marshalled, end to end in one buffer, and the
-large byte strings that go with it (those a run reads once or twice, late)
-in a scratch file rather than in memory. A hundred thousand small records
-cost their bytes: not Python's overhead for each string and tuple in them,
-nor a hundred thousand small blocks for the allocator to fragment."""
+"""Values held compact: each marshalled, end to end, and with a scratch
+file, out of memory: written to it a megabyte at a time, each value read
+back (one pread) when asked for. A hundred thousand small records cost
+their bytes, and those bytes are the kernel's to keep or drop (the page
+cache), not the process's: not Python's overhead for each string and
+tuple in them, nor a hundred thousand small blocks for the allocator to
+fragment. The large byte strings that go with a value (those a run reads
+once or twice, late) are held apart from it, so that reading the value
+does not read them."""
 
 from __future__ import annotations
 
@@ -14,21 +18,28 @@ from knoc.io.stored import CacheDamaged
 from knoc.io.stored_value import dumps, loads
 from knoc.rules.records import Encoded, Encodes, Stored
 
+_FLUSH = 1 << 20  # bytes gathered before they go to the scratch file
+_WINDOW = 1 << 16  # bytes read from it at once
+
 
 class Held:
-    """Values by key. `scratch`: where the pieces go (None: held too).
+    """Values by key. `scratch`: where they go (None: held in memory).
     `tail`: where in a value its pieces are, (i, j): `value[i][j:]`, a
-    tuple of bytes, is held out of memory; `value[i]` may be empty."""
+    tuple of bytes, is held apart from it; `value[i]` may be empty."""
 
     def __init__(self, scratch: IO[bytes] | None = None, tail: tuple[int, int] = (0, 0)) -> None:
+        # Everything held, end to end: its first `_flushed` bytes are in the
+        # scratch file, the rest in `_buffer` (all of it, without a file).
         self._buffer = bytearray()
-        self._ends = array("Q")  # where each value ends in the buffer
+        self._flushed = 0
+        self._starts, self._ends = array("Q"), array("Q")  # where each value starts and ends
         self._index: dict[str, int] = {}  # key -> its value's number
-        self._scratch, self._end = scratch, 0
+        self._scratch = scratch
+        self._window: tuple[int, bytes] = (0, b"")  # the bytes last read from the file, and where they start
         self._tail = tail
 
     def put(self, key: str, value: Encoded) -> None:
-        """Hold `value` (what marshal carries), the bytes at its tail out of memory."""
+        """Hold `value` (what marshal carries), the bytes at its tail apart."""
         i, j = self._tail
         inner = value[i]
         if isinstance(inner, tuple) and inner:
@@ -37,23 +48,32 @@ class Held:
             self._put(key, value, ())
 
     def _put(self, key: str, value: Encoded, pieces: tuple[bytes, ...]) -> None:
-        where: tuple[int, ...] | tuple[bytes, ...] = pieces
-        if self._scratch is not None and pieces:
-            where = (self._end, *map(len, pieces))
-            self._write(b"".join(pieces))
-        self._buffer += dumps((value, where))
-        self._index[key] = len(self._ends)  # a key held again: its new value
-        self._ends.append(len(self._buffer))
+        # The value, then its pieces: one read brings both.
+        number = len(self._ends)
+        self._starts.append(self._size)
+        self._buffer += dumps((value, tuple(map(len, pieces))))
+        self._ends.append(self._size)
+        for piece in pieces:
+            self._buffer += piece
+        self._index[key] = number  # a key held again: its new value, once whole (a reader may be on another thread)
+        if self._scratch is not None and len(self._buffer) >= _FLUSH:
+            self._flush()
 
-    def _load(self, key: str) -> tuple[Encoded, Encoded]:
+    @property
+    def _size(self) -> int:
+        return self._flushed + len(self._buffer)
+
+    def _load(self, key: str) -> tuple[Encoded, Encoded, int]:
+        """The value, its pieces' sizes, and where they start."""
         i = self._index[key]
-        loaded = loads(self._buffer[self._ends[i - 1] if i else 0:self._ends[i]])
+        start, end = self._starts[i], self._ends[i]
+        loaded = loads(self._read(start, end - start, key))
         if not (isinstance(loaded, tuple) and len(loaded) == 2):
             raise TypeError("not what `_put` held")
-        value, where = loaded
-        if not (isinstance(value, tuple) and isinstance(where, tuple)):
+        value, sizes = loaded
+        if not (isinstance(value, tuple) and isinstance(sizes, tuple)):
             raise TypeError("not what `_put` held")
-        return value, where
+        return value, sizes, end
 
     def value(self, key: str) -> Encoded:
         """The value, without its pieces."""
@@ -61,16 +81,11 @@ class Held:
 
     def get(self, key: str) -> tuple[Encoded, tuple[bytes, ...]]:
         """The value and its pieces."""
-        value, where = self._load(key)
-        if not where:
+        value, held, at = self._load(key)
+        if not held:
             return value, ()
-        if isinstance(where[0], bytes):  # held here (`_put` held only bytes so)
-            return value, tuple(map(_bytes, where))
-        assert self._scratch is not None
-        at, *sizes = (_number(n) for n in where)
-        data = os.pread(self._scratch.fileno(), sum(sizes), at)
-        if len(data) != sum(sizes):  # the scratch file has no name: only a process of ours could touch it
-            raise CacheDamaged(f"the cache's scratch file lost what it held for {key}")
+        sizes = [_number(n) for n in held]
+        data = self._read(at, sum(sizes), key)
         out, start = [], 0
         for size in sizes:
             out.append(data[start:start + size])
@@ -95,12 +110,31 @@ class Held:
         """A stand-in for the value as put, for a record that stores it (`Encodes`)."""
         return _Ref(self, key)
 
-    def _write(self, data: bytes) -> None:
+    def _read(self, at: int, size: int, key: str) -> bytes:
+        """The `size` bytes held at `at` (the value or pieces of `key`)."""
+        if at >= self._flushed:
+            return bytes(self._buffer[at - self._flushed:at - self._flushed + size])
+        start, window = self._window
+        if not start <= at <= at + size <= start + len(window):
+            # The stages read the results mostly in the order they were held:
+            # one read of the file brings the next few dozen with this one.
+            assert self._scratch is not None
+            want = min(max(size, _WINDOW), self._flushed - at)
+            window = os.pread(self._scratch.fileno(), want, at)
+            if len(window) < size:  # the scratch file has no name: only a process of ours could touch it
+                raise CacheDamaged(f"the cache's scratch file lost what it held for {key}")
+            start, self._window = at, (at, window)
+        return window[at - start:at - start + size]
+
+    def _flush(self) -> None:
+        """What `_buffer` gathered, to the end of the scratch file."""
         assert self._scratch is not None
-        view = memoryview(data)
+        view = memoryview(self._buffer)
         while view:
-            done = os.pwrite(self._scratch.fileno(), view, self._end)
-            view, self._end = view[done:], self._end + done
+            done = os.pwrite(self._scratch.fileno(), view, self._flushed)
+            view, self._flushed = view[done:], self._flushed + done
+        view.release()
+        self._buffer = bytearray()
 
 
 class _Ref(Encodes):

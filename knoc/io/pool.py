@@ -10,6 +10,7 @@ runs here, in order."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import gc
 import os
@@ -213,3 +214,17 @@ class Threads:
             raise
         if self._failed:
             raise self._failed[0]
+
+
+class Serial:
+    """Calls run one after another on a thread of their own, each awaited
+    from the event loop that asked for it (`knoc lsp` compiles there, and
+    answers the editor meanwhile)."""
+
+    def __init__(self, name: str) -> None:
+        from concurrent.futures import ThreadPoolExecutor
+
+        self._executor = ThreadPoolExecutor(1, thread_name_prefix=name)
+
+    def run(self, call: Callable[..., R], *args: object) -> asyncio.Future[R]:
+        return asyncio.get_running_loop().run_in_executor(self._executor, call, *args)

@@ -155,14 +155,23 @@ class Joined:
         self.add({path: b"".join(pieces())})
 
 
+class _Unjoined(Joined):
+    """Where a file made a piece at a time is not made (`render_linked`'s `join=False`)."""
+
+    def add_pieces(self, path: str, pieces: Callable[[], Iterable[bytes]]) -> None:
+        pass
+
+
 def render_linked(repo: Repo, cards: Sequence[Card], roots: dict[str, str], typed: list[Typed],
-                  spill: Spill | None = None, everywhere: str | None = None) -> tuple[Joined, dict[str, list[str]]]:
+                  spill: Spill | None = None, everywhere: str | None = None, join: bool = True
+                  ) -> tuple[Joined, dict[str, list[str]]]:
     """The files that read the whole repo: the runtime index, the catalog and
     extension pages, the static hosts' `_headers`. The link stage renders
     them, so the cache keeps them with its findings. Also who wants each
     path: a source, or knoc itself. `everywhere`: where the all-hosts
-    catalog is published (knoc.toml's `catalog_url`)."""
-    out = Joined({}, spill)
+    catalog is published (knoc.toml's `catalog_url`). Without `join`, the
+    large files (the catalogs) are left out: only where they go is asked."""
+    out = Joined({}, spill) if join else _Unjoined({})
     domains = build_domains(repo, cards)
     out.add({DOMAINS: dumps(domains)})
     out.add_pieces(CATALOG, lambda: dump_pieces(build_catalog(repo, cards, CARD_FILE)))

@@ -1,0 +1,254 @@
+"""Completion, hover, definitions, symbols and quick fixes for one `.kno`
+buffer of a repo kept compiled in memory (`LiveRepo`)."""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from knoc.diagnostics import Diagnostic
+from knoc.features import schemas
+from knoc.features.editor import cursor
+from knoc.features.editor.schema_walk import Schema
+from knoc.incremental.live import Entry, LiveRepo
+from knoc.kinds.domain import COLLECTION
+from knoc.rules import ulid
+from knoc.yaml.yaml12 import compose, load_value
+
+_DECLARED = re.compile(r"^\$schema:\s*[\"']?([a-z0-9-]+@\d+\.\d+\.\d+)", re.MULTILINE)
+_ONE_FIX = ("KNO-ID-DUPLICATE", "KNO-RESOLVE-DOMAIN")  # the findings with one obvious fix
+
+
+@dataclass(frozen=True)
+class Place:
+    """A position in a file of the repo (0-based line and character)."""
+
+    rel: str
+    line: int
+    character: int = 0
+
+
+@dataclass(frozen=True)
+class Completion:
+    label: str
+    kind: str  # "field", "value", "reference"
+    detail: str = ""
+    documentation: str = ""
+    insert: str | None = None
+
+
+@dataclass(frozen=True)
+class Symbol:
+    name: str
+    kind: str  # "object", "array", "field"
+    line: int
+    character: int
+    end_line: int
+    end_character: int
+    children: tuple[Symbol, ...] = ()
+
+
+@dataclass(frozen=True)
+class Fix:
+    title: str
+    line: int
+    start: int
+    end: int
+    text: str
+    diagnostic: Diagnostic
+
+
+class Assistant:
+    def __init__(self, repo: LiveRepo) -> None:
+        self.repo = repo
+        self._schemas: dict[str, Schema] = {}
+        self._specs_seen: object = None
+
+    def schema_of(self, text: str) -> Schema | None:
+        """The schema of the entity type the buffer declares."""
+        if self._specs_seen is not self.repo.specs:  # the specs were compiled again
+            self._schemas, self._specs_seen = {}, self.repo.specs
+        found = _DECLARED.search(text)
+        spec = self.repo.specs.by_declaration.get(found.group(1)) if found else None
+        if found is None or spec is None:
+            return None
+        decl = found.group(1)
+        if decl not in self._schemas:
+            self._schemas[decl] = Schema(schemas.bundle(decl, spec, self.repo.specs))
+        return self._schemas[decl]
+
+    def complete(self, text: str, line: int, character: int) -> list[Completion]:
+        at = cursor.at(text, line, character)
+        schema = self.schema_of(text)
+        if at.mode == "value" or (at.mode == "item" and not (schema and schema.is_object(at.path))):
+            return self._values(at, schema)
+        if at.key is None and at.path == () and schema is None:
+            decls = sorted(self.repo.specs.by_declaration)
+            return [Completion("$schema", "field", "the entity's type@version", insert=f"$schema: {decls[0]}")]
+        if schema is None:
+            return []
+        present = _keys_beside(text, line)
+        return [Completion(name, "field", str(sub.get("type", "")), str(sub.get("description", "")), f"{name}: ")
+                for name, sub in schema.fields(at.path).items() if name not in present]
+
+    def _values(self, at: cursor.Cursor, schema: Schema | None) -> list[Completion]:
+        path = at.path
+        if at.key == "$schema" and path == ("$schema",):
+            return [Completion(d, "value") for d in sorted(self.repo.specs.by_declaration)]
+        if _is_domains(path):
+            return [Completion(e.slug, "reference", "perception domain", self._summary(e))
+                    for e in self._in(COLLECTION)]
+        if at.key == "xri" or at.prefix.startswith("kno://"):
+            return [Completion(f"kno://{e.collection}/{e.slug}", "reference", e.type) for e in self._sorted()]
+        if at.key == "uri" and "extensions" in path:
+            return [Completion(e.uri, "reference", "extension", self._summary(e))
+                    for e in self._sorted() if e.uri]
+        if schema is None:
+            return []
+        return [Completion(json.dumps(v) if not isinstance(v, str) else v, "value") for v in schema.values(path)]
+
+    def hover(self, text: str, line: int, character: int) -> str | None:
+        target = self._target(text, line, character)
+        if target is not None:
+            return self._summary(target, full=True)
+        key = cursor.key_at(text, line, character)
+        schema = self.schema_of(text)
+        if key is None or schema is None:
+            return None
+        path, name = key
+        about = schema.description((*path, name))
+        return f"**{name}**: {about}" if about else None
+
+    def definition(self, text: str, line: int, character: int) -> Place | None:
+        target = self._target(text, line, character)
+        if target is None:
+            return None
+        body = self.repo.text(target.rel) or ""
+        found = re.search(r"^slug:", body, re.MULTILINE) if target.type != "extension" else re.search(
+            r"^uri:", body, re.MULTILINE)
+        return Place(target.rel, body.count("\n", 0, found.start()) if found else 0)
+
+    def symbols(self, text: str) -> list[Symbol]:
+        try:
+            root = compose(text)
+        except Exception:  # a buffer being typed: no outline until it parses
+            return []
+        return list(_symbols(root)) if root is not None else []
+
+    def fixes(self, diagnostics: list[Diagnostic], text: str) -> list[Fix]:
+        lines = text.splitlines()
+        out = []
+        for d in diagnostics:
+            if d.code not in _ONE_FIX or d.span is None or d.span.line > len(lines):
+                continue
+            line = d.span.line - 1
+            start, end = _value_span(lines[line], d.span.column - 1)
+            if d.code == "KNO-ID-DUPLICATE":
+                fresh = ulid.new()
+                out.append(Fix(f"Give this entity a fresh id ({fresh})", line, start, end, fresh, d))
+            else:
+                slug = lines[line][start:end]
+                near = difflib.get_close_matches(slug, [e.slug for e in self._in(COLLECTION)], n=1)
+                if near:
+                    out.append(Fix(f"Change to `{near[0]}`", line, start, end, near[0], d))
+        return out
+
+    def _target(self, text: str, line: int, character: int) -> Entry | None:
+        """The entity the value under the cursor names: a domain slug in a
+        `domains` list, a kno:// reference, or an extension's URI."""
+        word = cursor.word_at(text, line, character)
+        if not word:
+            return None
+        if word.startswith("kno://"):
+            collection, _, slug = word.removeprefix("kno://").partition("/")
+            return next((e for e in self._sorted() if (e.collection, e.slug) == (collection, slug)), None)
+        if word.startswith(("http://", "https://")):
+            return next((e for e in self._sorted() if e.uri == word), None)
+        if _is_domains(cursor.at(text, line, character).path):
+            return next((e for e in self._in(COLLECTION) if e.slug == word), None)
+        return None
+
+    def _summary(self, entry: Entry, full: bool = False) -> str:
+        """An entity's title and purpose (and an extension's description), as its source has them."""
+        try:
+            data = load_value(self.repo.text(entry.rel) or "")
+        except Exception:  # the target's buffer is being typed
+            data = None
+        data = data if isinstance(data, dict) else {}
+        title = data.get("title") or entry.slug
+        parts = [f"**{title}**" + (f" ({entry.type} `{entry.slug}`)" if full else "")]
+        parts += [str(data[k]).strip() for k in ("purpose", "description") if isinstance(data.get(k), str)]
+        return "\n\n".join(parts)
+
+    def _in(self, collection: str) -> list[Entry]:
+        return [e for e in self._sorted() if e.collection == collection]
+
+    def _sorted(self) -> list[Entry]:
+        return sorted(self.repo.entries, key=lambda e: (e.collection, e.slug))
+
+
+def _is_domains(path: cursor.Path) -> bool:
+    return len(path) >= 2 and path[-2:] == ("domains", cursor.ITEM) and "perception" in path
+
+
+def _keys_beside(text: str, line: int) -> set[str]:
+    """The keys already written in the mapping the cursor's line is in."""
+    lines = text.splitlines()
+    lines += [""] * (line + 1 - len(lines))  # the cursor past the last line
+    column = _content(lines[line])[1]
+    keys: set[str] = set()
+    for step in (-1, 1):
+        j = line + step
+        while 0 <= j < len(lines):
+            body, at, indent = _content(lines[j])
+            j += step
+            if not body or body.startswith("#"):
+                continue
+            key = cursor.KEY.match(body)
+            if indent < column:  # out of the mapping, unless this is the first line of its list item
+                if key and at == column and step == -1:
+                    keys.add(key.group(1))
+                break
+            if key and at == column:
+                keys.add(key.group(1))
+    return keys
+
+
+def _content(line: str) -> tuple[str, int, int]:
+    """A line's text after its indent and any `- `, the column it starts at, and the indent."""
+    body = line.lstrip(" ")
+    indent = len(line) - len(body)
+    dash = cursor.DASH.match(body)
+    return (body[dash.end():], indent + dash.end(), indent) if dash else (body, indent, indent)
+
+
+def _value_span(line: str, start: int) -> tuple[int, int]:
+    """The value written at `start` on `line` (quotes left out)."""
+    start = max(0, min(start, len(line)))
+    while start < len(line) and line[start] in "\"' ":
+        start += 1
+    end = start
+    while end < len(line) and line[end] not in "\"' ,]#":
+        end += 1
+    return start, end
+
+
+def _symbols(node: object) -> Iterator[Symbol]:
+    value = getattr(node, "value", None)
+    if not isinstance(value, list) or getattr(node, "id", "") != "mapping":
+        return
+    for key, child in value:
+        kind = {"mapping": "object", "sequence": "array"}.get(child.id, "field")
+        inner = tuple(_symbols(child)) if child.id == "mapping" else tuple(
+            Symbol(f"[{i}]", "object", *_range(item), children=tuple(_symbols(item)))
+            for i, item in enumerate(child.value)) if child.id == "sequence" else ()
+        end = child.end_mark
+        yield Symbol(str(key.value), kind, key.start_mark.line, key.start_mark.column, end.line, end.column, inner)
+
+
+def _range(node: object) -> tuple[int, int, int, int]:
+    start, end = node.start_mark, node.end_mark  # type: ignore[attr-defined]
+    return start.line, start.column, end.line, end.column

@@ -1,0 +1,216 @@
+"""`knoc lsp` end to end: a real client (pytest-lsp) starts the server on
+stdio in a copy of the example repo and works in it as an editor would."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+import pytest_lsp
+from lsprotocol import types as lsp
+from pytest_lsp import ClientServerConfig, LanguageClient
+
+from tests.conftest import ROOT
+
+BLUEPRINT = "content/agent-blueprints/catalog-search.kno"
+DOMAINS_LINE = "    domains: [schemas, entity-health]"
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "knoc", "lsp"]))
+async def client(lsp_client: LanguageClient, repo: Path) -> AsyncIterator[None]:
+    await lsp_client.initialize_session(lsp.InitializeParams(
+        capabilities=lsp.ClientCapabilities(), root_uri=repo.as_uri(),
+        workspace_folders=[lsp.WorkspaceFolder(repo.as_uri(), "repo")]))
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def opened(client: LanguageClient, path: Path) -> tuple[str, str]:
+    uri, text = path.as_uri(), path.read_text(encoding="utf-8")
+    client.text_document_did_open(lsp.DidOpenTextDocumentParams(lsp.TextDocumentItem(uri, "yaml", 1, text)))
+    return uri, text
+
+
+def replace_line(client: LanguageClient, uri: str, line: int, old: str, new: str, version: int = 2) -> None:
+    client.text_document_did_change(lsp.DidChangeTextDocumentParams(
+        lsp.VersionedTextDocumentIdentifier(version=version, uri=uri),
+        [lsp.TextDocumentContentChangePartial(lsp.Range(lsp.Position(line, 0), lsp.Position(line, len(old))), new)]))
+
+
+async def findings(client: LanguageClient, uri: str, code: str, present: bool = True) -> list[lsp.Diagnostic]:
+    """The file's diagnostics once one of `code` is among them (or gone)."""
+    for _ in range(200):
+        found = [d for d in client.diagnostics.get(uri, []) if d.code == code]
+        if bool(found) == present:
+            return found
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"{code} {'never came' if present else 'never went'}: {client.diagnostics.get(uri)}")
+
+
+def line_of(text: str, line: str) -> int:
+    return text.splitlines().index(line)
+
+
+@pytest.mark.asyncio
+async def test_an_unknown_domain_is_reported_at_its_line_and_a_quick_fix_names_the_closest(
+        client: LanguageClient, repo: Path) -> None:
+    uri, text = await opened(client, repo / BLUEPRINT)
+    at = line_of(text, DOMAINS_LINE)
+    replace_line(client, uri, at, DOMAINS_LINE, "    domains: [schemas, entity-healht]")
+    [found] = await findings(client, uri, "KNO-RESOLVE-DOMAIN")
+    assert found.range.start == lsp.Position(at, DOMAINS_LINE.index("entity-health"))
+    assert "entity-healht" in found.message and found.severity == lsp.DiagnosticSeverity.Error
+
+    actions = await client.text_document_code_action_async(lsp.CodeActionParams(
+        lsp.TextDocumentIdentifier(uri), found.range, lsp.CodeActionContext([found])))
+    [action] = actions or []
+    assert action.title == "Change to `entity-health`"
+    assert action.edit is not None and action.edit.changes is not None
+    [edit] = action.edit.changes[uri]
+    assert edit.new_text == "entity-health" and edit.range == found.range
+
+    replace_line(client, uri, at, "    domains: [schemas, entity-healht]", DOMAINS_LINE, version=3)
+    await findings(client, uri, "KNO-RESOLVE-DOMAIN", present=False)
+
+
+@pytest.mark.asyncio
+async def test_the_findings_are_those_knoc_validate_reports(client: LanguageClient, repo: Path) -> None:
+    """After an edit that breaks a field's type and another file's
+    reference, the server publishes what `knoc validate` says of the same
+    files saved."""
+    uri, text = await opened(client, repo / BLUEPRINT)
+    title = next(line for line in text.splitlines() if line.startswith("title:"))
+    replace_line(client, uri, line_of(text, title), title, "title: [not, a, string]")
+    await findings(client, uri, "KNO-SCHEMA-TYPE")
+    saved = text.replace(title, "title: [not, a, string]")
+    (repo / BLUEPRINT).write_text(saved, encoding="utf-8")
+    out = subprocess.run([sys.executable, "-m", "knoc", "validate", "--format", "json", "--no-cache", "--root",
+                          str(repo)], capture_output=True, text=True, cwd=ROOT)
+    expected = [json.loads(line) for line in out.stdout.splitlines() if line.strip()]
+    wanted = sorted((d["code"], d["line"] - 1, d["column"] - 1) for d in expected if d.get("file") == BLUEPRINT)
+    got = sorted((str(d.code), d.range.start.line, d.range.start.character) for d in client.diagnostics[uri])
+    assert got == wanted and wanted
+
+
+@pytest.mark.asyncio
+async def test_completion_offers_the_domain_slugs_inside_domains(client: LanguageClient, repo: Path) -> None:
+    uri, text = await opened(client, repo / BLUEPRINT)
+    at = line_of(text, DOMAINS_LINE)
+    items = await client.text_document_completion_async(lsp.CompletionParams(
+        lsp.TextDocumentIdentifier(uri), lsp.Position(at, DOMAINS_LINE.index("[") + 1)))
+    assert items is not None
+    labels = [i.label for i in (items.items if isinstance(items, lsp.CompletionList) else items)]
+    assert labels == sorted(p.stem for p in (repo / "content/perception-domains").glob("*.kno"))
+
+
+@pytest.mark.asyncio
+async def test_completion_offers_the_fields_the_spec_allows_and_its_enum_values(
+        client: LanguageClient, repo: Path) -> None:
+    uri, text = await opened(client, repo / BLUEPRINT)
+    lines = text.splitlines()
+    end = len(lines)
+    client.text_document_did_change(lsp.DidChangeTextDocumentParams(
+        lsp.VersionedTextDocumentIdentifier(version=2, uri=uri),
+        [lsp.TextDocumentContentChangePartial(lsp.Range(lsp.Position(end, 0), lsp.Position(end, 0)),
+                                              "visibility: \n")]))
+    await asyncio.sleep(0.2)
+    fields = await client.text_document_completion_async(lsp.CompletionParams(
+        lsp.TextDocumentIdentifier(uri), lsp.Position(end + 1, 0)))
+    names = {i.label for i in (fields.items if isinstance(fields, lsp.CompletionList) else fields or [])}
+    assert {"composes", "relationships"} <= names and "slug" not in names  # slug is written already
+    values = await client.text_document_completion_async(lsp.CompletionParams(
+        lsp.TextDocumentIdentifier(uri), lsp.Position(end, len("visibility: "))))
+    assert {i.label for i in (values.items if isinstance(values, lsp.CompletionList) else values or [])} == {
+        "public", "private"}
+
+
+@pytest.mark.asyncio
+async def test_definition_of_a_domain_slug_lands_in_the_domain_file(client: LanguageClient, repo: Path) -> None:
+    uri, text = await opened(client, repo / BLUEPRINT)
+    at = line_of(text, DOMAINS_LINE)
+    found = await client.text_document_definition_async(lsp.DefinitionParams(
+        lsp.TextDocumentIdentifier(uri), lsp.Position(at, DOMAINS_LINE.index("entity-health") + 3)))
+    assert isinstance(found, lsp.Location)
+    target = repo / "content/perception-domains/entity-health.kno"
+    assert found.uri == target.as_uri()
+    assert target.read_text(encoding="utf-8").splitlines()[found.range.start.line].startswith("slug: entity-health")
+
+
+@pytest.mark.asyncio
+async def test_hover_shows_a_domains_title_and_purpose_and_a_fields_description(
+        client: LanguageClient, repo: Path) -> None:
+    uri, text = await opened(client, repo / BLUEPRINT)
+    at = line_of(text, DOMAINS_LINE)
+    domain = await client.text_document_hover_async(lsp.HoverParams(
+        lsp.TextDocumentIdentifier(uri), lsp.Position(at, DOMAINS_LINE.index("schemas") + 1)))
+    assert domain is not None and isinstance(domain.contents, lsp.MarkupContent)
+    assert domain.contents.value.startswith("**Schemas** (perception-domain `schemas`)")
+    field = await client.text_document_hover_async(lsp.HoverParams(
+        lsp.TextDocumentIdentifier(uri), lsp.Position(at, DOMAINS_LINE.index("domains") + 2)))
+    assert field is not None and isinstance(field.contents, lsp.MarkupContent)
+    assert "perception domains" in field.contents.value
+
+
+@pytest.mark.asyncio
+async def test_a_duplicate_id_gets_a_fresh_one_as_a_quick_fix(client: LanguageClient, repo: Path) -> None:
+    """(The later file by path is flagged: drift-sentinel, given catalog-search's id.)"""
+    other = (repo / BLUEPRINT).read_text(encoding="utf-8")
+    their_id = next(line for line in other.splitlines() if line.startswith("id:"))
+    uri, text = await opened(client, repo / "content/agent-blueprints/drift-sentinel.kno")
+    mine = next(line for line in text.splitlines() if line.startswith("id:"))
+    replace_line(client, uri, line_of(text, mine), mine, their_id)
+    found = await findings(client, uri, "KNO-ID-DUPLICATE")
+    actions = await client.text_document_code_action_async(lsp.CodeActionParams(
+        lsp.TextDocumentIdentifier(uri), found[0].range, lsp.CodeActionContext(found)))
+    [action] = actions or []
+    assert action.title.startswith("Give this entity a fresh id")
+    assert action.edit is not None and action.edit.changes is not None
+    [edit] = action.edit.changes[uri]
+    assert len(edit.new_text) == 26 and edit.new_text not in (their_id, mine)
+
+
+@pytest.mark.asyncio
+async def test_document_symbols_outline_the_entity(client: LanguageClient, repo: Path) -> None:
+    uri, _ = await opened(client, repo / BLUEPRINT)
+    found = await client.text_document_document_symbol_async(lsp.DocumentSymbolParams(lsp.TextDocumentIdentifier(uri)))
+    names = [s.name for s in found or [] if isinstance(s, lsp.DocumentSymbol)]
+    assert names[:3] == ["$schema", "id", "slug"] and "a2a_projection" in names
+
+
+@pytest.mark.asyncio
+async def test_a_domain_renamed_marks_every_blueprint_naming_it(client: LanguageClient, repo: Path) -> None:
+    """A change reaches the files it affects, open or not."""
+    domain = repo / "content/perception-domains/entity-health.kno"
+    uri, text = await opened(client, domain)
+    replace_line(client, uri, line_of(text, "slug: entity-health"), "slug: entity-health", "slug: entity-wealth")
+    naming = sorted(p for p in (repo / "content/agent-blueprints").glob("*.kno")
+                    if "entity-health" in p.read_text(encoding="utf-8"))
+    assert len(naming) >= 2
+    for path in naming:
+        assert await findings(client, path.as_uri(), "KNO-RESOLVE-DOMAIN")
+    client.text_document_did_close(lsp.DidCloseTextDocumentParams(lsp.TextDocumentIdentifier(uri)))
+    for path in naming:  # closed unsaved: the file is as on disk again
+        await findings(client, path.as_uri(), "KNO-RESOLVE-DOMAIN", present=False)
+
+
+@pytest.mark.asyncio
+async def test_outside_a_content_repo_the_server_answers_without_findings(tmp_path: Path) -> None:
+    client = await ClientServerConfig(server_command=[sys.executable, "-m", "knoc", "lsp"]).start()
+    try:
+        await client.initialize_session(lsp.InitializeParams(capabilities=lsp.ClientCapabilities(),
+                                                             root_uri=tmp_path.as_uri()))
+        (tmp_path / "a.kno").write_text("slug: x\n", encoding="utf-8")
+        uri = (tmp_path / "a.kno").as_uri()
+        client.text_document_did_open(lsp.DidOpenTextDocumentParams(lsp.TextDocumentItem(uri, "yaml", 1, "slug: x\n")))
+        found = await client.text_document_completion_async(lsp.CompletionParams(
+            lsp.TextDocumentIdentifier(uri), lsp.Position(0, 0)))
+        assert found is not None and not (found.items if isinstance(found, lsp.CompletionList) else found)
+        assert not client.diagnostics
+        await client.shutdown_session()
+    finally:
+        await client.stop()
