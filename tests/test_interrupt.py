@@ -239,7 +239,8 @@ def test_a_ctrl_c_while_the_workers_compile_is_a_quiet_interrupt(tmp_path: Path)
     root = tmp_path / "repo"
     generate(root, 700)  # past pool.MIN_ITEMS
     proc = knoc(root, "build", "--jobs", "2", "--no-cache", script=SLOW_WORKERS)
-    assert proc.stdout is not None and proc.stdout.readline().strip() == "compiling"
+    # two workers print at once: their lines may run together
+    assert proc.stdout is not None and proc.stdout.readline().startswith("compiling")
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130 and "Traceback" not in err and "Exception in thread" not in err, err

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import shutil
 import subprocess
 import sys
 from collections.abc import AsyncIterator
@@ -211,6 +212,85 @@ async def test_outside_a_content_repo_the_server_answers_without_findings(tmp_pa
             lsp.TextDocumentIdentifier(uri), lsp.Position(0, 0)))
         assert found is not None and not (found.items if isinstance(found, lsp.CompletionList) else found)
         assert not client.diagnostics
+        await client.shutdown_session()
+    finally:
+        await client.stop()
+
+
+@pytest.mark.asyncio
+async def test_a_spec_counts_once_saved_and_the_open_buffers_stay_over_it(client: LanguageClient, repo: Path) -> None:
+    """A spec that makes `title` a number marks every agent's title once
+    the spec is saved; a blueprint's unsaved text stays what is compiled."""
+    uri, text = await opened(client, repo / BLUEPRINT)
+    replace_line(client, uri, line_of(text, DOMAINS_LINE), DOMAINS_LINE, "    domains: [schemas, entity-healht]")
+    await findings(client, uri, "KNO-RESOLVE-DOMAIN")
+    spec = repo / "specs/document-schema.kno"
+    body = spec.read_text(encoding="utf-8")
+    spec_uri, _ = await opened(client, spec)
+    changed = body.replace("title: {type: string", "title: {type: integer", 1)
+    assert changed != body
+    spec.write_text(changed, encoding="utf-8")
+    client.text_document_did_save(lsp.DidSaveTextDocumentParams(lsp.TextDocumentIdentifier(spec_uri)))
+    await findings(client, uri, "KNO-SCHEMA-TYPE")
+    assert await findings(client, uri, "KNO-RESOLVE-DOMAIN")  # the buffer, not the file on disk
+
+
+@pytest.mark.asyncio
+async def test_a_file_a_build_does_not_read_is_not_compiled(client: LanguageClient, repo: Path) -> None:
+    """A backup copy outside content/ opened in the editor adds no
+    duplicate to the real file, open or closed."""
+    (repo / "backup").mkdir()
+    copy = repo / "backup/entity-health.kno"
+    copy.write_text((repo / "content/perception-domains/entity-health.kno").read_text(encoding="utf-8"),
+                    encoding="utf-8")
+    uri, _ = await opened(client, copy)
+    await opened(client, repo / BLUEPRINT)
+    await asyncio.sleep(1.0)
+    client.text_document_did_close(lsp.DidCloseTextDocumentParams(lsp.TextDocumentIdentifier(uri)))
+    await asyncio.sleep(1.0)
+    found = [d.code for diags in client.diagnostics.values() for d in diags]
+    assert "KNO-ID-DUPLICATE" not in found and "KNO-SLUG-DUPLICATE" not in found and uri not in client.diagnostics
+
+
+@pytest.mark.asyncio
+async def test_positions_are_in_the_clients_units_and_comments_get_no_completion(
+        client: LanguageClient, repo: Path) -> None:
+    """An emoji before a finding counts two UTF-16 units, as the client
+    counts; past the last line and inside a comment, nothing breaks."""
+    uri, text = await opened(client, repo / BLUEPRINT)
+    at = line_of(text, DOMAINS_LINE)
+    new = "    domains: [\N{GRINNING FACE}x, entity-healht]"
+    replace_line(client, uri, at, DOMAINS_LINE, new)
+    found = await findings(client, uri, "KNO-RESOLVE-DOMAIN")
+    healht = next(d for d in found if "entity-healht" in d.message)
+    assert healht.range.start == lsp.Position(at, new.index("entity-healht") + 1)  # the emoji: two units
+    lines = len(text.splitlines())
+    for position in (lsp.Position(lines + 5, 0), lsp.Position(0, 200)):
+        assert await client.text_document_completion_async(lsp.CompletionParams(
+            lsp.TextDocumentIdentifier(uri), position)) is not None
+    comment = next(i for i, line in enumerate(text.splitlines()) if line.lstrip().startswith("#"))
+    items = await client.text_document_completion_async(lsp.CompletionParams(
+        lsp.TextDocumentIdentifier(uri), lsp.Position(comment, len(text.splitlines()[comment]))))
+    assert items is not None and not (items.items if isinstance(items, lsp.CompletionList) else items)
+
+
+@pytest.mark.asyncio
+async def test_a_workspace_opened_through_a_link_gets_its_findings(tmp_path: Path) -> None:
+    repo = tmp_path / "real"
+    for part in ("content", "specs", "knoc.toml"):
+        src = ROOT / part
+        (shutil.copytree if src.is_dir() else shutil.copy)(src, repo / part)
+    link = tmp_path / "link"
+    link.symlink_to(repo)
+    client = await ClientServerConfig(server_command=[sys.executable, "-m", "knoc", "lsp"]).start()
+    try:
+        await client.initialize_session(lsp.InitializeParams(capabilities=lsp.ClientCapabilities(),
+                                                             root_uri=link.as_uri()))
+        path = link / BLUEPRINT
+        uri, text = path.as_uri(), path.read_text(encoding="utf-8")
+        client.text_document_did_open(lsp.DidOpenTextDocumentParams(lsp.TextDocumentItem(uri, "yaml", 1, text)))
+        replace_line(client, uri, line_of(text, DOMAINS_LINE), DOMAINS_LINE, "    domains: [nope]")
+        assert await findings(client, uri, "KNO-RESOLVE-DOMAIN")
         await client.shutdown_session()
     finally:
         await client.stop()

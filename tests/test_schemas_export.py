@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from pytest_lsp import ClientServerConfig
 from referencing import Registry
 from referencing.jsonschema import DRAFT202012
 
+from knoc.kinds.spec import nodes
 from knoc.yaml.yaml12 import load_value
 from tests.conftest import Knoc, json_diags, npm_installed
 from tests.test_first_hour import run
@@ -37,7 +39,7 @@ def test_one_schema_per_declaration_each_standing_alone_and_the_same_bytes_each_
     for name, data in first.items():
         schema = json.loads(data)
         assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema", name
-        refs = [r for r in _refs(schema)]
+        refs = [n["$ref"] for n in nodes(schema) if isinstance(n, dict) and "$ref" in n]
         assert refs and all(r.startswith("#") for r in refs), name  # nothing outside the file
         resolver = Registry().with_resource("urn:alone", DRAFT202012.create_resource(schema)).resolver("urn:alone")
         for ref in set(refs):
@@ -83,7 +85,15 @@ def test_init_points_vscode_at_the_schemas_and_leaves_settings_it_finds(tmp_path
     code, _, err = run("init", str(mine))
     assert code == 0
     assert (mine / ".vscode/settings.json").read_text(encoding="utf-8") == '{"editor.tabSize": 2}\n'
-    assert "left" in err and ".vscode/settings.json" in err
+    assert "did not write" in err and ".vscode/settings.json" in err
+
+    linked, elsewhere = tmp_path / "linked", tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    linked.mkdir()
+    (linked / ".vscode").symlink_to(elsewhere)  # never written through, and no reason to stop a new repo
+    code, _, err = run("init", str(linked))
+    assert code == 0 and (linked / "content/agent-blueprints/hello-agent.kno").is_file(), err
+    assert list(elsewhere.iterdir()) == [] and "did not write" in err
 
 
 def test_the_modeline_points_from_the_file_to_its_declared_schema(knoc: Knoc, repo: Path) -> None:
@@ -119,10 +129,23 @@ async def test_yaml_language_server_marks_a_wrong_value_type_at_its_line(knoc: K
         await client.stop()
 
 
-def _refs(node: object) -> list[str]:
-    if isinstance(node, dict):
-        own = [node["$ref"]] if isinstance(node.get("$ref"), str) else []
-        return own + [r for v in node.values() for r in _refs(v)]
-    if isinstance(node, list):
-        return [r for v in node for r in _refs(v)]
-    return []
+def test_schemas_are_written_with_the_umask_and_never_through_a_link(knoc: Knoc, repo: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    outside = tmp_path / "outside.json"
+    outside.write_text("mine\n", encoding="utf-8")
+    (out / "extension@0.1.0.schema.json").symlink_to(outside)
+    code, _, err = knoc("schemas", "--out", str(out), root=repo)
+    assert code == 2 and "KNO-WRITE" in err and "link" in err
+    assert outside.read_text(encoding="utf-8") == "mine\n" and [p.name for p in out.iterdir()] == [
+        "extension@0.1.0.schema.json"]  # refused before anything was written
+    (out / "extension@0.1.0.schema.json").unlink()
+    code, _, err = knoc("schemas", "--out", str(out), root=repo)
+    assert code == 0, err
+    umask = os.umask(0)
+    os.umask(umask)
+    assert {p.stat().st_mode & 0o777 for p in out.iterdir()} == {0o666 & ~umask}
+    dangling = tmp_path / "dangling"
+    dangling.symlink_to(tmp_path / "nowhere")
+    code, _, err = knoc("schemas", "--out", str(dangling), root=repo)
+    assert code == 2 and "not a folder" in err

@@ -12,12 +12,15 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 from collections import defaultdict
 from pathlib import Path
+from urllib.parse import unquote
 
 from lsprotocol import types as lsp
 from pygls.lsp.server import LanguageServer
 from pygls.uris import from_fs_path, to_fs_path
+from pygls.workspace import PositionCodec
 
 from knoc.app.common import at_new_files, open_repo
 from knoc.app.outcome import UsageError
@@ -38,7 +41,7 @@ _COMPLETION = {"field": lsp.CompletionItemKind.Field, "value": lsp.CompletionIte
 class KnocServer(LanguageServer):
     def __init__(self) -> None:
         super().__init__("knoc", __version__, text_document_sync_kind=lsp.TextDocumentSyncKind.Incremental)
-        self.root: Path | None = None
+        self.roots: tuple[Path, ...] = ()  # the repo as the client names it, then with links resolved
         self.repo: LiveRepo | None = None
         self.assistant: Assistant | None = None
         self.compiler = pool.Serial("knoc-compile")  # one change at a time, in order
@@ -49,21 +52,31 @@ class KnocServer(LanguageServer):
         self.timer: asyncio.TimerHandle | None = None
 
     def rel(self, uri: str) -> str | None:
-        """The repo-relative path of a document, if it is a source of the repo."""
+        """The repo-relative path of a document, if it may be a source of
+        the repo (the repo's listing has the last word: `LiveRepo.edit`)."""
         path = to_fs_path(uri)
-        if self.root is None or path is None or not path.endswith(SOURCE_SUFFIX):
+        if path is None or not path.endswith(SOURCE_SUFFIX):
             return None
-        try:
-            return Path(path).resolve().relative_to(self.root).as_posix()
-        except ValueError:
-            return None
+        for root in self.roots:
+            try:
+                return Path(os.path.normpath(path)).relative_to(root).as_posix()
+            except ValueError:
+                continue
+        return None
 
     def uri(self, rel: str) -> str:
-        assert self.root is not None
-        return from_fs_path(str(self.root / rel)) or ""
+        """Where the client knows `rel` (under the root as it named it)."""
+        return from_fs_path(str(self.roots[0] / rel)) or ""
 
-    def text(self, uri: str) -> str:
-        return self.workspace.get_text_document(uri).source
+    def opened(self, uri: str) -> tuple[str, str, Positions] | None:
+        """An open document of the repo: its path, its text, and how its
+        positions are counted. Requests are answered for those only (never
+        by reading a file the editor has not opened)."""
+        document = self.workspace.text_documents.get(unquote(uri))
+        rel = self.rel(uri)
+        if document is None or rel is None or self.assistant is None:
+            return None
+        return rel, document.source, Positions(document.source, self.workspace.position_codec)
 
     def start(self, folder: Path) -> None:
         try:
@@ -71,7 +84,7 @@ class KnocServer(LanguageServer):
         except UsageError as exc:  # not in a content repo: nothing to check
             self.window_log_message(lsp.LogMessageParams(lsp.MessageType.Warning, f"knoc: {exc}"))
             return
-        self.root = config.root
+        self.roots = tuple(dict.fromkeys((_as_named(config.root, folder), config.root)))
         self.repo = LiveRepo(config)
         self.assistant = Assistant(self.repo)
         self.publish(self.repo.report())
@@ -122,19 +135,62 @@ class KnocServer(LanguageServer):
         for rel in sorted(set(by_file) | set(self.published)):
             found = by_file.get(rel, [])
             if self.published.get(rel, []) != found:
+                at = Positions(self.repo.text(rel) or "", self.workspace.position_codec)
                 self.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(
-                    self.uri(rel), [_diagnostic(d, self.repo.text(rel) or "") for d in found]))
+                    self.uri(rel), [at.diagnostic(d) for d in found]))
         self.published = dict(by_file)
+
+
+class Positions:
+    """A text's positions as knoc counts them (0-based lines as Python
+    splits them, columns in characters) and as the client does (in its
+    units: UTF-16 unless it asked for another)."""
+
+    def __init__(self, text: str, codec: PositionCodec) -> None:
+        self.text, self._codec = text, codec
+        self.lines = text.splitlines(True)
+
+    def out(self, line: int, character: int) -> lsp.Position:
+        return self._codec.position_to_client_units(self.lines, lsp.Position(line, character))
+
+    def inward(self, position: lsp.Position) -> tuple[int, int]:
+        if position.line >= len(self.lines):
+            return position.line, 0
+        at = self._codec.position_from_client_units(self.lines, position)
+        return at.line, at.character
+
+    def range(self, line: int, start: int, end: int) -> lsp.Range:
+        return lsp.Range(self.out(line, start), self.out(line, end))
+
+    def diagnostic(self, d: Diagnostic) -> lsp.Diagnostic:
+        """A finding as the protocol has it: the rest of the line when its end is not known."""
+        line = (d.span.line - 1) if d.span else 0
+        start = (d.span.column - 1) if d.span else 0
+        whole = len(self.lines[line].rstrip("\r\n")) if line < len(self.lines) else start
+        end = (d.span.end_column - 1) if d.span and d.span.end_column else whole
+        message = d.message + (f"\n{d.hint}" if d.hint else "")
+        return lsp.Diagnostic(self.range(line, start, max(start, end)), message, code=d.code, source="knoc",
+                              severity=_SEVERITY.get(d.severity, lsp.DiagnosticSeverity.Information))
+
+    def symbol(self, s: Symbol) -> lsp.DocumentSymbol:
+        whole = lsp.Range(self.out(s.line, s.character), self.out(s.end_line, s.end_character))
+        name = self.range(s.line, s.character, s.character + len(s.name))
+        return lsp.DocumentSymbol(s.name, _SYMBOL[s.kind], whole, name, children=[self.symbol(c) for c in s.children])
 
 
 server = KnocServer()
 
 
 @server.feature(lsp.INITIALIZED)
-def initialized(ls: KnocServer, params: lsp.InitializedParams) -> None:
+async def initialized(ls: KnocServer, params: lsp.InitializedParams) -> None:
     folder = ls.workspace.root_path
     if folder:
         ls.start(Path(folder))
+    watched = ls.client_capabilities.workspace and ls.client_capabilities.workspace.did_change_watched_files
+    if ls.repo is not None and watched and watched.dynamic_registration:  # files made, changed or deleted on disk
+        await ls.client_register_capability_async(lsp.RegistrationParams([lsp.Registration(
+            "knoc-sources", lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+            lsp.DidChangeWatchedFilesRegistrationOptions([lsp.FileSystemWatcher(f"**/*{SOURCE_SUFFIX}")]))]))
 
 
 @server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
@@ -146,9 +202,18 @@ async def did_open(ls: KnocServer, params: lsp.DidOpenTextDocumentParams) -> Non
 
 @server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
 async def did_change(ls: KnocServer, params: lsp.DidChangeTextDocumentParams) -> None:
+    here = ls.opened(params.text_document.uri)
+    if here is not None:
+        ls.changed(here[0], here[1])
+
+
+@server.feature(lsp.TEXT_DOCUMENT_DID_SAVE)
+async def did_save(ls: KnocServer, params: lsp.DidSaveTextDocumentParams) -> None:
     rel = ls.rel(params.text_document.uri)
-    if rel is not None:
-        ls.changed(rel, ls.text(params.text_document.uri))
+    if rel is not None and ls.repo is not None and ls.repo.is_spec(rel):  # a spec counts once saved
+        ls.changed(rel, None)
+    elif (here := ls.opened(params.text_document.uri)) is not None:  # a new file is a source once on disk
+        ls.changed(here[0], here[1])
 
 
 @server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
@@ -162,16 +227,16 @@ async def did_close(ls: KnocServer, params: lsp.DidCloseTextDocumentParams) -> N
 async def did_change_files(ls: KnocServer, params: lsp.DidChangeWatchedFilesParams) -> None:
     for change in params.changes:
         rel = ls.rel(change.uri)
-        if rel is not None:
+        if rel is not None and unquote(change.uri) not in ls.workspace.text_documents:  # an open buffer wins
             ls.changed(rel, None)
 
 
 @server.feature(lsp.TEXT_DOCUMENT_COMPLETION, lsp.CompletionOptions(trigger_characters=[" ", "[", ",", "/", ":"]))
 def completion(ls: KnocServer, params: lsp.CompletionParams) -> lsp.CompletionList:
-    if ls.assistant is None or ls.rel(params.text_document.uri) is None:
-        return lsp.CompletionList(is_incomplete=False, items=[])
-    found = ls.assistant.complete(ls.text(params.text_document.uri), params.position.line,
-                                  params.position.character)
+    here = ls.opened(params.text_document.uri)
+    found = []
+    if here is not None and ls.assistant is not None:
+        found = ls.assistant.complete(here[1], *here[2].inward(params.position))
     return lsp.CompletionList(is_incomplete=False, items=[
         lsp.CompletionItem(c.label, kind=_COMPLETION[c.kind], detail=c.detail or None,
                            documentation=lsp.MarkupContent(lsp.MarkupKind.Markdown, c.documentation)
@@ -180,45 +245,47 @@ def completion(ls: KnocServer, params: lsp.CompletionParams) -> lsp.CompletionLi
 
 @server.feature(lsp.TEXT_DOCUMENT_HOVER)
 def hover(ls: KnocServer, params: lsp.HoverParams) -> lsp.Hover | None:
-    if ls.assistant is None or ls.rel(params.text_document.uri) is None:
+    here = ls.opened(params.text_document.uri)
+    if here is None or ls.assistant is None:
         return None
-    text = ls.assistant.hover(ls.text(params.text_document.uri), params.position.line, params.position.character)
+    text = ls.assistant.hover(here[1], *here[2].inward(params.position))
     return lsp.Hover(lsp.MarkupContent(lsp.MarkupKind.Markdown, text)) if text else None
 
 
 @server.feature(lsp.TEXT_DOCUMENT_DEFINITION)
 def definition(ls: KnocServer, params: lsp.DefinitionParams) -> lsp.Location | None:
-    if ls.assistant is None or ls.rel(params.text_document.uri) is None:
+    here = ls.opened(params.text_document.uri)
+    if here is None or ls.assistant is None:
         return None
-    place = ls.assistant.definition(ls.text(params.text_document.uri), params.position.line,
-                                    params.position.character)
+    place = ls.assistant.definition(here[1], *here[2].inward(params.position))
     if place is None:
         return None
-    at = lsp.Position(place.line, place.character)
+    at = lsp.Position(place.line, place.character)  # the start of a line: the same in every unit
     return lsp.Location(ls.uri(place.rel), lsp.Range(at, at))
 
 
 @server.feature(lsp.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
 def symbols(ls: KnocServer, params: lsp.DocumentSymbolParams) -> list[lsp.DocumentSymbol]:
-    if ls.assistant is None or ls.rel(params.text_document.uri) is None:
+    here = ls.opened(params.text_document.uri)
+    if here is None or ls.assistant is None:
         return []
-    return [_symbol(s) for s in ls.assistant.symbols(ls.text(params.text_document.uri))]
+    return [here[2].symbol(s) for s in ls.assistant.symbols(here[1])]
 
 
 @server.feature(lsp.TEXT_DOCUMENT_CODE_ACTION)
 def code_actions(ls: KnocServer, params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
-    rel = ls.rel(params.text_document.uri)
-    if ls.assistant is None or rel is None:
+    here = ls.opened(params.text_document.uri)
+    if here is None or ls.assistant is None:
         return []
-    lines = range(params.range.start.line, params.range.end.line + 1)
-    here = [d for d in ls.published.get(rel, []) if d.span is not None and d.span.line - 1 in lines]
-    text = ls.text(params.text_document.uri)
+    rel, text, at = here
+    first, last = at.inward(params.range.start)[0], at.inward(params.range.end)[0]
+    found = [d for d in ls.published.get(rel, []) if d.span is not None and first <= d.span.line - 1 <= last]
     actions = []
-    for fix in ls.assistant.fixes(here, text):
-        where = lsp.Range(lsp.Position(fix.line, fix.start), lsp.Position(fix.line, fix.end))
-        edit = lsp.WorkspaceEdit(changes={params.text_document.uri: [lsp.TextEdit(where, fix.text)]})
+    for fix in ls.assistant.fixes(found, text):
+        edit = lsp.WorkspaceEdit(changes={params.text_document.uri: [
+            lsp.TextEdit(at.range(fix.line, fix.start, fix.end), fix.text)]})
         actions.append(lsp.CodeAction(fix.title, kind=lsp.CodeActionKind.QuickFix, is_preferred=True, edit=edit,
-                                      diagnostics=[_diagnostic(fix.diagnostic, text)]))
+                                      diagnostics=[at.diagnostic(fix.diagnostic)]))
     return actions
 
 
@@ -230,22 +297,14 @@ def _edited(repo: LiveRepo, pending: dict[str, str | None]) -> tuple[list[Diagno
     return repo.report(), relink
 
 
-def _diagnostic(d: Diagnostic, text: str) -> lsp.Diagnostic:
-    """A finding as the protocol has it: 0-based, the rest of the line when its end is not known."""
-    line = (d.span.line - 1) if d.span else 0
-    start = (d.span.column - 1) if d.span else 0
-    lines = text.splitlines()
-    end = (d.span.end_column - 1) if d.span and d.span.end_column else len(lines[line]) if line < len(lines) else start
-    message = d.message + (f"\n{d.hint}" if d.hint else "")
-    return lsp.Diagnostic(lsp.Range(lsp.Position(line, start), lsp.Position(line, max(start, end))), message,
-                          severity=_SEVERITY.get(d.severity, lsp.DiagnosticSeverity.Information), code=d.code,
-                          source="knoc")
-
-
-def _symbol(s: Symbol) -> lsp.DocumentSymbol:
-    whole = lsp.Range(lsp.Position(s.line, s.character), lsp.Position(s.end_line, s.end_character))
-    name = lsp.Range(lsp.Position(s.line, s.character), lsp.Position(s.line, s.character + len(s.name)))
-    return lsp.DocumentSymbol(s.name, _SYMBOL[s.kind], whole, name, children=[_symbol(c) for c in s.children])
+def _as_named(root: Path, folder: Path) -> Path:
+    """`root` (links resolved) as the client names it: under `folder`, the
+    workspace it opened, whose name may go through a link."""
+    named = Path(os.path.normpath(folder.absolute()))
+    up = len(folder.resolve().parts) - len(root.parts)
+    if not folder.resolve().is_relative_to(root) or up >= len(named.parts):
+        return root
+    return named.parents[up - 1] if up else named
 
 
 def serve() -> None:

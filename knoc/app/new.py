@@ -85,7 +85,8 @@ def init(folder: Path, url: str | None = None) -> Outcome:
     outcome.notes = [f"wrote {folder / rel}" for rel in [*wanted, *([] if ignored else [".gitignore"]), *settings]]
     if len(settings) < len(editor):
         outcome.notes.append(f"wrote {folder / schemas.FOLDER}/ (each entity type's JSON Schema, for editors)")
-    outcome.notes += [f"left {folder / rel} as it was (the editors guide has knoc's settings)" for rel in kept]
+    outcome.notes += [f"did not write {folder / rel}: a file or link is there (the editors guide says what it holds)"
+                      for rel in kept]
     outcome.notes += ["next:", *([] if folder == Path(".") else [f"  cd {folder}"]),
                       "  knoc build                # cards into build/",
                       "  knoc new agent my-agent   # a second agent (private until you publish it)",
@@ -102,10 +103,10 @@ def _editor_files(config: Config) -> tuple[list[str], list[str]]:
     wanted |= schemas.vscode_files(specs, schemas.FOLDER, config.content)
     written, left = [], []
     for rel, data in wanted.items():
-        try:
+        try:  # never worth stopping a new repo for: left, and said
             writing.write_in(config.root, rel, data)
             written.append(rel)
-        except files.Exists:
+        except (files.Exists, writing.Unsafe):
             left.append(rel)
     return written, left
 

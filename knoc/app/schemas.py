@@ -13,7 +13,7 @@ from knoc.diagnostics import Diagnostic
 from knoc.features import schemas
 from knoc.incremental.driver import spec_set
 from knoc.incremental.sources import source_at
-from knoc.io import writing
+from knoc.io import files, writing
 from knoc.kinds.spec import SpecSet
 
 COMMAND = "knoc schemas"
@@ -27,6 +27,10 @@ def write_schemas(config: Config, out: Path) -> Outcome:
     if outcome.failed:
         return outcome
     exported = schemas.export(specs)
+    if files.present(out) and not files.is_dir(out):  # a file, or a link to nothing
+        raise UsageError("KNO-WRITE", f"{out} is not a folder; nothing was written", "give --out a folder")
+    for name in exported:  # all checked before the first is written
+        writing.writable(out, name)
     for name, data in exported.items():
         writing.write_in(out, name, data, replace=True)
     outcome.summary = f"wrote {len(exported)} schema{'s' if len(exported) != 1 else ''} to {_shown(out)}"

@@ -11,16 +11,17 @@ import json
 import posixpath
 from collections.abc import Iterator
 
-from knoc.kinds.spec import SPEC_URI, Spec, SpecSet
+from knoc.kinds.spec import SPEC_URI, Spec, SpecSet, nodes
 from knoc.rules.json import JsonObject, JsonValue
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 FOLDER = "schemas"  # where `knoc init` and `knoc schemas` put them, in the repo
 SUFFIX = ".schema.json"
 # The folder under content/ where each type's entities are kept, by
-# convention (`knoc init`, `knoc new`): what an editor's settings map to a schema.
-FOLDER_TYPES = {"agent-blueprints": "agent-blueprint", "agents": "agent-card",
-                "perception-domains": "perception-domain", "extensions": "extension"}
+# convention (`knoc init`, `knoc new`): what an editor's settings map to a
+# schema. Not content/agents/: legacy agents there are of two types.
+FOLDER_TYPES = {"agent-blueprints": "agent-blueprint", "perception-domains": "perception-domain",
+                "extensions": "extension"}
 
 
 def file_name(declaration: str) -> str:
@@ -102,15 +103,7 @@ def _referenced(node: JsonValue) -> Iterator[str]:
 
 
 def _refs(node: JsonValue) -> Iterator[str]:
-    if isinstance(node, dict):
-        ref = node.get("$ref")
-        if isinstance(ref, str):
-            yield ref
-        for value in node.values():
-            yield from _refs(value)
-    elif isinstance(node, list):
-        for value in node:
-            yield from _refs(value)
+    return (ref for n in nodes(node) if isinstance(n, dict) and isinstance(ref := n.get("$ref"), str))
 
 
 def _rewritten(node: JsonValue, here: str, root: str, keys: dict[str, str]) -> JsonValue:

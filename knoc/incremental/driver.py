@@ -145,18 +145,24 @@ class Files:
     specs: SpecSet
     sources: dict[str, SourceFile]  # every source compiled, specs and content, by path
     results: FileResults
-    report: Report  # what the listing and the specs found
+    report: Report  # what the listing and the specs found, and the sources that could not be read
+    listed: frozenset[str]  # every source the repo's listing gave, read or not
+
+
+def listed_paths(config: Config) -> frozenset[str]:
+    """The sources a build of the repo reads, as it lists them now."""
+    return frozenset(_listed(config, False, Report())[2])
 
 
 def compile_files(config: Config, use_cache: bool = True) -> Files:
     """The one-file stages over the whole repo (through the cache, when
     `use_cache`: kept results are reused, new ones are not kept)."""
     report = Report()
-    spec_paths, content_paths, _ = _listed(config, use_cache, report)
+    spec_paths, content_paths, paths = _listed(config, use_cache, report)
     spec_sources, specs, cache, results = _spec_stage(config, spec_paths, use_cache, report, scratch=False)
     content, _ = _each_file(config, content_paths, specs, cache, results, report, quiet, None)
     return Files(config, specs, {s.rel: s for s in sorted(spec_sources + content, key=lambda s: s.rel)}, results,
-                 report)
+                 report, frozenset(paths))
 
 
 def link_files(files: Files) -> LinkResult:

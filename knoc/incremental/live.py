@@ -3,20 +3,22 @@ stages once (through the cache), then, for each edit of a buffer, only
 that file's; the link stage again only when the edit changed what it
 reads (the file's link key) or the file had findings of the link stage
 (their lines may have moved). Its findings are those `knoc validate`
-reports for the same texts."""
+reports for the same texts: only the files a build lists are compiled
+(not a backup copy, a hidden folder, `build/`), under the paths the
+listing gives them."""
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
 
-from knoc.compiler.load import source_file
 from knoc.compiler.records import LinkResult
 from knoc.compiler.unit import one_file
 from knoc.config import Config
 from knoc.diagnostics import Diagnostic, Report, SourceFile
-from knoc.incremental.driver import Files, compile_files, link_files
-from knoc.incremental.sources import source_at
+from knoc.incremental.driver import Files, compile_files, link_files, listed_paths
+from knoc.incremental.sources import source_at, source_of_text
+from knoc.io import files
 from knoc.kinds.entity import BUILTIN
 from knoc.kinds.spec import SpecSet
 
@@ -36,10 +38,20 @@ class LiveRepo:
     """The repo at `config.root`, with the editor's unsaved buffers over its files."""
 
     def __init__(self, config: Config, use_cache: bool = True) -> None:
-        self.config = config
-        self._files: Files = compile_files(config, use_cache)
-        self._link: LinkResult = link_files(self._files)
+        self.config, self._use_cache = config, use_cache
+        self._buffers: dict[str, str] = {}  # the texts edited in, by path
+        self._load()
+
+    def _load(self) -> None:
+        """Everything compiled again from disk, then the texts edited in over it."""
+        self._files: Files = compile_files(self.config, self._use_cache)
+        self._listed = self._files.listed
+        self._unread: dict[str, Diagnostic | None] = {}  # each source compiled since: why it could not be read
+        self._link = LinkResult([], {}, [], {}, {})
         self._entries: dict[str, Entry] = {rel: e for rel in self._files.sources if (e := self._entry(rel))}
+        for rel, text in self._buffers.items():
+            self._compile(rel, text)
+        self._link = link_files(self._files)
 
     @property
     def specs(self) -> SpecSet:
@@ -60,7 +72,8 @@ class LiveRepo:
 
     def report(self) -> list[Diagnostic]:
         """Every finding, sorted as `knoc validate` reports them."""
-        report = Report(list(self._files.report.items))
+        report = Report([d for d in self._files.report.items if d.file not in self._unread])
+        report.extend(d for d in self._unread.values() if d is not None)
         for rel in self._files.sources:
             report.extend(self._files.results.found(rel))
         report.extend(self._link.diags)
@@ -69,18 +82,43 @@ class LiveRepo:
 
     def edit(self, rel: str, text: str | None) -> bool:
         """Compile `rel` from `text` (None: as it is on disk, or gone);
-        whether the link stage must run again (`relink`). A spec edited
-        changes every file's meaning: the whole repo is compiled again."""
+        whether the link stage must run again (`relinked`). A file a build
+        does not list is left alone. A spec changes every file's meaning:
+        once saved (`text` None), the whole repo is compiled again, the
+        texts edited in kept; before, nothing changes."""
+        if rel not in self._listed:
+            self._listed = listed_paths(self.config)  # a file made since: listed now?
+            if rel not in self._listed and rel not in self._files.sources:
+                return False
         if self.is_spec(rel):
-            self.reload()
+            if text is None:
+                self._load()
             return False
+        if text is None:
+            self._buffers.pop(rel, None)
+        else:
+            self._buffers[rel] = text
+        return self._compile(rel, text)
+
+    def relinked(self) -> list[Diagnostic]:
+        """Run the link stage again; every finding (`report`)."""
+        self._link = link_files(self._files)
+        return self.report()
+
+    def _compile(self, rel: str, text: str | None) -> bool:
         before = self._files.results.head(rel).link_key if rel in self._files.sources else None
         linked = any(d.file == rel for d in self._link.diags)
-        source = self._read(rel, text)
-        if source is None:
+        gone = text is None and not files.present(self.config.root / rel)  # deleted: no longer a source
+        source = None if gone else (source_at(self.config.root, rel) if text is None
+                                    else source_of_text(self.config.root, rel, text))
+        if not isinstance(source, SourceFile):  # gone, or not read: as a build finds it
+            self._unread[rel] = source
             self._files.sources.pop(rel, None)
             self._entries.pop(rel, None)
+            if gone:
+                self._listed = self._listed - {rel}
             return before is not None
+        self._unread[rel] = None
         self._files.sources[rel] = source
         self._files.results.add_result(rel, one_file(source, None, self.specs, self.config.a2a, self.config.layout))
         entry = self._entry(rel)
@@ -89,20 +127,6 @@ class LiveRepo:
         else:
             self._entries[rel] = entry
         return linked or self._files.results.head(rel).link_key != before
-
-    def relinked(self) -> list[Diagnostic]:
-        """Run the link stage again; every finding (`report`)."""
-        self._link = link_files(self._files)
-        return self.report()
-
-    def reload(self) -> None:
-        """Compile everything again (from disk; buffers are edited in again by the caller)."""
-        self.__init__(self.config)  # type: ignore[misc]
-
-    def _read(self, rel: str, text: str | None) -> SourceFile | None:
-        found = (source_at(self.config.root, rel) if text is None
-                 else source_file(f"{self.config.root}/{rel}", rel, text.encode("utf-8")))
-        return found if isinstance(found, SourceFile) else None
 
     def _entry(self, rel: str) -> Entry | None:
         if rel.startswith(BUILTIN):

@@ -13,6 +13,7 @@ from knoc.diagnostics import Diagnostic, SourceFile, diag
 from knoc.io import files
 from knoc.io.cache import Cache
 from knoc.kinds.spec import SpecSet
+from knoc.rules import limits
 from knoc.rules.records import Encoded
 
 
@@ -22,10 +23,23 @@ def source_at(root: Path, relpath: str, shown: str | None = None) -> SourceFile 
     try:
         raw = files.read_source(path, str(root))
     except files.Refused as exc:
-        return diag("KNO-IO-REFUSED", f"knoc does not read this file: {exc}", file=relpath, hint=exc.hint)
+        return _refused(relpath, exc)
     except OSError as exc:
         return diag("KNO-IO-READ", f"cannot read file: {exc.strerror}", file=relpath)
     return source_file(path, relpath, raw, shown)
+
+
+def source_of_text(root: Path, relpath: str, text: str) -> SourceFile | Diagnostic:
+    """The file at `relpath` as an editor holds it (`text`, perhaps
+    unsaved), or why a build would not read it (the same size limit)."""
+    raw = text.encode("utf-8")
+    if len(raw) > limits.SOURCE_BYTES:
+        return _refused(relpath, files.too_large(len(raw)))
+    return source_file(f"{root}/{relpath}", relpath, raw)
+
+
+def _refused(relpath: str, exc: files.Refused) -> Diagnostic:
+    return diag("KNO-IO-REFUSED", f"knoc does not read this file: {exc}", file=relpath, hint=exc.hint)
 
 
 def compile_source(config: Config, specs: SpecSet, cache: Cache, rel: str) -> tuple[str, Encoded] | Diagnostic:

@@ -183,8 +183,7 @@ def read_source(path: str, root: str | None = None, limit: int = limits.SOURCE_B
             raise Refused("not a regular file (a folder, FIFO, socket or device)",
                           "sources are plain files: remove it, or rename it so it does not end in .kno")
         if st.st_size > limit:
-            raise Refused(f"the file is {st.st_size:,} bytes; a source may have at most {limit:,}",
-                          "split the entity, or move large text out of it")
+            raise too_large(st.st_size, limit)
         chunks, size = [], 0
         while chunk := os.read(fd, 1 << 16):
             chunks.append(chunk)
@@ -194,6 +193,12 @@ def read_source(path: str, root: str | None = None, limit: int = limits.SOURCE_B
         return b"".join(chunks)
     finally:
         os.close(fd)
+
+
+def too_large(size: int, limit: int = limits.SOURCE_BYTES) -> Refused:
+    """Why a source of `size` bytes is not read."""
+    return Refused(f"the file is {size:,} bytes; a source may have at most {limit:,}",
+                   "split the entity, or move large text out of it")
 
 
 def resource(package: str, name: str) -> bytes:

@@ -76,6 +76,7 @@ def write_in(root: Path, rel: str, data: bytes, replace: bool = False) -> None:
     regular file is replaced atomically and keeps its mode."""
     with _folder_of(root, rel) as (fd, name):
         mode = 0o666  # less the umask, as open() does
+        st = None
         if replace:
             try:
                 st = os.stat(name, dir_fd=fd, follow_symlinks=False)
@@ -95,8 +96,8 @@ def write_in(root: Path, rel: str, data: bytes, replace: bool = False) -> None:
         try:
             with os.fdopen(out, "wb") as f:
                 f.write(data)
-                if replace:
-                    os.fchmod(f.fileno(), mode)  # the umask is not the old file's business
+                if replace and st is not None:
+                    os.fchmod(f.fileno(), mode)  # the old file's mode: the umask is not its business
             if replace:
                 os.replace(target, name, src_dir_fd=fd, dst_dir_fd=fd)
         except BaseException:

@@ -89,7 +89,7 @@ class SpecSet:
         """A resolver based at the spec whose schema holds `node` (relative
         `$ref`s inside it are relative to that spec)."""
         for spec in self.specs.values():
-            if any(n is node for n in _nodes(spec.schema)):
+            if any(n is node for n in nodes(spec.schema)):
                 return self.registry.resolver(uri(spec.slug))
         return self.registry.resolver()
 
@@ -140,11 +140,12 @@ def property_names(schema: object, resolver: Resolver) -> set[str]:
     return names
 
 
-def _nodes(node: object) -> Iterator[object]:
+def nodes(node: object) -> Iterator[object]:
+    """Every mapping in a JSON value, however deep (a schema's subschemas among them)."""
     if isinstance(node, dict):
         yield node
         for v in node.values():
-            yield from _nodes(v)
+            yield from nodes(v)
     elif isinstance(node, list):
         for v in node:
-            yield from _nodes(v)
+            yield from nodes(v)

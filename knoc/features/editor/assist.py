@@ -15,7 +15,7 @@ from knoc.features.editor import cursor
 from knoc.features.editor.schema_walk import Schema
 from knoc.incremental.live import Entry, LiveRepo
 from knoc.kinds.domain import COLLECTION
-from knoc.rules import ulid
+from knoc.rules import limits, ulid
 from knoc.yaml.yaml12 import compose, load_value
 
 _DECLARED = re.compile(r"^\$schema:\s*[\"']?([a-z0-9-]+@\d+\.\d+\.\d+)", re.MULTILINE)
@@ -81,6 +81,8 @@ class Assistant:
         return self._schemas[decl]
 
     def complete(self, text: str, line: int, character: int) -> list[Completion]:
+        if cursor.in_comment(text, line, character):
+            return []
         at = cursor.at(text, line, character)
         schema = self.schema_of(text)
         if at.mode == "value" or (at.mode == "item" and not (schema and schema.is_object(at.path))):
@@ -132,6 +134,8 @@ class Assistant:
         return Place(target.rel, body.count("\n", 0, found.start()) if found else 0)
 
     def symbols(self, text: str) -> list[Symbol]:
+        if len(text) > limits.SOURCE_BYTES:  # what a build would not read either
+            return []
         try:
             root = compose(text)
         except Exception:  # a buffer being typed: no outline until it parses

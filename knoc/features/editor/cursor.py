@@ -24,9 +24,26 @@ class Cursor:
     key: str | None  # the key whose value is being written
 
 
+def in_comment(text: str, line: int, character: int) -> bool:
+    """Whether the cursor is in a comment (after a `#` that starts one: at
+    the start of the line or after a space, outside quotes)."""
+    lines = text.splitlines()
+    before = lines[line][:character] if line < len(lines) else ""
+    quote = None
+    for i, char in enumerate(before):
+        if quote is None and char in "\"'":
+            quote = char
+        elif char == quote:
+            quote = None
+        elif quote is None and char == "#" and (i == 0 or before[i - 1] in " \t"):
+            return True
+    return False
+
+
 def at(text: str, line: int, character: int) -> Cursor:
-    lines = text.splitlines() or [""]
-    current = lines[line] if line < len(lines) else ""
+    lines = text.splitlines()
+    lines += [""] * (line + 1 - len(lines))  # the cursor past the last line
+    current = lines[line]
     before = current[:character]
     indent = len(before) - len(before.lstrip(" "))
     rest = before[indent:]
@@ -50,7 +67,7 @@ def at(text: str, line: int, character: int) -> Cursor:
 def key_at(text: str, line: int, character: int) -> tuple[Path, str] | None:
     """The key under the cursor (its mapping's path, and the key)."""
     lines = text.splitlines()
-    if line >= len(lines):
+    if line >= len(lines) or in_comment(text, line, character):
         return None
     current = lines[line]
     indent = len(current) - len(current.lstrip(" "))
@@ -69,7 +86,7 @@ def word_at(text: str, line: int, character: int) -> str:
     """The value under the cursor: the run of characters around it that a
     slug, a kno:// reference or a URI is made of."""
     lines = text.splitlines()
-    if line >= len(lines):
+    if line >= len(lines) or in_comment(text, line, character):
         return ""
     current = lines[line]
     start = end = min(character, len(current))
