@@ -4,6 +4,7 @@ a damaged cache is detected and rebuilt rather than trusted."""
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import shutil
@@ -81,6 +82,30 @@ def test_results_held_in_the_scratch_file_give_the_bytes_of_results_held_in_memo
     assert knoc("build", "--no-cache", root=other)[0] == 0
     assert tree(repo / "build") == tree(other / "build")
     assert knoc("check", root=repo)[0] == 0
+
+
+def test_a_scratch_file_that_fills_the_disk_is_written_no_more_and_the_build_goes_on(
+        knoc: Knoc, repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The scratch file is the cache's: a full disk (or a file size limit)
+    there costs memory, never the run; what it took is still read from it."""
+    monkeypatch.setattr(held, "_FLUSH", 700)
+    writes, real = [], os.pwrite
+
+    def pwrite(fd: int, data: memoryview, at: int) -> int:
+        writes.append(at)
+        if len(writes) > 5:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real(fd, data[:len(data) // 2 or 1], at)  # short writes too
+
+    monkeypatch.setattr(held.os, "pwrite", pwrite)
+    other = tmp_path / "uncached"
+    shutil.copytree(repo, other, ignore=shutil.ignore_patterns(DIR, "build"))
+    code, _, err = knoc("build", root=repo)
+    assert code == 0, err
+    assert len(writes) > 5
+    monkeypatch.undo()
+    assert knoc("build", "--no-cache", root=other)[0] == 0
+    assert tree(repo / "build") == tree(other / "build")
 
 
 def test_a_build_leaves_no_scratch_or_half_stored_file_behind(built: Path) -> None:

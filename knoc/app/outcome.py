@@ -56,6 +56,7 @@ MACHINE = {
     errno.ENFILE: "the system has too many files open: try again later",
     errno.ENOMEM: "the machine is out of memory",
     errno.EIO: "the disk reported an input/output error: check the disk",
+    errno.EFBIG: "a file grew past the size this system allows (ulimit -f): raise the limit",
 }
 
 

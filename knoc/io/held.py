@@ -35,6 +35,7 @@ class Held:
         self._starts, self._ends = array("Q"), array("Q")  # where each value starts and ends
         self._index: dict[str, int] = {}  # key -> its value's number
         self._scratch = scratch
+        self._spill = scratch is not None  # whether to write to it still
         self._window: tuple[int, bytes] = (0, b"")  # the bytes last read from the file, and where they start
         self._tail = tail
 
@@ -55,8 +56,8 @@ class Held:
         self._ends.append(self._size)
         for piece in pieces:
             self._buffer += piece
-        self._index[key] = number  # a key held again: its new value, once whole (a reader may be on another thread)
-        if self._scratch is not None and len(self._buffer) >= _FLUSH:
+        self._index[key] = number  # a key held again: its new value, once whole
+        if self._spill and len(self._buffer) >= _FLUSH:
             self._flush()
 
     @property
@@ -127,14 +128,19 @@ class Held:
         return window[at - start:at - start + size]
 
     def _flush(self) -> None:
-        """What `_buffer` gathered, to the end of the scratch file."""
+        """What `_buffer` gathered, to the end of the scratch file. A file
+        that cannot take it (a full disk, a file size limit) is written no
+        more: what follows is held in memory, as without a cache."""
         assert self._scratch is not None
-        view = memoryview(self._buffer)
-        while view:
-            done = os.pwrite(self._scratch.fileno(), view, self._flushed)
-            view, self._flushed = view[done:], self._flushed + done
-        view.release()
-        self._buffer = bytearray()
+        at = self._flushed
+        with memoryview(self._buffer) as view:
+            try:
+                while at - self._flushed < len(view):
+                    at += os.pwrite(self._scratch.fileno(), view[at - self._flushed:], at)
+            except OSError:
+                self._spill = False
+                return
+        self._flushed, self._buffer = at, bytearray()
 
 
 class _Ref(Encodes):

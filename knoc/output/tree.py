@@ -146,8 +146,10 @@ class Joined:
                 for piece in pieces():
                     writer.write(piece)
                 st = writer.close()
-            except OSError:
+            except BaseException as exc:  # a Ctrl-C too: the half-written piece file goes
                 writer.abort()
+                if not isinstance(exc, OSError):
+                    raise
             else:
                 assert self._spill is not None
                 self.digests[path], self.files = st[2], self._spill.spilled(path, st, self.files)
