@@ -55,7 +55,7 @@ def modeline(config: Config, out: Path, source: Path) -> Outcome:
         raise UsageError("KNO-CONFIG", f"{rel} declares `$schema: {declared}`, which no spec accepts",
                          "declare one of: " + ", ".join(sorted(specs.by_declaration)))
     schema = os.path.relpath(out.resolve() / schemas.file_name(declared), source.resolve().parent)
-    outcome.answer = schemas.modeline(Path(schema).as_posix(), ".") + "\n"
+    outcome.answer = schemas.modeline(Path(schema).as_posix()) + "\n"
     return outcome
 
 

@@ -8,7 +8,6 @@ at its line while the author types."""
 from __future__ import annotations
 
 import json
-import posixpath
 from collections.abc import Iterator
 
 from knoc.kinds.spec import SPEC_URI, Spec, SpecSet, nodes
@@ -40,10 +39,10 @@ def latest(specs: SpecSet) -> dict[str, str]:
     return {t: f"{t}@{specs.versions_of(t)[-1]}" for t in specs.types}
 
 
-def modeline(schema_file: str, source_folder: str) -> str:
-    """The comment that points yaml-language-server at `schema_file` from a
-    source in `source_folder` (both relative to the same place)."""
-    return f"# yaml-language-server: $schema={posixpath.relpath(schema_file, source_folder or '.')}"
+def modeline(schema: str) -> str:
+    """The comment that points yaml-language-server at `schema` (a path
+    relative to the file it heads)."""
+    return f"# yaml-language-server: $schema={schema}"
 
 
 def vscode_files(specs: SpecSet, schemas_dir: str, content: str) -> dict[str, bytes]:
