@@ -23,12 +23,13 @@ from pygls.uris import from_fs_path, to_fs_path
 from pygls.workspace import PositionCodec
 
 from knoc.app.common import at_new_files, open_repo
-from knoc.app.outcome import UsageError
+from knoc.app.outcome import UsageError, as_usage
 from knoc.diagnostics import Diagnostic, Severity
 from knoc.features.editor.assist import Assistant, Symbol
 from knoc.incremental.live import LiveRepo
 from knoc.io import pool
 from knoc.io.files import SOURCE_SUFFIX
+from knoc.kinds.entity import BUILTIN
 from knoc.version import __version__
 
 PAUSE = 0.05  # seconds of quiet in the typing before a change is compiled
@@ -85,7 +86,12 @@ class KnocServer(LanguageServer):
             self.window_log_message(lsp.LogMessageParams(lsp.MessageType.Warning, f"knoc: {exc}"))
             return
         self.roots = tuple(dict.fromkeys((_as_named(config.root, folder), config.root)))
-        self.repo = LiveRepo(config)
+        try:
+            self.repo = LiveRepo(config)
+        except Exception as exc:  # a damaged cache, an unreadable specs folder, a bug: said, and no findings
+            usage = as_usage(exc)
+            self.window_log_message(lsp.LogMessageParams(lsp.MessageType.Error, f"knoc: {usage or repr(exc)}"))
+            return
         self.assistant = Assistant(self.repo)
         self.publish(self.repo.report())
 
@@ -130,7 +136,7 @@ class KnocServer(LanguageServer):
         assert self.repo is not None
         by_file: dict[str, list[Diagnostic]] = defaultdict(list)
         for d in at_new_files(self.repo.config, report):
-            if d.file:
+            if d.file and not d.file.startswith(BUILTIN):  # not a file of the repo's
                 by_file[d.file].append(d)
         for rel in sorted(set(by_file) | set(self.published)):
             found = by_file.get(rel, [])
