@@ -216,10 +216,8 @@ async def did_change(ls: KnocServer, params: lsp.DidChangeTextDocumentParams) ->
 @server.feature(lsp.TEXT_DOCUMENT_DID_SAVE)
 async def did_save(ls: KnocServer, params: lsp.DidSaveTextDocumentParams) -> None:
     rel = ls.rel(params.text_document.uri)
-    if rel is not None and ls.repo is not None and ls.repo.is_spec(rel):  # a spec counts once saved
+    if rel is not None:  # a spec counts once saved, a new file is a source once on disk: read from there
         ls.changed(rel, None)
-    elif (here := ls.opened(params.text_document.uri)) is not None:  # a new file is a source once on disk
-        ls.changed(here[0], here[1])
 
 
 @server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)

@@ -15,6 +15,7 @@ from knoc.rules.json import JsonObject, JsonValue
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 FOLDER = "schemas"  # where `knoc init` and `knoc schemas` put them, in the repo
+_RESOURCE = ("$schema", "$id")  # what makes a schema a resource of its own, dropped where a bundle holds it
 SUFFIX = ".schema.json"
 # The folder under content/ where each type's entities are kept, by
 # convention (`knoc init`, `knoc new`): what an editor's settings map to a
@@ -66,13 +67,15 @@ def bundle(declaration: str, spec: Spec, specs: SpecSet) -> JsonObject:
     assert isinstance(root, dict)
     defs = root.get("$defs")
     defs = dict(defs) if isinstance(defs, dict) else {}
-    for slug, key in keys.items():
-        defs[key] = _rewritten(specs.specs[slug].schema, slug, spec.slug, keys)
+    for slug, key in keys.items():  # each a subschema now: no longer a resource with its own `$id`
+        embedded = _rewritten(specs.specs[slug].schema, slug, spec.slug, keys)
+        assert isinstance(embedded, dict)  # a spec's schema is a mapping
+        defs[key] = {k: v for k, v in embedded.items() if k not in _RESOURCE}
     purpose = spec.entity.data.get("purpose")
     head: JsonObject = {"$schema": DRAFT, "title": f"{declaration} ({spec.entity.data.get('title') or spec.slug})"}
     if isinstance(purpose, str):
         head["description"] = purpose.strip()
-    body = {k: v for k, v in root.items() if k not in ("$schema", "$id", "$defs")}
+    body = {k: v for k, v in root.items() if k not in (*_RESOURCE, "$defs")}
     return {**head, **body, **({"$defs": defs} if defs else {})}
 
 

@@ -100,14 +100,14 @@ class Assistant:
         path = at.path
         if at.key == "$schema" and path == ("$schema",):
             return [Completion(d, "value") for d in sorted(self.repo.specs.by_declaration)]
+        # References carry no documentation: that would parse every target at
+        # each keystroke; hovering one shows its title and purpose.
         if _is_domains(path):
-            return [Completion(e.slug, "reference", "perception domain", self._summary(e))
-                    for e in self._in(COLLECTION)]
+            return [Completion(e.slug, "reference", "perception domain") for e in self._in(COLLECTION)]
         if at.key == "xri" or at.prefix.startswith("kno://"):
             return [Completion(f"kno://{e.collection}/{e.slug}", "reference", e.type) for e in self._sorted()]
         if at.key == "uri" and "extensions" in path:
-            return [Completion(e.uri, "reference", "extension", self._summary(e))
-                    for e in self._sorted() if e.uri]
+            return [Completion(e.uri, "reference", "extension") for e in self._sorted() if e.uri]
         if schema is None:
             return []
         return [Completion(json.dumps(v) if not isinstance(v, str) else v, "value") for v in schema.values(path)]
@@ -115,7 +115,7 @@ class Assistant:
     def hover(self, text: str, line: int, character: int) -> str | None:
         target = self._target(text, line, character)
         if target is not None:
-            return self._summary(target, full=True)
+            return self._summary(target)
         key = cursor.key_at(text, line, character)
         schema = self.schema_of(text)
         if key is None or schema is None:
@@ -175,7 +175,7 @@ class Assistant:
             return next((e for e in self._in(COLLECTION) if e.slug == word), None)
         return None
 
-    def _summary(self, entry: Entry, full: bool = False) -> str:
+    def _summary(self, entry: Entry) -> str:
         """An entity's title and purpose (and an extension's description), as its source has them."""
         try:
             data = load_value(self.repo.text(entry.rel) or "")
@@ -183,7 +183,7 @@ class Assistant:
             data = None
         data = data if isinstance(data, dict) else {}
         title = data.get("title") or entry.slug
-        parts = [f"**{title}**" + (f" ({entry.type} `{entry.slug}`)" if full else "")]
+        parts = [f"**{title}** ({entry.type} `{entry.slug}`)"]
         parts += [str(data[k]).strip() for k in ("purpose", "description") if isinstance(data.get(k), str)]
         return "\n\n".join(parts)
 
