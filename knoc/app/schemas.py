@@ -52,7 +52,8 @@ def modeline(config: Config, out: Path, source: Path) -> Outcome:
                          "run `knoc validate` to see what is wrong with it")
     declared = str(entity.data.get("$schema", ""))
     if declared not in specs.by_declaration:
-        raise UsageError("KNO-CONFIG", f"{rel} declares `$schema: {declared}`, which no spec accepts",
+        said = f"declares `$schema: {declared}`, which no spec accepts" if declared else "declares no `$schema`"
+        raise UsageError("KNO-CONFIG", f"{rel} {said}",
                          "declare one of: " + ", ".join(sorted(specs.by_declaration)))
     schema = os.path.relpath(out.resolve() / schemas.file_name(declared), source.resolve().parent)
     outcome.answer = schemas.modeline(Path(schema).as_posix()) + "\n"
