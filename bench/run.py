@@ -1,7 +1,7 @@
 """Benchmark: knoc next to the floor and check-jsonschema, in one run.
 
     python bench/run.py [--sizes 1000 10000 100000] [--repeat 3] [--repeat-large 3]
-                        [--only build|chains|editor] [--chain-sizes 1000 10000] [--editor-size 10000]
+                        [--only build|chains|editor|watch] [--chain-sizes 1000 10000] [--editor-size 10000]
 
 For each size it generates a repo (bench/gen_repo.py) and measures, each in
 a fresh process (bench/measure.py: wall time, CPU time of the whole process
@@ -45,6 +45,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from editor import editor_table
 from gen_chain import write_chain
 from gen_repo import generate
+from watch import watch_table
 
 HERE = Path(__file__).resolve().parent
 SHARED_TOOLS = HERE.parents[1] / "shared" / "tools"
@@ -259,7 +260,7 @@ def main() -> None:
     ap.add_argument("--repeat-large", type=int, default=3,
                     help=f"Runs at {LARGE:,} agents and more (check-jsonschema's: one).")
     ap.add_argument("--editor-size", type=int, default=10_000)
-    ap.add_argument("--only", choices=("build", "chains", "editor"), help="Run one of the three tables.")
+    ap.add_argument("--only", choices=("build", "chains", "editor", "watch"), help="Run one of the four tables.")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="knoc-bench-code-") as code:
         measure_a_copy(Path(code))
@@ -269,6 +270,8 @@ def main() -> None:
             chain_table(args.chain_sizes, args.repeat)
         if args.only in (None, "editor"):
             editor_table(args.editor_size, 10, ENV)  # bench/editor.py: how soon `knoc lsp` shows an edit
+        if args.only in (None, "watch"):
+            watch_table(args.editor_size, 10, ENV)  # bench/watch.py: how soon `knoc serve --watch` serves one
 
 
 def measure_a_copy(into: Path) -> None:

@@ -31,7 +31,10 @@ def run() -> None:
 
 
 def _interrupted() -> None:
-    sys.stderr.write("interrupted: build/ is as it was before this run\n")
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C would only cut the message short
+    from knoc.app.outcome import INTERRUPTED
+
+    sys.stderr.write(INTERRUPTED + "\n")
     sys.exit(130)
 
 

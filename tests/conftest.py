@@ -62,6 +62,16 @@ def tree(path: Path) -> dict[str, bytes]:
     return {p.relative_to(path).as_posix(): p.read_bytes() for p in sorted(path.rglob("*")) if p.is_file()}
 
 
+def rejected_by_manifest(files: dict[str, bytes]) -> bool:
+    """Whether a reader that checks build/ against its manifest refuses it."""
+    try:
+        outputs = json.loads(files["manifest.json"])["outputs"]
+    except (KeyError, ValueError):
+        return True
+    listed = {*outputs, "manifest.json"}
+    return set(files) != listed or any(hashlib.sha256(files[p]).hexdigest() != d for p, d in outputs.items())
+
+
 # Helpers for tests that edit a copy of the example and read its findings.
 Knoc = Callable[..., Any]
 

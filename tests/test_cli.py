@@ -132,7 +132,8 @@ def test_a_file_where_build_or_one_of_its_folders_was_is_reported_not_a_crash(  
 def test_a_tree_knoc_wrote_is_replaced_without_reading_its_manifest(repo: Path, knoc, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     """A build's tree, unchanged since, is known to be knoc's from the memo
     and a stat of each folder; a file that appears in it while a build runs
-    still stops that build from replacing it."""
+    is never lost: an update in place leaves it, and the next build, which
+    finds it, refuses to replace the tree."""
     assert knoc("build", root=repo)[0] == 0
     listed: list[Path] = []
     monkeypatch.setattr(staging_module, "check_owned", lambda out, manifest: listed.append(out) or check_owned(out, manifest))
@@ -146,6 +147,10 @@ def test_a_tree_knoc_wrote_is_replaced_without_reading_its_manifest(repo: Path, 
 
     monkeypatch.setattr(Staging, "writing", meanwhile)
     edit(repo, "content/agent-blueprints/catalog-search.kno", "Searches all of the KNO", "Searches the KNO")
+    assert knoc("build", root=repo)[0] == 0
+    assert (repo / "build/index/notes.txt").read_text(encoding="utf-8") == "mine\n"
+    monkeypatch.setattr(Staging, "writing", writing)
+    edit(repo, "content/agent-blueprints/catalog-search.kno", "Searches the KNO", "Searches all of the KNO")
     code, _, err = knoc("build", root=repo)
     assert code == 2 and "holds files knoc did not write: index/notes.txt" in err and listed == [repo / "build"]
     assert (repo / "build/index/notes.txt").read_text(encoding="utf-8") == "mine\n"
@@ -379,8 +384,9 @@ def test_a_rebuild_links_the_files_it_would_write_unchanged(repo: Path, knoc,  #
 def test_a_rebuild_writes_afresh_what_it_may_not_link(repo: Path, knoc, tmp_path: Path,  # type: ignore[no-untyped-def]
                                                       rebuild: tuple[str, ...]) -> None:
     """A file linked from elsewhere (a deploy copy made with hard links) is
-    not shared with the new tree, and a symlink, even to the right bytes,
-    never enters it: both are written as plain files."""
+    never written through: an update in place leaves it as it is, or moves
+    a new file in its place; a symlink, even to the right bytes, is
+    replaced by a plain file."""
     assert knoc("build", root=repo)[0] == 0
     build = repo / "build"
     deployed = tmp_path / "deployed.json"
@@ -389,10 +395,10 @@ def test_a_rebuild_writes_afresh_what_it_may_not_link(repo: Path, knoc, tmp_path
     outside.write_bytes((build / SENTINEL_CARD).read_bytes())
     (build / SENTINEL_CARD).unlink()
     (build / SENTINEL_CARD).symlink_to(outside)
+    deployed_bytes = deployed.read_bytes()
     _edit_search_description(repo, "Edited.")
     assert knoc("build", *rebuild, root=repo)[0] == 0
-    assert (build / STEWARD_CARD).stat().st_ino != deployed.stat().st_ino
-    assert (build / STEWARD_CARD).read_bytes() == deployed.read_bytes()
+    assert (build / STEWARD_CARD).read_bytes() == deployed.read_bytes() == deployed_bytes
     assert not (build / SENTINEL_CARD).is_symlink()
     assert (build / SENTINEL_CARD).read_bytes() == outside.read_bytes()
     assert outside.stat().st_nlink == 1

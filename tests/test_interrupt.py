@@ -1,6 +1,8 @@
 """Interrupted builds: a build killed at any point (SIGKILL or SIGINT)
-leaves either the old build/ or the new one, never a mix or none; the next
-run leaves no debris. Where the system cannot swap two folders atomically
+leaves either the old build/ or the new one, or (only a SIGKILL while an
+update in place is applied: tests/test_update_in_place.py) a mix its
+manifest refuses, which the next run finishes; the next run leaves no
+debris. Where the system cannot swap two folders atomically
 (no renameat2), a kill between the two renames leaves no build/ for a
 moment, and the next run puts the old one back before anything else."""
 
@@ -16,7 +18,8 @@ from pathlib import Path
 import pytest
 
 from bench.gen_repo import generate
-from tests.conftest import tree
+from knoc.io import swap
+from tests.conftest import rejected_by_manifest, tree
 
 AGENTS = 150
 POINTS = 24  # kills at spread-out moments, half SIGKILL, half SIGINT
@@ -24,7 +27,9 @@ POINTS = 24  # kills at spread-out moments, half SIGKILL, half SIGINT
 # test kills it there.
 BETWEEN_RENAMES = """
 import os, sys, time
+import knoc.io.staging as staging
 import knoc.io.swap as swap
+staging.IN_PLACE_SHARE = 10**9  # the whole tree swapped in, never updated in place
 swap._renameat2 = lambda: None  # the portable swap: two renames
 real = os.rename
 def paused(a, b):
@@ -107,8 +112,11 @@ def test_a_build_killed_anywhere_leaves_the_old_or_the_new_tree(
         _, err = proc.communicate(timeout=60)
         assert "Traceback" not in err
         now = tree(root / "build")
-        assert now in (old, new), f"kill {i}: build/ is neither the old tree nor the new one"
-        if now == new:  # back to the old tree for the next kill
+        if now not in (old, new):  # killed while an update in place was applied
+            assert i % 2 and rejected_by_manifest(now), f"kill {i}: build/ is a mix its manifest accepts"
+            swap.recover(root / "build")  # what the next run does first
+            assert tree(root / "build") == new, f"kill {i}: the update was not finished"
+        if now != old:  # back to the old tree for the next kill
             _restore(root, old)
     build(root)
     assert tree(root / "build") == new and debris(root) == []

@@ -15,10 +15,11 @@ from knoc.config import CONFIG_FILE, Config
 from knoc.diagnostics.progress import Progress, quiet
 from knoc.incremental.driver import Result
 from knoc.io import background, git, lock, swap
+from knoc.io.journal import Update
 from knoc.io.outputs import Base, Columns, OutputMemo
 from knoc.io.staging import OutputError, Staging
 from knoc.io.stored import Stat
-from knoc.io.tree import stat_tree
+from knoc.io.tree import restat_tree, stat_tree
 from knoc.output.tree import MANIFEST, Tree
 from knoc.output.views import plain
 
@@ -69,13 +70,14 @@ def _build(config: Config, use_cache: bool, fail_on_warning: bool, stage: bool, 
 
     out = config.output + "/"
     staging = Staging(config.out_dir, MANIFEST)
-    swapped: tuple[Mapping[str, str], Base | None] | None = None  # what build/ now holds, once swapped in
+    swapped: tuple[Mapping[str, str], Base | None] | None = None  # what build/ now holds, once written
 
     try:
         # Freshly compiled cards are written by the workers that compiled
         # them (signed ones only once signed, at the end).
         result = compile_cached(config, use_cache, progress, signer, early=None if signer else staging, keep=True)
-        current = not scan.in_build(seen(), result.base).differing(result.digests)  # then rewrite nothing
+        differ = scan.in_build(seen(), result.base).differing(result.digests)  # none: rewrite nothing
+        current = not differ
         diags = result.report.sorted()
         if signer is not None and not config.public:
             diags.append(unpinned(signer))
@@ -84,7 +86,7 @@ def _build(config: Config, use_cache: bool, fail_on_warning: bool, stage: bool, 
             progress("writing", 0, len(result.files))
             try:
                 unchanged = {p for p in staging.early if _same_card(result.files, result.early, p)}
-                _write(staging, result.files, unchanged, _reusable(old(), result.digests.get), scan.owned())
+                _write(staging, result.files, result.digests, unchanged, differ, old, scan.owned())
             except OutputError as exc:
                 raise UsageError("KNO-OUTPUT", str(exc),
                                  "move those files away, or set another `output` in knoc.toml") from None
@@ -97,7 +99,7 @@ def _build(config: Config, use_cache: bool, fail_on_warning: bool, stage: bool, 
     del result  # its trees and per-file results, and the old tree's scan: the memo is made without them
     old.cache_clear()
     if swapped is not None:
-        OutputMemo.open(config.root, use_cache).written(stat_tree(config.out_dir, swapped[0]), *swapped)
+        OutputMemo.open(config.root, use_cache).written(_stat(config, scan, staging.update, swapped[0]), *swapped)
     if written and stage:
         try:
             git.stage(config.root, config.out_dir)
@@ -129,13 +131,26 @@ def _summary(config: Config, result: Result, written: bool, current: bool, stage
     return summary
 
 
-def _write(staging: Staging, tree: Mapping[str, bytes], unchanged: set[str], reuse: dict[str, Stat],
-           owned: Columns | None) -> None:
-    """Make `tree` build/, each file's bytes made as the writers ask for them."""
-    writing = staging.writing(list(tree), unchanged, reuse, owned)
+def _write(staging: Staging, tree: Mapping[str, bytes], digests: Mapping[str, str], unchanged: set[str],
+           differ: set[str], old: Callable[[], dict[str, Stat]], owned: Columns | None) -> None:
+    """Make `tree` build/, each file's bytes made as the writers ask for them:
+    in place where few differ from build/ (`differ`), else a whole new tree
+    that links the files of the `old` tree that hold the same bytes."""
+    paths = list(tree)
+    update = staging.in_place(paths, differ)
+    reuse = {} if update is not None else _reusable(old(), digests.get)
+    writing = staging.writing(paths, unchanged, reuse, owned, update)
     for batch in writing.needed():
         writing.put([(rel, tree.content(rel) if isinstance(tree, Tree) else tree[rel]) for rel in batch])
     writing.commit()
+
+
+def _stat(config: Config, scan: Scan, update: Update | None, digests: Mapping[str, str]) -> Columns:
+    """The memo's columns of the tree just written: where it was updated in
+    place, only the files and folders the update touched are stat'ed."""
+    if update is None or scan.memo.path is None:
+        return stat_tree(config.out_dir, digests)
+    return restat_tree(config.out_dir, digests, scan.memo.columns, [*update.replace, *update.remove])
 
 
 def _reusable(old: dict[str, Stat], digest: Callable[[str], str | None]) -> dict[str, Stat]:

@@ -20,14 +20,15 @@ def clean(config: Config, cache_only: bool) -> Outcome:
             if files.is_link(out):
                 raise UsageError("KNO-OUTPUT", f"{config.output}/ is a link: knoc removes only what it wrote",
                                  "remove the link yourself if you mean to")
+            # An interrupted run's work first: an update it committed is finished, its debris
+            # removed, and an old tree it moved aside comes back (then removed with the rest).
+            swap.recover(config.out_dir)
             try:
                 check_owned(config.out_dir, MANIFEST)
             except OutputError as exc:
                 raise UsageError("KNO-OUTPUT", f"{exc}; nothing was removed",
                                  "move the files that are yours out of it, then run knoc clean again") from None
-            there = files.is_dir(config.out_dir)
-            swap.recover(config.out_dir)  # an interrupted run's debris beside it, too (an old tree may come back)
-            if there or files.is_dir(config.out_dir):
+            if files.is_dir(config.out_dir):
                 swap.remove(config.out_dir)
                 removed.append(f"{config.output}/")
         cache = config.root / CACHE_DIR

@@ -20,6 +20,11 @@ class UsageError(Exception):
         self.code, self.hint = code, hint
 
 
+# What a Ctrl-C leaves: every write is made aside and moved in whole, or
+# held from Ctrl-C until it is done (`knoc.io.journal`).
+INTERRUPTED = "interrupted: nothing was left half-written (build/ is as it was, or as this run finished writing it)"
+
+
 def as_usage(exc: Exception) -> UsageError | None:
     """What to tell the user of an exception that is the invocation's or the
     environment's doing, not a bug in knoc; None for a bug."""

@@ -84,6 +84,8 @@ class Scan:
         from `base`, the paths where they may differ are its few overrides
         and the files the scan saw change, and nothing is loaded; else the
         memo's digests are read, and the memo follows from `base` hereafter."""
+        if base is not None and base.parent is not None and seen.base == base.parent.token != base.token:
+            base = base.parent  # build/ as the rendering this run's was patched from
         unlike = base.unlike() if base is not None else {}
         if base is not None and base.token and seen.base == base.token:
             now = {**seen.overrides, **seen.changed}

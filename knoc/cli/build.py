@@ -18,8 +18,8 @@ from knoc.cli.options import Run, common
 def command(run: Run, stage: bool, sign_keys: tuple[str, ...], unsigned: bool) -> int:
     """Compile the repo and write build/ (cards, domain index, catalog, manifest).
 
-    The new tree is written aside and swapped in: a failed build leaves the
-    previous build/ untouched."""
+    What changed is written aside first, then moved in: a failed or
+    interrupted build leaves the previous build/ untouched."""
     from knoc.app.build import build
 
     with run.progress() as progress:

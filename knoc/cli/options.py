@@ -21,7 +21,7 @@ import click
 from knoc.a2a import targets
 from knoc.app import CACHE_DIR
 from knoc.app.common import open_repo
-from knoc.app.outcome import Outcome, UsageError, as_usage, exit_code
+from knoc.app.outcome import INTERRUPTED, Outcome, UsageError, as_usage, exit_code
 from knoc.config import Config
 from knoc.diagnostics import Diagnostic, diag, internal
 from knoc.diagnostics.progress import ProgressBar
@@ -166,7 +166,7 @@ def guarded(action: Callable[[], int], fmt: str = "text", suite: str = "knoc", d
     except Exception as exc:
         code = complain(exc, fmt, suite, debug)
     except KeyboardInterrupt:  # what was being written was left aside, not half-done
-        click.echo("interrupted: build/ is as it was before this run", err=True)
+        click.echo(INTERRUPTED, err=True)
         code = EXIT_INTERRUPTED
     sys.exit(code)
 

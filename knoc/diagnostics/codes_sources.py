@@ -17,10 +17,10 @@ declare("KNO-GIT", E, "`knoc diff`: git is missing, this is not a git work tree,
     touching the work tree) and compares the cards. It needs git on the PATH, a content repo inside
     a git work tree and a ref git knows. Pass `--base` with a branch, tag or commit.""")
 declare("KNO-OUTPUT", E, "the output folder holds files knoc did not write; knoc will not replace it", """
-    A build writes its tree aside and swaps it in place of the output folder. knoc only replaces a
-    folder that is absent or that its own manifest.json describes, so that a misconfigured `output`
-    setting can never delete someone's files. Move the named files away, or point `output` in
-    knoc.toml at another folder.""")
+    A build writes what changed aside, then moves it into the output folder (or swaps a whole new
+    tree in). knoc only writes into a folder that is absent or that its own manifest.json
+    describes, so that a misconfigured `output` setting can never delete someone's files. Move the
+    named files away, or point `output` in knoc.toml at another folder.""")
 declare("KNO-WRITE", E, "knoc will not write there: through a link, or where a file stands for a folder", """
     Commands that write (init, new, import, migrate, specs vendor, build) write only inside the
     repo's own folders: never through a link (which could point anywhere, another repo's files

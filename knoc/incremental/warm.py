@@ -195,7 +195,8 @@ def patch(config: Config, content: list[str], specs: SpecSet, spec_inputs: list[
         for u in updates:
             cache.put(u.rel, Source.of(u.digest, u.st, u.entry))
         kept = Rendered(secrets.token_hex(16), time.time_ns(), heads, found_in, memo.sites, plain(digests), latest())
-        base = _keep(cache, key(link.key, operator), kept, patched, cache.rendered_files()) or base
+        stored = _keep(cache, key(link.key, operator), kept, patched, cache.rendered_files())
+        base = base if stored is None else stored._replace(parent=base)
     diags = [d for raw in found_in.values() for d in diagnostics(raw)] + linked.diags
     return Patched(diags, linked.published, linked.agents, linked.untwinned, Cards(linked.published, projections),
                    tree, digests, base)

@@ -282,16 +282,17 @@ def differing_rows(a: array[int], b: array[int], width: int = 1) -> list[int]:
 
 
 @contextmanager
-def stat_in(folder: Path) -> Iterator[Callable[[str], os.stat_result]]:
+def stat_in(folder: Path, follow: bool = True) -> Iterator[Callable[[str], os.stat_result]]:
     """`os.stat` of paths relative to `folder`, through an open descriptor
     of it: the kernel walks a path from there, not from `/`, and a hundred
-    thousand stats cost a tenth less."""
+    thousand stats cost a tenth less. Without `follow`, a link is stat'ed
+    itself (as `lstat` does)."""
     if os.stat not in os.supports_dir_fd:
-        yield lambda rel: os.stat(f"{folder}/{rel}")
+        yield lambda rel: os.stat(f"{folder}/{rel}", follow_symlinks=follow)
         return
     fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0))
     try:
-        yield functools.partial(os.stat, dir_fd=fd)
+        yield functools.partial(os.stat, dir_fd=fd, follow_symlinks=follow)
     finally:
         os.close(fd)
 

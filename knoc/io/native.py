@@ -6,24 +6,7 @@ is delivered as soon as the module has loaded, as a KeyboardInterrupt."""
 
 from __future__ import annotations
 
-import contextlib
-import signal
-from collections.abc import Iterator
-
-
-@contextlib.contextmanager
-def ctrl_c_held() -> Iterator[None]:
-    """SIGINT blocked for this thread until the block ends (where the
-    system has no signal masks, nothing is held)."""
-    if not hasattr(signal, "pthread_sigmask"):
-        yield
-        return
-    before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, before)
-
+from knoc.io.interrupts import ctrl_c_held
 
 with ctrl_c_held():
     import jsonschema_rs

@@ -53,12 +53,15 @@ class Snapshot:
 class Base(NamedTuple):
     """The rendering a tree's digests follow from: its token, every output's
     sha256 in it, the outputs whose sha256 may differ from it, and of
-    those the ones whose sha256 surely does (known before it is computed)."""
+    those the ones whose sha256 surely does (known before it is computed).
+    `parent`: the rendering this one was patched from and stored in place
+    of (what build/'s memo still follows, until the build writes)."""
 
     token: str
     digests: Mapping[str, str]
     touched: frozenset[str] = frozenset()
     moved: frozenset[str] = frozenset()
+    parent: Base | None = None
 
     def unlike(self) -> dict[str, str]:
         """Each moved output's sha256 in the base: one it no longer has."""
@@ -260,11 +263,12 @@ class Overlay(Mapping[str, str]):
 
 
 def fresh(base: str, rel: str, known: Stat | None) -> Stat:
-    """A file's (size, mtime, sha256), hashed only if `known` is not its stat."""
-    st = os.stat(base + rel)
-    if known is not None and known[0] == st.st_size and known[1] == st.st_mtime_ns:
+    """A file's (size, mtime, sha256), hashed only if `known` is not its
+    stat. A link is never followed: it is not a file knoc wrote."""
+    st = os.lstat(base + rel)
+    if known is not None and known[0] == st.st_size and known[1] == st.st_mtime_ns and stat.S_ISREG(st.st_mode):
         return known
-    if not stat.S_ISREG(st.st_mode):  # a FIFO or a device: drift, never read
+    if not stat.S_ISREG(st.st_mode):  # a link, a FIFO or a device: drift, never read
         return (st.st_size, st.st_mtime_ns, NOT_A_FILE)
-    with files.opened(base + rel) as f:  # hashed a piece at a time: agents.js is 100 MB at 100,000 agents
+    with files.opened(base + rel, follow=False) as f:  # hashed a piece at a time: agents.js is 100 MB at 100,000 agents
         return (st.st_size, st.st_mtime_ns, hashlib.file_digest(f, "sha256").hexdigest())

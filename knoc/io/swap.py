@@ -22,7 +22,7 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from knoc.io import pool
+from knoc.io import journal, pool
 
 AT_FDCWD = -100
 RENAME_EXCHANGE = 2
@@ -119,11 +119,13 @@ def exchange(a: Path, b: Path) -> bool:
 
 
 def recover(out: Path) -> None:
-    """Undo what an interrupted run left beside `out`: put back an old tree
-    that was moved aside but never replaced, and remove every half-written
-    new tree and every retired one."""
+    """Undo what an interrupted run left beside `out`: finish an update in
+    place it committed (`knoc.io.journal`), put back an old tree that was
+    moved aside but never replaced, and remove every half-written new tree
+    and every retired one."""
     if not out.parent.is_dir():
         return
+    journal.replay(out)  # an update in place that was committed: finished, before its folder is taken for debris
     # only names mkdtemp gave knoc's own folders: `.build.old-mine` is someone's
     ours = re.compile(rf"\.{re.escape(out.name)}\.(new|old)-[a-z0-9_]{{8}}")
     old = f".{out.name}.old-"

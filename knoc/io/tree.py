@@ -4,8 +4,10 @@ being read. Writing it is `knoc.io.staging`'s."""
 
 from __future__ import annotations
 
+import bisect
 import os
 import re
+from array import array
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
@@ -62,13 +64,67 @@ def stat_tree(out: Path, digests: Mapping[str, str]) -> Columns:
     columns = digests if isinstance(digests, Digests) else Digests.of(digests)  # sorted, as the memo keeps them
     paths = columns.paths
     dirs = sorted({ROOT} | _parents(paths))
-    with files.stat_in(out) as st:
+    with files.stat_in(out, follow=False) as st:
         stats = files.stats(paths, ("st_size", "st_mtime_ns"), st)
         dir_mtimes = files.stats(dirs, ("st_mtime_ns",), st)
     if stats is None or dir_mtimes is None:
         raise FileNotFoundError(f"{out} lost a file as it was written")
     joined, listed = columns.encode()
     return Columns(joined, stats[0::2], stats[1::2], listed, join_paths(dirs), dir_mtimes)
+
+
+def restat_tree(out: Path, digests: Mapping[str, str], known: Columns, touched: Iterable[str]) -> Columns:
+    """`stat_tree` of a tree that was `known` (as a scan saw it) and has been
+    updated in place: only the `touched` files and the folders above them
+    are stat'ed again (a file moved in or removed changes its folder's
+    mtime; a folder made or removed, its parent's)."""
+    columns = digests if isinstance(digests, Digests) else Digests.of(digests)
+    touched = set(touched)
+    with files.stat_in(out, follow=False) as st:
+        if columns.paths == known.paths:  # the same files (compared in C): only the touched rows change
+            sizes, mtimes = array("q", known.sizes), array("q", known.mtimes)
+            for rel in touched:
+                if (i := columns.index(rel)) >= 0:
+                    now = st(rel)
+                    sizes[i], mtimes[i] = now.st_size, now.st_mtime_ns
+        else:
+            row = {p: i for i, p in enumerate(known.paths)}
+            sizes, mtimes = array("q"), array("q")
+            for rel in columns.paths:
+                i = row.get(rel, -1)
+                if i < 0 or rel in touched:
+                    now = st(rel)
+                    sizes.append(now.st_size)
+                    mtimes.append(now.st_mtime_ns)
+                else:
+                    sizes.append(known.sizes[i])
+                    mtimes.append(known.mtimes[i])
+        folders: dict[str, int | None] = {}  # None: gone (left empty, and removed)
+        for folder in {ROOT} | _parents(touched):
+            try:
+                folders[folder] = st(folder).st_mtime_ns
+            except NOT_THERE:
+                folders[folder] = None
+    joined, listed = columns.encode()
+    return Columns(joined, sizes, mtimes, listed, *_folders_with(known, folders))
+
+
+def _folders_with(known: Columns, changed: dict[str, int | None]) -> tuple[str, array[int]]:
+    """The memo's folder columns with these folders' mtimes (None: gone)."""
+    dir_mtimes = array("q", known.dir_mtimes)
+    if all(mtime is not None and (i := bisect.bisect_left(known.dirs, d)) < len(known.dirs) and known.dirs[i] == d
+           for d, mtime in changed.items()):  # no folder made or removed: the same rows
+        for d, mtime in changed.items():
+            dir_mtimes[bisect.bisect_left(known.dirs, d)] = mtime  # type: ignore[assignment]
+        return join_paths(known.dirs), dir_mtimes
+    folders = dict(zip(known.dirs, known.dir_mtimes, strict=True))
+    for d, mtime in changed.items():
+        if mtime is None:
+            folders.pop(d, None)
+        else:
+            folders[d] = mtime
+    dirs = sorted(folders)
+    return join_paths(dirs), array("q", [folders[d] for d in dirs])
 
 
 def scan_tree(out: Path, known: Snapshot) -> Snapshot:
@@ -97,7 +153,7 @@ def folders_unchanged(out: Path, known: Columns, rows: slice = slice(None)) -> b
     if not known.dirs:
         return False
     try:
-        with files.stat_in(out) as st:
+        with files.stat_in(out, follow=False) as st:
             return files.stats(known.dirs[rows], ("st_mtime_ns",), st) == known.dir_mtimes[rows]
     except NOT_THERE:
         return False
@@ -111,7 +167,7 @@ def changed_files(out: Path, known: Columns, rows: slice = slice(None)) -> dict[
     paths = known.paths[rows]
     first = rows.indices(len(known.paths))[0]
     try:
-        with files.stat_in(out) as st:
+        with files.stat_in(out, follow=False) as st:
             now = files.stats(paths, ("st_size", "st_mtime_ns"), st)
     except NOT_THERE:  # no tree at all (or a file in its place)
         return dict.fromkeys(paths)

@@ -50,11 +50,27 @@ def _folder_of(root: Path, rel: str, file_too: bool = True) -> Iterator[tuple[in
     writable(root, rel, file_too)
     *folders, name = rel.split("/")
     root.mkdir(parents=True, exist_ok=True)
-    fd = os.open(root, _DIR_FLAGS & ~getattr(os, "O_NOFOLLOW", 0))  # the root itself: the user named it
+    top = os.open(root, _DIR_FLAGS & ~getattr(os, "O_NOFOLLOW", 0))  # the root itself: the user named it
+    try:
+        fd = descend(top, folders, rel)
+    finally:
+        os.close(top)
+    try:
+        yield fd, name
+    finally:
+        os.close(fd)
+
+
+def descend(top: int, folders: list[str], rel: str, make: bool = True) -> int:
+    """A new descriptor of the folder `folders` below the open folder `top`,
+    each opened without following a link (and, with `make`, made where
+    missing). Unsafe where one is a link or a file."""
+    fd = os.dup(top)
     try:
         for folder in folders:
-            with contextlib.suppress(FileExistsError):
-                os.mkdir(folder, 0o777, dir_fd=fd)
+            if make:
+                with contextlib.suppress(FileExistsError):
+                    os.mkdir(folder, 0o777, dir_fd=fd)
             try:
                 inner = os.open(folder, _DIR_FLAGS, dir_fd=fd)
             except OSError as exc:
@@ -64,9 +80,10 @@ def _folder_of(root: Path, rel: str, file_too: bool = True) -> Iterator[tuple[in
                 raise
             os.close(fd)
             fd = inner
-        yield fd, name
-    finally:
+    except BaseException:
         os.close(fd)
+        raise
+    return fd
 
 
 def write_in(root: Path, rel: str, data: bytes, replace: bool = False) -> None:

@@ -19,6 +19,8 @@ def plain(digests: Mapping[str, str]) -> Mapping[str, str]:
     the cache and the memo of build/ to keep."""
     if isinstance(digests, dict | Digests):
         return digests
+    if isinstance(digests, Overlaid) and (columns := digests.columns()) is not None:
+        return columns
     paths = sorted(digests)
     return Digests.of_rows(paths, "".join(digests[p] for p in paths))
 
@@ -65,6 +67,13 @@ class Overlaid(Mapping[str, str]):
 
     def items(self) -> ItemsView[str, str]:
         return self.flat().items()
+
+    def columns(self) -> Digests | None:
+        """The same as columns, made from the base's when it has them and
+        `changed` adds no path (None: it does)."""
+        if not isinstance(self._base, Digests) or any(p not in self._base for p in self._changed):
+            return None
+        return self._base.replaced({path: self._changed[path] for path in self._changed})
 
     def __iter__(self) -> Iterator[str]:
         yield from self._base

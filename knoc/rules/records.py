@@ -181,7 +181,10 @@ class Digests(Mapping[str, str]):
             if i < 0:
                 raise KeyError(path)
             out[64 * i:64 * i + 64] = digest.encode("ascii")
-        return Digests(self._joined, out.decode("ascii"))
+        found = Digests(self._joined, out.decode("ascii"))
+        if "paths" in self.__dict__:
+            found.__dict__["paths"] = self.paths  # split already: not again
+        return found
 
     def __getitem__(self, path: str) -> str:
         i = self.index(path)
