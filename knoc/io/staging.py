@@ -55,7 +55,7 @@ def write_tree(out: Path, files: Mapping[str, bytes], manifest: str = "manifest.
     Staging(out, manifest, writers).finish(files)
 
 
-IN_PLACE_SHARE = 4  # an update touching at most a quarter of the old tree's files is made in place
+IN_PLACE_SHARE = 4  # a change to at most a quarter of the tree's files is made in place
 
 
 class Staging:
@@ -153,7 +153,7 @@ class Staging:
             self.begin()
             assert self.new is not None
             self.update = update if self._old else None
-            # In place, the scan that found `changed` is trusted to have seen every folder.
+            # In place, this run's scan (which found what differs) is trusted to have seen every folder.
             if self.out.is_symlink() or owned is None or (
                     self.update is None and not folders_unchanged(self.out, owned)):
                 check_owned(self.out, self.manifest)
