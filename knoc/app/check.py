@@ -17,7 +17,7 @@ from knoc.app.outcome import Outcome
 from knoc.app.scan import Scan
 from knoc.config import Config
 from knoc.diagnostics import Diagnostic, diag
-from knoc.io import background, lock, tree
+from knoc.io import background, journal, lock, tree
 
 if TYPE_CHECKING:
     from knoc.diagnostics.progress import Progress
@@ -64,6 +64,8 @@ def _compared(config: Config, use_cache: bool, progress: Progress | None, scan: 
     if signed is not None and signed.refused:
         drifted = _refusals(signed.refused, out) + drifted
     summary = f"{out} drifted: run `{rebuild}`" if drifted else f"{out} is up to date"
+    if drifted and journal.pending(config.out_dir):
+        summary += " (an interrupted build left it half updated; the next build finishes that first)"
     return Outcome("knoc check", result.report.sorted() + drifted, result.inputs, summary)
 
 

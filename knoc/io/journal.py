@@ -114,10 +114,18 @@ def apply(journal: Path, out: Path) -> None:
 
 def replay(out: Path) -> None:
     """Finish every update an interrupted run committed beside `out`."""
-    pending = re.compile(rf"\.{re.escape(out.name)}\.update-[a-z0-9_]{{8}}")
-    for journal in sorted(p for p in out.parent.iterdir() if pending.fullmatch(p.name)):
-        if files.is_file(journal):  # a link or a folder of that name is not a journal knoc wrote
-            apply(journal, out)
+    for journal in pending(out):
+        apply(journal, out)
+
+
+def pending(out: Path) -> list[Path]:
+    """The journals of the updates committed beside `out` and not yet done."""
+    name = re.compile(rf"\.{re.escape(out.name)}\.update-[a-z0-9_]{{8}}")
+    try:
+        found = sorted(p for p in out.parent.iterdir() if name.fullmatch(p.name))
+    except OSError:
+        return []
+    return [p for p in found if files.is_file(p)]  # a link or a folder of that name is not a journal knoc wrote
 
 
 def _read(journal: Path) -> Update | None:
