@@ -243,3 +243,12 @@ def test_a_forged_journal_touches_nothing(repo: Path, tmp_path: Path, forged: di
     assert tree(repo / "build") == before and debris(repo) == []
     assert sorted(p.name for p in (tmp_path / "outside").iterdir()) == ["keep.txt"]
     assert (repo / "build/manifest.json").is_file()
+
+
+def test_a_journal_past_its_size_bound_is_dropped_unread(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    card = "site/agents3.example.org/a2a/agent-000003/.well-known/agent-card.json"
+    before = tree(repo / "build")
+    done = _staged_update(repo, Update([card], []), {card: b"{}"})
+    monkeypatch.setattr(journal, "MOST_BYTES", 10)
+    swap.recover(repo / "build")
+    assert tree(repo / "build") == before and not done.exists() and debris(repo) == []

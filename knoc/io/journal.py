@@ -42,6 +42,7 @@ from knoc.rules import jsontext
 from knoc.rules.paths import path_problem
 
 VERSION = 1
+MOST_BYTES = 64 << 20  # a quarter of a million agents' changed paths fit many times over
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
@@ -132,7 +133,10 @@ def _read(journal: Path) -> Update | None:
     """The update a journal says; None for one that is damaged or names a
     path that cannot be in the tree (then nothing of it is done)."""
     try:
-        raw = jsontext.parse(files.read_bytes(journal, follow=False))
+        body = files.read_bytes(journal, MOST_BYTES + 1, follow=False)
+        if len(body) > MOST_BYTES:
+            return None
+        raw = jsontext.parse(body)
         update = Update(raw["replace"], raw["remove"])
         if raw["journal"] != VERSION or not all(isinstance(paths, list) for paths in update):
             return None
