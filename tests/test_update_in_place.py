@@ -49,6 +49,10 @@ def inodes(out: Path) -> dict[str, int]:
     return {p.relative_to(out).as_posix(): p.stat().st_ino for p in out.rglob("*") if p.is_file()}
 
 
+def folders(out: Path) -> set[str]:
+    return {p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_dir()}
+
+
 def debris(root: Path) -> list[str]:
     return sorted(p.name for p in root.iterdir() if p.name.startswith(".build."))
 
@@ -149,6 +153,7 @@ def test_a_kill_between_any_two_steps_leaves_no_tree_a_reader_accepts(repo: Path
         (repo / "content/agent-blueprints/agent-000012.kno").read_text(encoding="utf-8").replace(
             "agent-000012", "agent-000099"), count=1), encoding="utf-8")
     new = fresh_build(repo, tmp_path / "fresh")
+    new_folders = folders(tmp_path / "fresh/build")  # none left empty: a removed card's folders go too
     states = set()
     for at in range(1, 200):
         shutil.rmtree(repo / "build")
@@ -172,6 +177,7 @@ def test_a_kill_between_any_two_steps_leaves_no_tree_a_reader_accepts(repo: Path
         swap.recover(repo / "build")  # what the next run does first: a committed update is finished
         after = tree(repo / "build")
         assert after == new if now != old else after in (old, new), f"killed at step {at}"
+        assert after != new or folders(repo / "build") == new_folders, f"killed at step {at}: folders left"
         assert debris(repo) == []
     else:
         pytest.fail("the update never finished")
@@ -226,23 +232,53 @@ def test_a_link_planted_in_build_is_never_written_through(repo: Path, tmp_path: 
     assert (repo / "build" / card).read_bytes() == b"{}" and not done.exists()
 
 
+def _forge(repo: Path, body: dict[str, object], matching: bool = True) -> None:
+    """A journal beside build/ that knoc did not write: naming the very
+    folders it is beside (as one forged on this machine could), or not (as
+    one committed to git)."""
+    def identity(path: Path) -> list[int]:
+        st = os.lstat(path)
+        return [st.st_dev, st.st_ino]
+
+    (repo / ".build.new-abcdefgh").mkdir(exist_ok=True)
+    named = {"tree": identity(repo / "build"), "staged": identity(repo / ".build.new-abcdefgh")} if matching else {}
+    (repo / ".build.update-abcdefgh").write_text(json.dumps({"journal": journal.VERSION, **named, **body}))
+
+
 @pytest.mark.parametrize("forged", [
-    {"journal": 1, "replace": ["../outside/planted"], "remove": []},
-    {"journal": 1, "replace": [], "remove": ["../outside/keep.txt"]},
-    {"journal": 1, "replace": [], "remove": "manifest.json"},
-    {"journal": 1, "replace": ["/etc/passwd"], "remove": []},
+    {"replace": ["../outside/planted"], "remove": []},
+    {"replace": [], "remove": ["../outside/keep.txt"]},
+    {"replace": [], "remove": "manifest.json"},
+    {"replace": ["/etc/passwd"], "remove": []},
+    {"replace": ["through/keep.txt"], "remove": []},  # `through` a link to outside, in the staged folder
+    {"replace": ["victim"], "remove": []},  # a folder of files, staged
+    {"replace": [], "remove": ["site"]},  # a folder of the tree
 ])
-def test_a_forged_journal_touches_nothing(repo: Path, tmp_path: Path, forged: dict[str, object]) -> None:
+@pytest.mark.parametrize("matching", [True, False], ids=["forged here", "committed to git"])
+def test_a_forged_journal_touches_nothing(repo: Path, tmp_path: Path, forged: dict[str, object],
+                                          matching: bool) -> None:
     (tmp_path / "outside").mkdir()
     (tmp_path / "outside/keep.txt").write_text("mine")
-    (repo / ".build.new-abcdefgh").mkdir()
+    _forge(repo, forged, matching)
     (repo / ".build.new-abcdefgh/planted").write_text("x")
-    (repo / ".build.update-abcdefgh").write_text(json.dumps(forged))
+    (repo / ".build.new-abcdefgh/through").symlink_to(tmp_path / "outside")
+    (repo / ".build.new-abcdefgh/victim").mkdir()
+    (repo / ".build.new-abcdefgh/victim/secret").write_text("x")
     before = tree(repo / "build")
-    build(repo)
+    done = run(repo, "build")
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
     assert tree(repo / "build") == before and debris(repo) == []
     assert sorted(p.name for p in (tmp_path / "outside").iterdir()) == ["keep.txt"]
-    assert (repo / "build/manifest.json").is_file()
+    assert (tmp_path / "outside/keep.txt").read_text() == "mine"
+
+
+def test_an_empty_folder_made_where_a_file_goes_is_replaced(repo: Path, tmp_path: Path) -> None:
+    twin = repo / "build/site/agents5.example.org/a2a/agent-000005/.well-known/agent.json"
+    twin.unlink()
+    twin.mkdir()
+    edit(repo, "agent-000005", "edited")
+    build(repo)
+    assert tree(repo / "build") == fresh_build(repo, tmp_path / "fresh") and twin.is_file()
 
 
 def test_a_journal_past_its_size_bound_is_dropped_unread(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -252,3 +288,39 @@ def test_a_journal_past_its_size_bound_is_dropped_unread(repo: Path, monkeypatch
     monkeypatch.setattr(journal, "MOST_BYTES", 10)
     swap.recover(repo / "build")
     assert tree(repo / "build") == before and not done.exists() and debris(repo) == []
+
+
+# knoc serve --watch, whose rebuilds move each file in slowly, saying so.
+SLOW_MOVES = """
+import sys, time
+import knoc.io.journal as journal
+real = journal._move
+def move(*args):
+    print("moving", flush=True)
+    time.sleep(0.3)
+    real(*args)
+journal._move = move
+sys.argv = ["knoc", *sys.argv[1:]]
+from knoc.__main__ import run
+run()
+"""
+
+
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM], ids=["Ctrl-C", "SIGTERM"])
+def test_stopping_serve_watch_mid_update_waits_for_the_update(repo: Path, tmp_path: Path, stop: int) -> None:
+    """The rebuild runs on the watcher's thread, where Ctrl-C cannot be
+    held: the server waits for it to finish updating build/ before it exits."""
+    proc = subprocess.Popen([sys.executable, "-c", SLOW_MOVES, "serve", "--watch", "--port", "0", "--root", str(repo)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stdout is not None and proc.stderr is not None
+    try:
+        while "serving" not in proc.stderr.readline():
+            assert proc.poll() is None
+        edit(repo, "agent-000005", "edited")
+        assert proc.stdout.readline().strip() == "moving"
+        proc.send_signal(stop)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130 and "Traceback" not in err, err
+    assert tree(repo / "build") == fresh_build(repo, tmp_path / "fresh") and debris(repo) == []

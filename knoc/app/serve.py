@@ -9,7 +9,7 @@ from knoc.app.build import build
 from knoc.app.outcome import Outcome, UsageError
 from knoc.config import Config
 from knoc.features import serve as serving
-from knoc.io import files, server, tree, watch
+from knoc.io import files, interrupts, journal, server, tree, watch
 from knoc.output.hosting import SITE
 from knoc.rules.paths import segment_problem
 
@@ -48,9 +48,11 @@ def serve(config: Config, port: int, site_name: str | None, rebuild: bool, sign_
         + (f" (every request gets {site_name})" if site_name else " (the Host header picks the tree)")
         + ("; rebuilding on change" if rebuild else "") + "; Ctrl-C stops")
     try:
-        running.serve_forever()  # until Ctrl-C: exit 130, as the shell expects of an interrupted command
+        with interrupts.as_ctrl_c():  # a service manager's stop waits for an update of build/, as Ctrl-C does
+            running.serve_forever()  # until Ctrl-C: exit 130, as the shell expects of an interrupted command
     finally:
         if stop is not None:
             stop.set()
+            journal.close()  # a rebuild on the watcher's thread finishes updating build/ first
         running.server_close()
     return Outcome("knoc serve")

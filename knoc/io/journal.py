@@ -11,17 +11,22 @@ Why an interruption never leaves a tree anyone accepts as a build:
   leaves the old tree, and the next run removes what was written aside.
 - Once it is committed, the journal says all the update does, and each of
   its steps can be done again: a file moved in is no longer beside the
-  tree, a file removed is not there. The next run that writes build/
-  (`replay`, before it reads the tree) finishes it: build/ becomes the new
-  tree.
-- In between, build/ is a mix. Only a kill -9 or a power cut can leave it
-  so (Ctrl-C is held while the journal is applied), and no reader accepts
-  it: the manifest, which lists every file's sha256, is moved in last, so
-  until it is, the files moved in do not match it; and `knoc check`
-  compares every file with what the sources give.
+  tree, a file removed is not there, an emptied folder is gone. The next
+  run that writes build/ (`replay`, before it reads the tree) finishes
+  it: build/ becomes the new tree.
+- In between, build/ is a mix. Only a kill that cannot be held off (kill
+  -9) or a power cut can leave it so: Ctrl-C, SIGTERM and SIGHUP wait
+  until the journal is applied. No reader accepts a mix: the manifest,
+  which lists every file's sha256, is moved in last, so until it is, the
+  files moved in do not match it; and `knoc check` compares every file
+  with what the sources give.
 
-Every step goes through folder descriptors opened without following
-links: a link planted in build/ is refused, never written through."""
+A journal is replayed only into the very folders it was written for (it
+names their device and inode): one committed to git, or left beside a
+build/ someone has since replaced, is dropped unread. Every step goes
+through folder descriptors opened without following links, on both
+sides: a link planted in build/ or in the staged folder is refused, never
+followed; only regular files are moved in, and only files are removed."""
 
 from __future__ import annotations
 
@@ -31,18 +36,21 @@ import json
 import os
 import re
 import shutil
+import stat
 import tempfile
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import NamedTuple
 
 from knoc.io import files, writing
-from knoc.io.interrupts import ctrl_c_held
+from knoc.io.interrupts import held
 from knoc.rules import jsontext
 from knoc.rules.paths import path_problem
 
-VERSION = 1
+VERSION = 2
 MOST_BYTES = 64 << 20  # a quarter of a million agents' changed paths fit many times over
+_applying = threading.Lock()  # held while this process applies an update (see `close`)
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
@@ -65,7 +73,7 @@ def update_in_place(staged: Path, out: Path, update: Update) -> None:
     committed, then applied, then `staged` removed. Once committed, the
     update and `staged` are the journal's: if it cannot be applied now
     (Unsafe), the next run that writes the tree applies it."""
-    with ctrl_c_held():  # the journal committed and applied, or neither
+    with _applying, held():  # the journal committed and applied, or neither
         try:
             done = commit(staged, out, update)
         except BaseException:
@@ -75,12 +83,21 @@ def update_in_place(staged: Path, out: Path, update: Update) -> None:
         shutil.rmtree(staged, ignore_errors=True)  # what is left: folders, and cards written early that did not change
 
 
+def close() -> None:
+    """Wait until no thread of this process is applying an update, and let
+    none begin: what a command that builds on another thread does before
+    it exits (an update begun after this waits until the process ends,
+    its staged files debris the next run removes)."""
+    _applying.acquire()
+
+
 def commit(staged: Path, out: Path, update: Update) -> Path:
     """Commit the journal of `update`, whose files are written in `staged`
     (a folder `staging.Staging` made beside `out`): from here on, the
     update is done, by this run (`apply`) or by the next (`replay`)."""
     journal = out.parent / staged.name.replace(".new-", ".update-", 1)
-    body = json.dumps({"journal": VERSION, "replace": update.replace, "remove": update.remove}).encode()
+    body = json.dumps({"journal": VERSION, "tree": _identity(os.lstat(out)), "staged": _identity(os.lstat(staged)),
+                       "replace": update.replace, "remove": update.remove}).encode()
     fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.new-", dir=out.parent)  # debris `swap.recover` removes
     try:
         with os.fdopen(fd, "wb") as f:
@@ -95,21 +112,24 @@ def commit(staged: Path, out: Path, update: Update) -> Path:
 
 def apply(journal: Path, out: Path) -> None:
     """Do what the committed `journal` says, then drop it (its staged
-    folder is the caller's to remove). Ctrl-C waits until it is done.
-    Unsafe where build/ holds a link or a folder in a file's place: the
-    journal is kept, for the run after the link is gone."""
-    with ctrl_c_held():
-        update = _read(journal)
-        if update is not None:
-            with _folder(out) as root, _folder(staged_for(journal)) as staged:
-                if root is None:  # no tree to update (removed since): the next build writes one whole
-                    journal.unlink()
-                    return
-                for rel in update.remove:
-                    _remove(root, rel)
-                for rel in update.replace:
-                    if staged is not None:
+    folder is the caller's to remove). A journal that is damaged, is not
+    for these folders, or names what knoc never stages, is dropped with
+    nothing done. Unsafe where build/ holds a link or a folder with files
+    in a file's place: the journal is kept, for the run after that is
+    gone."""
+    with held():
+        with _folder(out) as root, _folder(staged_for(journal)) as staged:
+            update = _read(journal, root, staged)
+            if update is not None and root is not None and staged is not None:
+                try:
+                    for rel in update.remove:
+                        _remove(root, rel)
+                    for rel in update.replace:
                         _move(staged, root, rel)
+                except writing.Unsafe as exc:
+                    raise writing.Unsafe(f"{out.name}/ cannot be updated: {exc}",
+                                         f"{exc.hint} (or remove {journal.name} beside it to drop the update)"
+                                         ) from None
         journal.unlink()
 
 
@@ -129,21 +149,32 @@ def pending(out: Path) -> list[Path]:
     return [p for p in found if files.is_file(p)]  # a link or a folder of that name is not a journal knoc wrote
 
 
-def _read(journal: Path) -> Update | None:
-    """The update a journal says; None for one that is damaged or names a
-    path that cannot be in the tree (then nothing of it is done)."""
+def _identity(st: os.stat_result) -> list[int]:
+    return [st.st_dev, st.st_ino]
+
+
+def _read(journal: Path, root: int | None, staged: int | None) -> Update | None:
+    """The update a journal says, if it was written for the folders `root`
+    and `staged` are, names only paths that can be in the tree, and each
+    of its files still staged is a regular file reached without a link;
+    else None (then nothing of it is done)."""
+    if root is None or staged is None:
+        return None
     try:
         body = files.read_bytes(journal, MOST_BYTES + 1, follow=False)
         if len(body) > MOST_BYTES:
             return None
         raw = jsontext.parse(body)
         update = Update(raw["replace"], raw["remove"])
-        if raw["journal"] != VERSION or not all(isinstance(paths, list) for paths in update):
+        if (raw["journal"] != VERSION or raw["tree"] != _identity(os.fstat(root))
+                or raw["staged"] != _identity(os.fstat(staged)) or not all(isinstance(p, list) for p in update)):
             return None
     except (OSError, jsontext.Refused, KeyError, TypeError):
         return None
     paths = [*update.replace, *update.remove]
-    return update if all(isinstance(p, str) and path_problem(p) is None for p in paths) else None
+    if not all(isinstance(p, str) and path_problem(p) is None for p in paths):
+        return None
+    return update if all(_staged_file(staged, rel) is not False for rel in update.replace) else None
 
 
 @contextlib.contextmanager
@@ -165,43 +196,70 @@ def _folder(path: Path) -> Iterator[int | None]:
         os.close(fd)
 
 
-def _move(staged: int, root: int, rel: str) -> None:
-    """Move the staged file `rel` into the tree (done already: not staged)."""
-    try:
-        os.stat(rel, dir_fd=staged, follow_symlinks=False)
-    except FileNotFoundError:
-        return
+@contextlib.contextmanager
+def _parent(top: int, rel: str, make: bool = False) -> Iterator[tuple[int | None, str]]:
+    """The folder `rel` lies in below `top`, never through a link (None:
+    not there), and its name in it."""
     *folders, name = rel.split("/")
-    fd = writing.descend(root, folders, rel)
     try:
-        os.rename(rel, name, src_dir_fd=staged, dst_dir_fd=fd)
-    except IsADirectoryError:
-        raise writing.Unsafe(f"{rel} is a folder where knoc writes a file", "remove it, then build again") from None
+        fd: int | None = writing.descend(top, folders, rel, make)
+    except FileNotFoundError:
+        fd = None
+    try:
+        yield fd, name
     finally:
-        os.close(fd)
+        if fd is not None:
+            os.close(fd)
+
+
+def _staged_file(staged: int, rel: str) -> bool | None:
+    """Whether `rel` is staged as a regular file (None: not staged, or moved in already)."""
+    try:
+        with _parent(staged, rel) as (fd, name):
+            return None if fd is None else stat.S_ISREG(os.stat(name, dir_fd=fd, follow_symlinks=False).st_mode)
+    except FileNotFoundError:
+        return None
+    except writing.Unsafe:
+        return False
+
+
+def _move(staged: int, root: int, rel: str) -> None:
+    """Move the staged file `rel` into the tree (moved in already: not staged)."""
+    if not _staged_file(staged, rel):
+        return
+    with _parent(staged, rel) as (src, name), _parent(root, rel, make=True) as (dst, _):
+        try:
+            os.rename(name, name, src_dir_fd=src, dst_dir_fd=dst)
+        except (IsADirectoryError, FileExistsError, OSError) as exc:
+            if not isinstance(exc, IsADirectoryError) and exc.errno not in (errno.ENOTEMPTY, errno.EEXIST):
+                raise
+            try:
+                os.rmdir(name, dir_fd=dst)  # an empty folder made by hand where the file goes
+            except OSError:
+                raise writing.Unsafe(f"{rel} is a folder with files in it, where knoc writes a file",
+                                     "move it out of the output folder, then build again") from None
+            os.rename(name, name, src_dir_fd=src, dst_dir_fd=dst)
 
 
 def _remove(root: int, rel: str) -> None:
-    """Remove a file of the tree, and the folders that leaves empty."""
-    *folders, name = rel.split("/")
-    try:
-        fd = writing.descend(root, folders, rel, make=False)
-    except FileNotFoundError:
-        return
-    try:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(name, dir_fd=fd)
-    finally:
-        os.close(fd)
+    """Remove a file of the tree (never a folder), then the folders above it
+    that are left empty, the lowest first (again on a replay: a kill may
+    have come between two of them)."""
+    with _parent(root, rel) as (fd, name):
+        if fd is not None:
+            with contextlib.suppress(FileNotFoundError):
+                if not stat.S_ISDIR(os.stat(name, dir_fd=fd, follow_symlinks=False).st_mode):
+                    os.unlink(name, dir_fd=fd)
+    folders = rel.split("/")[:-1]
     while folders:
-        name = folders.pop()
-        try:
-            fd = writing.descend(root, folders, rel, make=False)
-        except OSError:
-            return
-        try:
-            os.rmdir(name, dir_fd=fd)
-        except OSError:  # not empty: neither is any folder above it
-            return
-        finally:
-            os.close(fd)
+        folder = "/".join(folders)
+        folders.pop()
+        with _parent(root, folder) as (fd, name):
+            if fd is None:
+                continue
+            try:
+                os.rmdir(name, dir_fd=fd)
+            except FileNotFoundError:
+                continue
+            except OSError:  # not empty: neither is any folder above it
+                return

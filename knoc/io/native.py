@@ -6,9 +6,11 @@ is delivered as soon as the module has loaded, as a KeyboardInterrupt."""
 
 from __future__ import annotations
 
-from knoc.io.interrupts import ctrl_c_held
+import signal
 
-with ctrl_c_held():
+from knoc.io.interrupts import held
+
+with held(frozenset({signal.SIGINT})):
     import jsonschema_rs
 
 __all__ = ["jsonschema_rs"]
