@@ -21,6 +21,8 @@ import pytest
 from bench.gen_repo import generate
 from knoc.io import journal, swap
 from knoc.io.journal import Update
+from knoc.io.outputs import OutputMemo
+from knoc.io.tree import stat_tree
 from tests.conftest import rejected_by_manifest, tree
 
 AGENTS = 40
@@ -84,6 +86,8 @@ def test_an_edit_rewrites_only_what_changed_and_gives_the_bytes_of_a_fresh_build
     assert len(rewritten) < len(after) // 4  # the other cards are the same files, as git's index knows them
     assert tree(repo / "build") == fresh_build(repo, tmp_path / "fresh")
     assert debris(repo) == []
+    memo = OutputMemo.open(repo)  # what was stat'ed again is what a stat of every file and folder finds
+    assert memo.owned and memo.columns == stat_tree(repo / "build", memo.digests())
     assert "up to date" in build(repo)
     assert run(repo, "check").returncode == 0
 
@@ -100,6 +104,8 @@ def test_an_agent_made_private_goes_with_its_folders_and_a_new_one_comes(repo: P
     build(repo)
     assert (repo / "build/site/agents3.example.org/a2a/agent-000003/.well-known/agent-card.json").is_file()
     assert tree(repo / "build") == fresh_build(repo, tmp_path / "fresh")
+    memo = OutputMemo.open(repo)  # folders made and removed, in the memo too
+    assert memo.columns == stat_tree(repo / "build", memo.digests())
     assert debris(repo) == []
 
 

@@ -111,20 +111,22 @@ def restat_tree(out: Path, digests: Mapping[str, str], known: Columns, touched: 
 
 def _folders_with(known: Columns, changed: dict[str, int | None]) -> tuple[str, array[int]]:
     """The memo's folder columns with these folders' mtimes (None: gone)."""
-    dir_mtimes = array("q", known.dir_mtimes)
-    if all(mtime is not None and (i := bisect.bisect_left(known.dirs, d)) < len(known.dirs) and known.dirs[i] == d
-           for d, mtime in changed.items()):  # no folder made or removed: the same rows
-        for d, mtime in changed.items():
-            dir_mtimes[bisect.bisect_left(known.dirs, d)] = mtime  # type: ignore[assignment]
-        return join_paths(known.dirs), dir_mtimes
-    folders = dict(zip(known.dirs, known.dir_mtimes, strict=True))
-    for d, mtime in changed.items():
-        if mtime is None:
+    dirs = known.dirs
+    rows = {d: (i, mtime) for d, mtime in changed.items()
+            if mtime is not None and (i := bisect.bisect_left(dirs, d)) < len(dirs) and dirs[i] == d}
+    if len(rows) == len(changed):  # no folder made or removed: the same rows
+        dir_mtimes = array("q", known.dir_mtimes)
+        for i, mtime in rows.values():
+            dir_mtimes[i] = mtime
+        return join_paths(dirs), dir_mtimes
+    folders = dict(zip(dirs, known.dir_mtimes, strict=True))
+    for d, now in changed.items():
+        if now is None:
             folders.pop(d, None)
         else:
-            folders[d] = mtime
-    dirs = sorted(folders)
-    return join_paths(dirs), array("q", [folders[d] for d in dirs])
+            folders[d] = now
+    ordered = sorted(folders)
+    return join_paths(ordered), array("q", [folders[d] for d in ordered])
 
 
 def scan_tree(out: Path, known: Snapshot) -> Snapshot:
