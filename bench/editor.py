@@ -19,13 +19,8 @@ median and the slowest of each, and how long the server took to start."""
 
 from __future__ import annotations
 
-import argparse
 import asyncio
-import os
-import statistics
-import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -33,7 +28,7 @@ from lsprotocol import types as lsp
 from pytest_lsp import ClientServerConfig, LanguageClient
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from gen_repo import generate
+from gen_repo import built, print_table, table_main
 
 BLUEPRINT = "content/agent-blueprints/agent-000123.kno"
 PAUSE = 3.0  # seconds between one timed edit and the next
@@ -93,26 +88,10 @@ async def measure(repo: Path, edits: int, env: dict[str, str] | None = None) -> 
 
 def editor_table(size: int, edits: int, env: dict[str, str] | None = None) -> None:
     """Print the table (`env`: where knoc is imported from, as `bench/run.py` measures a copy)."""
-    with tempfile.TemporaryDirectory(prefix="knoc-bench-editor-") as tmp:
-        repo = Path(tmp) / "repo"
-        generate(repo, size)
-        subprocess.run([sys.executable, "-m", "knoc", "build", "--root", str(repo)], check=True,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env or dict(os.environ))
+    with built(size, "knoc-bench-editor-", env) as repo:
         got = asyncio.run(measure(repo, edits, env))
-    print(f"\n`knoc lsp`, {size:,} agents, {edits} edits each (from the change to its findings):")
-    print("| | median | slowest |")
-    print("|---|---|---|")
-    for key, times in got.items():
-        print(f"| {key} | {statistics.median(times):.3f} s | {max(times):.3f} s |")
-
-
-def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--size", type=int, default=10_000)
-    ap.add_argument("--edits", type=int, default=10)
-    args = ap.parse_args()
-    editor_table(args.size, args.edits)
+    print_table(f"`knoc lsp`, {size:,} agents, {edits} edits each (from the change to its findings)", got)
 
 
 if __name__ == "__main__":
-    main()
+    table_main(editor_table)

@@ -10,8 +10,15 @@ domains per agent (one domain per 20 agents) and 1-6 skills."""
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import random
 import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -102,6 +109,35 @@ def generate(out: Path, n: int, seed: int = 7) -> None:
         (out / f"content/agent-blueprints/agent-{i:06d}.kno").write_text(
             blueprint(i, domains, rng), encoding="utf-8")
     shutil.copytree(ROOT / "specs", out / "specs", dirs_exist_ok=True)
+
+
+@contextlib.contextmanager
+def built(n: int, prefix: str, env: dict[str, str] | None = None) -> Iterator[Path]:
+    """A generated repo of `n` agents, built once (the build/ and the cache
+    someone working in it has), removed afterwards. `env`: where knoc is
+    imported from (`bench/run.py` measures a copy)."""
+    with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
+        repo = Path(tmp) / "repo"
+        generate(repo, n)
+        subprocess.run([sys.executable, "-m", "knoc", "build", "--root", str(repo)], check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env or dict(os.environ))
+        yield repo
+
+
+def print_table(title: str, rows: dict[str, list[float]]) -> None:
+    """The median and the slowest of each row's times, as a Markdown table."""
+    print(f"\n{title}:\n| | median | slowest |\n|---|---|---|")
+    for key, times in rows.items():
+        print(f"| {key} | {statistics.median(times):.3f} s | {max(times):.3f} s |")
+
+
+def table_main(table: Callable[[int, int], None]) -> None:
+    """The command line of a latency table: `--size` agents, `--edits` edits."""
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--size", type=int, default=10_000)
+    ap.add_argument("--edits", type=int, default=10)
+    args = ap.parse_args()
+    table(args.size, args.edits)
 
 
 if __name__ == "__main__":

@@ -11,19 +11,16 @@ the slowest."""
 
 from __future__ import annotations
 
-import argparse
 import os
 import re
-import statistics
 import subprocess
 import sys
-import tempfile
 import time
 import urllib.request
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from gen_repo import generate
+from gen_repo import built, print_table, table_main
 
 BLUEPRINT = "content/agent-blueprints/agent-000123.kno"
 HOST, CARD = "agents4.example.org", "/a2a/agent-000123/.well-known/agent-card.json"  # agent 123: host 123 % 7
@@ -67,25 +64,11 @@ def measure(repo: Path, edits: int, env: dict[str, str] | None = None) -> list[f
 
 def watch_table(size: int, edits: int, env: dict[str, str] | None = None) -> None:
     """Print the table (`env`: where knoc is imported from, as `bench/run.py` measures a copy)."""
-    with tempfile.TemporaryDirectory(prefix="knoc-bench-watch-") as tmp:
-        repo = Path(tmp) / "repo"
-        generate(repo, size)
-        subprocess.run([sys.executable, "-m", "knoc", "build", "--root", str(repo)], check=True,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env or dict(os.environ))
+    with built(size, "knoc-bench-watch-", env) as repo:
         times = measure(repo, edits, env)
-    print(f"\n`knoc serve --watch`, {size:,} agents, {edits} edits (from the file saved to its card served):")
-    print("| | median | slowest |")
-    print("|---|---|---|")
-    print(f"| an edited card served | {statistics.median(times):.3f} s | {max(times):.3f} s |")
-
-
-def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--size", type=int, default=10_000)
-    ap.add_argument("--edits", type=int, default=10)
-    args = ap.parse_args()
-    watch_table(args.size, args.edits)
+    print_table(f"`knoc serve --watch`, {size:,} agents, {edits} edits (from the file saved to its card served)",
+                {"an edited card served": times})
 
 
 if __name__ == "__main__":
-    main()
+    table_main(watch_table)
