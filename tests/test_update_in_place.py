@@ -47,6 +47,13 @@ def edit(root: Path, agent: str, mark: str) -> None:
     blueprint.write_text(text.replace("\n  description: ", f"\n  description: {mark} ", 1), encoding="utf-8")
 
 
+def _add_agent(root: Path, slug: str, like: str) -> None:
+    """A new blueprint, a copy of another with its own slug and id."""
+    text = (root / f"content/agent-blueprints/{like}.kno").read_text(encoding="utf-8").replace(like, slug)
+    (root / f"content/agent-blueprints/{slug}.kno").write_text(
+        re.sub(r"\nid: \w+", "\nid: 01ZZZZZZZZZZZZZZZZZZZZZZZZ", text, count=1), encoding="utf-8")
+
+
 def inodes(out: Path) -> dict[str, int]:
     return {p.relative_to(out).as_posix(): p.stat().st_ino for p in out.rglob("*") if p.is_file()}
 
@@ -154,10 +161,7 @@ def test_a_kill_between_any_two_steps_leaves_no_tree_a_reader_accepts(repo: Path
     private = repo / "content/agent-blueprints/agent-000011.kno"
     private.write_text(private.read_text(encoding="utf-8").replace("\ntitle:", "\nvisibility: private\ntitle:", 1),
                        encoding="utf-8")
-    (repo / "content/agent-blueprints/agent-000099.kno").write_text(re.sub(
-        r"\nid: \w+", "\nid: 01ZZZZZZZZZZZZZZZZZZZZZZZZ",
-        (repo / "content/agent-blueprints/agent-000012.kno").read_text(encoding="utf-8").replace(
-            "agent-000012", "agent-000099"), count=1), encoding="utf-8")
+    _add_agent(repo, "agent-000099", like="agent-000012")
     new = fresh_build(repo, tmp_path / "fresh")
     new_folders = folders(tmp_path / "fresh/build")  # none left empty: a removed card's folders go too
     states = set()
@@ -238,17 +242,10 @@ def test_a_link_planted_in_build_is_never_written_through(repo: Path, tmp_path: 
     assert (repo / "build" / card).read_bytes() == b"{}" and not done.exists()
 
 
-def _forge(repo: Path, body: dict[str, object], matching: bool = True) -> None:
-    """A journal beside build/ that knoc did not write: naming the very
-    folders it is beside (as one forged on this machine could), or not (as
-    one committed to git)."""
-    def identity(path: Path) -> list[int]:
-        st = os.lstat(path)
-        return [st.st_dev, st.st_ino]
-
+def _forge(repo: Path, body: dict[str, object]) -> None:
+    """A journal beside build/ that knoc did not write (one committed to git, say)."""
     (repo / ".build.new-abcdefgh").mkdir(exist_ok=True)
-    named = {"tree": identity(repo / "build"), "staged": identity(repo / ".build.new-abcdefgh")} if matching else {}
-    (repo / ".build.update-abcdefgh").write_text(json.dumps({"journal": journal.VERSION, **named, **body}))
+    (repo / ".build.update-abcdefgh").write_text(json.dumps({"journal": journal.VERSION, **body}))
 
 
 @pytest.mark.parametrize("forged", [
@@ -259,23 +256,68 @@ def _forge(repo: Path, body: dict[str, object], matching: bool = True) -> None:
     {"replace": ["through/keep.txt"], "remove": []},  # `through` a link to outside, in the staged folder
     {"replace": ["victim"], "remove": []},  # a folder of files, staged
     {"replace": [], "remove": ["site"]},  # a folder of the tree
+    {"replace": [], "remove": ["index/notes.txt"]},  # a file of the author's that build/ holds
 ])
-@pytest.mark.parametrize("matching", [True, False], ids=["forged here", "committed to git"])
-def test_a_forged_journal_touches_nothing(repo: Path, tmp_path: Path, forged: dict[str, object],
-                                          matching: bool) -> None:
+def test_a_forged_journal_touches_nothing_but_what_knoc_wrote(repo: Path, tmp_path: Path,
+                                                              forged: dict[str, object]) -> None:
     (tmp_path / "outside").mkdir()
     (tmp_path / "outside/keep.txt").write_text("mine")
-    _forge(repo, forged, matching)
+    _forge(repo, forged)
     (repo / ".build.new-abcdefgh/planted").write_text("x")
     (repo / ".build.new-abcdefgh/through").symlink_to(tmp_path / "outside")
     (repo / ".build.new-abcdefgh/victim").mkdir()
     (repo / ".build.new-abcdefgh/victim/secret").write_text("x")
+    (repo / "build/index/notes.txt").write_text("mine")
     before = tree(repo / "build")
-    done = run(repo, "build")
-    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    swap.recover(repo / "build")  # what build and clean do first
     assert tree(repo / "build") == before and debris(repo) == []
     assert sorted(p.name for p in (tmp_path / "outside").iterdir()) == ["keep.txt"]
     assert (tmp_path / "outside/keep.txt").read_text() == "mine"
+
+
+def test_a_forged_journal_never_replaces_a_file_knoc_did_not_write(repo: Path) -> None:
+    _forge(repo, {"replace": ["index/notes.txt"], "remove": []})
+    (repo / ".build.new-abcdefgh/index").mkdir()
+    (repo / ".build.new-abcdefgh/index/notes.txt").write_text("forged")
+    (repo / "build/index/notes.txt").write_text("mine")
+    done = run(repo, "build")
+    assert done.returncode == 2 and "knoc did not write" in done.stderr and ".build.update-abcdefgh" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert (repo / "build/index/notes.txt").read_text() == "mine"
+
+
+# knoc build, killed (SIGKILL) once its update has moved in a card knoc never wrote before.
+KILLED_AFTER_A_NEW_CARD = """
+import os, signal, sys
+import knoc.io.journal as journal
+real = journal._move
+def move(staged, root, rel, owned):
+    real(staged, root, rel, owned)
+    if "agent-000099" in rel:
+        os.kill(os.getpid(), signal.SIGKILL)
+journal._move = move
+sys.argv = ["knoc", *sys.argv[1:]]
+from knoc.cli import main
+main()
+"""
+
+
+def test_an_update_killed_midway_is_finished_in_a_copy_of_the_repo(repo: Path, tmp_path: Path) -> None:
+    """The journal names paths, not inodes: a repo copied (or restored from
+    a backup) after a kill still finishes its update."""
+    edit(repo, "agent-000005", "edited")
+    private = repo / "content/agent-blueprints/agent-000011.kno"
+    private.write_text(private.read_text(encoding="utf-8").replace("\ntitle:", "\nvisibility: private\ntitle:", 1),
+                       encoding="utf-8")
+    _add_agent(repo, "agent-000099", like="agent-000012")
+    new = fresh_build(repo, tmp_path / "fresh")
+    assert run(repo, "build", script=KILLED_AFTER_A_NEW_CARD).returncode == -signal.SIGKILL
+    mixed = tree(repo / "build")
+    assert mixed != new and rejected_by_manifest(mixed)
+    copy = tmp_path / "copy"
+    shutil.copytree(repo, copy, symlinks=True)
+    build(copy)
+    assert tree(copy / "build") == new and debris(copy) == []
 
 
 def test_an_empty_folder_made_where_a_file_goes_is_replaced(repo: Path, tmp_path: Path) -> None:
@@ -315,7 +357,8 @@ run()
 @pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM], ids=["Ctrl-C", "SIGTERM"])
 def test_stopping_serve_watch_mid_update_waits_for_the_update(repo: Path, tmp_path: Path, stop: int) -> None:
     """The rebuild runs on the watcher's thread, where Ctrl-C cannot be
-    held: the server waits for it to finish updating build/ before it exits."""
+    held: the server waits for it to finish updating build/ before it
+    exits, through a second signal too."""
     proc = subprocess.Popen([sys.executable, "-c", SLOW_MOVES, "serve", "--watch", "--port", "0", "--root", str(repo)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert proc.stdout is not None and proc.stderr is not None
@@ -325,8 +368,22 @@ def test_stopping_serve_watch_mid_update_waits_for_the_update(repo: Path, tmp_pa
         edit(repo, "agent-000005", "edited")
         assert proc.stdout.readline().strip() == "moving"
         proc.send_signal(stop)
+        assert proc.stdout.readline().strip() == "moving"  # still moving files in: a second signal comes
+        proc.send_signal(stop)
         _, err = proc.communicate(timeout=60)
     finally:
         proc.kill()
     assert proc.returncode == 130 and "Traceback" not in err, err
     assert tree(repo / "build") == fresh_build(repo, tmp_path / "fresh") and debris(repo) == []
+
+
+def test_a_staged_folder_that_is_a_link_drops_its_journal(repo: Path, tmp_path: Path) -> None:
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "outside/manifest.json").write_text("{}")
+    (repo / ".build.new-abcdefgh").symlink_to(tmp_path / "outside")
+    (repo / ".build.update-abcdefgh").write_text(json.dumps({"journal": journal.VERSION,
+                                                              "replace": ["manifest.json"], "remove": []}))
+    before = tree(repo / "build")
+    assert "up to date" in build(repo)
+    assert tree(repo / "build") == before and debris(repo) == []
+    assert (tmp_path / "outside/manifest.json").read_text() == "{}"

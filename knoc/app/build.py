@@ -57,7 +57,8 @@ def _build(config: Config, use_cache: bool, fail_on_warning: bool, stage: bool, 
                            "nothing was written", UNSIGNED_HINT)
     # build/ as it is, scanned meanwhile on another core (and finished by
     # whichever is free, as a check does): what to compare with, what to reuse.
-    swap.recover(config.out_dir)  # what a run killed after its swap left beside build/, even if nothing is written now
+    # What a killed run left beside build/, even if nothing is written now.
+    swap.recover(config.out_dir, MANIFEST)
     scan = Scan(config, use_cache)
     pending = background.share(scan.pieces())
     seen = functools.cache(lambda: scan.seen(pending()))

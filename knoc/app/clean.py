@@ -22,7 +22,7 @@ def clean(config: Config, cache_only: bool) -> Outcome:
                                  "remove the link yourself if you mean to")
             # An interrupted run's work first: an update it committed is finished, its debris
             # removed, and an old tree it moved aside comes back (then removed with the rest).
-            swap.recover(config.out_dir)
+            swap.recover(config.out_dir, MANIFEST)
             try:
                 check_owned(config.out_dir, MANIFEST)
             except OutputError as exc:

@@ -47,12 +47,13 @@ def serve(config: Config, port: int, site_name: str | None, rebuild: bool, sign_
     say(f"serving {config.output}/{SITE} on http://127.0.0.1:{running.server_address[1]}/"
         + (f" (every request gets {site_name})" if site_name else " (the Host header picks the tree)")
         + ("; rebuilding on change" if rebuild else "") + "; Ctrl-C stops")
-    try:
-        with interrupts.as_ctrl_c():  # a service manager's stop waits for an update of build/, as Ctrl-C does
+    with interrupts.as_ctrl_c() as ignore_more:  # a service manager's stop is a Ctrl-C too
+        try:
             running.serve_forever()  # until Ctrl-C: exit 130, as the shell expects of an interrupted command
-    finally:
-        if stop is not None:
-            stop.set()
-            journal.close()  # a rebuild on the watcher's thread finishes updating build/ first
-        running.server_close()
+        finally:
+            ignore_more()  # a second Ctrl-C cannot cut short what follows
+            if stop is not None:
+                stop.set()
+                journal.close()  # a rebuild on the watcher's thread finishes updating build/ first
+            running.server_close()
     return Outcome("knoc serve")

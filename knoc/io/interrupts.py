@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import signal
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 # Ctrl-C, and the signals a service manager or a closed terminal sends.
 HELD = frozenset(s for s in (getattr(signal, "SIGINT", None), getattr(signal, "SIGTERM", None),
@@ -28,20 +28,28 @@ def held(signals: frozenset[int] = HELD) -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def as_ctrl_c() -> Iterator[None]:
+def as_ctrl_c() -> Iterator[Callable[[], None]]:
     """SIGTERM and SIGHUP end the block as Ctrl-C does (a KeyboardInterrupt),
-    so that what runs on when it ends runs for them too. From the main
-    thread only (elsewhere nothing changes)."""
+    so that what runs as it ends runs for them too. Yields `ignore_more`:
+    from then until the block ends, all three are ignored, so a second one
+    cannot cut that short. From the main thread only (elsewhere nothing
+    changes)."""
     def interrupt(signum: int, frame: object) -> None:
         raise KeyboardInterrupt
 
-    taken = HELD - {getattr(signal, "SIGINT", None)}
     try:
-        before = {s: signal.signal(s, interrupt) for s in taken}
+        before = {s: signal.getsignal(s) for s in HELD}
+        for s in HELD - {getattr(signal, "SIGINT", None)}:
+            signal.signal(s, interrupt)
     except ValueError:  # not the main thread
         before = {}
+
+    def ignore_more() -> None:
+        for s in before:
+            signal.signal(s, signal.SIG_IGN)
+
     try:
-        yield
+        yield ignore_more
     finally:
         for s, handler in before.items():
             signal.signal(s, handler)

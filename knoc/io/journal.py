@@ -21,12 +21,14 @@ Why an interruption never leaves a tree anyone accepts as a build:
   files moved in do not match it; and `knoc check` compares every file
   with what the sources give.
 
-A journal is replayed only into the very folders it was written for (it
-names their device and inode): one committed to git, or left beside a
-build/ someone has since replaced, is dropped unread. Every step goes
-through folder descriptors opened without following links, on both
-sides: a link planted in build/ or in the staged folder is refused, never
-followed; only regular files are moved in, and only files are removed."""
+A replay trusts the journal no further than the tree lets it: it removes
+only files build/'s manifest lists (knoc's own), and moves a file in only
+where one knoc wrote is, or where nothing is; so a journal committed to
+git, or one left beside a build/ someone has since replaced, can neither
+delete nor replace anyone's file. Every step goes through folder
+descriptors opened without following links, on both sides: a link
+planted in build/ or in the staged folder is refused, never followed; only
+regular files are moved in, and only files are removed."""
 
 from __future__ import annotations
 
@@ -39,11 +41,11 @@ import shutil
 import stat
 import tempfile
 import threading
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from pathlib import Path
 from typing import NamedTuple
 
-from knoc.io import files, writing
+from knoc.io import files, tree, writing
 from knoc.io.interrupts import held
 from knoc.rules import jsontext
 from knoc.rules.paths import path_problem
@@ -96,8 +98,7 @@ def commit(staged: Path, out: Path, update: Update) -> Path:
     (a folder `staging.Staging` made beside `out`): from here on, the
     update is done, by this run (`apply`) or by the next (`replay`)."""
     journal = out.parent / staged.name.replace(".new-", ".update-", 1)
-    body = json.dumps({"journal": VERSION, "tree": _identity(os.lstat(out)), "staged": _identity(os.lstat(staged)),
-                       "replace": update.replace, "remove": update.remove}).encode()
+    body = json.dumps({"journal": VERSION, "replace": update.replace, "remove": update.remove}).encode()
     fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.new-", dir=out.parent)  # debris `swap.recover` removes
     try:
         with os.fdopen(fd, "wb") as f:
@@ -110,22 +111,24 @@ def commit(staged: Path, out: Path, update: Update) -> Path:
     return journal
 
 
-def apply(journal: Path, out: Path) -> None:
+def apply(journal: Path, out: Path, owned: Collection[str] | None = None) -> None:
     """Do what the committed `journal` says, then drop it (its staged
-    folder is the caller's to remove). A journal that is damaged, is not
-    for these folders, or names what knoc never stages, is dropped with
-    nothing done. Unsafe where build/ holds a link or a folder with files
-    in a file's place: the journal is kept, for the run after that is
-    gone."""
+    folder is the caller's to remove). `owned`: the files of `out` knoc
+    wrote, the only ones it may remove or replace (None: all of them, as
+    this run's scan found). A journal that is damaged or names what knoc
+    never stages is dropped with nothing done. Unsafe where build/ holds a
+    link, a folder with files, or a file knoc did not write where the
+    update puts one: the journal is kept, for the run after that is gone."""
     with held():
-        with _folder(out) as root, _folder(staged_for(journal)) as staged:
+        with _folder(out) as root, _folder(staged_for(journal), missing=True) as staged:
             update = _read(journal, root, staged)
             if update is not None and root is not None and staged is not None:
                 try:
                     for rel in update.remove:
-                        _remove(root, rel)
+                        if owned is None or rel in owned:
+                            _remove(root, rel)
                     for rel in update.replace:
-                        _move(staged, root, rel)
+                        _move(staged, root, rel, owned)
                 except writing.Unsafe as exc:
                     raise writing.Unsafe(f"{out.name}/ cannot be updated: {exc}",
                                          f"{exc.hint} (or remove {journal.name} beside it to drop the update)"
@@ -133,10 +136,11 @@ def apply(journal: Path, out: Path) -> None:
         journal.unlink()
 
 
-def replay(out: Path) -> None:
-    """Finish every update an interrupted run committed beside `out`."""
+def replay(out: Path, manifest: str) -> None:
+    """Finish every update an interrupted run committed beside `out`,
+    within the files its `manifest` lists."""
     for journal in pending(out):
-        apply(journal, out)
+        apply(journal, out, tree.written(out, manifest) or set())
 
 
 def pending(out: Path) -> list[Path]:
@@ -149,15 +153,11 @@ def pending(out: Path) -> list[Path]:
     return [p for p in found if files.is_file(p)]  # a link or a folder of that name is not a journal knoc wrote
 
 
-def _identity(st: os.stat_result) -> list[int]:
-    return [st.st_dev, st.st_ino]
-
-
 def _read(journal: Path, root: int | None, staged: int | None) -> Update | None:
-    """The update a journal says, if it was written for the folders `root`
-    and `staged` are, names only paths that can be in the tree, and each
-    of its files still staged is a regular file reached without a link;
-    else None (then nothing of it is done)."""
+    """The update a journal says, if both its folders are there, it names
+    only paths that can be in the tree, and each of its files still staged
+    is a regular file reached without a link; else None (then nothing of
+    it is done)."""
     if root is None or staged is None:
         return None
     try:
@@ -166,8 +166,7 @@ def _read(journal: Path, root: int | None, staged: int | None) -> Update | None:
             return None
         raw = jsontext.parse(body)
         update = Update(raw["replace"], raw["remove"])
-        if (raw["journal"] != VERSION or raw["tree"] != _identity(os.fstat(root))
-                or raw["staged"] != _identity(os.fstat(staged)) or not all(isinstance(p, list) for p in update)):
+        if raw["journal"] != VERSION or not all(isinstance(p, list) for p in update):
             return None
     except (OSError, jsontext.Refused, KeyError, TypeError):
         return None
@@ -178,14 +177,18 @@ def _read(journal: Path, root: int | None, staged: int | None) -> Update | None:
 
 
 @contextlib.contextmanager
-def _folder(path: Path) -> Iterator[int | None]:
-    """A folder's descriptor, never through a link (None: not there)."""
+def _folder(path: Path, missing: bool = False) -> Iterator[int | None]:
+    """A folder's descriptor, never through a link (None: not there, or,
+    when a link or a file there counts as `missing`, that)."""
     try:
         fd = os.open(path, _DIR_FLAGS)
     except FileNotFoundError:
         yield None
         return
     except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.ENOTDIR) and missing:
+            yield None
+            return
         if exc.errno in (errno.ELOOP, errno.ENOTDIR):
             raise writing.Unsafe(f"{path} is a link or a file: knoc updates only a tree it wrote",
                                  "remove it, then build again") from None
@@ -223,11 +226,15 @@ def _staged_file(staged: int, rel: str) -> bool | None:
         return False
 
 
-def _move(staged: int, root: int, rel: str) -> None:
-    """Move the staged file `rel` into the tree (moved in already: not staged)."""
+def _move(staged: int, root: int, rel: str, owned: Collection[str] | None) -> None:
+    """Move the staged file `rel` into the tree (moved in already: not
+    staged), over a file only where knoc wrote it (`owned`, as in `apply`)."""
     if not _staged_file(staged, rel):
         return
     with _parent(staged, rel) as (src, name), _parent(root, rel, make=True) as (dst, _):
+        if owned is not None and rel not in owned and _exists(dst, name):
+            raise writing.Unsafe(f"{rel} is a file knoc did not write, where the update puts one",
+                                 "move it out of the output folder, then build again")
         try:
             os.rename(name, name, src_dir_fd=src, dst_dir_fd=dst)
         except (IsADirectoryError, FileExistsError, OSError) as exc:
@@ -239,6 +246,14 @@ def _move(staged: int, root: int, rel: str) -> None:
                 raise writing.Unsafe(f"{rel} is a folder with files in it, where knoc writes a file",
                                      "move it out of the output folder, then build again") from None
             os.rename(name, name, src_dir_fd=src, dst_dir_fd=dst)
+
+
+def _exists(folder: int | None, name: str) -> bool:
+    try:
+        os.stat(name, dir_fd=folder, follow_symlinks=False)
+    except FileNotFoundError:
+        return False
+    return True
 
 
 def _remove(root: int, rel: str) -> None:

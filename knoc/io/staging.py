@@ -88,7 +88,7 @@ class Staging:
             missing = [p for p in (self.out.parent, *self.out.parent.parents) if not p.exists()]
             self.out.parent.mkdir(parents=True, exist_ok=True)
             self._made = missing  # innermost first: what abort removes again, if still empty
-            swap.recover(self.out)  # before our own folder exists: it would be taken for debris
+            swap.recover(self.out, self.manifest)  # before our own folder exists: it would be taken for debris
             self.new = swap.staging(self.out)
             self._old = self.out.is_dir()
 

@@ -118,14 +118,14 @@ def exchange(a: Path, b: Path) -> bool:
     raise OSError(err, os.strerror(err), str(b))
 
 
-def recover(out: Path) -> None:
+def recover(out: Path, manifest: str = "manifest.json") -> None:
     """Undo what an interrupted run left beside `out`: finish an update in
-    place it committed (`knoc.io.journal`), put back an old tree that was
-    moved aside but never replaced, and remove every half-written new tree
-    and every retired one."""
+    place it committed (`knoc.io.journal`; within the files `out`'s
+    `manifest` lists), put back an old tree that was moved aside but never
+    replaced, and remove every half-written new tree and every retired one."""
     if not out.parent.is_dir():
         return
-    journal.replay(out)  # an update in place that was committed: finished, before its folder is taken for debris
+    journal.replay(out, manifest)  # a committed update finished, before its folder is taken for debris
     # only names mkdtemp gave knoc's own folders: `.build.old-mine` is someone's
     ours = re.compile(rf"\.{re.escape(out.name)}\.(new|old)-[a-z0-9_]{{8}}")
     old = f".{out.name}.old-"
