@@ -87,9 +87,10 @@ def update_in_place(staged: Path, out: Path, update: Update) -> None:
 
 def close() -> None:
     """Wait until no thread of this process is applying an update, and let
-    none begin: what a command that builds on another thread does before
-    it exits (an update begun after this waits until the process ends,
-    its staged files debris the next run removes)."""
+    none begin again in this process: what a command that builds on
+    another thread does just before the process exits (an update begun
+    after this waits until the process ends, its staged files debris the
+    next run removes)."""
     _applying.acquire()
 
 
