@@ -47,6 +47,15 @@ def edit(root: Path, agent: str, mark: str) -> None:
     blueprint.write_text(text.replace("\n  description: ", f"\n  description: {mark} ", 1), encoding="utf-8")
 
 
+def three_changes(root: Path) -> None:
+    """An agent edited, one made private, one added."""
+    edit(root, "agent-000005", "edited")
+    private = root / "content/agent-blueprints/agent-000011.kno"
+    private.write_text(private.read_text(encoding="utf-8").replace("\ntitle:", "\nvisibility: private\ntitle:", 1),
+                       encoding="utf-8")
+    _add_agent(root, "agent-000099", like="agent-000012")
+
+
 def _add_agent(root: Path, slug: str, like: str) -> None:
     """A new blueprint, a copy of another with its own slug and id."""
     text = (root / f"content/agent-blueprints/{like}.kno").read_text(encoding="utf-8").replace(like, slug)
@@ -157,11 +166,7 @@ def test_a_kill_between_any_two_steps_leaves_no_tree_a_reader_accepts(repo: Path
     """Every state an update in place passes through, by killing it at each
     step in turn: an agent edited, one made private, one added."""
     old = tree(repo / "build")
-    edit(repo, "agent-000005", "edited")
-    private = repo / "content/agent-blueprints/agent-000011.kno"
-    private.write_text(private.read_text(encoding="utf-8").replace("\ntitle:", "\nvisibility: private\ntitle:", 1),
-                       encoding="utf-8")
-    _add_agent(repo, "agent-000099", like="agent-000012")
+    three_changes(repo)
     new = fresh_build(repo, tmp_path / "fresh")
     new_folders = folders(tmp_path / "fresh/build")  # none left empty: a removed card's folders go too
     states = set()
@@ -305,11 +310,7 @@ main()
 def test_an_update_killed_midway_is_finished_in_a_copy_of_the_repo(repo: Path, tmp_path: Path) -> None:
     """The journal names paths, not inodes: a repo copied (or restored from
     a backup) after a kill still finishes its update."""
-    edit(repo, "agent-000005", "edited")
-    private = repo / "content/agent-blueprints/agent-000011.kno"
-    private.write_text(private.read_text(encoding="utf-8").replace("\ntitle:", "\nvisibility: private\ntitle:", 1),
-                       encoding="utf-8")
-    _add_agent(repo, "agent-000099", like="agent-000012")
+    three_changes(repo)
     new = fresh_build(repo, tmp_path / "fresh")
     assert run(repo, "build", script=KILLED_AFTER_A_NEW_CARD).returncode == -signal.SIGKILL
     mixed = tree(repo / "build")
