@@ -57,6 +57,12 @@ def line_of(text: str, line: str) -> int:
     return text.splitlines().index(line)
 
 
+def labels(found: lsp.CompletionList | list[lsp.CompletionItem] | None) -> list[str]:
+    """The labels a completion offered, in order (none for no answer)."""
+    items = found.items if isinstance(found, lsp.CompletionList) else found or []
+    return [i.label for i in items]
+
+
 @pytest.mark.asyncio
 async def test_an_unknown_domain_is_reported_at_its_line_and_a_quick_fix_names_the_closest(
         client: LanguageClient, repo: Path) -> None:
@@ -105,8 +111,7 @@ async def test_completion_offers_the_domain_slugs_inside_domains(client: Languag
     items = await client.text_document_completion_async(lsp.CompletionParams(
         lsp.TextDocumentIdentifier(uri), lsp.Position(at, DOMAINS_LINE.index("[") + 1)))
     assert items is not None
-    labels = [i.label for i in (items.items if isinstance(items, lsp.CompletionList) else items)]
-    assert labels == sorted(p.stem for p in (repo / "content/perception-domains").glob("*.kno"))
+    assert labels(items) == sorted(p.stem for p in (repo / "content/perception-domains").glob("*.kno"))
 
 
 @pytest.mark.asyncio
@@ -122,12 +127,11 @@ async def test_completion_offers_the_fields_the_spec_allows_and_its_enum_values(
     await asyncio.sleep(0.2)
     fields = await client.text_document_completion_async(lsp.CompletionParams(
         lsp.TextDocumentIdentifier(uri), lsp.Position(end + 1, 0)))
-    names = {i.label for i in (fields.items if isinstance(fields, lsp.CompletionList) else fields or [])}
+    names = set(labels(fields))
     assert {"composes", "relationships"} <= names and "slug" not in names  # slug is written already
     values = await client.text_document_completion_async(lsp.CompletionParams(
         lsp.TextDocumentIdentifier(uri), lsp.Position(end, len("visibility: "))))
-    assert {i.label for i in (values.items if isinstance(values, lsp.CompletionList) else values or [])} == {
-        "public", "private"}
+    assert set(labels(values)) == {"public", "private"}
 
 
 @pytest.mark.asyncio
@@ -210,7 +214,7 @@ async def test_outside_a_content_repo_the_server_answers_without_findings(tmp_pa
         client.text_document_did_open(lsp.DidOpenTextDocumentParams(lsp.TextDocumentItem(uri, "yaml", 1, "slug: x\n")))
         found = await client.text_document_completion_async(lsp.CompletionParams(
             lsp.TextDocumentIdentifier(uri), lsp.Position(0, 0)))
-        assert found is not None and not (found.items if isinstance(found, lsp.CompletionList) else found)
+        assert found is not None and not labels(found)
         assert not client.diagnostics
         await client.shutdown_session()
     finally:
@@ -271,7 +275,7 @@ async def test_positions_are_in_the_clients_units_and_comments_get_no_completion
     comment = next(i for i, line in enumerate(text.splitlines()) if line.lstrip().startswith("#"))
     items = await client.text_document_completion_async(lsp.CompletionParams(
         lsp.TextDocumentIdentifier(uri), lsp.Position(comment, len(text.splitlines()[comment]))))
-    assert items is not None and not (items.items if isinstance(items, lsp.CompletionList) else items)
+    assert items is not None and not labels(items)
 
 
 @pytest.mark.asyncio

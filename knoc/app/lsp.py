@@ -79,6 +79,15 @@ class KnocServer(LanguageServer):
             return None
         return rel, document.source, Positions(document.source, self.workspace.position_codec)
 
+    def at(self, params: lsp.CompletionParams | lsp.HoverParams | lsp.DefinitionParams
+           ) -> tuple[Assistant, str, int, int] | None:
+        """The assistant, an open document's text, and the request's line
+        and character in it (as knoc counts them), or None."""
+        here = self.opened(params.text_document.uri)
+        if here is None or self.assistant is None:
+            return None
+        return self.assistant, here[1], *here[2].inward(params.position)
+
     def start(self, folder: Path) -> None:
         try:
             config = open_repo(None, None, folder)
@@ -237,10 +246,8 @@ async def did_change_files(ls: KnocServer, params: lsp.DidChangeWatchedFilesPara
 
 @server.feature(lsp.TEXT_DOCUMENT_COMPLETION, lsp.CompletionOptions(trigger_characters=[" ", "[", ",", "/", ":"]))
 def completion(ls: KnocServer, params: lsp.CompletionParams) -> lsp.CompletionList:
-    here = ls.opened(params.text_document.uri)
-    found = []
-    if here is not None and ls.assistant is not None:
-        found = ls.assistant.complete(here[1], *here[2].inward(params.position))
+    at = ls.at(params)
+    found = at[0].complete(*at[1:]) if at is not None else []
     return lsp.CompletionList(is_incomplete=False, items=[
         lsp.CompletionItem(c.label, kind=_COMPLETION[c.kind], detail=c.detail or None,
                            documentation=lsp.MarkupContent(lsp.MarkupKind.Markdown, c.documentation)
@@ -249,23 +256,19 @@ def completion(ls: KnocServer, params: lsp.CompletionParams) -> lsp.CompletionLi
 
 @server.feature(lsp.TEXT_DOCUMENT_HOVER)
 def hover(ls: KnocServer, params: lsp.HoverParams) -> lsp.Hover | None:
-    here = ls.opened(params.text_document.uri)
-    if here is None or ls.assistant is None:
-        return None
-    text = ls.assistant.hover(here[1], *here[2].inward(params.position))
+    at = ls.at(params)
+    text = at[0].hover(*at[1:]) if at is not None else None
     return lsp.Hover(lsp.MarkupContent(lsp.MarkupKind.Markdown, text)) if text else None
 
 
 @server.feature(lsp.TEXT_DOCUMENT_DEFINITION)
 def definition(ls: KnocServer, params: lsp.DefinitionParams) -> lsp.Location | None:
-    here = ls.opened(params.text_document.uri)
-    if here is None or ls.assistant is None:
-        return None
-    place = ls.assistant.definition(here[1], *here[2].inward(params.position))
+    at = ls.at(params)
+    place = at[0].definition(*at[1:]) if at is not None else None
     if place is None:
         return None
-    at = lsp.Position(place.line, place.character)  # the start of a line: the same in every unit
-    return lsp.Location(ls.uri(place.rel), lsp.Range(at, at))
+    start = lsp.Position(place.line, place.character)  # the start of a line: the same in every unit
+    return lsp.Location(ls.uri(place.rel), lsp.Range(start, start))
 
 
 @server.feature(lsp.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
