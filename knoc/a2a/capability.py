@@ -6,6 +6,7 @@ judge an agent alike."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping
 from typing import NamedTuple
 
@@ -51,8 +52,17 @@ class Contract(NamedTuple):
         return any(in_range(version, low, high) for low, high in self.spans())
 
     def overlaps(self, other: Contract) -> bool:
-        return any(version_key(a) <= version_key(d) and version_key(c) <= version_key(b)
-                   for a, b in self.spans() for c, d in other.spans())
+        return any(a <= d and c <= b for a, b in _ordered_spans(self) for c, d in _ordered_spans(other))
+
+
+def _ordered_spans(contract: Contract) -> tuple[tuple[Version, Version], ...]:
+    return _spans_of(contract.versions, contract.min_version, contract.max_version)
+
+
+@functools.lru_cache(maxsize=1024)  # a repo's contracts share a few version sets: each is ordered once
+def _spans_of(versions: tuple[str, ...], low: str | None, high: str | None) -> tuple[tuple[Version, Version], ...]:
+    spans = Contract({}, frozenset(), versions, low, high).spans()
+    return tuple((version_key(a), version_key(b)) for a, b in spans)
 
 
 def version_key(version: str) -> Version:

@@ -32,7 +32,7 @@ from knoc.io.files import SOURCE_SUFFIX
 from knoc.kinds.entity import BUILTIN
 from knoc.version import __version__
 
-PAUSE = 0.05  # seconds of quiet in the typing before a change is compiled
+PAUSE = 0.025  # seconds of quiet in the typing before a change is compiled
 _SEVERITY = {Severity.ERROR: lsp.DiagnosticSeverity.Error, Severity.WARNING: lsp.DiagnosticSeverity.Warning}
 _SYMBOL = {"object": lsp.SymbolKind.Object, "array": lsp.SymbolKind.Array, "field": lsp.SymbolKind.Field}
 _COMPLETION = {"field": lsp.CompletionItemKind.Field, "value": lsp.CompletionItemKind.EnumMember,
@@ -103,6 +103,7 @@ class KnocServer(LanguageServer):
             return
         self.assistant = Assistant(self.repo)
         self.publish(self.repo.report())
+        pool.settled()
 
     def changed(self, rel: str, text: str | None) -> None:
         """Compile `rel` as `text` once the typing pauses."""
@@ -127,8 +128,11 @@ class KnocServer(LanguageServer):
             while True:
                 pending, self.pending = self.pending, {}
                 if pending:
+                    loads = repo.loads
                     report, needs = await self.compiler.run(_edited, repo, pending)
                     relink = relink or needs
+                    if repo.loads != loads:  # a spec saved: the repo compiled again
+                        await self.compiler.run(pool.settled)
                 elif relink:
                     report, relink = await self.compiler.run(repo.relinked), False
                 else:

@@ -8,27 +8,29 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator, MutableMapping
+from dataclasses import dataclass, field
 
+from knoc.a2a.capability import Contract
 from knoc.compiler.publish import publish
 from knoc.compiler.resolve import resolve
 from knoc.compiler.results import FileResults
 from knoc.diagnostics import Diagnostic, JsonPath, SourceFile, at, diag
 from knoc.kinds import delegation, extension
-from knoc.kinds.agent import Agent, Cards, Projection, linked
+from knoc.kinds.agent import Agent, CardLookup, Cards, Projection, linked
 from knoc.kinds.domain import Repo
 from knoc.kinds.entity import Entity, Layout, Typed, is_public, kind_of
 from knoc.kinds.spec import SpecSet
 from knoc.output.hosting import JWKS_FILE, SITE, locate_url, site_dir
+from knoc.output.linked import collisions
 from knoc.output.pages import PAGE_FILE
-from knoc.output.tree import KNOC, collisions
+from knoc.output.tree import KNOC
 
 
 @dataclass(frozen=True)
 class Linked:
     """What the link stage found, and what the files that read the whole
-    repo are rendered from (`knoc.output.tree.render_linked`)."""
+    repo are rendered from (`knoc.output.linked.render_linked`)."""
 
     diags: list[Diagnostic]
     agents: dict[str, str]  # slug -> source, of every agent, public or not
@@ -40,32 +42,50 @@ class Linked:
     typed: list[Typed]
 
 
+@dataclass
+class Decoded:
+    """What the link stage reads of each file, decoded from its result
+    (`decode`). A run decodes it afresh; `knoc lsp` keeps it across edits,
+    decoding again only the files an edit changed (`knoc.incremental.live`)."""
+
+    typed: list[Typed]
+    agents: dict[Typed, Agent]  # the Agent of each agent in `typed`
+    cards: CardLookup  # each card's summary
+    contracts: MutableMapping[Agent, Contract] = field(default_factory=dict)  # as the delegation checks judge them
+
+
+def decode(sources: list[SourceFile], results: FileResults, specs: SpecSet, layout: Layout) -> Decoded:
+    return Decoded(*entities(sources, results, specs, layout), results.cards.summaries())
+
+
 def link_repo(sources: list[SourceFile], results: FileResults, specs: SpecSet, target: str,
-              layout: Layout, primary: dict[str, str]) -> Linked:
-    typed, agent_of = _entities(sources, results, specs, layout)
+              layout: Layout, primary: dict[str, str], decoded: Decoded | None = None) -> Linked:
+    """`decoded`: each file's facts and card, if already decoded."""
+    decoded = decoded or decode(sources, results, specs, layout)
+    typed, agent_of = decoded.typed, decoded.agents
     broken = frozenset((layout.collection_of(s.rel), s.rel.rsplit("/", 1)[-1].removesuffix(".kno"))
                        for s in sources if any(d.is_error for d in results.found(s.rel)))
     repo, diags = resolve(typed, agent_of, broken)
-    del agent_of
     carded = set(results.carded)
     agents = [a for a in repo.agents if a.typed.source.rel in carded]
     del carded
 
     def projected() -> Iterator[tuple[Agent, Projection]]:  # decoded one at a time, each time
-        return ((a, results.cards.summary(a.typed.source.rel)) for a in agents)
+        return ((a, decoded.cards.projection(a.typed.source.rel)) for a in agents)
 
     published = publish(projected(), primary)
     found = published.diags
     known, found_ext = extension.registry(typed)
-    found += found_ext + extension.check_cards(projected(), known) + delegation.check(repo.agents, target)
+    found += found_ext + extension.check_cards(projected(), known) + delegation.check(repo.agents, target,
+                                                                                     decoded.contracts)
     return Linked(diags + found, {a.slug: a.typed.source.rel for a in repo.agents}, published.cards,
-                  published.roots, published.untwinned, repo, Cards(published.cards, results.cards.summaries()),
+                  published.roots, published.untwinned, repo, Cards(published.cards, decoded.cards),
                   typed)
 
 
 def placed(linked: Linked, wanted: dict[str, list[str]]) -> list[Diagnostic]:
     """What is wrong with where the outputs go, once rendered (`wanted`:
-    who wants each path, `render_linked`)."""
+    who wants each path, `knoc.output.linked.linked_paths`)."""
     typed = linked.typed
     return _collisions(wanted, typed, linked.repo) + _catalog_pages_taken(wanted, typed) + _pageless(typed)
 
@@ -77,9 +97,10 @@ def _catalog_pages_taken(wanted: dict[str, list[str]], typed: list[Typed]) -> li
     diags = []
     for t in typed:
         host = site_dir(str(t.data.get("uri"))) if t.type == "extension" else None
-        page = f"{SITE}{host}/{PAGE_FILE}"
-        mine = wanted.get(page, [""])[0] == t.source.rel
-        if host and "/" not in host and f"{SITE}{host}/{JWKS_FILE}" in wanted and mine:
+        if not host or "/" in host:
+            continue
+        mine = wanted.get(f"{SITE}{host}/{PAGE_FILE}", [""])[0] == t.source.rel
+        if f"{SITE}{host}/{JWKS_FILE}" in wanted and mine:
             diags.append(at(t.source, ("uri",), "KNO-CATALOG-PAGE-TAKEN",
                             f"this extension's page is `{host}`'s root page, where the host's catalog page "
                             "of its agents would be: that host's tree has none",
@@ -108,7 +129,7 @@ def _pageless(typed: list[Typed]) -> list[Diagnostic]:
 _CHUNK = 1024  # entities decoded at once
 
 
-def _entities(sources: list[SourceFile], results: FileResults, specs: SpecSet,
+def entities(sources: list[SourceFile], results: FileResults, specs: SpecSet,
               layout: Layout) -> tuple[list[Typed], dict[Typed, Agent]]:
     """The typed entities, from their facts, and the Agent of each agent.
     Facts are decoded a chunk at a time: one decoding shares its key
@@ -134,10 +155,13 @@ def _entities(sources: list[SourceFile], results: FileResults, specs: SpecSet,
 def _collisions(wanted: dict[str, list[str]], typed: list[Typed], repo: Repo) -> list[Diagnostic]:
     """Two outputs on one path (or a file where another needs a folder):
     an error at the source that asked second, naming the other."""
+    found = collisions(wanted)
+    if not found:
+        return []
     where: dict[str, tuple[Typed, JsonPath]] = {t.source.rel: (t, ("uri",)) for t in typed if t.type == "extension"}
     where.update({a.typed.source.rel: (a.typed, (*a.card_path, "url")) for a in repo.agents})
     diags = []
-    for path, first, other in collisions(wanted):
+    for path, first, other in found:
         owner = "knoc's own output" if first == KNOC else first
         message = f"`{path}` would be written for both {owner} and this entity"
         hint = "give it a url or uri of its own: a published path holds one file"

@@ -27,45 +27,54 @@ def resolve(typed: list[Typed], agents: dict[Typed, Agent],
     (collection, file stem) of the sources with errors of their own. A
     reference to one of them is not reported again: its file says what is
     wrong."""
-    diags: list[Diagnostic] = []
-    ok = [t for t in typed if isinstance(t.data.get("slug"), str) and isinstance(t.data.get("id"), str)]
-    diags += _unique(ok, key=lambda t: t.data["id"], field_="id", code="KNO-ID-DUPLICATE", scope="the repo")
-    diags += _unique(ok, key=lambda t: (kind_of(t), t.data["slug"]), field_="slug",
-                     code="KNO-SLUG-DUPLICATE", scope="its kind")
+    # Those with a slug and an id, by path: the first of two that claim one is the one kept.
+    ok = sorted((t for t in typed if isinstance((d := t.data).get("slug"), str) and isinstance(d.get("id"), str)),
+                key=_path)
+    diags = [*_unique(ok, key=lambda t: t.data["id"], field_="id", code="KNO-ID-DUPLICATE", scope="the repo"),
+             *_unique(ok, key=lambda t: (kind_of(t), t.data["slug"]), field_="slug", code="KNO-SLUG-DUPLICATE",
+                      scope="its kind")]
     for t in ok:
         if t.valid and not slugs.is_slug(t.data["slug"]):  # its spec may not say so: slugs become paths
             diags.append(at(t.source, ("slug",), "KNO-SLUG-UNSAFE",
                             f"slug `{t.data['slug']}` is not safe as a path segment", f"use {slugs.WHAT}"))
 
     index = _Index(ok, broken)
+    linking = {t: links for t in ok if (links := list(_links(t)))}  # most entities link to nothing
     domain_slugs = sorted(t.data["slug"] for t in ok if t.type == "perception-domain")
     known_domains = set(domain_slugs)
     repo = Repo()
+    for t in linking:
+        diags += _check_links(t, linking[t], index)
     for t in ok:
-        diags += _check_links(t, index)
         if t.type == "perception-domain":
             category = t.data.get("category")
             repo.domains.append(Domain(t.data["slug"], is_public(t), category if isinstance(category, str) else None))
-        elif kind_of(t) == "agent":
-            agent = agents[t]
+        elif (agent := agents.get(t)) is not None:
             diags += _check_domains(t, agent, known_domains, domain_slugs, index)
-            diags += _check_composes(t, index)
+            if agent.composes:  # the links `_check_composes` reads
+                diags += _check_composes(t, index)
             repo.agents.append(agent)
-    diags += _extends_cycles(ok, index)
+    diags += _extends_cycles(linking, index)
     repo.agents.sort(key=lambda a: a.slug)
     repo.domains.sort(key=lambda d: d.slug)
     return repo, diags
 
 
+def _path(t: Typed) -> str:
+    return t.entity.source.rel
+
+
 class _Index:
     def __init__(self, typed: list[Typed], broken: frozenset[tuple[str, str]] = frozenset()) -> None:
         self.broken = broken
-        self.by_id = {t.data["id"]: t for t in typed}
+        self.by_id: dict[str, Typed] = {}
         self.by_collection: dict[tuple[str, str], Typed] = {}
         self.by_type: dict[tuple[str, str], Typed] = {}
         for t in typed:
-            self.by_collection.setdefault((t.entity.collection, t.data["slug"]), t)
-            self.by_type.setdefault((t.type, t.data["slug"]), t)
+            data = t.data
+            self.by_id[data["id"]] = t
+            self.by_collection.setdefault((t.entity.collection, data["slug"]), t)
+            self.by_type.setdefault((t.type, data["slug"]), t)
 
     def names_broken(self, xri: str) -> bool:
         """Whether `xri` names a file that has errors of its own."""
@@ -96,8 +105,8 @@ def _links(t: Typed) -> Iterable[tuple[JsonPath, str, str]]:
                     yield ("relationships", kind, i, "xri"), link["xri"], kind
 
 
-def _check_links(t: Typed, index: _Index) -> Iterable[Diagnostic]:
-    for path, xri, _kind in _links(t):
+def _check_links(t: Typed, links: list[tuple[JsonPath, str, str]], index: _Index) -> Iterable[Diagnostic]:
+    for path, xri, _kind in links:
         if index.lookup(xri) is None and not index.names_broken(xri):
             yield _unresolved(t, path, xri, index)
 
@@ -144,14 +153,16 @@ def _check_composes(t: Typed, index: _Index) -> Iterable[Diagnostic]:
                       "an agent cannot delegate to itself", "remove this entry")
 
 
-def _extends_cycles(typed: list[Typed], index: _Index) -> Iterable[Diagnostic]:
+def _extends_cycles(linking: dict[Typed, list[tuple[JsonPath, str, str]]], index: _Index
+                    ) -> Iterable[Diagnostic]:
+    """`linking`: each entity's links, of those with any (only they can be on a cycle)."""
     parents: dict[Typed, list[tuple[JsonPath, Typed]]] = {}
-    for t in typed:
-        for path, xri, kind in _links(t):
+    for t, links in linking.items():
+        for path, xri, kind in links:
             target = index.lookup(xri) if kind == "extends" else None
             if target is not None:
                 parents.setdefault(t, []).append((path, target))
-    for cycle in graph.cycles(sorted(typed, key=lambda t: t.source.rel), parents):
+    for cycle in graph.cycles(sorted(parents, key=_path), parents):
         first, path = cycle[0]
         yield at(first.source, path, "KNO-EXTENDS-CYCLE", f"`extends` forms a cycle: {graph.show(cycle)}",
                  "an entity cannot extend itself, directly or through others; remove one link")
@@ -159,13 +170,14 @@ def _extends_cycles(typed: list[Typed], index: _Index) -> Iterable[Diagnostic]:
 
 def _unique(typed: list[Typed], key: Callable[[Typed], Hashable], field_: str, code: str, scope: str
             ) -> Iterable[Diagnostic]:
-    """A finding for each entity whose `field_` an earlier file (by path)
-    already uses, pointing at that file (the edge moves it to the new one)."""
+    """A finding for each entity whose `field_` an earlier file (`typed`
+    is by path) already uses, pointing at that file (the edge moves it to
+    the new one)."""
     first: dict[Hashable, Typed] = {}
     hint = (f"an id must be unique within {scope}: give this entity its own (`knoc id` prints a fresh one)"
             if field_ == "id" else f"a {field_} must be unique within {scope}: give this entity its own "
             f"(and its file the same name)")
-    for t in sorted(typed, key=lambda t: t.entity.source.rel):
+    for t in typed:
         k = key(t)
         if k in first:
             yield duplicate(code, f"{field_} `{t.data[field_]}`", t.source, (field_,), first[k].source, (field_,),

@@ -22,7 +22,7 @@ from collections.abc import Collection, Generator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
-from knoc.compiler.link import link_repo, placed
+from knoc.compiler.link import Decoded, link_repo, placed
 from knoc.compiler.load import parse_source
 from knoc.compiler.records import FileResult, LinkResult
 from knoc.compiler.results import FileResults, publishable
@@ -42,7 +42,8 @@ from knoc.io.outputs import Base
 from knoc.kinds.agent import Card, Cards
 from knoc.kinds.entity import BUILTIN, Entity, Layout
 from knoc.kinds.spec import BUILTIN_SPECS, SpecSet
-from knoc.output.tree import Tree, card_files, render, render_linked
+from knoc.output.linked import linked_paths, render_linked
+from knoc.output.tree import Tree, card_files, render
 from knoc.rules.heads import Input
 from knoc.rules.records import Encoded
 from knoc.version import __version__
@@ -104,7 +105,7 @@ def compile_repo(config: Config, use_cache: bool = False, progress: Progress = q
 
 def _compile_repo(config: Config, use_cache: bool, progress: Progress, signer: CardSigner | None,
                   early: Early | None, lazy: bool, keep: bool) -> Result:
-    report, layout = Report(), config.layout
+    report = Report()
     spec_paths, content_paths, paths = _listed(config, use_cache, report)
     spec_sources, specs, cache, results = _spec_stage(config, spec_paths, use_cache, report, scratch=True)
     spec_inputs = _inputs(spec_sources, results)
@@ -119,7 +120,7 @@ def _compile_repo(config: Config, use_cache: bool, progress: Progress, signer: C
     for src in content:
         report.extend(results.found(src.rel))
     sources = sorted(spec_sources + content, key=lambda s: s.rel)
-    link, link_key = _link(sources, results, specs, cache, config, layout)
+    link, link_key = _link(sources, results, specs, cache, config)
     report.extend(link.diags)
 
     cards = Cards(link.published, results.cards)
@@ -165,11 +166,15 @@ def compile_files(config: Config, use_cache: bool = True) -> Files:
                  report, frozenset(paths))
 
 
-def link_files(files: Files) -> LinkResult:
+def link_files(files: Files, decoded: Decoded | None = None) -> LinkResult:
     """The link stage's findings over `files`, as a build without a cache
-    finds them (the catalogs are not joined: where they go is all it checks)."""
+    finds them (the catalogs are not joined: where they go is all it
+    checks). `decoded`: what it reads of each file, if already decoded."""
     sources = list(files.sources.values())
-    return _link(sources, files.results, files.specs, Cache.off(), files.config, files.config.layout, join=False)[0]
+    try:
+        return _linked(sources, files.results, files.specs, Cache.off(), files.config, False, decoded)
+    except Exception as exc:  # a bug: reported
+        return LinkResult([internal(exc)], {}, [], {}, {})
 
 
 def _listed(config: Config, use_cache: bool, report: Report) -> tuple[list[str], list[str], list[str]]:
@@ -284,7 +289,7 @@ def _compile(job: _Job, rel: str) -> tuple[tuple[str, Encoded] | Diagnostic, boo
 
 
 def _link(sources: list[SourceFile], results: FileResults, specs: SpecSet, cache: Cache,
-          config: Config, layout: Layout, join: bool = True) -> tuple[LinkResult, str]:
+          config: Config) -> tuple[LinkResult, str]:
     """The link stage's findings, reused when no link key changed and no file
     its findings point into changed; and the key they are kept under."""
     digests = {s.rel: s.digest for s in sources}
@@ -293,16 +298,29 @@ def _link(sources: list[SourceFile], results: FileResults, specs: SpecSet, cache
     link = LinkResult.restore(cache.get_link(key, digests))
     if link is None:
         try:
-            linked = link_repo(sources, results, specs, config.a2a, layout, dict(config.primary))
-            files, wanted = render_linked(linked.repo, linked.cards, linked.roots, linked.typed, cache,
-                                          config.catalog_url or None, join)
-            link = LinkResult(linked.diags + placed(linked, wanted), linked.agents, linked.published, files.files,
-                              files.digests, linked.roots, linked.untwinned)
+            link = _linked(sources, results, specs, cache, config)
         except Exception as exc:  # a bug: reported, never cached
             return LinkResult([internal(exc)], {}, [], {}, {}), key
         pinned = {d.file: digests[d.file] for d in link.diags if d.file in digests}
         link.files = cache.keep_link(key, pinned, link.encode(), link.files, link.digests)
     return link, key
+
+
+def _linked(sources: list[SourceFile], results: FileResults, specs: SpecSet, cache: Cache, config: Config,
+            render: bool = True, decoded: Decoded | None = None) -> LinkResult:
+    """The link stage, then the files that read the whole repo, rendered
+    (or, without `render`, only where they go: all its findings need)."""
+    linked = link_repo(sources, results, specs, config.a2a, config.layout, dict(config.primary), decoded)
+    files: Mapping[str, bytes] = {}
+    digests: dict[str, str] = {}
+    if render:
+        joined, wanted = render_linked(linked.repo, linked.cards, linked.roots, linked.typed, cache,
+                                       config.catalog_url or None)
+        files, digests = joined.files, joined.digests
+    else:
+        wanted = linked_paths(linked.cards, linked.roots, linked.typed)
+    return LinkResult(linked.diags + placed(linked, wanted), linked.agents, linked.published, files, digests,
+                      linked.roots, linked.untwinned)
 
 
 def spec_set(config: Config) -> tuple[SpecSet, Report]:

@@ -17,6 +17,7 @@ from knoc.compiler.unit import one_file
 from knoc.config import Config
 from knoc.diagnostics import Diagnostic, Report, SourceFile
 from knoc.incremental.driver import Files, compile_files, link_files, listed_paths
+from knoc.incremental.kept import KeptDecoding
 from knoc.incremental.sources import source_at, source_of_text
 from knoc.io import files
 from knoc.kinds.entity import BUILTIN
@@ -40,18 +41,21 @@ class LiveRepo:
     def __init__(self, config: Config, use_cache: bool = True) -> None:
         self.config, self._use_cache = config, use_cache
         self._buffers: dict[str, str] = {}  # the texts edited in, by path
+        self.loads = 0  # how many times the whole repo was compiled (a spec saved: again)
         self._load()
 
     def _load(self) -> None:
         """Everything compiled again from disk, then the texts edited in over it."""
+        self.loads += 1
         self._files: Files = compile_files(self.config, self._use_cache)
         self._listed = self._files.listed
         self._unread: dict[str, Diagnostic | None] = {}  # each source compiled since: why it could not be read
         self._link = LinkResult([], {}, [], {}, {})
+        self._decoding = KeptDecoding()
         self._entries: dict[str, Entry] = {rel: e for rel in self._files.sources if (e := self._entry(rel))}
         for rel, text in self._buffers.items():
             self._compile(rel, text)
-        self._link = link_files(self._files)
+        self.relinked()
 
     @property
     def specs(self) -> SpecSet:
@@ -104,7 +108,8 @@ class LiveRepo:
 
     def relinked(self) -> list[Diagnostic]:
         """Run the link stage again; every finding (`report`)."""
-        self._link = link_files(self._files)
+        f = self._files
+        self._link = link_files(f, self._decoding.decoded(f.sources, f.results, f.specs, self.config.layout))
         return self.report()
 
     def _compile(self, rel: str, text: str | None) -> bool:

@@ -139,6 +139,16 @@ def collecting() -> contextlib.AbstractContextManager[None]:
     return _collector(True)
 
 
+def settled() -> None:
+    """For a process that keeps what it made (a language server's compiled
+    repo): collect once, then keep the survivors out of the collector's
+    sight; otherwise every full pass rescans all of them, a pause in the
+    middle of an edit's work. What was kept out before is looked at again."""
+    gc.unfreeze()
+    gc.collect()
+    gc.freeze()
+
+
 def collector_paused() -> contextlib.AbstractContextManager[None]:
     """Make many objects and few cycles without Python's collector scanning
     them again and again: at 100,000 agents a warm check spent more time

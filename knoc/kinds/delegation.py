@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import difflib
 from collections import deque
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, MutableMapping
 from typing import NamedTuple
 
 from knoc.a2a import capability, targets
@@ -32,26 +32,36 @@ class Delegation(NamedTuple):
     requires: tuple[str, ...]
 
 
-def check(agents: list[Agent], target: str) -> list[Diagnostic]:
+def check(agents: list[Agent], target: str, judged: MutableMapping[Agent, Contract] | None = None
+          ) -> list[Diagnostic]:
+    """`judged`: each agent's contract as judged so far (the language
+    server keeps them across edits: an unchanged file's Agent is the same)."""
+    judged = {} if judged is None else judged
     # An agent its spec rejects has no contract to judge (its file already has errors).
     valid = [a for a in agents if a.typed.valid]
     by_slug = {a.slug: a for a in valid}
     links: dict[str, list[Delegation]] = {}
     diags: list[Diagnostic] = []
     for agent in valid:
-        for link in _links(agent, by_slug):
+        for link in _links(agent, by_slug) if agent.composes else ():  # `composes`: the links it names
             links.setdefault(agent.slug, []).append(link)
             diags += _vocabulary(link)
     # Only agents on some link have a contract to judge: most of a large repo delegates nothing.
     on_links = links.keys() | {link.target.slug for ls in links.values() for link in ls}
     agents = [a for a in valid if a.slug in on_links]
-    contracts = {a.slug: contract_of(a.card, a.service_class, target, a.states_versions) for a in agents}
-    trouble = _trouble(agents, links, contracts)
+    for a in agents:
+        if a not in judged:
+            judged[a] = contract_of(a.card, a.service_class, target, a.states_versions)
+    contracts = {a.slug: judged[a] for a in agents}
+    apart = {(link.source.slug, link.position) for ls in links.values() for link in ls
+             if not contracts[link.source.slug].overlaps(contracts[link.target.slug])}  # no protocol both speak
+    trouble = _trouble(agents, links, contracts, apart)
     for chain_links in links.values():
         for link in chain_links:
             if link.requires and trouble[link.target.slug] & {*link.requires, NO_SHARED_PROTOCOL}:
                 diags += _requirements(link, links, contracts)
-            diags += _protocol(link, contracts)
+            if (link.source.slug, link.position) in apart:
+                diags.append(_protocol(link, contracts))
     edges = {a.typed: [((*_at(link), "xri"), link.target.typed) for link in links.get(a.slug, [])] for a in agents}
     for cycle in graph.cycles(sorted((a.typed for a in agents), key=lambda t: t.source.rel), edges):
         first, path = cycle[0]
@@ -61,8 +71,8 @@ def check(agents: list[Agent], target: str) -> list[Diagnostic]:
     return diags
 
 
-def _trouble(agents: list[Agent], links: dict[str, list[Delegation]],
-             contracts: dict[str, Contract]) -> dict[str, frozenset[str]]:
+def _trouble(agents: list[Agent], links: dict[str, list[Delegation]], contracts: dict[str, Contract],
+             apart: set[tuple[str, int]]) -> dict[str, frozenset[str]]:
     """For each agent, what can go wrong below it: the required capabilities
     some agent it reaches lacks, and whether a link it reaches shares no
     protocol. A link whose target reaches none of what it requires needs no
@@ -74,7 +84,7 @@ def _trouble(agents: list[Agent], links: dict[str, list[Delegation]],
     for agent in agents:
         c = contracts[agent.slug]
         found = {name for name in asked if capability.unmet(c, name)}
-        if any(not c.overlaps(contracts[link.target.slug]) for link in links.get(agent.slug, [])):
+        if any((agent.slug, link.position) in apart for link in links.get(agent.slug, [])):
             found.add(NO_SHARED_PROTOCOL)
         own[agent.slug] = frozenset(found)
     edges = {slug: [link.target.slug for link in ls] for slug, ls in links.items()}
@@ -175,11 +185,11 @@ def _chains(origin: Delegation, links: dict[str, list[Delegation]]
                 queue.append(link.target)
 
 
-def _protocol(link: Delegation, contracts: dict[str, Contract]) -> Iterable[Diagnostic]:
+def _protocol(link: Delegation, contracts: dict[str, Contract]) -> Diagnostic:
+    """A link whose ends share no protocol version."""
     mine, theirs = contracts[link.source.slug], contracts[link.target.slug]
-    if not mine.overlaps(theirs):
-        yield at(link.source.typed.source, (*_at(link), "xri"), "KNO-CHAIN-PROTOCOL",
-                 f"{link.source.slug} -> {link.target.slug}: no A2A protocol version both speak "
-                 f"({link.source.slug}: {capability.describe_versions(mine)}; "
-                 f"{link.target.slug}: {capability.describe_versions(theirs)})",
-                 "widen one side's protocol range or interface versions so they overlap")
+    return at(link.source.typed.source, (*_at(link), "xri"), "KNO-CHAIN-PROTOCOL",
+              f"{link.source.slug} -> {link.target.slug}: no A2A protocol version both speak "
+              f"({link.source.slug}: {capability.describe_versions(mine)}; "
+              f"{link.target.slug}: {capability.describe_versions(theirs)})",
+              "widen one side's protocol range or interface versions so they overlap")

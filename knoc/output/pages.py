@@ -27,33 +27,39 @@ STATIC = ("catalog.js", "catalog.css")
 CATALOG_PAGE = f"{SITE}{PAGE_FILE}"
 
 
-def extension_pages(typed: list[Typed], cards: Sequence[Card]) -> tuple[dict[str, bytes], dict[str, list[str]]]:
-    """Each public extension's page at its URI, and which sources want each
-    page path (two URIs may land on one folder: the link stage says so)."""
-    extensions = sorted((t for t in typed if t.type == "extension" and t.valid and is_public(t)),
-                        key=lambda t: t.entity.source.rel)
-    pages: dict[str, bytes] = {}
+def extension_paths(typed: list[Typed]) -> dict[str, list[str]]:
+    """Which sources want each extension page's path (two URIs may land on
+    one folder: the link stage says so; the first by source path has it)."""
     wanted: dict[str, list[str]] = {}
-    if not extensions:
-        return pages, wanted
-    users_of = _users({str(t.data["uri"]) for t in extensions}, cards)
-    for t in extensions:
-        uri = str(t.data["uri"])
-        where = site_dir(uri)
-        path = f"{SITE}{where}/{PAGE_FILE}" if where else None
-        if path is None:  # not an http(s) URL knoc can publish at
-            continue
+    for t, path in _extension_places(typed):
         wanted.setdefault(path, []).append(t.source.rel)
+    return wanted
+
+
+def extension_pages(typed: list[Typed], cards: Sequence[Card]) -> dict[str, bytes]:
+    """Each public extension's page at its URI (`extension_paths`)."""
+    places = _extension_places(typed)
+    users_of = _users({str(t.data["uri"]) for t, _ in places}, cards) if places else {}
+    pages: dict[str, bytes] = {}
+    for t, path in places:
         if path in pages:
             continue
-        users = users_of.get(uri, [])
         ext: dict[str, object] = {**t.data, "title": t.data.get("title") or t.data["slug"],
                                "source": t.entity.source.rel}
         ext.setdefault("depends_on", [])  # optional in extension-schema
         ext.setdefault("required", False)
         schema = json.dumps(t.data.get("params_schema"), indent=2, ensure_ascii=False, sort_keys=True)
-        pages[path] = template.render_bytes("extension.html.j2", ext=ext, schema=schema, users=users)
-    return pages, wanted
+        pages[path] = template.render_bytes("extension.html.j2", ext=ext, schema=schema,
+                                            users=users_of.get(str(t.data["uri"]), []))
+    return pages
+
+
+def _extension_places(typed: list[Typed]) -> list[tuple[Typed, str]]:
+    """Each public extension whose URI is an http(s) URL knoc can publish
+    at, and its page's path, by source path."""
+    extensions = sorted((t for t in typed if t.type == "extension" and t.valid and is_public(t)),
+                        key=lambda t: t.entity.source.rel)
+    return [(t, f"{SITE}{where}/{PAGE_FILE}") for t in extensions if (where := site_dir(str(t.data["uri"])))]
 
 
 def _users(uris: set[str], cards: Sequence[Card]) -> dict[str, list[dict[str, str]]]:
@@ -78,31 +84,53 @@ def is_details_path(path: str) -> bool:
 
 def catalog_pages(agents: CatalogEntries, domains: dict[str, list[str]], taken: Container[str],
                   everywhere: str | None) -> dict[str, Callable[[], Iterable[bytes]]]:
-    """Every catalog file the link stage renders, by path under build/, each
-    made a piece at a time when asked for: the all-hosts catalog at site/
-    (its page and agent page load every host's scripts), and each host's own
-    (`index.html`, unless an extension's page is there: `taken`; its agent
-    page; its index script), so each host's tree is deployable as it is.
+    """Every catalog file the link stage renders (`catalog_paths`), by path
+    under build/, each made a piece at a time when asked for: the all-hosts
+    catalog at site/ (its page and agent page load every host's scripts),
+    and each host's own, so each host's tree is deployable as it is.
     `everywhere`: where the all-hosts catalog is published, linked from
     each host's page. `agents` and `domains` are the runtime index's
     entries, so the pages and index/agents.json cannot disagree."""
     by_host = agents.by_host()
     # "./": `localhost:9000/...` would read as a url of scheme `localhost`
     scripts = [f"./{h}/{name}" for h in by_host for name in (INDEX_SCRIPT, DETAILS_SCRIPT)]
-    files: dict[str, Callable[[], Iterable[bytes]]] = {
-        CATALOG_PAGE: functools.partial(_page, agents, domains, "", scripts, None),
-        f"{SITE}{CATALOG_DIR}agent.html": functools.partial(_agent_page, "", [f".{s}" for s in scripts]),
-        **{f"{SITE}{CATALOG_DIR}{name}": functools.partial(_static, name) for name in STATIC},
-    }
-    for host, entries in by_host.items():
-        tree = f"{SITE}{host}/"
-        if tree + PAGE_FILE not in taken:
-            files[tree + PAGE_FILE] = functools.partial(_page, entries, domains, host,
-                                                        [INDEX_SCRIPT, DETAILS_SCRIPT], everywhere)
-        files[tree + INDEX_SCRIPT] = functools.partial(index_script, entries)
-        files[f"{tree}{CATALOG_DIR}agent.html"] = functools.partial(_agent_page, host, ["index.js", "agents.js"])
-        files.update({f"{tree}{CATALOG_DIR}{name}": functools.partial(_static, name) for name in STATIC})
+    files: dict[str, Callable[[], Iterable[bytes]]] = {}
+    for path, host, what in _catalog_files(by_host, taken):
+        if what in STATIC:
+            files[path] = functools.partial(_static, what)
+        elif what == INDEX_SCRIPT:
+            files[path] = functools.partial(index_script, by_host[host])
+        elif what == AGENT_PAGE:
+            files[path] = functools.partial(_agent_page, host, ["index.js", "agents.js"] if host
+                                            else [f".{s}" for s in scripts])
+        elif host:
+            files[path] = functools.partial(_page, by_host[host], domains, host, [INDEX_SCRIPT, DETAILS_SCRIPT],
+                                            everywhere)
+        else:
+            files[path] = functools.partial(_page, agents, domains, "", scripts, None)
     return files
+
+
+def catalog_paths(hosts: Iterable[str], taken: Container[str]) -> list[str]:
+    """Where `catalog_pages` puts each catalog file, for cards on `hosts`."""
+    return [path for path, _, _ in _catalog_files(hosts, taken)]
+
+
+AGENT_PAGE = CATALOG_DIR + "agent.html"
+
+
+def _catalog_files(hosts: Iterable[str], taken: Container[str]) -> Iterator[tuple[str, str, str]]:
+    """(path, host, what) of each catalog file: the all-hosts catalog's
+    (host "") and each host's (its `index.html` unless an extension's page
+    is there: `taken`; its agent page; its index script)."""
+    for host in ("", *hosts):
+        tree = f"{SITE}{host}/" if host else SITE
+        if host == "" or tree + PAGE_FILE not in taken:
+            yield tree + PAGE_FILE, host, PAGE_FILE
+        if host:
+            yield tree + INDEX_SCRIPT, host, INDEX_SCRIPT
+        yield tree + AGENT_PAGE, host, AGENT_PAGE
+        yield from ((f"{tree}{CATALOG_DIR}{name}", host, name) for name in STATIC)
 
 
 def _page(agents: CatalogEntries, domains: dict[str, list[str]], root: str, scripts: list[str],

@@ -7,28 +7,24 @@ import functools
 import hashlib
 import itertools
 import sys
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from json.encoder import encode_basestring  # the C version, as canonical.dumps uses
 from typing import TYPE_CHECKING, Protocol
 
 from knoc.io.stored import Stat, StoredFiles
 from knoc.kinds.agent import Card, CardLookup, Cards, Projection, Written
-from knoc.kinds.domain import Repo
-from knoc.kinds.entity import Typed
-from knoc.output.canonical import dump_pieces, dumps, sha256
+from knoc.output.canonical import dump_pieces, sha256
 from knoc.output.hosting import (
-    AI_CATALOG_FILE,
     CARD_FILE,
     HEADERS_FILE,
     JWKS_FILE,
     LEGACY_CARD_FILE,
     SITE,
     etag_rules,
-    headers_files,
 )
-from knoc.output.index import CatalogEntries, build_catalog, build_domains, details_script
+from knoc.output.index import details_script
 from knoc.output.listing import host_catalogs
-from knoc.output.pages import catalog_pages, details_path, extension_pages
+from knoc.output.pages import details_path
 from knoc.rules.heads import Input
 from knoc.rules.json import JsonValue
 from knoc.version import __version__
@@ -155,69 +151,6 @@ class Joined:
                 self.digests[path], self.files = st[2], self._spill.spilled(path, st, self.files)
                 return
         self.add({path: b"".join(pieces())})
-
-
-class _Unjoined(Joined):
-    """Where a file made a piece at a time is not made (`render_linked`'s `join=False`)."""
-
-    def add_pieces(self, path: str, pieces: Callable[[], Iterable[bytes]]) -> None:
-        pass
-
-
-def render_linked(repo: Repo, cards: Sequence[Card], roots: dict[str, str], typed: list[Typed],
-                  spill: Spill | None = None, everywhere: str | None = None, join: bool = True
-                  ) -> tuple[Joined, dict[str, list[str]]]:
-    """The files that read the whole repo: the runtime index, the catalog and
-    extension pages, the static hosts' `_headers`. The link stage renders
-    them, so the cache keeps them with its findings. Also who wants each
-    path: a source, or knoc itself. `everywhere`: where the all-hosts
-    catalog is published (knoc.toml's `catalog_url`). Without `join`, the
-    large files (the catalogs) are left out: only where they go is asked."""
-    out = Joined({}, spill) if join else _Unjoined({})
-    domains = build_domains(repo, cards)
-    out.add({DOMAINS: dumps(domains)})
-    out.add_pieces(CATALOG, lambda: dump_pieces(build_catalog(repo, cards, CARD_FILE)))
-    pages, wanted = extension_pages(typed, cards)
-    out.add(pages)
-    catalog = catalog_pages(CatalogEntries(repo, cards, CARD_FILE), domains["domains"], pages, everywhere)
-    for path, pieces in catalog.items():
-        out.add_pieces(path, pieces)
-    card_hosts: set[str] = set()
-    card_files: list[tuple[tuple[str, ...], str]] = []  # each card's paths, and its source: one pass over them
-    root_of = {slug: host for host, slug in roots.items()}
-    for card in cards:
-        card_hosts.add(card.projection.host)
-        card_files.append((all_paths(card, root_of, card.slug), card.source))
-    headers = headers_files(card_hosts | {rel[len(SITE):].split("/")[0] for rel in pages})
-    out.add(headers)
-    no_jekyll = {rel.replace(HEADERS_FILE, NO_JEKYLL): b"" for rel in headers}  # a tree each, as `_headers`
-    out.add(no_jekyll)
-    for path in (DOMAINS, CATALOG, *catalog, *(details_path(h) for h in card_hosts), *headers, *no_jekyll):
-        wanted.setdefault(path, []).append(KNOC)
-    for paths, source in card_files:
-        for path in paths:
-            wanted.setdefault(path, []).append(source)
-    for host in sorted(card_hosts):
-        for name in (AI_CATALOG_FILE, JWKS_FILE):  # the key set only when signing, but never another's path
-            wanted.setdefault(f"{SITE}{host}/{name}", []).append(KNOC)
-    return out, wanted
-
-
-def collisions(wanted: dict[str, list[str]]) -> list[tuple[str, str, str]]:
-    """(path, first owner, other owner) for each path two owners want, and
-    for each file that another one needs as a folder."""
-    found = [(path, owners[0], other) for path, owners in sorted(wanted.items()) for other in owners[1:]
-             if other != owners[0]]
-    for path in sorted(wanted):
-        parts = path.split("/")
-        for i in range(1, len(parts)):
-            folder = "/".join(parts[:i])
-            if folder in wanted and wanted[folder][0] != wanted[path][0]:
-                found.append((folder, wanted[folder][0], wanted[path][0]))
-    unique: dict[tuple[str, str], tuple[str, str, str]] = {}  # one finding per pair of owners
-    for c in found:
-        unique.setdefault((c[1], c[2]), c)
-    return list(unique.values())
 
 
 class Tree(Mapping[str, bytes]):
