@@ -216,6 +216,27 @@ def test_links_without_a_shared_protocol_version(knoc: Knoc, repo: Path) -> None
     assert at_origin[0]["line"] == line_of(repo, STEWARD, "kno://agent-blueprints/drift-sentinel")
 
 
+def test_a_copy_that_keeps_its_originals_slug_judges_each_link_by_its_own_ends(knoc: Knoc, repo: Path) -> None:
+    """A blueprint copied to start another keeps the original's slug until
+    renamed; the copy delegating to an agent it shares no protocol with
+    is the copy's finding, never the original's (whose link is fine)."""
+    concierge = "content/agent-blueprints/realm-concierge.kno"
+    path = repo / concierge
+    path.write_text(re.sub(r'\n  protocol_versions: \[[^]]*\]', '\n  protocol_versions: ["2.0"]\n'
+                           '  min_protocol_version: "2.0"\n  max_protocol_version: "2.0"',
+                           path.read_text(encoding="utf-8"), count=1), encoding="utf-8")
+    copy = STEWARD.replace("schema-steward", "schema-steward-2")
+    (repo / copy).write_text((repo / STEWARD).read_text(encoding="utf-8")
+                             .replace("xri: kno://agent-blueprints/drift-sentinel",
+                                      "xri: kno://agent-blueprints/realm-concierge")
+                             .replace("url: https://agents.possibility.space/schema-steward",
+                                      "url: https://agents.possibility.space/schema-steward-2"), encoding="utf-8")
+    _, diags = findings(knoc, repo)
+    hits = [d for d in diags if d["code"] == "KNO-CHAIN-PROTOCOL"]
+    assert [d["file"] for d in hits] == [copy]
+    assert "realm-concierge" in hits[0]["message"]
+
+
 def test_an_unknown_requirement_suggests_the_nearest(knoc: Knoc, repo: Path) -> None:
     edit(repo, STEWARD, "requires: [streaming, streaming_message]", "requires: [streaming, streaming_mesage]")
     code, diags = findings(knoc, repo)

@@ -16,7 +16,7 @@ from knoc.diagnostics.progress import Progress, quiet
 from knoc.incremental.driver import Result
 from knoc.io import background, git, lock, swap
 from knoc.io.journal import Update
-from knoc.io.outputs import Base, Columns, OutputMemo
+from knoc.io.outputs import Base, Columns
 from knoc.io.staging import OutputError, Staging
 from knoc.io.stored import Stat
 from knoc.io.tree import restat_tree, stat_tree
@@ -100,7 +100,7 @@ def _build(config: Config, use_cache: bool, fail_on_warning: bool, stage: bool, 
     del result  # its trees and per-file results, and the old tree's scan: the memo is made without them
     old.cache_clear()
     if swapped is not None:
-        OutputMemo.open(config.root, use_cache).written(_stat(config, scan, staging.update, swapped[0]), *swapped)
+        scan.memo.written(_stat(config, scan, staging.update, swapped[0]), *swapped)  # the memo the scan read
     if written and stage:
         try:
             git.stage(config.root, config.out_dir)

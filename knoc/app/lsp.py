@@ -127,17 +127,17 @@ class KnocServer(LanguageServer):
         try:
             while True:
                 pending, self.pending = self.pending, {}
+                loads = repo.loads
                 if pending:
-                    loads = repo.loads
                     report, needs = await self.compiler.run(_edited, repo, pending)
                     relink = relink or needs
-                    if repo.loads != loads:  # a spec saved: the repo compiled again
-                        await self.compiler.run(pool.settled)
                 elif relink:
                     report, relink = await self.compiler.run(repo.relinked), False
                 else:
                     break
                 self.publish(report)
+                if repo.loads != loads:  # a spec saved: the whole repo compiled again
+                    await self.compiler.run(pool.settled)
         except Exception as exc:  # a bug in knoc: said, and the server goes on with what it had
             self.window_log_message(lsp.LogMessageParams(
                 lsp.MessageType.Error, f"knoc could not compile the change (a bug in knoc, please report it): {exc!r}"))

@@ -49,20 +49,21 @@ class Decoded:
     decoding again only the files an edit changed (`knoc.incremental.live`)."""
 
     typed: list[Typed]
-    agents: dict[Typed, Agent]  # the Agent of each agent in `typed`
+    agent_of: dict[Typed, Agent]  # the Agent of each agent in `typed`
     cards: CardLookup  # each card's summary
     contracts: MutableMapping[Agent, Contract] = field(default_factory=dict)  # as the delegation checks judge them
 
 
 def decode(sources: list[SourceFile], results: FileResults, specs: SpecSet, layout: Layout) -> Decoded:
-    return Decoded(*entities(sources, results, specs, layout), results.cards.summaries())
+    typed, agent_of = typed_entities(sources, results, specs, layout)
+    return Decoded(typed, agent_of, results.cards.summaries())
 
 
 def link_repo(sources: list[SourceFile], results: FileResults, specs: SpecSet, target: str,
               layout: Layout, primary: dict[str, str], decoded: Decoded | None = None) -> Linked:
     """`decoded`: each file's facts and card, if already decoded."""
-    decoded = decoded or decode(sources, results, specs, layout)
-    typed, agent_of = decoded.typed, decoded.agents
+    decoded = decoded if decoded is not None else decode(sources, results, specs, layout)
+    typed, agent_of = decoded.typed, decoded.agent_of
     broken = frozenset((layout.collection_of(s.rel), s.rel.rsplit("/", 1)[-1].removesuffix(".kno"))
                        for s in sources if any(d.is_error for d in results.found(s.rel)))
     repo, diags = resolve(typed, agent_of, broken)
@@ -129,7 +130,7 @@ def _pageless(typed: list[Typed]) -> list[Diagnostic]:
 _CHUNK = 1024  # entities decoded at once
 
 
-def entities(sources: list[SourceFile], results: FileResults, specs: SpecSet,
+def typed_entities(sources: list[SourceFile], results: FileResults, specs: SpecSet,
               layout: Layout) -> tuple[list[Typed], dict[Typed, Agent]]:
     """The typed entities, from their facts, and the Agent of each agent.
     Facts are decoded a chunk at a time: one decoding shares its key

@@ -18,7 +18,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 from array import array
-from collections.abc import Collection, Generator, Mapping, Sequence
+from collections.abc import Callable, Collection, Generator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
@@ -166,13 +166,14 @@ def compile_files(config: Config, use_cache: bool = True) -> Files:
                  report, frozenset(paths))
 
 
-def link_files(files: Files, decoded: Decoded | None = None) -> LinkResult:
+def link_files(files: Files, decoded: Callable[[], Decoded] | None = None) -> LinkResult:
     """The link stage's findings over `files`, as a build without a cache
-    finds them (the catalogs are not joined: where they go is all it
-    checks). `decoded`: what it reads of each file, if already decoded."""
+    finds them (only where the outputs go is asked: nothing is rendered).
+    `decoded`: what it reads of each file, kept decoded (`knoc.incremental.kept`)."""
     sources = list(files.sources.values())
     try:
-        return _linked(sources, files.results, files.specs, Cache.off(), files.config, False, decoded)
+        return _linked(sources, files.results, files.specs, Cache.off(), files.config, render=False,
+                       decoded=decoded() if decoded is not None else None)
     except Exception as exc:  # a bug: reported
         return LinkResult([internal(exc)], {}, [], {}, {})
 

@@ -7,7 +7,7 @@ the link stage then finds what it would from a fresh decoding."""
 from __future__ import annotations
 
 from knoc.a2a.capability import Contract
-from knoc.compiler.link import Decoded, entities
+from knoc.compiler.link import Decoded, typed_entities
 from knoc.compiler.results import FileResults
 from knoc.diagnostics import SourceFile
 from knoc.kinds.agent import Agent, CardLookup, Projection
@@ -27,7 +27,7 @@ class KeptDecoding:
                 layout: Layout) -> Decoded:
         """For the link stage over `sources` as `results` holds them now."""
         stale = [s for s in sources.values() if (k := self._entities.get(s.rel)) is None or k[0] is not s]
-        typed, agents = entities(stale, results, specs, layout)
+        typed, agents = typed_entities(stale, results, specs, layout)
         fresh = {t.source.rel: t for t in typed}
         for s in stale:
             t = fresh.get(s.rel)

@@ -109,7 +109,7 @@ class LiveRepo:
     def relinked(self) -> list[Diagnostic]:
         """Run the link stage again; every finding (`report`)."""
         f = self._files
-        self._link = link_files(f, self._decoding.decoded(f.sources, f.results, f.specs, self.config.layout))
+        self._link = link_files(f, lambda: self._decoding.decoded(f.sources, f.results, f.specs, self.config.layout))
         return self.report()
 
     def _compile(self, rel: str, text: str | None) -> bool:

@@ -34,7 +34,7 @@ from knoc.kinds.agent import Card, Cards, Projections
 from knoc.kinds.spec import SpecSet
 from knoc.output.patch import Edit
 from knoc.output.patch import patch as patch_files
-from knoc.output.tree import Tree, all_paths, sources_digest
+from knoc.output.tree import Parted, Tree, all_paths, sources_digest
 from knoc.output.views import Previous, plain
 from knoc.rules.heads import Head, Heads, Input
 from knoc.rules.records import UNREADABLE, Digests, Encoded, Record, Stored, number, table, text, texts
@@ -111,8 +111,8 @@ def _keep(cache: Cache, key: str, memo: Rendered, files: Mapping[str, bytes],
     stats = cache.stats_of(files)  # the cache's own stored files: stored already
     if stats is None:
         stats = {}
-        for path in files:  # one at a time: at 100,000 agents the catalog alone is 100 MB
-            st = cache.store_file(files[path], memo.digests[path])
+        for path in files:  # one at a time, a patched one as its parts: the catalog alone is 100 MB
+            st = cache.store_file(files.parts(path) if isinstance(files, Parted) else files[path], memo.digests[path])
             if st is None:
                 return None
             stats[path] = st

@@ -304,7 +304,7 @@ def stat(path: str | Path) -> os.stat_result | None:
         return None
 
 
-def atomic_write(path: Path, *data: bytes, pieces: Iterable[bytes] = ()) -> None:
+def atomic_write(path: Path, *data: bytes, pieces: Iterable[bytes | memoryview] = ()) -> None:
     """Write aside, then rename over: readers see the old file or the new
     one, never a part (the one definition of an atomic file write). Given
     several pieces (`data`, then `pieces` as they come), writes them in

@@ -167,9 +167,10 @@ def store(folder: Path, files: Mapping[str, bytes], digests: Mapping[str, str], 
     return stored
 
 
-def store_one(folder: Path, body: bytes, digest: str) -> Stat | None:
+def store_one(folder: Path, body: bytes | list[bytes | memoryview], digest: str) -> Stat | None:
     """Write one file under its sha256 (left if it is there): its size,
-    mtime and sha256; None if it cannot be, or `folder` is a link."""
+    mtime and sha256; None if it cannot be, or `folder` is a link. `body`:
+    its bytes, or the parts they join to (written in turn, never joined)."""
     if folder.is_symlink():
         return None
     try:
@@ -179,10 +180,11 @@ def store_one(folder: Path, body: bytes, digest: str) -> Stat | None:
         return None
 
 
-def _store_one(folder: Path, body: bytes, digest: str) -> Stat:
+def _store_one(folder: Path, body: bytes | list[bytes | memoryview], digest: str) -> Stat:
     blob = folder / digest
+    parts = [body] if isinstance(body, bytes) else body
     st = stat(blob)
-    if st is None or st.st_size != len(body):
-        atomic_write(blob, body)
+    if st is None or st.st_size != sum(map(len, parts)):
+        atomic_write(blob, pieces=parts)
         st = os.stat(blob)
     return st.st_size, st.st_mtime_ns, digest

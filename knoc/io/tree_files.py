@@ -16,9 +16,10 @@ from knoc.io import files, pool
 from knoc.io.stored import Stat, StoredFiles
 from knoc.rules.paths import path_problem
 
-# What a file of the tree holds: its bytes, or the cache's stored files
-# that hold it under its path (copied into the tree without being held).
-Content = bytes | StoredFiles
+# What a file of the tree holds: its bytes, the cache's stored files that
+# hold it under its path (copied into the tree without being held), or the
+# parts it joins to (written one after another, never joined).
+Content = bytes | StoredFiles | list[bytes | memoryview]
 
 POLL = 0.05  # seconds a writer or the caller waits before looking whether the other failed
 
@@ -76,6 +77,9 @@ def write_files(base: str, batches: queue.Queue[list[tuple[str, Content]] | None
             with created(base + rel) as fd:
                 if isinstance(content, bytes):
                     write_all(fd, content)
+                elif isinstance(content, list):
+                    for part in content:
+                        write_all(fd, part)
                 elif not content.write_to(rel, fd):
                     write_all(fd, content[rel])
 
@@ -99,7 +103,7 @@ def created(path: str) -> Iterator[int]:
         os.close(fd)
 
 
-def write_all(fd: int, data: bytes) -> None:
+def write_all(fd: int, data: bytes | memoryview) -> None:
     left = memoryview(data)
     while left:
         left = left[os.write(fd, left):]

@@ -17,9 +17,10 @@ from knoc.kinds.entity import AGENT_TYPES, ENTITY_KEYS, Typed, is_public
 from knoc.rules.json import JsonValue
 from knoc.rules.records import Encoded
 
-# The card fields the link stage reads (the capability contract, delegation).
-CARD_FACT_KEYS = ("url", "capabilities", "protocol_versions", "min_protocol_version", "max_protocol_version",
-                  "additional_interfaces")
+# The card fields the link stage reads: what the capability contract of a
+# delegation chain reads (`knoc.a2a.capability.from_card`).
+CONTRACT_KEYS = ("capabilities", "protocol_versions", "min_protocol_version", "max_protocol_version",
+                 "additional_interfaces")
 FACT_KEYS = ("composes", "service_class", "perception")
 # What the link stage reads of a blueprint's own facts once its Agent is made.
 LINKED_KEYS = (*ENTITY_KEYS, "composes")
@@ -121,20 +122,32 @@ def agent_of(t: Typed) -> Agent:
     )
 
 
-def linked(t: Typed, alike: dict[tuple[object, ...], dict[str, object]]) -> Agent:
+def linked(t: Typed, alike: dict[tuple[object, ...], dict[str, Any]]) -> Agent:
     """`agent_of`, for the link stage, which holds every agent at once: of a
     blueprint's facts it then keeps only what is read past this point (its
-    persona and card trees are in the Agent, or not needed), and equal
-    flat `capabilities` are one dict (`alike`: those seen so far). The link
-    stage reads facts, never changes them."""
+    persona and card trees are in the Agent, or not needed), and of its
+    card only what its contract reads, one dict for all agents whose are
+    equal (`alike`: those seen so far). The link stage reads facts, never
+    changes them."""
     agent = agent_of(t)
     if agent.card is not t.data:  # a legacy agent's card is its entity
         t.entity.data = {k: t.data[k] for k in LINKED_KEYS if k in t.data}
-        caps = agent.card.get("capabilities")
-        if isinstance(caps, dict) and all(isinstance(v, (str, int, float, type(None))) for v in caps.values()):
-            same = tuple((k, type(v), v) for k, v in caps.items())  # the type: True == 1, yet not the same fact
-            agent.card["capabilities"] = alike.setdefault(same, caps)
+    read = {k: agent.card[k] for k in CONTRACT_KEYS if k in agent.card}
+    interfaces = read.get("additional_interfaces")
+    if isinstance(interfaces, list):  # of each, its versions (and not its url)
+        read["additional_interfaces"] = [{k: i[k] for k in ("protocol_versions",) if k in i} if isinstance(i, dict)
+                                         else i for i in interfaces]
+    agent.card = alike.setdefault(_frozen(read), read)
     return agent
+
+
+def _frozen(value: object) -> tuple[object, ...]:
+    """`value` as a key equal for equal facts only (True and 1 are not the same fact)."""
+    if isinstance(value, dict):
+        return (dict, *((k, _frozen(v)) for k, v in value.items()))
+    if isinstance(value, list):
+        return (list, *map(_frozen, value))
+    return (type(value), value)
 
 
 def card_facts(data: Mapping[str, object], out: dict[str, object]) -> None:
@@ -144,7 +157,7 @@ def card_facts(data: Mapping[str, object], out: dict[str, object]) -> None:
         out["persona"] = {"perception": persona["perception"]}
     card = data.get("a2a_projection", data)
     if isinstance(card, dict):
-        picked = {k: card[k] for k in CARD_FACT_KEYS if k in card}
+        picked = {k: card[k] for k in CONTRACT_KEYS if k in card}
         if card is data:
             out.update(picked)
         else:

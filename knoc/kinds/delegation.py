@@ -49,18 +49,22 @@ def check(agents: list[Agent], target: str, judged: MutableMapping[Agent, Contra
     # Only agents on some link have a contract to judge: most of a large repo delegates nothing.
     on_links = links.keys() | {link.target.slug for ls in links.values() for link in ls}
     agents = [a for a in valid if a.slug in on_links]
+    same: dict[tuple[int, str | None, bool], Contract] = {}  # agents with one card dict (`agent.linked`): one contract
     for a in agents:
         if a not in judged:
-            judged[a] = contract_of(a.card, a.service_class, target, a.states_versions)
+            key = (id(a.card), a.service_class, a.states_versions)
+            if key not in same:
+                same[key] = contract_of(a.card, a.service_class, target, a.states_versions)
+            judged[a] = same[key]
     contracts = {a.slug: judged[a] for a in agents}
-    apart = {(link.source.slug, link.position) for ls in links.values() for link in ls
-             if not contracts[link.source.slug].overlaps(contracts[link.target.slug])}  # no protocol both speak
+    apart = {link for ls in links.values() for link in ls  # the links whose ends share no protocol version
+             if not contracts[link.source.slug].overlaps(contracts[link.target.slug])}
     trouble = _trouble(agents, links, contracts, apart)
     for chain_links in links.values():
         for link in chain_links:
             if link.requires and trouble[link.target.slug] & {*link.requires, NO_SHARED_PROTOCOL}:
                 diags += _requirements(link, links, contracts)
-            if (link.source.slug, link.position) in apart:
+            if link in apart:
                 diags.append(_protocol(link, contracts))
     edges = {a.typed: [((*_at(link), "xri"), link.target.typed) for link in links.get(a.slug, [])] for a in agents}
     for cycle in graph.cycles(sorted((a.typed for a in agents), key=lambda t: t.source.rel), edges):
@@ -72,7 +76,7 @@ def check(agents: list[Agent], target: str, judged: MutableMapping[Agent, Contra
 
 
 def _trouble(agents: list[Agent], links: dict[str, list[Delegation]], contracts: dict[str, Contract],
-             apart: set[tuple[str, int]]) -> dict[str, frozenset[str]]:
+             apart: set[Delegation]) -> dict[str, frozenset[str]]:
     """For each agent, what can go wrong below it: the required capabilities
     some agent it reaches lacks, and whether a link it reaches shares no
     protocol. A link whose target reaches none of what it requires needs no
@@ -84,7 +88,7 @@ def _trouble(agents: list[Agent], links: dict[str, list[Delegation]], contracts:
     for agent in agents:
         c = contracts[agent.slug]
         found = {name for name in asked if capability.unmet(c, name)}
-        if any((agent.slug, link.position) in apart for link in links.get(agent.slug, [])):
+        if any(link in apart for link in links.get(agent.slug, [])):
             found.add(NO_SHARED_PROTOCOL)
         own[agent.slug] = frozenset(found)
     edges = {slug: [link.target.slug for link in ls] for slug, ls in links.items()}

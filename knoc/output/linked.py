@@ -44,7 +44,7 @@ def render_linked(repo: Repo, cards: Cards, roots: dict[str, str], typed: list[T
 
 def linked_paths(cards: Cards, roots: dict[str, str], typed: list[Typed]) -> dict[str, list[str]]:
     """Who wants each path of a build, a source or knoc itself (`KNOC`),
-    in the order they ask for it, without rendering a file."""
+    in the order they ask for it, without rendering the pages or indexes."""
     return _wanted(card_places(cards, roots), typed)
 
 

@@ -24,6 +24,7 @@ CATALOG_DIR = "_catalog/"
 INDEX_SCRIPT = CATALOG_DIR + "index.js"  # the agents' index entries (the link stage)
 DETAILS_SCRIPT = CATALOG_DIR + "agents.js"  # their cards' details (joined from the cards)
 STATIC = ("catalog.js", "catalog.css")
+AGENT_PAGE = CATALOG_DIR + "agent.html"  # an agent's page, filled in by the catalog's script
 CATALOG_PAGE = f"{SITE}{PAGE_FILE}"
 
 
@@ -114,9 +115,6 @@ def catalog_pages(agents: CatalogEntries, domains: dict[str, list[str]], taken: 
 def catalog_paths(hosts: Iterable[str], taken: Container[str]) -> list[str]:
     """Where `catalog_pages` puts each catalog file, for cards on `hosts`."""
     return [path for path, _, _ in _catalog_files(hosts, taken)]
-
-
-AGENT_PAGE = CATALOG_DIR + "agent.html"
 
 
 def _catalog_files(hosts: Iterable[str], taken: Container[str]) -> Iterator[tuple[str, str, str]]:

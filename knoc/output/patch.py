@@ -23,12 +23,11 @@ from knoc.output.hosting import AI_CATALOG_FILE, HEADERS_FILE, SITE, etag_rule, 
 from knoc.output.index import script_piece
 from knoc.output.listing import indented
 from knoc.output.pages import details_path
-from knoc.output.tree import MANIFEST, all_paths, is_legacy, manifest_line, sources_digest
+from knoc.output.tree import MANIFEST, Parted, Parts, all_paths, is_legacy, manifest_line, sources_digest
 from knoc.output.views import Lazy, Overlaid
 from knoc.rules.heads import Heads, Input
 
 Pairs = dict[str, list[tuple[bytes, bytes]]]  # each file's (old piece, new piece)
-Parts = list[bytes | memoryview]  # a patched file: its stored bytes around the new pieces, joined when read
 
 
 @dataclass(frozen=True)
@@ -87,7 +86,7 @@ class Patch:
             moved.add(MANIFEST)
         self.moved = frozenset(moved)
         joined = self.pieces.keys() | self._headers | {MANIFEST}
-        self.files: Mapping[str, bytes] = Lazy(joined, self._bytes)
+        self.files: Mapping[str, bytes] = Parted(joined, self._parts)
         self.digests: Mapping[str, str] = Overlaid(was, Lazy(self.cards.keys() | joined, self._digest))
 
     def sources_digest(self) -> str:
@@ -97,8 +96,8 @@ class Patch:
             self._sources_digest = sources_digest(specs + heads.inputs())
         return self._sources_digest
 
-    def _bytes(self, path: str) -> bytes:
-        return b"".join(self.joined()[0][path]) if path in self.moved else self._previous[path]
+    def _parts(self, path: str) -> Parts:
+        return self.joined()[0][path] if path in self.moved else [self._previous[path]]
 
     def _digest(self, path: str) -> str:
         """A card's from its projection; a file the edit left as it was, as

@@ -7,7 +7,7 @@ import functools
 import hashlib
 import itertools
 import sys
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from json.encoder import encode_basestring  # the C version, as canonical.dumps uses
 from typing import TYPE_CHECKING, Protocol
 
@@ -153,6 +153,32 @@ class Joined:
         self.add({path: b"".join(pieces())})
 
 
+Parts = list[bytes | memoryview]  # a file as the pieces it joins to, in order
+
+
+class Parted(Mapping[str, bytes]):
+    """Files held as their parts (a patched file: its stored bytes around
+    the new pieces, `knoc.output.patch`), each made when first asked for:
+    joined only when read as bytes, written part by part (`Tree.content`)."""
+
+    def __init__(self, keys: Collection[str], parts: Callable[[str], Parts]) -> None:
+        self._keys, self.parts = keys, parts
+
+    def __getitem__(self, path: str) -> bytes:
+        if path not in self._keys:
+            raise KeyError(path)
+        return b"".join(self.parts(path))
+
+    def __contains__(self, path: object) -> bool:
+        return path in self._keys
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._keys)
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+
 class Tree(Mapping[str, bytes]):
     """Every file of a build by its path under the build directory. A card
     is unpacked only when its bytes are read (as it is written): a hundred
@@ -191,12 +217,15 @@ class Tree(Mapping[str, bytes]):
     def __contains__(self, path: object) -> bool:  # Mapping's would unpack the card
         return path in self._files or path in self._cards or path in self._linked
 
-    def content(self, path: str) -> bytes | StoredFiles:
-        """What the tree holds at `path`: its bytes, or the cache's stored
-        files that hold it (`knoc.io.staging.Content`: copied, never held)."""
+    def content(self, path: str) -> bytes | StoredFiles | Parts:
+        """What the tree holds at `path` (`knoc.io.tree_files.Content`): its
+        bytes, the cache's stored files that hold it (copied, never held),
+        or a patched file's parts (written one after another, never joined)."""
         if path in self._cards:
             return self[path]
         held = self._files if path in self._files else self._linked
+        if isinstance(held, Parted):
+            return held.parts(path)
         return held if isinstance(held, StoredFiles) and path in held else held[path]
 
     @property
