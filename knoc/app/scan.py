@@ -22,7 +22,7 @@ class Scan:
     changed, the tree is listed again), then of each file, cut into pieces
     (`pieces`) that a check shares (`knoc.io.background.share`): a child
     begins them at once, and the compile takes those left when it is done.
-    Each process opens the memo when its first piece needs it. In a pre-commit
+    In a pre-commit
     hook the memo is not updated: what the scan sees is the staged tree,
     which pre-commit puts back as it was."""
 
@@ -34,7 +34,12 @@ class Scan:
         return OutputMemo.open(self._config.root, self._use_cache)
 
     def pieces(self) -> list[Callable[[], Any]]:
-        """Each piece of the scan, whose value marshal can carry."""
+        """Each piece of the scan, whose value marshal can carry. The memo
+        is opened first, here: a process the pieces are shared with
+        (`knoc.io.background.share` forks it) then reads it from this
+        one's pages, never decoding its own copy, and each piece splits
+        only its own paths (`Columns.file_piece`)."""
+        self.memo  # noqa: B018 - opened now, before the fork
         return ([functools.partial(self._folders, k) for k in range(FOLDER_PIECES)]
                 + [functools.partial(self._files, k) for k in range(FILE_PIECES)])
 
@@ -42,12 +47,12 @@ class Scan:
         """Whether piece `k` of the folders is unchanged; the memo's base and
         overrides, which the process that did not open it needs."""
         memo = self.memo
-        rows = _piece(len(memo.columns.dirs), k, FOLDER_PIECES)
-        return tree.folders_unchanged(self._config.out_dir, memo.columns, rows), memo.base, memo.overrides
+        rows, dirs = memo.columns.dir_piece(k, FOLDER_PIECES)
+        return tree.folders_unchanged(self._config.out_dir, memo.columns, rows, dirs), memo.base, memo.overrides
 
     def _files(self, k: int) -> dict[str, Stat | None]:
         columns = self.memo.columns
-        return tree.changed_files(self._config.out_dir, columns, _piece(len(columns.paths), k, FILE_PIECES))
+        return tree.changed_files(self._config.out_dir, columns, *columns.file_piece(k, FILE_PIECES))
 
     def seen(self, values: list[Any]) -> Seen:
         """What the pieces found, against the memo (see `Seen`)."""
@@ -114,10 +119,6 @@ class InBuild(NamedTuple):
         from knoc.features.drift import differing  # here: a check begins its scan before this import
 
         return differing(want, self.actual if found is None else found, self.where, self.unlike)
-
-def _piece(rows: int, k: int, pieces: int) -> slice:
-    return slice(rows * k // pieces, rows * (k + 1) // pieces)
-
 
 def _applied(memo: OutputMemo, stats: dict[str, Stat | None]) -> Snapshot:
     """The memo's snapshot with the stats a scan found changed."""

@@ -31,7 +31,7 @@ from typing import NamedTuple, TypeVar
 from knoc.io import files
 from knoc.io.cache import DIR, read_stored, write_stored
 from knoc.io.stored import Stat
-from knoc.rules.records import Encoded, Stored, count_paths, join_paths, row, split_paths, text, text_table
+from knoc.rules.records import Encoded, Stored, count_paths, join_paths, paths_piece, row, split_paths, text, text_table
 
 VERSION = 2
 ROOT = "."  # the tree's own folder, as the memo names it (a lone "" would join to no path at all)
@@ -99,6 +99,17 @@ class Columns:
     @functools.cached_property
     def dirs(self) -> list[str]:
         return split_paths(self._dirs)
+
+    def file_piece(self, k: int, pieces: int) -> tuple[slice, list[str]]:
+        """The rows and paths of the `k`-th of `pieces` runs of the files
+        (`paths_piece`: a scan's piece splits only its own paths)."""
+        first, paths = paths_piece(self._paths, k, pieces)
+        return slice(first, first + len(paths)), paths
+
+    def dir_piece(self, k: int, pieces: int) -> tuple[slice, list[str]]:
+        """The same of the folders."""
+        first, dirs = paths_piece(self._dirs, k, pieces)
+        return slice(first, first + len(dirs)), dirs
 
     @classmethod
     def of(cls, snapshot: Snapshot) -> Columns:

@@ -146,28 +146,28 @@ def scan_tree(out: Path, known: Snapshot) -> Snapshot:
 NOT_THERE = (FileNotFoundError, NotADirectoryError)  # a path with no file, or with a file where a folder was
 
 
-def folders_unchanged(out: Path, known: Columns, rows: slice = slice(None)) -> bool:
+def folders_unchanged(out: Path, known: Columns, rows: slice = slice(None), dirs: list[str] | None = None) -> bool:
     """Whether every folder under `out` that `known` lists (of these `rows`)
     has the mtime it had then, so that no entry was added or removed
     anywhere (POSIX updates a folder's mtime on both) and `changed_files`
     sees every change. False when there is no memo: the tree must be
     listed (`scan_tree`)."""
-    if not known.dirs:
+    if not known.dir_mtimes:
         return False
     try:
         with files.stat_in(out, follow=False) as st:
-            return files.stats(known.dirs[rows], ("st_mtime_ns",), st) == known.dir_mtimes[rows]
+            listed = known.dirs[rows] if dirs is None else dirs
+            return files.stats(listed, ("st_mtime_ns",), st) == known.dir_mtimes[rows]
     except NOT_THERE:
         return False
 
 
-def changed_files(out: Path, known: Columns, rows: slice = slice(None)) -> dict[str, Stat | None]:
+def changed_files(out: Path, known: Columns, rows: slice, paths: list[str]) -> dict[str, Stat | None]:
     """The files `known` lists (of these `rows`) whose size or mtime
     changed, with their new stat and sha256 (None: gone). With
     `folders_unchanged`, all the work of comparing a large tree with its
-    memo: a stat per folder and per file."""
-    paths = known.paths[rows]
-    first = rows.indices(len(known.paths))[0]
+    memo: a stat per folder and per file. `paths`: the rows' own."""
+    first = rows.start
     try:
         with files.stat_in(out, follow=False) as st:
             now = files.stats(paths, ("st_size", "st_mtime_ns"), st)

@@ -33,6 +33,20 @@ def count_paths(joined: str) -> int:
     return joined.count(PATHS_SEP) + 1 if joined else 0
 
 
+def paths_piece(joined: str, k: int, pieces: int) -> tuple[int, list[str]]:
+    """Of the paths `joined` holds, the `k`-th of `pieces` runs (cut by
+    characters, at the path after each cut: no piece needs the others
+    split), and the index of its first path. The runs cover every path once."""
+    def start(at: int) -> int:  # where the first path at or after character `at` begins (past the end: none)
+        if at <= 0:
+            return 0
+        i = joined.find(PATHS_SEP, at - 1)
+        return len(joined) + 1 if i < 0 else i + 1
+    begin, end = start(len(joined) * k // pieces), start(len(joined) * (k + 1) // pieces)
+    first = joined.count(PATHS_SEP, 0, begin)
+    return first, split_paths(joined[begin:end - 1]) if end > begin else []
+
+
 def text(value: Stored) -> str:
     """A stored value that must be a string (ValueError if not)."""
     if not isinstance(value, str):
