@@ -22,9 +22,8 @@ class Scan:
     changed, the tree is listed again), then of each file, cut into pieces
     (`pieces`) that a check shares (`knoc.io.background.share`): a child
     begins them at once, and the compile takes those left when it is done.
-    In a pre-commit
-    hook the memo is not updated: what the scan sees is the staged tree,
-    which pre-commit puts back as it was."""
+    In a pre-commit hook the memo is not updated: what the scan sees is the
+    staged tree, which pre-commit puts back as it was."""
 
     def __init__(self, config: Config, use_cache: bool, in_hook: bool = False) -> None:
         self._config, self._use_cache, self.in_hook = config, use_cache, in_hook

@@ -131,7 +131,7 @@ _CHUNK = 1024  # entities decoded at once
 
 
 def typed_entities(sources: list[SourceFile], results: FileResults, specs: SpecSet,
-              layout: Layout) -> tuple[list[Typed], dict[Typed, Agent]]:
+                   layout: Layout) -> tuple[list[Typed], dict[Typed, Agent]]:
     """The typed entities, from their facts, and the Agent of each agent.
     Facts are decoded a chunk at a time: one decoding shares its key
     strings ("slug", "url", ...) among a chunk's entities, and an agent's

@@ -1,8 +1,9 @@
 """What the link stage reads of each file, decoded once and kept across
 edits (`knoc lsp`): the typed entity and Agent of each file, its card's
 summary and its delegation contract. An edit replaces its file's source,
-so a file whose source is still the one decoded is decoded again never;
-the link stage then finds what it would from a fresh decoding."""
+so a file whose source is still the one decoded is never decoded again;
+the link stage then finds what it would from a fresh decoding
+(`tests/test_live_link.py`)."""
 
 from __future__ import annotations
 

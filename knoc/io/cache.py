@@ -193,7 +193,7 @@ class Cache:
         self._store({}, {})  # drops what no layer names (best effort)
         return True
 
-    def store_file(self, body: bytes | list[bytes | memoryview], digest: str) -> Stat | None:
+    def store_file(self, body: bytes | stored.Parts, digest: str) -> Stat | None:
         """Store one file under its sha256 (the rendered layer names it, or
         it is dropped at the next store); its size, mtime and sha256, or
         None if it cannot be."""

@@ -23,6 +23,8 @@ KEEP_NS = 600_000_000_000  # a stored file no layer names is dropped once it is 
 # Per file: (size, mtime_ns, sha256) as last written or read.
 Stat = tuple[int, int, str]
 
+Parts = list[bytes | memoryview]  # a file as the pieces it joins to, in order (written in turn, never joined)
+
 
 class CacheDamaged(Exception):
     """A stored file read too late to compute it afresh is not what was stored."""
@@ -167,10 +169,10 @@ def store(folder: Path, files: Mapping[str, bytes], digests: Mapping[str, str], 
     return stored
 
 
-def store_one(folder: Path, body: bytes | list[bytes | memoryview], digest: str) -> Stat | None:
+def store_one(folder: Path, body: bytes | Parts, digest: str) -> Stat | None:
     """Write one file under its sha256 (left if it is there): its size,
     mtime and sha256; None if it cannot be, or `folder` is a link. `body`:
-    its bytes, or the parts they join to (written in turn, never joined)."""
+    its bytes, or its parts."""
     if folder.is_symlink():
         return None
     try:
@@ -180,7 +182,7 @@ def store_one(folder: Path, body: bytes | list[bytes | memoryview], digest: str)
         return None
 
 
-def _store_one(folder: Path, body: bytes | list[bytes | memoryview], digest: str) -> Stat:
+def _store_one(folder: Path, body: bytes | Parts, digest: str) -> Stat:
     blob = folder / digest
     parts = [body] if isinstance(body, bytes) else body
     st = stat(blob)

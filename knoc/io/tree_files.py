@@ -13,13 +13,12 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
 from knoc.io import files, pool
-from knoc.io.stored import Stat, StoredFiles
+from knoc.io.stored import Parts, Stat, StoredFiles
 from knoc.rules.paths import path_problem
 
 # What a file of the tree holds: its bytes, the cache's stored files that
-# hold it under its path (copied into the tree without being held), or the
-# parts it joins to (written one after another, never joined).
-Content = bytes | StoredFiles | list[bytes | memoryview]
+# hold it under its path (copied into the tree without being held), or its parts.
+Content = bytes | StoredFiles | Parts
 
 POLL = 0.05  # seconds a writer or the caller waits before looking whether the other failed
 

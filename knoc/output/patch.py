@@ -18,12 +18,13 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import NoReturn
 
+from knoc.io.stored import Parts
 from knoc.kinds.agent import Projection
 from knoc.output.hosting import AI_CATALOG_FILE, HEADERS_FILE, SITE, etag_rule, etagged
 from knoc.output.index import script_piece
 from knoc.output.listing import indented
 from knoc.output.pages import details_path
-from knoc.output.tree import MANIFEST, Parted, Parts, all_paths, is_legacy, manifest_line, sources_digest
+from knoc.output.tree import MANIFEST, Parted, all_paths, is_legacy, manifest_line, sources_digest
 from knoc.output.views import Lazy, Overlaid
 from knoc.rules.heads import Heads, Input
 

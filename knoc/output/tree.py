@@ -11,7 +11,7 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from json.encoder import encode_basestring  # the C version, as canonical.dumps uses
 from typing import TYPE_CHECKING, Protocol
 
-from knoc.io.stored import Stat, StoredFiles
+from knoc.io.stored import Parts, Stat, StoredFiles
 from knoc.kinds.agent import Card, CardLookup, Cards, Projection, Written
 from knoc.output.canonical import dump_pieces, sha256
 from knoc.output.hosting import (
@@ -151,9 +151,6 @@ class Joined:
                 self.digests[path], self.files = st[2], self._spill.spilled(path, st, self.files)
                 return
         self.add({path: b"".join(pieces())})
-
-
-Parts = list[bytes | memoryview]  # a file as the pieces it joins to, in order
 
 
 class Parted(Mapping[str, bytes]):
