@@ -24,8 +24,8 @@ from knoc.output.hosting import AI_CATALOG_FILE, HEADERS_FILE, SITE, etag_rule, 
 from knoc.output.index import script_piece
 from knoc.output.listing import indented
 from knoc.output.pages import details_path
-from knoc.output.tree import MANIFEST, Parted, all_paths, is_legacy, manifest_line, sources_digest
-from knoc.output.views import Lazy, Overlaid
+from knoc.output.tree import MANIFEST, Lazy, Parted, all_paths, is_legacy, manifest_line, sources_digest
+from knoc.output.views import Overlaid
 from knoc.rules.heads import Heads, Input
 
 Pairs = dict[str, list[tuple[bytes, bytes]]]  # each file's (old piece, new piece)

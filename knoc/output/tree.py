@@ -9,7 +9,7 @@ import itertools
 import sys
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from json.encoder import encode_basestring  # the C version, as canonical.dumps uses
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 
 from knoc.io.stored import Parts, Stat, StoredFiles
 from knoc.kinds.agent import Card, CardLookup, Cards, Projection, Written
@@ -153,27 +153,39 @@ class Joined:
         self.add({path: b"".join(pieces())})
 
 
-class Parted(Mapping[str, bytes]):
-    """Files held as their parts (a patched file: its stored bytes around
-    the new pieces, `knoc.output.patch`), each made when first asked for:
-    joined only when read as bytes, written part by part (`Tree.content`)."""
+V = TypeVar("V")
 
-    def __init__(self, keys: Collection[str], parts: Callable[[str], Parts]) -> None:
-        self._keys, self.parts = keys, parts
 
-    def __getitem__(self, path: str) -> bytes:
-        if path not in self._keys:
-            raise KeyError(path)
-        return b"".join(self.parts(path))
+class Lazy(Mapping[str, V], Generic[V]):
+    """Values by key, each got (`get`) only when asked for: its keys alone
+    answer `in`, `len` and iteration."""
 
-    def __contains__(self, path: object) -> bool:
-        return path in self._keys
+    def __init__(self, keys: Collection[str], get: Callable[[str], V]) -> None:
+        self._keys, self._get = keys, get
+
+    def __getitem__(self, key: str) -> V:
+        if key not in self._keys:
+            raise KeyError(key)
+        return self._get(key)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._keys
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._keys)
 
     def __len__(self) -> int:
         return len(self._keys)
+
+
+class Parted(Lazy[bytes]):
+    """Files held as their parts (a patched file: its stored bytes around
+    the new pieces, `knoc.output.patch`), each made when first asked for:
+    joined only when read as bytes, written part by part (`Tree.content`)."""
+
+    def __init__(self, keys: Collection[str], parts: Callable[[str], Parts]) -> None:
+        super().__init__(keys, lambda path: b"".join(parts(path)))
+        self.parts = parts
 
 
 class Tree(Mapping[str, bytes]):

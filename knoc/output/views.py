@@ -3,14 +3,11 @@ agents a check that finds build/ as last rendered reads none of them."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, ItemsView, Iterator, Mapping
-from typing import Generic, TypeVar
+from collections.abc import ItemsView, Iterator, Mapping
 
 from knoc.kinds.agent import CardLookup
 from knoc.output.tree import is_legacy, site_paths
 from knoc.rules.records import Digests
-
-V = TypeVar("V")
 
 
 def plain(digests: Mapping[str, str]) -> Mapping[str, str]:
@@ -23,28 +20,6 @@ def plain(digests: Mapping[str, str]) -> Mapping[str, str]:
         return columns
     paths = sorted(digests)
     return Digests.of_rows(paths, "".join(digests[p] for p in paths))
-
-
-class Lazy(Mapping[str, V], Generic[V]):
-    """Values by key, each got (`get`) only when asked for: its keys alone
-    answer `in`, `len` and iteration."""
-
-    def __init__(self, keys: Collection[str], get: Callable[[str], V]) -> None:
-        self._keys, self._get = keys, get
-
-    def __getitem__(self, key: str) -> V:
-        if key not in self._keys:
-            raise KeyError(key)
-        return self._get(key)
-
-    def __contains__(self, key: object) -> bool:
-        return key in self._keys
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._keys)
-
-    def __len__(self) -> int:
-        return len(self._keys)
 
 
 class Overlaid(Mapping[str, str]):
