@@ -237,6 +237,21 @@ def test_a_copy_that_keeps_its_originals_slug_judges_each_link_by_its_own_ends(k
     assert "realm-concierge" in hits[0]["message"]
 
 
+def test_a_copy_that_keeps_its_originals_slug_keeps_its_own_protocol_versions(knoc: Knoc, repo: Path) -> None:
+    """A copy (same slug) that speaks other versions than its original:
+    its versions never stand for the original's, so the original's link,
+    which is fine, gets no finding and the copy's link gets its own."""
+    copy = STEWARD.replace("schema-steward", "schema-steward-2")
+    text = (repo / STEWARD).read_text(encoding="utf-8").replace(
+        "url: https://agents.possibility.space/schema-steward", "url: https://agents.possibility.space/schema-steward-2")
+    text = text.replace('  min_protocol_version: "0.3"\n  max_protocol_version: "1.0"\n', "")
+    text = re.sub(r'\n  protocol_versions: \[[^]]*\]', '\n  protocol_versions: ["1.2"]', text, count=1)
+    (repo / copy).write_text(text, encoding="utf-8")
+    _, diags = findings(knoc, repo)
+    hits = [d for d in diags if d["code"] == "KNO-CHAIN-PROTOCOL"]
+    assert hits and {d["file"] for d in hits} == {copy}
+
+
 def test_an_unknown_requirement_suggests_the_nearest(knoc: Knoc, repo: Path) -> None:
     edit(repo, STEWARD, "requires: [streaming, streaming_message]", "requires: [streaming, streaming_mesage]")
     code, diags = findings(knoc, repo)

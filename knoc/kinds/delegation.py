@@ -40,15 +40,15 @@ def check(agents: list[Agent], target: str, judged: MutableMapping[Agent, Contra
     # An agent its spec rejects has no contract to judge (its file already has errors).
     valid = [a for a in agents if a.typed.valid]
     by_slug = {a.slug: a for a in valid}
-    links: dict[str, list[Delegation]] = {}
+    links: dict[Agent, list[Delegation]] = {}  # by Agent, never slug: a copy may keep its original's
     diags: list[Diagnostic] = []
     for agent in valid:
         for link in _links(agent, by_slug) if agent.composes else ():  # `composes`: the links it names
-            links.setdefault(agent.slug, []).append(link)
+            links.setdefault(agent, []).append(link)
             diags += _vocabulary(link)
     # Only agents on some link have a contract to judge: most of a large repo delegates nothing.
-    on_links = links.keys() | {link.target.slug for ls in links.values() for link in ls}
-    agents = [a for a in valid if a.slug in on_links]
+    on_links = links.keys() | {link.target for ls in links.values() for link in ls}
+    agents = [a for a in valid if a in on_links]
     same: dict[tuple[int, str | None, bool], Contract] = {}  # agents with one card dict (`agent.linked`): one contract
     for a in agents:
         if a not in judged:
@@ -56,17 +56,17 @@ def check(agents: list[Agent], target: str, judged: MutableMapping[Agent, Contra
             if key not in same:
                 same[key] = contract_of(a.card, a.service_class, target, a.states_versions)
             judged[a] = same[key]
-    contracts = {a.slug: judged[a] for a in agents}
+    contracts = {a: judged[a] for a in agents}
     apart = {link for ls in links.values() for link in ls  # the links whose ends share no protocol version
-             if not contracts[link.source.slug].overlaps(contracts[link.target.slug])}
+             if not contracts[link.source].overlaps(contracts[link.target])}
     trouble = _trouble(agents, links, contracts, apart)
     for chain_links in links.values():
         for link in chain_links:
-            if link.requires and trouble[link.target.slug] & {*link.requires, NO_SHARED_PROTOCOL}:
+            if link.requires and trouble[link.target] & {*link.requires, NO_SHARED_PROTOCOL}:
                 diags += _requirements(link, links, contracts)
             if link in apart:
                 diags.append(_protocol(link, contracts))
-    edges = {a.typed: [((*_at(link), "xri"), link.target.typed) for link in links.get(a.slug, [])] for a in agents}
+    edges = {a.typed: [((*_at(link), "xri"), link.target.typed) for link in links.get(a, [])] for a in agents}
     for cycle in graph.cycles(sorted((a.typed for a in agents), key=lambda t: t.source.rel), edges):
         first, path = cycle[0]
         diags.append(at(first.source, path, "KNO-COMPOSES-CYCLE", f"delegation cycle: {graph.show(cycle)}",
@@ -75,8 +75,8 @@ def check(agents: list[Agent], target: str, judged: MutableMapping[Agent, Contra
     return diags
 
 
-def _trouble(agents: list[Agent], links: dict[str, list[Delegation]], contracts: dict[str, Contract],
-             apart: set[Delegation]) -> dict[str, frozenset[str]]:
+def _trouble(agents: list[Agent], links: dict[Agent, list[Delegation]], contracts: dict[Agent, Contract],
+             apart: set[Delegation]) -> dict[Agent, frozenset[str]]:
     """For each agent, what can go wrong below it: the required capabilities
     some agent it reaches lacks, and whether a link it reaches shares no
     protocol. A link whose target reaches none of what it requires needs no
@@ -84,15 +84,15 @@ def _trouble(agents: list[Agent], links: dict[str, list[Delegation]], contracts:
     asked = {name for ls in links.values() for link in ls for name in link.requires
              if capability.known_requirement(name)}
 
-    own: dict[str, frozenset[str]] = {}
+    own: dict[Agent, frozenset[str]] = {}
     for agent in agents:
-        c = contracts[agent.slug]
+        c = contracts[agent]
         found = {name for name in asked if capability.unmet(c, name)}
-        if any(link in apart for link in links.get(agent.slug, [])):
+        if any(link in apart for link in links.get(agent, [])):
             found.add(NO_SHARED_PROTOCOL)
-        own[agent.slug] = frozenset(found)
-    edges = {slug: [link.target.slug for link in ls] for slug, ls in links.items()}
-    return graph.reach([a.slug for a in agents], edges, own)
+        own[agent] = frozenset(found)
+    edges = {agent: [link.target for link in ls] for agent, ls in links.items()}
+    return graph.reach(agents, edges, own)
 
 
 def contract_of(card: Mapping[str, object], service_class: str | None, target: str,
@@ -136,22 +136,22 @@ def _vocabulary(link: Delegation) -> Iterable[Diagnostic]:
                      f"require `{capability.DEPRECATED[name]}`, which replaces it")
 
 
-def _requirements(origin: Delegation, links: dict[str, list[Delegation]],
-                  contracts: dict[str, Contract]) -> Iterable[Diagnostic]:
+def _requirements(origin: Delegation, links: dict[Agent, list[Delegation]],
+                  contracts: dict[Agent, Contract]) -> Iterable[Diagnostic]:
     """What `origin` requires, of every agent on every chain below it, and a
     shared protocol version on every link of those chains."""
-    reported: set[tuple[str, str]] = set()
+    reported: set[tuple[str, Agent]] = set()
     for reached, parent, chain in _chains(origin, links):
-        if parent is not None and not contracts[parent.slug].overlaps(contracts[reached.slug]):
+        if parent is not None and not contracts[parent].overlaps(contracts[reached]):
             yield at(origin.source.typed.source, (*_at(origin), "xri"), "KNO-CHAIN-PROTOCOL",
                      f"{chain()}: {parent.slug} and {reached.slug} share no A2A protocol version, "
                      f"so this chain cannot deliver what this link requires",
                      f"see the same finding in {parent.typed.source.rel}")
         for j, name in enumerate(origin.requires):
-            why = capability.unmet(contracts[reached.slug], name) if capability.known_requirement(name) else None
-            if why is None or (name, reached.slug) in reported:
+            why = capability.unmet(contracts[reached], name) if capability.known_requirement(name) else None
+            if why is None or (name, reached) in reported:
                 continue
-            reported.add((name, reached.slug))
+            reported.add((name, reached))
             yield at(origin.source.typed.source, (*_at(origin), "requires", j), "KNO-CHAIN-REQUIRES",
                      f"{chain()}: `{reached.slug}` {why}, and this link requires `{name}` of the whole chain",
                      f"declare `{name}` on {reached.slug}, or stop requiring it here"
@@ -159,39 +159,39 @@ def _requirements(origin: Delegation, links: dict[str, list[Delegation]],
                      f"declare `{name}` on {reached.slug}, delegate to another agent, or stop requiring it here")
 
 
-def _chains(origin: Delegation, links: dict[str, list[Delegation]]
+def _chains(origin: Delegation, links: dict[Agent, list[Delegation]]
             ) -> Iterable[tuple[Agent, Agent | None, Callable[[], str]]]:
     """Each agent reachable from origin's target down composes links, once,
     with the agent before it on its shortest chain (None for the target) and
     a function giving that chain as `a -> b -> c` (breadth first, parents
     kept instead of copied chains: a dense delegation graph cannot blow up
     the walk, and cycles end it)."""
-    before: dict[str, Agent | None] = {origin.target.slug: None}
-    seen = {origin.source.slug, origin.target.slug}
+    before: dict[Agent, Agent | None] = {origin.target: None}
+    seen = {origin.source, origin.target}
     queue = deque([origin.target])
     while queue:
         agent = queue.popleft()
-        parent = before[agent.slug]
+        parent = before[agent]
 
         def chain(end: Agent = agent) -> str:
             names: list[str] = []
             node: Agent | None = end
             while node is not None:
                 names.append(node.slug)
-                node = before[node.slug]
+                node = before[node]
             return " -> ".join([origin.source.slug, *reversed(names)])
 
         yield agent, parent, chain
-        for link in links.get(agent.slug, []):
-            if link.target.slug not in seen:
-                seen.add(link.target.slug)
-                before[link.target.slug] = agent
+        for link in links.get(agent, []):
+            if link.target not in seen:
+                seen.add(link.target)
+                before[link.target] = agent
                 queue.append(link.target)
 
 
-def _protocol(link: Delegation, contracts: dict[str, Contract]) -> Diagnostic:
+def _protocol(link: Delegation, contracts: dict[Agent, Contract]) -> Diagnostic:
     """A link whose ends share no protocol version."""
-    mine, theirs = contracts[link.source.slug], contracts[link.target.slug]
+    mine, theirs = contracts[link.source], contracts[link.target]
     return at(link.source.typed.source, (*_at(link), "xri"), "KNO-CHAIN-PROTOCOL",
               f"{link.source.slug} -> {link.target.slug}: no A2A protocol version both speak "
               f"({link.source.slug}: {capability.describe_versions(mine)}; "
