@@ -68,7 +68,8 @@ def all_paths(card: Card | Projection, root_of: Mapping[str, str], key: str) -> 
 
 def card_files(projection: Projection) -> dict[str, bytes]:
     """A card's files: the card and its agent.json twin, by path."""
-    return {path: projection.file_bytes(is_legacy(path)) for path in card_paths(projection)}
+    both = projection.both_files()
+    return {path: both[is_legacy(path)] for path in card_paths(projection)}
 
 
 def site_paths(site_dir: str) -> tuple[str, str]:
