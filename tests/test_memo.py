@@ -73,6 +73,16 @@ def stray_file(repo: Path) -> None:
     (repo / CARD).with_name("extra.json").write_text("{}\n", encoding="utf-8")
 
 
+def mtime_kept(change: Callable[[Path], None], rel: str) -> Callable[[Path], None]:
+    """`change`, with the mtime of `rel` put back after it (as `touch -r`,
+    `cp -p` or tar can): what a memo of mtimes would never see."""
+    def changed(repo: Path) -> None:
+        st = (repo / rel).stat()
+        change(repo)
+        os.utime(repo / rel, ns=(st.st_atime_ns, st.st_mtime_ns))
+    return changed
+
+
 def card_removed(repo: Path) -> None:
     (repo / CARD).unlink()
 
@@ -89,6 +99,13 @@ ON_DISK = {"a card edited by hand": (card_edited, ["stale: build/site/agents.pos
                                                    "/.well-known/agent-card.json"]),
            "a stray file in a card's folder": (stray_file, ["extra: build/site/agents.possibility.space/"
                                                             "catalog-search/.well-known/extra.json (knoc did not write it)"]),
+           "a same-size edit with its mtime put back": (
+               mtime_kept(lambda repo: rewrite(repo, CARD, lambda b: b.replace(b'"name": "C', b'"name": "K', 1)), CARD),
+               ["stale: build/site/agents.possibility.space/catalog-search/.well-known/agent-card.json"]),
+           "a stray file in a folder whose mtime is put back": (
+               mtime_kept(stray_file, str(Path(CARD).parent)),
+               ["extra: build/site/agents.possibility.space/catalog-search/.well-known/extra.json "
+                "(knoc did not write it)"]),
            "a card removed": (card_removed, ["missing: build/site/agents.possibility.space/catalog-search"
                                              "/.well-known/agent-card.json"]),
            "a card touched": (touched, []),
@@ -185,6 +202,12 @@ def test_a_source_added_or_removed_is_listed_through_the_memo(repo: Path) -> Non
     (repo / "content" / "agent-blueprints" / "copy" / "twin.kno").rename(repo / SEARCH)
     cached, cold = inputs()
     assert cached == cold == first
+    folder = repo / "content" / "agent-blueprints"
+    st = folder.stat()
+    (folder / "third.kno").write_bytes((repo / SEARCH).read_bytes())
+    os.utime(folder, ns=(st.st_atime_ns, st.st_mtime_ns))  # its mtime put back: its ctime still moved
+    cached, cold = inputs()
+    assert cached == cold and "content/agent-blueprints/third.kno" in cached
 
 
 @given(st.lists(st.integers(-2**63, 2**63 - 1), max_size=64), st.data())

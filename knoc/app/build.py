@@ -72,6 +72,7 @@ def _build(config: Config, use_cache: bool, fail_on_warning: bool, stage: bool, 
     out = config.output + "/"
     staging = Staging(config.out_dir, MANIFEST)
     swapped: tuple[Mapping[str, str], Base | None] | None = None  # what build/ now holds, once written
+    linked: list[str] = []  # the cards written early: linked to build/'s own file where it held the same bytes
 
     try:
         # Freshly compiled cards are written by the workers that compiled
@@ -92,6 +93,7 @@ def _build(config: Config, use_cache: bool, fail_on_warning: bool, stage: bool, 
                 raise UsageError("KNO-OUTPUT", str(exc),
                                  "move those files away, or set another `output` in knoc.toml") from None
             swapped = plain(result.digests), result.base
+            linked = list(result.early)
     finally:
         staging.abort()  # whatever was written early and not swapped in
     stripped = written and (dropped, committed) != (None, None)
@@ -100,7 +102,7 @@ def _build(config: Config, use_cache: bool, fail_on_warning: bool, stage: bool, 
     del result  # its trees and per-file results, and the old tree's scan: the memo is made without them
     old.cache_clear()
     if swapped is not None:
-        scan.memo.written(_stat(config, scan, staging.update, swapped[0]), *swapped)  # the memo the scan read
+        scan.memo.written(_stat(config, scan, staging.update, swapped[0], linked), *swapped)  # the memo the scan read
     if written and stage:
         try:
             git.stage(config.root, config.out_dir)
@@ -146,12 +148,15 @@ def _write(staging: Staging, tree: Mapping[str, bytes], digests: Mapping[str, st
     writing.commit()
 
 
-def _stat(config: Config, scan: Scan, update: Update | None, digests: Mapping[str, str]) -> Columns:
+def _stat(config: Config, scan: Scan, update: Update | None, digests: Mapping[str, str], linked: list[str]
+          ) -> Columns:
     """The memo's columns of the tree just written: where it was updated in
-    place, only the files and folders the update touched are stat'ed."""
+    place, only the files and folders the update touched are stat'ed, and
+    the cards written early (a card build/ already held was linked, then
+    unlinked: its ctime moved, though its bytes did not)."""
     if update is None or scan.memo.path is None:
         return stat_tree(config.out_dir, digests)
-    return restat_tree(config.out_dir, digests, scan.memo.columns, [*update.replace, *update.remove])
+    return restat_tree(config.out_dir, digests, scan.memo.columns, [*update.replace, *update.remove, *linked])
 
 
 def _reusable(old: dict[str, Stat], digest: Callable[[str], str | None]) -> dict[str, Stat]:

@@ -45,13 +45,13 @@ def discover(root: Path, dirs: list[str]) -> list[str]:
 
 class Listing(NamedTuple):
     found: list[str]  # source paths, sorted
-    folders: list[tuple[str, int]]  # each folder listed, with its mtime read before it was listed
+    folders: list[tuple[str, int]]  # each folder listed, with its ctime read before it was listed
     refused: list[tuple[str, str]]  # (path as shown, why) of what is there but not read
 
 
 def listed(root: Path, dirs: list[str]) -> Listing:
     """The sources under `dirs` (files ending in .kno), and each folder
-    listed with its mtime, read before it was listed (so a file added
+    listed with its ctime, read before it was listed (so a file added
     meanwhile changes it). Hidden folders (`.git`, an editor's) are skipped.
     A link to a folder inside the repo is followed, once its target is not a
     folder listed already (the real folders are listed first, so which path
@@ -66,12 +66,12 @@ def listed(root: Path, dirs: list[str]) -> Listing:
     seen: set[str] = set()  # the real paths of the folders listed
     for d in dirs:
         pending, links = [Path(d).as_posix()], list[str]()
-        if not (root / d).is_dir():  # what creates it changes the folder above's mtime
+        if not (root / d).is_dir():  # what creates it changes the folder above's ctime
             pending, above = [], Path(d).parent
             while not (root / above).is_dir() and above != above.parent:  # `.` is its own parent
                 above = above.parent
             with contextlib.suppress(OSError):
-                folders.append((above.as_posix(), os.stat(root / above).st_mtime_ns))
+                folders.append((above.as_posix(), os.stat(root / above).st_ctime_ns))
         while pending or links:
             if not pending:  # every real folder is listed: now the links, in order
                 link = links.pop(0)
@@ -87,7 +87,7 @@ def listed(root: Path, dirs: list[str]) -> Listing:
                 continue
             rel = pending.pop()
             try:
-                mtime = os.stat(f"{root}/{rel}").st_mtime_ns
+                ctime = os.stat(f"{root}/{rel}").st_ctime_ns
                 real = os.path.realpath(f"{root}/{rel}")
                 with os.scandir(f"{root}/{rel}") as listing:
                     entries = list(listing)
@@ -97,7 +97,7 @@ def listed(root: Path, dirs: list[str]) -> Listing:
                 refused.append((rel, f"the folder cannot be listed ({exc.strerror}): fix its permissions"))
                 continue
             seen.add(real)
-            folders.append((rel, mtime))
+            folders.append((rel, ctime))
             # A hundred thousand sources in one folder: comprehensions, not
             # a loop, and a type read from the listing unless only a stat tells.
             try:

@@ -1,7 +1,9 @@
-"""The memo of build/ (`.knoc-cache/outputs.bin`): the size, mtime and
-sha256 of each file and the mtime of each folder as knoc last wrote or read
+"""The memo of build/ (`.knoc-cache/outputs.bin`): the size, ctime and
+sha256 of each file and the ctime of each folder as knoc last wrote or read
 them, so an unchanged tree is compared without being read (as git's index
-avoids rehashing the work tree).
+avoids rehashing the work tree). The ctime, not the mtime: every write,
+rename, link and utime sets it, and nothing sets it back, where `touch -r`,
+`cp -p` or tar put an old mtime on new bytes (or on a folder given a new entry).
 
 Two things keep a check of a large tree cheap:
 
@@ -33,7 +35,7 @@ from knoc.io.cache import DIR, read_stored, write_stored
 from knoc.io.stored import Stat
 from knoc.rules.records import Encoded, Stored, count_paths, join_paths, paths_piece, row, split_paths, text, text_table
 
-VERSION = 2
+VERSION = 3
 ROOT = "."  # the tree's own folder, as the memo names it (a lone "" would join to no path at all)
 V = TypeVar("V")
 GONE = ""  # an override's sha256 for a file that is not there
@@ -43,8 +45,8 @@ REBASE_MOST = 1000  # overrides beyond which comparing every digest costs less t
 
 @dataclass
 class Snapshot:
-    """A tree as knoc last wrote or read it: each file's (size, mtime, sha256)
-    and each folder's mtime, by path relative to the tree (ROOT is the tree itself)."""
+    """A tree as knoc last wrote or read it: each file's (size, ctime, sha256)
+    and each folder's ctime, by path relative to the tree (ROOT is the tree itself)."""
 
     files: dict[str, Stat] = field(default_factory=dict)
     dirs: dict[str, int] = field(default_factory=dict)
@@ -87,10 +89,10 @@ class Columns:
     The joined paths are split when first asked for: a scan of the files
     never needs the folders', and the other way round."""
 
-    def __init__(self, paths: str, sizes: array[int], mtimes: array[int], digests: str, dirs: str,
-                 dir_mtimes: array[int]) -> None:
+    def __init__(self, paths: str, sizes: array[int], ctimes: array[int], digests: str, dirs: str,
+                 dir_ctimes: array[int]) -> None:
         self._paths, self._dirs = paths, dirs
-        self.sizes, self.mtimes, self.digests, self.dir_mtimes = sizes, mtimes, digests, dir_mtimes
+        self.sizes, self.ctimes, self.digests, self.dir_ctimes = sizes, ctimes, digests, dir_ctimes
 
     @functools.cached_property
     def paths(self) -> list[str]:
@@ -120,19 +122,19 @@ class Columns:
                    array("q", [snapshot.dirs[d] for d in dirs]))
 
     def snapshot(self) -> Snapshot:
-        return Snapshot(dict(zip(self.paths, zip(self.sizes, self.mtimes, self.digest_list(), strict=True),
-                                 strict=True)), dict(zip(self.dirs, self.dir_mtimes, strict=True)))
+        return Snapshot(dict(zip(self.paths, zip(self.sizes, self.ctimes, self.digest_list(), strict=True),
+                                 strict=True)), dict(zip(self.dirs, self.dir_ctimes, strict=True)))
 
     def stat_at(self, i: int) -> Stat:
-        """The i-th file's (size, mtime, sha256)."""
-        return self.sizes[i], self.mtimes[i], self.digests[64 * i:64 * i + 64]
+        """The i-th file's (size, ctime, sha256)."""
+        return self.sizes[i], self.ctimes[i], self.digests[64 * i:64 * i + 64]
 
     def digest_list(self) -> list[str]:
         return [self.digests[i:i + 64] for i in range(0, len(self.digests), 64)]
 
     def encode(self) -> Encoded:
-        return (self._paths, self.sizes.tobytes(), self.mtimes.tobytes(), self.digests, self._dirs,
-                self.dir_mtimes.tobytes())
+        return (self._paths, self.sizes.tobytes(), self.ctimes.tobytes(), self.digests, self._dirs,
+                self.dir_ctimes.tobytes())
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Columns) and self.encode() == other.encode()
@@ -141,11 +143,11 @@ class Columns:
 
     @classmethod
     def decode(cls, raw: Stored) -> Columns:
-        paths, sizes, mtimes, digests, dirs, dir_mtimes = row(raw)
-        out = cls(text(paths), _ints(sizes), _ints(mtimes), text(digests), text(dirs), _ints(dir_mtimes))
+        paths, sizes, ctimes, digests, dirs, dir_ctimes = row(raw)
+        out = cls(text(paths), _ints(sizes), _ints(ctimes), text(digests), text(dirs), _ints(dir_ctimes))
         files, folders = count_paths(out._paths), count_paths(out._dirs)
-        if not (files == len(out.sizes) == len(out.mtimes) == len(out.digests) // 64
-                and folders == len(out.dir_mtimes)):
+        if not (files == len(out.sizes) == len(out.ctimes) == len(out.digests) // 64
+                and folders == len(out.dir_ctimes)):
             raise ValueError("columns of different lengths")
         return out
 
@@ -274,12 +276,12 @@ class Overlay(Mapping[str, str]):
 
 
 def fresh(base: str, rel: str, known: Stat | None) -> Stat:
-    """A file's (size, mtime, sha256), hashed only if `known` is not its
+    """A file's (size, ctime, sha256), hashed only if `known` is not its
     stat. A link is never followed: it is not a file knoc wrote."""
     st = os.lstat(base + rel)
-    if known is not None and known[0] == st.st_size and known[1] == st.st_mtime_ns and stat.S_ISREG(st.st_mode):
+    if known is not None and known[0] == st.st_size and known[1] == st.st_ctime_ns and stat.S_ISREG(st.st_mode):
         return known
     if not stat.S_ISREG(st.st_mode):  # a link, a FIFO or a device: drift, never read
-        return (st.st_size, st.st_mtime_ns, NOT_A_FILE)
+        return (st.st_size, st.st_ctime_ns, NOT_A_FILE)
     with files.opened(base + rel, follow=False) as f:  # hashed a piece at a time: agents.js is 100 MB at 100,000 agents
-        return (st.st_size, st.st_mtime_ns, hashlib.file_digest(f, "sha256").hexdigest())
+        return (st.st_size, st.st_ctime_ns, hashlib.file_digest(f, "sha256").hexdigest())

@@ -1,10 +1,11 @@
 """The sources' listing, kept between runs (`.knoc-cache/listing.bin`).
 
 Listing 100,000 sources and sorting their paths costs a warm check more
-than a tenth of a second. The listing is kept with the mtime of each
+than a tenth of a second. The listing is kept with the ctime of each
 folder it listed; while none of them changed, no file was added, removed
-or renamed in any (POSIX updates a folder's mtime on each), so the kept
-listing is the listing. A folder added changes its parent's mtime too."""
+or renamed in any (POSIX updates a folder's mtime, and with it its ctime,
+on each; unlike the mtime, the ctime cannot be put back), so the kept
+listing is the listing. A folder added changes its parent's ctime too."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from knoc.io.files import listed
 from knoc.io.fingerprint import salt
 from knoc.rules.records import join_paths, split_paths
 
-VERSION = 3
+VERSION = 4
 
 
 def sources(root: Path, specs: str, content: str, use_cache: bool
@@ -60,6 +61,6 @@ def _current(root: Path, stored: Any, made_by: list[str]) -> bool:
         return False
     base = f"{root}/"
     try:
-        return all(os.stat(base + rel).st_mtime_ns == mtime for rel, mtime in stored[2])
+        return all(os.stat(base + rel).st_ctime_ns == ctime for rel, ctime in stored[2])
     except (OSError, TypeError, ValueError):
         return False

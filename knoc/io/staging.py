@@ -146,7 +146,7 @@ class Staging:
         `update`: what updates the old tree in place (`in_place`). Else
         the whole tree is written aside, and `reuse` gives the files of the
         old tree that hold what the new one does at their path, as the
-        scan saw them (size, mtime, sha256), hard-linked. OutputError when
+        scan saw them (size, ctime, sha256), hard-linked. OutputError when
         a path would leave the tree or `out` holds files knoc did not
         write."""
         try:

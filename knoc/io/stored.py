@@ -20,7 +20,7 @@ SHA256 = re.compile(r"[0-9a-f]{64}")
 PIECE = 1 << 20  # bytes handed on at a time: copied (StoredFiles.write_to), joined (canonical.joined_pieces)
 KEEP_NS = 600_000_000_000  # a stored file no layer names is dropped once it is ten minutes old
 
-# Per file: (size, mtime_ns, sha256) as last written or read.
+# Per file: (size, ctime_ns, sha256) as last written or read (the ctime: knoc.io.outputs says why).
 Stat = tuple[int, int, str]
 
 Parts = list[bytes | memoryview]  # a file as the pieces it joins to, in order (written in turn, never joined)
@@ -99,10 +99,10 @@ class StoredFiles(Mapping[str, bytes]):
 
 
 def unchanged(folder: Path, files: dict[str, Stat]) -> bool:
-    """Whether every stored file still has the size and mtime it was stored with."""
-    for size, mtime, digest in files.values():
+    """Whether every stored file still has the size and ctime it was stored with."""
+    for size, ctime, digest in files.values():
         st = stat(folder / digest)
-        if st is None or (st.st_size, st.st_mtime_ns) != (size, mtime):
+        if st is None or (st.st_size, st.st_ctime_ns) != (size, ctime):
             return False
     return True
 
@@ -126,12 +126,12 @@ class PieceWriter:
         self._file.write(piece)
 
     def close(self) -> Stat:
-        """The file stored: its size, mtime and sha256."""
+        """The file stored: its size, ctime and sha256."""
         try:
             self._file.close()
             blob = self._folder / self._seen.hexdigest()
             st = stat(blob)
-            if st is not None and st.st_size == os.stat(self._tmp).st_size:  # stored already: its mtime vouches
+            if st is not None and st.st_size == os.stat(self._tmp).st_size:  # stored already: its ctime vouches
                 Path(self._tmp).unlink()
             else:
                 os.replace(self._tmp, blob)
@@ -139,7 +139,7 @@ class PieceWriter:
         except BaseException:
             self.abort()
             raise
-        return st.st_size, st.st_mtime_ns, blob.name
+        return st.st_size, st.st_ctime_ns, blob.name
 
     def abort(self) -> None:
         self._file.close()
@@ -171,7 +171,7 @@ def store(folder: Path, files: Mapping[str, bytes], digests: Mapping[str, str], 
 
 def store_one(folder: Path, body: bytes | Parts, digest: str) -> Stat | None:
     """Write one file under its sha256 (left if it is there): its size,
-    mtime and sha256; None if it cannot be, or `folder` is a link. `body`:
+    ctime and sha256; None if it cannot be, or `folder` is a link. `body`:
     its bytes, or its parts."""
     if folder.is_symlink():
         return None
@@ -189,4 +189,4 @@ def _store_one(folder: Path, body: bytes | Parts, digest: str) -> Stat:
     if st is None or st.st_size != sum(map(len, parts)):
         atomic_write(blob, pieces=parts)
         st = os.stat(blob)
-    return st.st_size, st.st_mtime_ns, digest
+    return st.st_size, st.st_ctime_ns, digest

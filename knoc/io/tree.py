@@ -65,61 +65,61 @@ def stat_tree(out: Path, digests: Mapping[str, str]) -> Columns:
     paths = columns.paths
     dirs = sorted({ROOT} | _parents(paths))
     with files.stat_in(out, follow=False) as st:
-        stats = files.stats(paths, ("st_size", "st_mtime_ns"), st)
-        dir_mtimes = files.stats(dirs, ("st_mtime_ns",), st)
-    if stats is None or dir_mtimes is None:
+        stats = files.stats(paths, ("st_size", "st_ctime_ns"), st)
+        dir_ctimes = files.stats(dirs, ("st_ctime_ns",), st)
+    if stats is None or dir_ctimes is None:
         raise FileNotFoundError(f"{out} lost a file as it was written")
     joined, listed = columns.encode()
-    return Columns(joined, stats[0::2], stats[1::2], listed, join_paths(dirs), dir_mtimes)
+    return Columns(joined, stats[0::2], stats[1::2], listed, join_paths(dirs), dir_ctimes)
 
 
 def restat_tree(out: Path, digests: Mapping[str, str], known: Columns, touched: Iterable[str]) -> Columns:
     """`stat_tree` of a tree that was `known` (as a scan saw it) and has been
     updated in place: only the `touched` files and the folders above them
     are stat'ed again (a file moved in or removed changes its folder's
-    mtime; a folder made or removed, its parent's)."""
+    ctime; a folder made or removed, its parent's)."""
     columns = digests if isinstance(digests, Digests) else Digests.of(digests)
     touched = set(touched)
     with files.stat_in(out, follow=False) as st:
         if columns.paths == known.paths:  # the same files (compared in C): only the touched rows change
-            sizes, mtimes = array("q", known.sizes), array("q", known.mtimes)
+            sizes, ctimes = array("q", known.sizes), array("q", known.ctimes)
             for rel in touched:
                 if (i := columns.index(rel)) >= 0:
                     now = st(rel)
-                    sizes[i], mtimes[i] = now.st_size, now.st_mtime_ns
+                    sizes[i], ctimes[i] = now.st_size, now.st_ctime_ns
         else:
             row = {p: i for i, p in enumerate(known.paths)}
-            sizes, mtimes = array("q"), array("q")
+            sizes, ctimes = array("q"), array("q")
             for rel in columns.paths:
                 i = row.get(rel, -1)
                 if i < 0 or rel in touched:
                     now = st(rel)
                     sizes.append(now.st_size)
-                    mtimes.append(now.st_mtime_ns)
+                    ctimes.append(now.st_ctime_ns)
                 else:
                     sizes.append(known.sizes[i])
-                    mtimes.append(known.mtimes[i])
+                    ctimes.append(known.ctimes[i])
         folders: dict[str, int | None] = {}  # None: gone (left empty, and removed)
         for folder in {ROOT} | _parents(touched):
             try:
-                folders[folder] = st(folder).st_mtime_ns
+                folders[folder] = st(folder).st_ctime_ns
             except NOT_THERE:
                 folders[folder] = None
     joined, listed = columns.encode()
-    return Columns(joined, sizes, mtimes, listed, *_folders_with(known, folders))
+    return Columns(joined, sizes, ctimes, listed, *_folders_with(known, folders))
 
 
 def _folders_with(known: Columns, changed: dict[str, int | None]) -> tuple[str, array[int]]:
-    """The memo's folder columns with these folders' mtimes (None: gone)."""
+    """The memo's folder columns with these folders' ctimes (None: gone)."""
     dirs = known.dirs
-    rows = {d: (i, mtime) for d, mtime in changed.items()
-            if mtime is not None and (i := bisect.bisect_left(dirs, d)) < len(dirs) and dirs[i] == d}
+    rows = {d: (i, ctime) for d, ctime in changed.items()
+            if ctime is not None and (i := bisect.bisect_left(dirs, d)) < len(dirs) and dirs[i] == d}
     if len(rows) == len(changed):  # no folder made or removed: the same rows
-        dir_mtimes = array("q", known.dir_mtimes)
-        for i, mtime in rows.values():
-            dir_mtimes[i] = mtime
-        return join_paths(dirs), dir_mtimes
-    folders = dict(zip(dirs, known.dir_mtimes, strict=True))
+        dir_ctimes = array("q", known.dir_ctimes)
+        for i, ctime in rows.values():
+            dir_ctimes[i] = ctime
+        return join_paths(dirs), dir_ctimes
+    folders = dict(zip(dirs, known.dir_ctimes, strict=True))
     for d, now in changed.items():
         if now is None:
             folders.pop(d, None)
@@ -130,14 +130,14 @@ def _folders_with(known: Columns, changed: dict[str, int | None]) -> tuple[str, 
 
 
 def scan_tree(out: Path, known: Snapshot) -> Snapshot:
-    """Every file under `out` with its size, mtime and sha256, listing the
-    whole tree. A file whose size and mtime match `known` is not read again.
+    """Every file under `out` with its size, ctime and sha256, listing the
+    whole tree. A file whose size and ctime match `known` is not read again.
     (Paths are plain strings here: pathlib's joins cost more than the stat
     calls on a large tree.)"""
     base = f"{out}/"
     snap = Snapshot()
-    for prefix, mtime, names in walk(out, stat_folders=True):
-        snap.dirs[prefix.rstrip("/") or ROOT] = mtime
+    for prefix, ctime, names in walk(out, stat_folders=True):
+        snap.dirs[prefix.rstrip("/") or ROOT] = ctime
         for name in names:
             snap.files[prefix + name] = fresh(base, prefix + name, known.files.get(prefix + name))
     return snap
@@ -148,40 +148,40 @@ NOT_THERE = (FileNotFoundError, NotADirectoryError)  # a path with no file, or w
 
 def folders_unchanged(out: Path, known: Columns, rows: slice = slice(None), dirs: list[str] | None = None) -> bool:
     """Whether every folder under `out` that `known` lists (of these `rows`)
-    has the mtime it had then, so that no entry was added or removed
-    anywhere (POSIX updates a folder's mtime on both) and `changed_files`
+    has the ctime it had then, so that no entry was added or removed
+    anywhere (POSIX updates a folder's ctime on both) and `changed_files`
     sees every change. False when there is no memo: the tree must be
     listed (`scan_tree`)."""
-    if not known.dir_mtimes:
+    if not known.dir_ctimes:
         return False
     try:
         with files.stat_in(out, follow=False) as st:
             listed = known.dirs[rows] if dirs is None else dirs
-            return files.stats(listed, ("st_mtime_ns",), st) == known.dir_mtimes[rows]
+            return files.stats(listed, ("st_ctime_ns",), st) == known.dir_ctimes[rows]
     except NOT_THERE:
         return False
 
 
 def changed_files(out: Path, known: Columns, rows: slice, paths: list[str]) -> dict[str, Stat | None]:
-    """The files `known` lists (of these `rows`) whose size or mtime
+    """The files `known` lists (of these `rows`) whose size or ctime
     changed, with their new stat and sha256 (None: gone). With
     `folders_unchanged`, all the work of comparing a large tree with its
     memo: a stat per folder and per file. `paths`: the rows' own."""
     first = rows.start
     try:
         with files.stat_in(out, follow=False) as st:
-            now = files.stats(paths, ("st_size", "st_mtime_ns"), st)
+            now = files.stats(paths, ("st_size", "st_ctime_ns"), st)
     except NOT_THERE:  # no tree at all (or a file in its place)
         return dict.fromkeys(paths)
     rows_changed = (range(len(paths)) if now is None  # one is gone: look at each
                     else sorted(set(files.differing_rows(now[0::2], known.sizes[rows]))
-                                | set(files.differing_rows(now[1::2], known.mtimes[rows]))))
+                                | set(files.differing_rows(now[1::2], known.ctimes[rows]))))
     changed: dict[str, Stat | None] = {}
     for i in rows_changed:
         rel, memo = paths[i], known.stat_at(first + i)
         try:
             found = fresh(f"{out}/", rel, memo)  # the memo itself back if its stat is unchanged
-        except (*NOT_THERE, IsADirectoryError):  # gone (or now a folder): its folder's mtime changed too
+        except (*NOT_THERE, IsADirectoryError):  # gone (or now a folder): its folder's ctime changed too
             changed[rel] = None
             continue
         if found is not memo:
@@ -198,7 +198,7 @@ def digest_changes(before: Snapshot, now: Snapshot) -> dict[str, str]:
 
 def walk(out: Path, stat_folders: bool = False) -> Iterator[tuple[str, int, list[str]]]:
     """Each folder of the tree at `out` ("" for `out`, else "a/b/"), its
-    mtime (read before it is listed; 0 unless `stat_folders`) and the names
+    ctime (read before it is listed; 0 unless `stat_folders`) and the names
     of everything in it that is not a folder. Iteratively: a deep tree
     cannot exhaust the stack; and with plain strings and scandir, which on
     a 270,000-entry tree is five times faster than pathlib's rglob."""
@@ -206,7 +206,7 @@ def walk(out: Path, stat_folders: bool = False) -> Iterator[tuple[str, int, list
     pending = [""] if out.is_dir() else []
     while pending:
         prefix = pending.pop()
-        mtime = os.stat(base + prefix).st_mtime_ns if stat_folders else 0
+        ctime = os.stat(base + prefix).st_ctime_ns if stat_folders else 0
         names = []
         with os.scandir(base + prefix) as it:
             for e in it:
@@ -214,7 +214,7 @@ def walk(out: Path, stat_folders: bool = False) -> Iterator[tuple[str, int, list
                     pending.append(prefix + e.name + "/")
                 else:
                     names.append(e.name)
-        yield prefix, mtime, names
+        yield prefix, ctime, names
 
 
 def _parents(files: Iterable[str]) -> set[str]:

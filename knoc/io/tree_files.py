@@ -116,12 +116,12 @@ def write_all(fd: int, data: bytes | memoryview) -> None:
 # caller writes the bytes.
 
 def link_seen(old: str, new: str, seen: Stat) -> bool:
-    """Link `old` if it has the size and mtime the scan that hashed it saw."""
+    """Link `old` if it has the size and ctime the scan that hashed it saw."""
     try:
         st = os.lstat(old)
     except OSError:
         return False
-    return (st.st_size, st.st_mtime_ns) == seen[:2] and _link(old, new, st)
+    return (st.st_size, st.st_ctime_ns) == seen[:2] and _link(old, new, st)
 
 
 def link_same(old: str, new: str, data: bytes) -> bool:

@@ -15,14 +15,14 @@ READY_SECONDS = 10.0  # how long to wait for the watch to be in place
 
 
 def fingerprint(root: Path, folders: list[str]) -> tuple[tuple[str, int, int], ...]:
-    """The size and mtime of each source file a compile reads."""
+    """The size and ctime (which no edit can put back) of each source file a compile reads."""
     out = []
     for rel in discover(root, folders):
         try:
             st = os.stat(root / rel)
         except OSError:  # removed since the listing
             continue
-        out.append((rel, st.st_mtime_ns, st.st_size))
+        out.append((rel, st.st_ctime_ns, st.st_size))
     return tuple(out)
 
 
