@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from knoc.io import held
-from knoc.io.cache import DIR, Cache
+from knoc.io.cache import DIR, Cache, Layer
 from knoc.io.stored import SHA256
 from knoc.io.stored_value import MAGIC, read_stored, write_stored
 from knoc.rules.records import Digests
@@ -315,16 +315,46 @@ def test_files_another_run_stored_just_now_are_left_for_it(knoc: Knoc, built: Pa
     assert not theirs.exists()
 
 
-def damage_stored_domains(built: Path) -> tuple[Path, bytes, Path]:
+def damage_stored_domains(built: Path, behind_its_stat: bool = True) -> tuple[Path, bytes, Path]:
     """Damage the cache's copy of the domain index, keeping its size and
-    mtime. Returns build/'s index, its right bytes and the damaged copy."""
+    mtime, and (`behind_its_stat`) the stat the cache's layers keep of it:
+    as if its ctime had stayed too, which only a clock set back could do.
+    Returns build/'s index, its right bytes and the damaged copy."""
     domains = built / "build/index/domains.json"
     good = domains.read_bytes()
     blob = built / DIR / "files" / hashlib.sha256(good).hexdigest()
     st = blob.stat()
     blob.write_bytes(good.replace(b"domains", b"DOMAINS", 1))
     os.utime(blob, ns=(st.st_atime_ns, st.st_mtime_ns))
+    if behind_its_stat:
+        vouch_for(built, blob)
     return domains, good, blob
+
+
+def vouch_for(built: Path, blob: Path) -> None:
+    """Have the cache's layers keep `blob`'s stat as it is now."""
+    now = blob.stat()
+    for name in ("link.bin", "rendered.bin"):
+        stored, _ = read_stored(built / DIR / name)
+        if stored is None:
+            continue
+        salt, raw = stored
+        layer = Layer.decode(raw)
+        assert layer is not None
+        layer.files = {p: (now.st_size, now.st_ctime_ns, n) if n == blob.name else (size, ctime, n)
+                       for p, (size, ctime, n) in layer.files.items()}
+        write_stored(built / DIR / name, (salt, layer.encode()))
+
+
+def test_a_stored_file_damaged_with_its_mtime_put_back_is_not_used(knoc: Knoc, built: Path) -> None:
+    """Its ctime gives it away: the link stage runs again and stores the
+    file afresh over the damaged one, and the build writes the right bytes."""
+    domains, good, blob = damage_stored_domains(built, behind_its_stat=False)
+    domains.unlink()
+    edit(built / BLUEPRINT, "  description: ", "  description: (damaged) ")
+    code, _, err = knoc("build", root=built)
+    assert code == 0 and "Traceback" not in err
+    assert domains.read_bytes() == good and blob.read_bytes() == good
 
 
 def test_a_stored_file_damaged_behind_its_stat_stops_the_run_once(knoc: Knoc, built: Path) -> None:
@@ -371,6 +401,7 @@ def test_a_stored_file_swapped_for_a_link_is_refused_not_followed(knoc: Knoc, bu
     os.utime(other, ns=(st.st_atime_ns, st.st_mtime_ns))
     blob.unlink()
     blob.symlink_to(other)
+    vouch_for(built, blob)  # a link the stat check follows, as if it had the stored file's ctime
     (built / DIR / "rendered.bin").unlink()  # the whole tree is written, from the cache
     domains.unlink()
     code, _, err = knoc("build", root=built)

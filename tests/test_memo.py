@@ -22,7 +22,7 @@ from knoc.app import check as check_module
 from knoc.app.scan import InBuild, Scan
 from knoc.config import load_config
 from knoc.incremental.driver import compile_repo
-from knoc.io import files, outputs
+from knoc.io import files, outputs, tree
 from tests.conftest import Knoc, edit, json_diags
 
 SEARCH = "content/agent-blueprints/catalog-search.kno"
@@ -208,6 +208,40 @@ def test_a_source_added_or_removed_is_listed_through_the_memo(repo: Path) -> Non
     os.utime(folder, ns=(st.st_atime_ns, st.st_mtime_ns))  # its mtime put back: its ctime still moved
     cached, cold = inputs()
     assert cached == cold and "content/agent-blueprints/third.kno" in cached
+
+
+def test_a_build_that_writes_nothing_leaves_the_memo_true_to_the_tree(built: tuple[Path, list[bool]],
+                                                                     knoc: Knoc) -> None:
+    """With the per-source cache lost (an upgrade, say), a build compiles
+    every card again and writes each early, linking build/'s own file of
+    the same bytes (which moves its ctime), then finds build/ up to date:
+    the memo still follows the tree, so the next check reads no card."""
+    repo, _ = built
+    for kept in [*(repo / ".knoc-cache").glob("sources-*.bin"), repo / ".knoc-cache" / "rendered.bin"]:
+        kept.unlink()
+    code, out, err = knoc("build", root=repo)
+    assert code == 0 and "up to date" in out + err
+    memo = outputs.OutputMemo.open(repo)
+    assert memo.columns == tree.stat_tree(repo / "build", memo.digests())
+
+
+def test_a_file_in_another_files_place_is_read_though_its_size_and_ctime_match(built: tuple[Path, list[bool]]
+                                                                                ) -> None:
+    """Two files of one size written in the same clock tick share a ctime:
+    moved into each other's places (with their folders), only their inodes
+    tell. A memo whose inode for a card is another's has the card read."""
+    repo, _ = built
+    known = outputs.OutputMemo.open(repo).columns
+    card = known.paths.index(CARD.removeprefix("build/"))
+    everything = slice(0, len(known.paths))
+    assert tree.changed_files(repo / "build", known, everything, known.paths) == {}
+    inodes = array("q", known.inodes)
+    inodes[card] += 1
+    joined, dirs = known.encode()[0], known.encode()[5]
+    other = outputs.Columns(joined, known.sizes, known.ctimes, inodes, known.digests, dirs, known.dir_ctimes)
+    changed = tree.changed_files(repo / "build", other, everything, other.paths)
+    assert list(changed) == [known.paths[card]] and changed[known.paths[card]][2] == known.stat_at(card)[2]
+    assert tree.scan_tree(repo / "build", other.snapshot()).files[known.paths[card]] != other.stat_at(card)
 
 
 @given(st.lists(st.integers(-2**63, 2**63 - 1), max_size=64), st.data())

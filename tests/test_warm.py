@@ -241,9 +241,9 @@ def test_a_card_drifted_on_disk_is_shown_from_the_cache(rendered: tuple[Path, li
 def test_a_stored_file_damaged_behind_its_stat_is_rendered_afresh(rendered: tuple[Path, list[bool]],
                                                                    knoc: Knoc) -> None:
     """Damage that keeps the stored manifest's size and mtime is never
-    used: its ctime gives it away, and were it stored again under its name
-    (the edit undone), the read that checks its sha256 would. Each build
-    writes what a build without the cache writes."""
+    used: its ctime gives it away, and stored again under its name (the
+    edit undone) it is written afresh. Each build writes what a build
+    without the cache writes."""
     repo, _ = rendered
     assert knoc("build", root=repo)[0] == 0
     manifest = (repo / "build/manifest.json").read_bytes()

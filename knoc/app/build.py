@@ -15,10 +15,8 @@ from knoc.config import CONFIG_FILE, Config
 from knoc.diagnostics.progress import Progress, quiet
 from knoc.incremental.driver import Result
 from knoc.io import background, git, lock, swap
-from knoc.io.journal import Update
-from knoc.io.outputs import Base, Columns
+from knoc.io.outputs import Base, Columns, TreeStat
 from knoc.io.staging import OutputError, Staging
-from knoc.io.stored import Stat
 from knoc.io.tree import restat_tree, stat_tree
 from knoc.output.tree import MANIFEST, Tree
 from knoc.output.views import plain
@@ -64,7 +62,7 @@ def _build(config: Config, use_cache: bool, fail_on_warning: bool, stage: bool, 
     seen = functools.cache(lambda: scan.seen(pending()))
 
     @functools.cache
-    def old() -> dict[str, Stat]:
+    def old() -> dict[str, TreeStat]:
         """The old tree's files (the memo, once the scan has brought it up to date)."""
         seen()
         return scan.memo.snapshot.files
@@ -72,7 +70,7 @@ def _build(config: Config, use_cache: bool, fail_on_warning: bool, stage: bool, 
     out = config.output + "/"
     staging = Staging(config.out_dir, MANIFEST)
     swapped: tuple[Mapping[str, str], Base | None] | None = None  # what build/ now holds, once written
-    linked: list[str] = []  # the cards written early: linked to build/'s own file where it held the same bytes
+    restat: list[str] | None = None  # build/'s files to stat again for its memo (None: every one)
 
     try:
         # Freshly compiled cards are written by the workers that compiled
@@ -93,7 +91,12 @@ def _build(config: Config, use_cache: bool, fail_on_warning: bool, stage: bool, 
                 raise UsageError("KNO-OUTPUT", str(exc),
                                  "move those files away, or set another `output` in knoc.toml") from None
             swapped = plain(result.digests), result.base
-            linked = list(result.early)
+            if staging.update is not None:
+                restat = [*staging.update.replace, *staging.update.remove, *result.early]
+        elif written and result.early and scan.memo.path is not None:
+            # Nothing written, but a card written early that build/ held already was linked to
+            # build/'s own file, then unlinked: its ctime moved.
+            swapped, restat = (plain(result.digests), result.base), list(result.early)
     finally:
         staging.abort()  # whatever was written early and not swapped in
     stripped = written and (dropped, committed) != (None, None)
@@ -102,7 +105,7 @@ def _build(config: Config, use_cache: bool, fail_on_warning: bool, stage: bool, 
     del result  # its trees and per-file results, and the old tree's scan: the memo is made without them
     old.cache_clear()
     if swapped is not None:
-        scan.memo.written(_stat(config, scan, staging.update, swapped[0], linked), *swapped)  # the memo the scan read
+        scan.memo.written(_stat(config, scan, restat, swapped[0]), *swapped)  # the memo the scan read
     if written and stage:
         try:
             git.stage(config.root, config.out_dir)
@@ -135,7 +138,7 @@ def _summary(config: Config, result: Result, written: bool, current: bool, stage
 
 
 def _write(staging: Staging, tree: Mapping[str, bytes], digests: Mapping[str, str], unchanged: set[str],
-           differ: set[str], old: Callable[[], dict[str, Stat]], owned: Columns | None) -> None:
+           differ: set[str], old: Callable[[], dict[str, TreeStat]], owned: Columns | None) -> None:
     """Make `tree` build/, each file's bytes made as the writers ask for them:
     in place where few differ from build/ (`differ`), else a whole new tree
     that links the files of the `old` tree that hold the same bytes."""
@@ -148,18 +151,18 @@ def _write(staging: Staging, tree: Mapping[str, bytes], digests: Mapping[str, st
     writing.commit()
 
 
-def _stat(config: Config, scan: Scan, update: Update | None, digests: Mapping[str, str], linked: list[str]
-          ) -> Columns:
-    """The memo's columns of the tree just written: where it was updated in
-    place, only the files and folders the update touched are stat'ed, and
-    the cards written early (a card build/ already held was linked, then
-    unlinked: its ctime moved, though its bytes did not)."""
-    if update is None or scan.memo.path is None:
+def _stat(config: Config, scan: Scan, restat: list[str] | None, digests: Mapping[str, str]) -> Columns:
+    """The memo's columns of the tree as this build left it: only the files
+    in `restat` (and the folders above them) are stat'ed again, those an
+    update in place touched and the cards written early (a card build/
+    held already was linked, then unlinked: its ctime moved, its bytes
+    did not); None: a new tree, every file."""
+    if restat is None or scan.memo.path is None:
         return stat_tree(config.out_dir, digests)
-    return restat_tree(config.out_dir, digests, scan.memo.columns, [*update.replace, *update.remove, *linked])
+    return restat_tree(config.out_dir, digests, scan.memo.columns, restat)
 
 
-def _reusable(old: dict[str, Stat], digest: Callable[[str], str | None]) -> dict[str, Stat]:
+def _reusable(old: dict[str, TreeStat], digest: Callable[[str], str | None]) -> dict[str, TreeStat]:
     """The files of the old tree that hold the bytes the new one wants at their path."""
     return {rel: st for rel, st in old.items() if digest(rel) == st[2]}
 

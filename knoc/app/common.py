@@ -36,11 +36,13 @@ def compile_cached(config: Config, use_cache: bool, progress: Progress | None = 
     `knoc check` begins scanning build/ on another core before it."""
     from knoc.diagnostics.progress import quiet
     from knoc.incremental.driver import compile_repo
+    from knoc.io.cache import Cache
 
     with lock.held(config.root):
         result = compile_repo(config, use_cache=use_cache, progress=progress or quiet, signer=signer, early=early,
                               lazy=lazy, keep=keep)
         result.cache.save()
+        result.cache = Cache.off()  # saved: what it holds (each source's entry, the layers) is not read again
     result.report.items = at_new_files(config, result.report.items)
     return result
 

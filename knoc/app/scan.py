@@ -9,8 +9,7 @@ from typing import Any, NamedTuple
 
 from knoc.config import Config
 from knoc.io import tree
-from knoc.io.outputs import GONE, Base, Columns, OutputMemo, Overlay, Seen, Snapshot
-from knoc.io.stored import Stat
+from knoc.io.outputs import GONE, Base, Columns, OutputMemo, Overlay, Seen, Snapshot, TreeStat
 
 # At 100,000 agents, 180,000 folders and 180,000 files: pieces small
 # enough that the last one does not keep the other process waiting long.
@@ -49,7 +48,7 @@ class Scan:
         rows, dirs = memo.columns.dir_piece(k, FOLDER_PIECES)
         return tree.folders_unchanged(self._config.out_dir, memo.columns, rows, dirs), memo.base, memo.overrides
 
-    def _files(self, k: int) -> dict[str, Stat | None]:
+    def _files(self, k: int) -> dict[str, TreeStat | None]:
         columns = self.memo.columns
         return tree.changed_files(self._config.out_dir, columns, *columns.file_piece(k, FILE_PIECES))
 
@@ -119,7 +118,7 @@ class InBuild(NamedTuple):
 
         return differing(want, self.actual if found is None else found, self.where, self.unlike)
 
-def _applied(memo: OutputMemo, stats: dict[str, Stat | None]) -> Snapshot:
+def _applied(memo: OutputMemo, stats: dict[str, TreeStat | None]) -> Snapshot:
     """The memo's snapshot with the stats a scan found changed."""
     snapshot = memo.snapshot
     for rel, st in stats.items():
@@ -130,6 +129,6 @@ def _applied(memo: OutputMemo, stats: dict[str, Stat | None]) -> Snapshot:
     return snapshot
 
 
-def _digests_of(stats: dict[str, Stat | None]) -> dict[str, str]:
+def _digests_of(stats: dict[str, TreeStat | None]) -> dict[str, str]:
     return {rel: GONE if st is None else st[2] for rel, st in stats.items()}
 

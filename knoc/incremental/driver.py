@@ -45,7 +45,7 @@ from knoc.kinds.spec import BUILTIN_SPECS, SpecSet
 from knoc.output.linked import linked_paths, render_linked
 from knoc.output.tree import Tree, card_files, render
 from knoc.rules.heads import Input
-from knoc.rules.records import Encoded
+from knoc.rules.records import Digests, Encoded
 from knoc.version import __version__
 
 if TYPE_CHECKING:
@@ -127,9 +127,12 @@ def _compile_repo(config: Config, use_cache: bool, progress: Progress, signer: C
     result = Result(report, paths, cards, link.published, link.agents, link.untwinned, cache=cache, early=written)
     if result.ok:
         inputs = spec_inputs + _inputs(content, results)
-        tree, result.digests = render(cards, link.files, link.digests, inputs, config.a2a, config.host, signer,
-                                      cache, link.roots)
-        result.files = tree
+        tree, digests = render(cards, link.files, link.digests, inputs, config.a2a, config.host, signer, cache,
+                               link.roots)
+        # As columns, which the rendered layer and the memo of build/ keep too: at 100,000 agents the
+        # dict and its 180,000 digest strings are 27 MB, held through the writing besides those columns.
+        result.files, result.digests = tree, Digests.of(digests)
+        del digests
         if signer is None and cache.link is not None and cache.link.key == link_key:
             result.base = warm.remember(cache, link_key, config.host, content_paths, results, cards, tree,
                                         result.digests, inputs)

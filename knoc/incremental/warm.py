@@ -17,6 +17,7 @@ import json
 import os
 import secrets
 import time
+from array import array
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
@@ -36,7 +37,7 @@ from knoc.output.patch import Edit
 from knoc.output.patch import patch as patch_files
 from knoc.output.tree import Parted, Tree, all_paths, sources_digest
 from knoc.output.views import Previous, plain
-from knoc.rules.heads import Head, Heads, Input
+from knoc.rules.heads import Heads, Input
 from knoc.rules.records import UNREADABLE, Digests, Encoded, Record, Stored, number, table, text, texts
 
 MAX_CHANGED = 16  # more edits than this: the full path, which compiles them on every core (and stores them)
@@ -87,19 +88,25 @@ def key(link_key: str, operator: tuple[tuple[str, str], ...]) -> str:
 
 
 def remember(cache: Cache, link_key: str, operator: tuple[tuple[str, str], ...], content: list[str],
-             results: FileResults, cards: Sequence[Card], tree: Tree, digests: dict[str, str],
+             results: FileResults, cards: Sequence[Card], tree: Tree, digests: Mapping[str, str],
              inputs: list[Input]) -> Base | None:
     """Keep what the full path rendered, if the cache vouches for every
     source; the rendering kept."""
-    heads: dict[str, Head] = {}
+    # Straight into the columns the memo keeps (`content` is in path order, as listed):
+    # no tuple of each of 100,000 sources on the way.
+    sha256s, stats, declared = [], array("q"), bytearray()
     for rel in content:
         s = cache.source(rel)
         if s is None:
             return None
-        heads[rel] = (s.digest, s.size, s.mtime_ns, s.ctime_ns, s.inode, results.head(rel).decl is not None)
+        sha256s.append(s.digest)
+        stats.extend((s.size, s.mtime_ns, s.ctime_ns, s.inode))
+        declared.append(results.head(rel).decl is not None)
+    heads = Heads(Digests.of_rows(content, "".join(sha256s)), stats, bytes(declared))
+    del sha256s
     found: dict[str, Stored] = {rel: [d.to_dict() for d in results.found(rel)] for rel in content
                                 if results.found(rel)}
-    memo = Rendered(secrets.token_hex(16), time.time_ns(), Heads.of(heads), found,
+    memo = Rendered(secrets.token_hex(16), time.time_ns(), heads, found,
                     [c.projection.site_dir for c in cards], digests, sources_digest(inputs))
     return _keep(cache, key(link_key, operator), memo, tree.rendered)
 

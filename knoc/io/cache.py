@@ -5,8 +5,8 @@ read only when a run needs it:
 
 - per source (`sources-XX.bin`, 64 shards by path, so saving after a small
   edit rewrites a small file), what the one-file stages (load, validate,
-  project) found, under the sha256 of its bytes, with its size and mtime
-  so an untouched file is not even read (a file changed within two seconds
+  project) found, under the sha256 of its bytes, with its size, mtime,
+  ctime and inode so an untouched file is not even read (a file changed within two seconds
   of its shard's save is hashed anyway: git's "racily clean" rule);
 - for the whole repo (`link.bin`), what the link stage (resolve, publish,
   index) found, under a key made of every source's link key. An edit that
@@ -195,7 +195,7 @@ class Cache:
 
     def store_file(self, body: bytes | stored.Parts, digest: str) -> Stat | None:
         """Store one file under its sha256 (the rendered layer names it, or
-        it is dropped at the next store); its size, mtime and sha256, or
+        it is dropped at the next store); its size, ctime and sha256, or
         None if it cannot be."""
         if self.folder is None or not ready(self.folder):
             return None

@@ -54,9 +54,9 @@ class Layer(Record):
     """What a whole-repo stage found, under the key of its inputs, with the
     sha256 of each source its findings point into (their line numbers come
     from there), and the files it rendered, stored as they are: the size,
-    mtime and sha256 of each, by path."""
+    ctime and sha256 of each, by path."""
 
-    VERSION: ClassVar[int] = 1
+    VERSION: ClassVar[int] = 2
 
     key: str
     pinned: dict[str, str]
@@ -73,7 +73,7 @@ class Layer(Record):
 
 
 def _stat(raw: Stored) -> Stat:
-    size, mtime, name = row(raw)
+    size, ctime, name = row(raw)
     if not SHA256.fullmatch(text(name)):  # a stored name is a sha256, never a path elsewhere
         raise ValueError("not a stored file")
-    return number(size), number(mtime), text(name)
+    return number(size), number(ctime), text(name)

@@ -2,8 +2,10 @@
 sha256 of each file and the ctime of each folder as knoc last wrote or read
 them, so an unchanged tree is compared without being read (as git's index
 avoids rehashing the work tree). The ctime, not the mtime: every write,
-rename, link and utime sets it, and nothing sets it back, where `touch -r`,
-`cp -p` or tar put an old mtime on new bytes (or on a folder given a new entry).
+rename, link and utime sets it and no call sets it back, where `touch -r`,
+`cp -p` or tar put an old mtime on new bytes (or on a folder given a new
+entry). And the inode, as git's index keeps it too: two files of one size
+written in the same clock tick share a ctime, and could trade places.
 
 Two things keep a check of a large tree cheap:
 
@@ -32,23 +34,24 @@ from typing import NamedTuple, TypeVar
 
 from knoc.io import files
 from knoc.io.cache import DIR, read_stored, write_stored
-from knoc.io.stored import Stat
 from knoc.rules.records import Encoded, Stored, count_paths, join_paths, paths_piece, row, split_paths, text, text_table
 
-VERSION = 3
+VERSION = 4
 ROOT = "."  # the tree's own folder, as the memo names it (a lone "" would join to no path at all)
 V = TypeVar("V")
 GONE = ""  # an override's sha256 for a file that is not there
+# A file of the tree as knoc last wrote or read it: (size, ctime, sha256, inode).
+TreeStat = tuple[int, int, str, int]
 NOT_A_FILE = "0" * 64  # the sha256 the scan gives a fifo or a device: one no file's bytes have
 REBASE_MOST = 1000  # overrides beyond which comparing every digest costs less than looking each up
 
 
 @dataclass
 class Snapshot:
-    """A tree as knoc last wrote or read it: each file's (size, ctime, sha256)
-    and each folder's ctime, by path relative to the tree (ROOT is the tree itself)."""
+    """A tree as knoc last wrote or read it: each file's `TreeStat` and
+    each folder's ctime, by path relative to the tree (ROOT is the tree itself)."""
 
-    files: dict[str, Stat] = field(default_factory=dict)
+    files: dict[str, TreeStat] = field(default_factory=dict)
     dirs: dict[str, int] = field(default_factory=dict)
 
 
@@ -89,10 +92,11 @@ class Columns:
     The joined paths are split when first asked for: a scan of the files
     never needs the folders', and the other way round."""
 
-    def __init__(self, paths: str, sizes: array[int], ctimes: array[int], digests: str, dirs: str,
-                 dir_ctimes: array[int]) -> None:
+    def __init__(self, paths: str, sizes: array[int], ctimes: array[int], inodes: array[int], digests: str,
+                 dirs: str, dir_ctimes: array[int]) -> None:
         self._paths, self._dirs = paths, dirs
-        self.sizes, self.ctimes, self.digests, self.dir_ctimes = sizes, ctimes, digests, dir_ctimes
+        self.sizes, self.ctimes, self.inodes, self.digests = sizes, ctimes, inodes, digests
+        self.dir_ctimes = dir_ctimes
 
     @functools.cached_property
     def paths(self) -> list[str]:
@@ -118,23 +122,22 @@ class Columns:
         paths, dirs = sorted(snapshot.files), sorted(snapshot.dirs)
         files = snapshot.files
         return cls(join_paths(paths), array("q", [files[p][0] for p in paths]),
-                   array("q", [files[p][1] for p in paths]), "".join(files[p][2] for p in paths), join_paths(dirs),
-                   array("q", [snapshot.dirs[d] for d in dirs]))
+                   array("q", [files[p][1] for p in paths]), array("q", [files[p][3] for p in paths]),
+                   "".join(files[p][2] for p in paths), join_paths(dirs), array("q", [snapshot.dirs[d] for d in dirs]))
 
     def snapshot(self) -> Snapshot:
-        return Snapshot(dict(zip(self.paths, zip(self.sizes, self.ctimes, self.digest_list(), strict=True),
-                                 strict=True)), dict(zip(self.dirs, self.dir_ctimes, strict=True)))
+        stats = zip(self.sizes, self.ctimes, self.digest_list(), self.inodes, strict=True)
+        return Snapshot(dict(zip(self.paths, stats, strict=True)), dict(zip(self.dirs, self.dir_ctimes, strict=True)))
 
-    def stat_at(self, i: int) -> Stat:
-        """The i-th file's (size, ctime, sha256)."""
-        return self.sizes[i], self.ctimes[i], self.digests[64 * i:64 * i + 64]
+    def stat_at(self, i: int) -> TreeStat:
+        return self.sizes[i], self.ctimes[i], self.digests[64 * i:64 * i + 64], self.inodes[i]
 
     def digest_list(self) -> list[str]:
         return [self.digests[i:i + 64] for i in range(0, len(self.digests), 64)]
 
     def encode(self) -> Encoded:
-        return (self._paths, self.sizes.tobytes(), self.ctimes.tobytes(), self.digests, self._dirs,
-                self.dir_ctimes.tobytes())
+        return (self._paths, self.sizes.tobytes(), self.ctimes.tobytes(), self.inodes.tobytes(), self.digests,
+                self._dirs, self.dir_ctimes.tobytes())
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Columns) and self.encode() == other.encode()
@@ -143,10 +146,11 @@ class Columns:
 
     @classmethod
     def decode(cls, raw: Stored) -> Columns:
-        paths, sizes, ctimes, digests, dirs, dir_ctimes = row(raw)
-        out = cls(text(paths), _ints(sizes), _ints(ctimes), text(digests), text(dirs), _ints(dir_ctimes))
+        paths, sizes, ctimes, inodes, digests, dirs, dir_ctimes = row(raw)
+        out = cls(text(paths), _ints(sizes), _ints(ctimes), _ints(inodes), text(digests), text(dirs),
+                  _ints(dir_ctimes))
         files, folders = count_paths(out._paths), count_paths(out._dirs)
-        if not (files == len(out.sizes) == len(out.ctimes) == len(out.digests) // 64
+        if not (files == len(out.sizes) == len(out.ctimes) == len(out.inodes) == len(out.digests) // 64
                 and folders == len(out.dir_ctimes)):
             raise ValueError("columns of different lengths")
         return out
@@ -160,7 +164,7 @@ def _ints(raw: Stored) -> array[int]:
     return values
 
 
-EMPTY = Columns("", array("q"), array("q"), "", "", array("q"))
+EMPTY = Columns("", array("q"), array("q"), array("q"), "", "", array("q"))
 
 
 @dataclass
@@ -275,13 +279,22 @@ class Overlay(Mapping[str, str]):
         return sum(1 for _ in self)
 
 
-def fresh(base: str, rel: str, known: Stat | None) -> Stat:
-    """A file's (size, ctime, sha256), hashed only if `known` is not its
-    stat. A link is never followed: it is not a file knoc wrote."""
+def fresh(base: str, rel: str, known: TreeStat | None) -> TreeStat:
+    """A file's `TreeStat`, hashed only if `known` is not its stat. A link
+    is never followed: it is not a file knoc wrote."""
     st = os.lstat(base + rel)
-    if known is not None and known[0] == st.st_size and known[1] == st.st_ctime_ns and stat.S_ISREG(st.st_mode):
+    if known is not None and seen_as(st, known) and stat.S_ISREG(st.st_mode):
         return known
     if not stat.S_ISREG(st.st_mode):  # a link, a FIFO or a device: drift, never read
-        return (st.st_size, st.st_ctime_ns, NOT_A_FILE)
+        return (st.st_size, st.st_ctime_ns, NOT_A_FILE, st.st_ino)
     with files.opened(base + rel, follow=False) as f:  # hashed a piece at a time: agents.js is 100 MB at 100,000 agents
-        return (st.st_size, st.st_ctime_ns, hashlib.file_digest(f, "sha256").hexdigest())
+        return (st.st_size, st.st_ctime_ns, hashlib.file_digest(f, "sha256").hexdigest(), st.st_ino)
+
+
+def seen_as(st: os.stat_result, known: TreeStat) -> bool:
+    """Whether a file's stat is the one `known` was taken with."""
+    return (st.st_size, st.st_ctime_ns, st.st_ino) == (known[0], known[1], known[3])
+
+
+# What a stat of each file gives the memo's columns, side by side (`files.stats`).
+STAT_FIELDS = ("st_size", "st_ctime_ns", "st_ino")

@@ -17,8 +17,7 @@ from pathlib import Path
 
 from knoc.io import journal, pool, swap, tree_files
 from knoc.io.journal import Update
-from knoc.io.outputs import Columns
-from knoc.io.stored import Stat
+from knoc.io.outputs import Columns, TreeStat
 from knoc.io.tree import folders_unchanged, walk, written
 
 
@@ -123,7 +122,7 @@ class Staging:
         self.early = paths
 
     def finish(self, files: Mapping[str, bytes], unchanged: Collection[str] = (),
-               reuse: Mapping[str, Stat] | None = None, owned: Columns | None = None) -> None:
+               reuse: Mapping[str, TreeStat] | None = None, owned: Columns | None = None) -> None:
         """Make `files` the tree at `out` (`writing`, its files read from
         `files`)."""
         try:
@@ -134,7 +133,7 @@ class Staging:
         finally:
             self.abort()
 
-    def writing(self, paths: list[str], unchanged: Collection[str] = (), reuse: Mapping[str, Stat] | None = None,
+    def writing(self, paths: list[str], unchanged: Collection[str] = (), reuse: Mapping[str, TreeStat] | None = None,
                 owned: Columns | None = None, update: Update | None = None) -> Writing:
         """Begin to make the tree at `out` hold `paths`: the caller hands
         over the bytes of each path `needed` asks for (`put`), then
@@ -163,8 +162,9 @@ class Staging:
             unsafe = tree_files.unsafe(rest)
             if unsafe is not None:  # every path was checked where it was made: this is the proof
                 raise OutputError(f"refusing to write `{unsafe[0]}`: {unsafe[1]}")
-            for path in set(self.early) - kept:  # written early, but not (or not so) in the tree
-                tree_files.unlink_made(self.new, path)
+            for path in self.early:
+                if path not in kept:  # written early, but not (or not so) in the tree
+                    tree_files.unlink_made(self.new, path)
             self._writing = Writing(self, rest, (reuse or {}) if self.update is None else {})
             return self._writing
         except BaseException:
@@ -225,7 +225,7 @@ class Writing:
     a batch at a time, while it makes the next. A batch is a few paths in
     a row: a card and its twin share a folder."""
 
-    def __init__(self, staging: Staging, paths: list[str], reuse: Mapping[str, Stat]) -> None:
+    def __init__(self, staging: Staging, paths: list[str], reuse: Mapping[str, TreeStat]) -> None:
         assert staging.new is not None
         self._staging, self._stop = staging, staging._stop
         self._base, self._old = f"{staging.new}/", f"{staging.out}/"

@@ -130,12 +130,11 @@ class PieceWriter:
         try:
             self._file.close()
             blob = self._folder / self._seen.hexdigest()
-            st = stat(blob)
-            if st is not None and st.st_size == os.stat(self._tmp).st_size:  # stored already: its ctime vouches
+            if _holds(blob, os.stat(self._tmp).st_size):
                 Path(self._tmp).unlink()
             else:
                 os.replace(self._tmp, blob)
-                st = os.stat(blob)
+            st = os.stat(blob)
         except BaseException:
             self.abort()
             raise
@@ -148,9 +147,9 @@ class PieceWriter:
 
 def store(folder: Path, files: Mapping[str, bytes], digests: Mapping[str, str], keep: set[str]
           ) -> dict[str, Stat] | None:
-    """Write `files` as they are (one already there is left), and drop the
-    stored files that are not in `keep` once they are old enough that no
-    other run still reads them. The size, mtime and sha256 of each as
+    """Write `files` as they are (unless one stored so already holds them), and
+    drop the stored files that are not in `keep` once they are old enough
+    that no other run still reads them. The size, ctime and sha256 of each as
     stored, by path; None if they could not be stored, or `folder` is a
     link (files are dropped in there: only in a folder of our own)."""
     if folder.is_symlink():  # (the cache folder itself is never a link: Cache.open)
@@ -170,7 +169,7 @@ def store(folder: Path, files: Mapping[str, bytes], digests: Mapping[str, str], 
 
 
 def store_one(folder: Path, body: bytes | Parts, digest: str) -> Stat | None:
-    """Write one file under its sha256 (left if it is there): its size,
+    """Write one file under its sha256 (unless one stored so already holds it): its size,
     ctime and sha256; None if it cannot be, or `folder` is a link. `body`:
     its bytes, or its parts."""
     if folder.is_symlink():
@@ -185,8 +184,22 @@ def store_one(folder: Path, body: bytes | Parts, digest: str) -> Stat | None:
 def _store_one(folder: Path, body: bytes | Parts, digest: str) -> Stat:
     blob = folder / digest
     parts = [body] if isinstance(body, bytes) else body
-    st = stat(blob)
-    if st is None or st.st_size != sum(map(len, parts)):
+    if not _holds(blob, sum(map(len, parts))):
         atomic_write(blob, pieces=parts)
-        st = os.stat(blob)
+    st = os.stat(blob)
     return st.st_size, st.st_ctime_ns, digest
+
+
+def _holds(blob: Path, size: int) -> bool:
+    """Whether a stored file is there with the bytes its name (their sha256)
+    says, and `size` of them: read to see, since its name says what it held,
+    not what it holds. One stored already this run is kept as it is (its
+    ctime, which a layer may have recorded, unmoved)."""
+    st = stat(blob)
+    if st is None or st.st_size != size:
+        return False
+    try:
+        with opened(blob, follow=False) as f:
+            return hashlib.file_digest(f, "sha256").hexdigest() == blob.name
+    except (OSError, Refused):
+        return False

@@ -12,8 +12,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
 from knoc.io import files
-from knoc.io.outputs import GONE, ROOT, Columns, Snapshot, fresh
-from knoc.io.stored import Stat
+from knoc.io.outputs import GONE, ROOT, STAT_FIELDS, Columns, Snapshot, TreeStat, fresh
 from knoc.rules import jsontext
 from knoc.rules.records import Digests, join_paths
 
@@ -65,12 +64,12 @@ def stat_tree(out: Path, digests: Mapping[str, str]) -> Columns:
     paths = columns.paths
     dirs = sorted({ROOT} | _parents(paths))
     with files.stat_in(out, follow=False) as st:
-        stats = files.stats(paths, ("st_size", "st_ctime_ns"), st)
+        stats = files.stats(paths, STAT_FIELDS, st)
         dir_ctimes = files.stats(dirs, ("st_ctime_ns",), st)
     if stats is None or dir_ctimes is None:
         raise FileNotFoundError(f"{out} lost a file as it was written")
     joined, listed = columns.encode()
-    return Columns(joined, stats[0::2], stats[1::2], listed, join_paths(dirs), dir_ctimes)
+    return Columns(joined, stats[0::3], stats[1::3], stats[2::3], listed, join_paths(dirs), dir_ctimes)
 
 
 def restat_tree(out: Path, digests: Mapping[str, str], known: Columns, touched: Iterable[str]) -> Columns:
@@ -82,23 +81,25 @@ def restat_tree(out: Path, digests: Mapping[str, str], known: Columns, touched: 
     touched = set(touched)
     with files.stat_in(out, follow=False) as st:
         if columns.paths == known.paths:  # the same files (compared in C): only the touched rows change
-            sizes, ctimes = array("q", known.sizes), array("q", known.ctimes)
+            sizes, ctimes, inodes = array("q", known.sizes), array("q", known.ctimes), array("q", known.inodes)
             for rel in touched:
                 if (i := columns.index(rel)) >= 0:
                     now = st(rel)
-                    sizes[i], ctimes[i] = now.st_size, now.st_ctime_ns
+                    sizes[i], ctimes[i], inodes[i] = now.st_size, now.st_ctime_ns, now.st_ino
         else:
             row = {p: i for i, p in enumerate(known.paths)}
-            sizes, ctimes = array("q"), array("q")
+            sizes, ctimes, inodes = array("q"), array("q"), array("q")
             for rel in columns.paths:
                 i = row.get(rel, -1)
                 if i < 0 or rel in touched:
                     now = st(rel)
                     sizes.append(now.st_size)
                     ctimes.append(now.st_ctime_ns)
+                    inodes.append(now.st_ino)
                 else:
                     sizes.append(known.sizes[i])
                     ctimes.append(known.ctimes[i])
+                    inodes.append(known.inodes[i])
         folders: dict[str, int | None] = {}  # None: gone (left empty, and removed)
         for folder in {ROOT} | _parents(touched):
             try:
@@ -106,7 +107,7 @@ def restat_tree(out: Path, digests: Mapping[str, str], known: Columns, touched: 
             except NOT_THERE:
                 folders[folder] = None
     joined, listed = columns.encode()
-    return Columns(joined, sizes, ctimes, listed, *_folders_with(known, folders))
+    return Columns(joined, sizes, ctimes, inodes, listed, *_folders_with(known, folders))
 
 
 def _folders_with(known: Columns, changed: dict[str, int | None]) -> tuple[str, array[int]]:
@@ -162,21 +163,22 @@ def folders_unchanged(out: Path, known: Columns, rows: slice = slice(None), dirs
         return False
 
 
-def changed_files(out: Path, known: Columns, rows: slice, paths: list[str]) -> dict[str, Stat | None]:
-    """The files `known` lists (of these `rows`) whose size or ctime
+def changed_files(out: Path, known: Columns, rows: slice, paths: list[str]) -> dict[str, TreeStat | None]:
+    """The files `known` lists (of these `rows`) whose size, ctime or inode
     changed, with their new stat and sha256 (None: gone). With
     `folders_unchanged`, all the work of comparing a large tree with its
     memo: a stat per folder and per file. `paths`: the rows' own."""
     first = rows.start
     try:
         with files.stat_in(out, follow=False) as st:
-            now = files.stats(paths, ("st_size", "st_ctime_ns"), st)
+            now = files.stats(paths, STAT_FIELDS, st)
     except NOT_THERE:  # no tree at all (or a file in its place)
         return dict.fromkeys(paths)
     rows_changed = (range(len(paths)) if now is None  # one is gone: look at each
-                    else sorted(set(files.differing_rows(now[0::2], known.sizes[rows]))
-                                | set(files.differing_rows(now[1::2], known.ctimes[rows]))))
-    changed: dict[str, Stat | None] = {}
+                    else sorted(set(files.differing_rows(now[0::3], known.sizes[rows]))
+                                | set(files.differing_rows(now[1::3], known.ctimes[rows]))
+                                | set(files.differing_rows(now[2::3], known.inodes[rows]))))
+    changed: dict[str, TreeStat | None] = {}
     for i in rows_changed:
         rel, memo = paths[i], known.stat_at(first + i)
         try:

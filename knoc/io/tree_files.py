@@ -13,7 +13,8 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
 from knoc.io import files, pool
-from knoc.io.stored import Parts, Stat, StoredFiles
+from knoc.io.outputs import TreeStat, seen_as
+from knoc.io.stored import Parts, StoredFiles
 from knoc.rules.paths import path_problem
 
 # What a file of the tree holds: its bytes, the cache's stored files that
@@ -45,7 +46,7 @@ BATCH = 64  # paths a writer takes at a time; even: a card and its twin (next to
 
 
 def link_files(base: str, old: str, paths: pool.Batches[str], stop: threading.Event,
-                reuse: Mapping[str, Stat], unlinked: set[str]) -> None:
+                reuse: Mapping[str, TreeStat], unlinked: set[str]) -> None:
     """Hard-link each path from the old tree while it holds what the scan
     saw there; `unlinked` gets those it no longer does (written afresh).
     `base` is a fresh private folder (mkdtemp): nothing else is in it."""
@@ -115,13 +116,13 @@ def write_all(fd: int, data: bytes | memoryview) -> None:
 # symlink) between the look and the link, the link is undone and the
 # caller writes the bytes.
 
-def link_seen(old: str, new: str, seen: Stat) -> bool:
-    """Link `old` if it has the size and ctime the scan that hashed it saw."""
+def link_seen(old: str, new: str, seen: TreeStat) -> bool:
+    """Link `old` if it has the stat the scan that hashed it saw."""
     try:
         st = os.lstat(old)
     except OSError:
         return False
-    return (st.st_size, st.st_ctime_ns) == seen[:2] and _link(old, new, st)
+    return seen_as(st, seen) and _link(old, new, st)
 
 
 def link_same(old: str, new: str, data: bytes) -> bool:

@@ -15,7 +15,7 @@ READY_SECONDS = 10.0  # how long to wait for the watch to be in place
 
 
 def fingerprint(root: Path, folders: list[str]) -> tuple[tuple[str, int, int], ...]:
-    """The size and ctime (which no edit can put back) of each source file a compile reads."""
+    """The size and ctime (which no call can put back) of each source file a compile reads."""
     out = []
     for rel in discover(root, folders):
         try:

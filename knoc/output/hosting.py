@@ -5,6 +5,9 @@ serve`, so the local server and the real host answer alike."""
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable, Iterator, Mapping
+
 from knoc.kinds.agent import join_site
 from knoc.output.canonical import sha256
 from knoc.rules.paths import origin, path_problem, path_segments, split_url
@@ -83,17 +86,26 @@ def headers_files(hosts: set[str]) -> dict[str, bytes]:
     return {f"{SITE}{tree}{HEADERS_FILE}": body for tree in {""} | {f"{h}/" for h in hosts}}
 
 
-def etag_rules(digests: dict[str, str]) -> dict[str, bytes]:
+def etag_rules(digests: Mapping[str, str]) -> dict[str, Callable[[], Iterator[bytes]]]:
     """Per host, the `_headers` rules giving each of its cards and its AI
-    Catalog the ETag `knoc serve` sends (the file's sha256). `digests`:
-    sha256 by path under build/. They follow the pattern rules, so a host
-    that reads only the first rules (Cloudflare Pages reads 100) still gets
-    every type."""
-    rules: dict[str, list[str]] = {}
+    Catalog the ETag `knoc serve` sends (the file's sha256), made a few
+    thousand at a time when asked for: at 100,000 agents they are 30 MB of
+    text, never held whole. `digests`: sha256 by path under build/. They
+    follow the pattern rules, so a host that reads only the first rules
+    (Cloudflare Pages reads 100) still gets every type."""
+    paths: dict[str, list[str]] = {}
     for rel in sorted(r for r in digests if r.endswith(_ETAGGED) and r.startswith(SITE)):  # etagged(), in C
-        host, _, inside = rel[len(SITE):].partition("/")
-        rules.setdefault(host, []).append(etag_rule(inside, digests[rel]))
-    return {host: "".join(lines).encode("utf-8") for host, lines in rules.items()}
+        paths.setdefault(rel[len(SITE):].partition("/")[0], []).append(rel)
+    return {host: functools.partial(_rules, its, digests) for host, its in paths.items()}
+
+
+def _rules(paths: list[str], digests: Mapping[str, str]) -> Iterator[bytes]:
+    for i in range(0, len(paths), _RULES_AT_ONCE):
+        yield "".join(etag_rule(rel[len(SITE):].partition("/")[2], digests[rel])
+                      for rel in paths[i:i + _RULES_AT_ONCE]).encode("utf-8")
+
+
+_RULES_AT_ONCE = 4096
 
 
 def etag_rule(inside: str, digest: str) -> str:

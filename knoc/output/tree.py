@@ -93,7 +93,7 @@ class Pieces(Protocol):
     def write(self, piece: bytes) -> None: ...
 
     def close(self) -> Stat:
-        """Done: the file's size, mtime and sha256 as stored."""
+        """Done: the file's size, ctime and sha256 as stored."""
         ...
 
     def abort(self) -> None: ...
@@ -312,11 +312,17 @@ def render(cards: Cards, linked: Mapping[str, bytes], linked_digests: dict[str, 
                                       operator).items():
         out.add_pieces(path, pieces)
     del listed
-    out.add({f"{SITE}{host}/{HEADERS_FILE}": linked[f"{SITE}{host}/{HEADERS_FILE}"] + rules
-             for host, rules in etag_rules(digests).items()})  # after the digests they list
+    for host, rules in etag_rules(digests).items():  # after the digests they list
+        headers = f"{SITE}{host}/{HEADERS_FILE}"
+        out.add_pieces(headers, functools.partial(_after, linked[headers], rules))
     kids = signer.kids() if signer is not None else None
     out.add_pieces(MANIFEST, lambda: dump_pieces(manifest(inputs, digests, target, kids)))
     return Tree(out.files, {} if signer is not None else at, cards.cards, linked), digests  # signed: in files
+
+
+def _after(first: bytes, rest: Callable[[], Iterable[bytes]]) -> Iterator[bytes]:
+    yield first
+    yield from rest()
 
 
 def _details(cards: Cards, its: list[tuple[str, str]]) -> Iterator[bytes]:

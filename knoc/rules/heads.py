@@ -24,12 +24,6 @@ class Heads:
     def __init__(self, digests: Digests, stats: array[int], declared: bytes) -> None:
         self._digests, self.stats, self._declared = digests, stats, declared
 
-    @classmethod
-    def of(cls, heads: dict[str, Head]) -> Heads:
-        digests = Digests.of({rel: head[0] for rel, head in heads.items()})
-        return cls(digests, array("q", [v for p in digests.paths for v in heads[p][1:5]]),
-                   bytes(heads[p][5] for p in digests.paths))
-
     @property
     def paths(self) -> list[str]:
         return self._digests.paths
