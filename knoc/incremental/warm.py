@@ -104,8 +104,8 @@ def remember(cache: Cache, link_key: str, operator: tuple[tuple[str, str], ...],
         declared.append(results.head(rel).decl is not None)
     heads = Heads(Digests.of_rows(content, "".join(sha256s)), stats, bytes(declared))
     del sha256s
-    found: dict[str, Stored] = {rel: [d.to_dict() for d in results.found(rel)] for rel in content
-                                if results.found(rel)}
+    found: dict[str, Stored] = {rel: [d.to_dict() for d in diags] for rel in content
+                                if (diags := results.found(rel))}
     memo = Rendered(secrets.token_hex(16), time.time_ns(), heads, found,
                     [c.projection.site_dir for c in cards], digests, sources_digest(inputs))
     return _keep(cache, key(link_key, operator), memo, tree.rendered)

@@ -360,8 +360,13 @@ def manifest(inputs: list[Input], outputs: dict[str, str], target: str,
 
 
 def sources_digest(inputs: Iterable[Input]) -> str:
-    """One sha256 over every input's path and sha256, private ones too."""
-    return hashlib.sha256("".join(f"{rel}\0{digest}\n" for rel, digest, _ in sorted(inputs)).encode()).hexdigest()
+    """One sha256 over every input's path and sha256, private ones too
+    (hashed a few thousand lines at a time: at 100,000 sources the text
+    is 11 MB)."""
+    ordered, seen = sorted(inputs), hashlib.sha256()
+    for i in range(0, len(ordered), 4096):
+        seen.update("".join(f"{rel}\0{digest}\n" for rel, digest, _ in ordered[i:i + 4096]).encode())
+    return seen.hexdigest()
 
 
 def manifest_line(key: str, value: str, depth: int = 2) -> bytes:
