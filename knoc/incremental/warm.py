@@ -57,7 +57,7 @@ class Rendered(Record):
     sources_digest: str  # the manifest's
 
     def encode(self) -> Encoded:
-        return self.encoded(sources=self.sources.encode(), digests=Digests.of(self.digests).encode())
+        return self.encoded(sources=self.sources.encode(), digests=Digests.of(self.digests).stored())
 
     @classmethod
     def decode(cls, raw: object) -> Rendered | None:

@@ -11,12 +11,12 @@ import os
 import stat
 import struct
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from knoc.io.files import atomic_write
 from knoc.io.pool import collector_paused
-from knoc.rules.records import Stored
+from knoc.rules.records import JoinedPaths, Stored
 
 MAGIC = b"knoc-cache 14\n"  # bump when the file layout changes; records carry their own versions
 # After the magic line, the value: a tuple as its length and then its
@@ -27,6 +27,7 @@ MAGIC = b"knoc-cache 14\n"  # bump when the file layout changes; records carry t
 # layer's 180,000 joined paths are 15 MB).
 _TUPLE, _VALUE, _TEXT = b"T", b"M", b"S"
 _TEXT_LEAST = 1 << 20  # characters from which a string is written as _TEXT
+_PATHS_AT_ONCE = 4096  # paths of a `JoinedPaths` encoded at a time
 _COUNT = struct.Struct(">Q")
 
 
@@ -112,13 +113,19 @@ def _parts(value: Stored) -> Iterator[bytes]:
         for member in value:
             yield from _parts(member)
     elif isinstance(value, str) and len(value) >= _TEXT_LEAST:
-        pieces = range(0, len(value), _TEXT_LEAST)  # encoded twice, a piece at a time: its length, then its bytes
-        yield _TEXT + _COUNT.pack(sum(len(value[i:i + _TEXT_LEAST].encode("utf-8", "surrogatepass")) for i in pieces))
-        yield from (value[i:i + _TEXT_LEAST].encode("utf-8", "surrogatepass") for i in pieces)
+        yield from _text(lambda: (value[i:i + _TEXT_LEAST] for i in range(0, len(value), _TEXT_LEAST)))
+    elif isinstance(value, JoinedPaths):
+        yield from _text(lambda: value.pieces(_PATHS_AT_ONCE))
     else:
         data = dumps(value)
         yield _VALUE + _COUNT.pack(len(data))
         yield data
+
+
+def _text(pieces: Callable[[], Iterable[str]]) -> Iterator[bytes]:
+    """A string as _TEXT, from its pieces, made twice: for its length, then for its bytes."""
+    yield _TEXT + _COUNT.pack(sum(len(piece.encode("utf-8", "surrogatepass")) for piece in pieces()))
+    yield from (piece.encode("utf-8", "surrogatepass") for piece in pieces())
 
 
 def _checked(parts: Iterator[bytes]) -> Iterator[bytes]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from array import array
 
-from knoc.rules.records import Digests, Stored, row, text
+from knoc.rules.records import Digests, JoinedPaths, Stored, row, text
 
 # An entity the manifest lists: (repo-relative path, sha256, private?).
 Input = tuple[str, str, bool]
@@ -52,8 +52,8 @@ class Heads:
         rows = zip(self.paths, self._digests.listed(), self._declared, strict=True)
         return [(rel, digest, False) for rel, digest, declared in rows if declared]
 
-    def encode(self) -> tuple[str, str, bytes, bytes]:
-        return *self._digests.encode(), self.stats.tobytes(), self._declared
+    def encode(self) -> tuple[str | JoinedPaths, str, bytes, bytes]:
+        return *self._digests.stored(), self.stats.tobytes(), self._declared
 
     @classmethod
     def decode(cls, raw: Stored) -> Heads:
