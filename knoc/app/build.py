@@ -92,11 +92,7 @@ def _build(config: Config, use_cache: bool, fail_on_warning: bool, stage: bool, 
                                  "move those files away, or set another `output` in knoc.toml") from None
             swapped = plain(result.digests), result.base
             if staging.update is not None:
-                restat = [*staging.update.replace, *staging.update.remove, *result.early]
-        elif written and result.early and scan.memo.path is not None:
-            # Nothing written, but a card written early that build/ held already was linked to
-            # build/'s own file, then unlinked: its ctime moved.
-            swapped, restat = (plain(result.digests), result.base), list(result.early)
+                restat = [*staging.update.replace, *staging.update.remove]
     finally:
         staging.abort()  # whatever was written early and not swapped in
     stripped = written and (dropped, committed) != (None, None)
@@ -154,9 +150,7 @@ def _write(staging: Staging, tree: Mapping[str, bytes], digests: Mapping[str, st
 def _stat(config: Config, scan: Scan, restat: list[str] | None, digests: Mapping[str, str]) -> Columns:
     """The memo's columns of the tree as this build left it: only the files
     in `restat` (and the folders above them) are stat'ed again, those an
-    update in place touched and the cards written early (a card build/
-    held already was linked, then unlinked: its ctime moved, its bytes
-    did not); None: a new tree, every file."""
+    update in place touched; None: a new tree, every file."""
     if restat is None or scan.memo.path is None:
         return stat_tree(config.out_dir, digests)
     return restat_tree(config.out_dir, digests, scan.memo.columns, restat)

@@ -41,7 +41,7 @@ declare("KNO-CACHE", E, "a file of the cache under `.knoc-cache/` no longer hold
     The cache keeps the large files a run rendered (the index, the catalog page, the manifest) as
     they are, named by their sha256, and trusts one whose size and ctime did not change; a run
     after a small edit also reads unchanged cards from it. A file damaged without either changing
-    (only a clock set back can do it), or a card no longer there, is found when it is read, too
+    (a clock set back, or the disk itself), or a card no longer there, is found when it is read, too
     late for this run: knoc drops what named it and stops. Run the command again (or delete
     `.knoc-cache/`, always safe).""")
 declare("KNO-SERVE", E, "`knoc serve`: nothing built to serve, no such `--site` tree, or the port is taken", """

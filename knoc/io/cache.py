@@ -199,7 +199,7 @@ class Cache:
         None if it cannot be."""
         if self.folder is None or not ready(self.folder):
             return None
-        return stored.store_one(self.folder / FILES, body, digest)
+        return stored.store_one(self.folder / FILES, body, digest, self._vouched().get(digest))
 
     def spill(self, files: Mapping[str, bytes], digests: Mapping[str, str], onto: Mapping[str, bytes]
               ) -> Mapping[str, bytes]:
@@ -216,7 +216,7 @@ class Cache:
         if self.folder is None or not self._can_spill(onto) or not ready(self.folder):
             return None
         try:
-            return stored.PieceWriter(self.folder / FILES)
+            return stored.PieceWriter(self.folder / FILES, self._vouched())
         except OSError:
             return None
 
@@ -281,10 +281,14 @@ class Cache:
         already = self.stats_of(files)
         if already is not None:  # spilled: stored already
             return already
-        self.last_rendered()  # what the stored layers name is kept
-        keep = {d for layer in (self.link, self._link_stored, self.rendered, self._rendered_stored)
-                if layer is not None for _, _, d in layer.files.values()} | self._spilled
-        return stored.store(self.folder / FILES, files, digests, keep)
+        vouched = self._vouched()  # what the stored layers name is kept
+        return stored.store(self.folder / FILES, files, digests, vouched.keys() | self._spilled, vouched)
+
+    def _vouched(self) -> stored.Vouched:
+        """The size and ctime the layers keep of each stored file they name."""
+        self.last_rendered()
+        return {d: (size, ctime) for layer in (self.link, self._link_stored, self.rendered, self._rendered_stored)
+                if layer is not None for size, ctime, d in layer.files.values()}
 
     def save(self) -> None:
         """Write back the shards and the layers that changed (sources that

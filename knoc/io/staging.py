@@ -65,8 +65,8 @@ class Staging:
     forked after it, then `written_early`); `writing` (or `finish`, from
     a mapping) writes the rest, on `writers` threads (0: one per core, at
     least two). A file the old tree at `out` already holds with the same
-    bytes is hard-linked from it instead (see `tree_files.link_seen` and
-    `tree_files.link_same`). Until it is swapped in, the tree is a hidden folder
+    bytes, as its scan saw it, is hard-linked from it instead
+    (`tree_files.link_seen`). Until it is swapped in, the tree is a hidden folder
     beside `out`, which `abort` (or the next run's `swap.recover`) removes."""
 
     def __init__(self, out: Path, manifest: str = "manifest.json", writers: int = 0) -> None:
@@ -92,21 +92,21 @@ class Staging:
             self._old = self.out.is_dir()
 
     def write_card(self, files: Mapping[str, bytes]) -> bool:
-        """Write one card's files into the new tree, or hard-link the old
-        tree's where it holds the same bytes. From this process or one
-        forked after `begin`: nothing is shared but the folder, and each
+        """Write one card's files into the new tree. From this process or
+        one forked after `begin`: nothing is shared but the folder, and each
         file is created exclusively, so two cards at one path cannot mix.
+        Never a link to the old tree's file, even of the same bytes: the
+        build may end up leaving that tree as it is (nothing to write, or an
+        update in place), and the link, made and undone, would have moved
+        that file's ctime, which its memo goes by.
         False, with none of them left, when any cannot be written (unsafe,
         taken, the disk full): `finish` writes it, and says what is wrong."""
         if self.new is None or tree_files.unsafe(files) is not None:
             return False
-        base, old, made, folders = f"{self.new}/", f"{self.out}/", [], set[str]()
+        base, made, folders = f"{self.new}/", [], set[str]()
         try:
             for rel, data in files.items():
                 tree_files.make_folder(base, rel, folders)
-                if self._old and tree_files.link_same(old + rel, base + rel, data):
-                    made.append(rel)
-                    continue
                 with tree_files.created(base + rel) as fd:  # FileExistsError: taken, and not ours to remove
                     made.append(rel)  # ours from here: a write that fails halfway leaves a file too
                     tree_files.write_all(fd, data)

@@ -22,6 +22,7 @@ KEEP_NS = 600_000_000_000  # a stored file no layer names is dropped once it is 
 
 # Per file: (size, ctime_ns, sha256) as last written or read (the ctime: knoc.io.outputs says why).
 Stat = tuple[int, int, str]
+Vouched = Mapping[str, tuple[int, int]]  # the (size, ctime) a layer kept of each stored file, by name
 
 Parts = list[bytes | memoryview]  # a file as the pieces it joins to, in order (written in turn, never joined)
 
@@ -112,11 +113,11 @@ class PieceWriter:
     named by that sha256 (`close`). OSError from any call if it cannot be
     (`folder` a link, say: only in a folder of our own); `abort` then."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, vouched: Vouched | None = None) -> None:
         if folder.is_symlink():
             raise OSError(f"{folder} is a link")
         folder.mkdir(exist_ok=True)
-        self._folder = folder
+        self._folder, self._vouched = folder, vouched or {}
         fd, self._tmp = tempfile.mkstemp(prefix=".pieces.", dir=folder)
         self._file = os.fdopen(fd, "wb")
         self._seen = hashlib.sha256()
@@ -130,7 +131,7 @@ class PieceWriter:
         try:
             self._file.close()
             blob = self._folder / self._seen.hexdigest()
-            if _holds(blob, os.stat(self._tmp).st_size):
+            if _holds(blob, os.stat(self._tmp).st_size, self._vouched.get(blob.name)):
                 Path(self._tmp).unlink()
             else:
                 os.replace(self._tmp, blob)
@@ -145,8 +146,8 @@ class PieceWriter:
         Path(self._tmp).unlink(missing_ok=True)
 
 
-def store(folder: Path, files: Mapping[str, bytes], digests: Mapping[str, str], keep: set[str]
-          ) -> dict[str, Stat] | None:
+def store(folder: Path, files: Mapping[str, bytes], digests: Mapping[str, str], keep: set[str],
+          vouched: Vouched | None = None) -> dict[str, Stat] | None:
     """Write `files` as they are (unless one stored so already holds them), and
     drop the stored files that are not in `keep` once they are old enough
     that no other run still reads them. The size, ctime and sha256 of each as
@@ -157,7 +158,7 @@ def store(folder: Path, files: Mapping[str, bytes], digests: Mapping[str, str], 
     stored: dict[str, Stat] = {}
     try:
         for path, body in files.items():
-            stored[path] = _store_one(folder, body, digests[path])
+            stored[path] = _store_one(folder, body, digests[path], (vouched or {}).get(digests[path]))
         keep = keep | {d for _, _, d in stored.values()}
         young = time.time_ns() - KEEP_NS  # another run may be about to read what it stored just now
         for old in folder.iterdir():
@@ -168,7 +169,8 @@ def store(folder: Path, files: Mapping[str, bytes], digests: Mapping[str, str], 
     return stored
 
 
-def store_one(folder: Path, body: bytes | Parts, digest: str) -> Stat | None:
+def store_one(folder: Path, body: bytes | Parts, digest: str, vouched: tuple[int, int] | None = None
+              ) -> Stat | None:
     """Write one file under its sha256 (unless one stored so already holds it): its size,
     ctime and sha256; None if it cannot be, or `folder` is a link. `body`:
     its bytes, or its parts."""
@@ -176,28 +178,30 @@ def store_one(folder: Path, body: bytes | Parts, digest: str) -> Stat | None:
         return None
     try:
         folder.mkdir(exist_ok=True)
-        return _store_one(folder, body, digest)
+        return _store_one(folder, body, digest, vouched)
     except OSError:
         return None
 
 
-def _store_one(folder: Path, body: bytes | Parts, digest: str) -> Stat:
+def _store_one(folder: Path, body: bytes | Parts, digest: str, vouched: tuple[int, int] | None) -> Stat:
     blob = folder / digest
     parts = [body] if isinstance(body, bytes) else body
-    if not _holds(blob, sum(map(len, parts))):
+    if not _holds(blob, sum(map(len, parts)), vouched):
         atomic_write(blob, pieces=parts)
     st = os.stat(blob)
     return st.st_size, st.st_ctime_ns, digest
 
 
-def _holds(blob: Path, size: int) -> bool:
+def _holds(blob: Path, size: int, vouched: tuple[int, int] | None) -> bool:
     """Whether a stored file is there with the bytes its name (their sha256)
-    says, and `size` of them: read to see, since its name says what it held,
-    not what it holds. One stored already this run is kept as it is (its
-    ctime, which a layer may have recorded, unmoved)."""
+    says, and `size` of them: its name says what it held, not what it holds,
+    so it is read to see, unless it has the size and ctime a layer kept of
+    it (`vouched`). One that does is kept as it is (its ctime unmoved)."""
     st = stat(blob)
     if st is None or st.st_size != size:
         return False
+    if vouched is not None and (st.st_size, st.st_ctime_ns) == vouched:
+        return True
     try:
         with opened(blob, follow=False) as f:
             return hashlib.file_digest(f, "sha256").hexdigest() == blob.name

@@ -131,8 +131,8 @@ def _folders_with(known: Columns, changed: dict[str, int | None]) -> tuple[str, 
 
 
 def scan_tree(out: Path, known: Snapshot) -> Snapshot:
-    """Every file under `out` with its size, ctime and sha256, listing the
-    whole tree. A file whose size and ctime match `known` is not read again.
+    """Every file under `out` with its `TreeStat`, listing the whole tree.
+    A file whose size, ctime and inode match `known` is not read again.
     (Paths are plain strings here: pathlib's joins cost more than the stat
     calls on a large tree.)"""
     base = f"{out}/"

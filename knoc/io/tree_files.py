@@ -12,7 +12,7 @@ import threading
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
-from knoc.io import files, pool
+from knoc.io import pool
 from knoc.io.outputs import TreeStat, seen_as
 from knoc.io.stored import Parts, StoredFiles
 from knoc.rules.paths import path_problem
@@ -123,18 +123,6 @@ def link_seen(old: str, new: str, seen: TreeStat) -> bool:
     except OSError:
         return False
     return seen_as(st, seen) and _link(old, new, st)
-
-
-def link_same(old: str, new: str, data: bytes) -> bool:
-    """Link `old` if it holds `data` (read to compare: no scan saw it)."""
-    try:
-        with files.opened(old, follow=False) as f:
-            st = os.fstat(f.fileno())
-            if st.st_size != len(data) or f.read(len(data) + 1) != data:
-                return False
-    except OSError:  # not there, a symlink, a FIFO: written anew
-        return False
-    return _link(old, new, st)
 
 
 def _link(old: str, new: str, st: os.stat_result) -> bool:

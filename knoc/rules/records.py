@@ -26,7 +26,8 @@ class JoinedPaths:
     """`join_paths(paths)` as a value to store, made a piece at a time as
     it is written (`knoc.io.stored_value`), never whole: 15 MB for the
     outputs of 100,000 agents, beside the paths themselves. It reads back
-    as that string."""
+    as that string. Only as a member of a tuple, which `write_stored`
+    writes a member at a time (marshal cannot carry it)."""
 
     __slots__ = ("paths",)
 
