@@ -15,6 +15,7 @@ from knoc.config import CONFIG_FILE, Config
 from knoc.diagnostics.progress import Progress, quiet
 from knoc.incremental.driver import Result
 from knoc.io import background, git, lock, swap
+from knoc.io.journal import Update
 from knoc.io.outputs import Base, Columns, TreeStat
 from knoc.io.staging import OutputError, Staging
 from knoc.io.tree import restat_tree, stat_tree
@@ -70,7 +71,6 @@ def _build(config: Config, use_cache: bool, fail_on_warning: bool, stage: bool, 
     out = config.output + "/"
     staging = Staging(config.out_dir, MANIFEST)
     swapped: tuple[Mapping[str, str], Base | None] | None = None  # what build/ now holds, once written
-    restat: list[str] | None = None  # build/'s files to stat again for its memo (None: every one)
 
     try:
         # Freshly compiled cards are written by the workers that compiled
@@ -91,8 +91,6 @@ def _build(config: Config, use_cache: bool, fail_on_warning: bool, stage: bool, 
                 raise UsageError("KNO-OUTPUT", str(exc),
                                  "move those files away, or set another `output` in knoc.toml") from None
             swapped = plain(result.digests), result.base
-            if staging.update is not None:
-                restat = [*staging.update.replace, *staging.update.remove]
     finally:
         staging.abort()  # whatever was written early and not swapped in
     stripped = written and (dropped, committed) != (None, None)
@@ -101,7 +99,7 @@ def _build(config: Config, use_cache: bool, fail_on_warning: bool, stage: bool, 
     del result  # its trees and per-file results, and the old tree's scan: the memo is made without them
     old.cache_clear()
     if swapped is not None:
-        scan.memo.written(_stat(config, scan, restat, swapped[0]), *swapped)  # the memo the scan read
+        scan.memo.written(_stat(config, scan, staging.update, swapped[0]), *swapped)  # the memo the scan read
     if written and stage:
         try:
             git.stage(config.root, config.out_dir)
@@ -147,13 +145,12 @@ def _write(staging: Staging, tree: Mapping[str, bytes], digests: Mapping[str, st
     writing.commit()
 
 
-def _stat(config: Config, scan: Scan, restat: list[str] | None, digests: Mapping[str, str]) -> Columns:
-    """The memo's columns of the tree as this build left it: only the files
-    in `restat` (and the folders above them) are stat'ed again, those an
-    update in place touched; None: a new tree, every file."""
-    if restat is None or scan.memo.path is None:
+def _stat(config: Config, scan: Scan, update: Update | None, digests: Mapping[str, str]) -> Columns:
+    """The memo's columns of the tree just written: where it was updated in
+    place, only the files and folders the update touched are stat'ed."""
+    if update is None or scan.memo.path is None:
         return stat_tree(config.out_dir, digests)
-    return restat_tree(config.out_dir, digests, scan.memo.columns, restat)
+    return restat_tree(config.out_dir, digests, scan.memo.columns, [*update.replace, *update.remove])
 
 
 def _reusable(old: dict[str, TreeStat], digest: Callable[[str], str | None]) -> dict[str, TreeStat]:

@@ -88,9 +88,9 @@ def headers_files(hosts: set[str]) -> dict[str, bytes]:
 
 def etag_rules(digests: Mapping[str, str]) -> dict[str, Callable[[], Iterator[bytes]]]:
     """Per host, the `_headers` rules giving each of its cards and its AI
-    Catalog the ETag `knoc serve` sends (the file's sha256), made a few
-    thousand at a time when asked for: at 100,000 agents they are 30 MB of
-    text, never held whole. `digests`: sha256 by path under build/. They
+    Catalog the ETag `knoc serve` sends (the file's sha256), made one at a
+    time when asked for: at 100,000 agents they are 30 MB of text, never
+    held whole. `digests`: sha256 by path under build/. They
     follow the pattern rules, so a host that reads only the first rules
     (Cloudflare Pages reads 100) still gets every type."""
     paths: dict[str, list[str]] = {}
@@ -100,12 +100,7 @@ def etag_rules(digests: Mapping[str, str]) -> dict[str, Callable[[], Iterator[by
 
 
 def _rules(paths: list[str], digests: Mapping[str, str]) -> Iterator[bytes]:
-    for i in range(0, len(paths), _RULES_AT_ONCE):
-        yield "".join(etag_rule(rel[len(SITE):].partition("/")[2], digests[rel])
-                      for rel in paths[i:i + _RULES_AT_ONCE]).encode("utf-8")
-
-
-_RULES_AT_ONCE = 4096
+    return (etag_rule(rel[len(SITE):].partition("/")[2], digests[rel]).encode("utf-8") for rel in paths)
 
 
 def etag_rule(inside: str, digest: str) -> str:

@@ -172,8 +172,10 @@ class Digests(Mapping[str, str]):
     loads them in milliseconds (as a dict, a sixth of a second), and
     splits the paths only when first asked."""
 
-    def __init__(self, paths: str, digests: str) -> None:
-        self.__dict__["_joined"], self._digests = paths, digests
+    def __init__(self, paths: str | list[str], digests: str) -> None:
+        """`paths`: joined (split when first asked for), or a list in order
+        (joined only when encoded)."""
+        self.__dict__["paths" if isinstance(paths, list) else "_joined"], self._digests = paths, digests
 
     @classmethod
     def of(cls, digests: Mapping[str, str]) -> Digests:
@@ -184,12 +186,8 @@ class Digests(Mapping[str, str]):
 
     @classmethod
     def of_rows(cls, paths: list[str], digests: str) -> Digests:
-        """Of paths in order and their digests side by side (the list kept:
-        it is not split again, nor joined until asked)."""
-        found = cls.__new__(cls)
-        found._digests = digests
-        found.__dict__["paths"] = paths  # `paths`, as it would be split
-        return found
+        """Of paths in order and their digests side by side."""
+        return cls(paths, digests)
 
     @functools.cached_property
     def paths(self) -> list[str]:
@@ -222,9 +220,7 @@ class Digests(Mapping[str, str]):
             if i < 0:
                 raise KeyError(path)
             out[64 * i:64 * i + 64] = digest.encode("ascii")
-        if "_joined" not in self.__dict__:
-            return Digests.of_rows(self.paths, out.decode("ascii"))
-        found = Digests(self._joined, out.decode("ascii"))
+        found = Digests(self.__dict__.get("_joined") or self.paths, out.decode("ascii"))
         if "paths" in self.__dict__:
             found.__dict__["paths"] = self.paths  # split already: not again
         return found
