@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Literal, TypedDict, cast
 
 from knoc.a2a import targets
 from knoc.io import files
+from knoc.io.cache import DIR as CACHE_DIR
 from knoc.rules.paths import origin, segment_problem, split_url
 
 if TYPE_CHECKING:
@@ -23,7 +24,7 @@ KNOC_KEYS = {
              "built-in specs",
     "content": "the folder of agents, blueprints, perception domains and extensions (default `content`)",
     "output": "the folder the build writes and `knoc check` compares (default `build`); inside the repo, apart "
-              "from the sources",
+              "from the sources, `.git` and `.knoc-cache`",
     "a2a": f"the A2A version the cards are written for: {', '.join(f'`{t}`' for t in targets.names())} "
            f"(default `{targets.DEFAULT}`); `--a2a` overrides it for one run",
     "catalog_url": "where `build/site/` (the all-hosts catalog) is published, an http(s) URL; each host's "
@@ -207,7 +208,7 @@ def _key_refs(signing: dict[str, object], name: str) -> tuple[KeyRef, ...]:
 def _check_layout(config: Config) -> None:
     """The folders, after every `..` and symlink is resolved, lie inside the
     repo and apart: the output folder, which a build replaces whole, can
-    never be the repo, hold it, or overlap the sources or `.git`."""
+    never be the repo, hold it, or overlap the sources, `.git` or knoc's cache."""
     root = config.root.resolve()
     for key in ("specs", "content", "output"):
         problem = next((p for s in getattr(config, key).split("/") if s not in ("", ".", "..")
@@ -223,7 +224,8 @@ def _check_layout(config: Config) -> None:
             raise ConfigError(f"{CONFIG_FILE}: `{key}` must be a folder inside the repo "
                               f"(`{getattr(config, key)}` is {folder})")
     out = folders["output"]
-    for name, folder in (("specs", folders["specs"]), ("content", folders["content"]), (".git", root / ".git")):
+    for name, folder in (("specs", folders["specs"]), ("content", folders["content"]), (".git", root / ".git"),
+                         (CACHE_DIR, root / CACHE_DIR)):
         if out == folder or out in folder.parents or folder in out.parents:
             raise ConfigError(f"{CONFIG_FILE}: `output` ({config.output}, which is {out}) overlaps `{name}` "
                               f"({folder}); a build replaces the output folder whole")

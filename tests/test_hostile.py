@@ -151,7 +151,8 @@ def test_an_extension_without_its_optional_required_key_builds(repo: Path, knoc:
 @pytest.mark.parametrize(("output", "why"), [
     ("x/../content", "overlaps `content`"), ("content", "overlaps `content`"), ("content/build", "overlaps `content`"),
     ("specs/../.git", "overlaps `.git`"), (".", "inside the repo"), ("..", "inside the repo"),
-    ("/tmp", "inside the repo"), ("link-to-content", "overlaps `content`"),
+    ("/tmp", "inside the repo"), ("link-to-content", "overlaps `content`"), (".knoc-cache", "overlaps `.knoc-cache`"),
+    (".knoc-cache/build", "overlaps `.knoc-cache`"),
 ])
 def test_the_output_folder_is_never_the_sources(output: str, why: str, repo: Path, knoc: Knoc) -> None:
     (repo / "link-to-content").symlink_to(repo / "content")
