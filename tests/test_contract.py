@@ -129,3 +129,16 @@ def test_knoc_knows_the_extensions_it_generates(knoc: Knoc, repo: Path) -> None:
     assert findings(knoc, repo) == (0, [])
     assert knoc("build", root=repo)[0] == 0
     assert not (repo / "build/site/connect.actex.ai").exists()  # no entity, no page
+
+
+def test_the_catalog_pages_escape_what_authors_write(knoc: Knoc, repo: Path) -> None:
+    card = "content/agent-blueprints/catalog-search.kno"
+    edit(repo, card, "name: Catalog Search", "name: \"<script>alert('n')</script> & co\"")
+    edit(repo, card, "name: Find entities", 'name: "<img src=x onerror=alert(1)>"')
+    assert knoc("build", root=repo)[0] == 0
+    for page in ("build/site/index.html", "build/site/agents.possibility.space/index.html"):
+        text = (repo / page).read_text(encoding="utf-8")
+        assert "<script>alert" not in text and "<img" not in text
+        assert "&lt;script&gt;alert(&#39;n&#39;)&lt;/script&gt; &amp; co</a></h3>" in text  # the agent's item
+        assert "<li>&lt;img src=x onerror=alert(1)&gt;</li>" in text  # its skill's name
+        assert "&lt;script&gt;alert(&#39;n&#39;)&lt;/script&gt; &amp; co</a></li>" in text  # under its domains

@@ -5,7 +5,6 @@ no signature protects. Each finding points into the agent's entity."""
 
 from __future__ import annotations
 
-import ipaddress
 import re
 from collections.abc import Iterable, Mapping
 from urllib.parse import SplitResult
@@ -20,7 +19,7 @@ from knoc.a2a.unprotected import unprotected
 from knoc.a2a.wire import FLOW_FIELDS
 from knoc.diagnostics import Diagnostic, JsonPath, at, json_path
 from knoc.kinds.agent import PLACEHOLDERS, Agent
-from knoc.rules.paths import origin, split_url
+from knoc.rules.paths import ip_literal, origin, split_url
 
 
 def legacy_dropped(agent: Agent, fields: CardFields, target: Target, written: object) -> list[Diagnostic]:
@@ -236,9 +235,8 @@ def _bindings(agent: Agent) -> Iterable[Diagnostic]:
 def _local(host: str) -> bool:
     if host == "localhost" or host.endswith((".localhost", ".local")):
         return True
-    try:
-        ip = ipaddress.ip_address(host)
-    except ValueError:
+    ip = ip_literal(host)
+    if ip is None:
         return False
     return ip.is_loopback or ip.is_private or ip.is_link_local or ip.is_unspecified
 

@@ -78,6 +78,7 @@ class Staging:
         self._stop = threading.Event()
         self._old = False  # whether `out` was a folder when the new tree was begun
         self._made: list[Path] = []  # the folders above `out` this run created
+        self._folders: set[str] = set()  # the new tree's folders this process made for `write_card`
         self.update: Update | None = None  # what the tree is updated by in place (None: swapped whole)
 
     def begin(self) -> None:
@@ -103,16 +104,17 @@ class Staging:
         taken, the disk full): `finish` writes it, and says what is wrong."""
         if self.new is None or tree_files.unsafe(files) is not None:
             return False
-        base, made, folders = f"{self.new}/", [], set[str]()
+        base, made = f"{self.new}/", []
         try:
             for rel, data in files.items():
-                tree_files.make_folder(base, rel, folders)
+                tree_files.make_folder(base, rel, self._folders)
                 with tree_files.created(base + rel) as fd:  # FileExistsError: taken, and not ours to remove
                     made.append(rel)  # ours from here: a write that fails halfway leaves a file too
                     tree_files.write_all(fd, data)
         except OSError:
             for rel in made:
                 tree_files.unlink_made(self.new, rel)
+            self._folders.clear()  # unlink_made removed the folders it left empty
             return False
         return True
 

@@ -85,10 +85,17 @@ def write_files(base: str, batches: queue.Queue[list[tuple[str, Content]] | None
 
 
 def make_folder(base: str, rel: str, made: set[str]) -> None:
-    """Make the folder of `rel` under `base`, unless `made` says it was."""
+    """Make the folder of `rel` under `base`, from the deepest one `made`
+    says was made: a card's two new folders are two mkdirs, where
+    os.makedirs would look at each level first."""
+    missing = []
     folder = rel.rpartition("/")[0]
-    if folder and folder not in made:
-        os.makedirs(base + folder, exist_ok=True)  # another thread or worker may make it too
+    while folder and folder not in made:
+        missing.append(folder)
+        folder = folder.rpartition("/")[0]
+    for folder in reversed(missing):
+        with contextlib.suppress(FileExistsError):  # another thread or worker made it
+            os.mkdir(base + folder)
         made.add(folder)
 
 

@@ -98,13 +98,14 @@ def script_piece(slug: str, details: bytes) -> bytes:
     return json.dumps(slug).encode("utf-8") + b":" + details
 
 
-def build_domains(repo: Repo, cards: Sequence[Card]) -> dict[str, dict[str, list[str]]]:
+def build_domains(repo: Repo, published: Iterable[str]) -> dict[str, dict[str, list[str]]]:
+    """The domain index of the agents whose cards are `published` (by slug)."""
     agents = repo.agents_by_slug()
     index: dict[str, set[str]] = {slug: set() for slug in sorted(repo.public_domains())}
-    for card in cards:
-        for slug in agents[card.slug].domains:
+    for agent in published:
+        for slug in agents[agent].domains:
             if slug in index:
-                index[slug].add(card.slug)
+                index[slug].add(agent)
     return {"domains": {k: sorted(v) for k, v in index.items()}}
 
 
@@ -147,12 +148,12 @@ class CatalogEntries(Sequence[CatalogEntry]):
     def __iter__(self) -> Iterator[CatalogEntry]:
         return map(self._entry, self._cards)
 
-    def by_host(self) -> dict[str, CatalogEntries]:
-        """The entries of the cards on each host, in the same order (one
-        walk over the cards)."""
+    def by_host(self, hosts: Iterable[str]) -> dict[str, CatalogEntries]:
+        """The entries of the cards on each host, in the same order, given
+        each card's host (`hosts`, in the cards' order)."""
         rows: dict[str, list[int]] = {}  # not the cards: a hundred thousand of them held would be 150 MB
-        for i, c in enumerate(self._cards):
-            rows.setdefault(c.projection.host, []).append(i)
+        for i, host in enumerate(hosts):
+            rows.setdefault(host, []).append(i)
         return {h: CatalogEntries(self._repo, _rows(self._cards, its), self._card_file, self._agents)
                 for h, its in sorted(rows.items())}
 

@@ -27,15 +27,16 @@ def render_linked(repo: Repo, cards: Cards, roots: dict[str, str], typed: list[T
     (`linked_paths`). `everywhere`: where the all-hosts catalog is
     published (knoc.toml's `catalog_url`)."""
     out = Joined({}, spill)
-    domains = build_domains(repo, cards)
+    domains = build_domains(repo, (slug for slug, _ in cards.published))
     out.add({DOMAINS: dumps(domains)})
     out.add_pieces(CATALOG, lambda: dump_pieces(build_catalog(repo, cards, CARD_FILE)))
     pages = extension_pages(typed, cards)
     out.add(pages)
-    for path, pieces in catalog_pages(CatalogEntries(repo, cards, CARD_FILE), domains["domains"], pages,
+    places = card_places(cards, roots)
+    hosts = [host for host, _, _ in places]
+    for path, pieces in catalog_pages(CatalogEntries(repo, cards, CARD_FILE), hosts, domains["domains"], pages,
                                       everywhere).items():
         out.add_pieces(path, pieces)
-    places = card_places(cards, roots)
     headers = headers_files(_served({host for host, _, _ in places}, pages))
     out.add(headers)
     out.add({_no_jekyll(rel): b"" for rel in headers})  # a tree each, as `_headers`

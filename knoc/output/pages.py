@@ -14,7 +14,7 @@ from knoc.kinds.agent import Card
 from knoc.kinds.entity import Typed, is_public
 from knoc.output import templates as template
 from knoc.output.hosting import SITE, card_url, site_dir
-from knoc.output.index import CatalogEntries, index_script
+from knoc.output.index import CatalogEntries, CatalogEntry, index_script
 
 PAGE_FILE = "index.html"
 # In each served tree (site/ and each site/<host>/; "_" is in no host name):
@@ -83,16 +83,17 @@ def is_details_path(path: str) -> bool:
     return path.startswith(SITE) and path.endswith("/" + DETAILS_SCRIPT)
 
 
-def catalog_pages(agents: CatalogEntries, domains: dict[str, list[str]], taken: Container[str],
-                  everywhere: str | None) -> dict[str, Callable[[], Iterable[bytes]]]:
+def catalog_pages(agents: CatalogEntries, hosts: Sequence[str], domains: dict[str, list[str]],
+                  taken: Container[str], everywhere: str | None) -> dict[str, Callable[[], Iterable[bytes]]]:
     """Every catalog file the link stage renders (`catalog_paths`), by path
     under build/, each made a piece at a time when asked for: the all-hosts
     catalog at site/ (its page and agent page load every host's scripts),
     and each host's own, so each host's tree is deployable as it is.
     `everywhere`: where the all-hosts catalog is published, linked from
     each host's page. `agents` and `domains` are the runtime index's
-    entries, so the pages and index/agents.json cannot disagree."""
-    by_host = agents.by_host()
+    entries, so the pages and index/agents.json cannot disagree. `hosts`:
+    each agent's card's host, in their order."""
+    by_host = agents.by_host(hosts)
     # "./": `localhost:9000/...` would read as a url of scheme `localhost`
     scripts = [f"./{h}/{name}" for h in by_host for name in (INDEX_SCRIPT, DETAILS_SCRIPT)]
     files: dict[str, Callable[[], Iterable[bytes]]] = {}
@@ -136,12 +137,22 @@ def _page(agents: CatalogEntries, domains: dict[str, list[str]], root: str, scri
     """A catalog page, a piece at a time (tens of megabytes at 100,000
     agents). Card links are relative to its tree: the page works wherever
     the tree is served, or opened from disk."""
-    names = {a["slug"]: a["name"] for a in agents}
-    by_domain = [(d, [(s, names[s]) for s in slugs if s in names]) for d, slugs in sorted(domains.items())
-                 if not root or any(s in names for s in slugs)]
-    return template.render_pieces("catalog.html.j2", count=len(agents), agents=agents.with_skills(),
-                                  by_domain=by_domain, root=root, strip=len(root) + 1 if root else 0,
-                                  scripts=scripts, everywhere=everywhere)
+    names: dict[str, str] = {}  # each listed agent's name, by slug, gathered as the page lists them
+
+    def listed() -> Iterator[tuple[CatalogEntry, tuple[str, ...]]]:
+        for entry, skills in agents.with_skills():
+            names[entry["slug"]] = entry["name"]
+            yield entry, skills
+
+    def by_domain() -> Iterator[tuple[str, list[tuple[str, str]]]]:  # read once the agents are listed
+        for d, slugs in sorted(domains.items()):
+            members = [(s, names[s]) for s in slugs if s in names]
+            if members or not root:
+                yield d, members
+
+    return template.render_pieces("catalog.html.j2", count=len(agents), agents=listed(), by_domain=by_domain(),
+                                  root=root, strip=len(root) + 1 if root else 0, scripts=scripts,
+                                  everywhere=everywhere)
 
 
 def _agent_page(root: str, scripts: list[str]) -> Iterator[bytes]:

@@ -4,6 +4,7 @@ source can name a file outside the build tree or one it does not own."""
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import re
 from urllib.parse import SplitResult, urlsplit
@@ -53,16 +54,26 @@ def split_url(url: object) -> SplitResult | None:
     return parts
 
 
+def ip_literal(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    """`host` as an IP address, or None. Most hosts are names, told apart
+    here without the exception ipaddress raises for each."""
+    if ":" not in host and host.strip("0123456789."):  # neither IPv6 nor dotted decimal
+        return None
+    try:
+        return ipaddress.ip_address(host)
+    except ValueError:
+        return None
+
+
+@functools.lru_cache(maxsize=1024)  # a repo's cards share a few hosts, and each card's url is read twice
 def host_folder(host: str) -> str | None:
     """A host as a folder name: a DNS name (IDNA, lowercase, no trailing dot)
     or an IP literal, else None. Ports are the caller's."""
     if host.startswith("[") and host.endswith("]"):
         host = host[1:-1]
-    try:
-        ip = ipaddress.ip_address(host)
+    ip = ip_literal(host)
+    if ip is not None:
         return f"[{ip.compressed}]" if ip.version == 6 else ip.compressed
-    except ValueError:
-        pass
     try:
         name = host.rstrip(".").encode("idna").decode("ascii").lower()
     except (UnicodeError, ValueError):

@@ -115,8 +115,8 @@ def requirements(security: list[dict[str, list[str]]] | None) -> list[SecurityRe
 
 def skill(s: wire.AgentSkill, model: type[AgentSkill] = AgentSkill, **more: object) -> AgentSkill:
     """A skill as 1.0 writes it (`model`: a subclass with `more` fields, compat's)."""
-    return model.model_validate({**s.model_dump(exclude={"security"}),
-                                 "security_requirements": requirements(s.security), **more})
+    fields = {name: getattr(s, name) for name in wire.SkillFields.model_fields}  # plain values: no dump needed
+    return model.model_validate({**fields, "security_requirements": requirements(s.security), **more})
 
 
 class AgentCard(Wire):
