@@ -15,8 +15,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import zstandard
 
-from knoc.io import held
+from knoc.io import held, packing
 from knoc.io.cache import DIR, Cache, Layer
 from knoc.io.stored import SHA256
 from knoc.io.stored_value import MAGIC, read_stored, write_stored
@@ -501,3 +502,17 @@ def test_a_damaged_or_hostile_layer_file_is_a_miss_not_a_crash(tmp_path: Path) -
     path.unlink()
     os.mkfifo(path)  # never opened for reading in a way that waits for a writer
     assert read_stored(path) == (None, "unreadable: not a regular file")
+
+
+def test_a_packed_card_forged_to_unpack_past_its_bound_is_refused() -> None:
+    """A card packed in the cache is unpacked in one allocation of the size its
+    frame states: a frame forged (past the cache's checksum) to state gigabytes,
+    or bytes that are no frame, stop the run as damage, never as an allocation."""
+    card = b'{"name": "x"}' * 100
+    assert packing.unpack(packing.pack(card), len(card)) == card
+    bomb = zstandard.ZstdCompressor(level=1).compress(bytes(1 << 20))  # a few hundred bytes that say 1 MiB
+    with pytest.raises(held.CacheDamaged, match="past its bound"):
+        packing.unpack(bomb, 1 << 16)
+    for forged in (b"", b"not a frame", packing.pack(card)[:-3], zlib.compress(card)):
+        with pytest.raises(held.CacheDamaged):
+            packing.unpack(forged, 1 << 20)

@@ -36,7 +36,7 @@ from knoc.rules.records import (
 class FileResult(Record):
     """What the one-file stages found in one source."""
 
-    VERSION: ClassVar[int] = 6
+    VERSION: ClassVar[int] = 7
 
     diags: list[Diagnostic]
     decl: tuple[str, str] | None = None  # (type, version) when a spec accepted it

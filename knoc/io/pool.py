@@ -10,7 +10,6 @@ runs here, in order."""
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import gc
 import os
@@ -21,6 +20,7 @@ from collections.abc import Callable, Generator, Iterator
 from typing import TYPE_CHECKING, Generic, TypeVar, cast
 
 if TYPE_CHECKING:
+    import asyncio
     from concurrent.futures import ProcessPoolExecutor
 
 T = TypeVar("T")
@@ -237,4 +237,6 @@ class Serial:
         self._executor = ThreadPoolExecutor(1, thread_name_prefix=name)
 
     def run(self, call: Callable[..., R], *args: object) -> asyncio.Future[R]:
+        import asyncio  # here: only the language server has an event loop (a build's start-up skips it)
+
         return asyncio.get_running_loop().run_in_executor(self._executor, call, *args)

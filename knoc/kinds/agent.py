@@ -6,14 +6,15 @@ from __future__ import annotations
 
 import struct
 import sys
-import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple, NoReturn, Protocol, overload
 
 from knoc.a2a.protocol import protocol_key
 from knoc.diagnostics import JsonPath
+from knoc.io import packing
 from knoc.kinds.entity import AGENT_TYPES, ENTITY_KEYS, Typed, is_public
+from knoc.rules import limits
 from knoc.rules.json import JsonValue
 from knoc.rules.records import Encoded
 
@@ -54,19 +55,19 @@ class Written(NamedTuple):
 
 
 def _pack(first: bytes, second: bytes) -> bytes:
-    # The same bytes as zlib.compress(data, 1), in about half its time for
-    # a card's few kilobytes (measured on CPython 3.11).
-    deflate = zlib.compressobj(1)
-    return deflate.compress(_LENGTH.pack(len(first)) + first + second) + deflate.flush()
+    return packing.pack(_LENGTH.pack(len(first)) + first + second)
 
 
 def _unpack(packed: bytes) -> tuple[bytes, bytes]:
-    raw = zlib.decompress(packed)
+    raw = packing.unpack(packed, _PACKED_MOST)
     cut = _LENGTH.size + _LENGTH.unpack_from(raw)[0]
     return raw[_LENGTH.size:cut], raw[cut:]
 
 
 _LENGTH = struct.Struct(">I")
+# A card and its twin, or its details and AI Catalog entry, are each at most
+# a card's bytes (limits.CARD_BYTES) and about as much: past this, forged.
+_PACKED_MOST = 8 * limits.CARD_BYTES
 
 
 @dataclass(eq=False, slots=True)  # slots: the link stage holds one per agent, a hundred thousand
