@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 
-from knoc.a2a.readers.common import clean_empty
+from knoc.a2a.empty import clean_empty
 from knoc.diagnostics.source import JsonPath
 
 

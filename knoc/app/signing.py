@@ -24,11 +24,11 @@ def key_signer(config: Config, sign_keys: tuple[str, ...]) -> KeySigner | None:
     """The signer of a build, or None when no key is given. A key inside the
     repo, an unusable key, a key the repo does not pin or a bad [signing]
     table is a usage error."""
-    from knoc.a2a import signing  # the crypto stack loads only for a run that signs
-
     private = _private(config, sign_keys)
     if not private:
         return None
+    from knoc.a2a import signing  # the crypto stack loads only for a run that signs
+
     pinned, retired = pins(config)
     if config.kid and len({signing.thumbprint(signing.public_jwk(k)) for k in private}) > 1:
         raise UsageError("KNO-SIGNING", "[signing] `kid` names one key, but several signing keys are given",
