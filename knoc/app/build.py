@@ -14,7 +14,7 @@ from knoc.app.signing import committed_signed_by, key_signer, signed_by, unpinne
 from knoc.config import CONFIG_FILE, Config
 from knoc.diagnostics.progress import Progress, quiet
 from knoc.incremental.driver import Result
-from knoc.io import background, git, lock, swap
+from knoc.io import background, git, lock, pool, swap
 from knoc.io.journal import Update
 from knoc.io.outputs import Base, Columns, TreeStat
 from knoc.io.staging import OutputError, Staging
@@ -37,7 +37,9 @@ def build(config: Config, *, use_cache: bool, fail_on_warning: bool, stage: bool
     every card is signed and each host publishes its key set; a repo that
     signs (a signed build/, or a pinned key) is never built without them
     unless `unsigned` says so. One build at a time per repo (knoc.io.lock)."""
-    with lock.held(config.root):
+    # The collector paused throughout (as the compile pauses it): what follows
+    # the compile makes hundreds of thousands of small objects and no cycles.
+    with lock.held(config.root), pool.collector_paused():
         return _build(config, use_cache, fail_on_warning, stage, progress, sign_keys, unsigned)
 
 

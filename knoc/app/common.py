@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from knoc.app.outcome import Outcome, UsageError
 from knoc.config import Config, ConfigError, find_root, load_config
 from knoc.diagnostics import Diagnostic, duplicates
-from knoc.io import files, lock
+from knoc.io import files, lock, pool
 from knoc.io.files import SOURCE_SUFFIX
 
 if TYPE_CHECKING:
@@ -41,7 +41,8 @@ def compile_cached(config: Config, use_cache: bool, progress: Progress | None = 
     with lock.held(config.root):
         result = compile_repo(config, use_cache=use_cache, progress=progress or quiet, signer=signer, early=early,
                               lazy=lazy, keep=keep)
-        result.cache.save()
+        with pool.collector_paused():  # the cache's records: many tuples, no cycles
+            result.cache.save()
         result.cache = Cache.off()  # saved: what it holds (each source's entry, the layers) is not read again
     result.report.items = at_new_files(config, result.report.items)
     return result
