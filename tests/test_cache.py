@@ -509,10 +509,67 @@ def test_a_packed_card_forged_to_unpack_past_its_bound_is_refused() -> None:
     frame states: a frame forged (past the cache's checksum) to state gigabytes,
     or bytes that are no frame, stop the run as damage, never as an allocation."""
     card = b'{"name": "x"}' * 100
-    assert packing.unpack(packing.pack(card), len(card)) == card
+    assert packing.unpack(packing.pack(card), 4, len(card)) == card
     bomb = zstandard.ZstdCompressor(level=1).compress(bytes(1 << 20))  # a few hundred bytes that say 1 MiB
-    with pytest.raises(held.CacheDamaged, match="past its bound"):
-        packing.unpack(bomb, 1 << 16)
-    for forged in (b"", b"not a frame", packing.pack(card)[:-3], zlib.compress(card)):
-        with pytest.raises(held.CacheDamaged):
-            packing.unpack(forged, 1 << 20)
+    assert not packing.states(bomb, 4, 1 << 16)
+    with pytest.raises(held.CacheDamaged, match="1,024 to 65,536 bytes"):
+        packing.unpack(bomb, 1024, 1 << 16)
+    damaged = bytearray(packing.pack(card))
+    damaged[-6] ^= 0xFF  # inside what it holds: its checksum no longer matches
+    for forged in (b"", b"not a frame", packing.pack(card)[:-3], zlib.compress(card), bytes(damaged)):
+        with pytest.raises(held.CacheDamaged) as refused:
+            packing.unpack(forged, 4, 1 << 20)
+        assert not refused.value.dropped  # passed the file's checks: the cache is the user's to delete
+
+
+def _forge_packed(repo: Path, forge: Callable[[bytes], bytes]) -> int:
+    """Every packed card pair in the cache's source shards replaced by `forge`'s,
+    the files' checksums made again (what only a deliberate edit does)."""
+    count = 0
+
+    def walk(value: Any) -> Any:
+        nonlocal count
+        if isinstance(value, bytes) and value[:4] == b"\x28\xb5\x2f\xfd":  # a zstd frame
+            count += 1
+            return forge(value)
+        if isinstance(value, (tuple, list)):
+            return type(value)(walk(v) for v in value)
+        return {k: walk(v) for k, v in value.items()} if isinstance(value, dict) else value
+
+    for shard in sorted((repo / DIR).glob("sources-*.bin")):
+        value, _ = read_stored(shard)
+        if value is not None:
+            write_stored(shard, walk(value))
+    return count
+
+
+def test_a_cached_card_that_says_it_holds_too_much_is_dropped_and_compiled_again(knoc: Any, repo: Path) -> None:
+    """Read before anything is unpacked: the run that finds it stops with
+    KNO-CACHE and drops what it read it through; the next run compiles the
+    card again and writes what a cold build writes."""
+    assert knoc("build", root=repo)[0] == 0
+    cards = {p: p.read_bytes() for p in (repo / "build").rglob("*.json")}
+    assert _forge_packed(repo, lambda _: zstandard.ZstdCompressor().compress(bytes(1 << 30))) > 0  # says 1 GiB
+    shutil.rmtree(repo / "build")
+    code, _, err = knoc("build", root=repo)
+    assert code == 2 and "KNO-CACHE" in err and "run it again: the damaged file was dropped" in err
+    assert knoc("build", root=repo)[0] == 0
+    assert {p: p.read_bytes() for p in (repo / "build").rglob("*.json")} == cards
+    assert all(packing.states(p, 4, 1 << 21) for p in _packed(repo))  # kept afresh
+
+
+def _packed(repo: Path) -> list[bytes]:
+    found: list[bytes] = []
+    _forge_packed(repo, lambda packed: found.append(packed) or packed)
+    return found
+
+
+def test_a_cached_card_forged_inside_stops_the_run_and_says_to_delete_the_cache(knoc: Any, repo: Path) -> None:
+    assert knoc("build", root=repo)[0] == 0
+    assert _forge_packed(repo, lambda _: zstandard.ZstdCompressor().compress(b"\xff\xff\xff\xff")) > 0
+    shutil.rmtree(repo / "build")
+    code, _, err = knoc("build", root=repo)
+    assert code == 2 and "KNO-CACHE" in err and "Traceback" not in err
+    assert f"delete {DIR}/ (always safe), then run it again" in err
+    shutil.rmtree(repo / DIR)
+    assert knoc("build", root=repo)[0] == 0

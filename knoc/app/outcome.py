@@ -32,7 +32,8 @@ def as_usage(exc: Exception) -> UsageError | None:
         return exc
     if isinstance(exc, CacheDamaged):  # found as it was read, too late to compute it afresh
         return UsageError("KNO-CACHE", f"knoc stopped: {exc}",
-                          f"run it again: the damaged file was dropped (deleting {CACHE_DIR}/ is always safe)")
+                          f"run it again: the damaged file was dropped (deleting {CACHE_DIR}/ is always safe)"
+                          if exc.dropped else f"delete {CACHE_DIR}/ (always safe), then run it again")
     if isinstance(exc, lock.Locked):
         return UsageError("KNO-LOCKED", f"{exc}; nothing was written",
                           "let it finish (or stop it), then run this again")

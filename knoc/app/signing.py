@@ -27,7 +27,7 @@ def key_signer(config: Config, sign_keys: tuple[str, ...]) -> KeySigner | None:
     private = _private(config, sign_keys)
     if not private:
         return None
-    from knoc.a2a import signing  # the crypto stack loads only for a run that signs
+    from knoc.a2a import signing  # signing (JWS, the SDK readers) loads only for a run that signs
 
     pinned, retired = pins(config)
     if config.kid and len({signing.thumbprint(signing.public_jwk(k)) for k in private}) > 1:

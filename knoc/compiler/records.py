@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar, NamedTuple
 
 from knoc.diagnostics import Diagnostic, from_dict
-from knoc.kinds.agent import Projection
+from knoc.kinds.agent import Projection, well_packed
 from knoc.rules.records import (
     UNREADABLE,
     Encoded,
@@ -64,7 +64,7 @@ class FileResult(Record):
                 raise ValueError("not a file result")
             card = None if card is None else row(card)
             if card is not None and not (len(card) == len(Projection._fields)
-                                         and all(isinstance(b, bytes) for b in card[-2:])):
+                                         and all(isinstance(b, bytes) and well_packed(b) for b in card[-2:])):
                 raise ValueError("not a card")  # its packed bytes are handed on as they are (`compiler.results`)
             # The same few types, versions and hosts in every file: held once each.
             held = None if decl is None else _declaration(row(decl))

@@ -15,7 +15,8 @@ from knoc.io.stored import CacheDamaged
 
 class _Contexts(threading.local):
     def __init__(self) -> None:
-        self.pack = zstandard.ZstdCompressor(level=1)  # the frame says its size: unpacked in one allocation
+        # The frame says its size (unpacked in one allocation) and carries a checksum of what it holds.
+        self.pack = zstandard.ZstdCompressor(level=1, write_checksum=True)
         self.unpack = zstandard.ZstdDecompressor()
 
 
@@ -26,13 +27,22 @@ def pack(data: bytes) -> bytes:
     return _contexts.pack.compress(data)
 
 
-def unpack(packed: bytes, most: int) -> bytes:
-    """The bytes `pack` made `packed` from, if at most `most` of them:
-    else (a cache file forged to say otherwise) CacheDamaged."""
+def states(packed: bytes, least: int, most: int) -> bool:
+    """Whether `packed` is a frame that says it holds `least` to `most`
+    bytes (its header alone read: what a cache entry is checked by when it
+    is read, before anything is unpacked)."""
     try:
-        size = zstandard.frame_content_size(packed)
-        if not 0 <= size <= most:  # -1: a frame that does not say (not one `pack` made)
-            raise CacheDamaged(f"a packed card would be {size:,} bytes, past its bound of {most:,}")
+        return least <= zstandard.frame_content_size(packed) <= most  # -1: it does not say (not `pack`'s)
+    except zstandard.ZstdError:
+        return False
+
+
+def unpack(packed: bytes, least: int, most: int) -> bytes:
+    """The bytes `pack` made `packed` from, `least` to `most` of them: else
+    (a cache file forged past its checksum) CacheDamaged."""
+    if not states(packed, least, most):
+        raise CacheDamaged(f"a packed card does not say it holds {least:,} to {most:,} bytes", dropped=False)
+    try:
         return _contexts.unpack.decompress(packed)
     except zstandard.ZstdError as exc:
-        raise CacheDamaged(f"a packed card cannot be unpacked: {exc}") from None
+        raise CacheDamaged(f"a packed card cannot be unpacked: {exc}", dropped=False) from None

@@ -28,7 +28,14 @@ Parts = list[bytes | memoryview]  # a file as the pieces it joins to, in order (
 
 
 class CacheDamaged(Exception):
-    """A stored file read too late to compute it afresh is not what was stored."""
+    """A stored file read too late to compute it afresh is not what was
+    stored. `dropped`: whether it was dropped (the next run then computes
+    it afresh); a value that passed the file's checks and still does not
+    unpack is not, and the cache is the user's to delete."""
+
+    def __init__(self, message: str, dropped: bool = True) -> None:
+        super().__init__(message)
+        self.dropped = dropped
 
 
 @runtime_checkable

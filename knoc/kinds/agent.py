@@ -13,6 +13,7 @@ from typing import Any, NamedTuple, NoReturn, Protocol, overload
 from knoc.a2a.protocol import protocol_key
 from knoc.diagnostics import JsonPath
 from knoc.io import packing
+from knoc.io.stored import CacheDamaged
 from knoc.kinds.entity import AGENT_TYPES, ENTITY_KEYS, Typed, is_public
 from knoc.rules import limits
 from knoc.rules.json import JsonValue
@@ -59,14 +60,22 @@ def _pack(first: bytes, second: bytes) -> bytes:
 
 
 def _unpack(packed: bytes) -> tuple[bytes, bytes]:
-    raw = packing.unpack(packed, _PACKED_MOST)
+    raw = packing.unpack(packed, _LENGTH.size, _PACKED_MOST)
     cut = _LENGTH.size + _LENGTH.unpack_from(raw)[0]
+    if cut > len(raw):
+        raise CacheDamaged("a packed card is shorter than its own length says", dropped=False)
     return raw[_LENGTH.size:cut], raw[cut:]
 
 
+def well_packed(packed: bytes) -> bool:
+    """Whether `packed` may be a pair `_pack` made (its frame's header alone read)."""
+    return packing.states(packed, _LENGTH.size, _PACKED_MOST)
+
+
 _LENGTH = struct.Struct(">I")
-# A card and its twin, or its details and AI Catalog entry, are each at most
-# a card's bytes (limits.CARD_BYTES) and about as much: past this, forged.
+# A published card is at most limits.CARD_BYTES; its twin, its details and
+# its AI Catalog entry are made from the same fields, and are about as
+# large. A pair that says it holds more was not packed by knoc.
 _PACKED_MOST = 8 * limits.CARD_BYTES
 
 
@@ -297,9 +306,12 @@ class Projections(CardLookup):
         if len(values) == _SUMMARY:  # a summary: no written bytes
             values += _UNWRITTEN
         try:
-            return Projection._make(values)
+            made = Projection._make(values)
         except TypeError:  # not a card's fields: kept by another knoc, or damaged
             self._packed.lacks(rel)
+        if made.packed and not (well_packed(made.packed) and well_packed(made.catalog)):  # its frames' headers
+            self._packed.lacks(rel)
+        return made
 
 
 _UNWRITTEN = (b"", b"")  # a Projection's `packed` and `catalog`, its last fields, when not read
