@@ -35,3 +35,41 @@ def test_any_number_of_jobs_gives_the_same_build_and_findings(tmp_path: Path, kn
         trees[jobs] = tree(repo / "build")
     assert trees["1"] == trees["2"] == trees["4"]
     assert len(trees["1"]) > 2 * pool.MIN_ITEMS
+
+
+def _half_sent(_: object) -> None:
+    """In a worker: begin sending a result (a length, then less than it
+    says), then die, as a worker killed mid-send does."""
+    import os
+    import signal
+    import struct
+
+    frame = sys._getframe()
+    while frame is not None and frame.f_code.co_name != "_process_worker":
+        frame = frame.f_back
+    assert frame is not None
+    writer = frame.f_locals["result_queue"]._writer.fileno()
+    os.write(writer, struct.pack("!i", 1 << 20) + b"partial")
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def test_stopping_the_pool_never_waits_on_a_result_a_dead_worker_half_sent() -> None:
+    """A worker killed while it sends a result leaves the pool's reader
+    waiting for the rest: stopping the pool (a Ctrl-C, a failure) must
+    still end, not wait forever."""
+    import multiprocessing
+    import threading
+    import time
+    from concurrent.futures import ProcessPoolExecutor
+
+    executor = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork"))
+    executor.submit(_half_sent, None)
+    deadline = time.monotonic() + 30
+    while any(p.is_alive() for p in list((executor._processes or {}).values())) or not executor._processes:
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    time.sleep(0.2)  # the pool's reader is in the half-sent result
+    stopper = threading.Thread(target=pool._stop, args=(executor,), daemon=True)
+    stopper.start()
+    stopper.join(20)
+    assert not stopper.is_alive(), "stopping the pool hung on the half-sent result"

@@ -88,6 +88,13 @@ def _stop(executor: ProcessPoolExecutor) -> None:
         process.kill()
     for process in processes:
         process.join()
+    # A worker killed halfway through sending a result leaves the pool's
+    # reader waiting for the rest, which this process's own copy of the
+    # pipe's write end (only workers write to it) would keep it waiting for
+    # forever: closed, the read ends and the pool sees itself broken.
+    writer = getattr(getattr(executor, "_result_queue", None), "_writer", None)  # private, stable since 3.8
+    if writer is not None:
+        writer.close()
     executor.shutdown(wait=True)  # not cancel_futures: see `each`
 
 
