@@ -138,16 +138,17 @@ def _page(agents: CatalogEntries, domains: dict[str, list[str]], root: str, scri
     agents). Card links are relative to its tree: the page works wherever
     the tree is served, or opened from disk."""
     names: dict[str, str] = {}  # each listed agent's name, by slug, gathered as the page lists them
-    listing: list[bool] = []  # [True] once every agent is listed
+    every_agent_listed = False
 
     def listed() -> Iterator[tuple[CatalogEntry, tuple[str, ...]]]:
+        nonlocal every_agent_listed
         for entry, skills in agents.with_skills():
             names[entry["slug"]] = entry["name"]
             yield entry, skills
-        listing.append(True)
+        every_agent_listed = True
 
     def by_domain() -> Iterator[tuple[str, list[tuple[str, str]]]]:
-        if not listing:  # a template that lists the domains first would drop every agent from them
+        if not every_agent_listed:  # a template that lists the domains first would drop every agent from them
             raise RuntimeError("catalog.html.j2 must list the agents before the domains")
         for d, slugs in sorted(domains.items()):
             members = [(s, names[s]) for s in slugs if s in names]
