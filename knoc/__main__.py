@@ -1,7 +1,9 @@
 """`python -m knoc` and the `knoc` command. Ctrl-C while knoc is still
-starting up is a quiet exit 130, like a Ctrl-C later on; once the command
-has reported, Ctrl-C is ignored: it would only interrupt the interpreter's
-exit (joining the writer threads) and print a traceback."""
+starting up is a quiet exit 130, like a Ctrl-C later on. Only the first
+Ctrl-C counts: the ones after it would cut short the cleanup it started
+(removing a half-written tree beside build/), and once the command has
+reported they would only interrupt the interpreter's exit (joining the
+writer threads) and print a traceback."""
 
 import signal
 import sys
@@ -9,6 +11,7 @@ import sys
 
 def run() -> None:
     try:
+        signal.signal(signal.SIGINT, _first_ctrl_c)
         from knoc.cli import main
         from knoc.io.memory import leave, pin_mmap_threshold
 
@@ -28,6 +31,11 @@ def run() -> None:
         _interrupted()
     finally:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _first_ctrl_c(signum: int, frame: object) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    raise KeyboardInterrupt
 
 
 def _interrupted() -> None:

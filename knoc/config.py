@@ -54,6 +54,7 @@ HOST_HELP = {
     "logo_url": "the operator's logo",
 }
 # [signing]: the private key never lives in the repo; its public half does.
+SIGNING_KEY_ENV = "KNOC_SIGNING_KEY"  # the private key's path, or the PEM itself (knoc.io.keys reads it)
 SIGNING_KEYS = {
     "key": "where the private signing key is, outside the repo (`~` expanded); beside --sign-key and "
            "KNOC_SIGNING_KEY",

@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import graphlib
 import json
+import os
 import re
 import subprocess
 import sys
@@ -144,6 +145,22 @@ def test_the_command_line_starts_without_the_compiler() -> None:
              "print(sorted(m for m in ('pydantic', 'knoc.incremental.driver', 'knoc.a2a.wire') if m in sys.modules))")
     found = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert found.stdout.strip() == "[]"
+
+
+def test_a_build_without_a_key_never_loads_the_key_reader(repo: Path) -> None:
+    """An unsigned build reads no key, so it does not load knoc's key reader
+    nor `cryptography` (about 10 ms of its start-up), nor the signing code."""
+    from knoc.config import SIGNING_KEY_ENV
+    from knoc.io import keys
+
+    assert keys.ENV == SIGNING_KEY_ENV  # the variable the build looks at is the one the reader reads
+    probe = ("import sys\nfrom knoc.cli import main\nsys.argv = ['knoc', 'build', '--root', sys.argv[1]]\n"
+             "try:\n    main()\nexcept SystemExit as exc:\n    assert exc.code == 0, exc.code\n"
+             "print(sorted(m for m in ('cryptography', 'knoc.io.keys', 'knoc.a2a.signing') if m in sys.modules))")
+    env = {k: v for k, v in os.environ.items() if k != SIGNING_KEY_ENV}
+    found = subprocess.run([sys.executable, "-c", probe, str(repo)], capture_output=True, text=True, check=True,
+                           env=env)
+    assert found.stdout.strip().splitlines()[-1] == "[]"
 
 
 # The deepest stack, in package boundaries crossed (docs/contributing/architecture.md,

@@ -214,6 +214,22 @@ def test_a_damaged_cache_is_rebuilt_not_trusted(knoc: Knoc, built: Path, damage:
     assert Cache.open(built, "any").dropped == "stale (knoc version, A2A target or specs/ changed)"
 
 
+def test_a_folder_where_the_cache_keeps_a_file_is_replaced_by_the_next_save(knoc: Knoc, built: Path) -> None:
+    """Each of the cache's files turned into a folder (with a file inside):
+    the next build stores the cache again, and the run after it is warm."""
+    names = sorted(p.name for p in (built / DIR).glob("*.bin"))
+    for name in names:
+        (built / DIR / name).unlink()
+        (built / DIR / name).mkdir()
+        (built / DIR / name / "inside").write_text("x", encoding="utf-8")
+    edit(built / BLUEPRINT, "  description: Reviews", "  description: Now reviews")
+    assert knoc("build", root=built)[0] == 0
+    assert all((built / DIR / name).is_file() for name in names)
+    assert Cache.open(built, "any").dropped == "stale (knoc version, A2A target or specs/ changed)"
+    warm, cold = warm_and_cold(knoc, built)
+    assert warm == cold and warm[0] == 0
+
+
 def test_a_hand_edit_under_build_is_seen_warm(knoc: Knoc, built: Path) -> None:
     card = next((built / "build/site").rglob("agent-card.json"))
     card.write_text(card.read_text(encoding="utf-8").replace('"name"', '"nmae"', 1), encoding="utf-8")

@@ -255,6 +255,51 @@ def test_a_ctrl_c_while_the_workers_compile_is_a_quiet_interrupt(tmp_path: Path)
     assert not (root / "build").exists() and debris(root) == []
 
 
+# The half-written tree's removal, slowed and announced: the test presses
+# Ctrl-C again right then.
+SLOW_REMOVAL = """
+import sys, time
+import knoc.incremental.driver as driver
+import knoc.io.swap as swap
+real_compile, real_remove = driver._compile, swap.remove
+def slow(job, rel):
+    print("compiling", flush=True)
+    time.sleep(0.02)
+    return real_compile(job, rel)
+def announced(tree, *a, **k):
+    print("removing", flush=True)
+    time.sleep(0.5)
+    return real_remove(tree, *a, **k)
+driver._compile, swap.remove = slow, announced
+sys.argv = ["knoc", *sys.argv[1:]]
+from knoc.__main__ import run
+run()
+"""
+
+
+def test_a_second_ctrl_c_does_not_cut_the_cleanup_short(tmp_path: Path) -> None:
+    """Ctrl-C pressed twice: the second lands while the first is removing
+    the cards written early beside build/. It is ignored: the removal
+    finishes, and nothing is left for the next run to clean up."""
+    root = tmp_path / "repo"
+    generate(root, 700)  # past pool.MIN_ITEMS: the workers write cards early, into a tree beside build/
+    proc = knoc(root, "build", "--jobs", "2", "--no-cache", script=SLOW_REMOVAL)
+    assert proc.stdout is not None
+    seen = 0
+    while seen < 100:  # cards written early: a tree to remove (two workers' lines may run together)
+        line = proc.stdout.readline()
+        assert line, "the build ended before it was interrupted"
+        seen += line.count("compiling")
+    assert debris(root), "no tree was being written beside build/"
+    proc.send_signal(signal.SIGINT)
+    while not (line := proc.stdout.readline()).startswith("removing"):
+        assert line, "the half-written tree was never removed"
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and "Traceback" not in err, err
+    assert not (root / "build").exists() and debris(root) == []
+
+
 def test_workers_die_quietly_with_a_killed_build(tmp_path: Path) -> None:
     """knoc killed (kill -9) while its workers compile: none lives on, none prints."""
 

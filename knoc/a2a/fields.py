@@ -3,6 +3,7 @@ target's shape yet: what every target's `build` turns into its wire model."""
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -55,13 +56,15 @@ class CardFields:
     output_modes: list[str]
     skills: list[AgentSkill] = field(default_factory=list)
 
+    @functools.cached_property
     def legacy_view(self) -> LegacyView | None:
         """Where a client of a 0.3-shaped card (a 0.3 card, compat's 0.3
         fields, agent.json) is sent: the first interface, main url first,
         that speaks a version before 1.0; the others that speak that
         version, beside it (the card states one version for all).
         None when none does: such a card would send an old client to an
-        endpoint that cannot answer it."""
+        endpoint that cannot answer it. (Each target reads it several
+        times a card: worked out once.)"""
         speaking = [(url, transport, v, versions) for url, transport, versions in self.all_interfaces()
                     if (v := capability.legacy_version(versions)) is not None]
         if not speaking:

@@ -7,10 +7,11 @@ from disk."""
 from __future__ import annotations
 
 import json
+import os
 from typing import TYPE_CHECKING
 
 from knoc.app.outcome import UsageError
-from knoc.config import CONFIG_FILE, Config, KeyRef
+from knoc.config import CONFIG_FILE, SIGNING_KEY_ENV, Config, KeyRef
 from knoc.diagnostics import Diagnostic, diag
 from knoc.io import git, tree
 from knoc.output.signed import Adopter, KeySigner, PublicKey
@@ -68,6 +69,8 @@ def pins(config: Config) -> tuple[list[PublicKey], list[PublicKey]]:
 
 def _private(config: Config, sign_keys: tuple[str, ...],
              then: str = "nothing was written") -> list[signing_.PrivateKey]:
+    if not (sign_keys or config.key or os.environ.get(SIGNING_KEY_ENV, "").strip()):
+        return []  # no key given: the key reader (and `cryptography`) is not even loaded
     from knoc.io import keys
 
     try:

@@ -25,7 +25,7 @@ from knoc.rules.paths import ip_literal, origin, split_url
 def legacy_dropped(agent: Agent, fields: CardFields, target: Target, written: object) -> list[Diagnostic]:
     """What the 0.3-shaped part of a 1.0 or compat build (agent.json, the
     compat card's 0.3 fields) leaves out, or why agent.json is not written."""
-    if target.legacy_shaped or fields.legacy_view() is None:
+    if target.legacy_shaped or fields.legacy_view is None:
         return []  # the 0.3 target's own `dropped` says it; no 0.3 part: KNO-LEGACY-VIEW said it
     if not written:
         return [card_error(agent, path, "KNO-LEGACY-VIEW", f"agent.json is not written: in the 0.3 card it would "

@@ -76,7 +76,7 @@ def project(agent: Agent, target_name: str) -> tuple[Projection | None, list[Dia
                                 "security scheme they could authenticate with (A2A 1.0 sections 3.1.11, 13.3)",
                                 "declare the scheme under `security_schemes` (and `security`), or drop "
                                 "`extended_agent_card`"))
-    view = fields.legacy_view()
+    view = fields.legacy_view
     if view is None and capability.speaks_0_3(target.versions) and not target.legacy_shaped:
         # compat: asked for a card 0.3 clients read, it cannot make one (the 0.3 target refuses, 1.0 says so
         # in its summary: a 1.0-only agent has no agent.json)

@@ -8,6 +8,7 @@ import gc
 import marshal
 import mmap
 import os
+import shutil
 import stat
 import struct
 import zlib
@@ -142,6 +143,8 @@ def write_stored(path: Path, value: Stored) -> None:
     (the cache is as trusted as the sources beside it)."""
     if ready(path.parent):
         with contextlib.suppress(OSError):
+            if path.is_dir() and not path.is_symlink():  # a folder in a folder of knoc's own, in the file's way
+                shutil.rmtree(path)
             atomic_write(path, MAGIC, pieces=_checked(_parts(value)))
 
 

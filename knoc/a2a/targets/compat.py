@@ -37,7 +37,7 @@ def build(f: CardFields) -> AgentCard | v10.AgentCard:
     """The dual-format card; a plain 1.0 card when no interface speaks a
     version before 1.0 (its 0.3 fields would send a 0.3 client to an
     endpoint that cannot answer it; a warning says so)."""
-    view = f.legacy_view()
+    view = f.legacy_view
     if view is None:
         return v10.build(f)
     gone = v03.unflowed(f)  # their 0.3 fields hold no flow: no 0.3 requirement names them
@@ -54,7 +54,7 @@ def build(f: CardFields) -> AgentCard | v10.AgentCard:
 
 def refused(f: CardFields) -> Dropped:
     """The 0.3 fields' requirements, when they would all be gone."""
-    return v03.refused(f) if f.legacy_view() is not None else []
+    return v03.refused(f) if f.legacy_view is not None else []
 
 
 # Read as its 1.0 view (its supported interfaces), which states every version;

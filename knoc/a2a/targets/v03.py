@@ -153,7 +153,7 @@ def legacy_part(f: CardFields) -> Dropped:
     an interface speaking another version before 1.0 (the card's one
     `protocolVersion` speaks for all it lists), `tenant`, and what only 1.0
     says about security."""
-    view = f.legacy_view()
+    view = f.legacy_view
     if view is None:
         return []
     listed = {(view.url, view.transport), *view.others}
@@ -172,7 +172,7 @@ def legacy_part(f: CardFields) -> Dropped:
 
 
 def build(f: CardFields) -> AgentCard:
-    view = f.legacy_view()
+    view = f.legacy_view
     if view is None:  # the projection refuses such a card first (KNO-PROTOCOL-TARGET)
         raise ValueError("an A2A 0.3 card needs an interface that speaks a version before 1.0")
     return card(f, view)
@@ -205,7 +205,7 @@ def legacy(f: CardFields) -> AgentCard | None:
     pre-0.3 clients cannot parse: sent to an interface that speaks a
     version before 1.0, or not written at all (None) when none does, or
     when its requirements would all be gone (`refused`: it would look open)."""
-    view = f.legacy_view()
+    view = f.legacy_view
     return None if view is None or refused(f) else card(f, view)
 
 
