@@ -150,6 +150,20 @@ def test_values_knoc_refuses_say_why_and_where(text: str, code: str, line: int) 
     assert found.code == code and found.problem_mark is not None and found.problem_mark.line == line
 
 
+@pytest.mark.parametrize("char", ["\u2028", "\u2029", "\x85"])
+@pytest.mark.parametrize("where", ["a: \"été {c}\"\n", "a: été {c} x\n", "# été {c} x\na: 1\n", "a: |\n  é{c}\n"])
+def test_a_break_only_yaml_1_1_reads_as_one_is_refused_where_it_is_written(char: str, where: str) -> None:
+    """libyaml (YAML 1.1) ends a line at these; YAML 1.2 does not: refused
+    at the character itself, in a quoted value, a plain one, a comment or
+    a block, rather than read with every later line number off by one."""
+    text = "k: 1\n" + where.format(c=char)
+    found = refusal(text)
+    assert found.code == "KNO-YAML-LINE-BREAK" and found.problem_mark is not None
+    line = text.split("\n")[found.problem_mark.line]
+    assert line[found.problem_mark.column] == char and found.problem_mark.line == text.count("\n", 0, text.index(char))
+    assert yaml12.load('k: "a\\u2028b"\n') == {"k": "a\u2028b"}  # the escape says the same, unambiguously
+
+
 def test_a_key_is_its_json_text_so_1_and_quoted_1_collide() -> None:
     with pytest.raises(yaml12.DuplicateKey) as caught:
         yaml12.load("1: a\n'1': b\n")

@@ -70,6 +70,8 @@ _RAW: dict[str, tuple[Edit | tuple[Edit, ...], str, str, int | str | None]] = {
                       "KNO-YAML-DUPLICATE-KEY", SENTINEL, "service_class: utility"),
     "tab-indent": (Replace(SENTINEL, "  safety_level: standard", "\tsafety_level: standard"),
                    "KNO-YAML-TAB", SENTINEL, "\tsafety_level"),
+    "line-separator": (Replace(SENTINEL, "  name: Drift Sentinel", "  name: Drift\u2028Sentinel"),
+                       "KNO-YAML-LINE-BREAK", SENTINEL, "name: Drift"),
     "not-utf8": (Write(f"{BP}/latin1.kno", "$schema: agent-blueprint@0.2.0\nname: Caf\u00e9\n".encode("latin-1")),
                  "KNO-YAML-ENCODING", f"{BP}/latin1.kno", 2),
     "empty-file": (Write(f"{BP}/empty.kno", b"# nothing here yet\n\n"), "KNO-YAML-EMPTY", f"{BP}/empty.kno", 1),
