@@ -165,7 +165,7 @@ def _odd_break(text: str, at: int) -> Refusal:
                    "parsers (libyaml, PyYAML) read it as a line break, YAML 1.2 parsers as text, so they disagree "
                    "on the value and on every line number after it", "remove it (it is invisible in most editors), "
                    "or write it as an escape inside a double-quoted string: "
-                   f"\"\\u{ord(text[at]):04x}\"", Mark("<text>", at, line, column, None, None))
+                   f"\"\\u{ord(text[at]):04x}\"", Mark("<text>", at, line, column, None, 0))
 
 
 def load(text: str) -> Any:
