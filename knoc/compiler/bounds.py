@@ -11,14 +11,24 @@ from knoc.yaml.yaml12 import TOO_DEEP
 
 
 class OutOfBounds(Exception):
-    def __init__(self, code: str, message: str, hint: str, line: int = 1) -> None:
+    def __init__(self, code: str, message: str, hint: str, line: int = 1, column: int = 1) -> None:
         super().__init__(message)
-        self.code, self.hint, self.line = code, hint, line
+        self.code, self.hint, self.line, self.column = code, hint, line, column
+
+
+# Line breaks under YAML 1.1, which libyaml follows, but not under 1.2: the
+# parsers disagree on where lines (and plain values) end.
+_ODD_BREAKS = re.compile("[\x85\u2028\u2029]")
+_ODD_NAMES = {"\x85": "U+0085 (next line)", "\u2028": "U+2028 (line separator)",
+              "\u2029": "U+2029 (paragraph separator)"}
 
 
 def check_text(text: str) -> None:
-    """Before parsing: flow collections nested past the limit (`[[[[...`)
-    would exhaust the C parser's stack, so they are refused unparsed."""
+    """Before parsing: a line break only YAML 1.1 knows (`_ODD_BREAKS`);
+    flow collections nested past the limit (`[[[[...`), which would exhaust
+    the C parser's stack. Both are refused unparsed."""
+    if not text.isascii() and (odd := _ODD_BREAKS.search(text)) is not None:
+        raise _odd_break(text, odd.start())
     if text.count("[") + text.count("{") < limits.NESTING_DEPTH:
         return  # too few brackets to nest that deep
     depth, line, quote = 0, 1, ""
@@ -107,6 +117,14 @@ def check_value(data: object) -> None:
                               f"{limits.EXPANDED_BYTES:,} characters of text",
                               "write the values out, or use fewer aliases of long text")
         sizes[key] = (nodes, text, depth)
+
+
+def _odd_break(text: str, at: int) -> OutOfBounds:
+    return OutOfBounds("KNO-YAML-LINE-BREAK", f"{_ODD_NAMES[text[at]]} is written here as a raw character: YAML "
+                       "1.1 parsers (libyaml, PyYAML) read it as a line break, YAML 1.2 parsers as text, so they "
+                       "disagree on the value and on every line number after it", "remove it (it is invisible in "
+                       "most editors), or write it as an escape inside a double-quoted string: "
+                       f"\"\\u{ord(text[at]):04x}\"", text.count("\n", 0, at) + 1, at - text.rfind("\n", 0, at))
 
 
 def _too_deep(line: int = 1) -> OutOfBounds:

@@ -42,7 +42,7 @@ def parse_source(source: SourceFile, layout: Layout = DEFAULT_LAYOUT) -> Entity 
     except yaml12.YAMLError as exc:
         return yaml_diagnostic(exc, source)
     except OutOfBounds as exc:
-        return diag(exc.code, str(exc), file=relpath, span=Span(exc.line, 1), hint=exc.hint)
+        return diag(exc.code, str(exc), file=relpath, span=Span(exc.line, exc.column), hint=exc.hint)
     if data is None:
         return diag(
             "KNO-YAML-EMPTY",

@@ -135,17 +135,8 @@ class DuplicateKey(ConstructorError):
         self.key, self.first, self.second = key, first, second
 
 
-# Line breaks under YAML 1.1, which libyaml follows, but not under 1.2: the
-# parsers disagree on where lines (and plain values) end.
-_ODD_BREAKS = re.compile("[\x85\u2028\u2029]")
-_ODD_NAMES = {"\x85": "U+0085 (next line)", "\u2028": "U+2028 (line separator)",
-              "\u2029": "U+2029 (paragraph separator)"}
-
-
 def compose(text: str) -> Node | None:
     """The node tree of a one-document text (None: no document)."""
-    if not text.isascii() and (odd := _ODD_BREAKS.search(text)) is not None:
-        raise _odd_break(text, odd.start())
     composer = _Composer(text)
     try:
         return composer.get_single_node()
@@ -156,16 +147,6 @@ def compose(text: str) -> Node | None:
         raise
     finally:
         composer.dispose()
-
-
-def _odd_break(text: str, at: int) -> Refusal:
-    line = text.count("\n", 0, at)
-    column = at - (text.rfind("\n", 0, at) + 1)
-    return Refusal("KNO-YAML-LINE-BREAK", f"{_ODD_NAMES[text[at]]} is written here as a raw character: YAML 1.1 "
-                   "parsers (libyaml, PyYAML) read it as a line break, YAML 1.2 parsers as text, so they disagree "
-                   "on the value and on every line number after it", "remove it (it is invisible in most editors), "
-                   "or write it as an escape inside a double-quoted string: "
-                   f"\"\\u{ord(text[at]):04x}\"", Mark("<text>", at, line, column, None, 0))
 
 
 def load(text: str) -> Any:
