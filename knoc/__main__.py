@@ -11,7 +11,8 @@ import sys
 
 def run() -> None:
     try:
-        signal.signal(signal.SIGINT, _first_ctrl_c)
+        if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # not where it was left ignored
+            signal.signal(signal.SIGINT, _first_ctrl_c)
         from knoc.cli import main
         from knoc.io.memory import leave, pin_mmap_threshold
 

@@ -300,6 +300,21 @@ def test_a_second_ctrl_c_does_not_cut_the_cleanup_short(tmp_path: Path) -> None:
     assert not (root / "build").exists() and debris(root) == []
 
 
+def test_a_build_started_with_ctrl_c_ignored_keeps_ignoring_it(tmp_path: Path) -> None:
+    """A script's background job (`knoc build &`) starts with Ctrl-C
+    ignored, so that a Ctrl-C at the terminal leaves it running: knoc
+    keeps it so, as Python does."""
+    root = tmp_path / "repo"
+    generate(root, 400)  # past pool.MIN_ITEMS
+    proc = knoc(root, "build", "--jobs", "2", "--no-cache", script=SLOW_REMOVAL,
+                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    assert proc.stdout is not None and "compiling" in proc.stdout.readline()
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0 and "interrupted" not in err, err
+    assert (root / "build").is_dir() and debris(root) == []
+
+
 def test_workers_die_quietly_with_a_killed_build(tmp_path: Path) -> None:
     """knoc killed (kill -9) while its workers compile: none lives on, none prints."""
 

@@ -240,6 +240,48 @@ async def test_a_spec_counts_once_saved_and_the_open_buffers_stay_over_it(client
 
 
 @pytest.mark.asyncio
+async def test_knoc_toml_counts_once_saved(client: LanguageClient, repo: Path) -> None:
+    """knoc.toml saved with another primary agent: its finding appears on
+    it; saved unreadable: that is a finding on it, and the repo keeps the
+    settings before; saved as it was: both go. An open buffer stays over
+    its file throughout."""
+    uri, text = await opened(client, repo / BLUEPRINT)
+    replace_line(client, uri, line_of(text, DOMAINS_LINE), DOMAINS_LINE, "    domains: [schemas, entity-healht]")
+    await findings(client, uri, "KNO-RESOLVE-DOMAIN")
+    config = repo / "knoc.toml"
+    good = config.read_text(encoding="utf-8")
+    config_uri, _ = await opened(client, config)
+
+    def saved(body: str) -> None:
+        config.write_text(body, encoding="utf-8")
+        client.text_document_did_save(lsp.DidSaveTextDocumentParams(lsp.TextDocumentIdentifier(config_uri)))
+
+    saved(good.replace('= "catalog-search"', '= "no-such-agent"'))
+    [primary] = await findings(client, config_uri, "KNO-CONFIG-PRIMARY")
+    assert "no-such-agent" in primary.message
+    saved(good.replace('a2a = "1.0"', 'a2a = "9.9"'))
+    [unread] = await findings(client, config_uri, "KNO-CONFIG")
+    assert "9.9" in unread.message
+    assert await findings(client, config_uri, "KNO-CONFIG-PRIMARY")  # the settings before still apply
+    saved(good)
+    await findings(client, config_uri, "KNO-CONFIG", present=False)
+    await findings(client, config_uri, "KNO-CONFIG-PRIMARY", present=False)
+    assert await findings(client, uri, "KNO-RESOLVE-DOMAIN")  # the buffer, not the file on disk
+
+
+@pytest.mark.asyncio
+async def test_knoc_toml_changed_on_disk_counts_too(client: LanguageClient, repo: Path) -> None:
+    """knoc.toml not open, changed on disk (a `git pull`): the client's
+    file watcher says so, and the repo is compiled again under it."""
+    config = repo / "knoc.toml"
+    config.write_text(config.read_text(encoding="utf-8").replace('= "catalog-search"', '= "no-such-agent"'),
+                      encoding="utf-8")
+    client.workspace_did_change_watched_files(lsp.DidChangeWatchedFilesParams(
+        [lsp.FileEvent(config.as_uri(), lsp.FileChangeType.Changed)]))
+    await findings(client, config.as_uri(), "KNO-CONFIG-PRIMARY")
+
+
+@pytest.mark.asyncio
 async def test_a_file_a_build_does_not_read_is_not_compiled(client: LanguageClient, repo: Path) -> None:
     """A backup copy outside content/ opened in the editor adds no
     duplicate to the real file, open or closed."""

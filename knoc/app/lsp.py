@@ -24,7 +24,8 @@ from pygls.workspace import PositionCodec
 
 from knoc.app.common import at_new_files, open_repo
 from knoc.app.outcome import UsageError, as_usage
-from knoc.diagnostics import Diagnostic, Severity
+from knoc.config import CONFIG_FILE
+from knoc.diagnostics import Diagnostic, Severity, diag
 from knoc.features.editor.assist import Assistant, Symbol
 from knoc.incremental.live import LiveRepo
 from knoc.io import pool
@@ -51,6 +52,8 @@ class KnocServer(LanguageServer):
         self.worker: asyncio.Future[None] | None = None
         self.published: dict[str, list[Diagnostic]] = {}
         self.timer: asyncio.TimerHandle | None = None
+        self.folder: Path | None = None  # the workspace the client opened
+        self.unread_config: list[Diagnostic] = []  # why knoc.toml, as last saved, does not read
 
     def rel(self, uri: str) -> str | None:
         """The repo-relative path of a document, if it may be a source of
@@ -88,7 +91,15 @@ class KnocServer(LanguageServer):
             return None
         return self.assistant, here[1], *here[2].inward(params.position)
 
+    def is_config(self, uri: str) -> bool:
+        """Whether a document is the repo's knoc.toml (or, when none read
+        at the start, the workspace's)."""
+        path = to_fs_path(uri)
+        roots = self.roots or ((self.folder,) if self.folder is not None else ())
+        return path is not None and any(Path(os.path.normpath(path)) == root / CONFIG_FILE for root in roots)
+
     def start(self, folder: Path) -> None:
+        self.folder = folder
         try:
             config = open_repo(None, None, folder)
         except UsageError as exc:  # not in a content repo: nothing to check
@@ -104,6 +115,26 @@ class KnocServer(LanguageServer):
         self.assistant = Assistant(self.repo)
         self.publish(self.repo.report())
         pool.settled()
+
+    async def reconfigure(self) -> None:
+        """knoc.toml saved: read again, and the whole repo compiled again
+        under it, on the compile thread after the work before it (the open
+        buffers stay over their files). A knoc.toml that does not read is a
+        finding on it, and the settings read before stay in force."""
+        if self.repo is None:  # it did not read when the server started
+            if self.folder is not None:
+                self.start(self.folder)
+            return
+        try:
+            config = open_repo(self.repo.config.root, None, self.repo.config.root)
+        except UsageError as exc:
+            self.unread_config = [diag(exc.code, str(exc), file=CONFIG_FILE,
+                                       hint=exc.hint or "fix knoc.toml; until then, the settings read before apply")]
+            self.publish(self.repo.report())
+            return
+        self.unread_config = []
+        self.publish(await self.compiler.run(self.repo.reconfigure, config))
+        await self.compiler.run(pool.settled)
 
     def changed(self, rel: str, text: str | None) -> None:
         """Compile `rel` as `text` once the typing pauses."""
@@ -148,7 +179,7 @@ class KnocServer(LanguageServer):
         """Each file's findings, where they differ from those last published."""
         assert self.repo is not None
         by_file: dict[str, list[Diagnostic]] = defaultdict(list)
-        for d in at_new_files(self.repo.config, report):
+        for d in at_new_files(self.repo.config, [*report, *self.unread_config]):
             if d.file and not d.file.startswith(BUILTIN):  # not a file of the repo's
                 by_file[d.file].append(d)
         for rel in sorted(set(by_file) | set(self.published)):
@@ -209,7 +240,8 @@ async def initialized(ls: KnocServer, params: lsp.InitializedParams) -> None:
     if ls.repo is not None and watched and watched.dynamic_registration:  # files made, changed or deleted on disk
         await ls.client_register_capability_async(lsp.RegistrationParams([lsp.Registration(
             "knoc-sources", lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES,
-            lsp.DidChangeWatchedFilesRegistrationOptions([lsp.FileSystemWatcher(f"**/*{SOURCE_SUFFIX}")]))]))
+            lsp.DidChangeWatchedFilesRegistrationOptions([lsp.FileSystemWatcher(f"**/*{SOURCE_SUFFIX}"),
+                                                          lsp.FileSystemWatcher(f"**/{CONFIG_FILE}")]))]))
 
 
 @server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
@@ -228,6 +260,9 @@ async def did_change(ls: KnocServer, params: lsp.DidChangeTextDocumentParams) ->
 
 @server.feature(lsp.TEXT_DOCUMENT_DID_SAVE)
 async def did_save(ls: KnocServer, params: lsp.DidSaveTextDocumentParams) -> None:
+    if ls.is_config(params.text_document.uri):
+        await ls.reconfigure()
+        return
     rel = ls.rel(params.text_document.uri)
     if rel is not None:  # a spec counts once saved, a new file is a source once on disk: read from there
         ls.changed(rel, None)
@@ -242,6 +277,8 @@ async def did_close(ls: KnocServer, params: lsp.DidCloseTextDocumentParams) -> N
 
 @server.feature(lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES)
 async def did_change_files(ls: KnocServer, params: lsp.DidChangeWatchedFilesParams) -> None:
+    if any(ls.is_config(change.uri) for change in params.changes):
+        await ls.reconfigure()
     for change in params.changes:
         rel = ls.rel(change.uri)
         if rel is not None and unquote(change.uri) not in ls.workspace.text_documents:  # an open buffer wins

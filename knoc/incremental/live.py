@@ -57,6 +57,13 @@ class LiveRepo:
             self._compile(rel, text)
         self.relinked()
 
+    def reconfigure(self, config: Config) -> list[Diagnostic]:
+        """knoc.toml changed: everything compiled again under `config`, the
+        texts edited in kept over it; every finding (`report`)."""
+        self.config = config
+        self._load()
+        return self.report()
+
     @property
     def specs(self) -> SpecSet:
         return self._files.specs
