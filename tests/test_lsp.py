@@ -53,6 +53,21 @@ async def findings(client: LanguageClient, uri: str, code: str, present: bool = 
     raise AssertionError(f"{code} {'never came' if present else 'never went'}: {client.diagnostics.get(uri)}")
 
 
+async def unsaved_typo(client: LanguageClient, repo: Path) -> str:
+    """The blueprint open with an unknown domain typed in, not saved, and
+    its finding shown; its uri."""
+    uri, text = await opened(client, repo / BLUEPRINT)
+    replace_line(client, uri, line_of(text, DOMAINS_LINE), DOMAINS_LINE, "    domains: [schemas, entity-healht]")
+    await findings(client, uri, "KNO-RESOLVE-DOMAIN")
+    return uri
+
+
+def saved(client: LanguageClient, path: Path, uri: str, body: str) -> None:
+    """`body` saved from the editor into the open document at `path`."""
+    path.write_text(body, encoding="utf-8")
+    client.text_document_did_save(lsp.DidSaveTextDocumentParams(lsp.TextDocumentIdentifier(uri)))
+
+
 def line_of(text: str, line: str) -> int:
     return text.splitlines().index(line)
 
@@ -225,16 +240,13 @@ async def test_outside_a_content_repo_the_server_answers_without_findings(tmp_pa
 async def test_a_spec_counts_once_saved_and_the_open_buffers_stay_over_it(client: LanguageClient, repo: Path) -> None:
     """A spec that makes `title` a number marks every agent's title once
     the spec is saved; a blueprint's unsaved text stays what is compiled."""
-    uri, text = await opened(client, repo / BLUEPRINT)
-    replace_line(client, uri, line_of(text, DOMAINS_LINE), DOMAINS_LINE, "    domains: [schemas, entity-healht]")
-    await findings(client, uri, "KNO-RESOLVE-DOMAIN")
+    uri = await unsaved_typo(client, repo)
     spec = repo / "specs/document-schema.kno"
     body = spec.read_text(encoding="utf-8")
     spec_uri, _ = await opened(client, spec)
     changed = body.replace("title: {type: string", "title: {type: integer", 1)
     assert changed != body
-    spec.write_text(changed, encoding="utf-8")
-    client.text_document_did_save(lsp.DidSaveTextDocumentParams(lsp.TextDocumentIdentifier(spec_uri)))
+    saved(client, spec, spec_uri, changed)
     await findings(client, uri, "KNO-SCHEMA-TYPE")
     assert await findings(client, uri, "KNO-RESOLVE-DOMAIN")  # the buffer, not the file on disk
 
@@ -245,25 +257,18 @@ async def test_knoc_toml_counts_once_saved(client: LanguageClient, repo: Path) -
     it; saved unreadable: that is a finding on it, and the repo keeps the
     settings before; saved as it was: both go. An open buffer stays over
     its file throughout."""
-    uri, text = await opened(client, repo / BLUEPRINT)
-    replace_line(client, uri, line_of(text, DOMAINS_LINE), DOMAINS_LINE, "    domains: [schemas, entity-healht]")
-    await findings(client, uri, "KNO-RESOLVE-DOMAIN")
+    uri = await unsaved_typo(client, repo)
     config = repo / "knoc.toml"
     good = config.read_text(encoding="utf-8")
     config_uri, _ = await opened(client, config)
-
-    def saved(body: str) -> None:
-        config.write_text(body, encoding="utf-8")
-        client.text_document_did_save(lsp.DidSaveTextDocumentParams(lsp.TextDocumentIdentifier(config_uri)))
-
-    saved(good.replace('= "catalog-search"', '= "no-such-agent"'))
+    saved(client, config, config_uri, good.replace('= "catalog-search"', '= "no-such-agent"'))
     [primary] = await findings(client, config_uri, "KNO-CONFIG-PRIMARY")
     assert "no-such-agent" in primary.message
-    saved(good.replace('a2a = "1.0"', 'a2a = "9.9"'))
+    saved(client, config, config_uri, good.replace('a2a = "1.0"', 'a2a = "9.9"'))
     [unread] = await findings(client, config_uri, "KNO-CONFIG")
     assert "9.9" in unread.message
     assert await findings(client, config_uri, "KNO-CONFIG-PRIMARY")  # the settings before still apply
-    saved(good)
+    saved(client, config, config_uri, good)
     await findings(client, config_uri, "KNO-CONFIG", present=False)
     await findings(client, config_uri, "KNO-CONFIG-PRIMARY", present=False)
     assert await findings(client, uri, "KNO-RESOLVE-DOMAIN")  # the buffer, not the file on disk
