@@ -147,15 +147,17 @@ def test_the_command_line_starts_without_the_compiler() -> None:
     assert found.stdout.strip() == "[]"
 
 
-def test_a_build_without_a_key_never_loads_the_key_reader(repo: Path) -> None:
-    """An unsigned build reads no key, so it does not load knoc's key reader
-    nor `cryptography` (about 10 ms of its start-up), nor the signing code."""
+@pytest.mark.parametrize("command", ["build", "check"])
+def test_a_repo_that_does_not_sign_never_loads_the_key_reader(repo: Path, command: str) -> None:
+    """A build or check with no key given, nothing pinned and nothing signed
+    reads no key, so it loads neither knoc's key reader nor `cryptography`
+    (about 10 ms of its start-up), nor the signing code."""
     from knoc.config import SIGNING_KEY_ENV
     from knoc.io import keys
 
-    assert keys.ENV == SIGNING_KEY_ENV  # the variable the build looks at is the one the reader reads
-    probe = ("import sys\nfrom knoc.cli import main\nsys.argv = ['knoc', 'build', '--root', sys.argv[1]]\n"
-             "try:\n    main()\nexcept SystemExit as exc:\n    assert exc.code == 0, exc.code\n"
+    assert keys.ENV == SIGNING_KEY_ENV  # the variable knoc looks at is the one the reader reads
+    probe = (f"import sys\nfrom knoc.cli import main\nsys.argv = ['knoc', '{command}', '--root', sys.argv[1]]\n"
+             "try:\n    main()\nexcept SystemExit as exc:\n    assert exc.code in (0, 1), exc.code\n"
              "print(sorted(m for m in ('cryptography', 'knoc.io.keys', 'knoc.a2a.signing') if m in sys.modules))")
     env = {k: v for k, v in os.environ.items() if k != SIGNING_KEY_ENV}
     found = subprocess.run([sys.executable, "-c", probe, str(repo)], capture_output=True, text=True, check=True,

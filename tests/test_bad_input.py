@@ -118,3 +118,12 @@ def test_text_diagnostic_shows_the_source_line_and_a_caret(repo: Path, knoc) -> 
     assert "^" * len("no-such-domain") in err
     assert "= help: did you mean" in err or "= help: add content/perception-domains/no-such-domain.kno" in err
     assert err.rstrip().endswith("(nothing written)")
+
+
+def test_the_source_line_shown_is_the_whole_line_as_yaml_counts_lines(repo: Path, knoc) -> None:  # type: ignore[no-untyped-def]
+    """A U+2028 ends no line in YAML 1.2, nor in what knoc shows of the
+    line it is refused on (str.splitlines would cut the line there)."""
+    apply(repo, CASES["line-separator"].edits)
+    code, _, err = knoc("validate", root=repo)
+    assert code == 1 and "error[KNO-YAML-LINE-BREAK]" in err
+    assert "  name: Drift\u2028Sentinel\n" in err

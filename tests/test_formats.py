@@ -59,6 +59,7 @@ def test_sarif_is_valid_and_points_at_file_line_and_column(knoc: Knoc, broken: P
     assert where["artifactLocation"]["uri"] == BLUEPRINT
     line = (broken / BLUEPRINT).read_text(encoding="utf-8").splitlines()[where["region"]["startLine"] - 1]
     assert "utilty" in line[where["region"]["startColumn"] - 1:]
+    assert log["runs"][0]["columnKind"] == "unicodeCodePoints"  # as knoc counts them (SARIF's default is UTF-16)
     assert rules[error["ruleIndex"]]["id"] == "KNO-SERVICE-CLASS"
     assert rules[error["ruleIndex"]]["shortDescription"]["text"].startswith("`service_class`")
 

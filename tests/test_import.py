@@ -277,6 +277,23 @@ def test_a_10_card_round_trips_every_security_field(repo: Path, knoc: Knoc, tmp_
         s.get("securityRequirements") for s in original["skills"]]
 
 
+def test_text_with_line_breaks_yaml_parsers_disagree_on_round_trips(repo: Path, knoc: Knoc, tmp_path: Path) -> None:
+    """A description holding U+2028, U+2029 and U+0085 (pasted text) is
+    written escaped, so the blueprint builds and the card says the same."""
+    card = json.loads((WILD[0]).read_text(encoding="utf-8"))
+    card["description"] = "Reads the feed.\u2028Then summarizes it.\u2029Next\x85line."
+    card["url"] = "https://imported.example/odd-breaks"
+    source = tmp_path / "odd-breaks.json"
+    source.write_text(json.dumps(card), encoding="utf-8")
+    code, out, err = knoc("import", str(source), "--format", "json", root=repo)
+    assert code == 0 and "KNO-YAML-LINE-BREAK" not in out, (out, err)
+    result = compile_repo(load_config(repo, "1.0"))
+    assert result.ok, result.report.sorted()
+    rebuilt = [json.loads(body) for path, body in result.files.items() if "imported.example" in path
+               and path.endswith("agent-card.json")]  # its own card, and its host's root copy
+    assert rebuilt and all(c["description"] == card["description"] for c in rebuilt)
+
+
 def test_a_card_without_url_or_skills_asks_for_the_url_then_imports(repo: Path, knoc: Knoc, tmp_path: Path) -> None:
     source = tmp_path / "bare.json"
     source.write_text(json.dumps({"name": "Bare", "description": "Does one thing.", "capabilities": {}}),

@@ -6,8 +6,10 @@ from __future__ import annotations
 import asyncio
 import json
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -255,8 +257,9 @@ async def test_a_spec_counts_once_saved_and_the_open_buffers_stay_over_it(client
 async def test_knoc_toml_counts_once_saved(client: LanguageClient, repo: Path) -> None:
     """knoc.toml saved with another primary agent: its finding appears on
     it; saved unreadable: that is a finding on it, and the repo keeps the
-    settings before; saved as it was: both go. An open buffer stays over
-    its file throughout."""
+    settings before; with another content folder, the open blueprint is no
+    source; saved as it was: the findings on it go. An open buffer stays
+    over its file throughout."""
     uri = await unsaved_typo(client, repo)
     config = repo / "knoc.toml"
     good = config.read_text(encoding="utf-8")
@@ -268,6 +271,8 @@ async def test_knoc_toml_counts_once_saved(client: LanguageClient, repo: Path) -
     [unread] = await findings(client, config_uri, "KNO-CONFIG")
     assert "9.9" in unread.message
     assert await findings(client, config_uri, "KNO-CONFIG-PRIMARY")  # the settings before still apply
+    saved(client, config, config_uri, good.replace('content = "content"', 'content = "content/perception-domains"'))
+    await findings(client, uri, "KNO-RESOLVE-DOMAIN", present=False)  # no longer a source, as a build lists them
     saved(client, config, config_uri, good)
     await findings(client, config_uri, "KNO-CONFIG", present=False)
     await findings(client, config_uri, "KNO-CONFIG-PRIMARY", present=False)
@@ -284,6 +289,29 @@ async def test_knoc_toml_changed_on_disk_counts_too(client: LanguageClient, repo
     client.workspace_did_change_watched_files(lsp.DidChangeWatchedFilesParams(
         [lsp.FileEvent(config.as_uri(), lsp.FileChangeType.Changed)]))
     await findings(client, config.as_uri(), "KNO-CONFIG-PRIMARY")
+
+
+@pytest.mark.asyncio
+async def test_a_knoc_toml_unread_at_the_start_is_a_finding_until_it_reads(repo: Path) -> None:
+    """The server starts on a repo whose knoc.toml does not read: a finding
+    on it; fixed on disk, the repo is compiled and the finding goes."""
+    config = repo / "knoc.toml"
+    good = config.read_text(encoding="utf-8")
+    config.write_text(good.replace('a2a = "1.0"', 'a2a = "9.9"'), encoding="utf-8")
+    client = await ClientServerConfig(server_command=[sys.executable, "-m", "knoc", "lsp"]).start()
+    try:
+        await client.initialize_session(lsp.InitializeParams(capabilities=lsp.ClientCapabilities(),
+                                                             root_uri=repo.as_uri()))
+        [unread] = await findings(client, config.as_uri(), "KNO-CONFIG")
+        assert "9.9" in unread.message and "nothing is checked" in unread.message
+        config.write_text(good.replace('= "catalog-search"', '= "no-such-agent"'), encoding="utf-8")
+        client.workspace_did_change_watched_files(lsp.DidChangeWatchedFilesParams(
+            [lsp.FileEvent(config.as_uri(), lsp.FileChangeType.Changed)]))
+        await findings(client, config.as_uri(), "KNO-CONFIG-PRIMARY")  # compiled under it now
+        await findings(client, config.as_uri(), "KNO-CONFIG", present=False)
+        await client.shutdown_session()
+    finally:
+        await client.stop()
 
 
 @pytest.mark.asyncio
@@ -345,3 +373,17 @@ async def test_a_workspace_opened_through_a_link_gets_its_findings(tmp_path: Pat
         await client.shutdown_session()
     finally:
         await client.stop()
+
+
+def test_ctrl_c_ends_the_server_at_once(repo: Path) -> None:
+    """The server writes nothing, so Ctrl-C ends it at once, with exit 130,
+    even with its input still open (pygls alone would wait on that input)."""
+    proc = subprocess.Popen([sys.executable, "-m", "knoc", "lsp"], cwd=repo, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        time.sleep(1.5)  # past its start
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=20)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130 and b"Traceback" not in err, err

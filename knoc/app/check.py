@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from knoc.app.common import compile_cached
 from knoc.app.outcome import Outcome
 from knoc.app.scan import Scan
-from knoc.config import SIGNING_KEY_ENV, Config
+from knoc.config import Config
 from knoc.diagnostics import Diagnostic, diag
 from knoc.io import background, journal, lock, tree
 
@@ -72,7 +72,9 @@ def _compared(config: Config, use_cache: bool, progress: Progress | None, scan: 
 def _rebuild(config: Config, signs: bool) -> str:
     """The command that rebuilds this repo as it is built: a repo that signs
     needs its key, unless knoc.toml or the environment already gives it."""
-    if not signs or config.key or os.environ.get(SIGNING_KEY_ENV):
+    from knoc.app.signing import key_given
+
+    if not signs or key_given(config):
         return "knoc build"
     return "knoc build --sign-key KEY"
 

@@ -28,7 +28,7 @@ from knoc.config import CONFIG_FILE
 from knoc.diagnostics import Diagnostic, Severity, diag
 from knoc.features.editor.assist import Assistant, Symbol
 from knoc.incremental.live import LiveRepo
-from knoc.io import pool
+from knoc.io import interrupts, pool
 from knoc.io.files import SOURCE_SUFFIX
 from knoc.kinds.entity import BUILTIN
 from knoc.version import __version__
@@ -102,8 +102,11 @@ class KnocServer(LanguageServer):
         self.folder = folder
         try:
             config = open_repo(None, None, folder)
-        except UsageError as exc:  # not in a content repo: nothing to check
+        except UsageError as exc:  # not in a content repo, or its knoc.toml does not read: nothing to check
             self.window_log_message(lsp.LogMessageParams(lsp.MessageType.Warning, f"knoc: {exc}"))
+            if (folder / CONFIG_FILE).is_file():  # said on it, until it reads (`reconfigure`)
+                self.roots = (folder,)
+                self._unread(exc)
             return
         self.roots = tuple(dict.fromkeys((_as_named(config.root, folder), config.root)))
         try:
@@ -113,6 +116,7 @@ class KnocServer(LanguageServer):
             self.window_log_message(lsp.LogMessageParams(lsp.MessageType.Error, f"knoc: {usage or repr(exc)}"))
             return
         self.assistant = Assistant(self.repo)
+        self.unread_config = []
         self.publish(self.repo.report())
         pool.settled()
 
@@ -128,13 +132,28 @@ class KnocServer(LanguageServer):
         try:
             config = open_repo(self.repo.config.root, None, self.repo.config.root)
         except UsageError as exc:
-            self.unread_config = [diag(exc.code, str(exc), file=CONFIG_FILE,
-                                       hint=exc.hint or "fix knoc.toml; until then, the settings read before apply")]
-            self.publish(self.repo.report())
+            self._unread(exc)
+            self.publish(await self.compiler.run(self.repo.report))
             return
-        self.unread_config = []
+        was_unread, self.unread_config = self.unread_config, []
+        if config == self.repo.config:  # saved as it was, or said twice (a save, then the file watcher)
+            if was_unread:
+                self.publish(await self.compiler.run(self.repo.report))
+            return
         self.publish(await self.compiler.run(self.repo.reconfigure, config))
         await self.compiler.run(pool.settled)
+
+    def _unread(self, exc: UsageError) -> None:
+        """knoc.toml does not read: a finding on it, published with the
+        others (by the caller), or alone while no repo is compiled."""
+        until = "nothing is checked" if self.repo is None else "the settings read before apply"
+        found = diag(exc.code, str(exc), file=CONFIG_FILE, hint=exc.hint or f"fix it; until then, {until}")
+        self.unread_config = [found]
+        if self.repo is None:
+            self.published[CONFIG_FILE] = self.unread_config
+            at = Positions("", self.workspace.position_codec)
+            self.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(self.uri(CONFIG_FILE),
+                                                                                 [at.diagnostic(found)]))
 
     def changed(self, rel: str, text: str | None) -> None:
         """Compile `rel` as `text` once the typing pauses."""
@@ -237,7 +256,7 @@ async def initialized(ls: KnocServer, params: lsp.InitializedParams) -> None:
     if folder:
         ls.start(Path(folder))
     watched = ls.client_capabilities.workspace and ls.client_capabilities.workspace.did_change_watched_files
-    if ls.repo is not None and watched and watched.dynamic_registration:  # files made, changed or deleted on disk
+    if ls.folder is not None and watched and watched.dynamic_registration:  # files made, changed or deleted on disk
         await ls.client_register_capability_async(lsp.RegistrationParams([lsp.Registration(
             "knoc-sources", lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES,
             lsp.DidChangeWatchedFilesRegistrationOptions([lsp.FileSystemWatcher(f"**/*{SOURCE_SUFFIX}"),
@@ -356,6 +375,8 @@ def _as_named(root: Path, folder: Path) -> Path:
 
 
 def serve() -> None:
-    """Speak the protocol on stdin and stdout until the client leaves."""
+    """Speak the protocol on stdin and stdout until the client leaves (or
+    Ctrl-C: the server writes nothing, so it ends at once)."""
     logging.getLogger("pygls").setLevel(logging.WARNING)
+    interrupts.exit_at_ctrl_c(130, "interrupted")
     server.start_io()

@@ -67,10 +67,15 @@ def pins(config: Config) -> tuple[list[PublicKey], list[PublicKey]]:
     return pinned, retired
 
 
+def key_given(config: Config, sign_keys: tuple[str, ...] = ()) -> bool:
+    """Whether a signing key is given: `--sign-key`, KNOC_SIGNING_KEY or knoc.toml's `[signing] key`."""
+    return bool(sign_keys or config.key or os.environ.get(SIGNING_KEY_ENV, "").strip())
+
+
 def _private(config: Config, sign_keys: tuple[str, ...],
              then: str = "nothing was written") -> list[signing_.PrivateKey]:
-    if not (sign_keys or config.key or os.environ.get(SIGNING_KEY_ENV, "").strip()):
-        return []  # no key given: the key reader (and `cryptography`) is not even loaded
+    if not key_given(config, sign_keys):
+        return []  # the key reader (and `cryptography`) is not even loaded
     from knoc.io import keys
 
     try:
@@ -152,9 +157,11 @@ def adopter(config: Config) -> Adopter | None:
     """For `knoc check`: an adopter when the repo pins signing keys or the
     build on disk says it is signed (None: neither). Without a pin or a key
     at hand, a signed build cannot be told from a forged one: a usage error."""
+    kids = signed_by(config)
+    if kids is None and not (config.public or config.retired or key_given(config)):
+        return None  # nothing signed, pinned or given: the signing code is not even loaded
     from knoc.a2a import signing
 
-    kids = signed_by(config)
     pinned, retired = pins(config)
     keys_from = f"the keys {CONFIG_FILE} pins"
     if not pinned:  # the key at hand (KNOC_SIGNING_KEY, [signing] key) stands in for a pin

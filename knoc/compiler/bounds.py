@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from knoc.rules import limits
-from knoc.yaml.yaml12 import TOO_DEEP
+from knoc.yaml.yaml12 import LINE_BREAK, ODD_BREAKS, TOO_DEEP
 
 
 class OutOfBounds(Exception):
@@ -16,15 +16,11 @@ class OutOfBounds(Exception):
         self.code, self.hint, self.line, self.column = code, hint, line, column
 
 
-# Line breaks under YAML 1.1, which libyaml follows, but not under 1.2: the
-# parsers disagree on where lines (and plain values) end.
-_ODD_BREAKS = re.compile("[\x85\u2028\u2029]")
-_ODD_NAMES = {"\x85": "U+0085 (next line)", "\u2028": "U+2028 (line separator)",
-              "\u2029": "U+2029 (paragraph separator)"}
+_ODD_BREAKS = re.compile(f"[{''.join(ODD_BREAKS)}]")
 
 
 def check_text(text: str) -> None:
-    """Before parsing: a line break only YAML 1.1 knows (`_ODD_BREAKS`);
+    """Before parsing: a line break only YAML 1.1 knows (`ODD_BREAKS`);
     flow collections nested past the limit (`[[[[...`), which would exhaust
     the C parser's stack. Both are refused unparsed."""
     if not text.isascii() and (odd := _ODD_BREAKS.search(text)) is not None:
@@ -120,11 +116,12 @@ def check_value(data: object) -> None:
 
 
 def _odd_break(text: str, at: int) -> OutOfBounds:
-    return OutOfBounds("KNO-YAML-LINE-BREAK", f"{_ODD_NAMES[text[at]]} is written here as a raw character: YAML "
-                       "1.1 parsers (libyaml, PyYAML) read it as a line break, YAML 1.2 parsers as text, so they "
+    lines = LINE_BREAK.split(text[:at])  # those before it, and its own up to it
+    return OutOfBounds("KNO-YAML-LINE-BREAK", f"{ODD_BREAKS[text[at]]} is written here as a raw character: YAML "
+                       "1.1 parsers (libyaml, PyYAML) read it as a line break, the YAML 1.2 spec as text, so tools "
                        "disagree on the value and on every line number after it", "remove it (it is invisible in "
                        "most editors), or write it as an escape inside a double-quoted string: "
-                       f"\"\\u{ord(text[at]):04x}\"", text.count("\n", 0, at) + 1, at - text.rfind("\n", 0, at))
+                       f"\"\\u{ord(text[at]):04x}\"", len(lines), len(lines[-1]) + 1)
 
 
 def _too_deep(line: int = 1) -> OutOfBounds:

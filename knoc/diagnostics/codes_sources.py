@@ -104,10 +104,11 @@ declare("KNO-YAML-TAB", E, "a tab is used for indentation", """
     YAML allows only spaces for indentation. Replace the tab at the given position with spaces.""")
 declare("KNO-YAML-LINE-BREAK", E, "a raw U+2028, U+2029 or U+0085, which YAML parsers disagree on", """
     YAML 1.1 parsers (libyaml, PyYAML, and knoc's own parser, which uses libyaml) read these
-    invisible characters as line breaks, YAML 1.2 parsers as text: the same file would give other
-    values, and other line numbers, in other tools. They usually arrive pasted from a web page or
-    a word processor. Remove the character, or write it as an escape (`"\\u2028"`) inside a
-    double-quoted string.""")
+    invisible characters as line breaks; the YAML 1.2 spec reads them as text, and other parsers
+    refuse them: the same file would give other values, and other line numbers, in other tools.
+    They usually arrive pasted from a web page or a word processor. Remove the character, or write
+    it as an escape (`"\\u2028"`) inside a double-quoted string; `knoc new` and `knoc import`
+    write it so.""")
 declare("KNO-YAML-DUPLICATE-KEY", E, "a key appears twice in one mapping", """
     A YAML mapping may hold each key once; a second one would silently replace the first in most
     tools. Remove or rename one of them.""")

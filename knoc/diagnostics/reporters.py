@@ -135,6 +135,7 @@ def sarif(diags: list[Diagnostic], ctx: Context | None = None) -> str:
         results.append(result)
     log = {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [{
         "tool": {"driver": {"name": "knoc", "version": __version__, "rules": rules}},
+        "columnKind": "unicodeCodePoints",  # knoc counts characters; SARIF's default is UTF-16 code units
         "results": results,
     }]}
     return json.dumps(log, indent=2, ensure_ascii=False)

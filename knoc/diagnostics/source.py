@@ -15,7 +15,7 @@ from pathlib import Path
 from knoc.diagnostics.codes import diag
 from knoc.diagnostics.model import Diagnostic, Related, Span
 from knoc.io.files import read_source
-from knoc.yaml.yaml12 import MappingNode, Node, ScalarNode, SequenceNode, compose
+from knoc.yaml.yaml12 import LINE_BREAK, MappingNode, Node, ScalarNode, SequenceNode, compose
 
 JsonPath = Sequence[str | int]
 
@@ -37,7 +37,7 @@ class SourceFile:
         return self._text
 
     def line(self, number: int) -> str:
-        lines = self.text.splitlines()
+        lines = LINE_BREAK.split(self.text)  # not str.splitlines: YAML ends no line at U+2028, say
         return lines[number - 1] if 0 < number <= len(lines) else ""
 
     def locate(self, path: JsonPath, *, key: bool = False) -> Span:

@@ -11,9 +11,12 @@ from typing import TYPE_CHECKING
 
 from knoc.kinds.agent import BLUEPRINT_SCHEMA, PLACEHOLDERS
 from knoc.rules import ulid
+from knoc.yaml.yaml12 import ODD_BREAKS
 
 if TYPE_CHECKING:
     from ruamel.yaml import YAML
+    from ruamel.yaml.nodes import ScalarNode
+    from ruamel.yaml.representer import RoundTripRepresenter
 
 
 def yaml_rt() -> YAML:
@@ -24,7 +27,18 @@ def yaml_rt() -> YAML:
     yaml.indent(mapping=2, sequence=4, offset=2)
     yaml.width = 100
     yaml.preserve_quotes = True
+    yaml.representer.add_representer(str, _text)
     return yaml
+
+
+def _text(representer: RoundTripRepresenter, value: str) -> ScalarNode:
+    """A string as ruamel writes it, but double-quoted (so escaped) when it
+    holds a line break YAML 1.1 and 1.2 disagree on (`ODD_BREAKS`): ruamel
+    would write it raw, in single quotes, which knoc then refuses."""
+    if any(c in value for c in ODD_BREAKS):
+        return representer.represent_scalar("tag:yaml.org,2002:str", value, style='"')
+    node: ScalarNode = representer.represent_str(value)
+    return node
 
 
 def dump(yaml: YAML, data: object) -> str:

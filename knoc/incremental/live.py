@@ -54,7 +54,8 @@ class LiveRepo:
         self._decoding = KeptDecoding()
         self._entries: dict[str, Entry] = {rel: e for rel in self._files.sources if (e := self._entry(rel))}
         for rel, text in self._buffers.items():
-            self._compile(rel, text)
+            if rel in self._listed:  # knoc.toml may have moved the content folder: as a build lists them
+                self._compile(rel, text)
         self.relinked()
 
     def reconfigure(self, config: Config) -> list[Diagnostic]:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import signal
+import sys
 from collections.abc import Callable, Iterator
 
 # Ctrl-C, and the signals a service manager or a closed terminal sends.
@@ -53,3 +55,17 @@ def as_ctrl_c() -> Iterator[Callable[[], None]]:
     finally:
         for s, handler in before.items():
             signal.signal(s, handler)
+
+
+def exit_at_ctrl_c(code: int, message: str) -> None:
+    """From now on, Ctrl-C (and SIGTERM, SIGHUP) ends the process at once
+    with `message` and `code`: for a process that writes nothing (the
+    language server), where an orderly stop could wait forever on a thread
+    blocked reading its input."""
+    def leave(signum: int, frame: object) -> None:
+        sys.stderr.write(message + "\n")
+        sys.stderr.flush()
+        os._exit(code)
+
+    for s in HELD:
+        signal.signal(s, leave)

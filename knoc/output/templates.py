@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from knoc.io import files
+from knoc.yaml.yaml12 import ODD_BREAKS
 
 if TYPE_CHECKING:
     import jinja2
@@ -49,10 +50,19 @@ def _environment() -> jinja2.Environment:
     env = jinja2.Environment(loader=jinja2.FunctionLoader(_source),
                              autoescape=jinja2.select_autoescape(["html.j2"], default_for_string=False),
                              keep_trailing_newline=True, undefined=jinja2.StrictUndefined)
-    env.filters["yaml_str"] = lambda s: json.dumps(str(s), ensure_ascii=False)  # a YAML scalar, any text
+    env.filters["yaml_str"] = yaml_str
     env.filters["cell"] = lambda s: str(s).replace("|", "\\|").replace("\n", " ")  # a Markdown table cell
     env.filters["value"] = _value
     return env
+
+
+def yaml_str(value: object) -> str:
+    """Any text as a double-quoted YAML scalar, each line break YAML 1.1 and
+    1.2 disagree on escaped (`ODD_BREAKS`): what knoc writes, it reads back."""
+    return json.dumps(str(value), ensure_ascii=False).translate(_ESCAPED)
+
+
+_ESCAPED = {ord(c): f"\\u{ord(c):04x}" for c in ODD_BREAKS}
 
 
 def _source(name: str) -> str:

@@ -44,6 +44,8 @@ from knoc.rules import limits
 from knoc.rules.json import JsonArray, JsonObject, JsonScalar, JsonValue
 
 __all__ = [
+    "LINE_BREAK",
+    "ODD_BREAKS",
     "TOO_DEEP",
     "ConstructorError",
     "DuplicateKey",
@@ -85,6 +87,13 @@ for _tag, _pattern, _first in (
     _compiled = re.compile(_pattern, re.X)
     for _char in _first:
         _PLAIN.setdefault(_char, []).append((_tag, _compiled))
+
+# Line breaks to YAML 1.1 (and libyaml), text to the YAML 1.2 spec: written
+# raw, tools disagree on the value and the lines after it. A source refuses
+# them (knoc.compiler.bounds); every YAML knoc writes escapes them.
+ODD_BREAKS = {"\x85": "U+0085 (next line)", "\u2028": "U+2028 (line separator)",
+              "\u2029": "U+2029 (paragraph separator)"}
+LINE_BREAK = re.compile("\r\n|\r|\n")  # where YAML (either version) ends a line
 
 _KINDS: dict[str, type[Node]] = {MAP: MappingNode, SEQ: SequenceNode}
 _COLLECTIONS = {kind: tag for tag, kind in _KINDS.items()}
