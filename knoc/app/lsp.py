@@ -28,8 +28,7 @@ from knoc.config import CONFIG_FILE
 from knoc.diagnostics import Diagnostic, Severity, diag
 from knoc.features.editor.assist import Assistant, Symbol
 from knoc.incremental.live import LiveRepo
-from knoc.io import interrupts, pool
-from knoc.io.files import SOURCE_SUFFIX
+from knoc.io import files, interrupts, pool
 from knoc.kinds.entity import BUILTIN
 from knoc.version import __version__
 
@@ -59,7 +58,7 @@ class KnocServer(LanguageServer):
         """The repo-relative path of a document, if it may be a source of
         the repo (the repo's listing has the last word: `LiveRepo.edit`)."""
         path = to_fs_path(uri)
-        if path is None or not path.endswith(SOURCE_SUFFIX):
+        if path is None or not path.endswith(files.SOURCE_SUFFIX):
             return None
         for root in self.roots:
             try:
@@ -104,7 +103,7 @@ class KnocServer(LanguageServer):
             config = open_repo(None, None, folder)
         except UsageError as exc:  # not in a content repo, or its knoc.toml does not read: nothing to check
             self.window_log_message(lsp.LogMessageParams(lsp.MessageType.Warning, f"knoc: {exc}"))
-            if (folder / CONFIG_FILE).is_file():  # said on it, until it reads (`reconfigure`)
+            if files.present(folder / CONFIG_FILE):  # said on it, until it reads (`reconfigure`)
                 self.roots = (folder,)
                 self._unread(exc)
             return
@@ -259,7 +258,7 @@ async def initialized(ls: KnocServer, params: lsp.InitializedParams) -> None:
     if ls.folder is not None and watched and watched.dynamic_registration:  # files made, changed or deleted on disk
         await ls.client_register_capability_async(lsp.RegistrationParams([lsp.Registration(
             "knoc-sources", lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES,
-            lsp.DidChangeWatchedFilesRegistrationOptions([lsp.FileSystemWatcher(f"**/*{SOURCE_SUFFIX}"),
+            lsp.DidChangeWatchedFilesRegistrationOptions([lsp.FileSystemWatcher(f"**/*{files.SOURCE_SUFFIX}"),
                                                           lsp.FileSystemWatcher(f"**/{CONFIG_FILE}")]))]))
 
 
