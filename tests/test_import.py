@@ -20,6 +20,7 @@ from knoc.a2a.extensions import SERVICE_CLASS_URI
 from knoc.config import load_config
 from knoc.features.importing.importer import CARD_FIELDS
 from knoc.incremental.driver import compile_repo
+from knoc.yaml import yaml12
 from tests.conftest import Knoc, json_diags, tree
 from tests.test_official_checks import assert_v03_schema, assert_v10_strict
 
@@ -292,6 +293,24 @@ def test_text_with_line_breaks_yaml_parsers_disagree_on_round_trips(repo: Path, 
     rebuilt = [json.loads(body) for path, body in result.files.items() if "imported.example" in path
                and path.endswith("agent-card.json")]  # its own card, and its host's root copy
     assert rebuilt and all(c["description"] == card["description"] for c in rebuilt)
+
+
+@pytest.mark.parametrize("name", ["card\nvisibility: private\n#.json", "pa\u2028th\x85.json"])
+def test_the_source_named_in_the_header_cannot_change_the_blueprint(repo: Path, knoc: Knoc, tmp_path: Path,
+                                                                     name: str) -> None:
+    """The file name goes into the blueprint's header comment: one line,
+    escaped, whatever it holds (a crafted name made the agent private)."""
+    card = json.loads((WILD[0]).read_text(encoding="utf-8"))
+    card["url"] = "https://imported.example/odd-name"
+    source = tmp_path / name
+    source.write_text(json.dumps(card), encoding="utf-8")
+    code, out, err = knoc("import", str(source), "--format", "json", root=repo)
+    assert code == 0, (out, err)
+    [written] = [p for p in (repo / BLUEPRINTS).glob("*.kno") if "imported.example/odd-name" in p.read_text("utf-8")]
+    text = written.read_text(encoding="utf-8")
+    assert text.startswith("# Imported by `knoc import` from \"") and "visibility" not in yaml12.load(text)
+    result = compile_repo(load_config(repo, "1.0"))
+    assert result.ok and any("imported.example" in p for p in result.files), result.report.sorted()
 
 
 def test_a_card_without_url_or_skills_asks_for_the_url_then_imports(repo: Path, knoc: Knoc, tmp_path: Path) -> None:

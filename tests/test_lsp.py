@@ -45,10 +45,12 @@ def replace_line(client: LanguageClient, uri: str, line: int, old: str, new: str
         [lsp.TextDocumentContentChangePartial(lsp.Range(lsp.Position(line, 0), lsp.Position(line, len(old))), new)]))
 
 
-async def findings(client: LanguageClient, uri: str, code: str, present: bool = True) -> list[lsp.Diagnostic]:
-    """The file's diagnostics once one of `code` is among them (or gone)."""
+async def findings(client: LanguageClient, uri: str, code: str, present: bool = True,
+                   saying: str = "") -> list[lsp.Diagnostic]:
+    """The file's diagnostics once one of `code` (whose message says
+    `saying`) is among them (or gone)."""
     for _ in range(200):
-        found = [d for d in client.diagnostics.get(uri, []) if d.code == code]
+        found = [d for d in client.diagnostics.get(uri, []) if d.code == code and saying in d.message]
         if bool(found) == present:
             return found
         await asyncio.sleep(0.05)
@@ -273,10 +275,13 @@ async def test_knoc_toml_counts_once_saved(client: LanguageClient, repo: Path) -
     assert await findings(client, config_uri, "KNO-CONFIG-PRIMARY")  # the settings before still apply
     saved(client, config, config_uri, good.replace('content = "content"', 'content = "content/perception-domains"'))
     await findings(client, uri, "KNO-RESOLVE-DOMAIN", present=False)  # no longer a source, as a build lists them
+    typo = "    domains: [schemas, entity-healht]"
+    replace_line(client, uri, line_of((repo / BLUEPRINT).read_text(encoding="utf-8"), DOMAINS_LINE), typo,
+                 "    domains: [schemas, entity-helth]", version=3)  # typed while it is no source
     saved(client, config, config_uri, good)
     await findings(client, config_uri, "KNO-CONFIG", present=False)
     await findings(client, config_uri, "KNO-CONFIG-PRIMARY", present=False)
-    assert await findings(client, uri, "KNO-RESOLVE-DOMAIN")  # the buffer, not the file on disk
+    await findings(client, uri, "KNO-RESOLVE-DOMAIN", saying="entity-helth")  # the buffer as last typed
 
 
 @pytest.mark.asyncio
@@ -304,11 +309,14 @@ async def test_a_knoc_toml_unread_at_the_start_is_a_finding_until_it_reads(repo:
                                                              root_uri=repo.as_uri()))
         [unread] = await findings(client, config.as_uri(), "KNO-CONFIG")
         assert "9.9" in unread.message and "nothing is checked" in unread.message
+        uri, text = await opened(client, repo / BLUEPRINT)  # typed in while nothing is checked
+        replace_line(client, uri, line_of(text, DOMAINS_LINE), DOMAINS_LINE, "    domains: [schemas, entity-healht]")
         config.write_text(good.replace('= "catalog-search"', '= "no-such-agent"'), encoding="utf-8")
         client.workspace_did_change_watched_files(lsp.DidChangeWatchedFilesParams(
             [lsp.FileEvent(config.as_uri(), lsp.FileChangeType.Changed)]))
         await findings(client, config.as_uri(), "KNO-CONFIG-PRIMARY")  # compiled under it now
         await findings(client, config.as_uri(), "KNO-CONFIG", present=False)
+        assert await findings(client, uri, "KNO-RESOLVE-DOMAIN")  # and what was typed meanwhile
         await client.shutdown_session()
     finally:
         await client.stop()
@@ -387,3 +395,23 @@ def test_ctrl_c_ends_the_server_at_once(repo: Path) -> None:
     finally:
         proc.kill()
     assert proc.returncode == 130 and b"Traceback" not in err, err
+
+
+def test_a_server_started_with_ctrl_c_ignored_keeps_ignoring_it(repo: Path) -> None:
+    """`nohup knoc lsp`, or a script's `knoc lsp &`: Ctrl-C and a hang-up
+    leave it running, as they were meant to."""
+    proc = subprocess.Popen([sys.executable, "-m", "knoc", "lsp"], cwd=repo, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            preexec_fn=lambda: [signal.signal(s, signal.SIG_IGN) for s in (signal.SIGINT,
+                                                                                          signal.SIGHUP)])
+    try:
+        time.sleep(1.5)  # past its start
+        proc.send_signal(signal.SIGINT)
+        proc.send_signal(signal.SIGHUP)
+        time.sleep(1.0)
+        assert proc.poll() is None  # still serving
+        assert proc.stdin is not None
+        proc.stdin.close()  # its client leaves: it ends
+        proc.wait(timeout=20)
+    finally:
+        proc.kill()

@@ -71,15 +71,21 @@ class KnocServer(LanguageServer):
         """Where the client knows `rel` (under the root as it named it)."""
         return from_fs_path(str(self.roots[0] / rel)) or ""
 
-    def opened(self, uri: str) -> tuple[str, str, Positions] | None:
-        """An open document of the repo: its path, its text, and how its
-        positions are counted. Requests are answered for those only (never
-        by reading a file the editor has not opened)."""
+    def buffer(self, uri: str) -> tuple[str, str] | None:
+        """An open document of the repo: its path and its text."""
         document = self.workspace.text_documents.get(unquote(uri))
         rel = self.rel(uri)
-        if document is None or rel is None or self.assistant is None:
+        return None if document is None or rel is None else (rel, document.source)
+
+    def opened(self, uri: str) -> tuple[str, str, Positions] | None:
+        """An open document of the repo, once the repo is compiled: its
+        path, its text, and how its positions are counted. Requests are
+        answered for those only (never by reading a file the editor has not
+        opened)."""
+        here = self.buffer(uri)
+        if here is None or self.assistant is None:
             return None
-        return rel, document.source, Positions(document.source, self.workspace.position_codec)
+        return *here, Positions(here[1], self.workspace.position_codec)
 
     def at(self, params: lsp.CompletionParams | lsp.HoverParams | lsp.DefinitionParams
            ) -> tuple[Assistant, str, int, int] | None:
@@ -127,6 +133,7 @@ class KnocServer(LanguageServer):
         if self.repo is None:  # it did not read when the server started
             if self.folder is not None:
                 self.start(self.folder)
+                self._compile()  # what was typed meanwhile
             return
         try:
             config = open_repo(self.repo.config.root, None, self.repo.config.root)
@@ -271,9 +278,9 @@ async def did_open(ls: KnocServer, params: lsp.DidOpenTextDocumentParams) -> Non
 
 @server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
 async def did_change(ls: KnocServer, params: lsp.DidChangeTextDocumentParams) -> None:
-    here = ls.opened(params.text_document.uri)
+    here = ls.buffer(params.text_document.uri)  # kept even while no repo is compiled (a knoc.toml that does not read)
     if here is not None:
-        ls.changed(here[0], here[1])
+        ls.changed(*here)
 
 
 @server.feature(lsp.TEXT_DOCUMENT_DID_SAVE)
@@ -375,7 +382,8 @@ def _as_named(root: Path, folder: Path) -> Path:
 
 def serve() -> None:
     """Speak the protocol on stdin and stdout until the client leaves (or
-    Ctrl-C: the server writes nothing, so it ends at once)."""
+    Ctrl-C: the server writes only its cache's listing, aside and then
+    renamed into place, so it may end at once)."""
     logging.getLogger("pygls").setLevel(logging.WARNING)
     interrupts.exit_at_ctrl_c(130, "interrupted")
     server.start_io()

@@ -99,8 +99,10 @@ class LiveRepo:
         once saved (`text` None), the whole repo is compiled again, the
         texts edited in kept; before, nothing changes."""
         if rel not in self._listed:
-            if text is not None:  # typing never makes a file a source; saving it may
+            if text is not None:  # typing never makes a file a source (saving it may, or knoc.toml)
+                self._buffers[rel] = text
                 return False
+            self._buffers.pop(rel, None)
             self._listed = listed_paths(self.config)  # a file made since: listed now?
             if rel not in self._listed and rel not in self._files.sources:
                 return False

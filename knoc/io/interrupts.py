@@ -58,14 +58,15 @@ def as_ctrl_c() -> Iterator[Callable[[], None]]:
 
 
 def exit_at_ctrl_c(code: int, message: str) -> None:
-    """From now on, Ctrl-C (and SIGTERM, SIGHUP) ends the process at once
-    with `message` and `code`: for a process that writes nothing (the
-    language server), where an orderly stop could wait forever on a thread
-    blocked reading its input."""
+    """From now on, Ctrl-C (and SIGTERM, SIGHUP, but none the process was
+    started ignoring) ends the process at once with `message` and `code`:
+    for a process whose writes are each atomic (the language server), where
+    an orderly stop could wait forever on a thread blocked reading input."""
     def leave(signum: int, frame: object) -> None:
         sys.stderr.write(message + "\n")
         sys.stderr.flush()
         os._exit(code)
 
     for s in HELD:
-        signal.signal(s, leave)
+        if signal.getsignal(s) is not signal.SIG_IGN:
+            signal.signal(s, leave)

@@ -9,6 +9,7 @@ that passes the official checks."""
 
 from __future__ import annotations
 
+import json
 from urllib.parse import urljoin, urlsplit
 
 from knoc.a2a import signing
@@ -184,6 +185,7 @@ def blueprint(imported: Imported, slug: str, id_: str, source: str, date: str) -
         data["service_class"] = imported.service_class
     data["ownership"] = {"context": "platform"}
     data["a2a_projection"] = imported.card
-    head = (f"# Imported by `knoc import` from {source}.\n"
+    shown = source if source.isprintable() else json.dumps(source)  # a comment holds one plain line of text
+    head = (f"# Imported by `knoc import` from {shown}.\n"
             "# Review it: knoc kept what A2A defines and said what it changed.\n")
     return head + dump(yaml_rt(), data)
