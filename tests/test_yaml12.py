@@ -16,7 +16,8 @@ from ruamel.yaml.constructor import SafeConstructor
 from ruamel.yaml.cyaml import CSafeLoader
 
 from knoc.compiler.bounds import OutOfBounds
-from knoc.compiler.load import parse
+from knoc.compiler.load import parse, parse_source
+from knoc.diagnostics import Diagnostic, SourceFile
 from knoc.rules import limits
 from knoc.yaml import yaml12
 
@@ -178,3 +179,12 @@ def test_python_tags_build_nothing() -> None:
     for text in ("k: !!python/object/apply:os.system [echo]\n", "k: !!python/name:os.system\n", "k: !foo x\n"):
         with pytest.raises(yaml12.ConstructorError, match="is not supported"):
             yaml12.load(text)
+
+
+@pytest.mark.parametrize("char", ["\x0c", "\x07", "\x1b", "\ufffe"])
+def test_a_character_yaml_does_not_allow_is_reported_where_it_is(char: str) -> None:
+    """libyaml's reader refuses it without a line: knoc says where."""
+    text = "k: 1\r\nv: \"a" + char + "b\"\n"
+    found = parse_source(SourceFile("/x.kno", "x.kno", text, ""))
+    assert isinstance(found, Diagnostic) and found.code == "KNO-YAML-SYNTAX" and found.span is not None
+    assert (found.span.line, found.span.column) == (2, 6) and f"U+{ord(char):04X}" in found.message

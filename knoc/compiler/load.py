@@ -82,6 +82,15 @@ def yaml_diagnostic(exc: yaml12.YAMLError, source: SourceFile) -> Diagnostic:
         return diag("KNO-YAML-DUPLICATE-KEY", exc.problem or "", file=file, span=span_of(exc.second),
                     hint="a key may appear once per mapping: remove or rename one of them",
                     related=(Related(span_of(exc.first), "first set here"),))
+    at, char = getattr(exc, "position", None), getattr(exc, "character", None)
+    if isinstance(at, int) and isinstance(char, int):  # libyaml's reader: a character YAML does not allow, anywhere
+        lines = yaml12.LINE_BREAK.split(source.text[:at])
+        escape = f"\\u{char:04x}" if char <= 0xFFFF else f"\\U{char:08x}"
+        return diag("KNO-YAML-SYNTAX", f"invalid YAML: U+{char:04X} is not allowed in a YAML file "
+                    f"({getattr(exc, 'reason', '')})", file=file,
+                    span=Span(len(lines), len(lines[-1]) + 1, len(lines[-1]) + 2),
+                    hint=f"remove it (it is invisible in most editors), or write it as an escape inside a "
+                         f"double-quoted string: \"{escape}\"")
     tab_line = _tab_indented_line(source.text)
     if tab_line:
         line, col = tab_line
