@@ -153,13 +153,10 @@ class KnocServer(LanguageServer):
         """knoc.toml does not read: a finding on it, published with the
         others (by the caller), or alone while no repo is compiled."""
         until = "nothing is checked" if self.repo is None else "the settings read before apply"
-        found = diag(exc.code, str(exc), file=CONFIG_FILE, hint=exc.hint or f"fix it; until then, {until}")
-        self.unread_config = [found]
+        hint = exc.hint or f"fix it; until then, {until}"
+        self.unread_config = [diag(exc.code, str(exc), file=CONFIG_FILE, hint=hint)]
         if self.repo is None:
-            self.published[CONFIG_FILE] = self.unread_config
-            at = Positions("", self.workspace.position_codec)
-            self.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(self.uri(CONFIG_FILE),
-                                                                                 [at.diagnostic(found)]))
+            self.publish([])
 
     def changed(self, rel: str, text: str | None) -> None:
         """Compile `rel` as `text` once the typing pauses."""
@@ -201,16 +198,18 @@ class KnocServer(LanguageServer):
             self.working = False
 
     def publish(self, report: list[Diagnostic]) -> None:
-        """Each file's findings, where they differ from those last published."""
-        assert self.repo is not None
+        """Each file's findings (and knoc.toml's, while it does not read),
+        where they differ from those last published."""
+        found_all = [*report, *self.unread_config]
         by_file: dict[str, list[Diagnostic]] = defaultdict(list)
-        for d in at_new_files(self.repo.config, [*report, *self.unread_config]):
+        for d in at_new_files(self.repo.config, found_all) if self.repo is not None else found_all:
             if d.file and not d.file.startswith(BUILTIN):  # not a file of the repo's
                 by_file[d.file].append(d)
         for rel in sorted(set(by_file) | set(self.published)):
             found = by_file.get(rel, [])
             if self.published.get(rel, []) != found:
-                at = Positions(self.repo.text(rel) or "", self.workspace.position_codec)
+                text = self.repo.text(rel) if self.repo is not None else None
+                at = Positions(text or "", self.workspace.position_codec)
                 self.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(
                     self.uri(rel), [at.diagnostic(d) for d in found]))
         self.published = dict(by_file)

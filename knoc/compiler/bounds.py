@@ -6,14 +6,20 @@ from __future__ import annotations
 
 import re
 
+from knoc.diagnostics import Diagnostic, Span, diag
 from knoc.rules import limits
 from knoc.yaml.yaml12 import LINE_BREAK, ODD_BREAKS, TOO_DEEP
 
 
 class OutOfBounds(Exception):
-    def __init__(self, code: str, message: str, hint: str, line: int = 1, column: int = 1) -> None:
+    def __init__(self, code: str, message: str, hint: str, line: int = 1, column: int = 1, width: int = 0) -> None:
         super().__init__(message)
-        self.code, self.hint, self.line, self.column = code, hint, line, column
+        self.code, self.hint, self.line, self.column, self.width = code, hint, line, column, width
+
+    def at(self, file: str) -> Diagnostic:
+        """The finding, in `file` (`width` 0: to the end of the line)."""
+        end = self.column + self.width if self.width else 0
+        return diag(self.code, str(self), file=file, span=Span(self.line, self.column, end), hint=self.hint)
 
 
 _ODD_BREAKS = re.compile(f"[{''.join(ODD_BREAKS)}]")
@@ -116,12 +122,19 @@ def check_value(data: object) -> None:
 
 
 def _odd_break(text: str, at: int) -> OutOfBounds:
+    return refused_character(text, at, "KNO-YAML-LINE-BREAK", f"{ODD_BREAKS[text[at]]} is written here as a raw "
+                             "character: YAML 1.1 parsers (libyaml, PyYAML) read it as a line break, the YAML 1.2 "
+                             "spec as text, so tools disagree on the value and on every line number after it")
+
+
+def refused_character(text: str, at: int, code: str, message: str) -> OutOfBounds:
+    """The character at `at` refused where it is (lines counted as YAML
+    counts them), with the escape a double-quoted string writes it as."""
     lines = LINE_BREAK.split(text[:at])  # those before it, and its own up to it
-    return OutOfBounds("KNO-YAML-LINE-BREAK", f"{ODD_BREAKS[text[at]]} is written here as a raw character: YAML "
-                       "1.1 parsers (libyaml, PyYAML) read it as a line break, the YAML 1.2 spec as text, so tools "
-                       "disagree on the value and on every line number after it", "remove it (it is invisible in "
-                       "most editors), or write it as an escape inside a double-quoted string: "
-                       f"\"\\u{ord(text[at]):04x}\"", len(lines), len(lines[-1]) + 1)
+    char = ord(text[at])
+    escape = f"\\u{char:04x}" if char <= 0xFFFF else f"\\U{char:08x}"
+    return OutOfBounds(code, message, "remove it (it is invisible in most editors), or write it as an escape inside "
+                       f"a double-quoted string: \"{escape}\"", len(lines), len(lines[-1]) + 1, width=1)
 
 
 def _too_deep(line: int = 1) -> OutOfBounds:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from knoc.compiler.bounds import OutOfBounds, check_text, check_value, needs_walk
+from knoc.compiler.bounds import OutOfBounds, check_text, check_value, needs_walk, refused_character
 from knoc.diagnostics import Diagnostic, SourceFile, Span, diag
 from knoc.diagnostics.model import Related
 from knoc.diagnostics.source import span_of
@@ -42,7 +42,7 @@ def parse_source(source: SourceFile, layout: Layout = DEFAULT_LAYOUT) -> Entity 
     except yaml12.YAMLError as exc:
         return yaml_diagnostic(exc, source)
     except OutOfBounds as exc:
-        return diag(exc.code, str(exc), file=relpath, span=Span(exc.line, exc.column), hint=exc.hint)
+        return exc.at(relpath)
     if data is None:
         return diag(
             "KNO-YAML-EMPTY",
@@ -84,13 +84,8 @@ def yaml_diagnostic(exc: yaml12.YAMLError, source: SourceFile) -> Diagnostic:
                     related=(Related(span_of(exc.first), "first set here"),))
     at, char = getattr(exc, "position", None), getattr(exc, "character", None)
     if isinstance(at, int) and isinstance(char, int):  # libyaml's reader: a character YAML does not allow, anywhere
-        lines = yaml12.LINE_BREAK.split(source.text[:at])
-        escape = f"\\u{char:04x}" if char <= 0xFFFF else f"\\U{char:08x}"
-        return diag("KNO-YAML-SYNTAX", f"invalid YAML: U+{char:04X} is not allowed in a YAML file "
-                    f"({getattr(exc, 'reason', '')})", file=file,
-                    span=Span(len(lines), len(lines[-1]) + 1, len(lines[-1]) + 2),
-                    hint=f"remove it (it is invisible in most editors), or write it as an escape inside a "
-                         f"double-quoted string: \"{escape}\"")
+        return refused_character(source.text, at, "KNO-YAML-SYNTAX", f"invalid YAML: U+{char:04X} is not allowed "
+                                 f"in a YAML file ({getattr(exc, 'reason', '')})").at(file)
     tab_line = _tab_indented_line(source.text)
     if tab_line:
         line, col = tab_line
