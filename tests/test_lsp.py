@@ -415,3 +415,17 @@ def test_a_server_started_with_ctrl_c_ignored_keeps_ignoring_it(repo: Path) -> N
         proc.wait(timeout=20)
     finally:
         proc.kill()
+
+
+def test_positions_count_lines_as_the_protocol_does() -> None:
+    """A form feed ends no line for a client (nor for YAML): the finding
+    after it stays on its line, one character wide, in UTF-16 units."""
+    from pygls.workspace import PositionCodec
+
+    from knoc.app.lsp import Positions
+    from knoc.diagnostics import Span, diag
+
+    text = "# a\x0c b\ntitle: \"S😀\u2028\"\n"
+    found = Positions(text, PositionCodec()).diagnostic(diag("KNO-YAML-LINE-BREAK", "m", file="x.kno",
+                                                             span=Span(2, 11, 12)))
+    assert (found.range.start, found.range.end) == (lsp.Position(1, 11), lsp.Position(1, 12))

@@ -19,6 +19,7 @@ from knoc.compiler.bounds import OutOfBounds
 from knoc.compiler.load import parse, parse_source
 from knoc.diagnostics import Diagnostic, SourceFile
 from knoc.rules import limits
+from knoc.rules.lines import lines, lines_with_ends
 from knoc.yaml import yaml12
 
 
@@ -181,10 +182,23 @@ def test_python_tags_build_nothing() -> None:
             yaml12.load(text)
 
 
+@pytest.mark.parametrize("before", ["", "é😀", "éééééé\n"])
 @pytest.mark.parametrize("char", ["\x0c", "\x07", "\x1b", "\ufffe"])
-def test_a_character_yaml_does_not_allow_is_reported_where_it_is(char: str) -> None:
-    """libyaml's reader refuses it without a line: knoc says where."""
-    text = "k: 1\r\nv: \"a" + char + "b\"\n"
+def test_a_character_yaml_does_not_allow_is_reported_where_it_is(char: str, before: str) -> None:
+    """libyaml's reader refuses it without a line (its offset counts bytes,
+    not characters): knoc says where, and names it in the hint."""
+    text = f"k: {before}1\r\nv: \"a" + char + "b\"\n"
     found = parse_source(SourceFile("/x.kno", "x.kno", text, ""))
     assert isinstance(found, Diagnostic) and found.code == "KNO-YAML-SYNTAX" and found.span is not None
-    assert (found.span.line, found.span.column) == (2, 6) and f"U+{ord(char):04X}" in found.message
+    line = 3 if "\n" in before else 2
+    assert (found.span.line, found.span.column) == (line, 6) and f"U+{ord(char):04X}" in found.message
+    assert found.hint is not None and found.hint.endswith(f'"\\u{ord(char):04x}"')
+
+
+def test_lines_end_where_yaml_ends_them() -> None:
+    """At \\n, \\r\\n and \\r only: not at a form feed, U+0085, U+2028."""
+    text = "a\x0cb\u2028c\x85d\r\ne\rf\n\ng"
+    assert lines(text) == ["a\x0cb\u2028c\x85d", "e", "f", "", "g"]
+    assert lines_with_ends(text) == ["a\x0cb\u2028c\x85d\r\n", "e\r", "f\n", "\n", "g"]
+    for plain in ("", "a", "a\n", "a\n\nb\r\n", "\n"):
+        assert lines(plain) == plain.splitlines() and lines_with_ends(plain) == plain.splitlines(True)

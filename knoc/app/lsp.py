@@ -30,6 +30,7 @@ from knoc.features.editor.assist import Assistant, Symbol
 from knoc.incremental.live import LiveRepo
 from knoc.io import files, interrupts, pool
 from knoc.kinds.entity import BUILTIN
+from knoc.rules.lines import lines_with_ends
 from knoc.version import __version__
 
 PAUSE = 0.025  # seconds of quiet in the typing before a change is compiled
@@ -222,7 +223,7 @@ class Positions:
 
     def __init__(self, text: str, codec: PositionCodec) -> None:
         self.text, self._codec = text, codec
-        self.lines = text.splitlines(True)
+        self.lines = lines_with_ends(text)
 
     def out(self, line: int, character: int) -> lsp.Position:
         return self._codec.position_to_client_units(self.lines, lsp.Position(line, character))

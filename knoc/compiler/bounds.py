@@ -8,7 +8,8 @@ import re
 
 from knoc.diagnostics import Diagnostic, Span, diag
 from knoc.rules import limits
-from knoc.yaml.yaml12 import LINE_BREAK, ODD_BREAKS, TOO_DEEP
+from knoc.rules.lines import LINE_BREAK
+from knoc.yaml.yaml12 import ODD_BREAKS, TOO_DEEP
 
 
 class OutOfBounds(Exception):

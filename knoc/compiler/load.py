@@ -12,6 +12,7 @@ from knoc.diagnostics import Diagnostic, SourceFile, Span, diag
 from knoc.diagnostics.model import Related
 from knoc.diagnostics.source import span_of
 from knoc.kinds.entity import DEFAULT_LAYOUT, Entity, Layout
+from knoc.rules.lines import lines as split_lines
 from knoc.yaml import yaml12
 from knoc.yaml.yaml12 import Mark
 
@@ -82,8 +83,12 @@ def yaml_diagnostic(exc: yaml12.YAMLError, source: SourceFile) -> Diagnostic:
         return diag("KNO-YAML-DUPLICATE-KEY", exc.problem or "", file=file, span=span_of(exc.second),
                     hint="a key may appear once per mapping: remove or rename one of them",
                     related=(Related(span_of(exc.first), "first set here"),))
-    at, char = getattr(exc, "position", None), getattr(exc, "character", None)
-    if isinstance(at, int) and isinstance(char, int):  # libyaml's reader: a character YAML does not allow, anywhere
+    char = getattr(exc, "character", None)
+    # The reader's error: a character YAML does not allow. The first one of
+    # it in the text is where it stopped (libyaml gives a byte offset, the
+    # pure-Python reader a character's: neither is needed).
+    at = source.text.find(chr(char)) if isinstance(char, int) and 0 <= char <= 0x10FFFF else -1
+    if isinstance(char, int) and at >= 0:
         return refused_character(source.text, at, "KNO-YAML-SYNTAX", f"invalid YAML: U+{char:04X} is not allowed "
                                  f"in a YAML file ({getattr(exc, 'reason', '')})").at(file)
     tab_line = _tab_indented_line(source.text)
@@ -119,7 +124,7 @@ def _misaligned(text: str, line: int, context: Mark | None, problem: str) -> str
     does not start where the keys (or items) of a block above it do, or it
     is deeper than the key above it; often the line above is the one out
     of place (a list item out of line with the items before it, say)."""
-    lines = text.splitlines()
+    lines = split_lines(text)
     here = _indent(lines[line - 1]) if 0 < line <= len(lines) else None
     if here is None:
         return None
@@ -225,7 +230,7 @@ def _indent(line: str) -> int | None:
 
 
 def _tab_indented_line(text: str) -> tuple[int, int] | None:
-    for number, line in enumerate(text.splitlines(), 1):
+    for number, line in enumerate(split_lines(text), 1):
         stripped = line.lstrip(" ")
         if stripped.startswith("\t"):
             return number, len(line) - len(stripped) + 1

@@ -15,7 +15,8 @@ from pathlib import Path
 from knoc.diagnostics.codes import diag
 from knoc.diagnostics.model import Diagnostic, Related, Span
 from knoc.io.files import read_source
-from knoc.yaml.yaml12 import LINE_BREAK, MappingNode, Node, ScalarNode, SequenceNode, compose
+from knoc.rules.lines import lines
+from knoc.yaml.yaml12 import MappingNode, Node, ScalarNode, SequenceNode, compose
 
 JsonPath = Sequence[str | int]
 
@@ -37,8 +38,8 @@ class SourceFile:
         return self._text
 
     def line(self, number: int) -> str:
-        lines = LINE_BREAK.split(self.text)  # not str.splitlines: YAML ends no line at U+2028, say
-        return lines[number - 1] if 0 < number <= len(lines) else ""
+        found = lines(self.text)
+        return found[number - 1] if 0 < number <= len(found) else ""
 
     def locate(self, path: JsonPath, *, key: bool = False) -> Span:
         """Where the value at `path` is written; with key=True, its key.

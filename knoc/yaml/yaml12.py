@@ -44,7 +44,6 @@ from knoc.rules import limits
 from knoc.rules.json import JsonArray, JsonObject, JsonScalar, JsonValue
 
 __all__ = [
-    "LINE_BREAK",
     "ODD_BREAKS",
     "TOO_DEEP",
     "ConstructorError",
@@ -93,7 +92,6 @@ for _tag, _pattern, _first in (
 # them (knoc.compiler.bounds); every YAML knoc writes escapes them.
 ODD_BREAKS = {"\x85": "U+0085 (next line)", "\u2028": "U+2028 (line separator)",
               "\u2029": "U+2029 (paragraph separator)"}
-LINE_BREAK = re.compile("\r\n|\r|\n")  # where YAML (either version) ends a line
 
 _KINDS: dict[str, type[Node]] = {MAP: MappingNode, SEQ: SequenceNode}
 _COLLECTIONS = {kind: tag for tag, kind in _KINDS.items()}

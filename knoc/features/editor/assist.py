@@ -16,6 +16,7 @@ from knoc.features.editor.schema_walk import Schema
 from knoc.incremental.live import Entry, LiveRepo
 from knoc.kinds.domain import COLLECTION
 from knoc.rules import limits, ulid
+from knoc.rules.lines import lines as split_lines
 from knoc.yaml.yaml12 import compose, load_value
 
 _DECLARED = re.compile(r"^\$schema:\s*[\"']?([a-z0-9-]+@\d+\.\d+\.\d+)", re.MULTILINE)
@@ -143,7 +144,7 @@ class Assistant:
         return list(_symbols(root)) if root is not None else []
 
     def fixes(self, diagnostics: list[Diagnostic], text: str) -> list[Fix]:
-        lines = text.splitlines()
+        lines = split_lines(text)
         out = []
         for d in diagnostics:
             if d.code not in _ONE_FIX or d.span is None or d.span.line > len(lines):
@@ -200,7 +201,7 @@ def _is_domains(path: cursor.Path) -> bool:
 
 def _keys_beside(text: str, line: int) -> set[str]:
     """The keys already written in the mapping the cursor's line is in."""
-    lines = text.splitlines()
+    lines = split_lines(text)
     lines += [""] * (line + 1 - len(lines))  # the cursor past the last line
     column = _content(lines[line])[1]
     keys: set[str] = set()

@@ -9,6 +9,8 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from knoc.rules.lines import lines as split_lines
+
 ITEM = -1  # a list item, whichever it is
 Path = tuple[str | int, ...]
 
@@ -27,7 +29,7 @@ class Cursor:
 def in_comment(text: str, line: int, character: int) -> bool:
     """Whether the cursor is in a comment (after a `#` that starts one: at
     the start of the line or after a space, outside quotes)."""
-    lines = text.splitlines()
+    lines = split_lines(text)
     before = lines[line][:character] if line < len(lines) else ""
     quote = None
     for i, char in enumerate(before):
@@ -41,7 +43,7 @@ def in_comment(text: str, line: int, character: int) -> bool:
 
 
 def at(text: str, line: int, character: int) -> Cursor:
-    lines = text.splitlines()
+    lines = split_lines(text)
     lines += [""] * (line + 1 - len(lines))  # the cursor past the last line
     current = lines[line]
     before = current[:character]
@@ -66,7 +68,7 @@ def at(text: str, line: int, character: int) -> Cursor:
 
 def key_at(text: str, line: int, character: int) -> tuple[Path, str] | None:
     """The key under the cursor (its mapping's path, and the key)."""
-    lines = text.splitlines()
+    lines = split_lines(text)
     if line >= len(lines) or in_comment(text, line, character):
         return None
     current = lines[line]
@@ -85,7 +87,7 @@ def key_at(text: str, line: int, character: int) -> tuple[Path, str] | None:
 def word_at(text: str, line: int, character: int) -> str:
     """The value under the cursor: the run of characters around it that a
     slug, a kno:// reference or a URI is made of."""
-    lines = text.splitlines()
+    lines = split_lines(text)
     if line >= len(lines) or in_comment(text, line, character):
         return ""
     current = lines[line]
