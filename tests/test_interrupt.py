@@ -377,3 +377,48 @@ def test_two_builds_at_once_never_crash_and_leave_a_tree_check_accepts(round_: i
     _, err = check.communicate(timeout=120)
     assert check.returncode == 0, err
     assert debris(root) == []
+
+
+# `serve --watch` whose workers compile slowly once the file `slow` is in the repo.
+SLOW_REBUILD = """
+import os, sys, time
+import knoc.incremental.driver as driver
+real = driver._compile
+def slow(job, rel):
+    if os.path.exists(os.path.join(job.config.root, "slow")):
+        print("compiling", flush=True)
+        time.sleep(0.02)
+    return real(job, rel)
+driver._compile = slow
+sys.argv = ["knoc", *sys.argv[1:]]
+from knoc.__main__ import run
+run()
+"""
+
+
+def test_a_ctrl_c_during_a_watch_rebuild_leaves_the_old_tree_and_no_debris(tmp_path: Path) -> None:
+    """`serve --watch` stopped while its rebuild (on the watcher's thread)
+    is writing a new tree beside build/: the rebuild unwinds and removes
+    that tree before the exit, as an interrupted `knoc build` does."""
+    root = tmp_path / "repo"
+    generate(root, 700)  # past pool.MIN_ITEMS: the workers write cards early, into a tree beside build/
+    build(root)
+    old = tree(root / "build")
+    proc = knoc(root, "serve", "--watch", "--no-cache", "--port", "0", script=SLOW_REBUILD)
+    assert proc.stdout is not None and proc.stderr is not None
+    while "serving" not in (line := proc.stderr.readline()):
+        assert line, f"knoc serve exited with {proc.wait()}"
+    (root / "slow").touch()
+    blueprint = root / "content/agent-blueprints/agent-000007.kno"
+    blueprint.write_text(blueprint.read_text(encoding="utf-8").replace("  description: ", "  description: new ", 1),
+                         encoding="utf-8")
+    seen = 0
+    while seen < 100:  # the rebuild's workers at work (two workers' lines may run together)
+        line = proc.stdout.readline()
+        assert line, "serve ended before it was interrupted"
+        seen += line.count("compiling")
+    assert debris(root), "the rebuild wrote no tree beside build/"
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and "Traceback" not in err and "Exception in thread" not in err, err
+    assert debris(root) == [] and tree(root / "build") == old

@@ -88,7 +88,7 @@ def _build(config: Config, use_cache: bool, fail_on_warning: bool, stage: bool, 
             progress("writing", 0, len(result.files))
             try:
                 unchanged = {p for p in staging.early if _same_card(result.files, result.early, p)}
-                _write(staging, result.files, result.digests, unchanged, differ, old, scan.owned())
+                _write(staging, result.files, result.digests, unchanged, differ, old, scan.owned(), progress)
             except OutputError as exc:
                 raise UsageError("KNO-OUTPUT", str(exc),
                                  "move those files away, or set another `output` in knoc.toml") from None
@@ -134,16 +134,21 @@ def _summary(config: Config, result: Result, written: bool, current: bool, stage
 
 
 def _write(staging: Staging, tree: Mapping[str, bytes], digests: Mapping[str, str], unchanged: set[str],
-           differ: set[str], old: Callable[[], dict[str, TreeStat]], owned: Columns | None) -> None:
+           differ: set[str], old: Callable[[], dict[str, TreeStat]], owned: Columns | None,
+           progress: Progress) -> None:
     """Make `tree` build/, each file's bytes made as the writers ask for them:
     in place where few differ from build/ (`differ`), else a whole new tree
-    that links the files of the `old` tree that hold the same bytes."""
+    that links the files of the `old` tree that hold the same bytes.
+    `progress` is told after each batch (and may stop the build there)."""
     paths = list(tree)
     update = staging.in_place(paths, differ)
     reuse = {} if update is not None else _reusable(old(), digests.get)
     writing = staging.writing(paths, unchanged, reuse, owned, update)
+    done = 0
     for batch in writing.needed():
         writing.put([(rel, tree.content(rel) if isinstance(tree, Tree) else tree[rel]) for rel in batch])
+        done += len(batch)
+        progress("writing", done, len(paths))
     writing.commit()
 
 

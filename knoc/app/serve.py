@@ -8,10 +8,15 @@ from collections.abc import Callable
 from knoc.app.build import build
 from knoc.app.outcome import Outcome, UsageError
 from knoc.config import Config
+from knoc.diagnostics.progress import quiet
 from knoc.features import serve as serving
 from knoc.io import files, interrupts, journal, server, tree, watch
 from knoc.output.hosting import SITE
 from knoc.rules.paths import segment_problem
+
+# How long a stopping `serve --watch` waits for a rebuild under way to
+# unwind (it checks between batches of files), before saying so, and at most.
+STOP_SOON, STOP_SECONDS = 1.0, 30.0
 
 
 def serve(config: Config, port: int, site_name: str | None, rebuild: bool, sign_keys: tuple[str, ...] = (),
@@ -22,10 +27,11 @@ def serve(config: Config, port: int, site_name: str | None, rebuild: bool, sign_
     a rebuild that raised (a usage error or a knoc bug): either way the old
     tree stays served and the watcher goes on. `say` tells the user where to look."""
     site = config.out_dir / SITE.rstrip("/")
+    watching = watch.Watch() if rebuild else None
 
     def build_and_report() -> None:
         report(build(config, use_cache=use_cache, fail_on_warning=fail_on_warning, sign_keys=sign_keys,
-                     unsigned=unsigned))
+                     unsigned=unsigned, progress=watching.progress if watching is not None else quiet))
 
     folders = [config.specs, config.content]
     since = watch.fingerprint(config.root, folders) if rebuild else None
@@ -43,7 +49,8 @@ def serve(config: Config, port: int, site_name: str | None, rebuild: bool, sign_
     except OSError as exc:
         raise UsageError("KNO-SERVE", f"cannot listen on 127.0.0.1:{port}: {exc.strerror}",
                          "pick another --port, or 0 for a free one") from None
-    stop = watch.in_background(config.root, folders, since, build_and_report, failed) if rebuild else None
+    if watching is not None:
+        watching.start(config.root, folders, since, build_and_report, failed)
     say(f"serving {config.output}/{SITE} on http://127.0.0.1:{running.server_address[1]}/"
         + (f" (every request gets {site_name})" if site_name else " (the Host header picks the tree)")
         + ("; rebuilding on change" if rebuild else "") + "; Ctrl-C stops")
@@ -52,8 +59,17 @@ def serve(config: Config, port: int, site_name: str | None, rebuild: bool, sign_
             running.serve_forever()  # until Ctrl-C: exit 130, as the shell expects of an interrupted command
         finally:
             ignore_more()  # a second Ctrl-C cannot cut short what follows
-            if stop is not None:
-                stop.set()
-                journal.close()  # a rebuild on the watcher's thread finishes updating build/ first
             running.server_close()
+            if watching is not None:
+                _stop(watching, say)
     return Outcome("knoc serve")
+
+
+def _stop(watching: watch.Watch, say: Callable[[str], None]) -> None:
+    """Stop the watch: a rebuild under way unwinds at its next checkpoint,
+    removing what it wrote aside, or, past the wait, is left to the next
+    run to clean up; one updating build/ finishes that first."""
+    if not watching.stop(STOP_SOON):
+        say("stopping: the rebuild under way is removing what it wrote")
+        watching.stop(STOP_SECONDS)
+    journal.close()

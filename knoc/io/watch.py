@@ -1,6 +1,8 @@
 """Watching the sources for `knoc serve --watch` (watchfiles: inotify and
 its kin). Every batch of changes to `.kno` files calls back once; whatever
-the callback raises is handed to `failed`, and the watching goes on."""
+the callback raises is handed to `failed`, and the watching goes on. The
+callback learns that the watch is stopping from its progress callback
+(`Watch.progress`), so that a rebuild under way unwinds cleanly."""
 
 from __future__ import annotations
 
@@ -26,18 +28,45 @@ def fingerprint(root: Path, folders: list[str]) -> tuple[tuple[str, int, int], .
     return tuple(out)
 
 
-def in_background(root: Path, folders: list[str], since: object, rebuild: Callable[[], None],
-                  failed: Callable[[Exception], object]) -> threading.Event:
-    """Watch in a daemon thread; set the returned event to stop it. Returns
-    once the watch is in place, after a rebuild if the sources changed since
-    the `since` fingerprint (taken before the first build)."""
-    stop, ready = threading.Event(), threading.Event()
-    paths = [root / f for f in folders if (root / f).is_dir()] or [root]
-    threading.Thread(target=_watch, args=(root, paths, _guarded(rebuild, failed), stop, ready), daemon=True).start()
-    ready.wait(READY_SECONDS)
-    if fingerprint(root, folders) != since:  # an edit made before the watch was in place
-        _guarded(rebuild, failed)()
-    return stop
+class Stopped(BaseException):
+    """What a rebuild raises at its next checkpoint (`Watch.progress`)
+    once the watch is stopping: it unwinds as an interrupted build does,
+    removing what it wrote aside, and is not reported as a failure."""
+
+
+class Watch:
+    """A watch on a daemon thread (`start`), and how its rebuilds learn
+    that it is stopping (`progress`, their progress callback)."""
+
+    def __init__(self) -> None:
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def progress(self, stage: str, done: int, total: int) -> None:
+        """A rebuild's progress: where it stops once `stop` was called."""
+        if self._stop.is_set():
+            raise Stopped
+
+    def start(self, root: Path, folders: list[str], since: object, rebuild: Callable[[], None],
+              failed: Callable[[Exception], object]) -> None:
+        """Watch; returns once the watch is in place, after a rebuild if the
+        sources changed since the `since` fingerprint (taken before the first build)."""
+        ready = threading.Event()
+        paths = [root / f for f in folders if (root / f).is_dir()] or [root]
+        self._thread = threading.Thread(target=_watch, args=(root, paths, _guarded(rebuild, failed), self._stop,
+                                                             ready), daemon=True)
+        self._thread.start()
+        ready.wait(READY_SECONDS)
+        if fingerprint(root, folders) != since:  # an edit made before the watch was in place
+            _guarded(rebuild, failed)()
+
+    def stop(self, wait: float) -> bool:
+        """Stop watching, and wait up to `wait` seconds for a rebuild under
+        way to reach its next checkpoint and unwind; whether it is done."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(wait)
+        return self._thread is None or not self._thread.is_alive()
 
 
 def _guarded(rebuild: Callable[[], None], failed: Callable[[Exception], object]) -> Callable[[], None]:
@@ -66,4 +95,7 @@ def _watch(root: Path, paths: list[Path], rebuild: Callable[[], None], stop: thr
                                     rust_timeout=200, yield_on_timeout=True, raise_interrupt=False):
         ready.set()  # the first (empty) batch comes once the watch is in place
         if changes:
-            rebuild()
+            try:
+                rebuild()
+            except Stopped:
+                return
