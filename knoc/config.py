@@ -70,7 +70,21 @@ KeyRef = str | tuple[tuple[str, str], ...]
 
 
 class ConfigError(Exception):
-    """A usage or configuration problem: exit code 2."""
+    """A usage or configuration problem: exit code 2. `at`: the line and
+    column of knoc.toml it is at, when the TOML parser says."""
+
+    def __init__(self, message: str, at: tuple[int, int] | None = None) -> None:
+        super().__init__(message)
+        self.at = at
+
+
+def _toml_position(exc: tomllib.TOMLDecodeError) -> tuple[int, int] | None:
+    """Where tomllib stopped: its attributes (Python 3.14 on), else its message."""
+    line, column = getattr(exc, "lineno", None), getattr(exc, "colno", None)
+    if isinstance(line, int) and isinstance(column, int):
+        return line, column
+    found = re.search(r"\(at line (\d+), column (\d+)\)$", str(exc))
+    return (int(found.group(1)), int(found.group(2))) if found else None
 
 
 @dataclass(frozen=True)
@@ -117,7 +131,9 @@ def load_config(root: Path, a2a: str | None = None) -> Config:
     if files.is_file(path):
         try:
             raw: dict[str, object] = tomllib.loads(files.read_source(str(path), str(root)).decode("utf-8"))
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError, OSError) as exc:
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"{CONFIG_FILE}: {exc}", _toml_position(exc)) from None
+        except (UnicodeDecodeError, OSError) as exc:
             raise ConfigError(f"{CONFIG_FILE}: {exc}") from None
         section, host, signing, primary = (_table(raw, name) for name in ("knoc", "host", "signing", "primary"))
         unknown = [*sorted(set(raw) - {"knoc", "host", "signing", "primary"}), *sorted(set(section) - _KEYS),

@@ -4,6 +4,7 @@ build directory's safety, determinism and the runtime domain index."""
 from __future__ import annotations
 
 import difflib
+import json
 import os
 import shutil
 import subprocess
@@ -54,11 +55,21 @@ def test_outside_a_content_repo_is_a_usage_error(tmp_path: Path) -> None:
     ('[knoc]\noutput = "../elsewhere"\n', "inside the repo"),
     ('[knoc]\ncolour = "red"\n', "unknown setting"),
     ("[knoc\n", "knoc.toml"),
+    ('[knoc]\noutput = "build"\na2a = 1.0.x\n', "--> knoc.toml:3:10"),  # not TOML: where it stops reading
 ])
 def test_bad_configuration_exits_2(repo: Path, knoc, toml: str, message: str) -> None:  # type: ignore[no-untyped-def]
     (repo / "knoc.toml").write_text(toml)
     code, _, err = knoc("build", root=repo)
     assert code == 2 and message in err
+
+
+def test_a_knoc_toml_that_is_not_toml_is_placed_in_sarif(repo: Path, knoc) -> None:  # type: ignore[no-untyped-def]
+    (repo / "knoc.toml").write_text('[knoc]\na2a = 1.0.x\n')
+    code, out, _ = knoc("check", "--format", "sarif", root=repo)
+    [result] = json.loads(out)["runs"][0]["results"]
+    location = result["locations"][0]["physicalLocation"]
+    assert code == 2 and location["artifactLocation"]["uri"] == "knoc.toml"
+    assert location["region"] == {"startLine": 2, "startColumn": 10}
 
 
 def test_a2a_flag_overrides_knoc_toml(repo: Path, knoc) -> None:  # type: ignore[no-untyped-def]

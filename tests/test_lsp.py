@@ -273,6 +273,10 @@ async def test_knoc_toml_counts_once_saved(client: LanguageClient, repo: Path) -
     [unread] = await findings(client, config_uri, "KNO-CONFIG")
     assert "9.9" in unread.message
     assert await findings(client, config_uri, "KNO-CONFIG-PRIMARY")  # the settings before still apply
+    saved(client, config, config_uri, good.replace('a2a = "1.0"', 'a2a = 1.0.x'))  # not TOML: at its place
+    [broken] = await findings(client, config_uri, "KNO-CONFIG", saying="line")
+    a2a_line = next(i for i, line in enumerate(good.splitlines()) if line.startswith("a2a = "))
+    assert broken.range.start.line == a2a_line and broken.range.start.character > 0
     saved(client, config, config_uri, good.replace('content = "content"', 'content = "content/perception-domains"'))
     await findings(client, uri, "KNO-RESOLVE-DOMAIN", present=False)  # no longer a source, as a build lists them
     typo = "    domains: [schemas, entity-healht]"

@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from knoc.app.outcome import Outcome, UsageError
-from knoc.config import Config, ConfigError, find_root, load_config
-from knoc.diagnostics import Diagnostic, duplicates
+from knoc.config import CONFIG_FILE, Config, ConfigError, find_root, load_config
+from knoc.diagnostics import Diagnostic, Span, duplicates
 from knoc.io import files, lock, pool
 from knoc.io.files import SOURCE_SUFFIX
 
@@ -25,7 +25,8 @@ def open_repo(root: Path | None, a2a: str | None, cwd: Path) -> Config:
     try:
         return load_config(root.resolve() if root else find_root(cwd), a2a)
     except ConfigError as exc:
-        raise UsageError("KNO-CONFIG", str(exc)) from None
+        raise UsageError("KNO-CONFIG", str(exc), file=CONFIG_FILE if exc.at else None,
+                         span=Span(*exc.at) if exc.at else None) from None
 
 
 def compile_cached(config: Config, use_cache: bool, progress: Progress | None = None,

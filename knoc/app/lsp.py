@@ -155,7 +155,7 @@ class KnocServer(LanguageServer):
         others (by the caller), or alone while no repo is compiled."""
         until = "nothing is checked" if self.repo is None else "the settings read before apply"
         hint = exc.hint or f"fix it; until then, {until}"
-        self.unread_config = [diag(exc.code, str(exc), file=CONFIG_FILE, hint=hint)]
+        self.unread_config = [diag(exc.code, str(exc), file=CONFIG_FILE, span=exc.span, hint=hint)]
         if self.repo is None:
             self.publish([])
 
@@ -210,10 +210,19 @@ class KnocServer(LanguageServer):
             found = by_file.get(rel, [])
             if self.published.get(rel, []) != found:
                 text = self.repo.text(rel) if self.repo is not None else None
+                if text is None and rel == CONFIG_FILE:  # a finding on knoc.toml, at its line
+                    text = self._config_text()
                 at = Positions(text or "", self.workspace.position_codec)
                 self.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(
                     self.uri(rel), [at.diagnostic(d) for d in found]))
         self.published = dict(by_file)
+
+    def _config_text(self) -> str:
+        """knoc.toml as on disk (as it was read), or nothing when it does not read."""
+        try:
+            return files.read_source(str(self.roots[-1] / CONFIG_FILE), str(self.roots[-1])).decode("utf-8")
+        except (OSError, UnicodeDecodeError, IndexError):
+            return ""
 
 
 class Positions:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import errno
 from dataclasses import dataclass, field
 
-from knoc.diagnostics import Diagnostic
+from knoc.diagnostics import Diagnostic, Span, diag
 from knoc.diagnostics.internal import has_internal
 from knoc.io import files, lock, pool, writing
 from knoc.io.cache import DIR as CACHE_DIR
@@ -13,11 +13,17 @@ from knoc.io.cache import CacheDamaged
 
 
 class UsageError(Exception):
-    """A problem with the invocation or the environment (exit code 2)."""
+    """A problem with the invocation or the environment (exit code 2);
+    `file` and `span`: where in the repo, when it is in one of its files."""
 
-    def __init__(self, code: str, message: str, hint: str | None = None) -> None:
+    def __init__(self, code: str, message: str, hint: str | None = None, file: str | None = None,
+                 span: Span | None = None) -> None:
         super().__init__(message)
-        self.code, self.hint = code, hint
+        self.code, self.hint, self.file, self.span = code, hint, file, span
+
+    def finding(self) -> Diagnostic:
+        """The error as a finding, for every reporter."""
+        return diag(self.code, str(self), file=self.file, span=self.span, hint=self.hint)
 
 
 # What a Ctrl-C leaves: every write is made aside and moved in whole, or

@@ -174,10 +174,11 @@ def guarded(action: Callable[[], int], fmt: str = "text", suite: str = "knoc", d
 def complain(exc: Exception, fmt: str = "text", suite: str = "knoc", debug: bool = False) -> int:
     """Say what went wrong (a usage error, else a bug in knoc); its exit code."""
     found = as_usage(exc)
-    finding = internal.internal(exc) if found is None else diag(found.code, str(found), hint=found.hint)
+    finding = internal.internal(exc) if found is None else found.finding()
     if not debug:
         [finding] = internal.without_traceback([finding])
-    click.echo(f"error[{finding.code}]: {finding.message}" + (f"\n  = help: {finding.hint}" if finding.hint else "")
+    at = f"\n  --> {finding.file}:{finding.span.line}:{finding.span.column}" if finding.file and finding.span else ""
+    click.echo(f"error[{finding.code}]: {finding.message}{at}" + (f"\n  = help: {finding.hint}" if finding.hint else "")
                + (f"\n{finding.detail}" if finding.detail else ""), err=True)
     _machine(finding, fmt, suite)
     return EXIT_USAGE if found is not None else EXIT_BUG
