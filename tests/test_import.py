@@ -226,6 +226,24 @@ def test_messy_shapes_are_converted_where_the_meaning_is_clear(repo: Path, knoc:
                for e in body["capabilities"]["extensions"])
 
 
+def test_each_list_entry_left_out_is_named_with_why(repo: Path, knoc: Knoc, tmp_path: Path) -> None:
+    """A blueprint's lists hold non-empty strings: an empty one or a number
+    is left out, each a warning at its own index saying which it was."""
+    card = {"name": "Lists", "description": "d", "url": "https://lists.example/a2a", "version": "1",
+            "capabilities": {}, "defaultInputModes": ["text/plain", ""], "defaultOutputModes": ["text/plain"],
+            "skills": [{"id": "s", "name": "S", "description": "d", "tags": ["t", 5], "examples": ["", "ok"]}]}
+    source = tmp_path / "lists.json"
+    source.write_text(json.dumps(card), encoding="utf-8")
+    code, out, err = knoc("import", str(source), "--format", "json", root=repo)
+    assert code == 0, err
+    changed = {d["json_path"]: d["message"] for d in json_diags(out) if d["code"] == "KNO-IMPORT-CHANGED"}
+    assert "an empty string" in changed["$.skills[0].examples[0]"]
+    assert "an empty string" in changed["$.defaultInputModes[1]"]
+    assert "not a string" in changed["$.skills[0].tags[1]"]
+    projection = YAML(typ="safe").load((repo / BLUEPRINTS / "lists.kno").read_text(encoding="utf-8"))["a2a_projection"]
+    assert projection["skills"][0]["examples"] == ["ok"] and projection["skills"][0]["tags"] == ["t"]
+
+
 def test_import_never_replaces_a_file_unless_forced(repo: Path, knoc: Knoc) -> None:
     source = str(CARDS / "wild/hoocode.json")
     assert knoc("import", source, root=repo)[0] == 0

@@ -126,9 +126,12 @@ def _strings(value: JsonValue, path: str, out: Imported) -> list[str] | None:
     if not isinstance(value, list):
         out.drop(path, "not a list of strings")
         return None
-    kept = [v for v in value if isinstance(v, str) and v]
-    if len(kept) != len(value):
-        out.drop(path, "entries that are not strings")
+    kept = []
+    for i, v in enumerate(value):
+        if isinstance(v, str) and v:
+            kept.append(v)
+        else:  # a blueprint's lists hold non-empty strings
+            out.drop(f"{path}[{i}]", "an empty string" if v == "" else "not a string")
     return kept
 
 
