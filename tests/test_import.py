@@ -236,8 +236,12 @@ def test_each_list_entry_left_out_is_named_with_why(repo: Path, knoc: Knoc, tmp_
     source.write_text(json.dumps(card), encoding="utf-8")
     code, out, err = knoc("import", str(source), "--format", "json", root=repo)
     assert code == 0, err
-    changed = {d["json_path"]: d["message"] for d in json_diags(out) if d["code"] == "KNO-IMPORT-CHANGED"}
+    found = {d["json_path"]: d for d in json_diags(out) if d["code"] == "KNO-IMPORT-CHANGED"}
+    changed = {path: d["message"] for path, d in found.items()}
     assert "an empty string" in changed["$.skills[0].examples[0]"]
+    text = source.read_text(encoding="utf-8")  # each placed where the card writes it
+    at = text.index('"examples": [""') + len('"examples": [') + 1
+    assert (found["$.skills[0].examples[0]"]["line"], found["$.skills[0].examples[0]"]["column"]) == (1, at)
     assert "an empty string" in changed["$.defaultInputModes[1]"]
     assert "not a string" in changed["$.skills[0].tags[1]"]
     projection = YAML(typ="safe").load((repo / BLUEPRINTS / "lists.kno").read_text(encoding="utf-8"))["a2a_projection"]

@@ -46,11 +46,16 @@ class SourceFile:
 
         Block collections are located at their key, since the collection
         itself only starts on the next line. Unreachable paths fall back to
-        the deepest node found, so a position is always given.
+        the deepest node found, so a position is always given (1:1 in a
+        text that does not parse).
         """
+        return self.find(path, key=key) or Span(1, 1)
+
+    def find(self, path: JsonPath, *, key: bool = False) -> Span | None:
+        """`locate`, or None in a text that does not parse."""
         node = self._node()
         if node is None:
-            return Span(1, 1)
+            return None
         key_node: Node | None = None
         for part in path:
             child = _child(node, part)

@@ -9,12 +9,15 @@ that passes the official checks."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import re
 from urllib.parse import urljoin, urlsplit
 
 from knoc.a2a import signing
 from knoc.a2a.fields import DEFAULT_TRANSPORT
 from knoc.diagnostics import Diagnostic, diag
+from knoc.diagnostics.source import SourceFile
 from knoc.features import keysets
 from knoc.features.importing.card_fields import (
     CONVERTERS,
@@ -126,11 +129,24 @@ def load(source: str, label: str, base_url: str | None = None,
     except NotACard as exc:
         return None, [diag("KNO-IMPORT-NOT-CARD", f"not an A2A Agent Card: {exc}", file=label,
                             hint="nothing was written for it")]
-    found = [diag("KNO-IMPORT-CHANGED", f"{c.path}: {c.message}", file=label, json_path=c.path,
-                  hint="review the blueprint") for c in imported.changes]
+    # Where each change is written, as the YAML composer places it (JSON is YAML, but for a key of
+    # over 1,024 characters, which libyaml refuses: then the findings say no place).
+    written = SourceFile(label, label, body.decode("utf-8", errors="replace").removeprefix("\ufeff"))
+    found = [diag("KNO-IMPORT-CHANGED", f"{c.path}: {c.message}", file=label, span=written.find(_parts(c.path)),
+                  json_path=c.path, hint="review the blueprint") for c in imported.changes]
     if isinstance(raw, dict) and raw.get("signatures"):  # `convert` took it: an object
-        found.append(_signatures(raw, source, label, allow_jku))
+        signed = _signatures(raw, source, label, allow_jku)
+        found.append(dataclasses.replace(signed, span=written.find(["signatures"])))
     return imported, found
+
+
+def _parts(path: str) -> list[str | int]:
+    """A change's JSON path (`$.skills[0].tags`) as keys and indexes; a key
+    holding `.` or `[` is cut there, and the place found is its parent's."""
+    return [int(index) if index else key for key, index in _PART.findall(path)]
+
+
+_PART = re.compile(r"\.([^.\[]+)|\[(\d+)\]")
 
 
 def _signatures(raw: JsonObject, source: str, label: str, allow_jku: bool) -> Diagnostic:
