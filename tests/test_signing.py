@@ -8,6 +8,7 @@ The JS SDK's and a2a-sdk 0.3's verifiers run in tests/test_interop.py."""
 
 from __future__ import annotations
 
+import base64
 import copy
 import json
 import os
@@ -200,6 +201,26 @@ def test_a_private_key_never_enters_the_repo_or_the_output(
     monkeypatch.setenv("KNOC_SIGNING_KEY", "-----BEGIN PRIVATE KEY-----\nnot a key\n-----END PRIVATE KEY-----\n")
     code, _, err = knoc("build", root=repo)
     assert code == 2 and "KNOC_SIGNING_KEY is not an unencrypted PEM private key" in err and "not a key" not in err
+
+
+def test_a_key_given_encoded_signs_or_is_refused_without_being_repeated(
+        repo: Path, knoc: Knoc, keys: dict[str, tuple[Path, bytes]], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A CI secret often holds the PEM file base64-encoded: it signs. The
+    key's body alone (a PEM's middle line), or base64 of anything else, is
+    refused, and no message repeats it (it was taken for a path and quoted)."""
+    path, _ = keys["ed25519"]
+    pem = path.read_bytes()
+    monkeypatch.setenv("KNOC_SIGNING_KEY", base64.b64encode(pem).decode())
+    code, _, err = knoc("build", root=repo)
+    assert code == 0 and "signed with 1 key" in err, err
+    body = pem.decode().splitlines()[1]
+    for given in (body, base64.b64encode(b"not a key at all, but long enough").decode()):
+        monkeypatch.setenv("KNOC_SIGNING_KEY", given)
+        code, _, err = knoc("build", root=repo)
+        assert code == 2 and "KNOC_SIGNING_KEY is neither a file nor a PEM private key" in err and given not in err
+        monkeypatch.delenv("KNOC_SIGNING_KEY")
+        code, out, err = knoc("build", "--sign-key", given, "--format", "json", root=repo)
+        assert code == 2 and given not in out + err and given[:12] not in out + err
 
 
 def test_knoc_keys_new_and_knoc_verify(repo: Path, tmp_path_factory: pytest.TempPathFactory) -> None:

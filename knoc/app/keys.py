@@ -38,8 +38,7 @@ def show_public(path: str) -> Outcome:
     except ConfigError:
         repo = None
     try:
-        key = keys.private_key(path, repo or Path("/nonexistent-repo"), "--sign-key (the PEM given inline)"
-                               if keys.is_pem(path) else path)
+        key = keys.private_key(path, repo or Path("/nonexistent-repo"), "the key")
     except keys.KeyProblem as exc:
         raise UsageError("KNO-SIGNING", str(exc)) from None
     return Outcome("knoc keys public", answer=_public_lines(key))

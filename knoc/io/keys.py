@@ -5,7 +5,9 @@ material: a problem names the file or the variable it came from."""
 
 from __future__ import annotations
 
+import base64
 import os
+import re
 from pathlib import Path
 
 from cryptography.exceptions import UnsupportedAlgorithm
@@ -25,29 +27,34 @@ class KeyProblem(Exception):
     """A key that cannot be used, or must not be: a usage error."""
 
 
-def is_pem(source: str) -> bool:
-    """Whether a key argument holds the key itself rather than naming a file."""
+def _is_pem(source: str) -> bool:
+    """Whether a key argument holds the key itself (PEM text) rather than naming a file."""
     return "-----BEGIN" in source or "\n" in source
 
 
 def private_key(source: str, root: Path, name: str) -> PrivateKey:
-    """The signing key at `source` (a path, or PEM text), named `name` in
-    messages (never the PEM itself). A file inside the repo is refused: a
+    """The signing key at `source`: a path, PEM text, or a PEM file
+    base64-encoded (as CI secrets often hold it). `name` says where it was
+    given (`--sign-key`, the variable); messages add the path, never a
+    value that may be key material. A file inside the repo is refused: a
     private key committed once is public for good."""
-    if is_pem(source):
+    if _is_pem(source):
         pem = source.encode("utf-8", "replace")
-    else:
-        try:
-            path = Path(source).expanduser().resolve()
-        except (OSError, RuntimeError) as exc:
-            raise KeyProblem(f"cannot read {name}: {exc}") from None
+    elif (path := _existing(source)) is not None:
         if path.is_relative_to(root.resolve()):
-            raise KeyProblem(f"{name} lies inside the repo ({path.relative_to(root.resolve())}): a private key "
+            raise KeyProblem(f"{name} ({path.relative_to(root.resolve())}) lies inside the repo: a private key "
                              "must never be committed; keep it outside (a CI secret, or a file in your home)")
         try:
             pem = files.read_source(str(path), limit=KEY_BYTES)
         except OSError as exc:
-            raise KeyProblem(f"cannot read {name}: {exc.strerror or exc}") from None
+            raise KeyProblem(f"cannot read {name} ({path}): {exc.strerror or exc}") from None
+    elif (decoded := _encoded_pem(source)) is not None:
+        pem = decoded
+    elif _ENCODED.fullmatch(source.strip()):  # key material in some other form: not repeated
+        raise KeyProblem(f"{name} is neither a file nor a PEM private key (nor one base64-encoded); "
+                         "its value is not shown, as it may be a key")
+    else:
+        raise KeyProblem(f"cannot read {name} ({source}): no such file")
     try:
         key = serialization.load_pem_private_key(pem, password=None)
     except (ValueError, TypeError, UnsupportedAlgorithm):
@@ -58,14 +65,40 @@ def private_key(source: str, root: Path, name: str) -> PrivateKey:
     raise KeyProblem(f"{name} is not an Ed25519 or P-256 key: knoc signs with EdDSA or ES256")
 
 
+# A value of this shape that names no file is taken for key material: base64 (or base64url) text.
+_ENCODED = re.compile(r"[A-Za-z0-9+/=_-]{24,}")
+
+
+def _existing(source: str) -> Path | None:
+    """The file (or folder) `source` names, resolved; None if there is none."""
+    try:
+        path = Path(source).expanduser().resolve()
+        return path if path.exists() else None
+    except (OSError, RuntimeError, ValueError):
+        return None
+
+
+def _encoded_pem(source: str) -> bytes | None:
+    """The PEM text that `source` holds base64-encoded, if it does."""
+    compact = source.strip()
+    if not _ENCODED.fullmatch(compact):
+        return None
+    try:
+        decoded = base64.b64decode(compact + "=" * (-len(compact) % 4), altchars=b"-_" if "-" in compact
+                                   or "_" in compact else None)
+    except ValueError:  # binascii.Error is one
+        return None
+    return decoded if b"-----BEGIN" in decoded else None
+
+
 def signing_keys(paths: list[str], root: Path, configured: str | None = None) -> list[PrivateKey]:
     """Every `--sign-key`; else KNOC_SIGNING_KEY (a path or the PEM itself);
     else knoc.toml's `[signing] key`."""
-    keys = [private_key(p, root, "--sign-key (the PEM given inline)" if is_pem(p) else p) for p in paths]
+    keys = [private_key(p, root, "--sign-key") for p in paths]
     if not keys and os.environ.get(ENV, "").strip():
         keys.append(private_key(os.environ[ENV], root, ENV))
     if not keys and configured:
-        keys.append(private_key(configured, root, f"[signing] key ({configured})"))
+        keys.append(private_key(configured, root, "[signing] key"))
     return keys
 
 
