@@ -248,6 +248,24 @@ def test_each_list_entry_left_out_is_named_with_why(repo: Path, knoc: Knoc, tmp_
     assert projection["skills"][0]["examples"] == ["ok"] and projection["skills"][0]["tags"] == ["t"]
 
 
+def test_a_documentation_or_icon_url_a_viewer_cannot_follow_is_resolved_or_left_out(
+        repo: Path, knoc: Knoc, tmp_path: Path) -> None:
+    card = {"name": "Links", "description": "d", "url": "https://links.example/a2a", "version": "1",
+            "capabilities": {}, "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
+            "skills": [{"id": "s", "name": "S", "description": "d", "tags": ["t"]}],
+            "documentationUrl": "javascript:alert(1)", "iconUrl": "/icon.png"}
+    source = tmp_path / "links.json"
+    source.write_text(json.dumps(card), encoding="utf-8")
+    code, out, err = knoc("import", str(source), "--url", "https://links.example/a2a", "--format", "json",
+                          root=repo)
+    assert code == 0, out + err
+    changed = {d["json_path"]: d["message"] for d in json_diags(out) if d["code"] == "KNO-IMPORT-CHANGED"}
+    assert "not an http(s) URL" in changed["$.documentationUrl"]
+    assert "https://links.example/icon.png" in changed["$.iconUrl"]
+    projection = YAML(typ="safe").load((repo / BLUEPRINTS / "links.kno").read_text(encoding="utf-8"))["a2a_projection"]
+    assert "documentation_url" not in projection and projection["icon_url"] == "https://links.example/icon.png"
+
+
 def test_import_never_replaces_a_file_unless_forced(repo: Path, knoc: Knoc) -> None:
     source = str(CARDS / "wild/hoocode.json")
     assert knoc("import", source, root=repo)[0] == 0

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 from ruamel.yaml import YAML
 
-from tests.conftest import ROOT, tree
+from tests.conftest import ROOT, edit, json_diags, tree
 
 
 def _strings(value: Any) -> list[str]:
@@ -64,3 +65,39 @@ def test_private_agent_is_validated_but_not_published(repo: Path, knoc) -> None:
     bp.write_text(bp.read_text().replace("domains: [entity-health]", "domains: [no-such]"))
     code, _, err = knoc("validate", root=repo)
     assert code == 1 and "KNO-RESOLVE-DOMAIN" in err
+
+
+BLUEPRINT = "content/agent-blueprints/quick-summarizer.kno"
+CARD_URL = "url: https://agents.possibility.space/quick-summarizer"
+
+
+@pytest.mark.parametrize("old,new,path", [
+    (CARD_URL, "url: https://deploy:s3cret@agents.possibility.space/quick-summarizer", "url"),
+    ("    url: https://possibility.space", "    url: https://s3cret@possibility.space", "url"),
+    ("  version: \"0.1.0\"", "  version: \"0.1.0\"\n  documentation_url: https://me:s3cret@docs.example.org/",
+     "documentation_url"),
+])
+def test_a_url_holding_a_password_is_refused_and_never_repeated(repo: Path, knoc, old: str, new: str,  # type: ignore[no-untyped-def]
+                                                                path: str) -> None:
+    """A user name or password in any of the card's URLs would be published
+    with it: an error, whose message masks them."""
+    edit(repo, BLUEPRINT, old, new)
+    code, out, _ = knoc("build", "--format", "json", root=repo)
+    [found] = [d for d in json_diags(out) if d["code"] == "KNO-CARD-URL-CREDENTIALS"]
+    assert code == 1 and found["message"].startswith(f"`{path}` ") and "s3cret" not in json.dumps(found)
+    assert found["line"] == line_of(repo, "s3cret")
+    assert not (repo / "build").exists()
+
+
+@pytest.mark.parametrize("link", ["javascript:alert(1)", "file:///etc/passwd", "/docs"])
+def test_a_card_link_a_viewer_would_run_or_open_is_refused(repo: Path, knoc, link: str) -> None:  # type: ignore[no-untyped-def]
+    edit(repo, BLUEPRINT, "  version: \"0.1.0\"", f"  version: \"0.1.0\"\n  documentation_url: \"{link}\"")
+    code, out, _ = knoc("build", "--format", "json", root=repo)
+    assert code == 1 and [d["line"] for d in json_diags(out) if d["code"] == "KNO-CARD-LINK"] == [
+        line_of(repo, "documentation_url")]
+
+
+def line_of(repo: Path, text: str) -> int:
+    """The 1-based line of the blueprint that holds `text`."""
+    return next(i for i, line in enumerate((repo / BLUEPRINT).read_text(encoding="utf-8").splitlines(), 1)
+                if text in line)

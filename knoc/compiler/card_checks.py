@@ -19,7 +19,7 @@ from knoc.a2a.unprotected import unprotected
 from knoc.a2a.wire import FLOW_FIELDS
 from knoc.diagnostics import Diagnostic, JsonPath, at, json_path
 from knoc.kinds.agent import PLACEHOLDERS, Agent
-from knoc.rules.paths import ip_literal, origin, split_url
+from knoc.rules.paths import ip_literal, origin, split_url, web_link
 
 
 def legacy_dropped(agent: Agent, fields: CardFields, target: Target, written: object) -> list[Diagnostic]:
@@ -130,12 +130,14 @@ def unfinished(agent: Agent) -> Iterable[Diagnostic]:
     url = c.get("url")
     where = split_url(url)
     if where is not None and _local(where.hostname or ""):
-        yield card_error(agent, ("url",), "KNO-CARD-URL-LOCAL", f"url `{url}` can be reached only from this machine "
-                   "or network", "publish the url clients will use, or keep the agent private while it is local")
+        yield card_error(agent, ("url",), "KNO-CARD-URL-LOCAL", f"url `{shown_url(str(url))}` can be reached only from "
+                         "this machine or network",
+                         "publish the url clients will use, or keep the agent private while it is local")
     if where is not None and not _local(where.hostname or "") and where.scheme == "http":
-        yield card_error(agent, ("url",), "KNO-CARD-URL-HTTP", f"url `{url}` is plain http: tasks and credentials "
-                   "travel unencrypted", "serve the agent over https")
+        yield card_error(agent, ("url",), "KNO-CARD-URL-HTTP", f"url `{shown_url(str(url))}` is plain http: tasks and "
+                         "credentials travel unencrypted", "serve the agent over https")
     yield from _bindings(agent)
+    yield from _card_urls(agent)
     for i, iface in enumerate(c.get("additional_interfaces") or []):
         transport = iface.get("transport")
         grpc = split_url(iface.get("url")) if isinstance(transport, str) and a2a_binding(transport) == "GRPC" else None
@@ -144,6 +146,37 @@ def unfinished(agent: Agent) -> Iterable[Diagnostic]:
             yield card_error(agent, ("additional_interfaces", i, "url"), "KNO-CARD-GRPC-ADDRESS",
                        f"gRPC interface url `{iface['url']}` is not an address a gRPC channel can dial",
                        f"write its host:port, `{address}` (A2A: a gRPC interface's url is hostname:port)")
+
+
+def _card_urls(agent: Agent) -> Iterable[Diagnostic]:
+    """The card's own URLs: none holds a user name or password (the card
+    is public, and so would they be), and the links a viewer of the card
+    shows (its documentation, icon and provider) are web addresses, not
+    `javascript:` or another scheme a viewer would run or open."""
+    c = agent.card
+    urls: list[tuple[JsonPath, object]] = [((key,), c.get(key)) for key in ("url", "documentation_url", "icon_url")]
+    provider = c.get("provider")
+    if isinstance(provider, dict):
+        urls.append((("provider", "url"), provider.get("url")))
+    urls += [(("additional_interfaces", i, "url"), iface.get("url"))
+             for i, iface in enumerate(c.get("additional_interfaces") or []) if isinstance(iface, dict)]
+    for path, url in urls:
+        if not isinstance(url, str):
+            continue
+        where = split_url(url)
+        authority = url.split("//", 1)[1] if "//" in url else url  # a gRPC host:port has no `//`
+        if "@" in re.split(r"[/?#]", authority, maxsplit=1)[0] or (
+                where is not None and (where.username is not None or where.password is not None)):
+            yield card_error(agent, path, "KNO-CARD-URL-CREDENTIALS", f"`{path[-1]}` `{shown_url(url)}` holds a user "
+                             "name or password: the card is public, and so would they be",
+                             "publish the URL without them; clients bring their own credentials")
+        elif path[0] in _LINKS and not web_link(url, image=path[0] == "icon_url"):
+            yield card_error(agent, path, "KNO-CARD-LINK", f"`{path[-1]}` `{shown_url(url)}` is not an http(s) URL: "
+                             "card viewers show it as a link, and a `javascript:` or `file:` one runs or opens "
+                             "something else", "write the page's full https URL")
+
+
+_LINKS = ("documentation_url", "icon_url", "provider")  # what a card viewer shows as a link or an image
 
 
 # The fields of a security scheme (and of its OAuth flows) a client fetches or sends credentials to.
@@ -164,7 +197,7 @@ def auth_urls(agent: Agent, dropped: Iterable[JsonPath]) -> Iterable[Diagnostic]
         if any(path[:len(d)] == d for d in left_out):
             continue
         where = split_url(url)
-        shown = _shown(url)
+        shown = shown_url(url)
         if where is None or where.scheme not in ("https", "http") or not _well_formed(url, where):
             yield card_error(agent, path, "KNO-CARD-AUTH-URL", f"`{path[-1]}` `{shown}` is not an absolute "
                              "http(s) URL: clients have nowhere to authenticate",
@@ -211,7 +244,7 @@ def _well_formed(url: str, where: SplitResult) -> bool:
     return port != 0 and origin(where) is not None
 
 
-def _shown(url: str) -> str:
+def shown_url(url: str) -> str:
     """A URL as a message may repeat it: never its user name and password,
     never all of a huge value."""
     url = _USERINFO.sub("//***@", url, count=1)

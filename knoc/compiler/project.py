@@ -30,6 +30,7 @@ from knoc.compiler.card_checks import (
     legacy_dropped,
     patch_versions,
     protocol_checks,
+    shown_url,
     unfinished,
     unprotected_values,
 )
@@ -289,7 +290,7 @@ def _location(agent: Agent, diags: list[Diagnostic]) -> tuple[str, str] | None:
     location = locate_url(url)
     if isinstance(location, str):
         diags.append(card_error(agent, ("url",), "KNO-PROJECT-URL",
-                          f"url `{url}` cannot be mapped to a card path: {location}",
+                          f"url `{shown_url(url)}` cannot be mapped to a card path: {location}",
                           "use an absolute https URL whose host is a DNS name, without `.`, `..` or `%` segments"))
         return None
     return location

@@ -50,6 +50,17 @@ declare("KNO-CARD-BINDING", W, "a binding is written otherwise than A2A names it
 declare("KNO-CARD-URL-HTTP", W, "a public card's url is plain http", """
     Clients send tasks, and often credentials, to the card's url. Over plain http they travel
     unencrypted and can be altered on the way; serve the agent over https.""")
+declare("KNO-CARD-URL-CREDENTIALS", E, "a public card's url holds a user name or password", """
+    The card's url, an interface's url, or its documentation, icon or provider url holds a user
+    name or password (`https://user:secret@host/`). The card is public: so would they be, in the
+    card, its agent.json, the catalog and the index. Publish the URL without them; a client
+    brings its own credentials, as the card's security schemes say. The message never repeats
+    them.""")
+declare("KNO-CARD-LINK", E, "a card's documentation, icon or provider url is not an http(s) URL", """
+    Card viewers (catalogs, registries, the SDKs' tools) show `documentation_url`, `icon_url`
+    and `provider.url` as links or images. A `javascript:` URL runs script in whoever opens it,
+    a `file:` one opens a file on their machine, and a relative one leads nowhere. Write the
+    page's full https URL; an icon may also be a `data:image/` URL.""")
 declare("KNO-CARD-AUTH-URL", E, "a security scheme's endpoint is not an absolute URL", """
     A client authenticates at the endpoints a card's security schemes name: the OAuth token,
     authorization, device authorization and refresh URLs, the authorization server's metadata

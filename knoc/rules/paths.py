@@ -54,6 +54,15 @@ def split_url(url: object) -> SplitResult | None:
     return parts
 
 
+def web_link(url: str, image: bool = False) -> bool:
+    """An absolute http(s) URL with a host (or, for an image, a `data:image/`
+    URL): what a card viewer may show as a link or an image."""
+    if image and url[:11].lower() == "data:image/":
+        return True
+    where = split_url(url)
+    return where is not None and where.scheme.lower() in ("http", "https") and bool(where.netloc)
+
+
 def ip_literal(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
     """`host` as an IP address, or None. Most hosts are names, told apart
     here without the exception ipaddress raises for each."""

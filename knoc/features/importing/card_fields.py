@@ -9,9 +9,11 @@ from typing import Literal
 
 from knoc.a2a.extensions import SERVICE_CLASS_URI, SERVICE_CLASSES
 from knoc.features.importing.card_security import requirements, security_schemes
+from knoc.features.importing.card_service import against_base
 from knoc.features.importing.imported import Imported, ImportedSkill, http_url, list_of
 from knoc.rules import slug as slugs
 from knoc.rules.json import JsonObject, JsonValue
+from knoc.rules.paths import web_link
 
 FLAGS = {"streaming": "streaming", "pushNotifications": "push_notifications",
          "stateTransitionHistory": "state_transition_history", "extendedAgentCard": "extended_agent_card"}
@@ -87,6 +89,24 @@ def _renamed(key: str) -> Converter:
         else:
             out.drop(f"$.{key}", "not a string")
     return run
+
+
+def links(out: Imported, base_url: str | None) -> None:
+    """The documentation and icon urls as a card viewer follows them: a
+    relative or templated one resolved against the base url, said so; one
+    that is still no http(s) URL (nor, for an icon, a `data:image/` one),
+    left out, said so (the build refuses it: KNO-CARD-LINK)."""
+    for camel_key, key in RENAMED.items():
+        url = out.card.get(key)
+        if not isinstance(url, str):
+            continue
+        if (resolved := against_base(url, base_url)) is not None:
+            out.convert(f"$.{camel_key}", f"`{url}` resolved against the base url: {resolved}")
+            out.card[key] = url = resolved
+        if not web_link(url, image=key == "icon_url"):
+            del out.card[key]
+            out.drop(f"$.{camel_key}", "not an http(s) URL (card viewers show it as a link)"
+                     + ("; give --url to resolve relative ones" if url.startswith("/") else ""))
 
 
 def modes(raw: JsonObject, out: Imported) -> None:

@@ -131,6 +131,17 @@ _ADDRESS = re.compile(r"^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):[0-9]{1,5}$")  # gR
 _ANY_URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://\S+$")
 
 
+def against_base(url: str, base_url: str | None) -> str | None:
+    """A relative (`/a2a`) or templated (`{BASE_URL}/a2a`) url resolved
+    against the base url; None for any other url, or without a base url."""
+    if base_url is None:
+        return None
+    template = _TEMPLATE.match(url)
+    if template is not None:  # the base url, then the path
+        return base_url.rstrip("/") + template.group(1) if template.group(1) else base_url
+    return urljoin(base_url, url) if url.startswith("/") else None  # a path on the base url's host
+
+
 def _usable(seen: _Seen, base_url: str | None, out: Imported) -> bool:
     """Whether the interface can be kept: its binding is one, and its url
     an absolute URL (a relative or templated one resolved against the base
@@ -138,12 +149,8 @@ def _usable(seen: _Seen, base_url: str | None, out: Imported) -> bool:
     if seen.binding is None:
         return False
     url = seen.url
-    if isinstance(url, str) and base_url is not None and (url.startswith("/") or _TEMPLATE.match(url)):
-        template = _TEMPLATE.match(url)
-        if template is not None:  # `{BASE_URL}/a2a`: the base url, then the path
-            seen.url = base_url.rstrip("/") + (template.group(1) or "") if template.group(1) else base_url
-        else:  # `/a2a`: a path on the base url's host
-            seen.url = urljoin(base_url, url)
+    if isinstance(url, str) and (resolved := against_base(url, base_url)) is not None:
+        seen.url = resolved
         out.convert(f"{seen.path}.url" if seen.path != "$.url" else seen.path,
                     f"`{url}` resolved against the base url: {seen.url}")
     elif isinstance(url, str) and (m := re.match(r"^([A-Za-z][A-Za-z0-9+.-]*)://", url)) and m.group(1) != \

@@ -29,6 +29,7 @@ from knoc.features.importing.card_fields import (
     extended_card,
     extensions,
     json_kind,
+    links,
     modes,
     text_field,
     version_field,
@@ -75,6 +76,7 @@ def convert(raw: JsonValue, base_url: str | None = None) -> Imported:
     for key in ("provider", *RENAMED, "capabilities", "authentication", "securitySchemes", "skills"):
         if key in raw:
             CONVERTERS[key](raw, out)
+    links(out, base_url)
     modes(raw, out)
     extended_card(raw, out)
     if found.transport != DEFAULT_TRANSPORT:
