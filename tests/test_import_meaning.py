@@ -45,7 +45,10 @@ def read(card: dict[str, Any]) -> dict[str, Any] | None:
                           major_minor(i["protocolVersion"]) if i.get("protocolVersion") else "")
                          for i in parsed.get("supportedInterfaces", [])})
     requirements = sorted(json.dumps(r.get("schemes", {}), sort_keys=True) for r in parsed.get("securityRequirements", []))
-    return {"interfaces": interfaces, "schemes": parsed.get("securitySchemes", {}), "requirements": requirements,
+    first = parsed.get("supportedInterfaces", [{}])[0]  # what a client that takes the first it speaks calls
+    first_url = str(first.get("url", "")).lower().rstrip("/")  # the same interface, however its url is spelled
+    return {"interfaces": interfaces, "first": (first.get("protocolBinding"), first_url, first.get("tenant")),
+            "schemes": parsed.get("securitySchemes", {}), "requirements": requirements,
             "input modes": parsed.get("defaultInputModes", []), "output modes": parsed.get("defaultOutputModes", []),
             "documentation": parsed.get("documentationUrl")}
 
@@ -117,6 +120,12 @@ MIXES = {
             "clientCredentials": {"tokenUrl": "https://auth.mix.example.com/token", "refreshUrl": "/refresh",
                                   "scopes": {}}}}}},
         securityRequirements=[{"schemes": {"oauth": {}}}]),
+    "tenant-first": _card(supportedInterfaces=[
+        {"url": "https://mix.example.com/v1", "protocolBinding": "HTTP+JSON", "protocolVersion": "1.0", "tenant": "t1"},
+        {"url": "https://mix.example.com/rpc", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}]),
+    "grpc-first": _card(supportedInterfaces=[
+        {"url": "grpc.mix.example.com:443", "protocolBinding": "GRPC", "protocolVersion": "1.0"},
+        {"url": "https://mix.example.com/rpc", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}]),
     "pre-release-version": _card(supportedInterfaces=[
         {"url": "https://mix.example.com/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "0.3.0-rc1"}]),
 }
@@ -130,6 +139,7 @@ def test_odd_mixes_keep_what_the_sdk_reads_or_say_what_changed(repo: Path, knoc:
     code, out, err = knoc("import", str(source), "--format", "json", root=repo)
     assert code == 0, out + err
     warned = [d["json_path"] for d in json_diags(out) if d.get("json_path")]
+    said = " ".join(d["message"] for d in json_diags(out))
     result = compile_repo(load_config(repo, "1.0"))
     assert result.ok, [d for d in result.report.sorted() if d.is_error]
     [card] = [json.loads(c.projection.body) for c in result.cards if c.projection.name == "Mixed"]
@@ -137,6 +147,8 @@ def test_odd_mixes_keep_what_the_sdk_reads_or_say_what_changed(repo: Path, knoc:
     assert before is not None and after is not None
     for aspect, sources in ASPECTS.items():
         assert before[aspect] == after[aspect] or any(w.startswith(sources) for w in warned), (aspect, before, after)
+    if before["first"] != after["first"]:  # the interface a client calls by default changed: said so
+        assert "no longer the first interface" in said, (before["first"], after["first"])
     if name in ("requirements-disagree", "tenant", "trailing-slash", "grpc-wss-custom"):
         assert before["interfaces"] == after["interfaces"] and before["requirements"] == after["requirements"]
     if name == "requirements-disagree":

@@ -62,15 +62,18 @@ def service(raw: JsonObject, out: Imported, base_url: str | None) -> Service | N
                for i, item in enumerate(_items(raw, "additionalInterfaces", out)) if isinstance(item, dict)]
     groups: dict[_Key, list[str]] = {}
     stated_urls: dict[_Key, str] = {}
+    paths: dict[_Key, str] = {}  # where the card states each interface first
     for seen in stated:
         if _usable(seen, base_url, out):
             key = _key(seen)
             stated_urls.setdefault(key, str(seen.url))  # a string, as usable
+            paths.setdefault(key, seen.path)
             if seen.version not in groups.setdefault(key, []):
                 groups[key].append(seen.version)
     for seen in legacy:
         if _usable(seen, base_url, out):
             stated_urls.setdefault(_key(seen), str(seen.url))
+            paths.setdefault(_key(seen), seen.path)
             _merge_legacy(seen, groups, bool(stated), out)
     main = next((k for k in groups if k[2] is None and publishable(stated_urls[k])), None)
     if main is None:
@@ -82,6 +85,12 @@ def service(raw: JsonObject, out: Imported, base_url: str | None) -> Service | N
         if groups:
             out.drop("$.url", "no interface is at an http(s) URL knoc can publish the card under")
         return _substitute(base_url, legacy_version, out)
+    first = next(iter(groups))
+    if main != first:  # a client that takes the first interface it speaks (a2a-sdk's default) may call another
+        why = f"has tenant `{first[2]}`" if first[2] is not None else "is not an http(s) URL a card is published at"
+        out.convert(paths[first], f"no longer the first interface: the built card lists `{stated_urls[main]}` "
+                    f"({main[1]}) first, as the blueprint's url (this one {why}); a client that takes the first "
+                    "interface it speaks calls that one now")
     others: list[dict[str, str | list[str]]] = [
         {"url": stated_urls[k], "transport": k[1], **({"tenant": k[2]} if k[2] is not None else {}),
          "protocol_versions": v} for k, v in groups.items() if k != main]
