@@ -15,8 +15,9 @@ from pathlib import Path
 import pytest
 
 from knoc.rules import limits
-from tests.conftest import ROOT, Knoc, json_diags, tree
+from tests.conftest import ROOT, Knoc, edit, json_diags, tree
 from tests.test_bad_input import BP, replace, write
+from tests.test_privacy import BLUEPRINT, line_of
 
 CATALOG_SEARCH = f"{BP}/catalog-search.kno"
 URL = "url: https://agents.possibility.space/catalog-search"
@@ -618,3 +619,22 @@ def test_a_retired_key_that_takes_a_pinned_kid_is_refused(repo: Path, knoc: Knoc
                                     encoding="utf-8")
     code, _, err = knoc("check", root=repo)
     assert code == 2 and "KNO-SIGNING" in err and "kid" in err, err
+
+
+@pytest.mark.parametrize("link", ["javascript:alert(1)", "file:///etc/passwd", "/docs"])
+def test_a_card_link_a_viewer_would_run_or_open_is_refused(repo: Path, knoc: Knoc, link: str) -> None:
+    edit(repo, BLUEPRINT, "  version: \"0.1.0\"", f"  version: \"0.1.0\"\n  documentation_url: \"{link}\"")
+    code, out, _ = knoc("build", "--format", "json", root=repo)
+    assert code == 1 and [d["line"] for d in json_diags(out) if d["code"] == "KNO-CARD-LINK"] == [
+        line_of(repo, "documentation_url")]
+
+
+def test_an_integer_clients_cannot_hold_exactly_is_refused(repo: Path, knoc: Knoc) -> None:
+    """a2a-sdk reads 12345678901234567890 as 12345678901234567168, and knoc's
+    own reader refuses such a card: it is never published."""
+    edit(repo, "content/agent-blueprints/schema-steward.kno", "          format: sarif",
+         "          format: sarif\n          big: 12345678901234567890\n          fine: 9007199254740991")
+    code, out, _ = knoc("build", "--format", "json", root=repo)
+    [found] = [d for d in json_diags(out) if d["code"] == "KNO-CARD-NUMBER"]
+    text = (repo / "content/agent-blueprints/schema-steward.kno").read_text(encoding="utf-8").splitlines()
+    assert code == 1 and "12345678901234567890" in text[found["line"] - 1]

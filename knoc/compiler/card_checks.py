@@ -19,6 +19,7 @@ from knoc.a2a.unprotected import unprotected
 from knoc.a2a.wire import FLOW_FIELDS
 from knoc.diagnostics import Diagnostic, JsonPath, at, json_path
 from knoc.kinds.agent import PLACEHOLDERS, Agent
+from knoc.rules import jsontext
 from knoc.rules.paths import ip_literal, origin, split_url, web_link
 
 
@@ -138,6 +139,7 @@ def unfinished(agent: Agent) -> Iterable[Diagnostic]:
                          "credentials travel unencrypted", "serve the agent over https")
     yield from _bindings(agent)
     yield from _card_urls(agent)
+    yield from _inexact(agent)
     for i, iface in enumerate(c.get("additional_interfaces") or []):
         transport = iface.get("transport")
         grpc = split_url(iface.get("url")) if isinstance(transport, str) and a2a_binding(transport) == "GRPC" else None
@@ -174,6 +176,19 @@ def _card_urls(agent: Agent) -> Iterable[Diagnostic]:
             yield card_error(agent, path, "KNO-CARD-LINK", f"`{path[-1]}` `{shown_url(url)}` is not an http(s) URL: "
                              "card viewers show it as a link, and a `javascript:` or `file:` one runs or opens "
                              "something else", "write the page's full https URL")
+
+
+def _inexact(agent: Agent) -> Iterable[Diagnostic]:
+    """An integer in an extension's params (the card's only free-form
+    values) that JSON clients cannot hold exactly: a2a-sdk reads
+    12345678901234567890 as 12345678901234567168, and knoc's own reader
+    refuses the card."""
+    extensions = (agent.card.get("capabilities") or {}).get("extensions")
+    for i, ext in enumerate(extensions if isinstance(extensions, list) else []):
+        params = ext.get("params") if isinstance(ext, dict) else None
+        for path in jsontext.inexact_integers(params, ("capabilities", "extensions", i, "params")):
+            yield card_error(agent, path, "KNO-CARD-NUMBER", "an integer outside JSON's safe range (at most 2**53 - 1 "
+                             "either way): clients read it as another number", "write it as a string")
 
 
 _LINKS = ("documentation_url", "icon_url", "provider")  # what a card viewer shows as a link or an image

@@ -61,6 +61,11 @@ declare("KNO-CARD-LINK", E, "a card's documentation, icon or provider url is not
     and `provider.url` as links or images. A `javascript:` URL runs script in whoever opens it,
     a `file:` one opens a file on their machine, and a relative one leads nowhere. Write the
     page's full https URL; an icon may also be a `data:image/` URL.""")
+declare("KNO-CARD-NUMBER", E, "a card would hold an integer JSON clients cannot read exactly", """
+    JavaScript and most JSON readers hold a number as a double: an integer past 2**53 - 1 (either
+    way) comes out as another number (a2a-sdk reads 12345678901234567890 as
+    12345678901234567168), and a signature over the card cannot verify where it is read so.
+    knoc refuses such a card, as its own reader refuses one. Write the value as a string.""")
 declare("KNO-CARD-AUTH-URL", E, "a security scheme's endpoint is not an absolute URL", """
     A client authenticates at the endpoints a card's security schemes name: the OAuth token,
     authorization, device authorization and refresh URLs, the authorization server's metadata

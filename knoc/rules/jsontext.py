@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterator
 from typing import Any, NoReturn
 
 from knoc.rules.json import JsonValue
@@ -62,6 +63,20 @@ def _int(text: str) -> int:
         raise Refused(f"the integer {text[:40]}{'...' if len(text) > 40 else ''} is outside JSON's safe range "
                       f"(at most 2**53 - 1 either way): clients cannot hold it exactly")
     return value
+
+
+def inexact_integers(value: object, at: tuple[str | int, ...] = ()) -> Iterator[tuple[str | int, ...]]:
+    """Where `value` (a source's plain data, nested at most as deep as a
+    source may be) holds an integer outside JSON's safe range: one every
+    JavaScript client, and knoc's own reader, cannot hold exactly."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > SAFE_INTEGER:
+        yield at
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from inexact_integers(item, (*at, str(key)))
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            yield from inexact_integers(item, (*at, i))
 
 
 def _walk(value: JsonValue, depth: int) -> None:
