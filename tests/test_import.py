@@ -266,6 +266,24 @@ def test_a_documentation_or_icon_url_a_viewer_cannot_follow_is_resolved_or_left_
     assert "documentation_url" not in projection and projection["icon_url"] == "https://links.example/icon.png"
 
 
+def test_a_card_at_an_agents_url_is_told_at_the_file_written(repo: Path, knoc: Knoc, tmp_path: Path) -> None:
+    """Outside git too: the new file sorts before the agent it copies, where
+    the compiler tells a duplicate at the later file; `import` and
+    `validate FILE` tell it at the file asked about."""
+    card = {"name": "Aaa", "description": "d", "url": "https://agents.possibility.space/quick-summarizer",
+            "version": "1", "capabilities": {}, "defaultInputModes": ["text/plain"],
+            "defaultOutputModes": ["text/plain"], "skills": [{"id": "s", "name": "S", "description": "d", "tags": ["t"]}]}
+    source = tmp_path / "aaa.json"
+    source.write_text(json.dumps(card), encoding="utf-8")
+    assert not (repo / ".git").exists()
+    code, out, _ = knoc("import", str(source), "--format", "json", root=repo)
+    [dup] = [d for d in json_diags(out) if d["code"] == "KNO-URL-DUPLICATE"]
+    assert code == 1 and dup["file"] == f"{BLUEPRINTS}/aaa.kno" and "quick-summarizer.kno" in dup["message"]
+    code, out, _ = knoc("validate", f"{BLUEPRINTS}/aaa.kno", "--format", "json", root=repo)
+    assert code == 1 and [d["file"] for d in json_diags(out) if d["code"] == "KNO-URL-DUPLICATE"] == [
+        f"{BLUEPRINTS}/aaa.kno"]
+
+
 def test_import_never_replaces_a_file_unless_forced(repo: Path, knoc: Knoc) -> None:
     source = str(CARDS / "wild/hoocode.json")
     assert knoc("import", source, root=repo)[0] == 0

@@ -3,6 +3,7 @@ cache, and naming files for messages."""
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -80,7 +81,16 @@ def exists_message(rel_path: str) -> str:
 
 def only(result: Result, wanted: set[str], command: str, summary: str) -> Outcome:
     """The findings of `result` in the `wanted` files only, as `knoc validate FILE` shows them."""
-    return Outcome(command, [d for d in result.report.sorted() if d.file in wanted], sorted(wanted), summary)
+    return Outcome(command, in_files(result.report.sorted(), wanted), sorted(wanted), summary)
+
+
+def in_files(diags: list[Diagnostic], wanted: Collection[str]) -> list[Diagnostic]:
+    """The findings in the `wanted` files, sorted: a duplicate found at
+    another file and pointing at one of them is told at it (the compiler
+    tells it at the later file, which may not be the one asked about)."""
+    shown = [d if d.file in wanted else duplicates.told_at_other(d) for d in diags
+             if d.file in wanted or duplicates.other_file(d) in wanted]
+    return sorted(shown, key=lambda d: d.sort_key)
 
 
 def source_named(config: Config, name: str) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime
 from pathlib import Path
 
-from knoc.app.common import compile_cached, exists_message, rel
+from knoc.app.common import compile_cached, exists_message, in_files, rel
 from knoc.app.outcome import Outcome, UsageError
 from knoc.config import Config
 from knoc.diagnostics import Diagnostic, diag
@@ -53,6 +53,6 @@ def import_cards(config: Config, sources: tuple[str, ...], force: bool, base_url
         notes.append(f"imported {label} -> {target}")
     if written:
         result = compile_cached(config, use_cache)
-        diags += [d for d in result.report.sorted() if d.file in set(written)]
+        diags += in_files(result.report.sorted(), written)
     summary = f"wrote {len(written)} blueprint{'s' if len(written) != 1 else ''}"
     return Outcome("knoc import", diags, [*sources], summary, notes=notes)

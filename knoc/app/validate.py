@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from knoc.app.common import compile_cached, rel, source_named
+from knoc.app.common import compile_cached, in_files, rel, source_named
 from knoc.app.outcome import Outcome
 from knoc.config import Config
 from knoc.diagnostics.progress import Progress, quiet
@@ -19,6 +19,6 @@ def validate(config: Config, files: tuple[Path, ...], *, use_cache: bool, progre
     result = compile_cached(config, use_cache, progress)
     diags, inputs = result.report.sorted(), result.inputs
     if files:
-        diags = [d for d in diags if d.file in wanted]
+        diags = in_files(diags, wanted)
         inputs = [i for i in inputs if i in wanted]
     return Outcome("knoc validate", diags, inputs, "nothing written")
