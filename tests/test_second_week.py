@@ -67,6 +67,8 @@ def test_a_dedented_key_is_named_an_indentation_mistake(repo: Path, knoc: Knoc) 
     ("    streaming: true", "    streaming: maybe", "write `true` or `false`, without quotes"),
     ("    streaming: true", "    streaming: [true]", "write `true` or `false`"),
     ('  version: "0.3.0"', "  version: 3", 'quote it: "3"'),
+    ('  version: "0.3.0"', "  version: 1.20", 'quote it: "1.20"'),  # as written: 1.2 would be another version
+    ('  version: "0.3.0"', "  version: 0o17  # octal", 'quote it: "0o17"'),
     ("  name: Schema Steward", "  name: {first: Schema}", "quote it if it holds `: `"),
     ("  name: Schema Steward", "  name: [Schema]", "write a string here"),
 ])
@@ -78,6 +80,20 @@ def test_every_type_error_says_what_to_write(repo: Path, knoc: Knoc, old: str, n
     code, out, _ = knoc("validate", "--format", "json", root=repo)
     found = [d for d in json_diags(out) if d["code"] == "KNO-SCHEMA-TYPE"]
     assert code == 1 and found and hint in found[0]["hint"], found
+
+
+@pytest.mark.parametrize(("url", "hint"), [
+    ("https://agents.possibility.space/schema steward", "write an absolute http(s) URL, without spaces, a query"),
+    ("agents.possibility.space/schema-steward", "write an absolute http(s) URL"),
+])
+def test_a_url_of_the_wrong_shape_says_what_to_write(repo: Path, knoc: Knoc, url: str, hint: str) -> None:
+    source = repo / STEWARD
+    text = source.read_text(encoding="utf-8")
+    old = next(line for line in text.splitlines() if line.startswith("  url: "))
+    source.write_text(text.replace(old, f'  url: "{url}"', 1), encoding="utf-8")
+    code, out, _ = knoc("validate", "--format", "json", root=repo)
+    found = [d for d in json_diags(out) if d["code"] == "KNO-SCHEMA-PATTERN"]
+    assert code == 1 and found and found[0]["hint"].startswith(hint), found
 
 
 def test_a_stray_file_in_build_gets_advice_a_build_can_follow(repo: Path, knoc: Knoc) -> None:

@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, TypedDict
 
-from knoc.diagnostics import Diagnostic, diag
+from knoc.diagnostics import Diagnostic, SourceFile, Span, diag
 from knoc.diagnostics import json_path as _json_path
 from knoc.kinds import agent_rules
 from knoc.kinds.entity import Entity, Typed
@@ -138,9 +138,30 @@ def schema_diagnostics(t: Typed, err: ValidationError, specs: SpecSet) -> Iterab
     elif kw == "type":
         yield diag("KNO-SCHEMA-TYPE",
                     f"expected {_types(value)}, found {_type_name(instance)}",
-                    span=span, hint=_type_hint(value, instance), **common)
+                    span=span, hint=_type_hint(value, instance, _written(src, span)), **common)
+    elif kw == "pattern":
+        yield diag("KNO-SCHEMA-PATTERN", err.message, span=span, hint=_pattern_hint(str(value)), **common)
     else:
         yield diag(_CODES.get(kw, "KNO-SCHEMA"), err.message, span=span, **common)
+
+
+def _written(src: SourceFile, span: Span) -> str | None:
+    """A scalar as the source writes it (`1.20`, where the value is 1.2), when it ends on its line."""
+    if not span.end_column:
+        return None
+    return src.line(span.line)[span.column - 1:span.end_column - 1] or None
+
+
+def _pattern_hint(pattern: str) -> str:
+    """What a value of this pattern looks like, for the patterns knoc's specs use; else where to look."""
+    if pattern.startswith("^https?://"):
+        return "write an absolute http(s) URL" + (", without spaces, a query (`?`) or a fragment (`#`)"
+                                                  if "?#" in pattern else ", without spaces")
+    if pattern.startswith("^(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)"):
+        return "write a semantic version, MAJOR.MINOR.PATCH (`1.0.0`)"
+    if pattern.startswith("^(kno://"):
+        return "write a reference as `kno://<collection>/<slug>`"
+    return "write a value the pattern matches; `knoc explain KNO-SCHEMA-PATTERN` says how patterns read"
 
 
 _CODES = {
@@ -177,13 +198,16 @@ def _type_name(v: object) -> str:
 YAML11_BOOLEANS = {"yes": True, "y": True, "on": True, "no": False, "n": False, "off": False}
 
 
-def _type_hint(expected: object, instance: object) -> str:
-    """What to write instead: every type error says it."""
+def _type_hint(expected: object, instance: object, written: str | None = None) -> str:
+    """What to write instead: every type error says it. `written`: the
+    value as the source writes it (a number quoted as written: `1.20`
+    stays `1.20`, not the number it reads as)."""
     wanted = set(expected if isinstance(expected, list) else [expected])
     if instance is None:
         return "give it a value, or remove the key"
     if "string" in wanted and isinstance(instance, (int, float, bool)):
-        return f'quote it: "{_show(instance)}"'
+        shown = written if written is not None and '"' not in written and "\\" not in written else _show(instance)
+        return f'quote it: "{shown}"'
     if "boolean" in wanted:
         word = YAML11_BOOLEANS.get(instance.lower()) if isinstance(instance, str) else None
         if word is not None:
