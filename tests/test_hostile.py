@@ -638,3 +638,27 @@ def test_an_integer_clients_cannot_hold_exactly_is_refused(repo: Path, knoc: Kno
     [found] = [d for d in json_diags(out) if d["code"] == "KNO-CARD-NUMBER"]
     text = (repo / "content/agent-blueprints/schema-steward.kno").read_text(encoding="utf-8").splitlines()
     assert code == 1 and "12345678901234567890" in text[found["line"] - 1]
+
+
+def test_a_committed_link_that_climbs_out_through_another_is_not_exported(tmp_path: Path) -> None:
+    """`zz -> .` makes `zz/zz/../../../..` climb out of the export however
+    the text reads: a link through another committed link is left out, a
+    plain one inside is made (what `knoc diff` compiles the old side from)."""
+    import subprocess
+
+    from knoc.io import git
+
+    repo, secret = tmp_path / "repo", tmp_path / "secret.txt"
+    secret.write_text("SECRET=hunter2")
+    folder = repo / "content/agent-blueprints"
+    folder.mkdir(parents=True)
+    (folder / "real.kno").write_text("slug: real\n")
+    (folder / "zz").symlink_to(".")
+    (folder / "ok.kno").symlink_to("real.kno")
+    (folder / "aaa.kno").symlink_to("zz/zz/zz/" + "../" * 3 + "secret.txt")  # as text: inside; as read: out
+    for args in (["init", "-q"], ["add", "-A"], ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "x"]):
+        subprocess.run(["git", "-C", str(repo), *args], check=True)
+    out = git.export(repo, "HEAD", tmp_path / "export")
+    exported = out / "content/agent-blueprints"
+    assert not (exported / "aaa.kno").is_symlink() and not (exported / "aaa.kno").exists()
+    assert (exported / "ok.kno").read_text() == "slug: real\n" and (exported / "zz").is_symlink()

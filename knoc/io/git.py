@@ -74,8 +74,10 @@ def export(root: Path, ref: str, dest: Path, only: tuple[str, ...] = ()) -> Path
         target.write_bytes(data)
         if mode == "100755":
             target.chmod(0o755)
+    linked = {path for path, _ in links}
     for path, to in links:  # after the files, so nothing is written through one
-        _link(dest, path, to)
+        if _stays_inside(path, to, linked):
+            _link(dest, path, to)
     return dest / prefix if prefix != "." else dest
 
 
@@ -104,12 +106,32 @@ def _contents(top: Path, oids: list[str]) -> Iterator[bytes]:
         at = header_end + 1 + size + 1
 
 
+def _stays_inside(path: str, to: str, linked: set[str]) -> bool:
+    """Whether the committed link at `path` to `to` leads to a place inside
+    the export, read step by step as written, and never through another
+    of its links (`zz -> .` makes `zz/zz/../..` climb out, whatever the
+    text says): a link that may leave it is left out, as tarfile's data
+    filter would."""
+    if to.startswith("/"):
+        return False
+    at = path.split("/")[:-1]
+    for part in to.split("/"):
+        if part in ("", "."):
+            continue
+        if part == "..":
+            if not at:
+                return False
+            at.pop()
+            continue
+        at.append(part)
+        if "/".join(at) in linked:
+            return False
+    return True
+
+
 def _link(dest: Path, path: str, to: str) -> None:
-    """A committed link, made only when it stays inside the export (one that
-    leaves the repo is left out, as tarfile's data filter would)."""
+    """A committed link (`_stays_inside`), made beside the files."""
     where = dest / path
-    if to.startswith("/") or not (where.parent / to).resolve().is_relative_to(dest.resolve()):
-        return
     where.parent.mkdir(parents=True, exist_ok=True)
     with contextlib.suppress(FileExistsError):
         where.symlink_to(to)
