@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Literal, TypedDict, cast
 from knoc.a2a import targets
 from knoc.io import files
 from knoc.io.cache import DIR as CACHE_DIR
+from knoc.rules import toml
 from knoc.rules.paths import origin, segment_problem, split_url
 
 if TYPE_CHECKING:
@@ -70,21 +71,13 @@ KeyRef = str | tuple[tuple[str, str], ...]
 
 
 class ConfigError(Exception):
-    """A usage or configuration problem: exit code 2. `at`: the line and
-    column of knoc.toml it is at, when the TOML parser says."""
+    """A usage or configuration problem: exit code 2. `at`: where in
+    knoc.toml it is (line, column), when that is known; `key`: the
+    (table, key) it is about, which `load_config` finds `at` from."""
 
-    def __init__(self, message: str, at: tuple[int, int] | None = None) -> None:
+    def __init__(self, message: str, at: toml.Place | None = None, key: tuple[str, str] | None = None) -> None:
         super().__init__(message)
-        self.at = at
-
-
-def _toml_position(exc: tomllib.TOMLDecodeError) -> tuple[int, int] | None:
-    """Where tomllib stopped: its attributes (Python 3.14 on), else its message."""
-    line, column = getattr(exc, "lineno", None), getattr(exc, "colno", None)
-    if isinstance(line, int) and isinstance(column, int):
-        return line, column
-    found = re.search(r"\(at line (\d+), column (\d+)\)$", str(exc))
-    return (int(found.group(1)), int(found.group(2))) if found else None
+        self.at, self.key = at, key
 
 
 @dataclass(frozen=True)
@@ -126,26 +119,44 @@ def find_root(start: Path) -> Path:
 
 
 def load_config(root: Path, a2a: str | None = None) -> Config:
-    values: Settings = {}  # [knoc] strings, checked below
+    """The repo's settings: knoc.toml's, `a2a` (the command line's) over its
+    own. A problem with knoc.toml is a ConfigError placed at its key."""
     path = root / CONFIG_FILE
+    text = None
     if files.is_file(path):
         try:
-            raw: dict[str, object] = tomllib.loads(files.read_source(str(path), str(root)).decode("utf-8"))
+            text = files.read_source(str(path), str(root)).decode("utf-8")
+            raw: dict[str, object] = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
-            raise ConfigError(f"{CONFIG_FILE}: {exc}", _toml_position(exc)) from None
+            raise ConfigError(f"{CONFIG_FILE}: {exc}", toml.syntax_error_place(exc)) from None
         except (UnicodeDecodeError, OSError) as exc:
             raise ConfigError(f"{CONFIG_FILE}: {exc}") from None
+    try:
+        return _config(root, raw if text is not None else None, a2a)
+    except ConfigError as exc:
+        if text is not None and exc.at is None and exc.key is not None:
+            exc.at = toml.key_place(text, *exc.key)
+        raise
+
+
+def _config(root: Path, raw: dict[str, object] | None, a2a: str | None) -> Config:
+    values: Settings = {}  # [knoc] strings, checked below
+    if raw is not None:
         section, host, signing, primary = (_table(raw, name) for name in ("knoc", "host", "signing", "primary"))
-        unknown = [*sorted(set(raw) - {"knoc", "host", "signing", "primary"}), *sorted(set(section) - _KEYS),
-                   *sorted(set(host) - set(HOST_KEYS)), *sorted(set(signing) - set(SIGNING_KEYS))]
+        unknown = [*(("", k) for k in sorted(set(raw) - {"knoc", "host", "signing", "primary"})),
+                   *(("knoc", k) for k in sorted(set(section) - _KEYS)),
+                   *(("host", k) for k in sorted(set(host) - set(HOST_KEYS))),
+                   *(("signing", k) for k in sorted(set(signing) - set(SIGNING_KEYS)))]
         if unknown:
-            raise ConfigError(f"{CONFIG_FILE}: unknown setting(s) {', '.join(unknown)}; "
+            raise ConfigError(f"{CONFIG_FILE}: unknown setting(s) {', '.join(k for _, k in unknown)}; "
                               f"[knoc] takes {', '.join(sorted(_KEYS))}; [host] takes {', '.join(HOST_KEYS)}; "
-                              f"[signing] takes {', '.join(SIGNING_KEYS)}; [primary] maps a host to an agent's slug")
+                              f"[signing] takes {', '.join(SIGNING_KEYS)}; [primary] maps a host to an agent's slug",
+                              key=unknown[0])
         kid, key = (_signing_text(signing, name) for name in ("kid", "key"))
-        for key_name, value in [*section.items(), *host.items()]:
-            if not isinstance(value, str):
-                raise ConfigError(f"{CONFIG_FILE}: `{key_name}` must be a string")
+        for table, settings in (("knoc", section), ("host", host)):
+            for key_name, value in settings.items():
+                if not isinstance(value, str):
+                    raise ConfigError(f"{CONFIG_FILE}: `{key_name}` must be a string", key=(table, key_name))
         values.update(cast(Settings, section))  # its keys are KNOC_KEYS and its values strings: checked above
         for folder in FOLDERS:  # `build/` is `build` in every message
             if folder in values:
@@ -161,9 +172,11 @@ def load_config(root: Path, a2a: str | None = None) -> Config:
                     **values)
     published = split_url(config.catalog_url) if config.catalog_url else None
     if config.catalog_url and (published is None or published.scheme not in ("http", "https")):
-        raise ConfigError(f"{CONFIG_FILE}: `catalog_url` must be an http(s) URL (where build/site/ is published)")
+        raise ConfigError(f"{CONFIG_FILE}: `catalog_url` must be an http(s) URL (where build/site/ is published)",
+                          key=("knoc", "catalog_url"))
     if config.a2a not in targets.names():
-        raise ConfigError(f"unknown A2A target `{config.a2a}`; choose one of {', '.join(targets.names())}")
+        raise ConfigError(f"unknown A2A target `{config.a2a}`; choose one of {', '.join(targets.names())}",
+                          key=("knoc", "a2a") if a2a is None else None)
     _check_layout(config)
     return config
 
@@ -172,7 +185,7 @@ def _table(raw: dict[str, object], name: str) -> dict[str, object]:
     """A table of knoc.toml (empty when it is not there)."""
     table = raw.get(name, {})
     if not isinstance(table, dict):
-        raise ConfigError(f"{CONFIG_FILE}: `{name}` must be a table (`[{name}]`)")
+        raise ConfigError(f"{CONFIG_FILE}: `{name}` must be a table (`[{name}]`)", key=("", name))
     return table
 
 
@@ -180,7 +193,7 @@ def _signing_text(signing: dict[str, object], name: str) -> str | None:
     """[signing] `kid` or `key` (None: not set)."""
     value = signing.get(name, "")
     if not isinstance(value, str):
-        raise ConfigError(f"{CONFIG_FILE}: [signing] `{name}` must be a string")
+        raise ConfigError(f"{CONFIG_FILE}: [signing] `{name}` must be a string", key=("signing", name))
     return value or None
 
 
@@ -193,9 +206,10 @@ def _primaries(table: dict[str, object]) -> tuple[tuple[str, str], ...]:
         if folder is None or not isinstance(slug, str) or not slug:
             raise ConfigError(f"{CONFIG_FILE}: [primary] takes `\"host\" = \"agent-slug\"` lines (a host name, "
                               f"with its port if the cards' urls have one; no scheme or path); `{host}` is not one, "
-                              "or its value is not a slug")
+                              "or its value is not a slug", key=("primary", host))
         if folder in found and found[folder] != slug:
-            raise ConfigError(f"{CONFIG_FILE}: [primary] names two agents for the host {folder}")
+            raise ConfigError(f"{CONFIG_FILE}: [primary] names two agents for the host {folder}",
+                              key=("primary", host))
         found[folder] = slug
     return tuple(sorted(found.items()))
 
@@ -212,13 +226,15 @@ def _key_refs(signing: dict[str, object], name: str) -> tuple[KeyRef, ...]:
         if isinstance(item, str) and item:
             if posixpath.isabs(item) or item.startswith("~") or ".." in item.split("/"):
                 raise ConfigError(f"{CONFIG_FILE}: [signing] `{name}` names `{item}`: a public key file must be "
-                                  "a path inside the repo (relative, without `..`), or give the JWK inline")
+                                  "a path inside the repo (relative, without `..`), or give the JWK inline",
+                                  key=("signing", name))
             refs.append(item)
         elif isinstance(item, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in item.items()):
             refs.append(tuple(sorted(item.items())))
         else:
             raise ConfigError(f"{CONFIG_FILE}: [signing] `{name}` takes file paths in the repo or inline JWK "
-                              "tables ({ kty = \"OKP\", crv = \"Ed25519\", x = \"...\" }), or a list of them")
+                              "tables ({ kty = \"OKP\", crv = \"Ed25519\", x = \"...\" }), or a list of them",
+                              key=("signing", name))
     return tuple(refs)
 
 
@@ -231,18 +247,18 @@ def _check_layout(config: Config) -> None:
         problem = next((p for s in getattr(config, key).split("/") if s not in ("", ".", "..")
                         if (p := segment_problem(s))), None)
         if problem is not None:
-            raise ConfigError(f"{CONFIG_FILE}: `{key}` is not a usable folder name: {problem}")
+            raise ConfigError(f"{CONFIG_FILE}: `{key}` is not a usable folder name: {problem}", key=("knoc", key))
     try:
         folders = {key: (root / getattr(config, key)).resolve() for key in ("specs", "content", "output")}
     except (OSError, RuntimeError) as exc:  # a symlink loop, say
-        raise ConfigError(f"{CONFIG_FILE}: a folder setting cannot be resolved: {exc}") from None
+        raise ConfigError(f"{CONFIG_FILE}: a folder setting cannot be resolved: {exc}", key=("knoc", "")) from None
     for key, folder in folders.items():
         if root not in folder.parents:
             raise ConfigError(f"{CONFIG_FILE}: `{key}` must be a folder inside the repo "
-                              f"(`{getattr(config, key)}` is {folder})")
+                              f"(`{getattr(config, key)}` is {folder})", key=("knoc", key))
     out = folders["output"]
     for name, folder in (("specs", folders["specs"]), ("content", folders["content"]), (".git", root / ".git"),
                          (CACHE_DIR, root / CACHE_DIR)):
         if out == folder or out in folder.parents or folder in out.parents:
             raise ConfigError(f"{CONFIG_FILE}: `output` ({config.output}, which is {out}) overlaps `{name}` "
-                              f"({folder}); a build replaces the output folder whole")
+                              f"({folder}); a build replaces the output folder whole", key=("knoc", "output"))

@@ -56,6 +56,8 @@ def test_outside_a_content_repo_is_a_usage_error(tmp_path: Path) -> None:
     ('[knoc]\ncolour = "red"\n', "unknown setting"),
     ("[knoc\n", "knoc.toml"),
     ('[knoc]\noutput = "build"\na2a = 1.0.x\n', "--> knoc.toml:3:10"),  # not TOML: where it stops reading
+    ('# settings\n[knoc]\n  output = "../elsewhere"\n', "--> knoc.toml:3:3"),  # read, but wrong: at its key
+    ('[primary]\n"agents.example.org/x" = "a"\n', "--> knoc.toml:2:1"),
 ])
 def test_bad_configuration_exits_2(repo: Path, knoc, toml: str, message: str) -> None:  # type: ignore[no-untyped-def]
     (repo / "knoc.toml").write_text(toml)
@@ -413,3 +415,15 @@ def test_a_rebuild_writes_afresh_what_it_may_not_link(repo: Path, knoc, tmp_path
     assert not (build / SENTINEL_CARD).is_symlink()
     assert (build / SENTINEL_CARD).read_bytes() == outside.read_bytes()
     assert outside.stat().st_nlink == 1
+
+
+@pytest.mark.parametrize(("table", "key", "place"), [
+    ("knoc", "output", (3, 3)), ("knoc", "a2a", (4, 1)), ("primary", "agents.example.org", (7, 1)),
+    ("primary", "", (6, 1)), ("knoc", "catalog_url", None), ("host", "output", None),
+])
+def test_a_knoc_toml_key_is_found_in_its_table(table: str, key: str, place: tuple[int, int] | None) -> None:
+    from knoc.rules.toml import key_place
+
+    text = ('# settings\n[knoc]\n  output = "build"  # a = 1\n"a2a" = "1.0"\n\n[ primary ]\n'
+            '"agents.example.org" = "a"\n')
+    assert key_place(text, table, key) == place
