@@ -10,8 +10,10 @@ import pytest
 
 from knoc.app.reference import apply
 from knoc.diagnostics import CODES
+from knoc.diagnostics.reporters import EXCERPT_WIDTH
 from knoc.features.reference import bad_input
 from knoc.features.reference.bad_input import Replace, Write
+from knoc.rules import limits
 from tests.conftest import json_diags, tree
 
 BP, STEWARD, SENTINEL = bad_input.BP, bad_input.STEWARD, bad_input.SENTINEL
@@ -127,3 +129,18 @@ def test_the_source_line_shown_is_the_whole_line_as_yaml_counts_lines(repo: Path
     code, _, err = knoc("validate", root=repo)
     assert code == 1 and "error[KNO-YAML-LINE-BREAK]" in err
     assert "  name: Drift\u2028Sentinel\n" in err
+
+
+def test_a_long_line_is_shown_cut_around_the_place(repo: Path, knoc) -> None:  # type: ignore[no-untyped-def]
+    """20,000 brackets on one line: the finding is at the first bracket past
+    the limit, and the line shown is the part around it, not all of it."""
+    deep = repo / "content/perception-domains/deep.kno"
+    deep.write_text("a: " + "[" * 20000 + "]" * 20000 + "\n", encoding="utf-8")
+    code, _, err = knoc("validate", root=repo)
+    at = 3 + limits.NESTING_DEPTH + 1  # `a: `, the brackets within the limit, then the one past it
+    assert code == 1 and f"--> content/perception-domains/deep.kno:1:{at}" in err
+    lines = err.splitlines()
+    shown = next(i for i, line in enumerate(lines) if line.startswith("1 | "))
+    excerpt, caret = lines[shown][len("1 | "):], lines[shown + 1][len("  | "):]
+    assert excerpt.startswith("...[") and excerpt.endswith("[...") and len(excerpt) <= EXCERPT_WIDTH + 6
+    assert caret.strip() == "^" and excerpt[caret.index("^")] == "["

@@ -54,7 +54,7 @@ def check_text(text: str) -> None:
         elif c in "[{":
             depth += 1
             if depth > limits.NESTING_DEPTH:
-                raise _too_deep(line)
+                raise _too_deep(line, i - text.rfind("\n", 0, i))
         elif c in "]}":
             depth = max(0, depth - 1)
         i += 1
@@ -138,5 +138,5 @@ def refused_character(text: str, at: int, code: str, message: str) -> OutOfBound
                        f"a double-quoted string: \"{escape}\"", len(lines), len(lines[-1]) + 1, width=1)
 
 
-def _too_deep(line: int = 1) -> OutOfBounds:
-    return OutOfBounds("KNO-YAML-LIMIT", *TOO_DEEP, line)
+def _too_deep(line: int = 1, column: int = 1) -> OutOfBounds:
+    return OutOfBounds("KNO-YAML-LIMIT", *TOO_DEEP, line, column, width=1)

@@ -80,14 +80,25 @@ def text(diags: Iterable[Diagnostic], ctx: Context) -> str:
 
 def _excerpt(source: SourceFile, span: Span, mark: str, label: str, gutter: str,
              paint: Callable[[str, str], str], color: str) -> list[str]:
-    """A source line with the span underlined (and labelled), rustc-style."""
+    """A source line with the span underlined (and labelled), rustc-style;
+    a long line cut to the part around the span (`...` where it is cut)."""
     code_line = source.line(span.line).replace("\t", " ")
     width = max(1, (span.end_column or span.column + 1) - span.column)
+    column = span.column
+    if len(code_line) > EXCERPT_WIDTH:
+        start = max(0, min(column - 1 - EXCERPT_WIDTH // 4, len(code_line) - EXCERPT_WIDTH))
+        shown = code_line[start:start + EXCERPT_WIDTH]
+        code_line = ("..." if start else "") + shown + ("..." if start + EXCERPT_WIDTH < len(code_line) else "")
+        column = column - start + (3 if start else 0)
+        width = max(1, min(width, EXCERPT_WIDTH - (column - 1) + (3 if start else 0)))
     number = str(span.line).rjust(len(gutter))
     return [f"{gutter} {paint('blue', '|')}",
             f"{paint('blue', number)} {paint('blue', '|')} {code_line}",
-            f"{gutter} {paint('blue', '|')} {' ' * (span.column - 1)}" + paint(color, mark * width)
+            f"{gutter} {paint('blue', '|')} {' ' * (column - 1)}" + paint(color, mark * width)
             + (f" {paint(color, label)}" if label else "")]
+
+
+EXCERPT_WIDTH = 160  # characters of a source line an excerpt shows
 
 
 def json_lines(diags: Iterable[Diagnostic], ctx: Context | None = None) -> str:
