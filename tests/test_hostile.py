@@ -662,3 +662,14 @@ def test_a_committed_link_that_climbs_out_through_another_is_not_exported(tmp_pa
     exported = out / "content/agent-blueprints"
     assert not (exported / "aaa.kno").is_symlink() and not (exported / "aaa.kno").exists()
     assert (exported / "ok.kno").read_text() == "slug: real\n" and (exported / "zz").is_symlink()
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    ("  name: Quick Summarizer", '  name: "Quick \\u202eSummarizer"'),
+    ("      tags: [summarize, documents]", '      tags: [summarize, "docu\\u200bments"]'),
+])
+def test_text_shown_otherwise_than_it_reads_is_a_warning(repo: Path, knoc: Knoc, old: str, new: str) -> None:
+    edit(repo, BLUEPRINT, old, new)
+    code, out, _ = knoc("build", "--format", "json", root=repo)
+    [found] = [d for d in json_diags(out) if d["code"] == "KNO-CARD-HIDDEN-TEXT"]
+    assert code == 0 and found["line"] == line_of(repo, "\\u")

@@ -140,6 +140,7 @@ def unfinished(agent: Agent) -> Iterable[Diagnostic]:
     yield from _bindings(agent)
     yield from _card_urls(agent)
     yield from _inexact(agent)
+    yield from _hidden_text(agent)
     for i, iface in enumerate(c.get("additional_interfaces") or []):
         transport = iface.get("transport")
         grpc = split_url(iface.get("url")) if isinstance(transport, str) and a2a_binding(transport) == "GRPC" else None
@@ -189,6 +190,30 @@ def _inexact(agent: Agent) -> Iterable[Diagnostic]:
         for path in jsontext.inexact_integers(params, ("capabilities", "extensions", i, "params")):
             yield card_error(agent, path, "KNO-CARD-NUMBER", "an integer outside JSON's safe range (at most 2**53 - 1 "
                              "either way): clients read it as another number", "write it as a string")
+
+
+def _hidden_text(agent: Agent) -> Iterable[Diagnostic]:
+    """Text a viewer shows otherwise than it reads: a direction override or
+    isolate (the "Trojan Source" characters), or an invisible space, in a
+    name, description, tag or example clients and people choose by."""
+    c = agent.card
+    texts: list[tuple[JsonPath, object]] = [(("name",), c.get("name")), (("description",), c.get("description"))]
+    for i, skill in enumerate(c.get("skills") or []):
+        if isinstance(skill, dict):
+            texts += [(("skills", i, key), skill.get(key)) for key in ("name", "description")]
+            for key in ("tags", "examples"):
+                values = skill.get(key)
+                texts += [(("skills", i, key, j), v) for j, v in enumerate(values if isinstance(values, list) else [])]
+    for path, text in texts:
+        found = _HIDDEN.search(text) if isinstance(text, str) else None
+        if found is not None:
+            yield card_error(agent, path, "KNO-CARD-HIDDEN-TEXT", f"`{path[-1]}` holds U+{ord(found.group()):04X}, "
+                             "which changes how the text around it is shown, or is not shown at all: viewers of "
+                             "the card show another text than clients read", "remove it")
+
+
+# Direction overrides, embeddings and isolates; zero-width space, word joiner, a BOM inside text.
+_HIDDEN = re.compile("[\u202a-\u202e\u2066-\u2069\u200b\u2060\ufeff]")
 
 
 _LINKS = ("documentation_url", "icon_url", "provider")  # what a card viewer shows as a link or an image
