@@ -114,6 +114,10 @@ def test_unknown_site_and_missing_build_are_usage_errors(tmp_path: Path) -> None
     out = subprocess.run([sys.executable, "-m", "knoc", "serve", "--root", str(ROOT), "--port", "0",
                           "--site", "nowhere.example"], capture_output=True, text=True, timeout=30)
     assert out.returncode == 2 and "KNO-SERVE" in out.stderr and "agents.possibility.space" in out.stderr
+    assert "_catalog" not in out.stderr  # the catalog's assets, no host's tree
+    out = subprocess.run([sys.executable, "-m", "knoc", "serve", "--root", str(ROOT), "--port", "0",
+                          "--site", "_catalog"], capture_output=True, text=True, timeout=30)
+    assert out.returncode == 2 and "KNO-SERVE" in out.stderr
     (tmp_path / "specs").mkdir()
     out = subprocess.run([sys.executable, "-m", "knoc", "serve", "--root", str(tmp_path), "--port", "0"],
                          capture_output=True, text=True, timeout=30)

@@ -40,9 +40,9 @@ def serve(config: Config, port: int, site_name: str | None, rebuild: bool, sign_
     if files.unlinked(config.out_dir, SITE) != "folder":
         raise UsageError("KNO-SERVE", f"nothing to serve: {config.output}/{SITE} does not exist (or is a link)",
                          "run `knoc build` first, or `knoc serve --watch`")
-    if site_name is not None and (segment_problem(site_name) is not None or site_name.startswith(".")
+    if site_name is not None and (segment_problem(site_name) is not None or site_name.startswith((".", "_"))
                                   or files.unlinked(site, site_name) != "folder"):
-        trees = ", ".join(tree.trees(site)) or "none"
+        trees = ", ".join(t for t in tree.trees(site) if not t.startswith("_")) or "none"  # `_catalog`: assets
         raise UsageError("KNO-SERVE", f"no tree {config.output}/{SITE}{site_name}", f"trees: {trees}")
     try:
         running = server.start(port, serving.answer(site, site_name))
