@@ -82,14 +82,27 @@ def test_a_url_holding_a_password_is_refused_and_never_repeated(repo: Path, knoc
     """A user name or password in any of the card's URLs would be published
     with it: an error, whose message masks them."""
     edit(repo, BLUEPRINT, old, new)
+    _a_password_refused(repo, knoc, path)
+
+
+def test_a_grpc_address_holding_a_password_is_refused_without_repeating_it(repo: Path, knoc) -> None:  # type: ignore[no-untyped-def]
+    """No address: the schema refuses it, and its message masks the password."""
+    edit(repo, "content/agent-blueprints/catalog-search.kno", "    - url: grpc.agents.possibility.space:443",
+         "    - url: deploy:s3cret@grpc.agents.possibility.space:443")
+    code, out, err = knoc("build", "--format", "json", root=repo)
+    [found] = [d for d in json_diags(out) if d["code"] == "KNO-SCHEMA-PATTERN"]
+    assert code == 1 and "***@grpc.agents.possibility.space:443" in found["message"] and "s3cret" not in out + err
+
+
+def _a_password_refused(repo: Path, knoc, path: str, blueprint: str = BLUEPRINT) -> None:  # type: ignore[no-untyped-def]
     code, out, _ = knoc("build", "--format", "json", root=repo)
     [found] = [d for d in json_diags(out) if d["code"] == "KNO-CARD-URL-CREDENTIALS"]
     assert code == 1 and found["message"].startswith(f"`{path}` ") and "s3cret" not in json.dumps(found)
-    assert found["line"] == line_of(repo, "s3cret")
+    assert found["line"] == line_of(repo, "s3cret", blueprint)
     assert not (repo / "build").exists()
 
 
-def line_of(repo: Path, text: str) -> int:
+def line_of(repo: Path, text: str, blueprint: str = BLUEPRINT) -> int:
     """The 1-based line of the blueprint that holds `text`."""
-    return next(i for i, line in enumerate((repo / BLUEPRINT).read_text(encoding="utf-8").splitlines(), 1)
+    return next(i for i, line in enumerate((repo / blueprint).read_text(encoding="utf-8").splitlines(), 1)
                 if text in line)

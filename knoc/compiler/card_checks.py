@@ -20,7 +20,7 @@ from knoc.a2a.wire import FLOW_FIELDS
 from knoc.diagnostics import Diagnostic, JsonPath, at, json_path
 from knoc.kinds.agent import PLACEHOLDERS, Agent
 from knoc.rules import jsontext
-from knoc.rules.paths import ip_literal, origin, split_url, web_link
+from knoc.rules.paths import ip_literal, origin, shown_url, split_url, web_link
 
 
 def legacy_dropped(agent: Agent, fields: CardFields, target: Target, written: object) -> list[Diagnostic]:
@@ -166,10 +166,8 @@ def _card_urls(agent: Agent) -> Iterable[Diagnostic]:
     for path, url in urls:
         if not isinstance(url, str):
             continue
-        where = split_url(url)
-        authority = url.split("//", 1)[1] if "//" in url else url  # a gRPC host:port has no `//`
-        if "@" in re.split(r"[/?#]", authority, maxsplit=1)[0] or (
-                where is not None and (where.username is not None or where.password is not None)):
+        where = split_url(url)  # (a gRPC host:port with a user name is no address: the schema refuses it)
+        if where is not None and "@" in where.netloc:
             yield card_error(agent, path, "KNO-CARD-URL-CREDENTIALS", f"`{path[-1]}` `{shown_url(url)}` holds a user "
                              "name or password: the card is public, and so would they be",
                              "publish the URL without them; clients bring their own credentials")
@@ -222,8 +220,6 @@ _LINKS = ("documentation_url", "icon_url", "provider")  # what a card viewer sho
 # The fields of a security scheme (and of its OAuth flows) a client fetches or sends credentials to.
 _SCHEME_URLS = ("oauth2_metadata_url", "open_id_connect_url")
 _FLOW_URLS = ("authorization_url", "device_authorization_url", "token_url", "refresh_url")
-_SHOWN = 200  # characters of a value a message repeats
-_USERINFO = re.compile(r"//[^/?#]*@")
 
 
 def auth_urls(agent: Agent, dropped: Iterable[JsonPath]) -> Iterable[Diagnostic]:
@@ -282,13 +278,6 @@ def _well_formed(url: str, where: SplitResult) -> bool:
     except ValueError:
         return False
     return port != 0 and origin(where) is not None
-
-
-def shown_url(url: str) -> str:
-    """A URL as a message may repeat it: never its user name and password,
-    never all of a huge value."""
-    url = _USERINFO.sub("//***@", url, count=1)
-    return url if len(url) <= _SHOWN else url[:_SHOWN] + "..."
 
 
 def _bindings(agent: Agent) -> Iterable[Diagnostic]:

@@ -30,7 +30,6 @@ from knoc.compiler.card_checks import (
     legacy_dropped,
     patch_versions,
     protocol_checks,
-    shown_url,
     unfinished,
     unprotected_values,
 )
@@ -41,6 +40,7 @@ from knoc.output.canonical import dumps_serialized, sha256
 from knoc.output.hosting import locate_url
 from knoc.output.index import card_details
 from knoc.rules import limits
+from knoc.rules.paths import shown_url
 
 # Legacy `authentication.schemes` names that map onto an HTTP auth scheme.
 HTTP_SCHEMES = {"bearer": "bearer", "basic": "basic", "digest": "digest"}

@@ -19,6 +19,7 @@ from knoc.kinds.entity import Entity, Typed
 from knoc.kinds.spec import DECLARATION, SpecSet, property_names
 from knoc.rules import slug as slugs
 from knoc.rules import ulid
+from knoc.rules.paths import shown_url
 
 if TYPE_CHECKING:
     from jsonschema.exceptions import ValidationError
@@ -139,8 +140,10 @@ def schema_diagnostics(t: Typed, err: ValidationError, specs: SpecSet) -> Iterab
         yield diag("KNO-SCHEMA-TYPE",
                     f"expected {_types(value)}, found {_type_name(instance)}",
                     span=span, hint=_type_hint(value, instance, _written(src, span)), **common)
-    elif kw == "pattern":
-        yield diag("KNO-SCHEMA-PATTERN", err.message, span=span, hint=_pattern_hint(str(value)), **common)
+    elif kw == "pattern":  # the value repeated as a URL may be (no user name or password)
+        shown = shown_url(instance) if isinstance(instance, str) else _show(instance)
+        yield diag("KNO-SCHEMA-PATTERN", f"`{shown}` does not match the pattern `{value}`", span=span,
+                   hint=_pattern_hint(str(value)), **common)
     else:
         yield diag(_CODES.get(kw, "KNO-SCHEMA"), err.message, span=span, **common)
 

@@ -54,6 +54,17 @@ def split_url(url: object) -> SplitResult | None:
     return parts
 
 
+def shown_url(url: str) -> str:
+    """A URL as a message may repeat it: never its user name and password
+    (nor whatever precedes an `@` before a bare host), never all of a huge value."""
+    url = _USERINFO.sub(lambda m: "//***@" if m.group().startswith("//") else "***@", url, count=1)
+    return url if len(url) <= _SHOWN else url[:_SHOWN] + "..."
+
+
+_USERINFO = re.compile(r"//[^/?#]*@|^[^/?#]*@")
+_SHOWN = 200  # characters of a URL a message repeats
+
+
 def web_link(url: str, image: bool = False) -> bool:
     """An absolute http(s) URL with a host (or, for an image, a `data:image/`
     URL): what a card viewer may show as a link or an image."""
