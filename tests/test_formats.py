@@ -144,6 +144,8 @@ def test_a_usage_error_reaches_every_machine_format(knoc: Knoc, repo: Path, args
             assert [d["code"] for d in json_diags(out)] == ["KNO-CONFIG"]
         elif fmt == "junit":
             assert ET.fromstring(out).find(".//failure").get("type") == "KNO-CONFIG"  # type: ignore[union-attr]
+        elif args == ("check",):  # in knoc.toml: placed where the parser stopped
+            assert out.startswith("::error file=knoc.toml,line=") and "title=KNO-CONFIG::" in out
         else:
             assert out.startswith("::error title=KNO-CONFIG::")
 
