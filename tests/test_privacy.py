@@ -73,7 +73,7 @@ CARD_URL = "url: https://agents.possibility.space/quick-summarizer"
 
 @pytest.mark.parametrize("old,new,path", [
     (CARD_URL, "url: https://deploy:s3cret@agents.possibility.space/quick-summarizer", "url"),
-    ("    url: https://possibility.space", "    url: https://s3cret@possibility.space", "url"),
+    ("    url: https://possibility.space", "    url: https://s3cret@possibility.space", "provider.url"),
     ("  version: \"0.1.0\"", "  version: \"0.1.0\"\n  documentation_url: https://me:s3cret@docs.example.org/",
      "documentation_url"),
 ])

@@ -167,14 +167,15 @@ def _card_urls(agent: Agent) -> Iterable[Diagnostic]:
         if not isinstance(url, str):
             continue
         where = split_url(url)  # (a gRPC host:port with a user name is no address: the schema refuses it)
+        named = f"`{_field(path)}` `{shown_url(url)}`"
         if where is not None and "@" in where.netloc:
-            yield card_error(agent, path, "KNO-CARD-URL-CREDENTIALS", f"`{path[-1]}` `{shown_url(url)}` holds a user "
-                             "name or password: the card is public, and so would they be",
+            yield card_error(agent, path, "KNO-CARD-URL-CREDENTIALS", f"{named} holds a user name or password: "
+                             "the card is public, and so would they be",
                              "publish the URL without them; clients bring their own credentials")
         elif path[0] in _LINKS and not web_link(url, image=path[0] == "icon_url"):
-            yield card_error(agent, path, "KNO-CARD-LINK", f"`{path[-1]}` `{shown_url(url)}` is not an http(s) URL: "
-                             "card viewers show it as a link, and a `javascript:` or `file:` one runs or opens "
-                             "something else", "write the page's full https URL")
+            yield card_error(agent, path, "KNO-CARD-LINK", f"{named} is not an http(s) URL: card viewers show it "
+                             "as a link, and a `javascript:` or `file:` one runs or opens something else",
+                             "write the page's full https URL")
 
 
 def _inexact(agent: Agent) -> Iterable[Diagnostic]:
@@ -205,7 +206,7 @@ def _hidden_text(agent: Agent) -> Iterable[Diagnostic]:
     for path, text in texts:
         found = _HIDDEN.search(text) if isinstance(text, str) else None
         if found is not None:
-            yield card_error(agent, path, "KNO-CARD-HIDDEN-TEXT", f"`{path[-1]}` holds U+{ord(found.group()):04X}, "
+            yield card_error(agent, path, "KNO-CARD-HIDDEN-TEXT", f"`{_field(path)}` holds U+{ord(found.group()):04X}, "
                              "which changes how the text around it is shown, or is not shown at all: viewers of "
                              "the card show another text than clients read", "remove it")
 
@@ -215,6 +216,11 @@ _HIDDEN = re.compile("[\u202a-\u202e\u2066-\u2069\u200b\u2060\ufeff]")
 
 
 _LINKS = ("documentation_url", "icon_url", "provider")  # what a card viewer shows as a link or an image
+
+
+def _field(path: JsonPath) -> str:
+    """A card field as a message names it (`skills[0].tags[1]`)."""
+    return json_path(path).removeprefix("$.")
 
 
 # The fields of a security scheme (and of its OAuth flows) a client fetches or sends credentials to.
