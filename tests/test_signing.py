@@ -210,17 +210,35 @@ def test_a_key_given_encoded_signs_or_is_refused_without_being_repeated(
     refused, and no message repeats it (it was taken for a path and quoted)."""
     path, _ = keys["ed25519"]
     pem = path.read_bytes()
-    monkeypatch.setenv("KNOC_SIGNING_KEY", base64.b64encode(pem).decode())
-    code, _, err = knoc("build", root=repo)
-    assert code == 0 and "signed with 1 key" in err, err
-    body = pem.decode().splitlines()[1]
-    for given in (body, base64.b64encode(b"not a key at all, but long enough").decode()):
+    encoded = base64.b64encode(pem).decode()
+    for given in (encoded, "\n".join(encoded[i:i + 76] for i in range(0, len(encoded), 76))):  # as `base64` wraps
         monkeypatch.setenv("KNOC_SIGNING_KEY", given)
         code, _, err = knoc("build", root=repo)
-        assert code == 2 and "KNOC_SIGNING_KEY is neither a file nor a PEM private key" in err and given not in err
+        assert code == 0 and "signed with 1 key" in err, err
+    body = pem.decode().splitlines()[1]
+    jwk = '{"kty": "OKP", "crv": "Ed25519", "d": "' + body[:43] + '"}'
+    for given in (body, f"{body[:20]} {body[20:]}", jwk, base64.b64encode(b"not a key at all, but long enough").decode()):
+        monkeypatch.setenv("KNOC_SIGNING_KEY", given)
+        code, _, err = knoc("build", root=repo)
+        assert code == 2 and "KNOC_SIGNING_KEY names no file and holds no PEM private key" in err
+        assert body[:12] not in err and body[-12:] not in err
         monkeypatch.delenv("KNOC_SIGNING_KEY")
-        code, out, err = knoc("build", "--sign-key", given, "--format", "json", root=repo)
-        assert code == 2 and given not in out + err and given[:12] not in out + err
+        code, out, err = knoc("build", "--sign-key", given, "--format", "sarif", root=repo)
+        assert code == 2 and body[:12] not in out + err and body[-12:] not in out + err
+
+
+def test_knoc_toml_never_holds_the_private_key_itself(repo: Path, knoc: Knoc,
+                                                      keys: dict[str, tuple[Path, bytes]]) -> None:
+    """knoc.toml is committed: its `[signing] key` names a file outside the
+    repo, and one holding the key (PEM or base64) is refused, unrepeated."""
+    path, _ = keys["ed25519"]
+    pem = path.read_text(encoding="utf-8")
+    good = (repo / "knoc.toml").read_text(encoding="utf-8")
+    for held in (pem, base64.b64encode(pem.encode()).decode()):
+        (repo / "knoc.toml").write_text(good + f'\n[signing]\nkey = """\n{held}"""\n', encoding="utf-8")
+        code, _, err = knoc("build", root=repo)
+        assert code == 2 and "[signing] key holds a private key itself" in err, err
+        assert pem.splitlines()[1][:12] not in err and not (repo / "build").exists()
 
 
 def test_knoc_keys_new_and_knoc_verify(repo: Path, tmp_path_factory: pytest.TempPathFactory) -> None:

@@ -17,6 +17,7 @@ from typing import TextIO
 from knoc.diagnostics.codes import CODES
 from knoc.diagnostics.model import Diagnostic, Span
 from knoc.diagnostics.source import SourceFile
+from knoc.rules.paths import masked
 from knoc.version import __version__
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -82,7 +83,7 @@ def _excerpt(source: SourceFile, span: Span, mark: str, label: str, gutter: str,
              paint: Callable[[str, str], str], color: str) -> list[str]:
     """A source line with the span underlined (and labelled), rustc-style;
     a long line cut to the part around the span (`...` where it is cut)."""
-    code_line = source.line(span.line).replace("\t", " ")
+    code_line = masked(source.line(span.line).replace("\t", " "), keep_width=True)  # no url's password
     width = max(1, (span.end_column or span.column + 1) - span.column)
     column = span.column
     if len(code_line) > EXCERPT_WIDTH:

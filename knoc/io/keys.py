@@ -27,20 +27,23 @@ class KeyProblem(Exception):
     """A key that cannot be used, or must not be: a usage error."""
 
 
-def _is_pem(source: str) -> bool:
-    """Whether a key argument holds the key itself (PEM text) rather than naming a file."""
-    return "-----BEGIN" in source or "\n" in source
-
-
-def private_key(source: str, root: Path, name: str) -> PrivateKey:
-    """The signing key at `source`: a path, PEM text, or a PEM file
-    base64-encoded (as CI secrets often hold it). `name` says where it was
-    given (`--sign-key`, the variable); messages add the path, never a
-    value that may be key material. A file inside the repo is refused: a
-    private key committed once is public for good."""
-    if _is_pem(source):
-        pem = source.encode("utf-8", "replace")
-    elif (path := _existing(source)) is not None:
+def private_key(source: str, root: Path, name: str, inline: bool = True) -> PrivateKey:
+    """The signing key `source` holds or names: PEM text, the PEM file
+    base64-encoded (as CI secrets often hold it, wrapped or not), or a
+    path. `inline`: whether the value may hold the key itself (not
+    knoc.toml's, which is committed). `name` says where it was given
+    (`--sign-key`, the variable); messages add a path that names a file,
+    never a value that may be key material. A file inside the repo is
+    refused: a private key committed once is public for good."""
+    pem = _inline_pem(source)
+    if pem is not None and not inline:
+        raise KeyProblem(f"{name} holds a private key itself: knoc.toml is committed, and a key committed once "
+                         "is public for good; give the path of a file outside the repo")
+    if pem is None:
+        path = _existing(source)
+        if path is None:  # a typo, or key material in some other form: not repeated
+            raise KeyProblem(f"{name} names no file and holds no PEM private key (its value is not shown: "
+                             "it may be key material)")
         if path.is_relative_to(root.resolve()):
             raise KeyProblem(f"{name} ({path.relative_to(root.resolve())}) lies inside the repo: a private key "
                              "must never be committed; keep it outside (a CI secret, or a file in your home)")
@@ -48,13 +51,6 @@ def private_key(source: str, root: Path, name: str) -> PrivateKey:
             pem = files.read_source(str(path), limit=KEY_BYTES)
         except OSError as exc:
             raise KeyProblem(f"cannot read {name} ({path}): {exc.strerror or exc}") from None
-    elif (decoded := _encoded_pem(source)) is not None:
-        pem = decoded
-    elif _ENCODED.fullmatch(source.strip()):  # key material in some other form: not repeated
-        raise KeyProblem(f"{name} is neither a file nor a PEM private key (nor one base64-encoded); "
-                         "its value is not shown, as it may be a key")
-    else:
-        raise KeyProblem(f"cannot read {name} ({source}): no such file")
     try:
         key = serialization.load_pem_private_key(pem, password=None)
     except (ValueError, TypeError, UnsupportedAlgorithm):
@@ -65,8 +61,23 @@ def private_key(source: str, root: Path, name: str) -> PrivateKey:
     raise KeyProblem(f"{name} is not an Ed25519 or P-256 key: knoc signs with EdDSA or ES256")
 
 
-# A value of this shape that names no file is taken for key material: base64 (or base64url) text.
-_ENCODED = re.compile(r"[A-Za-z0-9+/=_-]{24,}")
+_ENCODED = re.compile(r"[A-Za-z0-9+/=_-]{24,}")  # base64 (or base64url) text, whitespace taken out
+
+
+def _inline_pem(source: str) -> bytes | None:
+    """The PEM text `source` holds, as it is or base64-encoded; None for a
+    value that holds neither (a path, or something else)."""
+    if "-----BEGIN" in source:
+        return source.encode("utf-8", "replace")
+    compact = "".join(source.split())  # `base64` wraps its output at 76 columns
+    if not _ENCODED.fullmatch(compact):
+        return None
+    try:
+        decoded = base64.b64decode(compact + "=" * (-len(compact) % 4), altchars=b"-_" if "-" in compact
+                                   or "_" in compact else None)
+    except ValueError:  # binascii.Error is one
+        return None
+    return decoded if b"-----BEGIN" in decoded else None
 
 
 def _existing(source: str) -> Path | None:
@@ -78,19 +89,6 @@ def _existing(source: str) -> Path | None:
         return None
 
 
-def _encoded_pem(source: str) -> bytes | None:
-    """The PEM text that `source` holds base64-encoded, if it does."""
-    compact = source.strip()
-    if not _ENCODED.fullmatch(compact):
-        return None
-    try:
-        decoded = base64.b64decode(compact + "=" * (-len(compact) % 4), altchars=b"-_" if "-" in compact
-                                   or "_" in compact else None)
-    except ValueError:  # binascii.Error is one
-        return None
-    return decoded if b"-----BEGIN" in decoded else None
-
-
 def signing_keys(paths: list[str], root: Path, configured: str | None = None) -> list[PrivateKey]:
     """Every `--sign-key`; else KNOC_SIGNING_KEY (a path or the PEM itself);
     else knoc.toml's `[signing] key`."""
@@ -98,7 +96,7 @@ def signing_keys(paths: list[str], root: Path, configured: str | None = None) ->
     if not keys and os.environ.get(ENV, "").strip():
         keys.append(private_key(os.environ[ENV], root, ENV))
     if not keys and configured:
-        keys.append(private_key(configured, root, "[signing] key"))
+        keys.append(private_key(configured, root, "[signing] key", inline=False))
     return keys
 
 

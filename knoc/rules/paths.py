@@ -61,7 +61,19 @@ def shown_url(url: str) -> str:
     return url if len(url) <= _SHOWN else url[:_SHOWN] + "..."
 
 
+def masked(text: str, keep_width: bool = False) -> str:
+    """A text (a message, a source line) with the user name and password of
+    every URL in it masked: after `//`, or at the start of a backticked
+    `user:password@host:port`. `keep_width`: one `*` per character masked,
+    so that columns after it stay where they were."""
+    def mask(m: re.Match[str]) -> str:
+        lead = "//" if m.group().startswith("//") else ""
+        return lead + ("*" * (len(m.group()) - len(lead) - 1) if keep_width else "***") + "@"
+    return _USERINFO_IN_TEXT.sub(mask, text)
+
+
 _USERINFO = re.compile(r"//[^/?#]*@|^[^/?#]*@")
+_USERINFO_IN_TEXT = re.compile(r"//[^/?#\s`'\"]*@|(?<=`)[^`/?#\s]*@")
 _SHOWN = 200  # characters of a URL a message repeats
 
 
