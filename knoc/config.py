@@ -13,7 +13,7 @@ from knoc.a2a import targets
 from knoc.io import files
 from knoc.io.cache import DIR as CACHE_DIR
 from knoc.rules import toml
-from knoc.rules.paths import origin, segment_problem, split_url
+from knoc.rules.paths import origin, segment_problem, split_url, web_link
 
 if TYPE_CHECKING:
     from knoc.kinds.entity import Layout
@@ -28,8 +28,8 @@ KNOC_KEYS = {
               "from the sources, `.git` and `.knoc-cache`",
     "a2a": f"the A2A version the cards are written for: {', '.join(f'`{t}`' for t in targets.names())} "
            f"(default `{targets.DEFAULT}`); `--a2a` overrides it for one run",
-    "catalog_url": "where `build/site/` (the all-hosts catalog) is published, an http(s) URL; each host's "
-                   "catalog page links to it",
+    "catalog_url": "where `build/site/` (the all-hosts catalog) is published, an http(s) URL without a user "
+                   "name or password; each host's catalog page links to it",
 }
 _KEYS = set(KNOC_KEYS)
 
@@ -51,13 +51,14 @@ HOST_KEYS = {"display_name": "displayName", "identifier": "identifier",
 HOST_HELP = {
     "display_name": "the operator's name, as people read it",
     "identifier": "a stable identifier of the operator (a domain, or a URN)",
-    "documentation_url": "where the operator documents its agents",
-    "logo_url": "the operator's logo",
+    "documentation_url": "where the operator documents its agents (an http(s) URL)",
+    "logo_url": "the operator's logo (an http(s) or `data:image/` URL)",
 }
 # [signing]: the private key never lives in the repo; its public half does.
-SIGNING_KEY_ENV = "KNOC_SIGNING_KEY"  # the private key's path, or the PEM itself (knoc.io.keys reads it)
+SIGNING_KEY_ENV = "KNOC_SIGNING_KEY"  # the private key's path, or the PEM itself, or it base64-encoded (knoc.io.keys)
 SIGNING_KEYS = {
-    "key": "where the private signing key is, outside the repo (`~` expanded); beside --sign-key and "
+    "key": "the path of the private signing key, a file outside the repo (`~` expanded; never the key itself: "
+           "knoc.toml is committed); beside --sign-key and "
            "KNOC_SIGNING_KEY",
     "public": "the public keys that sign this repo's cards: a PEM or JWK file in the repo, or an inline JWK "
               "table, or a list of these; `knoc check` verifies signatures against them, and a build with "
@@ -162,6 +163,9 @@ def _config(root: Path, raw: dict[str, object] | None, a2a: str | None) -> Confi
             if folder in values:
                 values[folder] = posixpath.normpath(values[folder])
         operator = tuple((HOST_KEYS[k], str(host[k])) for k in HOST_KEYS if k in host)
+        for link in ("documentation_url", "logo_url"):
+            if host.get(link):
+                _published_link("host", link, str(host[link]))
         public, retired = _key_refs(signing, "public"), _key_refs(signing, "retired")
         primaries = _primaries(primary)
     else:
@@ -170,15 +174,27 @@ def _config(root: Path, raw: dict[str, object] | None, a2a: str | None) -> Confi
         values["a2a"] = a2a
     config = Config(root=root, host=operator, kid=kid, key=key, public=public, retired=retired, primary=primaries,
                     **values)
-    published = split_url(config.catalog_url) if config.catalog_url else None
-    if config.catalog_url and (published is None or published.scheme not in ("http", "https")):
-        raise ConfigError(f"{CONFIG_FILE}: `catalog_url` must be an http(s) URL (where build/site/ is published)",
-                          key=("knoc", "catalog_url"))
+    if config.catalog_url:
+        _published_link("knoc", "catalog_url", config.catalog_url)
     if config.a2a not in targets.names():
         raise ConfigError(f"unknown A2A target `{config.a2a}`; choose one of {', '.join(targets.names())}",
                           key=("knoc", "a2a") if a2a is None else None)
     _check_layout(config)
     return config
+
+
+def _published_link(table: str, key: str, url: str) -> None:
+    """A url knoc.toml gives that is published (on the catalog pages, in each
+    AI Catalog's host): an http(s) URL (a logo may be a `data:image/` one),
+    without a user name or password."""
+    if not web_link(url, image=key == "logo_url"):
+        raise ConfigError(f"{CONFIG_FILE}: `{key}` must be an http(s) URL"
+                          + (" (or a data:image/ one)" if key == "logo_url" else "") + ": it is published",
+                          key=(table, key))
+    where = split_url(url)
+    if where is not None and "@" in where.netloc:
+        raise ConfigError(f"{CONFIG_FILE}: `{key}` holds a user name or password, and it is published",
+                          key=(table, key))
 
 
 def _table(raw: dict[str, object], name: str) -> dict[str, object]:
@@ -201,6 +217,9 @@ def _primaries(table: dict[str, object]) -> tuple[tuple[str, str], ...]:
     """[primary]: host = "agent slug", the agent whose card a host serves at its root."""
     found: dict[str, str] = {}
     for host, slug in table.items():
+        if isinstance(slug, dict):  # `agents.example.org = "a"`: TOML reads a dotted key as tables
+            raise ConfigError(f"{CONFIG_FILE}: [primary] reads `{host}` as a table: quote a host name that holds "
+                              "dots (`\"agents.example.com\" = \"agent-slug\"`)", key=("primary", host))
         parts = split_url(f"https://{host}/") if _HOST.match(host) else None
         folder = origin(parts) if parts is not None else None
         if folder is None or not isinstance(slug, str) or not slug:

@@ -427,3 +427,18 @@ def test_a_knoc_toml_key_is_found_in_its_table(table: str, key: str, place: tupl
     text = ('# settings\n[knoc]\n  output = "build"  # a = 1\n"a2a" = "1.0"\n\n[ primary ]\n'
             '"agents.example.org" = "a"\n')
     assert key_place(text, table, key) == place
+
+
+@pytest.mark.parametrize(("text", "table", "key", "place"), [
+    ('# \u2028 a separator\n[knoc]\n\noutput = "../x"\n', "knoc", "output", (4, 1)),  # a line as TOML ends it
+    ('[host]\ndisplay_name = """\n[knoc]\noutput = "ok"\n"""\n[knoc]\noutput = "../x"\n', "knoc", "output", (7, 1)),
+    ('knoc.output = "/tmp"\n', "knoc", "output", (1, 1)),
+    ('[primary]\nagents.example.org = "a"\n', "primary", "agents", (2, 1)),
+    ('[knoc.output]\nx = 1\n', "knoc", "output", (1, 1)),
+    ('knoc = { output = "/tmp" }\n', "knoc", "output", None),
+])
+def test_a_knoc_toml_key_is_found_however_it_is_written(text: str, table: str, key: str,
+                                                        place: tuple[int, int] | None) -> None:
+    from knoc.rules.toml import key_place
+
+    assert key_place(text, table, key) == place

@@ -667,9 +667,38 @@ def test_a_committed_link_that_climbs_out_through_another_is_not_exported(tmp_pa
 @pytest.mark.parametrize(("old", "new"), [
     ("  name: Quick Summarizer", '  name: "Quick \\u202eSummarizer"'),
     ("      tags: [summarize, documents]", '      tags: [summarize, "docu\\u200bments"]'),
+    ("    organization: Possibility", '    organization: "Possi\\u202ebility"'),
+    ("  description: Condenses a document into a short summary and a list of key points.",
+     '  description: "Condenses a document.\\U000E0049\\U000E0047\\U000E004E"'),  # invisible "IGN", for a model
 ])
 def test_text_shown_otherwise_than_it_reads_is_a_warning(repo: Path, knoc: Knoc, old: str, new: str) -> None:
     edit(repo, BLUEPRINT, old, new)
     code, out, _ = knoc("build", "--format", "json", root=repo)
     [found] = [d for d in json_diags(out) if d["code"] == "KNO-CARD-HIDDEN-TEXT"]
-    assert code == 0 and found["line"] == line_of(repo, "\\u")
+    assert code == 0 and found["line"] == line_of(repo, "\\")  # the line with the escape
+
+
+@pytest.mark.parametrize(("setting", "key"), [
+    ('catalog_url = "https://u:CATPW@catalog.example.org/"', "catalog_url"),
+    ('[host]\ndocumentation_url = "javascript:alert(document.domain)"', "documentation_url"),
+    ('[host]\nlogo_url = "https://u:LOGOPW@example.org/logo.png"', "logo_url"),
+])
+def test_a_published_knoc_toml_url_is_a_web_link_without_a_password(repo: Path, knoc: Knoc, setting: str,
+                                                                    key: str) -> None:
+    """knoc.toml's catalog url and its host's links reach the catalog pages
+    and each AI Catalog: refused as a card's links are, at their line."""
+    toml = repo / "knoc.toml"
+    text = toml.read_text(encoding="utf-8")
+    toml.write_text(text.replace("[knoc]\n", f"[knoc]\n{setting}\n", 1) if setting.startswith("catalog")
+                    else text + f"\n{setting}\n", encoding="utf-8")
+    code, _, err = knoc("build", root=repo)
+    line = next(i for i, ln in enumerate(toml.read_text(encoding="utf-8").splitlines(), 1) if ln.startswith(key))
+    assert code == 2 and f"`{key}`" in err and f"--> knoc.toml:{line}:1" in err and "PW" not in err
+    assert not (repo / "build").exists()
+
+
+def test_an_extension_uri_holding_a_password_is_refused_unrepeated(repo: Path, knoc: Knoc) -> None:
+    edit(repo, "content/agent-blueprints/schema-steward.kno", "      - uri: https://possibility.space/extensions/review-trace/v1",
+         "      - uri: https://x:EXTPW@possibility.space/extensions/review-trace/v1")
+    code, out, err = knoc("build", "--format", "json", root=repo)
+    assert code == 1 and "KNO-CARD-URL-CREDENTIALS" in out and "EXTPW" not in out + err

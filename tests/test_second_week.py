@@ -69,6 +69,7 @@ def test_a_dedented_key_is_named_an_indentation_mistake(repo: Path, knoc: Knoc) 
     ('  version: "0.3.0"', "  version: 3", 'quote it: "3"'),
     ('  version: "0.3.0"', "  version: 1.20", 'quote it: "1.20"'),  # as written: 1.2 would be another version
     ('  version: "0.3.0"', "  version: 0o17  # octal", 'quote it: "0o17"'),
+    ('  version: "0.3.0"', "  version: !!float 1.20", 'quote it: "1.20"'),
     ("  name: Schema Steward", "  name: {first: Schema}", "quote it if it holds `: `"),
     ("  name: Schema Steward", "  name: [Schema]", "write a string here"),
 ])

@@ -152,8 +152,8 @@ def unfinished(agent: Agent) -> Iterable[Diagnostic]:
 
 
 def _card_urls(agent: Agent) -> Iterable[Diagnostic]:
-    """The card's own URLs: none holds a user name or password (the card
-    is public, and so would they be), and the links a viewer of the card
+    """The card's own URLs (its extensions' uris too): none holds a user
+    name or password (the card is public, and so would they be), and the links a viewer of the card
     shows (its documentation, icon and provider) are web addresses, not
     `javascript:` or another scheme a viewer would run or open."""
     c = agent.card
@@ -163,6 +163,9 @@ def _card_urls(agent: Agent) -> Iterable[Diagnostic]:
         urls.append((("provider", "url"), provider.get("url")))
     urls += [(("additional_interfaces", i, "url"), iface.get("url"))
              for i, iface in enumerate(c.get("additional_interfaces") or []) if isinstance(iface, dict)]
+    extensions = (c.get("capabilities") or {}).get("extensions")
+    urls += [(("capabilities", "extensions", i, "uri"), ext.get("uri"))
+             for i, ext in enumerate(extensions if isinstance(extensions, list) else []) if isinstance(ext, dict)]
     for path, url in urls:
         if not isinstance(url, str):
             continue
@@ -197,6 +200,12 @@ def _hidden_text(agent: Agent) -> Iterable[Diagnostic]:
     name, description, tag or example clients and people choose by."""
     c = agent.card
     texts: list[tuple[JsonPath, object]] = [(("name",), c.get("name")), (("description",), c.get("description"))]
+    provider = c.get("provider")
+    if isinstance(provider, dict):
+        texts.append((("provider", "organization"), provider.get("organization")))
+    extensions = (c.get("capabilities") or {}).get("extensions")
+    texts += [(("capabilities", "extensions", i, "description"), ext.get("description"))
+              for i, ext in enumerate(extensions if isinstance(extensions, list) else []) if isinstance(ext, dict)]
     for i, skill in enumerate(c.get("skills") or []):
         if isinstance(skill, dict):
             texts += [(("skills", i, key), skill.get(key)) for key in ("name", "description")]
@@ -211,8 +220,9 @@ def _hidden_text(agent: Agent) -> Iterable[Diagnostic]:
                              "the card show another text than clients read", "remove it")
 
 
-# Direction overrides, embeddings and isolates; zero-width space, word joiner, a BOM inside text.
-_HIDDEN = re.compile("[\u202a-\u202e\u2066-\u2069\u200b\u2060\ufeff]")
+# Direction overrides, embeddings and isolates; zero-width space, word joiner, a BOM inside text; the tag
+# characters, invisible letters that carry text past a reader to a language model ("ASCII smuggling").
+_HIDDEN = re.compile("[\u202a-\u202e\u2066-\u2069\u200b\u2060\ufeff\U000e0000-\U000e007f]")
 
 
 _LINKS = ("documentation_url", "icon_url", "provider")  # what a card viewer shows as a link or an image

@@ -152,7 +152,8 @@ def _written(src: SourceFile, span: Span) -> str | None:
     """A scalar as the source writes it (`1.20`, where the value is 1.2), when it ends on its line."""
     if not span.end_column:
         return None
-    return src.line(span.line)[span.column - 1:span.end_column - 1] or None
+    written = src.line(span.line)[span.column - 1:span.end_column - 1]
+    return written.split(None, 1)[-1] if written.startswith("!") else written or None  # `!!float 1.20`: 1.20
 
 
 def _pattern_hint(pattern: str) -> str:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from knoc.diagnostics import codes_cards, codes_sources  # noqa: F401  (each declares its codes)
 from knoc.diagnostics.model import Diagnostic, Related, Span
 from knoc.diagnostics.registry import CODES, Code
+from knoc.rules.paths import masked
 
 __all__ = ["CODES", "Code", "diag"]
 
@@ -15,5 +16,7 @@ def diag(code: str, message: str, *, file: str | None = None, span: Span | None 
          hint: str | None = None, json_path: str | None = None, spec: str | None = None,
          detail: str | None = None, related: tuple[Related, ...] = ()) -> Diagnostic:
     """A diagnostic of a declared code, with the code's severity (KeyError
-    for an undeclared code: a knoc bug the tests catch)."""
-    return Diagnostic(code, CODES[code].severity, message, file, span, hint, json_path, spec, detail, related)
+    for an undeclared code: a knoc bug the tests catch). No url's user
+    name or password is repeated in what it says (`masked`)."""
+    return Diagnostic(code, CODES[code].severity, masked(message), file, span, hint and masked(hint), json_path,
+                      spec, detail and masked(detail), related)

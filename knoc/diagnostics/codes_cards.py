@@ -69,9 +69,11 @@ declare("KNO-CARD-NUMBER", E, "a card would hold an integer JSON clients cannot 
 declare("KNO-CARD-HIDDEN-TEXT", W, "a card's text holds a character that hides or reorders what is shown", """
     A direction override, embedding or isolate (U+202A to U+202E, U+2066 to U+2069) makes a
     viewer show the text around it in another order than it is stored ("Trojan Source"); a
-    zero-width space, word joiner or byte order mark is not shown at all. In a card's name,
-    description, skill names, tags or examples, people would read another text than clients
-    match on. Remove the character; right-to-left text needs none of them.""")
+    zero-width space, word joiner or byte order mark is not shown at all, nor are the tag
+    characters (U+E0000 to U+E007F), which spell out text a person never sees but a language
+    model reads. In a card's name, description, provider, extension descriptions, skill names,
+    tags or examples, people would read another text than clients and models act on. Remove the
+    character; right-to-left text needs none of them.""")
 declare("KNO-CARD-AUTH-URL", E, "a security scheme's endpoint is not an absolute URL", """
     A client authenticates at the endpoints a card's security schemes name: the OAuth token,
     authorization, device authorization and refresh URLs, the authorization server's metadata

@@ -7,6 +7,8 @@ from __future__ import annotations
 import re
 import tomllib
 
+from knoc.rules.lines import lines
+
 Place = tuple[int, int]  # 1-based line and column
 
 _TABLE = re.compile(r"^\s*\[\s*([^\]]*?)\s*\]\s*(#.*)?$")
@@ -22,19 +24,39 @@ def syntax_error_place(exc: tomllib.TOMLDecodeError) -> Place | None:
 
 
 def key_place(text: str, table: str, key: str) -> Place | None:
-    """Where `key` is set in `table` ("" for the top level; a table itself
-    when `key` is ""): the first line that sets it, bare or quoted. None
-    where it is written otherwise (a dotted key, an inline table)."""
-    names = {key, f'"{key}"', f"'{key}'"}
-    current = ""
-    for number, line in enumerate(text.splitlines(), 1):
+    """Where `key` is set in `table` ("" for the top level; the table's own
+    header when `key` is ""): the first line that sets it, or a key under
+    it, as a bare, quoted or dotted key (`knoc.output` at the top level is
+    `[knoc]`'s `output`). Lines inside a multi-line string are text, not
+    settings. None where it is set otherwise (an inline table)."""
+    want = [table, key] if table and key else [table or key]
+    current: list[str] = []
+    inside = ""  # the quotes of the multi-line string a line continues, if any
+    for number, line in enumerate(lines(text), 1):
+        if inside:
+            if line.count(inside) % 2:
+                inside = ""
+            continue
         header = _TABLE.match(line)
         if header is not None:
-            current = header.group(1).strip("\"'")
-            if not key and current == table:
+            current = _dotted(header.group(1))
+            if current == want or (key and current[:len(want)] == want):  # the table, or one under the key
                 return number, line.index("[") + 1
             continue
-        name, equals, _ = line.partition("=")
-        if key and current == table and equals and name.strip() in names:
+        name, equals, value = line.partition("=")
+        if not equals:
+            continue
+        if key and [*current, *_dotted(name)][:len(want)] == want:  # the key, or a dotted key under it
             return number, len(name) - len(name.lstrip()) + 1
+        for quotes in ('"""', "'''"):
+            if value.count(quotes) % 2:  # a multi-line string begins here
+                inside = quotes
     return None
+
+
+def _dotted(name: str) -> list[str]:
+    """A key or table name's parts: `a."b.c"` is a, then b.c."""
+    return [part.strip().strip("\"'") for part in _PART.findall(name.strip())]
+
+
+_PART = re.compile(r'\s*(?:"[^"]*"|\'[^\']*\'|[^.\s"\']+)\s*')

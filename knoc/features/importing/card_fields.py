@@ -106,7 +106,7 @@ def links(out: Imported, base_url: str | None) -> None:
         if not web_link(url, image=key == "icon_url"):
             del out.card[key]
             out.drop(f"$.{camel_key}", "not an http(s) URL (card viewers show it as a link)"
-                     + ("; give --url to resolve relative ones" if url.startswith("/") else ""))
+                     + ("; give --url to resolve relative ones" if url.startswith(("/", "{")) else ""))
 
 
 def modes(raw: JsonObject, out: Imported) -> None:
