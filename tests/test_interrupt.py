@@ -72,6 +72,16 @@ def build(root: Path) -> None:
     assert proc.returncode == 0, err
 
 
+def compiled(proc: subprocess.Popen[str], files: int) -> None:
+    """Wait until the workers of `proc` (slowed, saying so) compiled `files` files."""
+    assert proc.stdout is not None
+    seen = 0
+    while seen < files:  # two workers' lines may run together
+        line = proc.stdout.readline()
+        assert line, "knoc ended before it was interrupted"
+        seen += line.count("compiling")
+
+
 def debris(root: Path) -> list[str]:
     return sorted(p.name for p in root.iterdir() if p.name.startswith(".build."))
 
@@ -284,12 +294,7 @@ def test_a_second_ctrl_c_does_not_cut_the_cleanup_short(tmp_path: Path) -> None:
     root = tmp_path / "repo"
     generate(root, 700)  # past pool.MIN_ITEMS: the workers write cards early, into a tree beside build/
     proc = knoc(root, "build", "--jobs", "2", "--no-cache", script=SLOW_REMOVAL)
-    assert proc.stdout is not None
-    seen = 0
-    while seen < 100:  # cards written early: a tree to remove (two workers' lines may run together)
-        line = proc.stdout.readline()
-        assert line, "the build ended before it was interrupted"
-        seen += line.count("compiling")
+    compiled(proc, 100)  # cards written early: a tree to remove
     assert debris(root), "no tree was being written beside build/"
     proc.send_signal(signal.SIGINT)
     while not (line := proc.stdout.readline()).startswith("removing"):
@@ -412,11 +417,7 @@ def test_a_ctrl_c_during_a_watch_rebuild_leaves_the_old_tree_and_no_debris(tmp_p
     blueprint = root / "content/agent-blueprints/agent-000007.kno"
     blueprint.write_text(blueprint.read_text(encoding="utf-8").replace("  description: ", "  description: new ", 1),
                          encoding="utf-8")
-    seen = 0
-    while seen < 100:  # the rebuild's workers at work (two workers' lines may run together)
-        line = proc.stdout.readline()
-        assert line, "serve ended before it was interrupted"
-        seen += line.count("compiling")
+    compiled(proc, 100)  # the rebuild's workers at work
     assert debris(root), "the rebuild wrote no tree beside build/"
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
