@@ -13,7 +13,8 @@ from knoc.a2a import targets
 from knoc.io import files
 from knoc.io.cache import DIR as CACHE_DIR
 from knoc.rules import toml
-from knoc.rules.paths import origin, segment_problem, split_url, web_link
+from knoc.rules.paths import has_userinfo, origin, segment_problem, split_url, web_link
+from knoc.rules.text import hidden_character
 
 if TYPE_CHECKING:
     from knoc.kinds.entity import Layout
@@ -48,6 +49,7 @@ FOLDERS: tuple[Literal["specs", "content", "output"], ...] = ("specs", "content"
 # [host]: who operates the hosts, for each host's AI Catalog (its `host` object).
 HOST_KEYS = {"display_name": "displayName", "identifier": "identifier",
              "documentation_url": "documentationUrl", "logo_url": "logoUrl"}
+_HOST_KEY = {v: k for k, v in HOST_KEYS.items()}  # an AI Catalog key's knoc.toml key
 HOST_HELP = {
     "display_name": "the operator's name, as people read it",
     "identifier": "a stable identifier of the operator (a domain, or a URN)",
@@ -57,8 +59,8 @@ HOST_HELP = {
 # [signing]: the private key never lives in the repo; its public half does.
 SIGNING_KEY_ENV = "KNOC_SIGNING_KEY"  # the private key's path, or the PEM itself, or it base64-encoded (knoc.io.keys)
 SIGNING_KEYS = {
-    "key": "the path of the private signing key, a file outside the repo (`~` expanded; never the key itself: "
-           "knoc.toml is committed); beside --sign-key and "
+    "key": "the path of the private signing key, a file outside the repo (`~` expanded, a relative path from "
+           "the repo's folder; never the key itself: knoc.toml is committed); beside --sign-key and "
            "KNOC_SIGNING_KEY",
     "public": "the public keys that sign this repo's cards: a PEM or JWK file in the repo, or an inline JWK "
               "table, or a list of these; `knoc check` verifies signatures against them, and a build with "
@@ -154,6 +156,8 @@ def _config(root: Path, raw: dict[str, object] | None, a2a: str | None) -> Confi
                               f"[signing] takes {', '.join(SIGNING_KEYS)}; [primary] maps a host to an agent's slug",
                               key=unknown[0])
         kid, key = (_signing_text(signing, name) for name in ("kid", "key"))
+        if key and not key.startswith("~") and not posixpath.isabs(key):  # relative to the repo, not to where knoc runs
+            key = str(root / key)
         for table, settings in (("knoc", section), ("host", host)):
             for key_name, value in settings.items():
                 if not isinstance(value, str):
@@ -163,6 +167,13 @@ def _config(root: Path, raw: dict[str, object] | None, a2a: str | None) -> Confi
             if folder in values:
                 values[folder] = posixpath.normpath(values[folder])
         operator = tuple((HOST_KEYS[k], str(host[k])) for k in HOST_KEYS if k in host)
+        for name, value in operator:  # each host's AI Catalog publishes them
+            if (found := hidden_character(value)) is not None:
+                raise ConfigError(f"{CONFIG_FILE}: [host] `{name}` holds {found}, which hides or reorders the "
+                                  "text around it where it is shown; remove it", key=("host", _HOST_KEY[name]))
+        if host.get("identifier") and has_userinfo(str(host["identifier"])):
+            raise ConfigError(f"{CONFIG_FILE}: [host] `identifier` holds a user name or password, and it is "
+                              "published", key=("host", "identifier"))
         for link in ("documentation_url", "logo_url"):
             if host.get(link):
                 _published_link("host", link, str(host[link]))
@@ -191,8 +202,7 @@ def _published_link(table: str, key: str, url: str) -> None:
         raise ConfigError(f"{CONFIG_FILE}: `{key}` must be an http(s) URL"
                           + (" (or a data:image/ one)" if key == "logo_url" else "") + ": it is published",
                           key=(table, key))
-    where = split_url(url)
-    if where is not None and "@" in where.netloc:
+    if has_userinfo(url):
         raise ConfigError(f"{CONFIG_FILE}: `{key}` holds a user name or password, and it is published",
                           key=(table, key))
 
@@ -206,10 +216,16 @@ def _table(raw: dict[str, object], name: str) -> dict[str, object]:
 
 
 def _signing_text(signing: dict[str, object], name: str) -> str | None:
-    """[signing] `kid` or `key` (None: not set)."""
+    """[signing] `kid` or `key` (None: not set). `key` names a file: never
+    the key itself, which knoc.toml, committed, would publish."""
     value = signing.get(name, "")
     if not isinstance(value, str):
         raise ConfigError(f"{CONFIG_FILE}: [signing] `{name}` must be a string", key=("signing", name))
+    if name == "key" and ("-----BEGIN" in value or not value.isprintable() or _ENCODED.fullmatch(value)):
+        raise ConfigError(f"{CONFIG_FILE}: [signing] `key` holds a private key itself (its value is not shown): "
+                          "knoc.toml is committed, and a key committed once is public for good; give the path of "
+                          "a file outside the repo, and move the key out of the repo's history",
+                          key=("signing", "key"))
     return value or None
 
 
@@ -233,6 +249,7 @@ def _primaries(table: dict[str, object]) -> tuple[tuple[str, str], ...]:
     return tuple(sorted(found.items()))
 
 
+_ENCODED = re.compile(r"[A-Za-z0-9+/=_-]{40,}")  # base64 text, which no key file's path is
 _HOST = re.compile(r"^(\[[0-9A-Fa-f:.]+\]|[^\s/:?#@\[\]]+)(:[0-9]{1,5})?$")  # host[:port], nothing else
 
 
@@ -243,6 +260,10 @@ def _key_refs(signing: dict[str, object], name: str) -> tuple[KeyRef, ...]:
     refs: list[KeyRef] = []
     for item in items:
         if isinstance(item, str) and item:
+            if "-----BEGIN" in item or not item.isprintable() or _ENCODED.fullmatch(item):  # not repeated
+                raise ConfigError(f"{CONFIG_FILE}: [signing] `{name}` holds a key itself, not a file path (its "
+                                  "value is not shown); give the path of a file in the repo, or the public key "
+                                  "as an inline JWK table", key=("signing", name))
             if posixpath.isabs(item) or item.startswith("~") or ".." in item.split("/"):
                 raise ConfigError(f"{CONFIG_FILE}: [signing] `{name}` names `{item}`: a public key file must be "
                                   "a path inside the repo (relative, without `..`), or give the JWK inline",

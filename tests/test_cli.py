@@ -442,3 +442,14 @@ def test_a_knoc_toml_key_is_found_however_it_is_written(text: str, table: str, k
     from knoc.rules.toml import key_place
 
     assert key_place(text, table, key) == place
+
+
+def test_masking_a_password_leaves_the_rest_of_a_message() -> None:
+    """A url's user name and password are masked; an `@` elsewhere (a spec's
+    slug@version, an address) is left as written."""
+    from knoc.rules.paths import masked
+
+    assert masked("is not `agent-blueprint@<semver>`; see ops@acme.example") == (
+        "is not `agent-blueprint@<semver>`; see ops@acme.example")
+    assert masked("`https://bob:hunt'er2@h.example/x` and `dave:pw@grpc.example:443`") == (
+        "`https://***@h.example/x` and `***@grpc.example:443`")

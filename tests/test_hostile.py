@@ -668,6 +668,7 @@ def test_a_committed_link_that_climbs_out_through_another_is_not_exported(tmp_pa
     ("  name: Quick Summarizer", '  name: "Quick \\u202eSummarizer"'),
     ("      tags: [summarize, documents]", '      tags: [summarize, "docu\\u200bments"]'),
     ("    organization: Possibility", '    organization: "Possi\\u202ebility"'),
+    ("  name: Quick Summarizer", '  name: "Quick \\u3164Summarizer"'),  # a blank letter
     ("  description: Condenses a document into a short summary and a list of key points.",
      '  description: "Condenses a document.\\U000E0049\\U000E0047\\U000E004E"'),  # invisible "IGN", for a model
 ])

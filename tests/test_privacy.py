@@ -106,3 +106,53 @@ def line_of(repo: Path, text: str, blueprint: str = BLUEPRINT) -> int:
     """The 1-based line of the blueprint that holds `text`."""
     return next(i for i, line in enumerate((repo / blueprint).read_text(encoding="utf-8").splitlines(), 1)
                 if text in line)
+
+
+def test_a_password_in_a_url_urllib_refuses_is_still_refused(repo: Path, knoc) -> None:  # type: ignore[no-untyped-def]
+    """A port that is no number: urllib refuses to read the url, a client may
+    still send it; and a quote in the password ends no mask."""
+    edit(repo, "content/agent-blueprints/catalog-search.kno", "    - url: https://agents.possibility.space/catalog-search/rest",
+         "    - url: \"https://bob:hunt'er2@agents.possibility.space:99999/b\"")
+    code, out, err = knoc("build", "--format", "json", root=repo)
+    assert code == 1 and "KNO-CARD-URL-CREDENTIALS" in out and "hunt'er2" not in out + err
+    code, _, err = knoc("build", root=repo)  # the source line shown too
+    assert code == 1 and "hunt'er2" not in err and "bob" not in err
+
+
+def test_an_import_url_with_a_password_is_never_repeated(repo: Path, knoc) -> None:  # type: ignore[no-untyped-def]
+    for fmt in ("json", "text", "github"):
+        _, out, err = knoc("import", "--format", fmt, "https://bob:hunter2@127.0.0.1:9/card.json", root=repo)
+        assert "hunter2" not in out + err and "127.0.0.1" in out + err
+
+
+def test_a_card_diff_never_repeats_a_password(repo: Path, knoc, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    import subprocess
+
+    for args in (["init", "-q"], ["add", "-A"], ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "x"]):
+        subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True)
+    edit(repo, BLUEPRINT, "  description: Condenses", "  description: See https://alice:pw1@docs.example.org/x. Condenses")
+    for fmt in ("markdown", "json"):
+        _, out, err = knoc("diff", "--base", "HEAD", "--format", fmt, root=repo)
+        assert "docs.example.org" in out and "pw1" not in out + err
+
+
+@pytest.mark.parametrize(("setting", "shown"), [
+    ('display_name = "Acme \\u202eevil"', "U+202E"),
+    ('identifier = "https://bob:hunter2@acme.example.org"', "user name or password"),
+])
+def test_a_host_setting_a_catalog_publishes_is_checked(repo: Path, knoc, setting: str, shown: str) -> None:  # type: ignore[no-untyped-def]
+    toml = repo / "knoc.toml"
+    toml.write_text(toml.read_text(encoding="utf-8") + f"\n[host]\n{setting}\n", encoding="utf-8")
+    code, _, err = knoc("build", root=repo)
+    assert code == 2 and shown in err and "hunter2" not in err and "--> knoc.toml:" in err
+
+
+def test_a_public_key_setting_holding_a_key_is_refused_unrepeated(repo: Path, knoc) -> None:  # type: ignore[no-untyped-def]
+    from knoc.io.keys import new_key
+
+    new_key("ed25519", repo.parent / "k.pem", None)
+    pem = (repo.parent / "k.pem").read_text(encoding="utf-8")
+    toml = repo / "knoc.toml"
+    toml.write_text(toml.read_text(encoding="utf-8") + f'\n[signing]\npublic = """{pem}"""\n', encoding="utf-8")
+    code, out, err = knoc("check", "--format", "json", root=repo)
+    assert code == 2 and "holds a key itself" in out + err and pem.splitlines()[1][:12] not in out + err

@@ -230,15 +230,17 @@ def test_a_key_given_encoded_signs_or_is_refused_without_being_repeated(
 def test_knoc_toml_never_holds_the_private_key_itself(repo: Path, knoc: Knoc,
                                                       keys: dict[str, tuple[Path, bytes]]) -> None:
     """knoc.toml is committed: its `[signing] key` names a file outside the
-    repo, and one holding the key (PEM or base64) is refused, unrepeated."""
+    repo, and one holding the key (PEM or base64) is refused by every
+    command, unrepeated, at its line."""
     path, _ = keys["ed25519"]
     pem = path.read_text(encoding="utf-8")
     good = (repo / "knoc.toml").read_text(encoding="utf-8")
     for held in (pem, base64.b64encode(pem.encode()).decode()):
         (repo / "knoc.toml").write_text(good + f'\n[signing]\nkey = """\n{held}"""\n', encoding="utf-8")
-        code, _, err = knoc("build", root=repo)
-        assert code == 2 and "[signing] key holds a private key itself" in err, err
-        assert pem.splitlines()[1][:12] not in err and not (repo / "build").exists()
+        for args in (("build",), ("build", "--unsigned"), ("validate",)):  # refused whichever key signs, if any
+            code, _, err = knoc(*args, root=repo)
+            assert code == 2 and "[signing] `key` holds a private key itself" in err and "--> knoc.toml:" in err, err
+            assert pem.splitlines()[1][:12] not in err and not (repo / "build").exists()
 
 
 def test_knoc_keys_new_and_knoc_verify(repo: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
@@ -444,3 +446,17 @@ def test_serve_watch_builds_a_signed_repo_with_its_key(repo: Path, knoc: Knoc,
     with serving(repo, "--watch", "--sign-key", key) as base:
         status, _, body = get(base + "catalog-search/.well-known/agent-card.json", host="agents.possibility.space")
     assert status == 200 and json.loads(body)["signatures"]
+
+
+def test_a_relative_key_path_in_knoc_toml_is_read_from_the_repo(repo: Path, knoc: Knoc,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """`key = "../keys/k.pem"` names the same file wherever knoc runs (it was
+    read from the folder knoc ran in)."""
+    (repo.parent / "keys").mkdir()
+    write_key(repo.parent / "keys", "ed25519")
+    toml = repo / "knoc.toml"
+    toml.write_text(toml.read_text(encoding="utf-8") + '\n[signing]\nkey = "../keys/ed25519.pem"\n', encoding="utf-8")
+    monkeypatch.delenv("KNOC_SIGNING_KEY", raising=False)
+    monkeypatch.chdir(repo / "content")
+    code, _, err = knoc("build", "--format", "json", root=repo)
+    assert code == 0 and "signed with 1 key" in err, err

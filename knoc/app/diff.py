@@ -24,6 +24,7 @@ from knoc.io import git, tree
 from knoc.output.hosting import CARD_FILE, JWKS_FILE, SITE
 from knoc.output.tree import CATALOG, DOMAINS
 from knoc.rules import jsontext
+from knoc.rules.paths import masked
 
 MACHINE = ("sarif", "junit", "github")  # formats that carry the breaking changes as findings
 WORK_TREE = "work tree"
@@ -55,12 +56,11 @@ def diff(config: Config, base: str | None, *, fmt: str, fail_on: str, use_cache:
     specs = [evolution.as_dict(c) for c in spec_changes]
     spec_diags = [d for c in spec_changes for d in report.diagnostics(c, label)]
     answer = None
-    if fmt in ("text", "markdown"):
-        answer = changes.markdown(found, label, head_label, config.a2a, specs)
+    if fmt in ("text", "markdown"):  # a pull request's comment: no url's password (they are the cards' values)
+        answer = masked(changes.markdown(found, label, head_label, config.a2a, specs))
     elif fmt == "json":
-        answer = json.dumps({"base": label, "head": head_label, "a2a_target": config.a2a, "compared": True,
-                             "counts": counts,
-                             "changes": [c.to_dict() for c in found], "specs": specs},
+        answer = json.dumps(_masked({"base": label, "head": head_label, "a2a_target": config.a2a, "compared": True,
+                                     "counts": counts, "changes": [c.to_dict() for c in found], "specs": specs}),
                             indent=2, ensure_ascii=False) + "\n"
     findings = [diag("KNO-CARD-BREAKING", f"{c.subject} `{c.name}`: {c.message}"
                      + (f" (intended: {c.intended})" if c.intended else ""),
@@ -81,6 +81,17 @@ def diff(config: Config, base: str | None, *, fmt: str, fail_on: str, use_cache:
                    answer=answer, report_format=_report_format(fmt),
                    failed=counts["breaking"] > 0 or unannounced if gate else fail_on == "warning" and (
                        any(c.cls == "breaking" for c in found) or bool(spec_diags)))
+
+
+def _masked(value: object) -> object:
+    """A JSON value with every url's password in its strings masked."""
+    if isinstance(value, str):
+        return masked(value)
+    if isinstance(value, dict):
+        return {k: _masked(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_masked(v) for v in value]
+    return value
 
 
 @contextlib.contextmanager

@@ -11,9 +11,11 @@ from knoc.config import Config
 from knoc.diagnostics import Diagnostic, diag
 from knoc.features.importing import importer
 from knoc.features.importing.imported import publishable
+from knoc.features.keysets import is_url
 from knoc.features.migrate import BLUEPRINTS
 from knoc.io import files, writing
 from knoc.rules import ulid
+from knoc.rules.paths import shown_url
 
 
 def import_cards(config: Config, sources: tuple[str, ...], force: bool, base_url: str | None = None,
@@ -28,7 +30,7 @@ def import_cards(config: Config, sources: tuple[str, ...], force: bool, base_url
     taken: set[str] = set()  # slugs given in this run
     date = datetime.date.today().isoformat()
     for source in sources:
-        label = source if source.startswith(("http://", "https://")) else rel(config.root, Path(source))
+        label = shown_url(source) if is_url(source) else rel(config.root, Path(source))  # never a url's password
         imported, found = importer.load(source, label, base_url, allow_jku)
         diags += found
         if imported is None:

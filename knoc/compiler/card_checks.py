@@ -5,7 +5,6 @@ no signature protects. Each finding points into the agent's entity."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 from urllib.parse import SplitResult
 
@@ -20,7 +19,8 @@ from knoc.a2a.wire import FLOW_FIELDS
 from knoc.diagnostics import Diagnostic, JsonPath, at, json_path
 from knoc.kinds.agent import PLACEHOLDERS, Agent
 from knoc.rules import jsontext
-from knoc.rules.paths import ip_literal, origin, shown_url, split_url, web_link
+from knoc.rules.paths import has_userinfo, ip_literal, origin, shown_url, split_url, web_link
+from knoc.rules.text import hidden_character
 
 
 def legacy_dropped(agent: Agent, fields: CardFields, target: Target, written: object) -> list[Diagnostic]:
@@ -169,9 +169,8 @@ def _card_urls(agent: Agent) -> Iterable[Diagnostic]:
     for path, url in urls:
         if not isinstance(url, str):
             continue
-        where = split_url(url)  # (a gRPC host:port with a user name is no address: the schema refuses it)
         named = f"`{_field(path)}` `{shown_url(url)}`"
-        if where is not None and "@" in where.netloc:
+        if has_userinfo(url):  # (a gRPC host:port with a user name is no address: the schema refuses it)
             yield card_error(agent, path, "KNO-CARD-URL-CREDENTIALS", f"{named} holds a user name or password: "
                              "the card is public, and so would they be",
                              "publish the URL without them; clients bring their own credentials")
@@ -213,16 +212,11 @@ def _hidden_text(agent: Agent) -> Iterable[Diagnostic]:
                 values = skill.get(key)
                 texts += [(("skills", i, key, j), v) for j, v in enumerate(values if isinstance(values, list) else [])]
     for path, text in texts:
-        found = _HIDDEN.search(text) if isinstance(text, str) else None
+        found = hidden_character(text) if isinstance(text, str) else None
         if found is not None:
-            yield card_error(agent, path, "KNO-CARD-HIDDEN-TEXT", f"`{_field(path)}` holds U+{ord(found.group()):04X}, "
+            yield card_error(agent, path, "KNO-CARD-HIDDEN-TEXT", f"`{_field(path)}` holds {found}, "
                              "which changes how the text around it is shown, or is not shown at all: viewers of "
                              "the card show another text than clients read", "remove it")
-
-
-# Direction overrides, embeddings and isolates; zero-width space, word joiner, a BOM inside text; the tag
-# characters, invisible letters that carry text past a reader to a language model ("ASCII smuggling").
-_HIDDEN = re.compile("[\u202a-\u202e\u2066-\u2069\u200b\u2060\ufeff\U000e0000-\U000e007f]")
 
 
 _LINKS = ("documentation_url", "icon_url", "provider")  # what a card viewer shows as a link or an image

@@ -25,7 +25,7 @@ class Unreadable(ValueError):
 
 
 def is_url(source: str) -> bool:
-    return source.startswith(("http://", "https://"))
+    return source[:8].lower().startswith(("http://", "https://"))  # a scheme is case-insensitive
 
 
 def card_url(source: str) -> str:

@@ -67,8 +67,8 @@ _ENCODED = re.compile(r"[A-Za-z0-9+/=_-]{24,}")  # base64 (or base64url) text, w
 def _inline_pem(source: str) -> bytes | None:
     """The PEM text `source` holds, as it is or base64-encoded; None for a
     value that holds neither (a path, or something else)."""
-    if "-----BEGIN" in source:
-        return source.encode("utf-8", "replace")
+    if "-----BEGIN" in source:  # line breaks written `\n`, as some CI secret stores keep them, read as such
+        return (source if "\n" in source else source.replace("\\n", "\n")).encode("utf-8", "replace")
     compact = "".join(source.split())  # `base64` wraps its output at 76 columns
     if not _ENCODED.fullmatch(compact):
         return None

@@ -56,30 +56,45 @@ def split_url(url: object) -> SplitResult | None:
 
 def shown_url(url: str) -> str:
     """A URL as a message may repeat it: never its user name and password
-    (nor whatever precedes an `@` before a bare host), never all of a huge value."""
-    url = _USERINFO.sub(lambda m: "//***@" if m.group().startswith("//") else "***@", url, count=1)
+    (all of its authority before the `@`, spaces and all), never all of a
+    huge value."""
+    url = masked(_AUTHORITY_USERINFO.sub(lambda m: m.group()[:2] + "***@", url, count=1))
     return url if len(url) <= _SHOWN else url[:_SHOWN] + "..."
 
 
 def masked(text: str, keep_width: bool = False) -> str:
-    """A text (a message, a source line) with the user name and password of
-    every URL in it masked: after `//`, or at the start of a backticked
-    `user:password@host:port`. `keep_width`: one `*` per character masked,
-    so that columns after it stay where they were."""
+    """A text (a message, a source line) with every user name and password
+    it holds masked: a URL's, after `//` (or `\\`) up to its `@`, and a
+    `user:password@` before a bare host (a gRPC address). Over-masking
+    some text is the price of never repeating one. `keep_width`: one `*`
+    per character masked, so that columns after it stay where they were."""
     def mask(m: re.Match[str]) -> str:
-        lead = "//" if m.group().startswith("//") else ""
+        lead = m.group()[:2] if m.group()[:2] in ("//", "\\\\") else ""
         return lead + ("*" * (len(m.group()) - len(lead) - 1) if keep_width else "***") + "@"
-    return _USERINFO_IN_TEXT.sub(mask, text)
+    return _USERINFO.sub(mask, text)
 
 
-_USERINFO = re.compile(r"//[^/?#]*@|^[^/?#]*@")
-_USERINFO_IN_TEXT = re.compile(r"//[^/?#\s`'\"]*@|(?<=`)[^`/?#\s]*@")
+def has_userinfo(url: str) -> bool:
+    """Whether a URL holds a user name or password, however else it is
+    written (a port that is no number, a broken IPv6 host: urllib refuses
+    those, and still a client may send them)."""
+    authority = re.split(r"//|\\\\", url, maxsplit=1)
+    return len(authority) == 2 and "@" in re.split(r"[/?#\\]", authority[1], maxsplit=1)[0]
+
+
+# After `//` or `\\`: anything but a path, query, fragment or space, up to an `@`. Before a bare
+# host: `name:secret@`, after a line's start, a space, a quote, a bracket or a comma.
+_USERINFO = re.compile(r"(?://|\\\\)[^/?#\s]*?@|(?<![^\s\"'`(\[,])[^\s\"'`/?#@:]+:[^\s\"'`/?#@]*@")
+_AUTHORITY_USERINFO = re.compile(r"(?://|\\\\)[^/?#\\]*@")  # in one URL: up to its authority's last `@`
 _SHOWN = 200  # characters of a URL a message repeats
 
 
 def web_link(url: str, image: bool = False) -> bool:
     """An absolute http(s) URL with a host (or, for an image, a `data:image/`
-    URL): what a card viewer may show as a link or an image."""
+    URL), with no whitespace or control character (urllib drops some
+    silently): what a card viewer may show as a link or an image."""
+    if any(ch.isspace() or ord(ch) < 32 or ord(ch) == 127 for ch in url):
+        return False
     if image and url[:11].lower() == "data:image/":
         return True
     where = split_url(url)

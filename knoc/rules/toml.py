@@ -11,7 +11,7 @@ from knoc.rules.lines import lines
 
 Place = tuple[int, int]  # 1-based line and column
 
-_TABLE = re.compile(r"^\s*\[\s*([^\]]*?)\s*\]\s*(#.*)?$")
+_TABLE = re.compile(r"^\s*\[\[?\s*([^\]]*?)\s*\]\]?\s*(#.*)?$")  # a table, or an array of tables
 
 
 def syntax_error_place(exc: tomllib.TOMLDecodeError) -> Place | None:
@@ -34,7 +34,7 @@ def key_place(text: str, table: str, key: str) -> Place | None:
     inside = ""  # the quotes of the multi-line string a line continues, if any
     for number, line in enumerate(lines(text), 1):
         if inside:
-            if line.count(inside) % 2:
+            if inside in line:
                 inside = ""
             continue
         header = _TABLE.match(line)
@@ -48,10 +48,31 @@ def key_place(text: str, table: str, key: str) -> Place | None:
             continue
         if key and [*current, *_dotted(name)][:len(want)] == want:  # the key, or a dotted key under it
             return number, len(name) - len(name.lstrip()) + 1
-        for quotes in ('"""', "'''"):
-            if value.count(quotes) % 2:  # a multi-line string begins here
-                inside = quotes
+        inside = _left_open(value)
     return None
+
+
+def _left_open(value: str) -> str:
+    """The quotes of a multi-line string `value` begins and does not close
+    on its line ("" if none): read past one-line strings and a comment."""
+    i = 0
+    while i < len(value):
+        if value[i] == "#":
+            return ""
+        quotes = value[i:i + 3]
+        if quotes in ('"""', "'''"):
+            end = value.find(quotes, i + 3)
+            if end < 0:
+                return quotes
+            i = end + 3
+        elif value[i] in "\"'":
+            j = i + 1
+            while j < len(value) and value[j] != value[i]:
+                j += 2 if value[i] == '"' and value[j] == "\\" else 1  # an escape in a basic string
+            i = j + 1
+        else:
+            i += 1
+    return ""
 
 
 def _dotted(name: str) -> list[str]:

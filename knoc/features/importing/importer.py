@@ -43,6 +43,7 @@ from knoc.kinds.agent import BLUEPRINT_SCHEMA
 from knoc.rules import jsontext, limits
 from knoc.rules import slug as slugs
 from knoc.rules.json import JsonObject, JsonValue
+from knoc.rules.paths import masked
 from knoc.rules.version import is_semver
 
 # A JSON object with a name and one of these is an agent card (the official
@@ -124,7 +125,7 @@ def load(source: str, label: str, base_url: str | None = None,
     except jsontext.Refused as exc:
         return None, [diag("KNO-IMPORT-READ", f"cannot import it: {exc}", file=label,
                             hint="an Agent Card is a JSON object that A2A clients can read")]
-    if base_url is None and source.startswith(("http://", "https://")):
+    if base_url is None and keysets.is_url(source):
         base_url = base_of(source)
     try:
         imported = convert(raw, base_url)
@@ -197,13 +198,13 @@ def blueprint(imported: Imported, slug: str, id_: str, source: str, date: str) -
         "type": "agent-blueprint",
         "version": imported.card["version"] if is_semver(imported.card["version"]) else DEFAULT_VERSION,
         "title": imported.card["name"],
-        "provenance": {"origin": {"id": source, "timestamp": date, "tool": "knoc import"}},
+        "provenance": {"origin": {"id": masked(source), "timestamp": date, "tool": "knoc import"}},  # committed
     }
     if imported.service_class:
         data["service_class"] = imported.service_class
     data["ownership"] = {"context": "platform"}
     data["a2a_projection"] = imported.card
-    shown = source if source.isprintable() else json.dumps(source)  # a comment holds one plain line of text
+    shown = masked(source if source.isprintable() else json.dumps(source))  # one plain line of text, no password
     head = (f"# Imported by `knoc import` from {shown}.\n"
             "# Review it: knoc kept what A2A defines and said what it changed.\n")
     return head + dump(yaml_rt(), data)
