@@ -14,7 +14,7 @@ from knoc.io import files
 from knoc.io.cache import DIR as CACHE_DIR
 from knoc.rules import toml
 from knoc.rules.paths import has_userinfo, origin, segment_problem, split_url, web_link
-from knoc.rules.text import hidden_character
+from knoc.rules.text import hidden_character, inline_pem
 
 if TYPE_CHECKING:
     from knoc.kinds.entity import Layout
@@ -221,7 +221,7 @@ def _signing_text(signing: dict[str, object], name: str) -> str | None:
     value = signing.get(name, "")
     if not isinstance(value, str):
         raise ConfigError(f"{CONFIG_FILE}: [signing] `{name}` must be a string", key=("signing", name))
-    if name == "key" and ("-----BEGIN" in value or not value.isprintable() or _ENCODED.fullmatch(value)):
+    if name == "key" and (inline_pem(value) is not None or not value.isprintable()):
         raise ConfigError(f"{CONFIG_FILE}: [signing] `key` holds a private key itself (its value is not shown): "
                           "knoc.toml is committed, and a key committed once is public for good; give the path of "
                           "a file outside the repo, and move the key out of the repo's history",
@@ -249,7 +249,6 @@ def _primaries(table: dict[str, object]) -> tuple[tuple[str, str], ...]:
     return tuple(sorted(found.items()))
 
 
-_ENCODED = re.compile(r"[A-Za-z0-9+/=_-]{40,}")  # base64 text, which no key file's path is
 _HOST = re.compile(r"^(\[[0-9A-Fa-f:.]+\]|[^\s/:?#@\[\]]+)(:[0-9]{1,5})?$")  # host[:port], nothing else
 
 
@@ -260,7 +259,7 @@ def _key_refs(signing: dict[str, object], name: str) -> tuple[KeyRef, ...]:
     refs: list[KeyRef] = []
     for item in items:
         if isinstance(item, str) and item:
-            if "-----BEGIN" in item or not item.isprintable() or _ENCODED.fullmatch(item):  # not repeated
+            if inline_pem(item) is not None or not item.isprintable():  # a key, not its file: not repeated
                 raise ConfigError(f"{CONFIG_FILE}: [signing] `{name}` holds a key itself, not a file path (its "
                                   "value is not shown); give the path of a file in the repo, or the public key "
                                   "as an inline JWK table", key=("signing", name))

@@ -5,9 +5,7 @@ material: a problem names the file or the variable it came from."""
 
 from __future__ import annotations
 
-import base64
 import os
-import re
 from pathlib import Path
 
 from cryptography.exceptions import UnsupportedAlgorithm
@@ -16,6 +14,7 @@ from cryptography.hazmat.primitives.asymmetric import ec, ed25519
 
 from knoc.io import files
 from knoc.rules import jsontext
+from knoc.rules.text import inline_pem
 
 KEY_BYTES = 64 * 1024  # a PEM key is a few hundred bytes
 ENV = "KNOC_SIGNING_KEY"
@@ -35,7 +34,7 @@ def private_key(source: str, root: Path, name: str, inline: bool = True) -> Priv
     (`--sign-key`, the variable); messages add a path that names a file,
     never a value that may be key material. A file inside the repo is
     refused: a private key committed once is public for good."""
-    pem = _inline_pem(source)
+    pem = inline_pem(source)
     if pem is not None and not inline:
         raise KeyProblem(f"{name} holds a private key itself: knoc.toml is committed, and a key committed once "
                          "is public for good; give the path of a file outside the repo")
@@ -59,25 +58,6 @@ def private_key(source: str, root: Path, name: str, inline: bool = True) -> Priv
                                                       and isinstance(key.curve, ec.SECP256R1)):
         return key
     raise KeyProblem(f"{name} is not an Ed25519 or P-256 key: knoc signs with EdDSA or ES256")
-
-
-_ENCODED = re.compile(r"[A-Za-z0-9+/=_-]{24,}")  # base64 (or base64url) text, whitespace taken out
-
-
-def _inline_pem(source: str) -> bytes | None:
-    """The PEM text `source` holds, as it is or base64-encoded; None for a
-    value that holds neither (a path, or something else)."""
-    if "-----BEGIN" in source:  # line breaks written `\n`, as some CI secret stores keep them, read as such
-        return (source if "\n" in source else source.replace("\\n", "\n")).encode("utf-8", "replace")
-    compact = "".join(source.split())  # `base64` wraps its output at 76 columns
-    if not _ENCODED.fullmatch(compact):
-        return None
-    try:
-        decoded = base64.b64decode(compact + "=" * (-len(compact) % 4), altchars=b"-_" if "-" in compact
-                                   or "_" in compact else None)
-    except ValueError:  # binascii.Error is one
-        return None
-    return decoded if b"-----BEGIN" in decoded else None
 
 
 def _existing(source: str) -> Path | None:
@@ -106,8 +86,9 @@ def public_key(path: Path, name: str, root: Path) -> PublicKey | dict[str, str]:
     link leaving it refused; its private half is refused too."""
     try:
         raw = files.read_source(str(path), str(root), limit=KEY_BYTES)
-    except OSError as exc:
-        raise KeyProblem(f"cannot read the key {name}: {exc.strerror or exc}") from None
+    except OSError as exc:  # named only when it reads as a file's name: base64 key material has no `.`
+        named = name if "." in name and name.isprintable() else "(its value is not shown: it may be key material)"
+        raise KeyProblem(f"cannot read the key {named}: {exc.strerror or exc}") from None
     if b"PRIVATE KEY" in raw:
         raise KeyProblem(f"the key {name} holds a private key: keep only its public half in the repo")
     try:
