@@ -14,7 +14,7 @@ from knoc.io import files
 from knoc.io.cache import DIR as CACHE_DIR
 from knoc.rules import toml
 from knoc.rules.paths import has_userinfo, origin, segment_problem, split_url, web_link
-from knoc.rules.text import hidden_character, inline_pem
+from knoc.rules.text import PRIVATE_JWK_MEMBERS, hidden_character, holds_key
 
 if TYPE_CHECKING:
     from knoc.kinds.entity import Layout
@@ -128,7 +128,7 @@ def load_config(root: Path, a2a: str | None = None) -> Config:
     text = None
     if files.is_file(path):
         try:
-            text = files.read_source(str(path), str(root)).decode("utf-8")
+            text = files.read_source(str(path), str(root)).decode("utf-8").removeprefix("\ufeff")  # an editor's BOM
             raw: dict[str, object] = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
             raise ConfigError(f"{CONFIG_FILE}: {exc}", toml.syntax_error_place(exc)) from None
@@ -221,11 +221,11 @@ def _signing_text(signing: dict[str, object], name: str) -> str | None:
     value = signing.get(name, "")
     if not isinstance(value, str):
         raise ConfigError(f"{CONFIG_FILE}: [signing] `{name}` must be a string", key=("signing", name))
-    if name == "key" and (inline_pem(value) is not None or not value.isprintable()):
-        raise ConfigError(f"{CONFIG_FILE}: [signing] `key` holds a private key itself (its value is not shown): "
-                          "knoc.toml is committed, and a key committed once is public for good; give the path of "
-                          "a file outside the repo, and move the key out of the repo's history",
-                          key=("signing", "key"))
+    if holds_key(value):  # `kid` is published in every key set, `key` names the private key's file
+        raise ConfigError(f"{CONFIG_FILE}: [signing] `{name}` holds a key itself (its value is not shown): "
+                          "knoc.toml is committed, and a key committed once is public for good; "
+                          + ("give the path of a file outside the repo" if name == "key" else "give a short key id")
+                          + ", and move the key out of the repo's history", key=("signing", name))
     return value or None
 
 
@@ -259,7 +259,7 @@ def _key_refs(signing: dict[str, object], name: str) -> tuple[KeyRef, ...]:
     refs: list[KeyRef] = []
     for item in items:
         if isinstance(item, str) and item:
-            if inline_pem(item) is not None or not item.isprintable():  # a key, not its file: not repeated
+            if holds_key(item):  # a key, not its file: not repeated
                 raise ConfigError(f"{CONFIG_FILE}: [signing] `{name}` holds a key itself, not a file path (its "
                                   "value is not shown); give the path of a file in the repo, or the public key "
                                   "as an inline JWK table", key=("signing", name))
@@ -269,6 +269,10 @@ def _key_refs(signing: dict[str, object], name: str) -> tuple[KeyRef, ...]:
                                   key=("signing", name))
             refs.append(item)
         elif isinstance(item, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in item.items()):
+            if set(item) & set(PRIVATE_JWK_MEMBERS):  # its private half, in a committed file
+                raise ConfigError(f"{CONFIG_FILE}: [signing] `{name}` holds a private key (a JWK member only a "
+                                  "private key has); keep only its public half here, and move the key out of the "
+                                  "repo's history", key=("signing", name))
             refs.append(tuple(sorted(item.items())))
         else:
             raise ConfigError(f"{CONFIG_FILE}: [signing] `{name}` takes file paths in the repo or inline JWK "

@@ -436,6 +436,7 @@ def test_a_knoc_toml_key_is_found_in_its_table(table: str, key: str, place: tupl
     ('[primary]\nagents.example.org = "a"\n', "primary", "agents", (2, 1)),
     ('[knoc.output]\nx = 1\n', "knoc", "output", (1, 1)),
     ('knoc = { output = "/tmp" }\n', "knoc", "output", None),
+    ('[host]\nname = """ab\\""" still"""\n[knoc]\na2a = "9"\n', "knoc", "a2a", (4, 1)),  # an escaped quote
 ])
 def test_a_knoc_toml_key_is_found_however_it_is_written(text: str, table: str, key: str,
                                                         place: tuple[int, int] | None) -> None:

@@ -669,6 +669,7 @@ def test_a_committed_link_that_climbs_out_through_another_is_not_exported(tmp_pa
     ("      tags: [summarize, documents]", '      tags: [summarize, "docu\\u200bments"]'),
     ("    organization: Possibility", '    organization: "Possi\\u202ebility"'),
     ("  name: Quick Summarizer", '  name: "Quick \\u3164Summarizer"'),  # a blank letter
+    ("  name: Quick Summarizer", '  name: "Quick \\u2800Summarizer"'),  # the Braille blank
     ("  description: Condenses a document into a short summary and a list of key points.",
      '  description: "Condenses a document.\\U000E0049\\U000E0047\\U000E004E"'),  # invisible "IGN", for a model
 ])
@@ -703,3 +704,13 @@ def test_an_extension_uri_holding_a_password_is_refused_unrepeated(repo: Path, k
          "      - uri: https://x:EXTPW@possibility.space/extensions/review-trace/v1")
     code, out, err = knoc("build", "--format", "json", root=repo)
     assert code == 1 and "KNO-CARD-URL-CREDENTIALS" in out and "EXTPW" not in out + err
+
+
+def test_a_flag_emoji_and_an_ideographic_variant_are_no_hidden_text() -> None:
+    """Tag characters in a subdivision flag, and a variation selector after
+    an ideograph, are what Unicode means them for."""
+    from knoc.rules.text import hidden_character
+
+    scotland = "\U0001F3F4\U000E0067\U000E0062\U000E0073\U000E0063\U000E0074\U000E007F"
+    assert hidden_character(f"Hi {scotland} \u845b\U000E0100 \u2764\ufe0f \u05e9\u05dc\u05d5\u05dd\u200f") is None
+    assert hidden_character("Hi \U000E0049\U000E0047\U000E004E") == "U+E0049"

@@ -156,3 +156,37 @@ def test_a_public_key_setting_holding_a_key_is_refused_unrepeated(repo: Path, kn
     toml.write_text(toml.read_text(encoding="utf-8") + f'\n[signing]\npublic = """{pem}"""\n', encoding="utf-8")
     code, out, err = knoc("check", "--format", "json", root=repo)
     assert code == 2 and "holds a key itself" in out + err and pem.splitlines()[1][:12] not in out + err
+
+
+@pytest.mark.parametrize("url", ["https:///u:IFSECRET@agents.possibility.space/b", "https:/u:IFSECRET@agents.possibility.space/b",
+                                 "https://\\\\u:IFSECRET@agents.possibility.space/b"])
+def test_a_password_in_a_url_a_browser_reads_past_odd_slashes_is_refused(repo: Path, knoc, url: str) -> None:  # type: ignore[no-untyped-def]
+    """Browsers and fetch read `https:/u:p@h` and `https:\\\\u:p@h` as `https://u:p@h`."""
+    edit(repo, "content/agent-blueprints/catalog-search.kno", "    - url: https://agents.possibility.space/catalog-search/rest",
+         f'    - url: "{url}"')
+    edit(repo, BLUEPRINT, '  version: "0.1.0"', '  version: "0.1.0"\n  documentation_url: "https:/doc:IFSECRET@docs.example.org/x"')
+    for fmt in ("text", "json", "sarif", "github", "junit"):
+        code, out, err = knoc("build", "--format", fmt, root=repo)
+        assert code == 1 and "IFSECRET" not in out + err and "CREDENTIALS" in out + err, fmt
+
+
+@pytest.mark.parametrize("signing", [
+    "kid = '''-----BEGIN PRIVATE KEY-----\nMC4CAQAwBQYDK2VwBCIEIKEYSECRETKEYSECRETKEYSECRETKEYSECRETKEY\n-----END PRIVATE KEY-----'''",
+    "public = '{\"kty\": \"OKP\", \"crv\": \"Ed25519\", \"x\": \"abc\", \"kid\": \"k.1\", \"d\": \"KEYSECRET\"}'",
+    'public = { kty = "OKP", crv = "Ed25519", x = "abc", d = "KEYSECRET" }',
+])
+def test_knoc_toml_never_holds_a_private_key_anywhere(repo: Path, knoc, signing: str) -> None:  # type: ignore[no-untyped-def]
+    toml = repo / "knoc.toml"
+    toml.write_text(toml.read_text(encoding="utf-8") + f"\n[signing]\n{signing}\n", encoding="utf-8")
+    for command in ("validate", "check"):
+        code, out, err = knoc(command, root=repo)
+        assert code == 2 and "--> knoc.toml:" in err and "KEYSECRET" not in out + err, err
+
+
+def test_a_command_line_click_refuses_never_repeats_a_key() -> None:
+    import subprocess
+    import sys
+
+    pem = "-----BEGIN PRIVATE KEY-----\nMC4CAQAwBQYDK2VwBCIEIKEYSECRETKEYSECRETKEYSECRETKEYSECRET\n-----END PRIVATE KEY-----\n"
+    done = subprocess.run([sys.executable, "-m", "knoc", "keys", "public", pem], capture_output=True, text=True)
+    assert done.returncode == 2 and "KEYSECRET" not in done.stdout + done.stderr and "not shown" in done.stderr

@@ -14,6 +14,8 @@ from typing import Any
 
 import click
 
+from knoc.rules.paths import masked
+from knoc.rules.text import without_keys
 from knoc.version import __version__
 
 
@@ -34,6 +36,8 @@ class Knoc(click.Group):
         except click.exceptions.Abort:
             sys.exit(130)
         except click.ClickException as exc:
+            # click repeats what was typed, a key or a password too (its `message` is typed Final: set anyway)
+            setattr(exc, "message", masked(without_keys(exc.message)))  # noqa: B010
             exc.show()
             from knoc.cli.options import implied_format, report_usage
 

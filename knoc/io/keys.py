@@ -14,7 +14,7 @@ from cryptography.hazmat.primitives.asymmetric import ec, ed25519
 
 from knoc.io import files
 from knoc.rules import jsontext
-from knoc.rules.text import inline_pem
+from knoc.rules.text import holds_key, inline_pem
 
 KEY_BYTES = 64 * 1024  # a PEM key is a few hundred bytes
 ENV = "KNOC_SIGNING_KEY"
@@ -86,8 +86,8 @@ def public_key(path: Path, name: str, root: Path) -> PublicKey | dict[str, str]:
     link leaving it refused; its private half is refused too."""
     try:
         raw = files.read_source(str(path), str(root), limit=KEY_BYTES)
-    except OSError as exc:  # named only when it reads as a file's name: base64 key material has no `.`
-        named = name if "." in name and name.isprintable() else "(its value is not shown: it may be key material)"
+    except OSError as exc:  # named only when it reads as a file's name
+        named = name if not holds_key(name) and "." in name else "(its value is not shown: it may be key material)"
         raise KeyProblem(f"cannot read the key {named}: {exc.strerror or exc}") from None
     if b"PRIVATE KEY" in raw:
         raise KeyProblem(f"the key {name} holds a private key: keep only its public half in the repo")

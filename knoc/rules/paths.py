@@ -56,36 +56,61 @@ def split_url(url: object) -> SplitResult | None:
 
 def shown_url(url: str) -> str:
     """A URL as a message may repeat it: never its user name and password
-    (all of its authority before the `@`, spaces and all), never all of a
-    huge value."""
-    url = masked(_AUTHORITY_USERINFO.sub(lambda m: m.group()[:2] + "***@", url, count=1))
+    (all of its authority before its last `@`, spaces and all), never all
+    of a huge value."""
+    found = _authority(url)
+    if found is not None and "@" in url[found[0]:found[1]]:
+        url = url[:found[0]] + "***" + url[found[0] + url[found[0]:found[1]].rindex("@"):]
+    url = masked(url)
     return url if len(url) <= _SHOWN else url[:_SHOWN] + "..."
 
 
 def masked(text: str, keep_width: bool = False) -> str:
     """A text (a message, a source line) with every user name and password
-    it holds masked: a URL's, after `//` (or `\\`) up to its `@`, and a
-    `user:password@` before a bare host (a gRPC address). Over-masking
-    some text is the price of never repeating one. `keep_width`: one `*`
-    per character masked, so that columns after it stay where they were."""
+    it holds masked: a URL's, from after `scheme:` and its slashes (as
+    browsers read `https:/u:p@h` and `https:\\u:p@h` too) or after `//`,
+    up to the last `@` before its path; and a `user:password@` before a
+    bare host (a gRPC address). Over-masking some text is the price of
+    never repeating one. `keep_width`: one `*` per character masked, so
+    that columns after it stay where they were."""
     def mask(m: re.Match[str]) -> str:
-        lead = m.group()[:2] if m.group()[:2] in ("//", "\\\\") else ""
-        return lead + ("*" * (len(m.group()) - len(lead) - 1) if keep_width else "***") + "@"
+        lead = m.group("lead") or ""
+        hidden = len(m.group()) - len(lead) - 1
+        return lead + ("*" * hidden if keep_width else "***") + "@"
     return _USERINFO.sub(mask, text)
 
 
 def has_userinfo(url: str) -> bool:
     """Whether a URL holds a user name or password, however else it is
-    written (a port that is no number, a broken IPv6 host: urllib refuses
-    those, and still a client may send them)."""
-    authority = re.split(r"//|\\\\", url, maxsplit=1)
-    return len(authority) == 2 and "@" in re.split(r"[/?#\\]", authority[1], maxsplit=1)[0]
+    written: a port that is no number, a broken IPv6 host (urllib refuses
+    those), or the slashes after a web scheme missing, doubled or turned
+    (browsers and fetch read `https:/u:p@h` and `https:\\u:p@h` as
+    `https://u:p@h`)."""
+    found = _authority(url)
+    return found is not None and "@" in url[found[0]:found[1]]
 
 
-# After `//` or `\\`: anything but a path, query, fragment or space, up to an `@`. Before a bare
-# host: `name:secret@`, after a line's start, a space, a quote, a bracket or a comma.
-_USERINFO = re.compile(r"(?://|\\\\)[^/?#\s]*?@|(?<![^\s\"'`(\[,])[^\s\"'`/?#@:]+:[^\s\"'`/?#@]*@")
-_AUTHORITY_USERINFO = re.compile(r"(?://|\\\\)[^/?#\\]*@")  # in one URL: up to its authority's last `@`
+def _authority(url: str) -> tuple[int, int] | None:
+    """Where a URL's authority is (start, end): after a web scheme and any
+    run of slashes and backslashes, as the WHATWG URL standard reads one,
+    else after `//`; None when it has none."""
+    special = _WEB_SCHEME.match(url)
+    if special is not None:
+        start = special.end()
+    elif (at := url.find("//")) >= 0:
+        start = at + 2
+    else:
+        return None
+    end = _AUTHORITY_END.search(url, start)
+    return start, end.start() if end is not None else len(url)
+
+
+_WEB_SCHEME = re.compile(r"\s*(?i:https?|wss?|ftp):[/\\]*")
+_AUTHORITY_END = re.compile(r"[/\\?#]")
+# A web scheme and its slashes (or `//`), then a user name and password up to the last `@` before a path;
+# or, before a bare host, `name:secret@` after a line's start, a space, a quote, a bracket or a comma.
+_USERINFO = re.compile(r"(?P<lead>(?i:\b(?:https?|wss?|ftp):)[/\\]*|//|\\\\)[^/\\?#\s]*@"
+                       r"|(?<![^\s\"'`(\[,])(?!(?i:mailto):)[^\s\"'`/\\?#@:]+:[^\s\"'`/\\?#@]*@")
 _SHOWN = 200  # characters of a URL a message repeats
 
 

@@ -7,16 +7,21 @@ import base64
 import re
 
 # Direction overrides, embeddings and isolates ("Trojan Source"); zero-width space, word joiner, invisible
-# operators, a BOM inside text, the Hangul fillers (blank letters); the tag characters and the variation
+# operators, a BOM inside text, the Mongolian vowel separator, interlinear annotation (text shown and
+# hidden), blank letters (the Hangul fillers, the Braille blank); the tag characters and the variation
 # selectors past U+E0100, invisible letters that carry text past a reader to a language model ("ASCII
 # smuggling"). Not the marks right-to-left text needs (LRM, RLM), nor the joiners of emoji and scripts.
-_HIDDEN = re.compile("[\u202a-\u202e\u2066-\u2069\u200b\u2060-\u2064\ufeff\u115f\u1160\u3164\uffa0"
-                     "\U000e0000-\U000e007f\U000e0100-\U000e01ef]")
+_HIDDEN = re.compile("[\u202a-\u202e\u2066-\u2069\u200b\u2060-\u2064\ufeff\u180e\ufff9-\ufffb"
+                     "\u115f\u1160\u3164\uffa0\u2800\U000e0000-\U000e007f\U000e0100-\U000e01ef]")
+# Where those are text as Unicode means it: a subdivision flag's tags (U+1F3F4, tags, U+E007F), and an
+# ideograph's variation selector.
+_MEANT = re.compile("\U0001f3f4[\U000e0020-\U000e007e]+\U000e007f"
+                    "|[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f][\U000e0100-\U000e01ef]")
 
 
 def hidden_character(text: str) -> str | None:
     """The first character of `text` that hides or reorders what is shown, as `U+XXXX`; None if none."""
-    found = _HIDDEN.search(text)
+    found = _HIDDEN.search(_MEANT.sub("", text)) if _HIDDEN.search(text) else None
     return f"U+{ord(found.group()):04X}" if found is not None else None
 
 
@@ -39,3 +44,23 @@ def inline_pem(value: str) -> bytes | None:
 
 
 _ENCODED = re.compile(r"[A-Za-z0-9+/=_-]{24,}")  # base64 (or base64url) text, whitespace taken out
+
+
+def holds_key(value: str) -> bool:
+    """Whether a setting that should name a file (or be an identifier)
+    holds key material instead: PEM text (or it base64-encoded), a JWK as
+    JSON, a line break, or a long base64 run with no `.` a file name has."""
+    return (inline_pem(value) is not None or not value.isprintable() or value.lstrip().startswith("{")
+            or (len(value) >= 40 and "." not in value and _ENCODED.fullmatch(value) is not None))
+
+
+PRIVATE_JWK_MEMBERS = ("d", "p", "q", "dp", "dq", "qi", "k")  # what only a private JWK holds (RFC 7518)
+
+
+def without_keys(text: str) -> str:
+    """A text that repeats what a person typed (a command line refused),
+    with any key material in it (PEM text, a long base64 run) left out."""
+    return _KEYISH.sub("(key material, not shown)", text)
+
+
+_KEYISH = re.compile(r"-----BEGIN[^\n]*?-----(?:.*?-----END[^\n]*?-----)?|[A-Za-z0-9+/=_-]{40,}", re.DOTALL)

@@ -34,7 +34,7 @@ def key_place(text: str, table: str, key: str) -> Place | None:
     inside = ""  # the quotes of the multi-line string a line continues, if any
     for number, line in enumerate(lines(text), 1):
         if inside:
-            if inside in line:
+            if _closing(line, inside, 0) >= 0:
                 inside = ""
             continue
         header = _TABLE.match(line)
@@ -61,7 +61,7 @@ def _left_open(value: str) -> str:
             return ""
         quotes = value[i:i + 3]
         if quotes in ('"""', "'''"):
-            end = value.find(quotes, i + 3)
+            end = _closing(value, quotes, i + 3)
             if end < 0:
                 return quotes
             i = end + 3
@@ -81,3 +81,15 @@ def _dotted(name: str) -> list[str]:
 
 
 _PART = re.compile(r'\s*(?:"[^"]*"|\'[^\']*\'|[^.\s"\']+)\s*')
+
+
+def _closing(line: str, quotes: str, start: int) -> int:
+    """Where `quotes` close a multi-line string on `line`, from `start`
+    (-1: they do not); in a basic string, an escaped quote closes none."""
+    at = line.find(quotes, start)
+    while at >= 0 and quotes == _BASIC and (len(line[:at]) - len(line[:at].rstrip("\\"))) % 2:
+        at = line.find(quotes, at + 1)
+    return at
+
+
+_BASIC = '"' * 3  # a multi-line basic string's quotes
