@@ -454,3 +454,19 @@ def test_masking_a_password_leaves_the_rest_of_a_message() -> None:
         "is not `agent-blueprint@<semver>`; see ops@acme.example")
     assert masked("`https://bob:hunt'er2@h.example/x` and `dave:pw@grpc.example:443`") == (
         "`https://***@h.example/x` and `***@grpc.example:443`")
+
+
+def test_a_key_is_told_from_a_key_id_or_a_path() -> None:
+    """knoc.toml's [signing] values: a key's PEM, its body or it as JSON are
+    refused; an RFC 7638 key id and a long path without a dot are not."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import ed25519
+
+    from knoc.rules.text import holds_key
+
+    pem = ed25519.Ed25519PrivateKey.generate().private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()).decode()
+    body = "".join(pem.splitlines()[1:-1])
+    assert holds_key(pem) and holds_key(body) and holds_key('{"kty": "OKP", "d": "x"}')
+    assert not holds_key("NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs")
+    assert not holds_key("keys/rotation/2026-11-public-signing-key-b") and not holds_key("~/.config/knoc/k.pem")

@@ -32,15 +32,21 @@ def inline_pem(value: str) -> bytes | None:
     None for a value that holds neither (a path, or something else)."""
     if "-----BEGIN" in value:
         return (value if "\n" in value else value.replace("\\n", "\n")).encode("utf-8", "replace")
-    compact = "".join(value.split())  # `base64` wraps its output at 76 columns
+    decoded = _base64(value)
+    return decoded if decoded is not None and b"-----BEGIN" in decoded else None
+
+
+def _base64(value: str) -> bytes | None:
+    """What `value` holds base64- or base64url-encoded (wrapped, as `base64`
+    wraps at 76 columns, or not; padded or not); None if it is not that."""
+    compact = "".join(value.split())
     if not _ENCODED.fullmatch(compact):
         return None
     try:
-        decoded = base64.b64decode(compact + "=" * (-len(compact) % 4), altchars=b"-_" if "-" in compact
-                                   or "_" in compact else None)
+        return base64.b64decode(compact + "=" * (-len(compact) % 4), altchars=b"-_" if "-" in compact
+                                or "_" in compact else None)
     except ValueError:  # binascii.Error is one
         return None
-    return decoded if b"-----BEGIN" in decoded else None
 
 
 _ENCODED = re.compile(r"[A-Za-z0-9+/=_-]{24,}")  # base64 (or base64url) text, whitespace taken out
@@ -48,10 +54,22 @@ _ENCODED = re.compile(r"[A-Za-z0-9+/=_-]{24,}")  # base64 (or base64url) text, w
 
 def holds_key(value: str) -> bool:
     """Whether a setting that should name a file (or be an identifier)
-    holds key material instead: PEM text (or it base64-encoded), a JWK as
-    JSON, a line break, or a long base64 run with no `.` a file name has."""
+    holds key material instead: PEM text (or it base64-encoded), a PEM's
+    body (base64 of a DER structure), a JWK as JSON, or a line break. A key
+    id as RFC 7638 makes one (base64 of a digest) is none of these."""
     return (inline_pem(value) is not None or not value.isprintable() or value.lstrip().startswith("{")
-            or (len(value) >= 40 and "." not in value and _ENCODED.fullmatch(value) is not None))
+            or _der(value))
+
+
+def _der(value: str) -> bool:
+    """Whether `value` is base64 of a DER SEQUENCE as long as it says (what a key's PEM body is)."""
+    raw = _base64(value)
+    if raw is None or len(raw) < 2 or raw[0] != 0x30:
+        return False
+    if raw[1] < 0x80:
+        return raw[1] == len(raw) - 2
+    size = raw[1] - 0x80  # the long form: that many bytes of length follow
+    return 0 < size <= 2 and int.from_bytes(raw[2:2 + size], "big") == len(raw) - 2 - size
 
 
 PRIVATE_JWK_MEMBERS = ("d", "p", "q", "dp", "dq", "qi", "k")  # what only a private JWK holds (RFC 7518)
