@@ -234,20 +234,27 @@ def test_a_worker_killed_mid_build_fails_the_build_at_once(tmp_path: Path) -> No
     assert tree(root / "build") == old and debris(root) == []
 
 
-# Run knoc with each file's compile slowed, saying so from the workers.
-SLOW_WORKERS = """
-import sys, time
+def slowed(when: str = "True", then: str = "") -> str:
+    """A script that runs knoc with each file's compile slowed while `when`
+    holds, saying so from the workers; `then`: more to patch before it runs."""
+    return f"""
+import os, sys, time
 import knoc.incremental.driver as driver
-real = driver._compile
+real_compile = driver._compile
 def slow(job, rel):
-    print("compiling", flush=True)
-    time.sleep(0.02)
-    return real(job, rel)
+    if {when}:
+        print("compiling", flush=True)
+        time.sleep(0.02)
+    return real_compile(job, rel)
 driver._compile = slow
-from knoc.cli import main
+{then}
 sys.argv = ["knoc", *sys.argv[1:]]
-main()
+from knoc.__main__ import run
+run()
 """
+
+
+SLOW_WORKERS = slowed()
 
 
 def test_a_ctrl_c_while_the_workers_compile_is_a_quiet_interrupt(tmp_path: Path) -> None:
@@ -267,24 +274,15 @@ def test_a_ctrl_c_while_the_workers_compile_is_a_quiet_interrupt(tmp_path: Path)
 
 # The half-written tree's removal, slowed and announced: the test presses
 # Ctrl-C again right then.
-SLOW_REMOVAL = """
-import sys, time
-import knoc.incremental.driver as driver
+SLOW_REMOVAL = slowed(then="""
 import knoc.io.swap as swap
-real_compile, real_remove = driver._compile, swap.remove
-def slow(job, rel):
-    print("compiling", flush=True)
-    time.sleep(0.02)
-    return real_compile(job, rel)
+real_remove = swap.remove
 def announced(tree, *a, **k):
     print("removing", flush=True)
     time.sleep(0.5)
     return real_remove(tree, *a, **k)
-driver._compile, swap.remove = slow, announced
-sys.argv = ["knoc", *sys.argv[1:]]
-from knoc.__main__ import run
-run()
-"""
+swap.remove = announced
+""")
 
 
 def test_a_second_ctrl_c_does_not_cut_the_cleanup_short(tmp_path: Path) -> None:
@@ -385,20 +383,7 @@ def test_two_builds_at_once_never_crash_and_leave_a_tree_check_accepts(round_: i
 
 
 # `serve --watch` whose workers compile slowly once the file `slow` is in the repo.
-SLOW_REBUILD = """
-import os, sys, time
-import knoc.incremental.driver as driver
-real = driver._compile
-def slow(job, rel):
-    if os.path.exists(os.path.join(job.config.root, "slow")):
-        print("compiling", flush=True)
-        time.sleep(0.02)
-    return real(job, rel)
-driver._compile = slow
-sys.argv = ["knoc", *sys.argv[1:]]
-from knoc.__main__ import run
-run()
-"""
+SLOW_REBUILD = slowed('os.path.exists(os.path.join(job.config.root, "slow"))')
 
 
 def test_a_ctrl_c_during_a_watch_rebuild_leaves_the_old_tree_and_no_debris(tmp_path: Path) -> None:

@@ -11,6 +11,7 @@ compiled (`knoc.features.editor`)."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import os
 from collections import defaultdict
@@ -25,7 +26,7 @@ from pygls.workspace import PositionCodec
 from knoc.app.common import at_new_files, open_repo
 from knoc.app.outcome import UsageError, as_usage
 from knoc.config import CONFIG_FILE
-from knoc.diagnostics import Diagnostic, Severity, diag
+from knoc.diagnostics import Diagnostic, Severity
 from knoc.features.editor.assist import Assistant, Symbol
 from knoc.incremental.live import LiveRepo
 from knoc.io import files, interrupts, pool
@@ -155,7 +156,7 @@ class KnocServer(LanguageServer):
         others (by the caller), or alone while no repo is compiled."""
         until = "nothing is checked" if self.repo is None else "the settings read before apply"
         hint = exc.hint or f"fix it; until then, {until}"
-        self.unread_config = [diag(exc.code, str(exc), file=CONFIG_FILE, span=exc.span, hint=hint)]
+        self.unread_config = [dataclasses.replace(exc.finding(), file=CONFIG_FILE, hint=hint)]
         if self.repo is None:
             self.publish([])
 

@@ -153,9 +153,10 @@ def unfinished(agent: Agent) -> Iterable[Diagnostic]:
 
 def _card_urls(agent: Agent) -> Iterable[Diagnostic]:
     """The card's own URLs (its extensions' uris too): none holds a user
-    name or password (the card is public, and so would they be), and the links a viewer of the card
-    shows (its documentation, icon and provider) are web addresses, not
-    `javascript:` or another scheme a viewer would run or open."""
+    name or password (the card is public, and so would they be), and the
+    links a viewer of the card shows (its documentation, icon and
+    provider) are web addresses, not `javascript:` or another scheme a
+    viewer would run or open."""
     c = agent.card
     urls: list[tuple[JsonPath, object]] = [((key,), c.get(key)) for key in ("url", "documentation_url", "icon_url")]
     provider = c.get("provider")
@@ -163,9 +164,7 @@ def _card_urls(agent: Agent) -> Iterable[Diagnostic]:
         urls.append((("provider", "url"), provider.get("url")))
     urls += [(("additional_interfaces", i, "url"), iface.get("url"))
              for i, iface in enumerate(c.get("additional_interfaces") or []) if isinstance(iface, dict)]
-    extensions = (c.get("capabilities") or {}).get("extensions")
-    urls += [(("capabilities", "extensions", i, "uri"), ext.get("uri"))
-             for i, ext in enumerate(extensions if isinstance(extensions, list) else []) if isinstance(ext, dict)]
+    urls += [(("capabilities", "extensions", i, "uri"), ext.get("uri")) for i, ext in _extensions(c)]
     for path, url in urls:
         if not isinstance(url, str):
             continue
@@ -185,10 +184,8 @@ def _inexact(agent: Agent) -> Iterable[Diagnostic]:
     values) that JSON clients cannot hold exactly: a2a-sdk reads
     12345678901234567890 as 12345678901234567168, and knoc's own reader
     refuses the card."""
-    extensions = (agent.card.get("capabilities") or {}).get("extensions")
-    for i, ext in enumerate(extensions if isinstance(extensions, list) else []):
-        params = ext.get("params") if isinstance(ext, dict) else None
-        for path in jsontext.inexact_integers(params, ("capabilities", "extensions", i, "params")):
+    for i, ext in _extensions(agent.card):
+        for path in jsontext.inexact_integers(ext.get("params"), ("capabilities", "extensions", i, "params")):
             yield card_error(agent, path, "KNO-CARD-NUMBER", "an integer outside JSON's safe range (at most 2**53 - 1 "
                              "either way): clients read it as another number", "write it as a string")
 
@@ -202,9 +199,7 @@ def _hidden_text(agent: Agent) -> Iterable[Diagnostic]:
     provider = c.get("provider")
     if isinstance(provider, dict):
         texts.append((("provider", "organization"), provider.get("organization")))
-    extensions = (c.get("capabilities") or {}).get("extensions")
-    texts += [(("capabilities", "extensions", i, "description"), ext.get("description"))
-              for i, ext in enumerate(extensions if isinstance(extensions, list) else []) if isinstance(ext, dict)]
+    texts += [(("capabilities", "extensions", i, "description"), ext.get("description")) for i, ext in _extensions(c)]
     for i, skill in enumerate(c.get("skills") or []):
         if isinstance(skill, dict):
             texts += [(("skills", i, key), skill.get(key)) for key in ("name", "description")]
@@ -220,6 +215,13 @@ def _hidden_text(agent: Agent) -> Iterable[Diagnostic]:
 
 
 _LINKS = ("documentation_url", "icon_url", "provider")  # what a card viewer shows as a link or an image
+
+
+def _extensions(card: Mapping[str, object]) -> list[tuple[int, dict[str, object]]]:
+    """The card's authored extension entries, with their places."""
+    caps = card.get("capabilities")
+    entries = caps.get("extensions") if isinstance(caps, dict) else None
+    return [(i, e) for i, e in enumerate(entries if isinstance(entries, list) else []) if isinstance(e, dict)]
 
 
 def _field(path: JsonPath) -> str:

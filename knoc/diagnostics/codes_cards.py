@@ -51,8 +51,9 @@ declare("KNO-CARD-URL-HTTP", W, "a public card's url is plain http", """
     Clients send tasks, and often credentials, to the card's url. Over plain http they travel
     unencrypted and can be altered on the way; serve the agent over https.""")
 declare("KNO-CARD-URL-CREDENTIALS", E, "a public card's url holds a user name or password", """
-    The card's url, an interface's url, or its documentation, icon or provider url holds a user
-    name or password (`https://user:secret@host/`). The card is public: so would they be, in the
+    The card's url, an interface's url, an extension's uri, or its documentation, icon or
+    provider url holds a user name or password (`https://user:secret@host/`, and as browsers
+    read a url, `https:/user:secret@host/` too). The card is public: so would they be, in the
     card, its agent.json, the catalog and the index. Publish the URL without them; a client
     brings its own credentials, as the card's security schemes say. The message never repeats
     them.""")
@@ -69,11 +70,14 @@ declare("KNO-CARD-NUMBER", E, "a card would hold an integer JSON clients cannot 
 declare("KNO-CARD-HIDDEN-TEXT", W, "a card's text holds a character that hides or reorders what is shown", """
     A direction override, embedding or isolate (U+202A to U+202E, U+2066 to U+2069) makes a
     viewer show the text around it in another order than it is stored ("Trojan Source"); a
-    zero-width space, word joiner or byte order mark is not shown at all, nor are the tag
-    characters (U+E0000 to U+E007F), which spell out text a person never sees but a language
-    model reads. In a card's name, description, provider, extension descriptions, skill names,
-    tags or examples, people would read another text than clients and models act on. Remove the
-    character; right-to-left text needs none of them.""")
+    zero-width space, word joiner, invisible operator, byte order mark or interlinear annotation
+    is not shown at all, blank letters (the Hangul fillers, the Braille blank) show as nothing,
+    and the tag characters (U+E0000 to U+E007F) and the variation selectors past U+E0100 spell
+    out text a person never sees but a language model reads. In a card's name, description,
+    provider, extension descriptions, skill names, tags or examples, people would read another
+    text than clients and models act on. Remove the character. Right-to-left text needs none of
+    them (its marks, LRM and RLM, are not flagged), nor do emoji: a subdivision flag's tags and
+    an ideograph's variation selector are not flagged either.""")
 declare("KNO-CARD-AUTH-URL", E, "a security scheme's endpoint is not an absolute URL", """
     A client authenticates at the endpoints a card's security schemes name: the OAuth token,
     authorization, device authorization and refresh URLs, the authorization server's metadata

@@ -14,7 +14,7 @@ from cryptography.hazmat.primitives.asymmetric import ec, ed25519
 
 from knoc.io import files
 from knoc.rules import jsontext
-from knoc.rules.text import holds_key, inline_pem
+from knoc.rules.text import inline_pem
 
 KEY_BYTES = 64 * 1024  # a PEM key is a few hundred bytes
 ENV = "KNOC_SIGNING_KEY"
@@ -26,18 +26,15 @@ class KeyProblem(Exception):
     """A key that cannot be used, or must not be: a usage error."""
 
 
-def private_key(source: str, root: Path, name: str, inline: bool = True) -> PrivateKey:
+def private_key(source: str, root: Path, name: str) -> PrivateKey:
     """The signing key `source` holds or names: PEM text, the PEM file
     base64-encoded (as CI secrets often hold it, wrapped or not), or a
-    path. `inline`: whether the value may hold the key itself (not
-    knoc.toml's, which is committed). `name` says where it was given
-    (`--sign-key`, the variable); messages add a path that names a file,
-    never a value that may be key material. A file inside the repo is
-    refused: a private key committed once is public for good."""
+    path (knoc.toml's `[signing] key`, which may name a file only, is
+    refused as the config is read if it holds more). `name` says where it
+    was given (`--sign-key`, the variable); messages add a path that names
+    a file, never a value that may be key material. A file inside the
+    repo is refused: a private key committed once is public for good."""
     pem = inline_pem(source)
-    if pem is not None and not inline:
-        raise KeyProblem(f"{name} holds a private key itself: knoc.toml is committed, and a key committed once "
-                         "is public for good; give the path of a file outside the repo")
     if pem is None:
         path = _existing(source)
         if path is None:  # a typo, or key material in some other form: not repeated
@@ -76,7 +73,7 @@ def signing_keys(paths: list[str], root: Path, configured: str | None = None) ->
     if not keys and os.environ.get(ENV, "").strip():
         keys.append(private_key(os.environ[ENV], root, ENV))
     if not keys and configured:
-        keys.append(private_key(configured, root, "[signing] key", inline=False))
+        keys.append(private_key(configured, root, "[signing] key"))
     return keys
 
 
@@ -86,9 +83,8 @@ def public_key(path: Path, name: str, root: Path) -> PublicKey | dict[str, str]:
     link leaving it refused; its private half is refused too."""
     try:
         raw = files.read_source(str(path), str(root), limit=KEY_BYTES)
-    except OSError as exc:  # named only when it reads as a file's name
-        named = name if not holds_key(name) and "." in name else "(its value is not shown: it may be key material)"
-        raise KeyProblem(f"cannot read the key {named}: {exc.strerror or exc}") from None
+    except OSError as exc:  # `name` is a path: knoc.toml refuses a key written in its place
+        raise KeyProblem(f"cannot read the key {name}: {exc.strerror or exc}") from None
     if b"PRIVATE KEY" in raw:
         raise KeyProblem(f"the key {name} holds a private key: keep only its public half in the repo")
     try:
