@@ -716,3 +716,12 @@ def test_a_flag_emoji_and_an_ideographic_variant_are_no_hidden_text() -> None:
     scotland = "\U0001F3F4\U000E0067\U000E0062\U000E0073\U000E0063\U000E0074\U000E007F"
     assert hidden_character(f"Hi {scotland} \u845b\U000E0100 \u2764\ufe0f \u05e9\u05dc\u05d5\u05dd\u200f") is None
     assert hidden_character("Hi \U000E0049\U000E0047\U000E004E") == "U+E0049"
+
+
+def test_a_hidden_character_is_shown_visible_under_its_finding(repo: Path, knoc: Knoc) -> None:
+    """The source line under a finding would reorder itself on the terminal:
+    the character is shown as U+FFFD, one column, the caret where it was."""
+    (repo / BLUEPRINT).write_text((repo / BLUEPRINT).read_text(encoding="utf-8").replace(
+        "  name: Quick Summarizer", "  name: Quick \u202eSummarizer"), encoding="utf-8")
+    code, _, err = knoc("build", root=repo)
+    assert code == 0 and "KNO-CARD-HIDDEN-TEXT" in err and "\u202e" not in err and "Quick \ufffdSummarizer" in err

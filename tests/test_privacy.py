@@ -174,6 +174,7 @@ def test_a_password_in_a_url_a_browser_reads_past_odd_slashes_is_refused(repo: P
     "kid = '''-----BEGIN PRIVATE KEY-----\nMC4CAQAwBQYDK2VwBCIEIKEYSECRETKEYSECRETKEYSECRETKEYSECRETKEY\n-----END PRIVATE KEY-----'''",
     "public = '{\"kty\": \"OKP\", \"crv\": \"Ed25519\", \"x\": \"abc\", \"kid\": \"k.1\", \"d\": \"KEYSECRET\"}'",
     'public = { kty = "OKP", crv = "Ed25519", x = "abc", d = "KEYSECRET" }',
+    "kid = '[{\"kty\": \"OKP\", \"crv\": \"Ed25519\", \"x\": \"abc\", \"d\": \"KEYSECRET\"}]'",  # a key set
 ])
 def test_knoc_toml_never_holds_a_private_key_anywhere(repo: Path, knoc, signing: str) -> None:  # type: ignore[no-untyped-def]
     toml = repo / "knoc.toml"
@@ -190,3 +191,32 @@ def test_a_command_line_click_refuses_never_repeats_a_key() -> None:
     pem = "-----BEGIN PRIVATE KEY-----\nMC4CAQAwBQYDK2VwBCIEIKEYSECRETKEYSECRETKEYSECRETKEYSECRET\n-----END PRIVATE KEY-----\n"
     done = subprocess.run([sys.executable, "-m", "knoc", "keys", "public", pem], capture_output=True, text=True)
     assert done.returncode == 2 and "KEYSECRET" not in done.stdout + done.stderr and "not shown" in done.stderr
+
+
+def test_a_key_setting_naming_no_file_is_named_only_when_it_reads_as_a_file(repo: Path, knoc) -> None:  # type: ignore[no-untyped-def]
+    """A typo in a path is named; a value in a key form knoc does not know
+    (an OpenSSH private key's body) is not repeated."""
+    toml = repo / "knoc.toml"
+    good = toml.read_text(encoding="utf-8")
+    body = "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQKEYSECRET"
+    for value, shown in (("keys/missing.pem", "keys/missing.pem"), (body, "not shown")):
+        toml.write_text(good + f'\n[signing]\npublic = "{value}"\n', encoding="utf-8")
+        code, out, err = knoc("check", root=repo)
+        assert code == 2 and shown in err and "KEYSECRET" not in out + err, err
+
+
+def test_a_password_a_tab_splits_is_never_repeated(repo: Path, knoc, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """In a card to import (its interface url, and a scheme named by a url)
+    and in a blueprint's source line, shown under its finding."""
+    card = {"name": "Tabbed", "description": "d", "url": "https://tabbed.example.org/a2a", "version": "1",
+            "capabilities": {}, "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
+            "skills": [{"id": "s", "name": "S", "description": "d", "tags": ["t"]}],
+            "additionalInterfaces": [{"url": "https://u5:tabPW5\t@h.example.net/a", "transport": "JSONRPC"}],
+            "securitySchemes": {"https://ku:keyPW1@s.example.net/": {"type": "weird"}}}
+    source = tmp_path / "tabbed.json"
+    source.write_text(json.dumps(card), encoding="utf-8")
+    _, out, err = knoc("import", str(source), "--format", "json", root=repo)
+    assert "PW5" not in out + err and "keyPW1" not in out + err and "s.example.net" in out
+    edit(repo, BLUEPRINT, '  version: "0.1.0"', '  version: "0.1.0"\n  documentation_url: "https://doc:tab\\tPW8@docs.example.org/"')
+    code, _, err = knoc("build", root=repo)
+    assert code == 1 and "PW8" not in err and "docs.example.org" in err

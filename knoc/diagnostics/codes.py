@@ -18,5 +18,5 @@ def diag(code: str, message: str, *, file: str | None = None, span: Span | None 
     """A diagnostic of a declared code, with the code's severity (KeyError
     for an undeclared code: a knoc bug the tests catch). No url's user
     name or password is repeated in what it says (`masked`)."""
-    return Diagnostic(code, CODES[code].severity, masked(message), file, span, hint and masked(hint), json_path,
-                      spec, detail and masked(detail), related)
+    return Diagnostic(code, CODES[code].severity, masked(message), file, span, hint and masked(hint),
+                      json_path and masked(json_path), spec, detail and masked(detail), related)

@@ -18,6 +18,7 @@ from knoc.diagnostics.codes import CODES
 from knoc.diagnostics.model import Diagnostic, Span
 from knoc.diagnostics.source import SourceFile
 from knoc.rules.paths import masked
+from knoc.rules.text import visible
 from knoc.version import __version__
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -83,7 +84,8 @@ def _excerpt(source: SourceFile, span: Span, mark: str, label: str, gutter: str,
              paint: Callable[[str, str], str], color: str) -> list[str]:
     """A source line with the span underlined (and labelled), rustc-style;
     a long line cut to the part around the span (`...` where it is cut)."""
-    code_line = masked(source.line(span.line).replace("\t", " "), keep_width=True)  # no url's password
+    # No url's password, and no character that would reorder or hide the line on the terminal.
+    code_line = visible(masked(source.line(span.line), keep_width=True)).replace("\t", " ")
     width = max(1, (span.end_column or span.column + 1) - span.column)
     column = span.column
     if len(code_line) > EXCERPT_WIDTH:

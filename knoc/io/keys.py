@@ -14,7 +14,7 @@ from cryptography.hazmat.primitives.asymmetric import ec, ed25519
 
 from knoc.io import files
 from knoc.rules import jsontext
-from knoc.rules.text import inline_pem
+from knoc.rules.text import file_name_or_none, inline_pem
 
 KEY_BYTES = 64 * 1024  # a PEM key is a few hundred bytes
 ENV = "KNOC_SIGNING_KEY"
@@ -37,9 +37,10 @@ def private_key(source: str, root: Path, name: str) -> PrivateKey:
     pem = inline_pem(source)
     if pem is None:
         path = _existing(source)
-        if path is None:  # a typo, or key material in some other form: not repeated
-            raise KeyProblem(f"{name} names no file and holds no PEM private key (its value is not shown: "
-                             "it may be key material)")
+        if path is None:  # a typo (named), or key material in some other form (not repeated)
+            shown = file_name_or_none(source)
+            raise KeyProblem(f"{name} names no file" + (f" ({shown})" if shown else "") + " and holds no PEM "
+                             "private key" + ("" if shown else " (its value is not shown: it may be key material)"))
         if path.is_relative_to(root.resolve()):
             raise KeyProblem(f"{name} ({path.relative_to(root.resolve())}) lies inside the repo: a private key "
                              "must never be committed; keep it outside (a CI secret, or a file in your home)")
@@ -83,8 +84,9 @@ def public_key(path: Path, name: str, root: Path) -> PublicKey | dict[str, str]:
     link leaving it refused; its private half is refused too."""
     try:
         raw = files.read_source(str(path), str(root), limit=KEY_BYTES)
-    except OSError as exc:  # `name` is a path: knoc.toml refuses a key written in its place
-        raise KeyProblem(f"cannot read the key {name}: {exc.strerror or exc}") from None
+    except OSError as exc:  # named when it reads as a file's name: key material in an unknown form is not
+        shown = file_name_or_none(name) or "(its value is not shown: it may be key material)"
+        raise KeyProblem(f"cannot read the key {shown}: {exc.strerror or exc}") from None
     if b"PRIVATE KEY" in raw:
         raise KeyProblem(f"the key {name} holds a private key: keep only its public half in the repo")
     try:

@@ -107,9 +107,10 @@ def _authority(url: str) -> tuple[int, int] | None:
 
 _WEB_SCHEME = re.compile(r"\s*(?i:https?|wss?|ftp):[/\\]*")
 _AUTHORITY_END = re.compile(r"[/\\?#]")
-# A web scheme and its slashes (or `//`), then a user name and password up to the last `@` before a path;
-# or, before a bare host, `name:secret@` after a line's start, a space, a quote, a bracket or a comma.
-_USERINFO = re.compile(r"(?P<lead>(?i:\b(?:https?|wss?|ftp):)[/\\]*|//|\\\\)[^/\\?#\s]*@"
+# A web scheme and its slashes (or `//`), then a user name and password (an escape such as `\t` in it too)
+# up to the last `@` before a path; or, before a bare host, `name:secret@` after a line's start, a space, a
+# quote, a bracket or a comma.
+_USERINFO = re.compile(r"(?P<lead>(?i:\b(?:https?|wss?|ftp):)[/\\]*|//|\\\\)[^/?#\s]*@"
                        r"|(?<![^\s\"'`(\[,])(?!(?i:mailto):)[^\s\"'`/\\?#@:]+:[^\s\"'`/\\?#@]*@")
 _SHOWN = 200  # characters of a URL a message repeats
 

@@ -55,10 +55,25 @@ _ENCODED = re.compile(r"[A-Za-z0-9+/=_-]{24,}")  # base64 (or base64url) text, w
 def holds_key(value: str) -> bool:
     """Whether a setting that should name a file (or be an identifier)
     holds key material instead: PEM text (or it base64-encoded), a PEM's
-    body (base64 of a DER structure), a JWK as JSON, or a line break. A key
+    body (base64 of a DER structure), a JWK (or a set of them) as JSON, or a
+    line break. A key
     id as RFC 7638 makes one (base64 of a digest) is none of these."""
-    return (inline_pem(value) is not None or not value.isprintable() or value.lstrip().startswith("{")
+    return (inline_pem(value) is not None or not value.isprintable() or value.lstrip()[:1] in ("{", "[")
             or _der(value))
+
+
+def file_name_or_none(value: str) -> str | None:
+    """`value` to repeat in a message as the file it names, when it reads as
+    a file's name (it has a `.`, which base64 and hex key material never
+    has, and holds no key); None when it may be key material in a form
+    `holds_key` does not know (an OpenSSH body, a hex seed)."""
+    return value if "." in value and not holds_key(value) else None
+
+
+def visible(text: str) -> str:
+    """A source line as a terminal may show it: each character that hides
+    or reorders text (`hidden_character`) shown as U+FFFD, one column each."""
+    return _HIDDEN.sub("\ufffd", text)
 
 
 def _der(value: str) -> bool:

@@ -13,7 +13,7 @@ from knoc.features.importing.card_service import against_base
 from knoc.features.importing.imported import Imported, ImportedSkill, http_url, list_of
 from knoc.rules import slug as slugs
 from knoc.rules.json import JsonObject, JsonValue
-from knoc.rules.paths import web_link
+from knoc.rules.paths import shown_url, web_link
 
 FLAGS = {"streaming": "streaming", "pushNotifications": "push_notifications",
          "stateTransitionHistory": "state_transition_history", "extendedAgentCard": "extended_agent_card"}
@@ -101,7 +101,7 @@ def links(out: Imported, base_url: str | None) -> None:
         if not isinstance(url, str):
             continue
         if (resolved := against_base(url, base_url)) is not None:
-            out.convert(f"$.{camel_key}", f"`{url}` resolved against the base url: {resolved}")
+            out.convert(f"$.{camel_key}", f"`{shown_url(url)}` resolved against the base url: {shown_url(resolved)}")
             out.card[key] = url = resolved
         if not web_link(url, image=key == "icon_url"):
             del out.card[key]

@@ -13,6 +13,7 @@ from knoc.a2a.fields import BINDINGS, DEFAULT_TRANSPORT, a2a_binding
 from knoc.a2a.protocol import PROTOCOL, major_minor
 from knoc.features.importing.imported import Imported, list_of, publishable
 from knoc.rules.json import JsonObject, JsonValue
+from knoc.rules.paths import shown_url
 
 
 @dataclass
@@ -161,17 +162,17 @@ def _usable(seen: _Seen, base_url: str | None, out: Imported) -> bool:
     if isinstance(url, str) and (resolved := against_base(url, base_url)) is not None:
         seen.url = resolved
         out.convert(f"{seen.path}.url" if seen.path != "$.url" else seen.path,
-                    f"`{url}` resolved against the base url: {seen.url}")
+                    f"`{shown_url(url)}` resolved against the base url: {shown_url(resolved)}")
     elif isinstance(url, str) and (m := re.match(r"^([A-Za-z][A-Za-z0-9+.-]*)://", url)) and m.group(1) != \
             m.group(1).lower():
         seen.url = m.group(1).lower() + url[len(m.group(1)):]
         out.convert(f"{seen.path}.url" if seen.path != "$.url" else seen.path,
-                    f"the scheme of `{url}` written in lower case (URL schemes are case-insensitive)")
+                    f"the scheme of `{shown_url(url)}` written in lower case (URL schemes are case-insensitive)")
     url = seen.url
     if isinstance(url, str) and (publishable(url) or _ANY_URL.match(url)
                                  or (seen.binding == "GRPC" and _ADDRESS.match(url))):
         return True
-    out.drop(seen.path, f"`{url}` is not a URL (nor, for gRPC, a host:port address)"
+    out.drop(seen.path, f"`{shown_url(str(url))}` is not a URL (nor, for gRPC, a host:port address)"
              + ("; give --url to resolve relative ones" if isinstance(url, str) and url.startswith("/") else ""))
     return False
 
