@@ -5,7 +5,7 @@ no signature protects. Each finding points into the agent's entity."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from urllib.parse import SplitResult
 
 from knoc.a2a import capability, targets
@@ -168,15 +168,20 @@ def _card_urls(agent: Agent) -> Iterable[Diagnostic]:
     for path, url in urls:
         if not isinstance(url, str):
             continue
-        named = f"`{_field(path)}` `{shown_url(url)}`"
-        if has_userinfo(url):  # (a gRPC host:port with a user name is no address: the schema refuses it)
-            yield card_error(agent, path, "KNO-CARD-URL-CREDENTIALS", f"{named} holds a user name or password: "
-                             "the card is public, and so would they be",
+        # (a gRPC host:port with a user name is no address: the schema refuses it)
+        if has_userinfo(url):
+            yield card_error(agent, path, "KNO-CARD-URL-CREDENTIALS", f"{_named(path, url)} holds a user name or "
+                             "password: the card is public, and so would they be",
                              "publish the URL without them; clients bring their own credentials")
         elif path[0] in _LINKS and not web_link(url, image=path[0] == "icon_url"):
-            yield card_error(agent, path, "KNO-CARD-LINK", f"{named} is not an http(s) URL: card viewers show it "
-                             "as a link, and a `javascript:` or `file:` one runs or opens something else",
-                             "write the page's full https URL")
+            yield card_error(agent, path, "KNO-CARD-LINK", f"{_named(path, url)} is not an http(s) URL: card "
+                             "viewers show it as a link, and a `javascript:` or `file:` one runs or opens "
+                             "something else", "write the page's full https URL")
+
+
+def _named(path: JsonPath, url: str) -> str:
+    """A card url as a message names it: its field and the url, masked."""
+    return f"`{_field(path)}` `{shown_url(url)}`"
 
 
 def _inexact(agent: Agent) -> Iterable[Diagnostic]:
@@ -194,24 +199,32 @@ def _hidden_text(agent: Agent) -> Iterable[Diagnostic]:
     """Text a viewer shows otherwise than it reads: a direction override or
     isolate (the "Trojan Source" characters), or an invisible space, in a
     name, description, tag or example clients and people choose by."""
-    c = agent.card
-    texts: list[tuple[JsonPath, object]] = [(("name",), c.get("name")), (("description",), c.get("description"))]
-    provider = c.get("provider")
-    if isinstance(provider, dict):
-        texts.append((("provider", "organization"), provider.get("organization")))
-    texts += [(("capabilities", "extensions", i, "description"), ext.get("description")) for i, ext in _extensions(c)]
-    for i, skill in enumerate(c.get("skills") or []):
-        if isinstance(skill, dict):
-            texts += [(("skills", i, key), skill.get(key)) for key in ("name", "description")]
-            for key in ("tags", "examples"):
-                values = skill.get(key)
-                texts += [(("skills", i, key, j), v) for j, v in enumerate(values if isinstance(values, list) else [])]
-    for path, text in texts:
-        found = hidden_character(text) if isinstance(text, str) else None
+    if agent.typed.entity.source.ascii_only():  # each such character is beyond ASCII: most sources hold none
+        return
+    for path, text in _texts(agent.card):
+        found = hidden_character(text) if isinstance(text, str) and not text.isascii() else None
         if found is not None:
             yield card_error(agent, path, "KNO-CARD-HIDDEN-TEXT", f"`{_field(path)}` holds {found}, "
                              "which changes how the text around it is shown, or is not shown at all: viewers of "
                              "the card show another text than clients read", "remove it")
+
+
+def _texts(c: Mapping[str, object]) -> Iterator[tuple[JsonPath, object]]:
+    """The card's texts people and models read, with their places."""
+    yield ("name",), c.get("name")
+    yield ("description",), c.get("description")
+    provider = c.get("provider")
+    if isinstance(provider, dict):
+        yield ("provider", "organization"), provider.get("organization")
+    yield from ((("capabilities", "extensions", i, "description"), ext.get("description")) for i, ext in _extensions(c))
+    skills = c.get("skills")
+    for i, skill in enumerate(skills if isinstance(skills, list) else []):
+        if isinstance(skill, dict):
+            yield from ((("skills", i, key), skill.get(key)) for key in ("name", "description"))
+            for key in ("tags", "examples"):
+                values = skill.get(key)
+                listed = values if isinstance(values, list) else []
+                yield from ((("skills", i, key, j), v) for j, v in enumerate(listed))
 
 
 _LINKS = ("documentation_url", "icon_url", "provider")  # what a card viewer shows as a link or an image

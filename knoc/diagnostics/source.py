@@ -37,6 +37,10 @@ class SourceFile:
             self._text = read_source(self.path).decode("utf-8", errors="replace").removeprefix("\ufeff")
         return self._text
 
+    def ascii_only(self) -> bool:
+        """Whether the text, as read, is ASCII only (False when not read: not known)."""
+        return self._text is not None and self._text.isascii()
+
     def line(self, number: int) -> str:
         found = lines(self.text)
         return found[number - 1] if 0 < number <= len(found) else ""
