@@ -199,7 +199,7 @@ def _hidden_text(agent: Agent) -> Iterable[Diagnostic]:
     """Text a viewer shows otherwise than it reads: a direction override or
     isolate (the "Trojan Source" characters), or an invisible space, in a
     name, description, tag or example clients and people choose by."""
-    if agent.typed.entity.source.ascii_only():  # each such character is beyond ASCII: most sources hold none
+    if agent.typed.entity.source.ascii_only():  # each such character is beyond ASCII, and most cards hold none
         return
     for path, text in _texts(agent.card):
         found = hidden_character(text) if isinstance(text, str) and not text.isascii() else None

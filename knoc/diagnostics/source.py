@@ -38,8 +38,10 @@ class SourceFile:
         return self._text
 
     def ascii_only(self) -> bool:
-        """Whether the text, as read, is ASCII only (False when not read: not known)."""
-        return self._text is not None and self._text.isascii()
+        """Whether every string parsed from the text is ASCII: the text, as
+        read, is ASCII and holds no backslash, which would begin an escape
+        (`"\\u202e"`) of any character. False when not read: not known."""
+        return self._text is not None and self._text.isascii() and "\\" not in self._text
 
     def line(self, number: int) -> str:
         found = lines(self.text)
