@@ -113,14 +113,14 @@ _AUTHORITY_END = re.compile(r"[/\\?#]")
 _USERINFO = re.compile(r"(?P<lead>(?i:\b(?:https?|wss?|ftp):)[/\\]*|//|\\\\)[^/?#\s]*@"
                        r"|(?<![^\s\"'`(\[,])(?!(?i:mailto):)[^\s\"'`/\\?#@:]+:[^\s\"'`/\\?#@]*@")
 _SHOWN = 200  # characters of a URL a message repeats
-_UNSAFE = re.compile(r"[\s\x00-\x1f\x7f]")  # whitespace and control characters, which urllib drops silently
+_SPACE_OR_CONTROL = re.compile(r"[\s\x00-\x1f\x7f]")  # what urllib drops from a url silently
 
 
 def web_link(url: str, image: bool = False) -> bool:
     """An absolute http(s) URL with a host (or, for an image, a `data:image/`
     URL), with no whitespace or control character (urllib drops some
     silently): what a card viewer may show as a link or an image."""
-    if _UNSAFE.search(url) is not None:
+    if _SPACE_OR_CONTROL.search(url) is not None:
         return False
     if image and url[:11].lower() == "data:image/":
         return True
