@@ -460,3 +460,23 @@ def test_a_relative_key_path_in_knoc_toml_is_read_from_the_repo(repo: Path, knoc
     monkeypatch.chdir(repo / "content")
     code, _, err = knoc("build", "--format", "json", root=repo)
     assert code == 0 and "signed with 1 key" in err, err
+
+
+def test_validate_reads_the_keys_a_build_would_sign_with(
+        repo: Path, knoc: Knoc, keys: dict[str, tuple[Path, bytes]], monkeypatch: pytest.MonkeyPatch) -> None:
+    """`validate` is every check of `build`: a key that would stop the build stops it too."""
+    config = (repo / "knoc.toml").read_text(encoding="utf-8")
+    (repo / "knoc.toml").write_text(config + '\n[signing]\nkey = "../no-such-key.pem"\n', encoding="utf-8")
+    code, out, _ = knoc("validate", "--format", "json", root=repo)
+    [found] = [d for d in json_diags(out) if d["code"] == "KNO-SIGNING"]
+    assert code == 1 and "no-such-key.pem" in found["message"] and knoc("build", root=repo)[0] == 2
+    (repo / "knoc.toml").write_text(config + '\n[signing]\npublic = ["keys/gone.jwk"]\n', encoding="utf-8")
+    code, out, _ = knoc("validate", "--format", "json", root=repo)
+    assert code == 1 and any("keys/gone.jwk" in d["message"] for d in json_diags(out) if d["code"] == "KNO-SIGNING")
+    (repo / "knoc.toml").write_text(config, encoding="utf-8")
+    pin(repo, keys["p256"][0])
+    monkeypatch.setenv("KNOC_SIGNING_KEY", str(keys["ed25519"][0]))  # not the pinned one
+    code, out, _ = knoc("validate", "--format", "json", root=repo)
+    assert code == 1 and any("is not one knoc.toml pins" in d["message"] for d in json_diags(out))
+    monkeypatch.setenv("KNOC_SIGNING_KEY", str(keys["p256"][0]))
+    assert knoc("validate", root=repo)[0] == 0

@@ -21,11 +21,11 @@ if TYPE_CHECKING:
     from knoc.a2a import signing as signing_
 
 
-def key_signer(config: Config, sign_keys: tuple[str, ...]) -> KeySigner | None:
+def key_signer(config: Config, sign_keys: tuple[str, ...], then: str = "nothing was written") -> KeySigner | None:
     """The signer of a build, or None when no key is given. A key inside the
     repo, an unusable key, a key the repo does not pin or a bad [signing]
     table is a usage error."""
-    private = _private(config, sign_keys)
+    private = _private(config, sign_keys, then)
     if not private:
         return None
     from knoc.a2a import signing  # signing (JWS, the SDK readers) loads only for a run that signs
@@ -41,7 +41,7 @@ def key_signer(config: Config, sign_keys: tuple[str, ...]) -> KeySigner | None:
         stray = [s for s in signers if signing.thumbprint(signing.public_jwk(s.key)) not in allowed]
         if stray:
             raise UsageError("KNO-SIGNING", f"the signing key {signing.thumbprint(signing.public_jwk(stray[0].key))} "
-                             f"is not one {CONFIG_FILE} pins in [signing] `public`; nothing was written",
+                             f"is not one {CONFIG_FILE} pins in [signing] `public`; {then}",
                              "sign with the pinned key, or pin this one (`knoc keys public KEY` prints the line)")
     published = pinned or [PublicKey(signing.public_jwk(s.key), s.kid) for s in signers]
     return KeySigner(signers, published, retired)
@@ -65,6 +65,16 @@ def pins(config: Config) -> tuple[list[PublicKey], list[PublicKey]]:
         raise UsageError("KNO-SIGNING", f"[signing] `retired` has a key with kid {clash!r}, the kid of another "
                          "key `public` pins", "give the retired key its own kid (or leave it out)")
     return pinned, retired
+
+
+def keys_read(config: Config) -> None:
+    """Read every key a build of the repo would (the signing key knoc.toml
+    or the environment gives, the keys knoc.toml pins or retires) and check
+    them as it does, signing nothing: a UsageError for the first problem."""
+    if key_given(config):
+        key_signer(config, (), then="a build stops here")
+    elif config.public or config.retired:
+        pins(config)
 
 
 def key_given(config: Config, sign_keys: tuple[str, ...] = ()) -> bool:

@@ -5,19 +5,25 @@ from __future__ import annotations
 from pathlib import Path
 
 from knoc.app.common import compile_cached, in_files, rel, source_named
-from knoc.app.outcome import Outcome
+from knoc.app.outcome import Outcome, UsageError
+from knoc.app.signing import keys_read
 from knoc.config import Config
 from knoc.diagnostics.progress import Progress, quiet
 
 
 def validate(config: Config, files: tuple[Path, ...], *, use_cache: bool, progress: Progress = quiet) -> Outcome:
     """With `files`, only their findings (the whole repo is still read,
-    since references cross files)."""
+    since references cross files). The signing keys knoc.toml and the
+    environment name are read too, as a build reads them."""
     wanted = {rel(config.root, f) for f in files}
     for name in sorted(wanted):
         source_named(config, name)
     result = compile_cached(config, use_cache, progress)
     diags, inputs = result.report.sorted(), result.inputs
+    try:
+        keys_read(config)
+    except UsageError as exc:  # a build would stop there
+        diags.append(exc.finding())
     if files:
         diags = in_files(diags, wanted)
         inputs = [i for i in inputs if i in wanted]
