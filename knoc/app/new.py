@@ -80,7 +80,8 @@ def init(folder: Path, url: str | None = None) -> Outcome:
         writing.append_in(folder, ".gitignore", IGNORE)
     config = load_config(folder.resolve())
     editor, kept = _editor_files(config)
-    outcome = only(compile_cached(config, True), set(wanted) - {CONFIG_FILE}, "knoc init", "nothing else written")
+    # Without the cache: a new repo's two files gain nothing from it, and "nothing else written" holds.
+    outcome = only(compile_cached(config, False), set(wanted) - {CONFIG_FILE}, "knoc init", "nothing else written")
     settings = [rel for rel in editor if rel.startswith(".vscode/")]
     outcome.notes = [f"wrote {folder / rel}" for rel in [*wanted, *([] if ignored else [".gitignore"]), *settings]]
     if len(settings) < len(editor):
@@ -119,7 +120,8 @@ def vendor_specs(config: Config, force: bool) -> Outcome:
         _refuse_existing(config.root, wanted, "pass --force to replace them with knoc's")
     for rel, text in wanted.items():
         writing.write_in(config.root, rel, text.encode("utf-8"), replace=force)
-    outcome = only(compile_cached(config, True), set(wanted), "knoc specs vendor", "nothing else written")
+    # Without the cache: new specs salt it afresh, so it would be written whole, and nothing reused.
+    outcome = only(compile_cached(config, False), set(wanted), "knoc specs vendor", "nothing else written")
     outcome.notes = [f"wrote {rel}" for rel in wanted]
     return outcome
 
