@@ -77,6 +77,11 @@ def test_discover_rejects_a_misspelt_capability(knoc: Knoc, repo: Path) -> None:
     assert code == 2 and "did you mean `pause_resume`?" in err and "Traceback" not in err
 
 
+def test_discover_never_repeats_a_password_in_an_extension_uri(knoc: Knoc, repo: Path) -> None:
+    code, out, err = knoc("discover", "--requires", "ext:https://ops:hunter2@ext.example/x", root=repo)
+    assert code == 2 and "user name or password" in err and "hunter2" not in out + err and "ops" not in out + err
+
+
 def test_discover_reports_content_errors_instead_of_answering(knoc: Knoc, repo: Path) -> None:
     path = repo / "content/agent-blueprints/catalog-search.kno"
     path.write_text(path.read_text(encoding="utf-8").replace("slug: catalog-search", "slug: [oops"),

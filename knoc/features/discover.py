@@ -16,6 +16,7 @@ from knoc.a2a.extensions import SERVICE_CLASSES
 from knoc.output.hosting import SITE
 from knoc.output.tree import CATALOG
 from knoc.rules.json import JsonObject
+from knoc.rules.paths import has_userinfo, masked
 
 QUALIFYING = ("compatible", "deprecated_capability")
 CATALOG_CLASSES = (*SERVICE_CLASSES, "unknown")  # "unknown": neither declared nor inferred
@@ -34,6 +35,9 @@ class Request(NamedTuple):
             if not capability.known_requirement(name):
                 near = difflib.get_close_matches(name, capability.vocabulary(), n=1)
                 out.append(f"`{name}` is not a capability" + (f" (did you mean `{near[0]}`?)" if near else ""))
+            elif name.startswith(capability.EXT_PREFIX) and has_userinfo(name[len(capability.EXT_PREFIX):]):
+                out.append(f"`{masked(name)}` holds a user name or password: no card knoc publishes declares "
+                           "such an extension uri")
         if self.protocol is not None and not capability.VERSION.match(self.protocol):
             out.append(f"`{self.protocol}` is not a protocol version such as 1.0 or 0.3.0")
         return out
