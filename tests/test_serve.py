@@ -282,11 +282,13 @@ def test_each_host_tree_carries_its_own_catalog(tmp_path: Path, repo: Path, knoc
     assert (tree / "_catalog" / href.group(1)).resolve().is_file() and (tree / ".nojekyll").is_file()
 
 
-def test_ctrl_c_stops_serve_as_an_interrupted_command() -> None:
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM])
+def test_ctrl_c_stops_serve_as_an_interrupted_command(stop: signal.Signals) -> None:
     proc = subprocess.Popen([sys.executable, "-m", "knoc", "serve", "--root", str(ROOT), "--port", "0"],
                             stderr=subprocess.PIPE, text=True)
     assert proc.stderr is not None
     assert "serving" in proc.stderr.readline()
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(stop)
     err = proc.stderr.read()
     assert proc.wait(timeout=20) == 130 and "Traceback" not in err
+    assert "stopped serving" in err and "half-written" not in err  # it wrote nothing, and says no more

@@ -19,6 +19,9 @@ from knoc.rules.paths import segment_problem
 STOP_SOON, STOP_SECONDS = 1.0, 30.0
 
 
+STOPPED = "stopped serving (knoc serve writes nothing)"
+
+
 def serve(config: Config, port: int, site_name: str | None, rebuild: bool, sign_keys: tuple[str, ...] = (),
           unsigned: bool = False, *, use_cache: bool,
           fail_on_warning: bool, report: Callable[[Outcome], object], failed: Callable[[Exception], object],
@@ -57,6 +60,10 @@ def serve(config: Config, port: int, site_name: str | None, rebuild: bool, sign_
     with interrupts.as_ctrl_c() as ignore_more:  # a service manager's stop is a Ctrl-C too
         try:
             running.serve_forever()  # until Ctrl-C: exit 130, as the shell expects of an interrupted command
+        except KeyboardInterrupt:
+            if watching is None:  # nothing was being written: no word of half-written trees
+                raise KeyboardInterrupt(STOPPED) from None
+            raise
         finally:
             ignore_more()  # a second Ctrl-C cannot cut short what follows
             running.server_close()

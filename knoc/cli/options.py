@@ -165,8 +165,8 @@ def guarded(action: Callable[[], int], fmt: str = "text", suite: str = "knoc", d
         code = action()
     except Exception as exc:
         code = complain(exc, fmt, suite, debug)
-    except KeyboardInterrupt:  # what was being written was left aside, not half-done
-        click.echo(INTERRUPTED, err=True)
+    except KeyboardInterrupt as exc:  # what was being written was left aside, not half-done
+        click.echo(str(exc) or INTERRUPTED, err=True)  # a command that wrote nothing says so
         code = EXIT_INTERRUPTED
     sys.exit(code)
 
