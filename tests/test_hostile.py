@@ -708,6 +708,24 @@ def test_an_extension_uri_holding_a_password_is_refused_unrepeated(repo: Path, k
     assert code == 1 and "KNO-CARD-URL-CREDENTIALS" in out and "EXTPW" not in out + err
 
 
+def test_an_extension_entitys_uri_holding_a_password_is_refused_before_its_page(repo: Path, knoc: Knoc,
+                                                                               tmp_path: Path) -> None:
+    """The extension's page shows its uri, so the entity is refused too,
+    and `new extension`, `new agent` and `init` refuse such a url up front."""
+    edit(repo, "content/extensions/review-trace.kno", "uri: https://possibility.space/extensions/review-trace/v1",
+         "uri: https://x:EXTPW@possibility.space/extensions/review-trace/v1")
+    code, out, err = knoc("build", root=repo)
+    assert code == 1 and "KNO-EXT-CREDENTIALS" in out + err and "EXTPW" not in out + err
+    assert not (repo / "build").exists()
+    for args in (["new", "extension", "e9", "--uri", "https://x:EXTPW@ext.example.org/e9/v1"],
+                 ["new", "agent", "a9", "--url", "https://x:EXTPW@agents.example.org/a9"]):
+        code, out, err = knoc(*args, root=repo)
+        assert code == 2 and "user name or password" in err and "EXTPW" not in out + err, args
+    assert not (repo / "content/extensions/e9.kno").exists() and not (repo / "content/agent-blueprints/a9.kno").exists()
+    code, out, err = knoc("init", str(tmp_path / "new"), "--url", "https://x:EXTPW@agents.example.org/a", root=tmp_path)
+    assert code == 2 and "EXTPW" not in out + err and not (tmp_path / "new").exists()
+
+
 def test_a_flag_emoji_and_an_ideographic_variant_are_no_hidden_text() -> None:
     """Tag characters in a subdivision flag, and a variation selector after
     an ideograph, are what Unicode means them for."""

@@ -20,6 +20,7 @@ from knoc.kinds.domain import COLLECTION
 from knoc.kinds.spec import BUILTIN_SPECS
 from knoc.rules import slug as slugs
 from knoc.rules import ulid
+from knoc.rules.paths import has_userinfo
 
 EXTENSIONS = "extensions"
 IGNORE = "# knoc's cache: safe to delete, never worth committing\n.knoc-cache/\n"
@@ -30,8 +31,7 @@ def new_agent(config: Config, slug: str, title: str | None, url: str, *, use_cac
     """content/agent-blueprints/SLUG.kno: a skeleton, private until its
     visibility line is removed."""
     url = url.replace("{slug}", _slug(slug))
-    if not publishable(url):
-        raise UsageError("KNO-CONFIG", f"`{url}` is not an http(s) URL without query or fragment")
+    _publishable(url)
     text = author.blueprint_skeleton(slug, title or author.title_of(slug), url,
                                      versions=targets.get(config.a2a).versions)
     return _write_and_check(config, {f"{config.content}/{BLUEPRINTS}/{slug}.kno": text}, use_cache)
@@ -44,11 +44,19 @@ def new_domain(config: Config, slug: str, title: str | None, *, use_cache: bool)
 
 def new_extension(config: Config, slug: str, title: str | None, uri: str, *, use_cache: bool) -> Outcome:
     uri = uri.replace("{slug}", _slug(slug))
-    if not publishable(uri):
-        raise UsageError("KNO-CONFIG", f"`{uri}` is not an http(s) URL without query or fragment",
-                         "an extension's uri is where its page is published, e.g. https://example.com/ext/name/v1")
+    _publishable(uri, "an extension's uri is where its page is published, e.g. https://example.com/ext/name/v1")
     text = author.extension_skeleton(slug, title or author.title_of(slug), uri)
     return _write_and_check(config, {f"{config.content}/{EXTENSIONS}/{slug}.kno": text}, use_cache)
+
+
+def _publishable(url: str, hint: str | None = None) -> None:
+    """Refuse a url a card (or an extension's page) cannot be published at,
+    before anything is written; a password in it is never repeated."""
+    if has_userinfo(url):
+        raise UsageError("KNO-CONFIG", f"`{url}` holds a user name or password, which would be published",
+                         "give the url without them: a client brings its own credentials")
+    if not publishable(url):
+        raise UsageError("KNO-CONFIG", f"`{url}` is not an http(s) URL without query or fragment", hint)
 
 
 def init(folder: Path, url: str | None = None) -> Outcome:
@@ -56,8 +64,8 @@ def init(folder: Path, url: str | None = None) -> Outcome:
     .gitignore for the cache, one perception domain and one public agent
     (at `url`) that perceives it, which build to a valid card at once. The
     specs are knoc's built-in set until `knoc specs vendor` copies them in."""
-    if url is not None and not publishable(url):
-        raise UsageError("KNO-CONFIG", f"`{url}` is not an http(s) URL without query or fragment")
+    if url is not None:
+        _publishable(url)
     if files.dangling(folder) or (files.stat(folder) is not None and not files.is_dir(folder)):
         raise UsageError("KNO-CONFIG", f"{folder} is not a folder" + (" (a link to nothing)" if files.dangling(folder)
                                                                       else ""))
