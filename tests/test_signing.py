@@ -255,6 +255,13 @@ def test_knoc_keys_new_and_knoc_verify(repo: Path, tmp_path_factory: pytest.Temp
     inside = subprocess.run([sys.executable, "-m", "knoc", "keys", "new", "signing.pem"], capture_output=True,
                             text=True, cwd=repo)
     assert inside.returncode == 2 and not (repo / "signing.pem").exists()
+    from_outside = subprocess.run([sys.executable, "-m", "knoc", "keys", "new", str(repo / "content/k.pem")],
+                                  capture_output=True, text=True, cwd=tmp_path)  # a repo not stood in is one too
+    assert from_outside.returncode == 2 and not (repo / "content/k.pem").exists()
+    (tmp_path / "dangling.pem").symlink_to(tmp_path / "elsewhere" / "planted.pem")
+    linked = subprocess.run([sys.executable, "-m", "knoc", "keys", "new", str(tmp_path / "dangling.pem")],
+                            capture_output=True, text=True, cwd=tmp_path)
+    assert linked.returncode == 2 and "link" in linked.stderr and not (tmp_path / "elsewhere").exists()
     subprocess.run([sys.executable, "-m", "knoc", "build", "--root", str(repo), "--a2a", "compat",
                     "--sign-key", str(key)], check=True, capture_output=True)
     card = repo / "build/site/agents.possibility.space/catalog-search/.well-known/agent-card.json"

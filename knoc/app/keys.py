@@ -14,14 +14,10 @@ from knoc.io import files, keys
 
 def new_key(path: Path, kind: str) -> Outcome:
     try:
-        repo = find_root(Path.cwd())
-    except ConfigError:
-        repo = None
-    try:
-        key = keys.new_key(kind, path, repo)
+        key = keys.new_key(kind, path, _repo_of)
     except keys.KeyProblem as exc:
         raise UsageError("KNO-SIGNING", str(exc),
-                         "give a path outside the repo, e.g. ~/.config/knoc/signing.pem") from None
+                         "give a new file's path outside any content repo, e.g. ~/.config/knoc/signing.pem") from None
     except files.Exists:
         raise UsageError("KNO-EXISTS", f"{path} already exists; knoc does not replace a key") from None
     answer = (f"wrote {path} ({'Ed25519, EdDSA' if kind == 'ed25519' else 'P-256, ES256'}), mode 0600\n"
@@ -29,6 +25,14 @@ def new_key(path: Path, kind: str) -> Outcome:
               f"next: pin it (the line above, under [signing] in knoc.toml), then knoc build --sign-key {path}\n"
               "      (in CI: KNOC_SIGNING_KEY holding the file's contents)\n")
     return Outcome("knoc keys new", answer=answer)
+
+
+def _repo_of(folder: Path) -> Path | None:
+    """The content repo `folder` lies in, wherever knoc runs from."""
+    try:
+        return find_root(folder)
+    except ConfigError:
+        return None
 
 
 def show_public(path: str) -> Outcome:

@@ -6,6 +6,7 @@ material: a problem names the file or the variable it came from."""
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 from cryptography.exceptions import UnsupportedAlgorithm
@@ -104,19 +105,25 @@ def public_key(path: Path, name: str, root: Path) -> PublicKey | dict[str, str]:
     raise KeyProblem(f"the key {name} is not an Ed25519 or P-256 key")
 
 
-def new_key(kind: str, path: Path, root: Path | None) -> PrivateKey:
-    """A fresh key written to `path` (mode 0600, never replacing a file),
-    outside the repo `root` (None: not in a repo)."""
-    target = path.expanduser().resolve()
+def new_key(kind: str, path: Path, repo_of: Callable[[Path], Path | None]) -> PrivateKey:
+    """A fresh key written to `path` (mode 0600, never replacing a file nor
+    through a link, even a dangling one), outside the repo `repo_of` finds
+    for the folder it goes in (None: none)."""
+    given = path.expanduser()
+    target = given.parent.resolve() / given.name  # the folder's links followed, never the file's
+    if given.name in ("", ".", "..") or target.is_symlink():
+        raise KeyProblem(f"{path} is a link or no file name: knoc writes a key only as a new file")
+    root = repo_of(target.parent)
     if root is not None and target.is_relative_to(root.resolve()):
-        raise KeyProblem(f"{path} lies inside the repo: write the private key outside it")
+        raise KeyProblem(f"{path} lies inside the content repo {root}: write the private key outside it")
     key: PrivateKey = ed25519.Ed25519PrivateKey.generate() if kind == "ed25519" \
         else ec.generate_private_key(ec.SECP256R1())
     pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
                             serialization.NoEncryption())
     target.parent.mkdir(parents=True, exist_ok=True)
     try:  # created with its final mode, never over an existing file
-        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o600)
+        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+                     | getattr(os, "O_CLOEXEC", 0), 0o600)
     except FileExistsError:
         raise files.Exists(str(path)) from None
     with os.fdopen(fd, "wb") as f:
