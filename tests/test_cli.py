@@ -58,9 +58,11 @@ def test_outside_a_content_repo_is_a_usage_error(tmp_path: Path) -> None:
     ('[knoc]\noutput = "build"\na2a = 1.0.x\n', "--> knoc.toml:3:10"),  # not TOML: where it stops reading
     ('# settings\n[knoc]\n  output = "../elsewhere"\n', "--> knoc.toml:3:3"),  # read, but wrong: at its key
     ('[primary]\n"agents.example.org/x" = "a"\n', "--> knoc.toml:2:1"),
+    ('[signing]\npublic = "a.pem"\npublic = "b.pem"\n', "`public = [..., ...]`"),  # a second key pinned
+    ('[knoc]\n# caf\udce9\n', "not UTF-8 text (byte 0xe9); save it as UTF-8\n  --> knoc.toml:2:6"),
 ])
 def test_bad_configuration_exits_2(repo: Path, knoc, toml: str, message: str) -> None:  # type: ignore[no-untyped-def]
-    (repo / "knoc.toml").write_text(toml)
+    (repo / "knoc.toml").write_bytes(toml.encode("utf-8", "surrogateescape"))
     code, _, err = knoc("build", root=repo)
     assert code == 2 and message in err
 

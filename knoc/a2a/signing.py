@@ -18,13 +18,14 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import hashlib
 import json
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from cryptography.exceptions import InvalidSignature
+from cryptography.exceptions import InvalidSignature, UnsupportedAlgorithm
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import ec, ed25519
 from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature, encode_dss_signature
@@ -179,6 +180,19 @@ def shown(value: object) -> str:
 
 # --- signatures ---------------------------------------------------------------
 
+@functools.cache
+def _ecdsa() -> ec.ECDSA:
+    """ES256 with RFC 6979's deterministic nonce, where the OpenSSL beneath
+    has it (3.2 on): the same card then gets the same signature, so a
+    rebuild rewrites only what changed, as with Ed25519. Either verifies alike."""
+    deterministic = ec.ECDSA(hashes.SHA256(), deterministic_signing=True)
+    try:
+        ec.generate_private_key(ec.SECP256R1()).sign(b"", deterministic)
+    except UnsupportedAlgorithm:
+        return ec.ECDSA(hashes.SHA256())
+    return deterministic
+
+
 @dataclass(frozen=True)
 class Signer:
     key: PrivateKey
@@ -193,7 +207,7 @@ class Signer:
         if isinstance(self.key, ed25519.Ed25519PrivateKey):
             raw = self.key.sign(signing_input)
         else:
-            r, s = decode_dss_signature(self.key.sign(signing_input, ec.ECDSA(hashes.SHA256())))
+            r, s = decode_dss_signature(self.key.sign(signing_input, _ecdsa()))
             raw = r.to_bytes(32, "big") + s.to_bytes(32, "big")
         return {"protected": protected, "signature": b64url(raw)}
 
