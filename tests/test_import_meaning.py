@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 from a2a.client.card_resolver import parse_agent_card
+from a2a.client.client_factory import ClientFactory
 from google.protobuf.json_format import MessageToDict
 
 from knoc.a2a.protocol import major_minor
@@ -24,6 +25,7 @@ from tests.test_import import WILD, imported_cards
 
 # What a client reads, by aspect, and the source paths whose warning may account for a difference.
 ASPECTS = {
+    "picked": ("$.url", "$.supportedInterfaces", "$.additionalInterfaces"),
     "interfaces": ("$.url", "$.supportedInterfaces", "$.supported_interfaces", "$.additionalInterfaces",
                    "$.preferredTransport", "$.protocolVersion"),
     "schemes": ("$.securitySchemes", "$.security_schemes", "$.authentication"),
@@ -38,9 +40,15 @@ ASPECTS = {
 def read(card: dict[str, Any]) -> dict[str, Any] | None:
     """What a2a-sdk 1.3 reads of a card, by aspect (None: it cannot read it)."""
     try:
-        parsed = MessageToDict(parse_agent_card(copy.deepcopy(card)))
+        read_card = parse_agent_card(copy.deepcopy(card))
     except Exception:  # the SDK's verdict: it cannot read this card
         return None
+    parsed = MessageToDict(read_card)
+    interface_list = list(read_card.supported_interfaces)
+    picks = {}  # the interface a2a-sdk 1.3's client factory calls, for each binding a client may speak
+    for binding in sorted({i.protocol_binding for i in interface_list}):
+        best = ClientFactory._find_best_interface(interface_list, protocol_bindings=[binding])
+        picks[binding] = (best.url.lower().rstrip("/"), best.tenant) if best is not None else None
     interfaces = sorted({(i.get("protocolBinding", ""), i.get("url", ""), i.get("tenant", ""),
                           major_minor(i["protocolVersion"]) if i.get("protocolVersion") else "")
                          for i in parsed.get("supportedInterfaces", [])})
@@ -48,6 +56,7 @@ def read(card: dict[str, Any]) -> dict[str, Any] | None:
     first = parsed.get("supportedInterfaces", [{}])[0]  # what a client that takes the first it speaks calls
     first_url = str(first.get("url", "")).lower().rstrip("/")  # the same interface, however its url is spelled
     return {"interfaces": interfaces, "first": (first.get("protocolBinding"), first_url, first.get("tenant")),
+            "picked": picks,
             "schemes": parsed.get("securitySchemes", {}), "requirements": requirements,
             "input modes": parsed.get("defaultInputModes", []), "output modes": parsed.get("defaultOutputModes", []),
             "documentation": parsed.get("documentationUrl")}
@@ -126,6 +135,14 @@ MIXES = {
     "grpc-first": _card(supportedInterfaces=[
         {"url": "grpc.mix.example.com:443", "protocolBinding": "GRPC", "protocolVersion": "1.0"},
         {"url": "https://mix.example.com/rpc", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}]),
+    # one url's versions apart: a2a-sdk calls the first 1.0 interface (/v1), so the order is kept as stated
+    "order": _card(supportedInterfaces=[
+        {"url": "https://mix.example.com/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "0.3"},
+        {"url": "https://mix.example.com/v1", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"},
+        {"url": "https://mix.example.com/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}]),
+    # a tenant A2A 0.3 does not define: no client reads it, so it must not become one 1.x clients send
+    "legacy-tenant": _card(url="https://mix.example.com/a2a", protocolVersion="0.3.0", additionalInterfaces=[
+        {"url": "https://mix.example.com/rest", "transport": "HTTP+JSON", "tenant": "acme"}]),
     "pre-release-version": _card(supportedInterfaces=[
         {"url": "https://mix.example.com/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "0.3.0-rc1"}]),
 }
@@ -149,6 +166,8 @@ def test_odd_mixes_keep_what_the_sdk_reads_or_say_what_changed(repo: Path, knoc:
         assert before[aspect] == after[aspect] or any(w.startswith(sources) for w in warned), (aspect, before, after)
     if before["first"] != after["first"]:  # the interface a client calls by default changed: said so
         assert "no longer the first interface" in said, (before["first"], after["first"])
+    if name in ("order", "legacy-tenant"):  # kept exactly, not merely warned about
+        assert before["picked"] == after["picked"] and before["interfaces"] == after["interfaces"], (before, after)
     if name in ("requirements-disagree", "tenant", "trailing-slash", "grpc-wss-custom"):
         assert before["interfaces"] == after["interfaces"] and before["requirements"] == after["requirements"]
     if name == "requirements-disagree":

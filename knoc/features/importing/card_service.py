@@ -57,11 +57,16 @@ def service(raw: JsonObject, out: Imported, base_url: str | None) -> Service | N
     if "url" in raw:
         binding, known = _binding(raw.get("preferredTransport", DEFAULT_TRANSPORT), "$.preferredTransport", out)
         legacy.append(_Seen("$.url", raw["url"], binding, legacy_version, "preferredTransport" in raw and known))
-    legacy += [_Seen(f"$.additionalInterfaces[{i}]", item.get("url"),
-                     _binding(item.get("transport"), f"$.additionalInterfaces[{i}]", out)[0], legacy_version,
-                     tenant=_tenant(item, f"$.additionalInterfaces[{i}]", out))
-               for i, item in enumerate(_items(raw, "additionalInterfaces", out)) if isinstance(item, dict)]
-    groups: dict[_Key, list[str]] = {}
+    for i, item in enumerate(_items(raw, "additionalInterfaces", out)):
+        if isinstance(item, dict):
+            path = f"$.additionalInterfaces[{i}]"
+            if item.get("tenant") not in (None, ""):  # not turned into a tenant 1.x clients send with each request
+                out.drop(f"{path}.tenant", "A2A 0.3 interfaces have no tenant, and no client reads one here "
+                                           "(a2a-sdk's 1.x reading copies url and transport alone)")
+            legacy.append(_Seen(path, item.get("url"), _binding(item.get("transport"), path, out)[0], legacy_version))
+    # The interfaces in the card's order, as runs of one interface's versions: clients pick by order (a2a-sdk
+    # 1.x the first of a binding and version it speaks, the JS SDK the last), so the order is kept as stated.
+    runs: list[tuple[_Key, list[str]]] = []
     stated_urls: dict[_Key, str] = {}
     paths: dict[_Key, str] = {}  # where the card states each interface first
     for seen in stated:
@@ -69,33 +74,35 @@ def service(raw: JsonObject, out: Imported, base_url: str | None) -> Service | N
             key = _key(seen)
             stated_urls.setdefault(key, str(seen.url))  # a string, as usable
             paths.setdefault(key, seen.path)
-            if seen.version not in groups.setdefault(key, []):
-                groups[key].append(seen.version)
+            if not runs or runs[-1][0] != key:
+                runs.append((key, []))
+            if seen.version not in runs[-1][1]:
+                runs[-1][1].append(seen.version)
     for seen in legacy:
         if _usable(seen, base_url, out):
             stated_urls.setdefault(_key(seen), str(seen.url))
             paths.setdefault(_key(seen), seen.path)
-            _merge_legacy(seen, groups, bool(stated), out)
-    main = next((k for k in groups if k[2] is None and publishable(stated_urls[k])), None)
+            _merge_legacy(seen, runs, bool(stated), out)
+    main = next((i for i, (k, _) in enumerate(runs) if k[2] is None and publishable(stated_urls[k])), None)
     if main is None:
-        main = next((k for k in groups if publishable(stated_urls[k])), None)
+        main = next((i for i, (k, _) in enumerate(runs) if publishable(stated_urls[k])), None)
         if main is not None:
-            out.drop(f"$.supportedInterfaces (tenant `{main[2]}`)", "the tenant of the interface taken as the "
-                     "card's url: a blueprint's url has none; state it on an additional interface")
+            out.drop(f"$.supportedInterfaces (tenant `{runs[main][0][2]}`)", "the tenant of the interface taken "
+                     "as the card's url: a blueprint's url has none; state it on an additional interface")
     if main is None:
-        if groups:
+        if runs:
             out.drop("$.url", "no interface is at an http(s) URL knoc can publish the card under")
         return _substitute(base_url, legacy_version, out)
-    first = next(iter(groups))
-    if main != first:  # a client that takes the first interface it speaks (a2a-sdk's default) may call another
+    first, (key, versions) = runs[0][0], runs[main]
+    if main != 0:  # a client that takes the first interface it speaks (a2a-sdk's default) may call another
         why = f"has tenant `{first[2]}`" if first[2] is not None else "is not an http(s) URL a card is published at"
-        out.convert(paths[first], f"no longer the first interface: the built card lists `{stated_urls[main]}` "
-                    f"({main[1]}) first, as the blueprint's url (this one {why}); a client that takes the first "
+        out.convert(paths[first], f"no longer the first interface: the built card lists `{stated_urls[key]}` "
+                    f"({key[1]}) first, as the blueprint's url (this one {why}); a client that takes the first "
                     "interface it speaks calls that one now")
     others: list[dict[str, str | list[str]]] = [
         {"url": stated_urls[k], "transport": k[1], **({"tenant": k[2]} if k[2] is not None else {}),
-         "protocol_versions": v} for k, v in groups.items() if k != main]
-    return Service(stated_urls[main], main[1], groups[main], others)
+         "protocol_versions": v} for i, (k, v) in enumerate(runs) if i != main]
+    return Service(stated_urls[key], key[1], versions, others)
 
 
 _Key = tuple[str, str, str | None]  # an interface: its url (no trailing slash), binding and tenant
@@ -106,13 +113,16 @@ def _key(seen: _Seen) -> _Key:
     return _bare(str(seen.url)), seen.binding, seen.tenant
 
 
-def _merge_legacy(seen: _Seen, groups: dict[_Key, list[str]], has_1x: bool, out: Imported) -> None:
-    """A 0.3 reading's interface, into the interfaces the 1.x reading found."""
+def _merge_legacy(seen: _Seen, runs: list[tuple[_Key, list[str]]], has_1x: bool, out: Imported) -> None:
+    """A 0.3 reading's interface, into the interfaces the 1.x reading found:
+    a version it adds joins the interface's first run (a 0.3 client reads
+    no order among one url's versions)."""
     key = _key(seen)
-    same_url = [k for k in groups if k[0] == key[0]]
-    if key in groups:
-        if seen.version not in groups[key]:
-            groups[key].append(seen.version)
+    same_url = [k for k, _ in runs if k[0] == key[0]]
+    own = [versions for k, versions in runs if k == key]
+    if own:
+        if not any(seen.version in versions for versions in own):
+            own[0].append(seen.version)
             if has_1x:
                 out.convert(seen.path, f"the 0.3 reading says this interface speaks A2A {seen.version} too; "
                                        "recorded (a2a-sdk 1.x read only `supportedInterfaces`)")
@@ -121,7 +131,7 @@ def _merge_legacy(seen: _Seen, groups: dict[_Key, list[str]], has_1x: bool, out:
         out.drop(seen.path, f"0.3 clients read JSONRPC at `{key[0]}` (no `preferredTransport`), but "
                             f"`supportedInterfaces` say {same_url[0][1]} there: kept that binding")
         return
-    groups[key] = [seen.version]
+    runs.append((key, [seen.version]))
     if has_1x:
         out.convert(seen.path, f"kept as an interface speaking A2A {seen.version} ({seen.binding}); a2a-sdk 1.x "
                                "did not read it: the card has `supportedInterfaces`")
