@@ -12,7 +12,7 @@ from a2a.client.card_resolver import parse_agent_card
 from a2a.compat.v0_3 import types as sdk_v03
 from a2a.types import AgentCard
 from a2a.utils.proto_utils import validate_proto_required_fields
-from google.protobuf.json_format import ParseDict
+from google.protobuf.json_format import MessageToDict, ParseDict
 from jsonschema import Draft7Validator
 
 from knoc.a2a.extensions import SERVICE_CLASS_URI
@@ -220,10 +220,22 @@ def test_every_security_scheme_shape_passes_the_official_checks(repo, target: st
     else:  # the 0.3-shaped part (agent.json, compat's 0.3 fields) leaves it out too, and says so
         part = "agent.json (the card 0.2 clients read)" if target == "1.0" else \
             "the card's 0.3 fields (what 0.3 clients read)"
-        assert warnings == ["`state_transition_history`" + left_out(target)] + [
-            f"{what} cannot be carried by {part} and is left out of it; 1.0 clients still read it"
-            for what in ("`pkce_required` of `code`", "the scheme `device` (its only flow is A2A 1.0's), and every "
-                         "requirement alternative that names it")]
+        if target == "1.0":
+            assert warnings == ["`state_transition_history`" + left_out(target)] + [
+                f"{what} cannot be carried by {part} and is left out of it; 1.0 clients still read it"
+                for what in ("`pkce_required` of `code`", "the scheme `device` (its only flow is A2A 1.0's), and "
+                             "every requirement alternative that names it")]
+        else:  # a2a-sdk 1.x reads a compat card's schemes from their 0.3 fields, so those carry 1.0's too
+            assert warnings == ["`state_transition_history`" + left_out(target),
+                                "`pkce_required` of `code`: 0.3 clients ignore it (A2A 0.3 has no such flow or "
+                                "field); 1.x clients read it",
+                                "the scheme `device` has only a flow of A2A 1.0: 0.3 clients cannot use it, so the "
+                                "card's 0.3 `security` leaves out every requirement alternative naming it; 1.x "
+                                "clients read the scheme, its flow and those requirements"]
+            read = MessageToDict(parse_agent_card(copy.deepcopy(card)))["securitySchemes"]
+            assert read["code"]["oauth2SecurityScheme"]["flows"]["authorizationCode"]["pkceRequired"] is True
+            assert read["device"]["oauth2SecurityScheme"]["flows"]["deviceCode"]["deviceAuthorizationUrl"] == \
+                "https://auth.example.net/device"
         legacy = card if target == "compat" else json.loads(
             result.files["site/agents.example.net/vault/.well-known/agent.json"])
         assert legacy["skills"][1]["security"] == [{"code": ["vault.read"]}]  # what a 0.3 client may still use

@@ -34,9 +34,20 @@ def legacy_dropped(agent: Agent, fields: CardFields, target: Target, written: ob
                 for path, what in v03.refused(fields)]
     part = ("agent.json (the card 0.2 clients read)" if target.legacy
             else "the card's 0.3 fields (what 0.3 clients read)")
-    return [card_error(agent, path, "KNO-PROJECT-DROPPED", f"{what} cannot be carried by {part} and is left out of "
-                       "it; 1.0 clients still read it", "nothing to do if 0.2 and 0.3 clients need not use it")
+    # A compat card's schemes carry 1.0's flow and PKCE in their 0.3 fields too, where a2a-sdk 1.x reads them.
+    carried = set() if target.legacy else {path for path, _ in v03.only_1_0(fields)}
+    return [card_error(agent, path, "KNO-PROJECT-DROPPED", _carried(path, what) if path in carried else
+                       f"{what} cannot be carried by {part} and is left out of it; 1.0 clients still read it",
+                       "nothing to do if 0.2 and 0.3 clients need not use it")
             for path, what in v03.legacy_part(fields)]
+
+
+def _carried(path: JsonPath, what: str) -> str:
+    if len(path) == 2:  # ("security_schemes", name): a scheme whose every flow is 1.0's
+        return (f"the scheme `{path[1]}` has only a flow of A2A 1.0: 0.3 clients cannot use it, so the card's 0.3 "
+                "`security` leaves out every requirement alternative naming it; 1.x clients read the scheme, its "
+                "flow and those requirements")
+    return f"{what}: 0.3 clients ignore it (A2A 0.3 has no such flow or field); 1.x clients read it"
 
 
 def unprotected_values(agent: Agent) -> list[Diagnostic]:

@@ -5,16 +5,28 @@ the 1.0 wrapper key and the 0.3 `type` fields (the SDK merges the two)."""
 
 from __future__ import annotations
 
-from knoc.a2a import capability
+from knoc.a2a import capability, wire
 from knoc.a2a.fields import CardFields
 from knoc.a2a.targets import v03, v10
 from knoc.a2a.targets.base import Dropped, Target
+from knoc.a2a.wire import Wire
 
 PROTOCOL_VERSION = "0.3"
 
 
+class OAuthFlows(Wire):
+    """A scheme's 0.3 `flows`, with what only 1.0 has (the device code flow,
+    PKCE) too: a2a-sdk 1.x rebuilds a compat card's scheme from its 0.3
+    fields (the ones `type` marks), not from its 1.0 wrapper, so that is
+    where 1.x clients read them. 0.3 clients ignore them, as A2A 0.3 allows."""
+
+    authorization_code: v10.AuthorizationCodeOAuthFlow | None = None
+    client_credentials: wire.ClientCredentialsOAuthFlow | None = None
+    device_code: v10.DeviceCodeOAuthFlow | None = None
+
+
 class SecurityScheme(v10.SecurityScheme, v03.SecurityScheme):
-    pass
+    flows: OAuthFlows | None = None  # type: ignore[assignment]
 
 
 class AgentSkill(v10.AgentSkill):
@@ -44,7 +56,7 @@ def build(f: CardFields) -> AgentCard | v10.AgentCard:
     skills = [v10.skill(s, AgentSkill, security=v03.without(s.security or [], gone) or None) for s in f.skills]
     return AgentCard.model_validate({
         **v10.card_kwargs(f, skills),
-        "security_schemes": {n: SecurityScheme.model_validate({**v10.scheme(s), **v03.scheme(s)})
+        "security_schemes": {n: SecurityScheme.model_validate({**v10.scheme(s), **v03.scheme(s, carried=True)})
                              for n, s in f.schemes.items()} or None,
         "url": view.url, "preferred_transport": view.transport, "protocol_version": view.version,
         "additional_interfaces": v03.interfaces(view), "security": v03.without(f.security, gone) or None,

@@ -67,13 +67,14 @@ FLOWS_1_0 = ("device_code",)  # OAuth flows 0.3 lacks
 FLOW_FIELDS_1_0 = {"authorization_code": "pkce_required"}  # and fields of its flows
 
 
-def scheme(s: JsonObject) -> JsonObject:
+def scheme(s: JsonObject, carried: bool = False) -> JsonObject:
     """A security scheme's fields as the 0.3 model takes them, without what
-    only 1.0 has (the device code flow, PKCE): `dropped` warns of those."""
+    only 1.0 has (the device code flow, PKCE; `dropped` warns of those),
+    unless `carried` (the compat card's 0.3 fields carry them for 1.x clients)."""
     out = {k: v for k, v in s.items() if k != "in"}
     if "in" in s:
         out["in_"] = s["in"]  # `in` is a Python keyword: the model names it in_
-    if isinstance(flows := s.get("flows"), dict):
+    if isinstance(flows := s.get("flows"), dict) and not carried:
         out["flows"] = {flow: _flow_0_3(flow, fields) for flow, fields in flows.items() if flow not in FLOWS_1_0}
     return out
 
