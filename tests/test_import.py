@@ -194,7 +194,9 @@ def test_changes_are_warnings_with_their_json_path(repo: Path, knoc: Knoc) -> No
     [signed] = [d for d in json_diags(out) if d["code"] == "KNO-IMPORT-SIGNATURE"]
     assert code == 0
     assert "not checked" in signed["message"] and "--allow-jku" in signed["hint"] and "$.x-zynd" in paths
-    assert "$.securitySchemes.zyndSig" in paths and "$.security" in paths  # ed25519-envelope is no A2A scheme
+    assert "$.securitySchemes.zyndSig" in paths  # ed25519-envelope is no A2A scheme: its requirement goes too
+    assert "needs `zyndSig`, a scheme that was not kept" in paths["$.security[0]"]
+    assert "clients would read the agent as open" in paths["$.security[0]"]  # its only one: said so
     assert "$.capabilities.stateTransitionHistory" in paths
     written = YAML(typ="safe").load((repo / "content/agent-blueprints/codereview.kno").read_text(encoding="utf-8"))
     assert written["a2a_projection"]["protocol_versions"] == ["0.3"]  # as the card states it (0.3.0), kept

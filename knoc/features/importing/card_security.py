@@ -9,8 +9,6 @@ from __future__ import annotations
 from knoc.features.importing.imported import Imported, http_url, list_of
 from knoc.rules.json import JsonObject, JsonValue
 
-WHY_DROPPED = "it names no security scheme that was kept"
-
 
 def security_schemes(raw: JsonObject, out: Imported) -> None:
     schemes = raw["securitySchemes"]
@@ -124,13 +122,24 @@ def requirements(raw: JsonObject, path: str, out: Imported) -> list[dict[str, li
 def _requirements_of(raw: JsonObject, key: str, path: str, names: set[str],
                      out: Imported) -> list[dict[str, list[str]]]:
     items = list_of(raw[key])
-    kept = [r for item in items if (r := _requirement(item, key)) is not None and set(r) <= names]
+    if not isinstance(raw[key], list):
+        out.drop(f"{path}.{key}", "not a list of requirements")
+    kept = []
     for i, item in enumerate(items):
         if key == "securityRequirements" and isinstance(item, dict) and item and "schemes" not in item:
             out.convert(f"{path}.{key}[{i}]", "a requirement in the 0.3 shape (scheme name -> scopes): "
                         "a2a-sdk 1.x reads it as an empty one (no credentials needed); read as the 0.3 shape")
-    if len(kept) != len(items) or not isinstance(raw[key], list):
-        out.drop(f"{path}.{key}", WHY_DROPPED)
+        found = _requirement(item, key)
+        lost = sorted(set(found) - names) if found is not None else []
+        if found is not None and not lost:
+            kept.append(found)
+            continue
+        why = (f"it needs {', '.join(f'`{n}`' for n in lost)}, a scheme that was not kept" if found is not None
+               else "not a requirement (scheme names, each with a list of scopes)")
+        if items and not kept and i == len(items) - 1:  # every alternative gone: "sign in" would read "open"
+            why += ("; no requirement is left, so clients would read the agent as open: state the one it "
+                    "enforces in the blueprint before publishing it")
+        out.drop(f"{path}.{key}[{i}]", why)
     return kept
 
 def _requirement(item: JsonValue, key: str) -> dict[str, list[str]] | None:
