@@ -387,6 +387,15 @@ def test_a_source_whose_name_is_not_utf8_is_reported_by_every_command(repo: Path
         assert refused and "not UTF-8" in refused[0]["message"] and "caf\\xe9" in refused[0]["file"], refused
 
 
+@pytest.mark.parametrize("name", ["forged\n  --> ok.kno:1:1.kno", "hidden\x1b[2K.kno", "zero\u200bwidth.kno"])
+def test_a_source_whose_name_a_terminal_would_not_show_is_refused(repo: Path, knoc: Knoc, name: str) -> None:
+    """A line break would forge lines of the report, an escape rewrite them."""
+    (repo / BP / name).write_bytes((repo / CATALOG_SEARCH).read_bytes().replace(b"catalog-search", b"odd-search"))
+    code, out, err = knoc("validate", root=repo)
+    assert code == 1 and "KNO-IO-REFUSED" in out + err and "rename it" in out + err
+    assert "\n  --> ok.kno" not in out + err and "\x1b" not in out + err and "\u200b" not in out + err
+
+
 def test_an_argument_that_is_not_utf8_is_a_usage_error(repo: Path) -> None:
     import subprocess
     import sys

@@ -57,7 +57,8 @@ def listed(root: Path, dirs: list[str]) -> Listing:
     folder listed already (the real folders are listed first, so which path
     a folder is read under never depends on the order of a listing); any
     other link to a folder, a link to nothing, a folder that cannot be
-    listed, a `.KNO` name and a name that is not UTF-8 are refused, never
+    listed, a `.KNO` name and a name that is not UTF-8 or holds a character
+    no terminal shows (a line break, an escape) are refused, never
     dropped without a word."""
     found: list[str] = []
     folders: list[tuple[str, int]] = []
@@ -104,8 +105,8 @@ def listed(root: Path, dirs: list[str]) -> Listing:
                 subfolders = {e.name for e in entries if e.is_dir()}
             except OSError:
                 subfolders = {e.name for e in entries if _is_dir(e)}
-            if not all(e.name.isascii() for e in entries):
-                entries = _utf8_names(rel, entries, refused)
+            if not all(e.name.isascii() and e.name.isprintable() for e in entries):
+                entries = _showable_names(rel, entries, refused)
             found += [f"{rel}/{e.name}" for e in entries
                       if e.name.endswith(SOURCE_SUFFIX) and e.name not in subfolders]
             refused += [(f"{rel}/{e.name}", f"only names ending in {SOURCE_SUFFIX} (lowercase) are sources: "
@@ -120,9 +121,12 @@ def listed(root: Path, dirs: list[str]) -> Listing:
     return Listing(sorted(found), folders, sorted(refused))
 
 
-def _utf8_names(rel: str, entries: list[os.DirEntry[str]], refused: list[tuple[str, str]]) -> list[os.DirEntry[str]]:
-    """The entries whose names are UTF-8; the others are refused (a name
-    that is not UTF-8 cannot be shown, compared or written into JSON)."""
+def _showable_names(rel: str, entries: list[os.DirEntry[str]],
+                    refused: list[tuple[str, str]]) -> list[os.DirEntry[str]]:
+    """The entries whose names are UTF-8 text a terminal shows as it is; the
+    others are refused (a name that is not UTF-8 cannot be shown, compared
+    or written into JSON; one holding a line break, an escape or another
+    character no terminal shows would forge or hide lines of a message)."""
     kept = []
     for e in entries:
         try:
@@ -130,6 +134,12 @@ def _utf8_names(rel: str, entries: list[os.DirEntry[str]], refused: list[tuple[s
         except UnicodeEncodeError:
             shown = e.name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
             refused.append((f"{rel}/{shown}", "its name is not UTF-8: rename it"))
+            continue
+        hidden = next((c for c in e.name if not c.isprintable()), None)
+        if hidden is not None:
+            shown = "".join(c if c.isprintable() else f"\\u{ord(c):04x}" for c in e.name)
+            refused.append((f"{rel}/{shown}", f"its name holds U+{ord(hidden):04X}, a character no terminal shows "
+                                              "as it is: rename it"))
             continue
         kept.append(e)
     return kept
