@@ -144,3 +144,16 @@ def test_a_long_line_is_shown_cut_around_the_place(repo: Path, knoc) -> None:  #
     excerpt, caret = lines[shown][len("1 | "):], lines[shown + 1][len("  | "):]
     assert excerpt.startswith("...[") and excerpt.endswith("[...") and len(excerpt) <= EXCERPT_WIDTH + 6
     assert caret.strip() == "^" and excerpt[caret.index("^")] == "["
+
+
+@pytest.mark.parametrize(("title", "hint"), [
+    (r'"C:\dir\knoc"', "write it twice"),  # a Windows path or a regex's `\d` in double quotes
+    (r'"\ud83d\ude00"', "YAML has no surrogate pairs"),  # JSON's way to write an emoji
+])
+def test_a_bad_escape_is_named_as_one_not_as_indentation(repo: Path, knoc, title: str, hint: str) -> None:  # type: ignore[no-untyped-def]
+    (repo / STEWARD).write_text((repo / STEWARD).read_text(encoding="utf-8").replace(
+        "\ntitle: ", f"\ntitle: {title}\nold_title: ", 1), encoding="utf-8")
+    code, out, _ = knoc("validate", "--format", "json", root=repo)
+    [found] = [d for d in json_diags(out) if d["code"] == "KNO-YAML-SYNTAX"]
+    assert code == 1 and "escape" in found["message"] and hint in found["hint"]
+    assert "indentation" not in found["message"] + found["hint"]
