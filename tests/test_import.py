@@ -188,6 +188,18 @@ def test_files_that_only_look_like_cards_are_refused(repo: Path, knoc: Knoc, pat
     assert tree(repo / "content") == before
 
 
+@pytest.mark.parametrize("url", ["https://agents.example.org/q?tenant=x", "https://agents.example.org/a#frag"])
+def test_a_card_whose_only_url_cannot_publish_a_card_says_why(repo: Path, knoc: Knoc, tmp_path: Path,
+                                                               url: str) -> None:
+    card = {"name": "U", "description": "d", "url": url, "version": "1.0.0", "capabilities": {},
+            "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
+            "skills": [{"id": "s", "name": "S", "description": "x", "tags": ["t"]}]}
+    (tmp_path / "u.json").write_text(json.dumps(card), encoding="utf-8")
+    code, _, err = knoc("import", str(tmp_path / "u.json"), root=repo)
+    assert code == 1 and "cannot import this card: none of its interfaces" in err and "--url" in err
+    assert "names no A2A service url" not in err  # it names one
+
+
 def test_changes_are_warnings_with_their_json_path(repo: Path, knoc: Knoc) -> None:
     code, out, _ = knoc("import", str(CARDS / "wild/stitch.json"), "--format", "json", root=repo)
     paths = {d["json_path"]: d["message"] for d in json_diags(out) if d["code"] == "KNO-IMPORT-CHANGED"}

@@ -17,6 +17,11 @@ class NotACard(Exception):
     """The JSON is not an A2A Agent Card: nothing is written."""
 
 
+class NoServiceUrl(NotACard):
+    """A card whose every interface is at a url no card can be published
+    under (a query, a fragment): nothing is written."""
+
+
 @dataclass(frozen=True)
 class Change:
     path: str  # JSON path in the imported card, e.g. $.capabilities.streaming

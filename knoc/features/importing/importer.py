@@ -38,7 +38,7 @@ from knoc.features.importing.card_fields import (
 from knoc.features.importing.card_names import camel
 from knoc.features.importing.card_security import security
 from knoc.features.importing.card_service import service
-from knoc.features.importing.imported import Imported, NotACard
+from knoc.features.importing.imported import Imported, NoServiceUrl, NotACard
 from knoc.kinds.agent import BLUEPRINT_SCHEMA
 from knoc.rules import jsontext, limits
 from knoc.rules import slug as slugs
@@ -68,6 +68,9 @@ def convert(raw: JsonValue, base_url: str | None = None) -> Imported:
     out.card["name"] = name
     found = service(raw, out, base_url)
     if found is None:
+        if any(k in raw for k in ("url", "supportedInterfaces", "additionalInterfaces")):
+            raise NoServiceUrl("none of its interfaces is at a url a card can be published under (an http(s) url "
+                               "without query or fragment); give the agent's url with `--url`")
         raise NotACard("it names no A2A service url (`url`, `supportedInterfaces` or `additionalInterfaces`); "
                        "give the agent's url with `--url`")
     text_field(raw, out, "description", fallback=name)
@@ -130,7 +133,8 @@ def load(source: str, label: str, base_url: str | None = None,
     try:
         imported = convert(raw, base_url)
     except NotACard as exc:
-        return None, [diag("KNO-IMPORT-NOT-CARD", f"not an A2A Agent Card: {exc}", file=label,
+        lead = "cannot import this card" if isinstance(exc, NoServiceUrl) else "not an A2A Agent Card"
+        return None, [diag("KNO-IMPORT-NOT-CARD", f"{lead}: {exc}", file=label,
                             hint="nothing was written for it")]
     # Where each change is written, as the YAML composer places it (JSON is YAML, but for a key of
     # over 1,024 characters, which libyaml refuses: then the findings say no place).
