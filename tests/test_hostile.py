@@ -367,6 +367,20 @@ def test_a_bad_key_in_a_key_set_or_in_knoc_toml_is_a_diagnostic(case: str, repo:
     assert code == 2 and said in err and "Traceback" not in err, err
 
 
+@pytest.mark.parametrize(("pinned", "said"), [
+    ('"keys/jwks.json"', "it is a key set (`keys`), not one key"),  # the build's own jwks.json, pinned whole
+    ('{ kty = "OKP" }', "a key has no `crv`"),
+])
+def test_a_key_set_or_a_half_written_jwk_pinned_says_what_it_is(repo: Path, knoc: Knoc, pinned: str,
+                                                                said: str) -> None:
+    (repo / "keys").mkdir()
+    (repo / "keys/jwks.json").write_text(json.dumps({"keys": [BAD_KEYS["EC without y"]]}), encoding="utf-8")
+    with (repo / "knoc.toml").open("a", encoding="utf-8") as f:
+        f.write(f"\n[signing]\npublic = {pinned}\n")
+    code, _, err = knoc("check", root=repo)
+    assert code == 2 and said in err and "None" not in err, err
+
+
 def test_a_deeply_nested_manifest_is_no_crash_and_a_build_replaces_it(repo: Path, knoc: Knoc) -> None:
     assert knoc("build", root=repo)[0] == 0
     (repo / "build/manifest.json").write_bytes(b'{"signing": ' + b"[" * 100_000 + b"]" * 100_000 + b"}")

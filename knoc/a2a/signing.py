@@ -78,8 +78,14 @@ def public_key(jwk: object) -> PublicKey:
         raise KeyProblem("a key is not a JSON object")
     if "d" in jwk:
         raise KeyProblem("a key holds a private member (`d`): a key set publishes public keys only")
+    if "keys" in jwk and "kty" not in jwk:
+        raise KeyProblem("it is a key set (`keys`), not one key: pin each key on its own (`knoc keys public KEY` "
+                         "prints it), or list several")
     kty, crv = jwk.get("kty"), jwk.get("crv")
     want = {("OKP", "Ed25519"): "EdDSA", ("EC", "P-256"): "ES256"}.get((str(kty), str(crv)))
+    if kty is None or crv is None:
+        raise KeyProblem(f"a key has no {'`kty`' if kty is None else '`crv`'}: a JWK of Ed25519 has "
+                         "`kty = \"OKP\"`, `crv = \"Ed25519\"`, and one of P-256 `kty = \"EC\"`, `crv = \"P-256\"`")
     if want is None or not isinstance(kty, str) or not isinstance(crv, str):
         raise KeyProblem(f"a key is {shown(kty)}/{shown(crv)}: knoc verifies Ed25519 (OKP) and P-256 (EC) keys")
     if "alg" in jwk and jwk["alg"] != want:
