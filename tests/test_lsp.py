@@ -12,6 +12,7 @@ import sys
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import pytest_lsp
@@ -419,6 +420,30 @@ def test_a_server_started_with_ctrl_c_ignored_keeps_ignoring_it(repo: Path) -> N
         proc.wait(timeout=20)
     finally:
         proc.kill()
+
+
+def test_a_message_the_server_cannot_act_on_is_no_python_error(repo: Path) -> None:
+    """A frame that is not JSON, and a change to a document never opened:
+    one line in the editor's log each, no traceback, no "Error in server"."""
+    def frame(body: bytes) -> bytes:
+        return b"Content-Length: %d\r\n\r\n%s" % (len(body), body)
+
+    def message(method: str, params: dict[str, Any], id_: int | None = None) -> bytes:
+        return frame(json.dumps({"jsonrpc": "2.0", "method": method, "params": params,
+                                 **({"id": id_} if id_ is not None else {})}).encode())
+
+    never_opened = (repo / "content/agent-blueprints/nope.kno").as_uri()
+    sent = b"".join([
+        message("initialize", {"processId": None, "rootUri": repo.as_uri(), "capabilities": {}}, 1),
+        message("initialized", {}), frame(b"{not json"),
+        message("textDocument/didChange", {"textDocument": {"uri": never_opened, "version": 2}, "contentChanges": [
+            {"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}, "text": "x"}]}),
+        message("shutdown", {}, 2), message("exit", {})])
+    done = subprocess.run([sys.executable, "-m", "knoc", "lsp"], cwd=repo, input=sent, capture_output=True,
+                          timeout=60)
+    assert b"Traceback" not in done.stderr and b"Error in server" not in done.stdout, done.stderr
+    assert b"KeyError" not in done.stdout + done.stderr and b"ignored a message" in done.stdout
+    assert b'"id": 2' in done.stdout or b'"id":2' in done.stdout  # it went on, and answered the shutdown
 
 
 def test_positions_count_lines_as_the_protocol_does() -> None:

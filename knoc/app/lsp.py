@@ -14,29 +14,28 @@ import asyncio
 import dataclasses
 import logging
 import os
+import sys
 from collections import defaultdict
 from pathlib import Path
 from urllib.parse import unquote
 
 from lsprotocol import types as lsp
+from pygls.exceptions import FeatureRequestError
 from pygls.lsp.server import LanguageServer
 from pygls.uris import from_fs_path, to_fs_path
-from pygls.workspace import PositionCodec
 
 from knoc.app.common import at_new_files, open_repo
+from knoc.app.lsp_positions import Positions
 from knoc.app.outcome import UsageError, as_usage
 from knoc.config import CONFIG_FILE
-from knoc.diagnostics import Diagnostic, Severity
-from knoc.features.editor.assist import Assistant, Symbol
+from knoc.diagnostics import Diagnostic
+from knoc.features.editor.assist import Assistant
 from knoc.incremental.live import LiveRepo
 from knoc.io import files, interrupts, pool
 from knoc.kinds.entity import BUILTIN
-from knoc.rules.lines import lines_with_ends
 from knoc.version import __version__
 
 PAUSE = 0.025  # seconds of quiet in the typing before a change is compiled
-_SEVERITY = {Severity.ERROR: lsp.DiagnosticSeverity.Error, Severity.WARNING: lsp.DiagnosticSeverity.Warning}
-_SYMBOL = {"object": lsp.SymbolKind.Object, "array": lsp.SymbolKind.Array, "field": lsp.SymbolKind.Field}
 _COMPLETION = {"field": lsp.CompletionItemKind.Field, "value": lsp.CompletionItemKind.EnumMember,
                "reference": lsp.CompletionItemKind.Reference}
 
@@ -55,6 +54,13 @@ class KnocServer(LanguageServer):
         self.timer: asyncio.TimerHandle | None = None
         self.folder: Path | None = None  # the workspace the client opened
         self.unread_config: list[Diagnostic] = []  # why knoc.toml, as last saved, does not read
+
+    def report_server_error(self, error: Exception, source: type[Exception]) -> None:
+        """A message knoc cannot act on (not JSON-RPC, a change to a document
+        the client never opened): said in the client's log, in knoc's words,
+        not shown as a Python error; a request's own error goes in its answer."""
+        if source is not FeatureRequestError:
+            self.window_log_message(lsp.LogMessageParams(lsp.MessageType.Warning, IGNORED))
 
     def rel(self, uri: str) -> str | None:
         """The repo-relative path of a document, if it may be a source of
@@ -226,43 +232,6 @@ class KnocServer(LanguageServer):
             return ""
 
 
-class Positions:
-    """A text's positions as knoc counts them (0-based lines as Python
-    splits them, columns in characters) and as the client does (in its
-    units: UTF-16 unless it asked for another)."""
-
-    def __init__(self, text: str, codec: PositionCodec) -> None:
-        self.text, self._codec = text, codec
-        self.lines = lines_with_ends(text)
-
-    def out(self, line: int, character: int) -> lsp.Position:
-        return self._codec.position_to_client_units(self.lines, lsp.Position(line, character))
-
-    def inward(self, position: lsp.Position) -> tuple[int, int]:
-        if position.line >= len(self.lines):
-            return position.line, 0
-        at = self._codec.position_from_client_units(self.lines, position)
-        return at.line, at.character
-
-    def range(self, line: int, start: int, end: int) -> lsp.Range:
-        return lsp.Range(self.out(line, start), self.out(line, end))
-
-    def diagnostic(self, d: Diagnostic) -> lsp.Diagnostic:
-        """A finding as the protocol has it: the rest of the line when its end is not known."""
-        line = (d.span.line - 1) if d.span else 0
-        start = (d.span.column - 1) if d.span else 0
-        whole = len(self.lines[line].rstrip("\r\n")) if line < len(self.lines) else start
-        end = (d.span.end_column - 1) if d.span and d.span.end_column else whole
-        message = d.message + (f"\n{d.hint}" if d.hint else "")
-        return lsp.Diagnostic(self.range(line, start, max(start, end)), message, code=d.code, source="knoc",
-                              severity=_SEVERITY.get(d.severity, lsp.DiagnosticSeverity.Information))
-
-    def symbol(self, s: Symbol) -> lsp.DocumentSymbol:
-        whole = lsp.Range(self.out(s.line, s.character), self.out(s.end_line, s.end_character))
-        name = self.range(s.line, s.character, s.character + len(s.name))
-        return lsp.DocumentSymbol(s.name, _SYMBOL[s.kind], whole, name, children=[self.symbol(c) for c in s.children])
-
-
 server = KnocServer()
 
 
@@ -390,10 +359,24 @@ def _as_named(root: Path, folder: Path) -> Path:
     return named.parents[up - 1] if up else named
 
 
+IGNORED = ("knoc lsp ignored a message it cannot act on (one that is not JSON-RPC, or a change to a document "
+           "the client did not open)")
+
+
+class _OneLine(logging.Handler):
+    """pygls's warnings on stderr (the editor's log) as one line each, with no Python traceback."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        sys.stderr.write(f"knoc lsp: {record.getMessage().splitlines()[0][:200]}\n")
+
+
 def serve() -> None:
     """Speak the protocol on stdin and stdout until the client leaves (or
     Ctrl-C: the server writes only its cache's listing, aside and then
     renamed into place, so it may end at once)."""
-    logging.getLogger("pygls").setLevel(logging.WARNING)
+    said = logging.getLogger("pygls")
+    said.setLevel(logging.WARNING)
+    said.addHandler(_OneLine())
+    said.propagate = False
     interrupts.exit_at_ctrl_c(130, "interrupted")
     server.start_io()
