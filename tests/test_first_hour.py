@@ -297,3 +297,11 @@ def test_each_built_in_spec_is_named_after_its_slug() -> None:
     """The compiler skips an overridden built-in spec by its file name."""
     for path in BUILTIN_SPECS.glob("*.kno"):
         assert f"\nslug: {path.stem}\n" in path.read_text(encoding="utf-8")
+
+
+def test_init_inside_another_repos_content_is_refused(repo: Path) -> None:
+    """The outer repo would read the new one's agent and domain as its own."""
+    before = tree(repo / "content")
+    code, _, err = run("init", str(repo / "content/nested"))
+    assert code == 2 and "inside the content folder" in err and tree(repo / "content") == before
+    assert run("init", str(repo / "tools/agents"))[0] == 0  # inside the repo, outside its sources: its own repo

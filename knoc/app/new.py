@@ -9,7 +9,7 @@ from pathlib import Path
 from knoc.a2a import targets
 from knoc.app.common import compile_cached, exists_message, only
 from knoc.app.outcome import Outcome, UsageError
-from knoc.config import CONFIG_FILE, Config, load_config
+from knoc.config import CONFIG_FILE, Config, ConfigError, find_root, load_config
 from knoc.features import authoring as author
 from knoc.features import schemas
 from knoc.features.importing.imported import publishable
@@ -49,6 +49,20 @@ def new_extension(config: Config, slug: str, title: str | None, uri: str, *, use
     return _write_and_check(config, {f"{config.content}/{EXTENSIONS}/{slug}.kno": text}, use_cache)
 
 
+def _outside_sources(folder: Path) -> None:
+    """Refuse a new repo inside the sources of another (its content/ or
+    specs/): that repo would read the new one's files as its own."""
+    try:
+        outer = load_config(find_root(folder.resolve().parent))
+    except ConfigError:
+        return
+    for kind, sources in (("content", outer.content), ("specs", outer.specs)):
+        if folder.resolve().is_relative_to((outer.root / sources).resolve()):
+            raise UsageError("KNO-CONFIG", f"{folder} is inside the {kind} folder of the content repo at "
+                             f"{outer.root}, which would read the new repo's files as its own",
+                             "start the new repo outside that folder (or outside that repo)")
+
+
 def _publishable(url: str, hint: str | None = None) -> None:
     """Refuse a url a card (or an extension's page) cannot be published at,
     before anything is written; a password in it is never repeated."""
@@ -69,6 +83,7 @@ def init(folder: Path, url: str | None = None) -> Outcome:
     if files.dangling(folder) or (files.stat(folder) is not None and not files.is_dir(folder)):
         raise UsageError("KNO-CONFIG", f"{folder} is not a folder" + (" (a link to nothing)" if files.dangling(folder)
                                                                       else ""))
+    _outside_sources(folder)
     writing.writable(folder, ".gitignore")
     ignored = files.is_file(folder / ".gitignore") and ".knoc-cache" in files.read_bytes(
         folder / ".gitignore").decode("utf-8", "replace")
