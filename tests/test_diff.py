@@ -91,7 +91,7 @@ def test_an_unknown_ref_is_a_usage_error(knoc: Knoc, two_commits: Path) -> None:
 
 def test_outside_git_is_a_usage_error(knoc: Knoc, repo: Path) -> None:
     code, _, err = knoc("diff", root=repo)
-    assert code == 2 and "error[KNO-GIT]" in err
+    assert code == 2 and "error[KNO-GIT]" in err and "not a git repository" in err and "inside a git" in err
 
 
 def card(**kw: Any) -> dict[str, Any]:
@@ -157,9 +157,23 @@ def test_two_refs_compare_as_a_pull_request_does(knoc: Knoc, two_commits: Path) 
     described = next(c for c in report["changes"] if c["kind"] == "description-changed")
     assert described["before"].startswith("Reviews") and described["after"].startswith("Carefully reviews")
     assert knoc("diff", "feature..main", "--format", "json", root=two_commits)[0] == 0
-    for bad in ("main..", "..main", "main", "--output=/tmp/x..main"):
+    for bad in ("main", "--output=/tmp/x..main", "main....feature"):
         assert knoc("diff", bad, "--format", "json", root=two_commits)[0] == 2, bad
+    assert json.loads(knoc("diff", "main..", "--format", "json", root=two_commits)[1])["head"].startswith("HEAD (")
     assert knoc("diff", "main..feature", "--base", "main", root=two_commits)[0] == 2
+
+
+def test_three_dots_compare_from_where_the_branch_left(knoc: Knoc, two_commits: Path) -> None:
+    """GitHub's `A...B`: a change made on main after the branch left it is not the branch's."""
+    git(two_commits, "checkout", "-q", "main")
+    edit(two_commits / SEARCH, "name: Catalog Search", "name: Catalog Search On Main")
+    git(two_commits, "commit", "-qam", "main moves on")
+    git(two_commits, "checkout", "-q", "feature")
+    two = json.loads(knoc("diff", "main..feature", "--format", "json", root=two_commits)[1])
+    three = json.loads(knoc("diff", "main...feature", "--format", "json", root=two_commits)[1])
+    assert any(c["name"] == "catalog-search" and c["kind"] == "name-changed" for c in two["changes"])
+    assert not any(c["name"] == "catalog-search" and c["kind"] == "name-changed" for c in three["changes"])
+    assert ("schema-steward", "capability-off") in {(c["name"], c["kind"]) for c in three["changes"]}
 
 
 def test_a_major_version_bump_announces_its_breaking_changes(knoc: Knoc, two_commits: Path) -> None:

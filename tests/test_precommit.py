@@ -75,6 +75,15 @@ def test_knoc_build_rebuilds_and_stages(repo: Path) -> None:
     assert "Now reviews" in committed
 
 
+def test_build_stage_with_build_ignored_says_so_beside_the_builds_own_findings(repo: Path) -> None:
+    run(repo, "git", "init", "-q", "-b", "main")
+    (repo / ".gitignore").write_text("build/\n", encoding="utf-8")
+    done = run(repo, sys.executable, "-m", "knoc", "build", "--stage", check=False)
+    assert done.returncode == 1 and "not staged: .gitignore ignores it" in done.stderr
+    assert "remove it from .gitignore" in done.stderr and "wrote 7 cards" in done.stderr  # the build's own summary
+    assert ", staged" not in done.stderr and (repo / "build/manifest.json").is_file()
+
+
 def test_knoc_build_without_the_key_fails_the_commit_of_a_signed_repo(repo: Path) -> None:
     """The knoc-build hook in a repo whose build/ is signed, run by a
     teammate without the key: the commit fails, and the signed build/ stays."""

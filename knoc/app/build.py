@@ -12,6 +12,7 @@ from knoc.app.outcome import Outcome, UsageError, fails
 from knoc.app.scan import Scan
 from knoc.app.signing import committed_signed_by, key_signer, signed_by, unpinned
 from knoc.config import CONFIG_FILE, Config
+from knoc.diagnostics import Diagnostic, diag
 from knoc.diagnostics.progress import Progress, quiet
 from knoc.incremental.driver import Result
 from knoc.io import background, git, lock, pool, swap
@@ -70,7 +71,6 @@ def _build(config: Config, use_cache: bool, fail_on_warning: bool, stage: bool, 
         seen()
         return scan.memo.snapshot.files
 
-    out = config.output + "/"
     staging = Staging(config.out_dir, MANIFEST)
     swapped: tuple[Mapping[str, str], Base | None] | None = None  # what build/ now holds, once written
 
@@ -95,20 +95,33 @@ def _build(config: Config, use_cache: bool, fail_on_warning: bool, stage: bool, 
             swapped = plain(result.digests), result.base
     finally:
         staging.abort()  # whatever was written early and not swapped in
+    unstaged = _staged(config) if written and stage else None
+    if unstaged is not None:  # said beside what the build found and wrote, not instead of it
+        diags.append(unstaged)
     stripped = written and (dropped, committed) != (None, None)
-    outcome = Outcome("knoc build", diags, result.inputs, _summary(config, result, written, current, stage, signer)
+    outcome = Outcome("knoc build", diags, result.inputs, _summary(config, result, written, current,
+                                                                   stage and unstaged is None, signer)
                       + (f"; unsigned (--unsigned): the signatures {config.output}/ had are gone" if stripped else ""))
     del result  # its trees and per-file results, and the old tree's scan: the memo is made without them
     old.cache_clear()
     if swapped is not None:
         scan.memo.written(_stat(config, scan, staging.update, swapped[0]), *swapped)  # the memo the scan read
-    if written and stage:
-        try:
-            git.stage(config.root, config.out_dir)
-        except git.GitError as exc:
-            raise UsageError("KNO-GIT", f"{out} was written but not staged: {exc}",
-                             "run it in a git work tree, or without --stage") from None
     return outcome
+
+
+def _staged(config: Config) -> Diagnostic | None:
+    """`git add` the build just written; why not, if it could not be."""
+    try:
+        git.stage(config.root, config.out_dir)
+    except git.GitError as exc:
+        out = config.output + "/"
+        if "ignored by one of your .gitignore" in str(exc):
+            return diag("KNO-GIT", f"{out} was written but not staged: .gitignore ignores it",
+                        hint=f"a repo that commits its build must not ignore {out}: remove it from .gitignore")
+        return diag("KNO-GIT", f"{out} was written but not staged: "
+                    f"{(str(exc).splitlines() or ['git failed'])[0].removeprefix('fatal: ')}",
+                    hint="run it in a git work tree, or without --stage")
+    return None
 
 
 def _summary(config: Config, result: Result, written: bool, current: bool, stage: bool,

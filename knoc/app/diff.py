@@ -31,13 +31,19 @@ WORK_TREE = "work tree"
 
 
 def diff(config: Config, base: str | None, *, fmt: str, fail_on: str, use_cache: bool,
-         head: str | None = None) -> Outcome:
-    """`base` against `head` (a ref), or against the work tree when `head` is None.
+         head: str | None = None, merge: bool = False) -> Outcome:
+    """`base` against `head` (a ref), or against the work tree when `head` is None;
+    with `merge`, the merge base of the two against `head` (git's `base...head`).
     `fail_on`: "breaking" fails on a breaking change no major version
     announces, "warning" on any breaking change (each is a warning), in
     every format alike."""
     gate = fail_on == "breaking"
     check_refs(base, head)
+    if merge and base is not None and head is not None:
+        try:
+            base = git.merge_base(config.root, base, head)
+        except git.GitError as exc:
+            raise git_error(exc, f"{base}...{head}") from None
     with _compiled(config, head, use_cache) as (new, new_config, head_label):
         diags = new.report.sorted() if head is None else []
         if not new.ok and head is None:

@@ -30,4 +30,6 @@ def git_error(exc: Exception, ref: str | None,
                                                           "not a valid object name"))
     what = (f"`{ref}` is not a branch, tag or commit git knows" if unknown
             else (said.splitlines() or ["git failed"])[0].removeprefix("fatal: "))
+    if "not a git repository" in said:
+        return UsageError("KNO-GIT", what, "run it inside a git work tree: it compares commits")
     return UsageError("KNO-GIT", what, f"name a branch, tag or commit (`git log --oneline` lists commits): {hint}")

@@ -13,8 +13,9 @@ from knoc.diagnostics.reporters import FORMATS
                              "branch).")
 @options(formats=(*FORMATS, "markdown"), thresholds=("error", "warning", "breaking"), default_format="markdown")
 def command(run: Run, refs: str | None, base: str | None) -> int:
-    """Report the public wire changes between two git refs (A..B), or
-    between a ref (--base) and the work tree.
+    """Report the public wire changes between two git refs (A..B; A...B
+    from where B branched off A, as a pull request shows it), or between a
+    ref (--base) and the work tree.
 
     Per agent, perception domain and host, each change is classed breaking,
     additive or cosmetic, with its old and new value. Breaking changes of
@@ -23,14 +24,16 @@ def command(run: Run, refs: str | None, base: str | None) -> int:
     --fail-on breaking makes it a CI gate that intended changes pass."""
     from knoc.app.diff import diff
 
-    head = None
+    head, merge = None, False
     if refs is not None:
         if base is not None:
             raise UsageError("KNO-CONFIG", "give either A..B or --base, not both", "`knoc diff main..HEAD`")
-        base, sep, head = refs.partition("..")
-        if not sep or not base or not head or head.startswith("."):
+        merge = "..." in refs  # GitHub's A...B: from where B left A
+        base, sep, head = refs.partition("..." if merge else "..")
+        base, head = base or "HEAD", head or "HEAD"  # as git reads `A..` and `..B`
+        if not sep or head.startswith(".") or base.endswith("."):
             raise UsageError("KNO-CONFIG", f"`{refs}` is not a range of two refs", "write it A..B: `knoc diff "
                              "main..HEAD`")
     fmt = "markdown" if run.fmt == "text" else run.fmt
     return run.report(diff(run.config, base, fmt=fmt, fail_on=run.fail_on, use_cache=run.use_cache,
-                           head=head))
+                           head=head, merge=merge))

@@ -29,6 +29,7 @@ def _git(root: Path, *args: str) -> bytes:
 def default_base(root: Path) -> str:
     """The merge base of HEAD with the default branch (origin's HEAD, else
     main or master), the way a pull request is compared."""
+    _git(root, "rev-parse", "--git-dir")  # outside a repo, git says that, not that no branch is found
     candidates = []
     with contextlib.suppress(GitError):
         candidates.append(_git(root, "symbolic-ref", "--quiet", "refs/remotes/origin/HEAD").decode().strip())
@@ -40,6 +41,11 @@ def default_base(root: Path) -> str:
             continue
         return _git(root, "merge-base", "HEAD", ref).decode().strip()
     raise GitError("no default branch (origin/HEAD, main or master) to compare with")
+
+
+def merge_base(root: Path, a: str, b: str) -> str:
+    """The commit `a...b` compares from (what a pull request of `b` into `a` shows)."""
+    return _git(root, "merge-base", "--end-of-options", a, b).decode().strip()
 
 
 def describe(root: Path, ref: str) -> str:
