@@ -117,6 +117,9 @@ def find_root(start: Path) -> Path:
     for folder in (here, *here.parents):
         if files.is_file(folder / CONFIG_FILE) or files.is_dir(folder / "specs"):
             return folder
+        if files.stat(folder / CONFIG_FILE) is not None or files.dangling(folder / CONFIG_FILE):  # not a file
+            raise ConfigError(f"{folder / CONFIG_FILE} is not a regular file: knoc reads its settings from one "
+                              "(replace it with a file, or remove it)")
     raise ConfigError(f"no content repo here: no {CONFIG_FILE} or specs/ in {here} or above it "
                       "(run knoc inside a content repo, or pass --root)")
 

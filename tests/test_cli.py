@@ -43,6 +43,25 @@ def test_build_finds_the_root_by_walking_up(repo: Path) -> None:
     assert "Traceback" not in done.stderr
 
 
+def test_a_knoc_toml_that_is_no_file_is_named(tmp_path: Path) -> None:
+    (tmp_path / "knoc.toml").mkdir()
+    done = subprocess.run([sys.executable, "-m", "knoc", "validate"], cwd=tmp_path, capture_output=True, text=True)
+    assert done.returncode == 2 and "knoc.toml is not a regular file" in done.stderr
+
+
+def test_an_encrypted_signing_key_is_named_and_said_encrypted(repo: Path, knoc,  # type: ignore[no-untyped-def]
+                                                               tmp_path_factory: pytest.TempPathFactory) -> None:
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import ed25519
+
+    key = tmp_path_factory.mktemp("outside") / "locked.pem"  # outside the repo
+    key.write_bytes(ed25519.Ed25519PrivateKey.generate().private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+        serialization.BestAvailableEncryption(b"pw-Zq81")))
+    code, _, err = knoc("build", "--sign-key", str(key), root=repo)
+    assert code == 2 and f"({key}) is encrypted" in err and "pw-Zq81" not in err
+
+
 def test_outside_a_content_repo_is_a_usage_error(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, "-m", "knoc", "validate"], cwd=tmp_path,
                           capture_output=True, text=True)

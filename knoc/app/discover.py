@@ -7,7 +7,6 @@ from __future__ import annotations
 import difflib
 import json
 
-from knoc.a2a import capability
 from knoc.app.common import compile_cached
 from knoc.app.outcome import Outcome, UsageError
 from knoc.config import Config
@@ -19,7 +18,7 @@ from knoc.output.tree import DOMAINS
 def discover(config: Config, request: Request, *, fmt: str, use_cache: bool) -> Outcome:
     problems = request.problems()
     if problems:
-        raise UsageError("KNO-CONFIG", "; ".join(problems), f"capabilities: {', '.join(capability.vocabulary())}")
+        raise UsageError("KNO-CONFIG", "; ".join(m for m, _ in problems), problems[0][1])
     result = compile_cached(config, use_cache)
     if not result.ok:
         return Outcome("knoc discover", result.report.sorted(), result.inputs, "no catalog: fix the errors first")

@@ -166,8 +166,11 @@ def _refuse_existing(root: Path, wanted: dict[str, str], hint: str = "move them 
     for rel in wanted:
         writing.writable(root, rel)
     taken = [rel for rel in wanted if files.stat(root / rel) is not None or (root / rel).is_symlink()]
+    if len(taken) == 1:
+        raise UsageError("KNO-EXISTS", exists_message(taken[0]) + "; nothing was written", hint)
     if taken:
-        raise UsageError("KNO-EXISTS", "; ".join(exists_message(rel) for rel in taken) + "; nothing was written",
+        shown = ", ".join(taken[:3]) + (f" and {len(taken) - 3} more" if len(taken) > 3 else "")
+        raise UsageError("KNO-EXISTS", f"{shown} already exist; knoc does not replace them; nothing was written",
                          hint)
 
 

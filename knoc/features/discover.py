@@ -28,18 +28,20 @@ class Request(NamedTuple):
     domain: str | None = None
     service_class: str | None = None
 
-    def problems(self) -> list[str]:
-        """What is wrong with the request itself (a usage error)."""
+    def problems(self) -> list[tuple[str, str]]:
+        """What is wrong with the request itself (a usage error), and what to do."""
         out = []
+        listed = f"capabilities: {', '.join(capability.vocabulary())}"
         for name in self.requires:
             if not capability.known_requirement(name):
                 near = difflib.get_close_matches(name, capability.vocabulary(), n=1)
-                out.append(f"`{name}` is not a capability" + (f" (did you mean `{near[0]}`?)" if near else ""))
+                out.append((f"`{name}` is not a capability" + (f" (did you mean `{near[0]}`?)" if near else ""),
+                            listed))
             elif name.startswith(capability.EXT_PREFIX) and has_userinfo(name[len(capability.EXT_PREFIX):]):
-                out.append(f"`{masked(name)}` holds a user name or password: no card knoc publishes declares "
-                           "such an extension uri")
+                out.append((f"`{masked(name)}` holds a user name or password: no card knoc publishes declares "
+                            "such an extension uri", "give the extension's uri without them"))
         if self.protocol is not None and not capability.VERSION.match(self.protocol):
-            out.append(f"`{self.protocol}` is not a protocol version such as 1.0 or 0.3.0")
+            out.append((f"`{self.protocol}` is not a protocol version", "give Major.Minor, such as 1.0 or 0.3"))
         return out
 
 

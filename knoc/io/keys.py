@@ -35,7 +35,7 @@ def private_key(source: str, root: Path, name: str) -> PrivateKey:
     was given (`--sign-key`, the variable); messages add a path that names
     a file, never a value that may be key material. A file inside the
     repo is refused: a private key committed once is public for good."""
-    pem = inline_pem(source)
+    pem, path = inline_pem(source), None
     if pem is None:
         path = _existing(source)
         if path is None:  # a typo (named), or key material in some other form (not repeated)
@@ -51,8 +51,12 @@ def private_key(source: str, root: Path, name: str) -> PrivateKey:
             raise KeyProblem(f"cannot read {name} ({path}): {exc.strerror or exc}") from None
     try:
         key = serialization.load_pem_private_key(pem, password=None)
-    except (ValueError, TypeError, UnsupportedAlgorithm):
-        raise KeyProblem(f"{name} is not an unencrypted PEM private key") from None
+    except (ValueError, TypeError, UnsupportedAlgorithm) as exc:
+        named = f"{name} ({path})" if path is not None else name
+        encrypted = "encrypted" in str(exc).lower() or "password" in str(exc).lower()
+        raise KeyProblem(f"{named} is " + ("encrypted: knoc reads an unencrypted PEM private key (decrypt it into "
+                                           "a file only you can read, or a CI secret)" if encrypted
+                                           else "not an unencrypted PEM private key")) from None
     if isinstance(key, ed25519.Ed25519PrivateKey) or (isinstance(key, ec.EllipticCurvePrivateKey)
                                                       and isinstance(key.curve, ec.SECP256R1)):
         return key

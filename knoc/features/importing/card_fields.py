@@ -4,6 +4,7 @@ conversion recorded as a `Change` with its JSON path."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Literal
 
@@ -64,7 +65,7 @@ def _boolean(value: JsonValue, path: str, out: Imported) -> bool | None:
     if isinstance(value, str) and value.strip().lower() in ("true", "false"):
         out.convert(path, f"the string \"{value}\" to a boolean")
         return value.strip().lower() == "true"
-    out.drop(path, f"`{value!r}` is not a boolean")
+    out.drop(path, f"`{json.dumps(value, ensure_ascii=False)[:80]}` is not a boolean (true or false)")
     return None
 
 
