@@ -143,6 +143,9 @@ MIXES = {
     # a tenant A2A 0.3 does not define: no client reads it, so it must not become one 1.x clients send
     "legacy-tenant": _card(url="https://mix.example.com/a2a", protocolVersion="0.3.0", additionalInterfaces=[
         {"url": "https://mix.example.com/rest", "transport": "HTTP+JSON", "tenant": "acme"}]),
+    # read as 1.0 by a2a-sdk 1.x, as 0.3 by the JS SDK's legacy reading: kept 1.0, and said so
+    "legacy-shape-stating-1.0": _card(url="https://mix.example.com/a2a", protocolVersion="1.0", additionalInterfaces=[
+        {"url": "https://mix.example.com/rest", "transport": "HTTP+JSON"}]),
     "pre-release-version": _card(supportedInterfaces=[
         {"url": "https://mix.example.com/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "0.3.0-rc1"}]),
 }
@@ -166,6 +169,8 @@ def test_odd_mixes_keep_what_the_sdk_reads_or_say_what_changed(repo: Path, knoc:
         assert before[aspect] == after[aspect] or any(w.startswith(sources) for w in warned), (aspect, before, after)
     if before["first"] != after["first"]:  # the interface a client calls by default changed: said so
         assert "no longer the first interface" in said, (before["first"], after["first"])
+    if name == "legacy-shape-stating-1.0":
+        assert "$.protocolVersion" in warned and "the JS SDK" in said
     if name in ("order", "legacy-tenant"):  # kept exactly, not merely warned about
         assert before["picked"] == after["picked"] and before["interfaces"] == after["interfaces"], (before, after)
     if name in ("requirements-disagree", "tenant", "trailing-slash", "grpc-wss-custom"):

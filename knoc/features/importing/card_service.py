@@ -240,7 +240,12 @@ def _legacy_version(raw: JsonObject, out: Imported) -> str:
     `protocolVersion`, whose 0.3 default is 0.3.0."""
     value = raw.get("protocolVersion")
     if isinstance(value, str) and PROTOCOL.match(value):
-        return major_minor(value)
+        version = major_minor(value)
+        if not version.startswith("0.") and "url" in raw and not raw.get("supportedInterfaces"):
+            out.convert("$.protocolVersion", f"a card of 0.3's shape (a `url`, no `supportedInterfaces`) stating "
+                        f"{version}: a2a-sdk 1.x reads its interfaces as speaking {version}, the JS SDK (as a "
+                        f"0.3 card) as speaking 0.3; kept {version} (state `supportedInterfaces` to settle it)")
+        return version
     if isinstance(value, str) and (m := re.match(r"^(\d+)\.(\d+)", value)):
         out.convert("$.protocolVersion", f"`{value}` is not a protocol version; read as {m[1]}.{m[2]}")
         return f"{int(m[1])}.{int(m[2])}"
