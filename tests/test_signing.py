@@ -479,9 +479,11 @@ def test_validate_reads_the_keys_a_build_would_sign_with(
     code, out, _ = knoc("validate", "--format", "json", root=repo)
     [found] = [d for d in json_diags(out) if d["code"] == "KNO-SIGNING"]
     assert code == 1 and "no-such-key.pem" in found["message"] and knoc("build", root=repo)[0] == 2
+    assert found["file"] == "knoc.toml" and found["line"] == config.count("\n") + 3  # at its `key` line
     (repo / "knoc.toml").write_text(config + '\n[signing]\npublic = ["keys/gone.jwk"]\n', encoding="utf-8")
     code, out, _ = knoc("validate", "--format", "json", root=repo)
-    assert code == 1 and any("keys/gone.jwk" in d["message"] for d in json_diags(out) if d["code"] == "KNO-SIGNING")
+    assert code == 1 and any("keys/gone.jwk" in d["message"] and d["file"] == "knoc.toml"
+                             for d in json_diags(out) if d["code"] == "KNO-SIGNING")
     (repo / "knoc.toml").write_text(config, encoding="utf-8")
     pin(repo, keys["p256"][0])
     monkeypatch.setenv("KNOC_SIGNING_KEY", str(keys["ed25519"][0]))  # not the pinned one

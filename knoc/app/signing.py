@@ -12,10 +12,11 @@ from typing import TYPE_CHECKING
 
 from knoc.app.outcome import UsageError
 from knoc.config import CONFIG_FILE, SIGNING_KEY_ENV, Config, KeyRef
-from knoc.diagnostics import Diagnostic, diag
-from knoc.io import git, tree
+from knoc.diagnostics import Diagnostic, Span, diag
+from knoc.io import files, git, tree
 from knoc.output.signed import Adopter, KeySigner, PublicKey
 from knoc.output.tree import MANIFEST
+from knoc.rules import toml
 
 if TYPE_CHECKING:
     from knoc.a2a import signing as signing_
@@ -53,17 +54,20 @@ def pins(config: Config) -> tuple[list[PublicKey], list[PublicKey]]:
 
     try:
         pinned = [_public_key(config, ref, "public") for ref in config.public]
+    except signing.KeyProblem as exc:
+        raise _placed(config, "public", str(exc), "see `knoc explain KNO-SIGNING`") from None
+    try:
         retired = [_public_key(config, ref, "retired") for ref in config.retired]
     except signing.KeyProblem as exc:
-        raise UsageError("KNO-SIGNING", str(exc), "see `knoc explain KNO-SIGNING`") from None
+        raise _placed(config, "retired", str(exc), "see `knoc explain KNO-SIGNING`") from None
     if config.kid and len(pinned) > 1:
-        raise UsageError("KNO-SIGNING", "[signing] `kid` names one key, but `public` pins several",
-                         "remove `kid` (each key is then named by its thumbprint)")
+        raise _placed(config, "kid", "[signing] `kid` names one key, but `public` pins several",
+                      "remove `kid` (each key is then named by its thumbprint)")
     current = {k.kid: k.jwk for k in pinned}
     clash = next((k.kid for k in retired if k.kid in current and current[k.kid] != k.jwk), None)
     if clash is not None:  # a key set names each kid once: one of the two would go unpublished
-        raise UsageError("KNO-SIGNING", f"[signing] `retired` has a key with kid {clash!r}, the kid of another "
-                         "key `public` pins", "give the retired key its own kid (or leave it out)")
+        raise _placed(config, "retired", f"[signing] `retired` has a key with kid {clash!r}, the kid of another "
+                      "key `public` pins", "give the retired key its own kid (or leave it out)")
     return pinned, retired
 
 
@@ -75,6 +79,17 @@ def keys_read(config: Config) -> None:
         key_signer(config, (), then="a build stops here")
     elif config.public or config.retired:
         pins(config)
+
+
+def _placed(config: Config, key: str, message: str, hint: str) -> UsageError:
+    """A KNO-SIGNING error about `[signing]`'s `key`, placed at its line in knoc.toml."""
+    try:
+        text: str | None = files.read_bytes(config.root / CONFIG_FILE).decode("utf-8").removeprefix("\ufeff")
+    except (OSError, UnicodeDecodeError):
+        text = None
+    place = toml.key_place(text, "signing", key) if text is not None else None
+    return UsageError("KNO-SIGNING", message, hint, file=CONFIG_FILE if place else None,
+                      span=Span(*place) if place else None)
 
 
 def key_given(config: Config, sign_keys: tuple[str, ...] = ()) -> bool:
@@ -91,9 +106,11 @@ def _private(config: Config, sign_keys: tuple[str, ...],
     try:
         return keys.signing_keys(list(sign_keys), config.root, config.key)
     except keys.KeyProblem as exc:
-        raise UsageError("KNO-SIGNING", f"{exc}; {then}",
-                         "give a usable key (--sign-key PATH, KNOC_SIGNING_KEY or [signing] `key`; `knoc explain "
-                         "KNO-SIGNING`), or build with --unsigned to publish without signatures") from None
+        hint = ("give a usable key (--sign-key PATH, KNOC_SIGNING_KEY or [signing] `key`; `knoc explain "
+                "KNO-SIGNING`), or build with --unsigned to publish without signatures")
+        if not sign_keys and not os.environ.get(SIGNING_KEY_ENV, "").strip():  # knoc.toml's: placed there
+            raise _placed(config, "key", f"{exc}; {then}", hint) from None
+        raise UsageError("KNO-SIGNING", f"{exc}; {then}", hint) from None
 
 
 def _kid(config: Config, jwk: dict[str, str]) -> str:
