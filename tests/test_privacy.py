@@ -150,7 +150,7 @@ def test_a_host_setting_a_catalog_publishes_is_checked(repo: Path, knoc, setting
 def test_a_public_key_setting_holding_a_key_is_refused_unrepeated(repo: Path, knoc) -> None:  # type: ignore[no-untyped-def]
     from knoc.io.keys import new_key
 
-    new_key("ed25519", repo.parent / "k.pem", None)
+    new_key("ed25519", repo.parent / "k.pem", lambda _: None)
     pem = (repo.parent / "k.pem").read_text(encoding="utf-8")
     toml = repo / "knoc.toml"
     toml.write_text(toml.read_text(encoding="utf-8") + f'\n[signing]\npublic = """{pem}"""\n', encoding="utf-8")
