@@ -157,3 +157,15 @@ def test_a_bad_escape_is_named_as_one_not_as_indentation(repo: Path, knoc, title
     [found] = [d for d in json_diags(out) if d["code"] == "KNO-YAML-SYNTAX"]
     assert code == 1 and "escape" in found["message"] and hint in found["hint"]
     assert "indentation" not in found["message"] + found["hint"]
+
+
+def test_a_file_that_cannot_be_read_is_not_reported_again_by_what_names_it(repo: Path, knoc) -> None:  # type: ignore[no-untyped-def]
+    """A domain file that is not UTF-8 is its own error; the blueprints
+    naming its domain are not told to add a file that is there."""
+    assert knoc("build", root=repo)[0] == 0  # a warm cache, too
+    domain = repo / "content/perception-domains/schemas.kno"
+    domain.write_bytes(domain.read_bytes() + b"# caf\xe9\n")
+    for args in ((), ("--no-cache",)):
+        code, out, _ = knoc("validate", "--format", "json", *args, root=repo)
+        codes = [d["code"] for d in json_diags(out) if d["severity"] == "error"]
+        assert code == 1 and codes == ["KNO-YAML-ENCODING"], (args, codes)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator, MutableMapping
+from collections.abc import Collection, Iterator, MutableMapping
 from dataclasses import dataclass, field
 
 from knoc.a2a.capability import Contract
@@ -60,12 +60,16 @@ def decode(sources: list[SourceFile], results: FileResults, specs: SpecSet, layo
 
 
 def link_repo(sources: list[SourceFile], results: FileResults, specs: SpecSet, target: str,
-              layout: Layout, primary: dict[str, str], decoded: Decoded | None = None) -> Linked:
-    """`decoded`: each file's facts and card, if already decoded."""
+              layout: Layout, primary: dict[str, str], decoded: Decoded | None = None,
+              unread: Collection[str] = ()) -> Linked:
+    """`decoded`: each file's facts and card, if already decoded. `unread`:
+    the files listed that could not be read (not UTF-8, say): like a file
+    with errors, a reference to one is not reported again."""
     decoded = decoded if decoded is not None else decode(sources, results, specs, layout)
     typed, agent_of = decoded.typed, decoded.agent_of
-    broken = frozenset((layout.collection_of(s.rel), s.rel.rsplit("/", 1)[-1].removesuffix(".kno"))
-                       for s in sources if any(d.is_error for d in results.found(s.rel)))
+    erring = [s.rel for s in sources if any(d.is_error for d in results.found(s.rel))]
+    broken = frozenset((layout.collection_of(rel), rel.rsplit("/", 1)[-1].removesuffix(".kno"))
+                       for rel in [*erring, *unread])
     repo, diags = resolve(typed, agent_of, broken)
     carded = set(results.carded)
     agents = [a for a in repo.agents if a.typed.source.rel in carded]

@@ -120,7 +120,8 @@ def _compile_repo(config: Config, use_cache: bool, progress: Progress, signer: C
     for src in content:
         report.extend(results.found(src.rel))
     sources = sorted(spec_sources + content, key=lambda s: s.rel)
-    link, link_key = _link(sources, results, specs, cache, config)
+    unread = sorted(set(content_paths).difference(s.rel for s in content))  # each said why, in `report`
+    link, link_key = _link(sources, results, specs, cache, config, unread)
     report.extend(link.diags)
 
     cards = Cards(link.published, results.cards)
@@ -175,7 +176,8 @@ def link_files(files: Files, decoded: Callable[[], Decoded] | None = None) -> Li
     `decoded`: what it reads of each file, kept decoded (`knoc.incremental.kept`)."""
     sources = list(files.sources.values())
     try:
-        return _linked(sources, files.results, files.specs, Cache.off(), files.config, render=False,
+        return _linked(sources, files.results, files.specs, Cache.off(), files.config,
+                       files.listed - files.sources.keys(), render=False,
                        decoded=decoded() if decoded is not None else None)
     except Exception as exc:  # a bug: reported
         return LinkResult([internal(exc)], {}, [], {}, {})
@@ -293,16 +295,17 @@ def _compile(job: _Job, rel: str) -> tuple[tuple[str, Encoded] | Diagnostic, boo
 
 
 def _link(sources: list[SourceFile], results: FileResults, specs: SpecSet, cache: Cache,
-          config: Config) -> tuple[LinkResult, str]:
+          config: Config, unread: list[str]) -> tuple[LinkResult, str]:
     """The link stage's findings, reused when no link key changed and no file
-    its findings point into changed; and the key they are kept under."""
+    its findings point into changed; and the key they are kept under.
+    `unread`: the content files listed that could not be read."""
     digests = {s.rel: s.digest for s in sources}
-    key = hashlib.sha256("\n".join(f"{s.rel}\0{results.head(s.rel).link_key}" for s in sources)
-                         .encode("utf-8")).hexdigest()
+    key = hashlib.sha256("\n".join([*(f"{s.rel}\0{results.head(s.rel).link_key}" for s in sources),
+                                    *(f"{rel}\0unread" for rel in unread)]).encode("utf-8")).hexdigest()
     link = LinkResult.restore(cache.get_link(key, digests))
     if link is None:
         try:
-            link = _linked(sources, results, specs, cache, config)
+            link = _linked(sources, results, specs, cache, config, unread)
         except Exception as exc:  # a bug: reported, never cached
             return LinkResult([internal(exc)], {}, [], {}, {}), key
         pinned = {d.file: digests[d.file] for d in link.diags if d.file in digests}
@@ -311,10 +314,10 @@ def _link(sources: list[SourceFile], results: FileResults, specs: SpecSet, cache
 
 
 def _linked(sources: list[SourceFile], results: FileResults, specs: SpecSet, cache: Cache, config: Config,
-            render: bool = True, decoded: Decoded | None = None) -> LinkResult:
+            unread: Collection[str], render: bool = True, decoded: Decoded | None = None) -> LinkResult:
     """The link stage, then the files that read the whole repo, rendered
     (or, without `render`, only where they go: all its findings need)."""
-    linked = link_repo(sources, results, specs, config.a2a, config.layout, dict(config.primary), decoded)
+    linked = link_repo(sources, results, specs, config.a2a, config.layout, dict(config.primary), decoded, unread)
     files: Mapping[str, bytes] = {}
     digests: dict[str, str] = {}
     if render:
