@@ -182,6 +182,25 @@ async def test_hover_shows_a_domains_title_and_purpose_and_a_fields_description(
 
 
 @pytest.mark.asyncio
+async def test_a_client_that_shows_plain_text_gets_plain_text(repo: Path) -> None:
+    client = await ClientServerConfig(server_command=[sys.executable, "-m", "knoc", "lsp"]).start()
+    try:
+        plain = lsp.ClientCapabilities(text_document=lsp.TextDocumentClientCapabilities(
+            hover=lsp.HoverClientCapabilities(content_format=[lsp.MarkupKind.PlainText])))
+        await client.initialize_session(lsp.InitializeParams(capabilities=plain, root_uri=repo.as_uri()))
+        uri, text = await opened(client, repo / BLUEPRINT)
+        at = line_of(text, DOMAINS_LINE)
+        domain = await client.text_document_hover_async(lsp.HoverParams(
+            lsp.TextDocumentIdentifier(uri), lsp.Position(at, DOMAINS_LINE.index("schemas") + 1)))
+        assert domain is not None and isinstance(domain.contents, lsp.MarkupContent)
+        assert domain.contents.kind == lsp.MarkupKind.PlainText
+        assert domain.contents.value.startswith("Schemas (perception-domain schemas)")
+        await client.shutdown_session()
+    finally:
+        await client.stop()
+
+
+@pytest.mark.asyncio
 async def test_a_duplicate_id_gets_a_fresh_one_as_a_quick_fix(client: LanguageClient, repo: Path) -> None:
     """(The later file by path is flagged: drift-sentinel, given catalog-search's id.)"""
     other = (repo / BLUEPRINT).read_text(encoding="utf-8")

@@ -62,6 +62,17 @@ class KnocServer(LanguageServer):
         if source is not FeatureRequestError:
             self.window_log_message(lsp.LogMessageParams(lsp.MessageType.Warning, IGNORED))
 
+    def markup(self, where: str, text: str) -> lsp.MarkupContent:
+        """`text` (Markdown) as Markdown where the client shows it, else as
+        plain text without its emphasis marks: the client lists the kinds it takes."""
+        docs = self.client_capabilities.text_document
+        kinds = ((docs.hover.content_format if docs and docs.hover else None) if where == "hover" else
+                 (docs.completion.completion_item.documentation_format
+                  if docs and docs.completion and docs.completion.completion_item else None))
+        if kinds is None or lsp.MarkupKind.Markdown in kinds:  # none listed: either may be sent
+            return lsp.MarkupContent(lsp.MarkupKind.Markdown, text)
+        return lsp.MarkupContent(lsp.MarkupKind.PlainText, text.replace("**", "").replace("`", ""))
+
     def rel(self, uri: str) -> str | None:
         """The repo-relative path of a document, if it may be a source of
         the repo (the repo's listing has the last word: `LiveRepo.edit`)."""
@@ -295,7 +306,7 @@ def completion(ls: KnocServer, params: lsp.CompletionParams) -> lsp.CompletionLi
     found = at[0].complete(*at[1:]) if at is not None else []
     return lsp.CompletionList(is_incomplete=False, items=[
         lsp.CompletionItem(c.label, kind=_COMPLETION[c.kind], detail=c.detail or None,
-                           documentation=lsp.MarkupContent(lsp.MarkupKind.Markdown, c.documentation)
+                           documentation=ls.markup("completion", c.documentation)
                            if c.documentation else None, insert_text=c.insert) for c in found])
 
 
@@ -303,7 +314,7 @@ def completion(ls: KnocServer, params: lsp.CompletionParams) -> lsp.CompletionLi
 def hover(ls: KnocServer, params: lsp.HoverParams) -> lsp.Hover | None:
     at = ls.at(params)
     text = at[0].hover(*at[1:]) if at is not None else None
-    return lsp.Hover(lsp.MarkupContent(lsp.MarkupKind.Markdown, text)) if text else None
+    return lsp.Hover(ls.markup("hover", text)) if text else None
 
 
 @server.feature(lsp.TEXT_DOCUMENT_DEFINITION)
