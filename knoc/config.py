@@ -117,11 +117,26 @@ def find_root(start: Path) -> Path:
     for folder in (here, *here.parents):
         if files.is_file(folder / CONFIG_FILE) or files.is_dir(folder / "specs"):
             return folder
-        if files.stat(folder / CONFIG_FILE) is not None or files.dangling(folder / CONFIG_FILE):  # not a file
-            raise ConfigError(f"{folder / CONFIG_FILE} is not a regular file: knoc reads its settings from one "
-                              "(replace it with a file, or remove it)")
+        _a_file_if_any(folder / CONFIG_FILE)
     raise ConfigError(f"no content repo here: no {CONFIG_FILE} or specs/ in {here} or above it "
                       "(run knoc inside a content repo, or pass --root)")
+
+
+def repos_around(folder: Path) -> list[Path]:
+    """Every folder from `folder` up that a run could take for a content
+    repo's root (a knoc.toml there, of whatever kind, or a specs/ folder),
+    innermost first; none raises, whatever its knoc.toml holds."""
+    here = folder.resolve()
+    return [f for f in (here, *here.parents) if files.is_dir(f / "specs") or files.stat(f / CONFIG_FILE) is not None
+            or files.dangling(f / CONFIG_FILE)]
+
+
+def _a_file_if_any(path: Path) -> None:
+    """Refuse a knoc.toml that is there but no file (a folder, a pipe, a
+    device, a link to nothing): its settings would be lost without a word."""
+    if not files.is_file(path) and (files.stat(path) is not None or files.dangling(path)):
+        raise ConfigError(f"{path} is not a regular file: knoc reads its settings from one "
+                          "(replace it with a file, or remove it)")
 
 
 def load_config(root: Path, a2a: str | None = None) -> Config:
@@ -129,6 +144,7 @@ def load_config(root: Path, a2a: str | None = None) -> Config:
     own. A problem with knoc.toml is a ConfigError placed at its key."""
     path = root / CONFIG_FILE
     text = None
+    _a_file_if_any(path)
     if files.is_file(path):
         try:
             data = files.read_source(str(path), str(root))

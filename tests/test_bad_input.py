@@ -149,6 +149,8 @@ def test_a_long_line_is_shown_cut_around_the_place(repo: Path, knoc) -> None:  #
 @pytest.mark.parametrize(("title", "hint"), [
     (r'"C:\dir\knoc"', "write it twice"),  # a Windows path or a regex's `\d` in double quotes
     (r'"\ud83d\ude00"', "YAML has no surrogate pairs"),  # JSON's way to write an emoji
+    (r'"x \u00ZZ"', "write it twice"),  # hex digits that are none
+    (r'"\U00110000"', "at most U+10FFFF"),
 ])
 def test_a_bad_escape_is_named_as_one_not_as_indentation(repo: Path, knoc, title: str, hint: str) -> None:  # type: ignore[no-untyped-def]
     (repo / STEWARD).write_text((repo / STEWARD).read_text(encoding="utf-8").replace(

@@ -398,13 +398,15 @@ def test_a_source_whose_name_is_not_utf8_is_reported_by_every_command(repo: Path
         assert refused and "not UTF-8" in refused[0]["message"] and "caf\\xe9" in refused[0]["file"], refused
 
 
-@pytest.mark.parametrize("name", ["forged\n  --> ok.kno:1:1.kno", "hidden\x1b[2K.kno", "zero\u200bwidth.kno"])
+@pytest.mark.parametrize("name", ["forged\n  --> ok.kno:1:1.kno", "hidden\x1b[2K.kno", "zero\u200bwidth.kno",
+                                  "joiner\u034f.kno", "filler\u3164.kno"])
 def test_a_source_whose_name_a_terminal_would_not_show_is_refused(repo: Path, knoc: Knoc, name: str) -> None:
     """A line break would forge lines of the report, an escape rewrite them."""
     (repo / BP / name).write_bytes((repo / CATALOG_SEARCH).read_bytes().replace(b"catalog-search", b"odd-search"))
-    code, out, err = knoc("validate", root=repo)
-    assert code == 1 and "KNO-IO-REFUSED" in out + err and "rename it" in out + err
-    assert "\n  --> ok.kno" not in out + err and "\x1b" not in out + err and "\u200b" not in out + err
+    for asked in ((), (f"{BP}/{name}",)):  # the whole repo, or that file asked about: refused either way
+        code, out, err = knoc("validate", *asked, root=repo)
+        assert code == 1 and "KNO-IO-REFUSED" in out + err and "rename it" in out + err, asked
+        assert "\n  --> ok.kno" not in out + err and "\x1b" not in out + err and "\u200b" not in out + err
 
 
 def test_an_argument_that_is_not_utf8_is_a_usage_error(repo: Path) -> None:
@@ -738,7 +740,9 @@ def test_an_extension_entitys_uri_holding_a_password_is_refused_before_its_page(
     assert code == 1 and "KNO-EXT-CREDENTIALS" in out + err and "EXTPW" not in out + err
     assert not (repo / "build").exists()
     for args in (["new", "extension", "e9", "--uri", "https://x:EXTPW@ext.example.org/e9/v1"],
-                 ["new", "agent", "a9", "--url", "https://x:EXTPW@agents.example.org/a9"]):
+                 ["new", "agent", "a9", "--url", "https://x:EXTPW@agents.example.org/a9"],
+                 ["new", "agent", "a9", "--url", "https://x:EXT\tEXTPW@agents.example.org/a9"],  # a tab in it
+                 ["discover", "--requires", "ext:https://x:EXT EXTPW@ext.example.org/e9/v1"]):
         code, out, err = knoc(*args, root=repo)
         assert code == 2 and "user name or password" in err and "EXTPW" not in out + err, args
     assert not (repo / "content/extensions/e9.kno").exists() and not (repo / "content/agent-blueprints/a9.kno").exists()

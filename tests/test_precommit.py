@@ -11,6 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from ruamel.yaml import YAML
 
 from tests.conftest import ROOT
@@ -75,13 +76,17 @@ def test_knoc_build_rebuilds_and_stages(repo: Path) -> None:
     assert "Now reviews" in committed
 
 
-def test_build_stage_with_build_ignored_says_so_beside_the_builds_own_findings(repo: Path) -> None:
+@pytest.mark.parametrize(("ignored", "said"), [("build/", "not staged: .gitignore ignores it"),
+                                               ("site/", "files were not staged: .gitignore ignores them")])
+def test_build_stage_with_build_ignored_says_so_beside_the_builds_own_findings(repo: Path, ignored: str,
+                                                                              said: str) -> None:
+    """All of build/ ignored, or a part (`site/`, as MkDocs users have): `git add` skips it without a word."""
     run(repo, "git", "init", "-q", "-b", "main")
-    (repo / ".gitignore").write_text("build/\n", encoding="utf-8")
+    (repo / ".gitignore").write_text(f"{ignored}\n", encoding="utf-8")
     done = run(repo, sys.executable, "-m", "knoc", "build", "--stage", check=False)
-    assert done.returncode == 1 and "not staged: .gitignore ignores it" in done.stderr
-    assert "remove it from .gitignore" in done.stderr and "wrote 7 cards" in done.stderr  # the build's own summary
-    assert ", staged" not in done.stderr and (repo / "build/manifest.json").is_file()
+    assert done.returncode == 1 and said in done.stderr and "remove that line from .gitignore" in done.stderr
+    assert "wrote 7 cards" in done.stderr and ", staged" not in done.stderr  # the build's own summary, and true
+    assert (repo / "build/manifest.json").is_file()
 
 
 def test_knoc_build_without_the_key_fails_the_commit_of_a_signed_repo(repo: Path) -> None:

@@ -22,6 +22,7 @@ from knoc.io.staging import OutputError, Staging
 from knoc.io.tree import restat_tree, stat_tree
 from knoc.output.tree import MANIFEST, Tree
 from knoc.output.views import plain
+from knoc.rules.text import escaped
 
 if TYPE_CHECKING:
     from knoc.output.signed import KeySigner
@@ -111,16 +112,20 @@ def _build(config: Config, use_cache: bool, fail_on_warning: bool, stage: bool, 
 
 def _staged(config: Config) -> Diagnostic | None:
     """`git add` the build just written; why not, if it could not be."""
+    out = config.output + "/"
+    ignored = f"a repo that commits its build must not ignore any of {out}: remove that line from .gitignore"
     try:
-        git.stage(config.root, config.out_dir)
+        left = git.stage(config.root, config.out_dir)
     except git.GitError as exc:
-        out = config.output + "/"
         if "ignored by one of your .gitignore" in str(exc):
-            return diag("KNO-GIT", f"{out} was written but not staged: .gitignore ignores it",
-                        hint=f"a repo that commits its build must not ignore {out}: remove it from .gitignore")
+            return diag("KNO-GIT", f"{out} was written but not staged: .gitignore ignores it", hint=ignored)
         return diag("KNO-GIT", f"{out} was written but not staged: "
                     f"{(str(exc).splitlines() or ['git failed'])[0].removeprefix('fatal: ')}",
                     hint="run it in a git work tree, or without --stage")
+    if left:
+        shown = ", ".join(escaped(name) for name in left[:3]) + (f" and {len(left) - 3} more" if len(left) > 3 else "")
+        return diag("KNO-GIT", f"{out} was written but {len(left):,} of its files were not staged: .gitignore "
+                    f"ignores them ({shown})", hint=ignored)
     return None
 
 

@@ -43,6 +43,9 @@ def diff(config: Config, base: str | None, *, fmt: str, fail_on: str, use_cache:
         try:
             base = git.merge_base(config.root, base, head)
         except git.GitError as exc:
+            if "merge-base failed" in str(exc):  # git says nothing when there is none
+                raise UsageError("KNO-GIT", f"`{base}` and `{head}` share no history: `{base}...{head}` compares "
+                                 "from where one branched off the other", f"compare them as `{base}..{head}`") from None
             raise git_error(exc, f"{base}...{head}") from None
     with _compiled(config, head, use_cache) as (new, new_config, head_label):
         diags = new.report.sorted() if head is None else []

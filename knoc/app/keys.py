@@ -8,7 +8,7 @@ from pathlib import Path
 from knoc.a2a import signing
 from knoc.app.outcome import Outcome, UsageError
 from knoc.app.signing import pin_line
-from knoc.config import ConfigError, find_root
+from knoc.config import ConfigError, find_root, repos_around
 from knoc.io import files, keys
 
 
@@ -28,11 +28,9 @@ def new_key(path: Path, kind: str) -> Outcome:
 
 
 def _repo_of(folder: Path) -> Path | None:
-    """The content repo `folder` lies in, wherever knoc runs from."""
-    try:
-        return find_root(folder)
-    except ConfigError:
-        return None
+    """The content repo `folder` lies in, wherever knoc runs from (the
+    innermost, whatever its knoc.toml holds)."""
+    return next(iter(repos_around(folder)), None)
 
 
 def show_public(path: str) -> Outcome:

@@ -370,8 +370,8 @@ def _as_named(root: Path, folder: Path) -> Path:
     return named.parents[up - 1] if up else named
 
 
-IGNORED = ("knoc lsp ignored a message it cannot act on (one that is not JSON-RPC, or a change to a document "
-           "the client did not open)")
+IGNORED = ("knoc lsp ignored a message it cannot act on (not JSON-RPC, parameters of another shape, or a change "
+           "to a document the client did not open)")
 
 
 class _OneLine(logging.Handler):

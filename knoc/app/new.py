@@ -9,7 +9,7 @@ from pathlib import Path
 from knoc.a2a import targets
 from knoc.app.common import compile_cached, exists_message, only
 from knoc.app.outcome import Outcome, UsageError
-from knoc.config import CONFIG_FILE, Config, ConfigError, find_root, load_config
+from knoc.config import CONFIG_FILE, Config, ConfigError, load_config, repos_around
 from knoc.features import authoring as author
 from knoc.features import schemas
 from knoc.features.importing.imported import publishable
@@ -20,7 +20,7 @@ from knoc.kinds.domain import COLLECTION
 from knoc.kinds.spec import BUILTIN_SPECS
 from knoc.rules import slug as slugs
 from knoc.rules import ulid
-from knoc.rules.paths import has_userinfo
+from knoc.rules.paths import has_userinfo, shown_url
 
 EXTENSIONS = "extensions"
 IGNORE = "# knoc's cache: safe to delete, never worth committing\n.knoc-cache/\n"
@@ -52,22 +52,23 @@ def new_extension(config: Config, slug: str, title: str | None, uri: str, *, use
 def _outside_sources(folder: Path) -> None:
     """Refuse a new repo inside the sources of another (its content/ or
     specs/): that repo would read the new one's files as its own."""
-    try:
-        outer = load_config(find_root(folder.resolve().parent))
-    except ConfigError:
-        return
-    for kind, sources in (("content", outer.content), ("specs", outer.specs)):
-        if folder.resolve().is_relative_to((outer.root / sources).resolve()):
-            raise UsageError("KNO-CONFIG", f"{folder} is inside the {kind} folder of the content repo at "
-                             f"{outer.root}, which would read the new repo's files as its own",
-                             "start the new repo outside that folder (or outside that repo)")
+    for root in repos_around(folder.resolve().parent):  # each: a repo inside another's content reads as both
+        try:
+            outer = load_config(root)
+        except ConfigError:  # one whose knoc.toml does not read yet: its folders as they are by default
+            outer = Config(root=root)
+        for kind, sources in (("content", outer.content), ("specs", outer.specs)):
+            if folder.resolve().is_relative_to((outer.root / sources).resolve()):
+                raise UsageError("KNO-CONFIG", f"{folder} is inside the {kind} folder of the content repo at "
+                                 f"{outer.root}, which would read the new repo's files as its own",
+                                 "start the new repo outside that folder (or outside that repo)")
 
 
 def _publishable(url: str, hint: str | None = None) -> None:
     """Refuse a url a card (or an extension's page) cannot be published at,
     before anything is written; a password in it is never repeated."""
     if has_userinfo(url):
-        raise UsageError("KNO-CONFIG", f"`{url}` holds a user name or password, which would be published",
+        raise UsageError("KNO-CONFIG", f"`{shown_url(url)}` holds a user name or password, which would be published",
                          "give the url without them: a client brings its own credentials")
     if not publishable(url):
         raise UsageError("KNO-CONFIG", f"`{url}` is not an http(s) URL without query or fragment", hint)

@@ -26,8 +26,8 @@ def default_base(config: Config, hint: str | None = None) -> str:
 def git_error(exc: Exception, ref: str | None,
               hint: str = "`knoc diff A..B`, or `--base REF` for the work tree") -> UsageError:
     said = str(exc)
-    unknown = ref is not None and any(s in said for s in ("unknown revision", "Needed a single revision",
-                                                          "not a valid object name"))
+    unknown = ref is not None and any(s in said.lower() for s in ("unknown revision", "needed a single revision",
+                                                                  "not a valid object name"))
     what = (f"`{ref}` is not a branch, tag or commit git knows" if unknown
             else (said.splitlines() or ["git failed"])[0].removeprefix("fatal: "))
     if "not a git repository" in said:

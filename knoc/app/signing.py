@@ -71,14 +71,22 @@ def pins(config: Config) -> tuple[list[PublicKey], list[PublicKey]]:
     return pinned, retired
 
 
-def keys_read(config: Config) -> None:
-    """Read every key a build of the repo would (the signing key knoc.toml
-    or the environment gives, the keys knoc.toml pins or retires) and check
-    them as it does, signing nothing: a UsageError for the first problem."""
-    if key_given(config):
-        key_signer(config, (), then="a build stops here")
-    elif config.public or config.retired:
+def keys_read(config: Config) -> list[Diagnostic]:
+    """Read every key a build of the repo would and check them as it does,
+    signing nothing: the keys knoc.toml pins or retires (the repo's own: a
+    problem is an error), then the signing key the environment or knoc.toml
+    gives (this machine's: a warning, `KNO-SIGNING-KEY`)."""
+    try:
         pins(config)
+    except UsageError as exc:
+        return [exc.finding()]
+    try:
+        key_signer(config, (), then="a build here stops")
+    except UsageError as exc:
+        return [diag("KNO-SIGNING-KEY", str(exc), file=exc.file, span=exc.span,
+                     hint="give the key the repo pins before building here (KNOC_SIGNING_KEY or [signing] `key`), "
+                          "or build with --unsigned")]
+    return []
 
 
 def _placed(config: Config, key: str, message: str, hint: str) -> UsageError:

@@ -5,10 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from knoc.app.common import compile_cached, in_files, rel, source_named
-from knoc.app.outcome import Outcome, UsageError
+from knoc.app.outcome import Outcome
 from knoc.app.signing import keys_read
 from knoc.config import Config
 from knoc.diagnostics.progress import Progress, quiet
+from knoc.rules.text import escaped
 
 
 def validate(config: Config, files: tuple[Path, ...], *, use_cache: bool, progress: Progress = quiet) -> Outcome:
@@ -20,11 +21,7 @@ def validate(config: Config, files: tuple[Path, ...], *, use_cache: bool, progre
         source_named(config, name)
     result = compile_cached(config, use_cache, progress)
     diags, inputs = result.report.sorted(), result.inputs
-    try:
-        keys_read(config)
-    except UsageError as exc:  # a build would stop there
-        diags.append(exc.finding())
-    if files:
-        diags = in_files(diags, wanted)
+    if files:  # a file knoc refused is named escaped (`escaped`): asked about, it is found so
+        diags = in_files(diags, wanted | {escaped(name) for name in wanted})
         inputs = [i for i in inputs if i in wanted]
-    return Outcome("knoc validate", diags, inputs, "nothing written")
+    return Outcome("knoc validate", diags + keys_read(config), inputs, "nothing written")  # the keys: any FILES

@@ -15,7 +15,7 @@ def command() -> None:
 @command.command(name="new")
 @click.argument("path", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--type", "kind", type=click.Choice(("ed25519", "p256")), default="ed25519", show_default=True,
-              help="ed25519 signs with EdDSA (the same sources give the same bytes); p256 with ES256.")
+              help="ed25519 signs with EdDSA, p256 with ES256; either gives the same bytes for the same sources.")
 @options(formats=("text",), thresholds=(), target=False, cache=False, repo=False)
 def new(run: Run, path: Path, kind: str) -> int:
     """Write a new private signing key to PATH (PEM, mode 0600), never inside

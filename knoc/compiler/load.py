@@ -111,12 +111,13 @@ def yaml_diagnostic(exc: yaml12.YAMLError, source: SourceFile) -> Diagnostic:
         )
     context = getattr(exc, "context", None)
     message = f"{context}: {problem}" if context else problem
-    if "Unicode character escape" in problem:  # JSON's surrogate pairs (`\ud83d\ude00`): YAML has none
+    if "Unicode character escape" in problem:  # JSON's surrogate pairs (`\ud83d\ude00`), or past U+10FFFF
         return diag("KNO-YAML-SYNTAX", f"invalid YAML: {message}", file=file, span=span,
-                    hint="write the character itself, or past U+FFFF its eight-digit escape (`\\U0001F600`): "
-                         "YAML has no surrogate pairs")
-    if "escape" in problem:  # `\d` or `C:\dir` in double quotes: not an indentation problem
-        return diag("KNO-YAML-SYNTAX", f"invalid YAML: {message}", file=file, span=span,
+                    hint="write the character itself, or its escape: `\\u00e9` up to U+FFFF, `\\U0001F600` past "
+                         "it, at most U+10FFFF (YAML has no surrogate pairs)")
+    if "escape" in problem or "hexdecimal" in problem:  # `\d`, `C:\dir`, `\xZZ` in double quotes
+        where = "" if "escape" in problem else " in a `\\x`, `\\u` or `\\U` escape"
+        return diag("KNO-YAML-SYNTAX", f"invalid YAML: {message}{where}", file=file, span=span,
                     hint="in double quotes a backslash starts an escape (`\\n`, `\\u00e9`): write it twice "
                          "(`\\\\`), or quote the text with single quotes, where a backslash is itself")
     misaligned = _misaligned(source.text, span.line, getattr(exc, "context_mark", None), problem)

@@ -8,6 +8,7 @@ from knoc.diagnostics import codes_cards, codes_sources  # noqa: F401  (each dec
 from knoc.diagnostics.model import Diagnostic, Related, Span
 from knoc.diagnostics.registry import CODES, Code
 from knoc.rules.paths import masked
+from knoc.rules.text import one_line
 
 __all__ = ["CODES", "Code", "diag"]
 
@@ -17,6 +18,8 @@ def diag(code: str, message: str, *, file: str | None = None, span: Span | None 
          detail: str | None = None, related: tuple[Related, ...] = ()) -> Diagnostic:
     """A diagnostic of a declared code, with the code's severity (KeyError
     for an undeclared code: a knoc bug the tests catch). No url's user
-    name or password is repeated in what it says (`masked`)."""
-    return Diagnostic(code, CODES[code].severity, masked(message), file, span, hint and masked(hint),
-                      json_path and masked(json_path), spec, detail and masked(detail), related)
+    name or password is repeated in what it says (`masked`), and what it
+    quotes cannot forge or rewrite a line of the report (`one_line`)."""
+    return Diagnostic(code, CODES[code].severity, one_line(masked(message)), file and one_line(file), span,
+                      hint and one_line(masked(hint)), json_path and one_line(masked(json_path)), spec,
+                      detail and masked(detail), related)

@@ -201,6 +201,12 @@ declare("KNO-SIGNING", E, "a signing key cannot be used, or must not be (exit 2)
     halves of the signing keys and `retired` lists old ones still published: each a PEM or JWK
     file inside the repo, or an inline JWK table. A build with a key knoc.toml does not pin is
     refused, and so is a check of a signed build when nothing pins its keys.""")
+declare("KNO-SIGNING-KEY", W, "the signing key given here would stop a build", """
+    `knoc validate` reads the signing key a build here would sign with (`KNOC_SIGNING_KEY`, else
+    knoc.toml's `[signing] key`) and checks it as the build does: it must read as an Ed25519 or
+    P-256 private key outside the repo, and be one `[signing] public` pins. Validating signs
+    nothing, so this is a warning: a teammate or a CI job without the key can still validate.
+    The keys knoc.toml pins are the repo's own, and a problem with one is `KNO-SIGNING`.""")
 declare("KNO-SIGNING-UNPINNED", W, "a build is signed with a key knoc.toml does not pin", """
     `knoc check` verifies a signed build without the private key, against the public keys knoc.toml
     pins in `[signing] public`. With no pin it cannot tell the build's key from one planted in its

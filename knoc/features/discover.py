@@ -16,7 +16,7 @@ from knoc.a2a.extensions import SERVICE_CLASSES
 from knoc.output.hosting import SITE
 from knoc.output.tree import CATALOG
 from knoc.rules.json import JsonObject
-from knoc.rules.paths import has_userinfo, masked
+from knoc.rules.paths import has_userinfo, shown_url
 
 QUALIFYING = ("compatible", "deprecated_capability")
 CATALOG_CLASSES = (*SERVICE_CLASSES, "unknown")  # "unknown": neither declared nor inferred
@@ -38,7 +38,8 @@ class Request(NamedTuple):
                 out.append((f"`{name}` is not a capability" + (f" (did you mean `{near[0]}`?)" if near else ""),
                             listed))
             elif name.startswith(capability.EXT_PREFIX) and has_userinfo(name[len(capability.EXT_PREFIX):]):
-                out.append((f"`{masked(name)}` holds a user name or password: no card knoc publishes declares "
+                shown = capability.EXT_PREFIX + shown_url(name[len(capability.EXT_PREFIX):])
+                out.append((f"`{shown}` holds a user name or password: no card knoc publishes declares "
                             "such an extension uri", "give the extension's uri without them"))
         if self.protocol is not None and not capability.VERSION.match(self.protocol):
             out.append((f"`{self.protocol}` is not a protocol version", "give Major.Minor, such as 1.0 or 0.3"))

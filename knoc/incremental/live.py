@@ -103,7 +103,7 @@ class LiveRepo:
                 self._buffers[rel] = text
                 return False
             self._buffers.pop(rel, None)
-            self._listed = listed_paths(self.config)  # a file made since: listed now?
+            self._listed = self._files.listed = listed_paths(self.config)  # a file made since: listed now?
             if rel not in self._listed and rel not in self._files.sources:
                 return False
         if self.is_spec(rel):
@@ -132,8 +132,8 @@ class LiveRepo:
             self._unread[rel] = source
             self._files.sources.pop(rel, None)
             self._entries.pop(rel, None)
-            if gone:
-                self._listed = self._listed - {rel}
+            if gone:  # no longer listed: what names it is told it is missing (not read: it is not)
+                self._listed = self._files.listed = self._listed - {rel}
             return before is not None
         self._unread[rel] = None
         self._files.sources[rel] = source

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from knoc.rules import limits
+from knoc.rules.text import escaped, unshown
 
 SOURCE_SUFFIX = ".kno"
 
@@ -105,7 +106,7 @@ def listed(root: Path, dirs: list[str]) -> Listing:
                 subfolders = {e.name for e in entries if e.is_dir()}
             except OSError:
                 subfolders = {e.name for e in entries if _is_dir(e)}
-            if not all(e.name.isascii() and e.name.isprintable() for e in entries):
+            if not all(e.name.isascii() and e.name.isprintable() for e in entries):  # else: each looked at
                 entries = _showable_names(rel, entries, refused)
             found += [f"{rel}/{e.name}" for e in entries
                       if e.name.endswith(SOURCE_SUFFIX) and e.name not in subfolders]
@@ -135,11 +136,10 @@ def _showable_names(rel: str, entries: list[os.DirEntry[str]],
             shown = e.name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
             refused.append((f"{rel}/{shown}", "its name is not UTF-8: rename it"))
             continue
-        hidden = next((c for c in e.name if not c.isprintable()), None)
+        hidden = unshown(e.name)
         if hidden is not None:
-            shown = "".join(c if c.isprintable() else f"\\u{ord(c):04x}" for c in e.name)
-            refused.append((f"{rel}/{shown}", f"its name holds U+{ord(hidden):04X}, a character no terminal shows "
-                                              "as it is: rename it"))
+            refused.append((f"{rel}/{escaped(e.name)}", f"its name holds {hidden}, a character no terminal shows "
+                                                        "as it is: rename it"))
             continue
         kept.append(e)
     return kept

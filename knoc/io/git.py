@@ -190,6 +190,9 @@ def committed(root: Path, path: str, most: int, ref: str = "HEAD") -> bytes | No
     return head if done.returncode in (0, -9) and head else None
 
 
-def stage(root: Path, folder: Path) -> None:
-    """`git add` everything under `folder` (new, changed and removed files)."""
+def stage(root: Path, folder: Path) -> list[str]:
+    """`git add` everything under `folder` (new, changed and removed files);
+    the files under it .gitignore kept out (`git add` skips them without a word)."""
     _git(root, "add", "-A", "--", str(folder))
+    left = _git(root, "ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--", str(folder))
+    return [name.decode("utf-8", "replace") for name in left.split(b"\0") if name]

@@ -114,6 +114,8 @@ def new_key(kind: str, path: Path, repo_of: Callable[[Path], Path | None]) -> Pr
     through a link, even a dangling one), outside the repo `repo_of` finds
     for the folder it goes in (None: none)."""
     given = path.expanduser()
+    if any(files.dangling(folder) for folder in given.parents):  # it would make the folder where that points
+        raise KeyProblem(f"{path} goes through a link to nothing: knoc makes no folder through a link")
     target = given.parent.resolve() / given.name  # the folder's links followed, never the file's
     if given.name in ("", ".", "..") or target.is_symlink():
         raise KeyProblem(f"{path} is a link or no file name: knoc writes a key only as a new file")

@@ -17,7 +17,7 @@ from knoc.io.native import jsonschema_rs
 from knoc.kinds.agent import Agent, Projection
 from knoc.kinds.entity import Typed, is_public
 from knoc.kinds.schema import compile_schema
-from knoc.rules.paths import has_userinfo
+from knoc.rules.paths import has_userinfo, shown_url
 
 FACT_KEYS = ("uri", "evolution", "required", "depends_on", "params_schema")
 PAGE_KEYS = ("title", "description")  # what its page shows besides the facts
@@ -94,7 +94,7 @@ def registry(typed: list[Typed]) -> tuple[dict[str, Extension], list[Diagnostic]
         known[ext.uri] = ext
         if is_public(t) and has_userinfo(ext.uri):
             diags.append(at(t.source, ("uri",), "KNO-EXT-CREDENTIALS",
-                            f"`{ext.uri}` holds a user name or password, which its page would publish",
+                            f"`{shown_url(ext.uri)}` holds a user name or password, which its page would publish",
                             "give the uri without them"))
         if t.data.get("evolution") == "versioned" and not VERSION_SEGMENT.search(ext.uri.split("://", 1)[-1]):
             diags.append(at(t.source, ("uri",), "KNO-EXT-UNVERSIONED",

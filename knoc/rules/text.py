@@ -25,6 +25,39 @@ def hidden_character(text: str) -> str | None:
     return f"U+{ord(found.group()):04X}" if found is not None else None
 
 
+# Unicode's default-ignorable characters (nothing is drawn for them), and the blanks `_HIDDEN` names besides.
+_UNSHOWN = re.compile("[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
+                      "\u2060-\u206f\u2800\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufffb\U0001bca0-\U0001bca3"
+                      "\U0001d173-\U0001d17a\U000e0000-\U000e0fff]")
+
+
+def unshown(text: str) -> str | None:
+    """The first character of `text` a terminal would not show as itself (a
+    line break, an escape, one drawn as nothing or that reorders text), as
+    `U+XXXX`: stricter than `hidden_character`, for names, not prose."""
+    if text.isprintable() and _UNSHOWN.search(text) is None:
+        return None
+    return next(f"U+{ord(c):04X}" for c in text if not c.isprintable() or _UNSHOWN.match(c))
+
+
+def one_line(text: str) -> str:
+    """`text` with each character that is not printable (a line break, a
+    tab, an escape, a format character such as a direction override)
+    written `\\uXXXX`: a message quoting a name or value can then neither
+    forge a line of the report nor rewrite one on the terminal."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else f"\\u{ord(c):04x}" for c in text)
+
+
+def escaped(text: str) -> str:
+    """`text` with each character `unshown` would name written `\\uXXXX`: a
+    name shown in a message can then neither forge nor hide a line of it."""
+    if unshown(text) is None:
+        return text
+    return "".join(c if c.isprintable() and not _UNSHOWN.match(c) else f"\\u{ord(c):04x}" for c in text)
+
+
 def inline_pem(value: str) -> bytes | None:
     """The PEM text a setting's value holds, as it is (its line breaks
     written `\\n`, as some CI secret stores keep them, read as such) or
