@@ -200,6 +200,18 @@ def test_a_card_whose_only_url_cannot_publish_a_card_says_why(repo: Path, knoc: 
     assert "names no A2A service url" not in err  # it names one
 
 
+def test_interfaces_left_out_for_the_base_url_are_each_named(repo: Path, knoc: Knoc, tmp_path: Path) -> None:
+    card = {"name": "Q", "description": "d", "url": "https://q.example.org/a?x=1", "version": "1.0.0",
+            "additionalInterfaces": [{"url": "https://q.example.org/b?y=2", "transport": "HTTP+JSON"}],
+            "capabilities": {}, "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
+            "skills": [{"id": "s", "name": "S", "description": "x", "tags": ["t"]}]}
+    (tmp_path / "q.json").write_text(json.dumps(card), encoding="utf-8")
+    code, out, _ = knoc("import", str(tmp_path / "q.json"), "--url", "https://q.example.org/agent", "--format",
+                        "json", root=repo)
+    paths = [d["json_path"] for d in json_diags(out) if "with the card's other interfaces" in d["message"]]
+    assert code == 0 and paths == ["$.url", "$.additionalInterfaces[0]"]
+
+
 def test_changes_are_warnings_with_their_json_path(repo: Path, knoc: Knoc) -> None:
     code, out, _ = knoc("import", str(CARDS / "wild/stitch.json"), "--format", "json", root=repo)
     paths = {d["json_path"]: d["message"] for d in json_diags(out) if d["code"] == "KNO-IMPORT-CHANGED"}

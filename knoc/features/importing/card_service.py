@@ -90,8 +90,9 @@ def service(raw: JsonObject, out: Imported, base_url: str | None) -> Service | N
             out.drop(f"$.supportedInterfaces (tenant `{runs[main][0][2]}`)", "the tenant of the interface taken "
                      "as the card's url: a blueprint's url has none; state it on an additional interface")
     if main is None:
-        if runs:
-            out.drop("$.url", "no interface is at an http(s) URL knoc can publish the card under")
+        for k, _ in runs:  # each, at its own path: none is kept beside the url that stands in
+            out.drop(paths[k], f"`{shown_url(stated_urls[k])}`, with the card's other interfaces: none is at an "
+                               "http(s) URL without query or fragment, where a card is published")
         return _substitute(base_url, legacy_version, out)
     first, (key, versions) = runs[0][0], runs[main]
     if main != 0:  # a client that takes the first interface it speaks (a2a-sdk's default) may call another
