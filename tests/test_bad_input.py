@@ -171,3 +171,16 @@ def test_a_file_that_cannot_be_read_is_not_reported_again_by_what_names_it(repo:
         code, out, _ = knoc("validate", "--format", "json", *args, root=repo)
         codes = [d["code"] for d in json_diags(out) if d["severity"] == "error"]
         assert code == 1 and codes == ["KNO-YAML-ENCODING"], (args, codes)
+
+
+@pytest.mark.parametrize(("value", "hint"), [
+    ("@greeter answers", "quote the value"), ("`knoc` says hi", "quote the value"), ("%x", "quote the value"),
+    ("[a, b", "is not closed"), ("{a: b", "is not closed"), ("|x", "`|` or `>`"),
+])
+def test_a_value_yaml_reads_as_syntax_says_what_to_write(repo: Path, knoc, value: str, hint: str) -> None:  # type: ignore[no-untyped-def]
+    """Text that starts like YAML syntax is not an indentation mistake."""
+    (repo / STEWARD).write_text((repo / STEWARD).read_text(encoding="utf-8").replace(
+        "\ntitle: ", f"\ntitle: {value}\nold_title: ", 1), encoding="utf-8")
+    code, out, _ = knoc("validate", "--format", "json", root=repo)
+    [found] = [d for d in json_diags(out) if d["code"] == "KNO-YAML-SYNTAX"]
+    assert code == 1 and hint in found["hint"] and "indentation" not in found["message"] + found["hint"]

@@ -176,6 +176,22 @@ def test_three_dots_compare_from_where_the_branch_left(knoc: Knoc, two_commits: 
     assert ("schema-steward", "capability-off") in {(c["name"], c["kind"]) for c in three["changes"]}
 
 
+def test_a_committed_knoc_toml_linking_out_of_the_repo_is_refused(knoc: Knoc, two_commits: Path,
+                                                                   tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Left out, the defaults would stand in for its settings without a word."""
+    outside = tmp_path_factory.mktemp("outside") / "knoc.toml"
+    outside.write_text('[knoc]\na2a = "0.3"\n', encoding="utf-8")
+    settings = (two_commits / "knoc.toml").read_text(encoding="utf-8")
+    (two_commits / "knoc.toml").unlink()
+    (two_commits / "knoc.toml").symlink_to(outside)
+    git(two_commits, "add", "knoc.toml")
+    git(two_commits, "commit", "-qm", "settings from elsewhere")
+    (two_commits / "knoc.toml").unlink()
+    (two_commits / "knoc.toml").write_text(settings, encoding="utf-8")  # the work tree reads
+    code, _, err = knoc("diff", "HEAD~1..HEAD", root=two_commits)
+    assert code == 2 and "knoc.toml at HEAD is a link leaving the repo" in err
+
+
 def test_a_major_version_bump_announces_its_breaking_changes(knoc: Knoc, two_commits: Path) -> None:
     """The gate passes breaking changes of an agent whose major version went
     up, and still fails one without a bump."""

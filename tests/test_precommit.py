@@ -76,17 +76,32 @@ def test_knoc_build_rebuilds_and_stages(repo: Path) -> None:
     assert "Now reviews" in committed
 
 
-@pytest.mark.parametrize(("ignored", "said"), [("build/", "not staged: .gitignore ignores it"),
-                                               ("site/", "files were not staged: .gitignore ignores them")])
+@pytest.mark.parametrize(("ignored", "said"), [("build/", "not staged: git's ignore rules keep it out"),
+                                               ("site/", "files were not staged: git's ignore rules keep them out")])
 def test_build_stage_with_build_ignored_says_so_beside_the_builds_own_findings(repo: Path, ignored: str,
                                                                               said: str) -> None:
     """All of build/ ignored, or a part (`site/`, as MkDocs users have): `git add` skips it without a word."""
     run(repo, "git", "init", "-q", "-b", "main")
     (repo / ".gitignore").write_text(f"{ignored}\n", encoding="utf-8")
     done = run(repo, sys.executable, "-m", "knoc", "build", "--stage", check=False)
-    assert done.returncode == 1 and said in done.stderr and "remove that line from .gitignore" in done.stderr
+    assert done.returncode == 1 and said in done.stderr and "remove the line that does" in done.stderr
     assert "wrote 7 cards" in done.stderr and ", staged" not in done.stderr  # the build's own summary, and true
     assert (repo / "build/manifest.json").is_file()
+
+
+def test_build_stage_names_files_git_does_not_look_at(repo: Path) -> None:
+    """A sparse checkout's skip-worktree mark: `git add` stages no change of the file, and says nothing."""
+    run(repo, "git", "init", "-q", "-b", "main")
+    run(repo, sys.executable, "-m", "knoc", "build")
+    run(repo, "git", "add", "-A")
+    run(repo, "git", "commit", "-qm", "built")
+    run(repo, "git", "update-index", "--skip-worktree", "build/index/agents.json")
+    edit = repo / BLUEPRINT
+    edit.write_text(edit.read_text(encoding="utf-8").replace("  description: Reviews", "  description: Now reviews"),
+                    encoding="utf-8")
+    done = run(repo, sys.executable, "-m", "knoc", "build", "--stage", check=False)
+    assert done.returncode == 1 and "may not be staged" in done.stderr and "build/index/agents.json" in done.stderr
+    assert ", staged" not in done.stderr
 
 
 def test_knoc_build_without_the_key_fails_the_commit_of_a_signed_repo(repo: Path) -> None:

@@ -85,6 +85,13 @@ def test_a_url_holding_a_password_is_refused_and_never_repeated(repo: Path, knoc
     _a_password_refused(repo, knoc, path)
 
 
+def test_a_quoted_url_whose_password_holds_a_space_is_masked_under_its_finding(repo: Path, knoc) -> None:  # type: ignore[no-untyped-def]
+    """The source line shown under the finding masks it to the closing quote."""
+    edit(repo, BLUEPRINT, CARD_URL, 'url: "https://deploy:s3cret and more@agents.possibility.space/quick-summarizer"')
+    code, out, err = knoc("build", root=repo)
+    assert code == 1 and "s3cret" not in out + err and "more@" not in out + err and "***@agents" in out + err
+
+
 def test_a_grpc_address_holding_a_password_is_refused_without_repeating_it(repo: Path, knoc) -> None:  # type: ignore[no-untyped-def]
     """No address: the schema refuses it, and its message masks the password."""
     edit(repo, "content/agent-blueprints/catalog-search.kno", "    - url: grpc.agents.possibility.space:443",

@@ -498,3 +498,16 @@ def test_validate_reads_the_keys_a_build_would_sign_with(
     monkeypatch.setenv("KNOC_SIGNING_KEY", str(keys["p256"][0]))
     code, out, _ = knoc("validate", "--format", "json", root=repo)
     assert code == 0 and not [d for d in json_diags(out) if d["code"].startswith("KNO-SIGNING")]
+
+
+def test_validate_calls_a_private_key_inside_the_repo_the_repos_error(
+        repo: Path, knoc: Knoc, keys: dict[str, tuple[Path, bytes]]) -> None:
+    """knoc.toml is committed, and so is the key it names inside the repo: not this machine's warning."""
+    (repo / "keys").mkdir()
+    (repo / "keys/priv.pem").write_bytes(keys["ed25519"][0].read_bytes())
+    config = (repo / "knoc.toml").read_text(encoding="utf-8")
+    (repo / "knoc.toml").write_text(config + '\n[signing]\nkey = "keys/priv.pem"\n', encoding="utf-8")
+    code, out, _ = knoc("validate", "--format", "json", root=repo)
+    [found] = [d for d in json_diags(out) if d["code"].startswith("KNO-SIGNING")]
+    assert code == 1 and found["code"] == "KNO-SIGNING" and "inside the repo" in found["message"]
+    assert found["file"] == "knoc.toml"

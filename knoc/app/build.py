@@ -113,20 +113,29 @@ def _build(config: Config, use_cache: bool, fail_on_warning: bool, stage: bool, 
 def _staged(config: Config) -> Diagnostic | None:
     """`git add` the build just written; why not, if it could not be."""
     out = config.output + "/"
-    ignored = f"a repo that commits its build must not ignore any of {out}: remove that line from .gitignore"
+    ignored = (f"a repo that commits its build must not ignore any of {out}: remove the line that does "
+               "(.gitignore, or .git/info/exclude)")
     try:
-        left = git.stage(config.root, config.out_dir)
+        left, marked = git.stage(config.root, config.out_dir)
     except git.GitError as exc:
         if "ignored by one of your .gitignore" in str(exc):
-            return diag("KNO-GIT", f"{out} was written but not staged: .gitignore ignores it", hint=ignored)
+            return diag("KNO-GIT", f"{out} was written but not staged: git's ignore rules keep it out", hint=ignored)
         return diag("KNO-GIT", f"{out} was written but not staged: "
                     f"{(str(exc).splitlines() or ['git failed'])[0].removeprefix('fatal: ')}",
                     hint="run it in a git work tree, or without --stage")
     if left:
-        shown = ", ".join(escaped(name) for name in left[:3]) + (f" and {len(left) - 3} more" if len(left) > 3 else "")
-        return diag("KNO-GIT", f"{out} was written but {len(left):,} of its files were not staged: .gitignore "
-                    f"ignores them ({shown})", hint=ignored)
+        return diag("KNO-GIT", f"{out} was written but {len(left):,} of its files were not staged: git's ignore "
+                    f"rules keep them out ({_some(left)})", hint=ignored)
+    if marked:
+        return diag("KNO-GIT", f"{out} was written but {len(marked):,} of its files may not be staged: they are "
+                    f"marked skip-worktree or assume-unchanged, so git does not look at them ({_some(marked)})",
+                    hint=f"clear the marks (`git update-index --no-skip-worktree --no-assume-unchanged FILE`, or "
+                         f"leave {out} out of the sparse checkout's exclusions), then build with --stage again")
     return None
+
+
+def _some(names: list[str]) -> str:
+    return ", ".join(escaped(name) for name in names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
 
 
 def _summary(config: Config, result: Result, written: bool, current: bool, stage: bool,

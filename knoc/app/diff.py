@@ -43,6 +43,10 @@ def diff(config: Config, base: str | None, *, fmt: str, fail_on: str, use_cache:
         try:
             base = git.merge_base(config.root, base, head)
         except git.GitError as exc:
+            if "merge-base failed" in str(exc) and git.shallow(config.root):  # it may be beyond the clone's depth
+                raise UsageError("KNO-GIT", f"no common commit of `{base}` and `{head}` in this shallow clone",
+                                 "fetch their history (`git fetch --unshallow`; in GitHub Actions, "
+                                 "actions/checkout with `fetch-depth: 0`)") from None
             if "merge-base failed" in str(exc):  # git says nothing when there is none
                 raise UsageError("KNO-GIT", f"`{base}` and `{head}` share no history: `{base}...{head}` compares "
                                  "from where one branched off the other", f"compare them as `{base}..{head}`") from None

@@ -24,7 +24,8 @@ def import_cards(config: Config, sources: tuple[str, ...], force: bool, base_url
     then validated. As every command that writes a source: a file that
     exists stops the run before anything is written (exit 2), unless `force`."""
     if base_url is not None and not publishable(base_url):
-        raise UsageError("KNO-CONFIG", f"--url `{base_url}` is not an http(s) URL a card can be published at")
+        raise UsageError("KNO-CONFIG", f"--url `{shown_url(base_url)}` is not an http(s) URL a card can be "
+                         "published at")
     diags: list[Diagnostic] = []
     planned: list[tuple[str, str, str]] = []  # (label, target, text)
     taken: set[str] = set()  # slugs given in this run

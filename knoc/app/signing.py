@@ -78,6 +78,10 @@ def keys_read(config: Config) -> list[Diagnostic]:
     gives (this machine's: a warning, `KNO-SIGNING-KEY`)."""
     try:
         pins(config)
+        if config.key and _in_repo(config):  # committed with knoc.toml: the repo's problem
+            raise _placed(config, "key", "[signing] `key` names a file inside the repo: a private key must never "
+                          "be committed", "move the key outside the repo (a CI secret, or a file in your home), "
+                          "and remove it from git's history if it was committed")
     except UsageError as exc:
         return [exc.finding()]
     try:
@@ -98,6 +102,12 @@ def _placed(config: Config, key: str, message: str, hint: str) -> UsageError:
     place = toml.key_place(text, "signing", key) if text is not None else None
     return UsageError("KNO-SIGNING", message, hint, file=CONFIG_FILE if place else None,
                       span=Span(*place) if place else None)
+
+
+def _in_repo(config: Config) -> bool:
+    from knoc.io import keys  # the key reader (and `cryptography`) only for a repo that names a key
+
+    return keys.in_repo(config.key or "", config.root)
 
 
 def key_given(config: Config, sign_keys: tuple[str, ...] = ()) -> bool:

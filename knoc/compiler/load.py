@@ -120,7 +120,22 @@ def yaml_diagnostic(exc: yaml12.YAMLError, source: SourceFile) -> Diagnostic:
         return diag("KNO-YAML-SYNTAX", f"invalid YAML: {message}{where}", file=file, span=span,
                     hint="in double quotes a backslash starts an escape (`\\n`, `\\u00e9`): write it twice "
                          "(`\\\\`), or quote the text with single quotes, where a backslash is itself")
-    misaligned = _misaligned(source.text, span.line, getattr(exc, "context_mark", None), problem)
+    started = getattr(exc, "context_mark", None)
+    opened = f"line {started.line + 1}, column {started.column + 1}" if started is not None else "above"
+    if "cannot start any token" in problem:  # `@name`, a backtick, `%`: reserved where a plain value starts
+        return diag("KNO-YAML-SYNTAX", f"invalid YAML: {message}", file=file, span=span,
+                    hint="quote the value (\"...\" or '...'): a plain value cannot start with `@`, a backtick "
+                         "or `%`")
+    if context in ("while parsing a flow sequence", "while parsing a flow mapping"):
+        bracket = "[" if "sequence" in context else "{"
+        return diag("KNO-YAML-SYNTAX", f"invalid YAML: {message}", file=file, span=span,
+                    hint=f"the `{bracket}` at {opened} is not closed: close it, or quote the value if the "
+                         "bracket is text")
+    if context == "while scanning a block scalar":
+        return diag("KNO-YAML-SYNTAX", f"invalid YAML: {message}", file=file, span=span,
+                    hint=f"`|` or `>` at {opened} begins text on the lines below it, indented; only `-`, `+` "
+                         "or a digit may follow it: quote the value if it is text")
+    misaligned = _misaligned(source.text, span.line, started, problem)
     if misaligned is not None:
         return diag("KNO-YAML-SYNTAX", f"invalid YAML: {message}: the indentation does not line up", file=file,
                     span=span, hint=misaligned)

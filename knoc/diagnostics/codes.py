@@ -19,7 +19,8 @@ def diag(code: str, message: str, *, file: str | None = None, span: Span | None 
     """A diagnostic of a declared code, with the code's severity (KeyError
     for an undeclared code: a knoc bug the tests catch). No url's user
     name or password is repeated in what it says (`masked`), and what it
-    quotes cannot forge or rewrite a line of the report (`one_line`)."""
+    quotes cannot forge or rewrite a line of the report (`one_line`; a
+    detail keeps its own lines)."""
     return Diagnostic(code, CODES[code].severity, one_line(masked(message)), file and one_line(file), span,
                       hint and one_line(masked(hint)), json_path and one_line(masked(json_path)), spec,
-                      detail and masked(detail), related)
+                      detail and "\n".join(map(one_line, masked(detail).split("\n"))), related)

@@ -15,7 +15,7 @@ from knoc.a2a import signing
 from knoc.io import files, http
 from knoc.rules import jsontext, limits
 from knoc.rules.json import JsonValue
-from knoc.rules.paths import origin, split_url
+from knoc.rules.paths import origin, shown_url, split_url
 
 MAX_JKU = 4  # distinct key-set urls one card may make knoc fetch
 
@@ -54,7 +54,8 @@ def load_json(source: str, what: str, card: bool = False, depth: int = jsontext.
         return jsontext.parse_value(raw, depth=depth)
     except (OSError, jsontext.Refused) as exc:
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        raise Unreadable(f"cannot read {what} from {source}: {why}") from None
+        raise Unreadable(f"cannot read {what} from {shown_url(source) if is_url(source) else source}: {why}") \
+            from None
 
 
 def _read_file(source: str) -> bytes:

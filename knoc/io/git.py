@@ -48,6 +48,14 @@ def merge_base(root: Path, a: str, b: str) -> str:
     return _git(root, "merge-base", "--end-of-options", a, b).decode().strip()
 
 
+def shallow(root: Path) -> bool:
+    """Whether the repository is a shallow clone (its history cut short)."""
+    try:
+        return _git(root, "rev-parse", "--is-shallow-repository").strip() == b"true"
+    except GitError:
+        return False
+
+
 def describe(root: Path, ref: str) -> str:
     """How to name `ref` to a reader: its short sha, after the ref's own name."""
     sha = _git(root, "rev-parse", "--short", f"{ref}^{{commit}}").decode().strip()
@@ -81,9 +89,13 @@ def export(root: Path, ref: str, dest: Path, only: tuple[str, ...] = ()) -> Path
         if mode == "100755":
             target.chmod(0o755)
     linked = {path for path, _ in links}
+    settings = f"{prefix}/knoc.toml" if prefix != "." else "knoc.toml"
     for path, to in links:  # after the files, so nothing is written through one
         if _stays_inside(path, to, linked):
             _link(dest, path, to)
+        elif path == settings:  # left out, the defaults would stand in for the settings without a word
+            raise GitError(f"knoc.toml at {ref} is a link leaving the repo: knoc reads its settings only from a "
+                           "file inside it, as a build at that commit would")
     return dest / prefix if prefix != "." else dest
 
 
@@ -190,9 +202,14 @@ def committed(root: Path, path: str, most: int, ref: str = "HEAD") -> bytes | No
     return head if done.returncode in (0, -9) and head else None
 
 
-def stage(root: Path, folder: Path) -> list[str]:
-    """`git add` everything under `folder` (new, changed and removed files);
-    the files under it .gitignore kept out (`git add` skips them without a word)."""
+def stage(root: Path, folder: Path) -> tuple[list[str], list[str]]:
+    """`git add` everything under `folder` (new, changed and removed files).
+    What `git add` skips without a word: the files under it git's ignore
+    rules keep out, and the tracked ones marked skip-worktree (a sparse
+    checkout) or assume-unchanged, whose changes it does not see."""
     _git(root, "add", "-A", "--", str(folder))
-    left = _git(root, "ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--", str(folder))
-    return [name.decode("utf-8", "replace") for name in left.split(b"\0") if name]
+    ignored = _git(root, "ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--", str(folder))
+    tagged = _git(root, "ls-files", "-z", "-v", "--", str(folder))  # "S name": skip-worktree; "h name": assumed
+    marked = [entry[2:] for entry in tagged.split(b"\0") if entry[:1] == b"S" or entry[:1].islower()]
+    return ([name.decode("utf-8", "replace") for name in ignored.split(b"\0") if name],
+            [name.decode("utf-8", "replace") for name in marked])

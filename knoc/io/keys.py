@@ -42,7 +42,7 @@ def private_key(source: str, root: Path, name: str) -> PrivateKey:
             shown = file_name_or_none(source)
             raise KeyProblem(f"{name} names no file" + (f" ({shown})" if shown else "") + " and holds no PEM "
                              "private key" + ("" if shown else " (its value is not shown: it may be key material)"))
-        if path.is_relative_to(root.resolve()):
+        if in_repo(source, root):
             raise KeyProblem(f"{name} ({path.relative_to(root.resolve())}) lies inside the repo: a private key "
                              "must never be committed; keep it outside (a CI secret, or a file in your home)")
         try:
@@ -61,6 +61,13 @@ def private_key(source: str, root: Path, name: str) -> PrivateKey:
                                                       and isinstance(key.curve, ec.SECP256R1)):
         return key
     raise KeyProblem(f"{name} is not an Ed25519 or P-256 key: knoc signs with EdDSA or ES256")
+
+
+def in_repo(source: str, root: Path) -> bool:
+    """Whether `source` names a file inside the repo `root`: a private key
+    there is committed, so public, once the repo is."""
+    path = _existing(source)
+    return path is not None and path.is_relative_to(root.resolve())
 
 
 def _existing(source: str) -> Path | None:

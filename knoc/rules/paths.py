@@ -70,14 +70,15 @@ def masked(text: str, keep_width: bool = False) -> str:
     it holds masked: a URL's, from after `scheme:` and its slashes (as
     browsers read `https:/u:p@h` and `https:\\u:p@h` too) or after `//`,
     up to the last `@` before its path; and a `user:password@` before a
-    bare host (a gRPC address). Over-masking some text is the price of
-    never repeating one. `keep_width`: one `*` per character masked, so
-    that columns after it stay where they were."""
+    bare host (a gRPC address); in a quoted url (a YAML or JSON value), up
+    to the last `@` inside the quotes, spaces and all. Over-masking some
+    text is the price of never repeating one. `keep_width`: one `*` per
+    character masked, so that columns after it stay where they were."""
     def mask(m: re.Match[str]) -> str:
         lead = m.group("lead") or ""
         hidden = len(m.group()) - len(lead) - 1
         return lead + ("*" * hidden if keep_width else "***") + "@"
-    return _USERINFO.sub(mask, text)
+    return _USERINFO.sub(mask, _QUOTED_USERINFO.sub(mask, text))
 
 
 def has_userinfo(url: str) -> bool:
@@ -112,6 +113,7 @@ _AUTHORITY_END = re.compile(r"[/\\?#]")
 # quote, a bracket or a comma.
 _USERINFO = re.compile(r"(?P<lead>(?i:\b(?:https?|wss?|ftp):)[/\\]*|//|\\\\)[^/?#\s]*@"
                        r"|(?<![^\s\"'`(\[,])(?!(?i:mailto):)[^\s\"'`/\\?#@:]+:[^\s\"'`/\\?#@]*@")
+_QUOTED_USERINFO = re.compile(r"""(?P<lead>(?P<q>["'])(?i:https?|wss?|ftp):[/\\]*)(?:(?!(?P=q))[^/?#\\])*@""")
 _SHOWN = 200  # characters of a URL a message repeats
 _SPACE_OR_CONTROL = re.compile(r"[\s\x00-\x1f\x7f]")  # what urllib drops from a url silently
 
