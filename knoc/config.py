@@ -127,8 +127,13 @@ def repos_around(folder: Path) -> list[Path]:
     repo's root (a knoc.toml there, of whatever kind, or a specs/ folder),
     innermost first; none raises, whatever its knoc.toml holds."""
     here = folder.resolve()
-    return [f for f in (here, *here.parents) if files.is_dir(f / "specs") or files.stat(f / CONFIG_FILE) is not None
-            or files.dangling(f / CONFIG_FILE)]
+    return [f for f in (here, *here.parents) if is_repo_root(f)]
+
+
+def is_repo_root(folder: Path) -> bool:
+    """Whether a run could take `folder` for a content repo's root: a knoc.toml there, of whatever kind, or specs/."""
+    return files.is_dir(folder / "specs") or files.stat(folder / CONFIG_FILE) is not None or \
+        files.dangling(folder / CONFIG_FILE)
 
 
 def _a_file_if_any(path: Path) -> None:

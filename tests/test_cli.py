@@ -43,6 +43,12 @@ def test_build_finds_the_root_by_walking_up(repo: Path) -> None:
     assert "Traceback" not in done.stderr
 
 
+def test_a_root_that_is_no_content_repo_is_named(tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, "-m", "knoc", "build", "--root", str(tmp_path)], capture_output=True,
+                          text=True)
+    assert done.returncode == 2 and "is no content repo" in done.stderr and not (tmp_path / "build").exists()
+
+
 def test_a_knoc_toml_that_is_no_file_is_named(tmp_path: Path) -> None:
     (tmp_path / "knoc.toml").mkdir()
     done = subprocess.run([sys.executable, "-m", "knoc", "validate"], cwd=tmp_path, capture_output=True, text=True)

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from knoc.app.outcome import Outcome, UsageError
-from knoc.config import CONFIG_FILE, Config, ConfigError, find_root, load_config
+from knoc.config import CONFIG_FILE, Config, ConfigError, find_root, is_repo_root, load_config
 from knoc.diagnostics import Diagnostic, Span, duplicates
 from knoc.io import files, lock, pool
 from knoc.io.files import SOURCE_SUFFIX
@@ -23,6 +23,9 @@ def open_repo(root: Path | None, a2a: str | None, cwd: Path) -> Config:
     """The repo's config: at `root`, or found by walking up from `cwd`."""
     if root is not None and not files.is_dir(root):
         raise UsageError("KNO-CONFIG", f"--root {root} is not a folder", "pass the folder that holds knoc.toml")
+    if root is not None and not is_repo_root(root) and not files.is_dir(root / "content"):
+        raise UsageError("KNO-CONFIG", f"--root {root} is no content repo: it holds no knoc.toml, specs/ or content/",
+                         "pass the folder that holds knoc.toml (or `knoc init` one)")
     try:
         return load_config(root.resolve() if root else find_root(cwd), a2a)
     except ConfigError as exc:
