@@ -15,7 +15,7 @@ from typing import TypedDict, overload
 
 from knoc.a2a.fields import DEFAULT_TRANSPORT, CardFields
 from knoc.io.files import read_bytes
-from knoc.kinds.agent import Agent, Card, Cards, Projection
+from knoc.kinds.agent import Agent, Card, Cards
 from knoc.kinds.domain import Repo
 from knoc.output.canonical import joined_pieces
 from knoc.rules import jsontext
@@ -142,12 +142,11 @@ class CatalogEntries(Sequence[CatalogEntry]):
 
     def __getitem__(self, i: int | slice) -> CatalogEntry | Sequence[CatalogEntry]:
         if isinstance(i, slice):
-            return [self._entry(c, c.projection) for c in self._cards[i]]
-        card = self._cards[i]
-        return self._entry(card, card.projection)
+            return [self._entry(c) for c in self._cards[i]]
+        return self._entry(self._cards[i])
 
     def __iter__(self) -> Iterator[CatalogEntry]:
-        return (self._entry(card, card.projection) for card in self._cards)
+        return map(self._entry, self._cards)
 
     def by_host(self, hosts: Iterable[str]) -> dict[str, CatalogEntries]:
         """The entries of the cards on each host, in the same order, given
@@ -161,16 +160,15 @@ class CatalogEntries(Sequence[CatalogEntry]):
     def with_skills(self) -> Iterator[tuple[CatalogEntry, tuple[str, ...]]]:
         """Each entry and its card's skill names (for the catalog page)."""
         for card in self._cards:
-            p = card.projection  # decoded once for both
-            yield self._entry(card, p), p.skills
+            yield self._entry(card), card.projection.skills
 
     @functools.cached_property
     def _agents(self) -> tuple[dict[str, Agent], set[str]]:
         return self._repo.agents_by_slug(), self._repo.public_domains()
 
-    def _entry(self, card: Card, p: Projection) -> CatalogEntry:
+    def _entry(self, card: Card) -> CatalogEntry:
         agents, public = self._agents
-        a = agents[card.slug]
+        a, p = agents[card.slug], card.projection
         return {
             "slug": a.slug,
             "id": a.id,
