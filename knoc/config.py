@@ -132,14 +132,13 @@ def repos_around(folder: Path) -> list[Path]:
 
 def is_repo_root(folder: Path) -> bool:
     """Whether a run could take `folder` for a content repo's root: a knoc.toml there, of whatever kind, or specs/."""
-    return files.is_dir(folder / "specs") or files.stat(folder / CONFIG_FILE) is not None or \
-        files.dangling(folder / CONFIG_FILE)
+    return files.is_dir(folder / "specs") or files.present(folder / CONFIG_FILE)
 
 
 def _a_file_if_any(path: Path) -> None:
     """Refuse a knoc.toml that is there but no file (a folder, a pipe, a
     device, a link to nothing): its settings would be lost without a word."""
-    if not files.is_file(path) and (files.stat(path) is not None or files.dangling(path)):
+    if files.present(path) and not files.is_file(path):
         raise ConfigError(f"{path} is not a regular file: knoc reads its settings from one "
                           "(replace it with a file, or remove it)")
 

@@ -48,13 +48,12 @@ class LiveRepo:
         """Everything compiled again from disk, then the texts edited in over it."""
         self.loads += 1
         self._files: Files = compile_files(self.config, self._use_cache)
-        self._listed = self._files.listed
         self._unread: dict[str, Diagnostic | None] = {}  # each source compiled since: why it could not be read
         self._link = LinkResult([], {}, [], {}, {})
         self._decoding = KeptDecoding()
         self._entries: dict[str, Entry] = {rel: e for rel in self._files.sources if (e := self._entry(rel))}
         for rel, text in self._buffers.items():
-            if rel in self._listed:  # knoc.toml may have moved the content folder: as a build lists them
+            if rel in self._files.listed:  # knoc.toml may have moved the content folder: as a build lists them
                 self._compile(rel, text)
         self.relinked()
 
@@ -98,13 +97,13 @@ class LiveRepo:
         does not list is left alone. A spec changes every file's meaning:
         once saved (`text` None), the whole repo is compiled again, the
         texts edited in kept; before, nothing changes."""
-        if rel not in self._listed:
+        if rel not in self._files.listed:
             if text is not None:  # typing never makes a file a source (saving it may, or knoc.toml)
                 self._buffers[rel] = text
                 return False
             self._buffers.pop(rel, None)
-            self._listed = self._files.listed = listed_paths(self.config)  # a file made since: listed now?
-            if rel not in self._listed and rel not in self._files.sources:
+            self._files.listed = listed_paths(self.config)  # a file made since: listed now?
+            if rel not in self._files.listed and rel not in self._files.sources:
                 return False
         if self.is_spec(rel):
             if text is None:
@@ -133,7 +132,7 @@ class LiveRepo:
             self._files.sources.pop(rel, None)
             self._entries.pop(rel, None)
             if gone:  # no longer listed: what names it is told it is missing (not read: it is not)
-                self._listed = self._files.listed = self._listed - {rel}
+                self._files.listed = self._files.listed - {rel}
             return before is not None
         self._unread[rel] = None
         self._files.sources[rel] = source

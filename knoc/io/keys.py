@@ -42,7 +42,7 @@ def private_key(source: str, root: Path, name: str) -> PrivateKey:
             shown = file_name_or_none(source)
             raise KeyProblem(f"{name} names no file" + (f" ({shown})" if shown else "") + " and holds no PEM "
                              "private key" + ("" if shown else " (its value is not shown: it may be key material)"))
-        if in_repo(source, root):
+        if _inside(path, root):
             raise KeyProblem(f"{name} ({path.relative_to(root.resolve())}) lies inside the repo: a private key "
                              "must never be committed; keep it outside (a CI secret, or a file in your home)")
         try:
@@ -66,7 +66,10 @@ def private_key(source: str, root: Path, name: str) -> PrivateKey:
 def in_repo(source: str, root: Path) -> bool:
     """Whether `source` names a file inside the repo `root`: a private key
     there is committed, so public, once the repo is."""
-    path = _existing(source)
+    return _inside(_existing(source), root)
+
+
+def _inside(path: Path | None, root: Path) -> bool:
     return path is not None and path.is_relative_to(root.resolve())
 
 
@@ -126,8 +129,8 @@ def new_key(kind: str, path: Path, repo_of: Callable[[Path], Path | None]) -> Pr
     target = given.parent.resolve() / given.name  # the folder's links followed, never the file's
     if given.name in ("", ".", "..") or target.is_symlink():
         raise KeyProblem(f"{path} is a link or no file name: knoc writes a key only as a new file")
-    root = repo_of(target.parent)
-    if root is not None and target.is_relative_to(root.resolve()):
+    root = repo_of(target.parent)  # the folder's, or one above it
+    if root is not None:
         raise KeyProblem(f"{path} lies inside the content repo {root}: write the private key outside it")
     key: PrivateKey = ed25519.Ed25519PrivateKey.generate() if kind == "ed25519" \
         else ec.generate_private_key(ec.SECP256R1())
