@@ -767,3 +767,12 @@ def test_a_hidden_character_is_shown_visible_under_its_finding(repo: Path, knoc:
         "  name: Quick Summarizer", "  name: Quick \u202eSummarizer"), encoding="utf-8")
     code, _, err = knoc("build", root=repo)
     assert code == 0 and "KNO-CARD-HIDDEN-TEXT" in err and "\u202e" not in err and "Quick \ufffdSummarizer" in err
+
+
+def test_a_terminal_escape_in_a_source_line_is_not_sent_to_the_terminal(repo: Path, knoc: Knoc) -> None:
+    """YAML refuses the raw escape, and the line shown under the finding
+    shows it as U+FFFD: the terminal never gets to retitle or clear itself."""
+    (repo / BLUEPRINT).write_text((repo / BLUEPRINT).read_text(encoding="utf-8").replace(
+        "  name: Quick Summarizer", "  name: Quick \x1b]0;pwned\x07Summarizer"), encoding="utf-8")
+    code, out, err = knoc("validate", root=repo)
+    assert code == 1 and "pwned" in out + err and "\x1b" not in out + err and "\x07" not in out + err

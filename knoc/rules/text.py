@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import re
+from collections.abc import Callable
 
 # Direction overrides, embeddings and isolates ("Trojan Source"); zero-width space, word joiner, invisible
 # operators, a BOM inside text, the Mongolian vowel separator, interlinear annotation (text shown and
@@ -45,17 +46,17 @@ def one_line(text: str) -> str:
     tab, an escape, a format character such as a direction override)
     written `\\uXXXX`: a message quoting a name or value can then neither
     forge a line of the report nor rewrite one on the terminal."""
-    if text.isprintable():
-        return text
-    return "".join(c if c.isprintable() else f"\\u{ord(c):04x}" for c in text)
+    return text if text.isprintable() else _written(text, str.isprintable)
 
 
 def escaped(text: str) -> str:
     """`text` with each character `unshown` would name written `\\uXXXX`: a
     name shown in a message can then neither forge nor hide a line of it."""
-    if unshown(text) is None:
-        return text
-    return "".join(c if c.isprintable() and not _UNSHOWN.match(c) else f"\\u{ord(c):04x}" for c in text)
+    return text if unshown(text) is None else _written(text, lambda c: c.isprintable() and not _UNSHOWN.match(c))
+
+
+def _written(text: str, shown: Callable[[str], bool]) -> str:
+    return "".join(c if shown(c) else f"\\u{ord(c):04x}" for c in text)
 
 
 def inline_pem(value: str) -> bytes | None:
@@ -105,8 +106,13 @@ def file_name_or_none(value: str) -> str | None:
 
 def visible(text: str) -> str:
     """A source line as a terminal may show it: each character that hides
-    or reorders text (`hidden_character`) shown as U+FFFD, one column each."""
-    return _HIDDEN.sub("\ufffd", text)
+    or reorders text (`hidden_character`), or that a terminal acts on (an
+    escape, a bell; a tab is left to the caller), shown as U+FFFD, one
+    column each."""
+    return _HIDDEN.sub("\ufffd", text if text.isprintable() else _ACTED_ON.sub("\ufffd", text))
+
+
+_ACTED_ON = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f]")  # C0 and C1 controls but the tab
 
 
 def _der(value: str) -> bool:
