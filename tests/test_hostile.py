@@ -769,10 +769,42 @@ def test_a_hidden_character_is_shown_visible_under_its_finding(repo: Path, knoc:
     assert code == 0 and "KNO-CARD-HIDDEN-TEXT" in err and "\u202e" not in err and "Quick \ufffdSummarizer" in err
 
 
-def test_a_terminal_escape_in_a_source_line_is_not_sent_to_the_terminal(repo: Path, knoc: Knoc) -> None:
-    """YAML refuses the raw escape, and the line shown under the finding
+@pytest.mark.parametrize("raw", ["\x1b]0;pwned\x07", "\x1b[2Jpwned\x08"])
+def test_a_terminal_escape_in_a_source_line_is_not_sent_to_the_terminal(repo: Path, knoc: Knoc, raw: str) -> None:
+    """YAML refuses the raw character, and the line shown under the finding
     shows it as U+FFFD: the terminal never gets to retitle or clear itself."""
     (repo / BLUEPRINT).write_text((repo / BLUEPRINT).read_text(encoding="utf-8").replace(
-        "  name: Quick Summarizer", "  name: Quick \x1b]0;pwned\x07Summarizer"), encoding="utf-8")
+        "  name: Quick Summarizer", f"  name: Quick {raw}Summarizer"), encoding="utf-8")
     code, out, err = knoc("validate", root=repo)
-    assert code == 1 and "pwned" in out + err and "\x1b" not in out + err and "\x07" not in out + err
+    assert code == 1 and "pwned" in out + err
+    assert not any(c in out + err for c in "\x1b\x07\x08")
+
+
+def test_what_an_answer_or_a_note_quotes_reaches_the_terminal_escaped(repo: Path, knoc: Knoc, tmp_path: Path) -> None:
+    """A card value in `knoc diff`'s Markdown, a branch name in its summary,
+    a file name in `knoc import`'s note: each written `\\uXXXX`, never raw."""
+    import subprocess
+
+    def git(*args: str) -> None:
+        subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@example.org", *args],
+                       check=True, capture_output=True)
+
+    git("init", "-q", "-b", "main")
+    git("add", "-A")
+    git("commit", "-qm", "base")
+    git("branch", "b\u202eX")
+    (repo / BLUEPRINT).write_text((repo / BLUEPRINT).read_text(encoding="utf-8").replace(
+        "  name: Quick Summarizer", '  name: "Quick \\e]0;T\\a\\u202eS\\u2028ummarizer"'), encoding="utf-8")
+    code, out, err = knoc("diff", "--base", "b\u202eX", root=repo)
+    assert code == 0
+    for raw in ("\x1b", "\x07", "\u202e", "\u2028"):
+        assert raw not in out + err, (raw, out, err)
+    assert "\\u001b]0;T\\u0007\\u202eS\\u2028ummarizer" in out and "b\\u202eX" in out + err
+    card = tmp_path / "odd\x1b]0;F\x07.json"
+    card.write_text(json.dumps({"name": "Odd", "description": "d", "url": "https://odd.example.org/a",
+                                "version": "1.0.0", "capabilities": {}, "defaultInputModes": ["text/plain"],
+                                "defaultOutputModes": ["text/plain"],
+                                "skills": [{"id": "s", "name": "S", "description": "x", "tags": ["t"]}]}),
+                    encoding="utf-8")
+    code, out, err = knoc("import", str(card), root=repo)
+    assert code == 0 and "\x1b" not in out + err and "\x07" not in out + err and "odd\\u001b]0;F\\u0007.json" in err

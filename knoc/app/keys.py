@@ -8,7 +8,7 @@ from pathlib import Path
 from knoc.a2a import signing
 from knoc.app.outcome import Outcome, UsageError
 from knoc.app.signing import pin_line
-from knoc.config import ConfigError, find_root, repos_around
+from knoc.config import repos_around
 from knoc.io import files, keys
 
 
@@ -35,10 +35,7 @@ def _repo_of(folder: Path) -> Path | None:
 
 def show_public(path: str) -> Outcome:
     """The public half of a private key, and the knoc.toml line that pins it."""
-    try:
-        repo = find_root(Path.cwd())
-    except ConfigError:
-        repo = None
+    repo = _repo_of(Path.cwd())  # whatever its knoc.toml holds: a key inside it is refused all the same
     try:
         key = keys.private_key(path, repo or Path("/nonexistent-repo"), "the key")
     except keys.KeyProblem as exc:

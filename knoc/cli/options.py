@@ -27,6 +27,7 @@ from knoc.diagnostics import Diagnostic, diag, internal
 from knoc.diagnostics.progress import ProgressBar
 from knoc.diagnostics.reporters import FORMATS, REPORTERS, Context, summary, use_color
 from knoc.diagnostics.source import reader
+from knoc.rules.text import lines_shown
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_BUG = 0, 1, 2, 3
 EXIT_INTERRUPTED = 130  # the shell's code for a process ended by SIGINT
@@ -49,10 +50,12 @@ class Run:
 
     def report(self, outcome: Outcome) -> int:
         """Show the outcome in the chosen format; the exit code it deserves."""
+        # What an answer, a note or a summary quotes (a card's values, a file or branch name) is written so
+        # that the terminal, or a pull request's page, shows it and acts on nothing (findings are, as made).
         for note in outcome.notes:
-            click.echo(note, err=True)
+            click.echo(lines_shown(note), err=True)
         if outcome.answer is not None:
-            click.echo(outcome.answer, nl=False)
+            click.echo(lines_shown(outcome.answer), nl=False)
         if outcome.summary is None:
             return exit_code(outcome, self.fail_on == "warning")
         reporter = REPORTERS[outcome.report_format or self.fmt]
@@ -63,7 +66,8 @@ class Run:
         if body:
             click.echo(body + ("\n" if reporter.to_stderr else ""), err=reporter.to_stderr)
         code = exit_code(outcome, self.fail_on == "warning")
-        click.echo(summary(outcome.diagnostics, len(outcome.inputs), outcome.summary, failed=code != EXIT_OK), err=True)
+        click.echo(lines_shown(summary(outcome.diagnostics, len(outcome.inputs), outcome.summary,
+                                       failed=code != EXIT_OK)), err=True)
         return code
 
 

@@ -8,7 +8,7 @@ from knoc.diagnostics import codes_cards, codes_sources  # noqa: F401  (each dec
 from knoc.diagnostics.model import Diagnostic, Related, Span
 from knoc.diagnostics.registry import CODES, Code
 from knoc.rules.paths import masked
-from knoc.rules.text import one_line
+from knoc.rules.text import lines_shown, one_line
 
 __all__ = ["CODES", "Code", "diag"]
 
@@ -23,4 +23,4 @@ def diag(code: str, message: str, *, file: str | None = None, span: Span | None 
     detail keeps its own lines)."""
     return Diagnostic(code, CODES[code].severity, one_line(masked(message)), file and one_line(file), span,
                       hint and one_line(masked(hint)), json_path and one_line(masked(json_path)), spec,
-                      detail and "\n".join(map(one_line, masked(detail).split("\n"))), related)
+                      detail and lines_shown(masked(detail)), related)

@@ -127,7 +127,7 @@ def new_key(kind: str, path: Path, repo_of: Callable[[Path], Path | None]) -> Pr
     if any(files.dangling(folder) for folder in given.parents):  # it would make the folder where that points
         raise KeyProblem(f"{path} goes through a link to nothing: knoc makes no folder through a link")
     target = given.parent.resolve() / given.name  # the folder's links followed, never the file's
-    if given.name in ("", ".", "..") or target.is_symlink():
+    if given.name in ("", ".", "..", "knoc.toml") or target.is_symlink():  # a key named knoc.toml makes a repo
         raise KeyProblem(f"{path} is a link or no file name: knoc writes a key only as a new file")
     root = repo_of(target.parent)  # the folder's, or one above it
     if root is not None:

@@ -55,6 +55,12 @@ def escaped(text: str) -> str:
     return text if unshown(text) is None else _written(text, lambda c: c.isprintable() and not _UNSHOWN.match(c))
 
 
+def lines_shown(text: str) -> str:
+    """A text of several lines (a report, a diff) each made `one_line`: its
+    own line breaks kept, nothing else a terminal would act on."""
+    return text if text.isprintable() else "\n".join(map(one_line, text.split("\n")))
+
+
 def _written(text: str, shown: Callable[[str], bool]) -> str:
     return "".join(c if shown(c) else f"\\u{ord(c):04x}" for c in text)
 
@@ -112,7 +118,9 @@ def visible(text: str) -> str:
     return _HIDDEN.sub("\ufffd", text if text.isprintable() else _ACTED_ON.sub("\ufffd", text))
 
 
-_ACTED_ON = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f]")  # C0 and C1 controls but the tab
+# C0 and C1 controls but the tab: what a terminal acts on. (A line separator it only draws; shown as it is,
+# it is the line YAML reads.)
+_ACTED_ON = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f]")
 
 
 def _der(value: str) -> bool:
