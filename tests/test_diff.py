@@ -176,20 +176,22 @@ def test_three_dots_compare_from_where_the_branch_left(knoc: Knoc, two_commits: 
     assert ("schema-steward", "capability-off") in {(c["name"], c["kind"]) for c in three["changes"]}
 
 
-def test_a_committed_knoc_toml_linking_out_of_the_repo_is_refused(knoc: Knoc, two_commits: Path,
+@pytest.mark.parametrize("inside", [False, True], ids=["out of the repo", "to itself"])
+def test_a_committed_knoc_toml_linking_out_of_the_repo_is_refused(knoc: Knoc, two_commits: Path, inside: bool,
                                                                    tmp_path_factory: pytest.TempPathFactory) -> None:
     """Left out, the defaults would stand in for its settings without a word."""
     outside = tmp_path_factory.mktemp("outside") / "knoc.toml"
     outside.write_text('[knoc]\na2a = "0.3"\n', encoding="utf-8")
+    to = "knoc.toml" if inside else str(outside)
     settings = (two_commits / "knoc.toml").read_text(encoding="utf-8")
     (two_commits / "knoc.toml").unlink()
-    (two_commits / "knoc.toml").symlink_to(outside)
+    (two_commits / "knoc.toml").symlink_to(to)
     git(two_commits, "add", "knoc.toml")
     git(two_commits, "commit", "-qm", "settings from elsewhere")
     (two_commits / "knoc.toml").unlink()
     (two_commits / "knoc.toml").write_text(settings, encoding="utf-8")  # the work tree reads
     code, _, err = knoc("diff", "HEAD~1..HEAD", root=two_commits)
-    assert code == 2 and "knoc.toml at HEAD is a link leaving the repo" in err
+    assert code == 2 and f"knoc.toml at HEAD is a link to `{to}`, which knoc does not follow" in err
 
 
 def test_a_major_version_bump_announces_its_breaking_changes(knoc: Knoc, two_commits: Path) -> None:

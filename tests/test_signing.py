@@ -134,6 +134,27 @@ def pin(repo: Path, key: Path) -> None:
         f.write(f"\n[signing]\n{pin_line(signing.public_jwk(private))}\n")  # type: ignore[arg-type]
 
 
+def test_keys_public_in_a_repo_that_pins_keys_gives_the_list_that_adds_it(
+        repo: Path, knoc: Knoc, keys: dict[str, tuple[Path, bytes]]) -> None:
+    """A second `public = ...` line would not parse: the line to paste holds both keys."""
+    pin(repo, keys["ed25519"][0])
+
+    def public(kind: str) -> str:
+        done = subprocess.run([sys.executable, "-m", "knoc", "keys", "public", str(keys[kind][0])], cwd=repo,
+                              capture_output=True, text=True, check=True)
+        return done.stdout.splitlines()[-1]
+
+    assert public("ed25519") == "knoc.toml pins it already, under [signing] `public`"
+    line = public("p256").split("under [signing]: ")[1]
+    assert line.startswith("public = [{ ") and line.count("{") == 2
+    settings = (repo / "knoc.toml").read_text(encoding="utf-8")
+    (repo / "knoc.toml").write_text("\n".join(line if ln.startswith("public = ") else ln
+                                              for ln in settings.splitlines()) + "\n", encoding="utf-8")
+    assert public("p256") == public("ed25519") == "knoc.toml pins it already, under [signing] `public`"
+    code, out, err = knoc("build", "--sign-key", str(keys["p256"][0]), root=repo)
+    assert code == 0 and "KNO-SIGNING-UNPINNED" not in out + err and "signed with 1 key" in out + err
+
+
 @pytest.mark.parametrize("kind", ["ed25519", "p256"])
 def test_a_signed_build_is_byte_identical_and_check_needs_no_key(
         repo: Path, knoc: Knoc, keys: dict[str, tuple[Path, bytes]], kind: str) -> None:

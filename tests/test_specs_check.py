@@ -301,6 +301,21 @@ def test_knoc_diff_shows_each_spec_change_with_its_class(narrowed: Path, knoc: K
     assert spec["class"] == "breaking" and spec["changes"][0]["counterexample"]["widget"] == "b"
 
 
+def test_a_schema_change_without_a_version_bump_reads_alike_in_diff_and_specs_check(repo: Path, knoc: Knoc) -> None:
+    put(repo, SPEC, SLOT, widget({"enum": ["a", "b"]}) + SLOT)
+    assert knoc("build", root=repo)[0] == 0
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "base")
+    git(repo, "checkout", "-qb", "same")
+    put(repo, SPEC, widget({"enum": ["a", "b"]}), widget({"enum": ["a"]}))
+    git(repo, "commit", "-qam", "narrow, version kept")
+    _, out, _ = knoc("diff", "main..same", root=repo)
+    assert "| `perception-domain-schema` | 0.1.0 → 0.1.0 (no bump) | **breaking** |" in out
+    _, out, err = knoc("specs", "check", "--base", "main", root=repo)
+    assert "0.1.0 -> 0.1.0  (no bump)" in out + err
+
+
 def test_a_spec_that_does_not_parse_is_reported_not_replaced(repo: Path, knoc: Knoc) -> None:
     git(repo, "init", "-q", "-b", "main")
     git(repo, "add", "-A")

@@ -23,6 +23,7 @@ from knoc.incremental.driver import entities, spec_set
 from knoc.io import git
 from knoc.kinds.entity import BUILTIN, Entity
 from knoc.kinds.spec import Spec, SpecSet
+from knoc.rules.version import bump_shown
 
 COMMAND = "knoc specs check"
 HINT = "`knoc specs check --base REF`"
@@ -149,7 +150,7 @@ def _text(changes: list[SpecChange], label: str) -> str | None:
 def _bump_name(change: SpecChange) -> str:
     if change.old is None or change.new is None:
         return ""
-    return "(no bump)" if change.bump == "none" else f"({change.bump} bump)"
+    return bump_shown(change.bump)
 
 
 def class_name(change: SpecChange) -> str:

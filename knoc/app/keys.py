@@ -7,8 +7,8 @@ from pathlib import Path
 
 from knoc.a2a import signing
 from knoc.app.outcome import Outcome, UsageError
-from knoc.app.signing import pin_line
-from knoc.config import repos_around
+from knoc.app.signing import pin_line, pins
+from knoc.config import Config, ConfigError, load_config, repos_around
 from knoc.io import files, keys
 
 
@@ -40,12 +40,27 @@ def show_public(path: str) -> Outcome:
         key = keys.private_key(path, repo or Path("/nonexistent-repo"), "the key")
     except keys.KeyProblem as exc:
         raise UsageError("KNO-SIGNING", str(exc)) from None
-    return Outcome("knoc keys public", answer=_public_lines(key))
+    return Outcome("knoc keys public", answer=_public_lines(key, _pinned(repo)))
 
 
-def _public_lines(key: keys.PrivateKey) -> str:
+def _pinned(repo: Path | None) -> Config | None:
+    """The settings of the repo knoc runs in, when they read and pin keys."""
+    if repo is None:
+        return None
+    try:
+        config = load_config(repo)
+        return config if config.public and pins(config) else None
+    except (ConfigError, UsageError):  # said by `knoc validate`; the plain line is still right
+        return None
+
+
+def _public_lines(key: keys.PrivateKey, repo: Config | None = None) -> str:
     jwk = signing.public_jwk(key)
     kid = signing.thumbprint(jwk)
-    return (f"key id (RFC 7638 thumbprint): {kid}\n"
-            f"public key: {json.dumps(signing.published(jwk, kid))}\n"
-            f"pin it in knoc.toml, under [signing]: {pin_line(jwk)}\n")
+    lines = (f"key id (RFC 7638 thumbprint): {kid}\n"
+             f"public key: {json.dumps(signing.published(jwk, kid))}\n")
+    if repo is None:
+        return lines + f"pin it in knoc.toml, under [signing]: {pin_line(jwk)}\n"
+    if any(signing.thumbprint(p.jwk) == kid for p in pins(repo)[0]):
+        return lines + "knoc.toml pins it already, under [signing] `public`\n"
+    return lines + f"pin it in knoc.toml, beside the keys pinned there, under [signing]: {pin_line(jwk, repo.public)}\n"

@@ -240,6 +240,15 @@ def unpinned(signer: KeySigner) -> Diagnostic:
                 hint=f"add under [signing]: {lines}")
 
 
-def pin_line(jwk: dict[str, str]) -> str:
-    """knoc.toml's line pinning this public key, for the user to paste."""
-    return "public = { " + ", ".join(f"{k} = {json.dumps(jwk[k])}" for k in ("kty", "crv", "x", "y") if k in jwk) + " }"
+def pin_line(jwk: dict[str, str], beside: tuple[KeyRef, ...] = ()) -> str:
+    """knoc.toml's line pinning this public key, for the user to paste:
+    after the keys pinned already (`beside`), in one list."""
+    inline = _inline(tuple((k, jwk[k]) for k in ("kty", "crv", "x", "y") if k in jwk))
+    if not beside:
+        return f"public = {inline}"
+    return "public = [" + ", ".join([*(json.dumps(r) if isinstance(r, str) else _inline(r) for r in beside),
+                                     inline]) + "]"
+
+
+def _inline(members: tuple[tuple[str, str], ...]) -> str:
+    return "{ " + ", ".join(f"{k} = {json.dumps(v)}" for k, v in members) + " }"

@@ -32,7 +32,9 @@ def new(run: Run, path: Path, kind: str) -> int:
 def public(run: Run, path: str) -> int:
     """Print the public half of the private key KEY (a PEM file), its key id
     and the line that pins it in knoc.toml's [signing] table, so that `knoc
-    check` verifies signed builds without the private key."""
+    check` verifies signed builds without the private key. Run in a repo
+    that pins keys already, the line lists them and this one; or it says
+    the key is pinned."""
     from knoc.app.keys import show_public
 
     return run.report(show_public(path))

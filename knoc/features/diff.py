@@ -26,6 +26,7 @@ from knoc.a2a.targets.base import Target
 from knoc.output import templates
 from knoc.output.templates import code_span
 from knoc.rules.json import JsonObject, JsonValue
+from knoc.rules.version import bump_shown
 
 CLASSES = ("breaking", "additive", "cosmetic")
 SHOWN = 200  # characters of an old or new value a change shows
@@ -378,7 +379,7 @@ def markdown(changes: list[Change], base: str, head: str, target: str,
 def _spec_rows(spec: JsonObject) -> list[JsonObject]:
     """A changed spec's rows: each change that is not additive, else its first."""
     versions = f"{spec['old_version'] or 'new'} → {spec['new_version'] or 'gone'}" + (
-        f" ({spec['bump']} bump)" if spec["bump"] else "")
+        " " + bump_shown(str(spec["bump"])) if spec["bump"] else "")
     found = [c for c in _items(spec["changes"]) if isinstance(c, dict)]
     shown = [c for c in found if c["class"] != "additive"] or found[:1]
     return [{"slug": spec["slug"], "versions": versions, "cls": c["class"], "pointer": c["pointer"],

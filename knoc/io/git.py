@@ -94,8 +94,9 @@ def export(root: Path, ref: str, dest: Path, only: tuple[str, ...] = ()) -> Path
         if _stays_inside(path, to, linked):
             _link(dest, path, to)
         elif path == settings:  # left out, the defaults would stand in for the settings without a word
-            raise GitError(f"knoc.toml at {ref} is a link leaving the repo: knoc reads its settings only from a "
-                           "file inside it, as a build at that commit would")
+            raise GitError(f"knoc.toml at {ref} is a link to `{to}`, which knoc does not follow: it leaves the repo "
+                           "or goes through a link. knoc reads its settings only from a file inside the repo, as a "
+                           "build at that commit would")
     return dest / prefix if prefix != "." else dest
 
 

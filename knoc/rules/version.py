@@ -20,3 +20,9 @@ def semver_key(version: str) -> tuple[int, int, int]:
     """The numeric core of a semver, for ordering a spec's accepted versions."""
     m = SEMVER.match(version)
     return (int(m.group(1)), int(m.group(2)), int(m.group(3))) if m else (-1, -1, -1)
+
+
+def bump_shown(bump: str) -> str:
+    """A version bump (`none`, `patch`, `minor`, `major`, `down`, `invalid`)
+    as `knoc specs check` and `knoc diff` show it."""
+    return "(no bump)" if bump == "none" else f"({bump} bump)"
