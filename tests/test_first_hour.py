@@ -306,3 +306,21 @@ def test_init_inside_another_repos_content_is_refused(repo: Path) -> None:
     code, _, err = run("init", str(repo / "content/nested"))
     assert code == 2 and "inside the content folder" in err and tree(repo / "content") == before
     assert run("init", str(repo / "tools/agents"))[0] == 0  # inside the repo, outside its sources: its own repo
+
+
+def test_init_inside_a_repo_whose_settings_do_not_read_is_refused(tmp_path: Path) -> None:
+    """Its content folder may be any folder (here `src`): none is known to be safe."""
+    outer = tmp_path / "outer"
+    (outer / "src").mkdir(parents=True)
+    (outer / "knoc.toml").write_text('[knoc]\ncontent = "src"\nbad =\n', encoding="utf-8")
+    code, _, err = run("init", str(outer / "src/nested"))
+    assert code == 2 and "whose knoc.toml does not read" in err and not (outer / "src/nested").exists()
+
+
+def test_init_around_another_repo_is_refused(tmp_path: Path) -> None:
+    """The new repo would read the inner one's agents as its own (and as duplicates of them)."""
+    assert run("init", str(tmp_path / "outer/content/inner"))[0] == 0
+    before = tree(tmp_path / "outer")
+    code, _, err = run("init", str(tmp_path / "outer"))
+    assert code == 2 and "another content repo's settings, inside the content folder" in err
+    assert tree(tmp_path / "outer") == before

@@ -49,19 +49,28 @@ def new_extension(config: Config, slug: str, title: str | None, uri: str, *, use
     return _write_and_check(config, {f"{config.content}/{EXTENSIONS}/{slug}.kno": text}, use_cache)
 
 
-def _outside_sources(folder: Path) -> None:
+def _apart(folder: Path) -> None:
     """Refuse a new repo inside the sources of another (its content/ or
-    specs/): that repo would read the new one's files as its own."""
+    specs/), or around another in its own: one would read the other's
+    files as its own."""
     for root in repos_around(folder.resolve().parent):  # each: a repo inside another's content reads as both
         try:
             outer = load_config(root)
-        except ConfigError:  # one whose knoc.toml does not read yet: its folders as they are by default
-            outer = Config(root=root)
+        except ConfigError as exc:  # which folders it reads is not known: none is safe
+            raise UsageError("KNO-CONFIG", f"{folder} is inside the content repo at {root}, whose knoc.toml does "
+                             f"not read ({exc}), so its content folder is not known",
+                             "fix that knoc.toml first, or start the new repo outside that repo") from None
         for kind, sources in (("content", outer.content), ("specs", outer.specs)):
             if folder.resolve().is_relative_to((outer.root / sources).resolve()):
                 raise UsageError("KNO-CONFIG", f"{folder} is inside the {kind} folder of the content repo at "
                                  f"{outer.root}, which would read the new repo's files as its own",
                                  "start the new repo outside that folder (or outside that repo)")
+    for kind in ("content", "specs"):
+        inner = files.first_below(folder / kind, CONFIG_FILE) if files.is_dir(folder / kind) else None
+        if inner is not None:
+            raise UsageError("KNO-CONFIG", f"{inner} is another content repo's settings, inside the {kind} folder "
+                             "the new repo would read: it would read that repo's files as its own",
+                             "start the new repo elsewhere, or move that repo out of this folder")
 
 
 def _publishable(url: str, hint: str | None = None) -> None:
@@ -84,7 +93,7 @@ def init(folder: Path, url: str | None = None) -> Outcome:
     if files.dangling(folder) or (files.stat(folder) is not None and not files.is_dir(folder)):
         raise UsageError("KNO-CONFIG", f"{folder} is not a folder" + (" (a link to nothing)" if files.dangling(folder)
                                                                       else ""))
-    _outside_sources(folder)
+    _apart(folder)
     writing.writable(folder, ".gitignore")
     ignored = files.is_file(folder / ".gitignore") and ".knoc-cache" in files.read_bytes(
         folder / ".gitignore").decode("utf-8", "replace")

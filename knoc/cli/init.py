@@ -14,7 +14,10 @@ from knoc.cli.options import finish, guarded, utf8_arguments
 def command(folder: Path, url: str | None) -> None:
     """Start a content repo in FOLDER (default: here): knoc.toml, a
     .gitignore for the cache, one perception domain and one public agent
-    that build to a valid card at once. Never replaces a file."""
+    that build to a valid card at once. Never replaces a file. Refused
+    inside another repo's content or specs folder (or inside a repo whose
+    knoc.toml does not read), and around another repo, where one would
+    read the other's files as its own."""
     from knoc.app.new import init
 
     def run() -> int:

@@ -257,6 +257,16 @@ def is_file(path: Path) -> bool:
     return path.is_file()
 
 
+def first_below(folder: Path, name: str) -> Path | None:
+    """The first entry called `name` (of any kind) below `folder`, in name
+    order, without following a link; None if there is none."""
+    for top, dirs, names in os.walk(folder):  # os.walk follows no link by default
+        dirs.sort()
+        if name in names or name in dirs:
+            return Path(top, name)
+    return None
+
+
 def is_dir(path: Path) -> bool:
     return path.is_dir()
 
