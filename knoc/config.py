@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import posixpath
 import re
 import tomllib
@@ -97,6 +98,7 @@ class Config:
     public: tuple[KeyRef, ...] = ()  # [signing]
     retired: tuple[KeyRef, ...] = ()  # [signing]
     primary: tuple[tuple[str, str], ...] = ()  # [primary]: (host folder, agent slug), sorted
+    primary_at: tuple[tuple[str, int, int], ...] = ()  # where knoc.toml sets each: (host folder, line, column)
     catalog_url: str = ""  # where site/ (the all-hosts catalog) is published, linked from each host's page
 
     @property
@@ -166,11 +168,16 @@ def load_config(root: Path, a2a: str | None = None) -> Config:
         except OSError as exc:
             raise ConfigError(f"{CONFIG_FILE}: {exc}") from None
     try:
-        return _config(root, raw if text is not None else None, a2a)
+        config = _config(root, raw if text is not None else None, a2a)
     except ConfigError as exc:
         if text is not None and exc.at is None and exc.key is not None:
             exc.at = toml.key_place(text, *exc.key)
         raise
+    if text is None or not config.primary:
+        return config
+    table = _table(raw, "primary")
+    places = ((_host_folder(host), toml.key_place(text, "primary", host)) for host in table)
+    return dataclasses.replace(config, primary_at=tuple(sorted((f, *at) for f, at in places if f and at)))
 
 
 def _config(root: Path, raw: dict[str, object] | None, a2a: str | None) -> Config:
@@ -267,8 +274,7 @@ def _primaries(table: dict[str, object]) -> tuple[tuple[str, str], ...]:
         if isinstance(slug, dict):  # `agents.example.org = "a"`: TOML reads a dotted key as tables
             raise ConfigError(f"{CONFIG_FILE}: [primary] reads `{host}` as a table: quote a host name that holds "
                               "dots (`\"agents.example.com\" = \"agent-slug\"`)", key=("primary", host))
-        parts = split_url(f"https://{host}/") if _HOST.match(host) else None
-        folder = origin(parts) if parts is not None else None
+        folder = _host_folder(host)
         if folder is None or not isinstance(slug, str) or not slug:
             raise ConfigError(f"{CONFIG_FILE}: [primary] takes `\"host\" = \"agent-slug\"` lines (a host name, "
                               f"with its port if the cards' urls have one; no scheme or path); `{host}` is not one, "
@@ -278,6 +284,12 @@ def _primaries(table: dict[str, object]) -> tuple[tuple[str, str], ...]:
                               key=("primary", host))
         found[folder] = slug
     return tuple(sorted(found.items()))
+
+
+def _host_folder(host: str) -> str | None:
+    """A [primary] key's host as the cards' folders have it; None: not a host."""
+    parts = split_url(f"https://{host}/") if _HOST.match(host) else None
+    return origin(parts) if parts is not None else None
 
 
 _HOST = re.compile(r"^(\[[0-9A-Fa-f:.]+\]|[^\s/:?#@\[\]]+)(:[0-9]{1,5})?$")  # host[:port], nothing else

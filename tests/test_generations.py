@@ -13,7 +13,7 @@ import pytest
 from a2a.compat.v0_3 import types as sdk_v03
 
 from knoc.output.canonical import dumps, sha256
-from tests.conftest import ROOT, Knoc, compile_example, line_of
+from tests.conftest import ROOT, Knoc, compile_example, json_diags, line_of
 from tests.test_official_checks import assert_v03_schema, assert_v10_strict
 from tests.test_serve import get, host_and_path, serving
 
@@ -230,6 +230,19 @@ def test_a_primary_line_that_names_nothing_is_an_error(repo: Path, knoc: Knoc, l
     code, out, err = knoc("build", "--format", "json", root=repo)
     assert code in (1, 2) and said in out + err, out + err
     assert not (repo / "build").exists()
+
+
+def test_a_primary_finding_is_placed_at_its_line_as_knoc_toml_moves(repo: Path, knoc: Knoc) -> None:
+    """Through the cache too: a line added above it moves the finding with it."""
+    config = repo / "knoc.toml"
+    text = config.read_text(encoding="utf-8")
+    text = text[:text.index("[primary]")] + '[primary]\n"nohost.example.com" = "drift-sentinel"\n'
+    for above in ("", "# a comment\n# and another\n"):
+        config.write_text(above + text, encoding="utf-8")
+        code, out, _ = knoc("validate", "--format", "json", root=repo)
+        [found] = [d for d in json_diags(out) if d["code"] == "KNO-CONFIG-PRIMARY"]
+        line = (above + text).splitlines().index('"nohost.example.com" = "drift-sentinel"') + 1
+        assert code == 1 and (found["file"], found["line"], found["column"]) == ("knoc.toml", line, 1)
 
 
 def test_a_03_shaped_card_lists_only_interfaces_that_speak_its_version(repo: Path) -> None:

@@ -289,6 +289,7 @@ async def test_knoc_toml_counts_once_saved(client: LanguageClient, repo: Path) -
     saved(client, config, config_uri, good.replace('= "catalog-search"', '= "no-such-agent"'))
     [primary] = await findings(client, config_uri, "KNO-CONFIG-PRIMARY")
     assert "no-such-agent" in primary.message
+    assert primary.range.start.line == next(i for i, line in enumerate(good.splitlines()) if '= "catalog-search"' in line)
     saved(client, config, config_uri, good.replace('a2a = "1.0"', 'a2a = "9.9"'))
     [unread] = await findings(client, config_uri, "KNO-CONFIG")
     assert "9.9" in unread.message

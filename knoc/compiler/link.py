@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Collection, Iterator, MutableMapping
+from collections.abc import Collection, Iterable, Iterator, MutableMapping
 from dataclasses import dataclass, field
 
 from knoc.a2a.capability import Contract
 from knoc.compiler.publish import publish
 from knoc.compiler.resolve import resolve
 from knoc.compiler.results import FileResults
-from knoc.diagnostics import Diagnostic, JsonPath, SourceFile, at, diag
+from knoc.diagnostics import Diagnostic, JsonPath, SourceFile, Span, at, diag
 from knoc.kinds import delegation, extension
 from knoc.kinds.agent import Agent, CardLookup, Cards, Projection, linked
 from knoc.kinds.domain import Repo
@@ -60,11 +60,13 @@ def decode(sources: list[SourceFile], results: FileResults, specs: SpecSet, layo
 
 
 def link_repo(sources: list[SourceFile], results: FileResults, specs: SpecSet, target: str,
-              layout: Layout, primary: dict[str, str], decoded: Decoded | None = None,
-              unread: Collection[str] = ()) -> Linked:
-    """`decoded`: each file's facts and card, if already decoded. `unread`:
-    the files listed that could not be read (not UTF-8, say): like a file
-    with errors, a reference to one is not reported again."""
+              layout: Layout, primary: Iterable[tuple[str, str]], decoded: Decoded | None = None,
+              unread: Collection[str] = (), primary_at: Iterable[tuple[str, int, int]] = ()) -> Linked:
+    """`primary`: knoc.toml's [primary] (host folder, agent slug) pairs, and
+    `primary_at` where it sets each. `decoded`: each file's facts and card,
+    if already decoded. `unread`: the files listed that could not be read
+    (not UTF-8, say): like a file with errors, a reference to one is not
+    reported again."""
     decoded = decoded if decoded is not None else decode(sources, results, specs, layout)
     typed, agent_of = decoded.typed, decoded.agent_of
     erring = [s.rel for s in sources if any(d.is_error for d in results.found(s.rel))]
@@ -78,7 +80,7 @@ def link_repo(sources: list[SourceFile], results: FileResults, specs: SpecSet, t
     def projected() -> Iterator[tuple[Agent, Projection]]:  # decoded one at a time, each time
         return ((a, decoded.cards.projection(a.typed.source.rel)) for a in agents)
 
-    published = publish(projected(), primary)
+    published = publish(projected(), dict(primary), {host: Span(line, column) for host, line, column in primary_at})
     found = published.diags
     known, found_ext = extension.registry(typed)
     found += found_ext + extension.check_cards(projected(), known) + delegation.check(repo.agents, target,

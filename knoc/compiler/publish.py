@@ -9,7 +9,8 @@ from collections.abc import Iterable
 from typing import NamedTuple
 
 from knoc.compiler.card_checks import card_error
-from knoc.diagnostics import Diagnostic, diag
+from knoc.config import CONFIG_FILE
+from knoc.diagnostics import Diagnostic, Span, diag
 from knoc.diagnostics.duplicates import duplicate
 from knoc.kinds.agent import Agent, Projection
 
@@ -21,13 +22,15 @@ class Published(NamedTuple):
     diags: list[Diagnostic]
 
 
-def publish(projected: Iterable[tuple[Agent, Projection]], primary: dict[str, str]) -> Published:
+def publish(projected: Iterable[tuple[Agent, Projection]], primary: dict[str, str],
+            primary_at: dict[str, Span] | None = None) -> Published:
     """The cards to publish, as (slug, source), in the order given (slug
     order). Two agents cannot share a card path: the first keeps it, the
     other gets an error. Holds no projection: they may be decoded one at a
     time. Each host's root card (`roots`, A2A 8.2: the well-known path at
     the origin) is its agent at the root url, else the one knoc.toml's
-    `[primary]` names for it, else its only agent."""
+    `[primary]` names for it, else its only agent (`primary_at`: where
+    knoc.toml names it, by host, for the findings about it)."""
     cards: list[tuple[str, str]] = []
     untwinned: list[str] = []
     diags: list[Diagnostic] = []
@@ -48,22 +51,25 @@ def publish(projected: Iterable[tuple[Agent, Projection]], primary: dict[str, st
             untwinned.append(agent.slug)
     roots: dict[str, str] = {}
     diags += _on_example_hosts(on_host, first_of)
+
+    def wrong(host: str, message: str, hint: str) -> Diagnostic:
+        return diag("KNO-CONFIG-PRIMARY", f"{CONFIG_FILE} names {message}", file=CONFIG_FILE,
+                    span=(primary_at or {}).get(host), hint=hint)
+
     for host in sorted(primary.keys() - on_host.keys()):
-        diags.append(diag("KNO-CONFIG-PRIMARY", f"knoc.toml names a primary agent for {host}, where no public agent "
-                          f"publishes a card (hosts with cards: {', '.join(sorted(on_host)) or 'none'})",
-                          file="knoc.toml", hint="write the host as the cards' urls have it (with a port if they "
-                                                 "have one), or remove the line"))
+        diags.append(wrong(host, f"a primary agent for {host}, where no public agent publishes a card (hosts with "
+                           f"cards: {', '.join(sorted(on_host)) or 'none'})", "write the host as the cards' urls have "
+                           "it (with a port if they have one), or remove the line"))
     for host, slugs in on_host.items():
         at_root = (host, "") in by_location
         named = primary.get(host)
         if named is not None and named not in slugs:
-            diags.append(diag("KNO-CONFIG-PRIMARY", f"knoc.toml names `{named}` the primary agent of {host}, which "
-                              f"publishes no such card ({', '.join(slugs)})", file="knoc.toml",
-                              hint="name one of the host's public agents, or remove the line"))
+            diags.append(wrong(host, f"`{named}` the primary agent of {host}, which publishes no such card "
+                               f"({', '.join(slugs)})", "name one of the host's public agents, or remove the line"))
         elif named is not None and at_root:
-            diags.append(diag("KNO-CONFIG-PRIMARY", f"knoc.toml names a primary agent for {host}, whose root url is "
-                              f"already the url of `{by_location[(host, '')].slug}`", file="knoc.toml",
-                              hint="remove the line: the agent at the root url is the host's card"))
+            diags.append(wrong(host, f"a primary agent for {host}, whose root url is already the url of "
+                               f"`{by_location[(host, '')].slug}`",
+                               "remove the line: the agent at the root url is the host's card"))
         elif not at_root and (named is not None or len(slugs) == 1):
             roots[host] = named or slugs[0]
     return Published(cards, roots, untwinned, diags)

@@ -301,7 +301,8 @@ def _link(sources: list[SourceFile], results: FileResults, specs: SpecSet, cache
     `unread`: the content files listed that could not be read."""
     digests = {s.rel: s.digest for s in sources}
     key = hashlib.sha256("\n".join([*(f"{s.rel}\0{results.head(s.rel).link_key}" for s in sources),
-                                    *(f"{rel}\0unread" for rel in unread)]).encode("utf-8")).hexdigest()
+                                    *(f"{rel}\0unread" for rel in unread),
+                                    repr(config.primary_at)]).encode("utf-8")).hexdigest()  # where its findings are
     link = LinkResult.restore(cache.get_link(key, digests))
     if link is None:
         try:
@@ -317,7 +318,8 @@ def _linked(sources: list[SourceFile], results: FileResults, specs: SpecSet, cac
             unread: Collection[str], render: bool = True, decoded: Decoded | None = None) -> LinkResult:
     """The link stage, then the files that read the whole repo, rendered
     (or, without `render`, only where they go: all its findings need)."""
-    linked = link_repo(sources, results, specs, config.a2a, config.layout, dict(config.primary), decoded, unread)
+    linked = link_repo(sources, results, specs, config.a2a, config.layout, config.primary, decoded, unread,
+                       config.primary_at)
     files: Mapping[str, bytes] = {}
     digests: dict[str, str] = {}
     if render:
