@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import shutil
 import signal
 import subprocess
@@ -443,8 +444,9 @@ def test_a_server_started_with_ctrl_c_ignored_keeps_ignoring_it(repo: Path) -> N
 
 
 def test_a_message_the_server_cannot_act_on_is_no_python_error(repo: Path) -> None:
-    """A frame that is not JSON, and a change to a document never opened:
-    one line in the editor's log each, no traceback, no "Error in server"."""
+    """A frame that is not JSON, a request whose parameters do not fit, and
+    a change to a document never opened: one line in the editor's log each,
+    no traceback, no "Error in server"; the request gets its answer (an error)."""
     def frame(body: bytes) -> bytes:
         return b"Content-Length: %d\r\n\r\n%s" % (len(body), body)
 
@@ -456,6 +458,7 @@ def test_a_message_the_server_cannot_act_on_is_no_python_error(repo: Path) -> No
     sent = b"".join([
         message("initialize", {"processId": None, "rootUri": repo.as_uri(), "capabilities": {}}, 1),
         message("initialized", {}), frame(b"{not json"),
+        message("textDocument/hover", {"textDocument": {"uri": 5}, "position": {"line": "x"}}, 7),
         message("textDocument/didChange", {"textDocument": {"uri": never_opened, "version": 2}, "contentChanges": [
             {"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}, "text": "x"}]}),
         message("shutdown", {}, 2), message("exit", {})])
@@ -464,6 +467,9 @@ def test_a_message_the_server_cannot_act_on_is_no_python_error(repo: Path) -> No
     assert b"Traceback" not in done.stderr and b"Error in server" not in done.stdout, done.stderr
     assert b"KeyError" not in done.stdout + done.stderr and b"ignored a message" in done.stdout
     assert b'"id": 2' in done.stdout or b'"id":2' in done.stdout  # it went on, and answered the shutdown
+    answers = [json.loads(body) for body in re.findall(rb"\r\n\r\n(\{.*?\})(?=Content-Length|$)", done.stdout, re.S)]
+    [hover] = [a for a in answers if a.get("id") == 7]  # answered, or its client would wait for ever
+    assert hover["error"]["code"] == -32602
 
 
 def test_positions_count_lines_as_the_protocol_does() -> None:

@@ -26,6 +26,7 @@ from pygls.uris import from_fs_path, to_fs_path
 
 from knoc.app.common import at_new_files, open_repo
 from knoc.app.lsp_positions import Positions
+from knoc.app.lsp_protocol import KnocProtocol
 from knoc.app.outcome import UsageError, as_usage
 from knoc.config import CONFIG_FILE
 from knoc.diagnostics import Diagnostic
@@ -42,7 +43,8 @@ _COMPLETION = {"field": lsp.CompletionItemKind.Field, "value": lsp.CompletionIte
 
 class KnocServer(LanguageServer):
     def __init__(self) -> None:
-        super().__init__("knoc", __version__, text_document_sync_kind=lsp.TextDocumentSyncKind.Incremental)
+        super().__init__("knoc", __version__, text_document_sync_kind=lsp.TextDocumentSyncKind.Incremental,
+                         protocol_cls=KnocProtocol)
         self.roots: tuple[Path, ...] = ()  # the repo as the client names it, then with links resolved
         self.repo: LiveRepo | None = None
         self.assistant: Assistant | None = None
