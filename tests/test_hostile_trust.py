@@ -121,7 +121,8 @@ def test_a_signed_build_is_not_checked_without_a_pin(repo: Path, knoc: Knoc,
     key, _ = write_key(tmp_path_factory.mktemp("key"), "ed25519")
     code, out, err = knoc("build", "--sign-key", str(key), "--format", "json", root=repo)
     [unpinned] = [d for d in json_diags(out) if d["code"] == "KNO-SIGNING-UNPINNED"]
-    assert code == 0 and {d["code"] for d in json_diags(out)} == {"KNO-SIGNING-UNPINNED", "KNO-SIGNING-UNPROTECTED"}
+    assert code == 0 and {d["code"] for d in json_diags(out)} == {"KNO-SIGNING-UNPINNED", "KNO-SIGNING-UNPROTECTED",
+                                                                  "KNO-SIGNING-UNVERIFIABLE"}
     assert "public = { kty" in unpinned["hint"]  # the line to add
     code, _, err = knoc("check", root=repo)
     assert code == 2 and "KNO-SIGNING" in err and "pins no public key" in err

@@ -268,6 +268,8 @@ def tampered(card: dict[str, Any], donor: dict[str, Any]) -> dict[str, dict[str,
                                                           *card["supportedInterfaces"][1:]]}
     if "url" in card:
         out["url 0.3"] = {**card, "url": "https://evil.example/a2a"}
+    if card.get("securitySchemes"):  # clients would then send no credentials
+        out["security schemes"] = {k: v for k, v in card.items() if k != "securitySchemes"}
     for key in ("securityRequirements", "security"):
         scoped = [r for r in card.get(key) or [] if any((v.get("list") if isinstance(v, dict) else v)
                                                          for v in (r.get("schemes", r)).values())]

@@ -99,8 +99,9 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]
 
 
 def _knoc(card: dict[str, Any], reader: str) -> str | None:
-    """knoc's payload for one reader (None: it cannot read or canonicalize the card)."""
-    view = next((v for v in readers.views(card) if v.reader == reader), None)
+    """What knoc computes one reader verifies (None: it cannot read or
+    canonicalize the card), signed or not."""
+    view = next((v for v in readers.readings(card) if v.reader == reader), None)
     return view.payload.decode("utf-8") if view is not None and view.payload is not None else None
 
 

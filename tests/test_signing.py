@@ -103,6 +103,7 @@ TAMPER = {
     "url": lambda c: c["supportedInterfaces"][0].update(url="https://evil.example/a2a"),
     "skill": lambda c: c["skills"][0].update(description="Does something else."),
     "security requirement": lambda c: c.update(securityRequirements=[]),
+    "security schemes": lambda c: c.pop("securitySchemes"),  # its clients would send no credentials
 }
 
 
@@ -125,6 +126,20 @@ def test_changing_a_signed_field_or_moving_a_signature_fails_verification(
                            str(repo / f"build/site/{rel.split('/')[0]}/.well-known/jwks.json")],
                           capture_output=True, text=True)
     assert done.returncode == 1 and "cannot verify what they read" in done.stdout
+
+
+def test_a_client_that_verifies_less_than_it_reads_gets_no_signature_and_the_build_says_so(
+        repo: Path, knoc: Knoc, keys: dict[str, tuple[Path, bytes]]) -> None:
+    """The JS client verifies a 1.0 card without its security schemes: a
+    signature over that would verify the card stripped of them everywhere."""
+    pin(repo, keys["ed25519"][0])
+    code, out, _ = knoc("build", "--sign-key", str(keys["ed25519"][0]), "--format", "json", root=repo)
+    [found] = [d for d in json_diags(out) if d["code"] == "KNO-SIGNING-UNVERIFIABLE"]
+    assert code == 0 and found["file"].endswith(".kno") and "`$.securitySchemes`" in found["message"]
+    assert "--a2a compat" in found["hint"] and knoc("check", root=repo)[0] == 0
+    code, out, _ = knoc("build", "--sign-key", str(keys["ed25519"][0]), "--a2a", "compat", "--format", "json",
+                        root=repo)
+    assert code == 0 and "KNO-SIGNING-UNVERIFIABLE" not in out
 
 
 def pin(repo: Path, key: Path) -> None:

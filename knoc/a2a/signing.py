@@ -4,11 +4,11 @@ verification of a card against a key set. Pure: reading keys and fetching
 key sets is `knoc.io`'s job.
 
 A card is signed once per key and per distinct view: a 1.0 card has one
-view for every 1.x reader unless its security schemes are proto-shaped
-(then the JS client's resolver reads it without them), a 0.3 or compat
-card adds a2a-sdk 0.3's. A card is valid when every view a reader has of
-it is covered by a signature that verifies with a trusted key; a view
-with no canonical form can be covered by none.
+view for every 1.x reader, a 0.3 or compat card adds a2a-sdk 0.3's. A
+card is valid when every view a reader has of it is covered by a
+signature that verifies with a trusted key. A view with no canonical
+form can be covered by none, and one that is another view with members
+left out is never signed (`knoc.a2a.readers.views`).
 
 Verification is bounded whatever the card holds: at most MAX_SIGNATURES
 signatures, each naming its key by `kid` (the spec's MUST), so each is
@@ -221,12 +221,18 @@ class Signer:
 def payloads(card: Mapping[str, object]) -> list[bytes]:
     """The distinct payloads the card's readers verify, in reader order:
     what a card is signed over, once per key."""
-    return list(dict.fromkeys(v.payload for v in readers.views(card) if v.payload is not None))
+    return list(dict.fromkeys(v.payload for v in readers.views(card) if v.payload is not None))  # as `sign_views`
 
 
 def sign(card: Mapping[str, object], signers: Iterable[Signer], jku: str) -> list[dict[str, str]]:
     """A signature per key and per distinct view of the card."""
-    covered = payloads(card)
+    return sign_views(readers.views(card), signers, jku)
+
+
+def sign_views(views: Iterable[readers.View], signers: Iterable[Signer], jku: str) -> list[dict[str, str]]:
+    """A signature per key and per distinct payload of `views` (a view
+    without one is not signed)."""
+    covered = list(dict.fromkeys(v.payload for v in views if v.payload is not None))
     return [s.sign(p, jku) for s in signers for p in covered]
 
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from knoc.app.common import compile_cached
 from knoc.app.outcome import Outcome, UsageError, fails
 from knoc.app.scan import Scan
-from knoc.app.signing import committed_signed_by, key_signer, signed_by, unpinned
+from knoc.app.signing import committed_signed_by, key_signer, signed_by, unpinned, unverifiable
 from knoc.config import CONFIG_FILE, Config
 from knoc.diagnostics import Diagnostic, diag
 from knoc.diagnostics.progress import Progress, quiet
@@ -82,8 +82,8 @@ def _build(config: Config, use_cache: bool, fail_on_warning: bool, stage: bool, 
         differ = scan.in_build(seen(), result.base).differing(result.digests)  # none: rewrite nothing
         current = not differ
         diags = result.report.sorted()
-        if signer is not None and not config.public:
-            diags.append(unpinned(signer))
+        if signer is not None:
+            diags += unverifiable(signer) + ([] if config.public else [unpinned(signer)])
         written = result.ok and not fails(diags, fail_on_warning)  # --fail-on warning: a warning stops the write too
         if written and not current:
             progress("writing", 0, len(result.files))

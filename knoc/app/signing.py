@@ -240,6 +240,17 @@ def unpinned(signer: KeySigner) -> Diagnostic:
                 hint=f"add under [signing]: {lines}")
 
 
+def unverifiable(signer: KeySigner) -> list[Diagnostic]:
+    """A warning per view a signed build left unsigned, at the first card's
+    source: that client cannot verify those cards."""
+    return [diag("KNO-SIGNING-UNVERIFIABLE", f"{reader} cannot verify this signed card"
+                 + (f" (nor {len(sources) - 1:,} more)" if len(sources) > 1 else "") + f": {why}", file=sources[0],
+                 hint="for JS clients that verify the cards they resolve, build with `--a2a compat`: its security "
+                      "schemes also carry their 0.3 `type`, and the resolver hands such a card to its client "
+                      "as fetched")
+            for (reader, why), sources in sorted(signer.unsigned.items())]
+
+
 def pin_line(jwk: dict[str, str], beside: tuple[KeyRef, ...] = ()) -> str:
     """knoc.toml's line pinning this public key, for the user to paste:
     after the keys pinned already (`beside`), in one list."""

@@ -219,6 +219,15 @@ declare("KNO-SIGNING-UNPROTECTED", W, "a signed card holds values no signature c
     OAuth scope with no description; an empty value in an extension's params) a signed build lists
     each, once per card. Give requirements scopes where the scheme has them; otherwise the signature
     does not prove which authentication a client must use.""")
+declare("KNO-SIGNING-UNVERIFIABLE", W, "a client generation cannot verify a signed card", """
+    A client verifies a signature over its own reading of the card (section 8.4.1), and knoc signs
+    each client's reading, except one that is another's with members left out: a signature over
+    it would verify the card stripped of them, for every client. The JS SDK's client verifies
+    the card its resolver hands it, which leaves out the security schemes of a 1.0 card (whose
+    schemes have no 0.3 `type`) and of a 0.3 card; a client handed a card without them sends no
+    credentials. So knoc signs no such reading, and that client rejects these cards. Build with
+    `--a2a compat` when JS clients verify cards: its schemes carry `type` too, and the resolver
+    hands the card to its client as fetched.""")
 declare("KNO-UNSIGNED", E, "a build without a signing key, in a repo that signs", """
     build/ is signed (its manifest names the keys), or knoc.toml pins a key, and no key was given, so
     the cards would go out without signatures. Nothing is written. Give the key (--sign-key,

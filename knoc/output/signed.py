@@ -33,7 +33,7 @@ if TYPE_CHECKING:  # the crypto stack loads only for a run that signs or checks 
 
 
 class CardSigner(Protocol):
-    def sign(self, rel: str, body: bytes, url: str) -> bytes: ...
+    def sign(self, rel: str, body: bytes, url: str, source: str) -> bytes: ...  # `source`: the agent's
 
     def jwks(self, rel: str) -> bytes: ...  # the key set at `rel` (a host's JWKS_FILE)
 
@@ -70,12 +70,20 @@ class KeySigner:
     signers: list[signing.Signer]
     published: list[PublicKey]  # the current keys every host publishes (the signers' and the pinned ones)
     retired: list[PublicKey]
+    # The views left unsigned (`knoc.a2a.readers.Unverifiable`): (reader, why) -> the sources of their cards.
+    unsigned: dict[tuple[str, str], list[str]] = field(default_factory=dict)
 
-    def sign(self, rel: str, body: bytes, url: str) -> bytes:
-        from knoc.a2a import signing
+    def sign(self, rel: str, body: bytes, url: str, source: str) -> bytes:
+        from knoc.a2a import readers, signing
 
         card: dict[str, object] = json.loads(body)
-        card["signatures"] = signing.sign(card, self.signers, jku(url))
+        views = readers.views(card)
+        card["signatures"] = signing.sign_views(views, self.signers, jku(url))
+        for v in views:
+            if v.payload is None:
+                found = self.unsigned.setdefault((v.reader, v.problem), [])
+                if source not in found[-1:]:  # a card and its agent.json twin: one agent
+                    found.append(source)
         return dumps(card)
 
     @functools.cached_property
@@ -108,7 +116,7 @@ class Adopter:
 
         return {k.kid: signing.public_key(k.jwk) for k in self.pinned if k.kid in self.signed_by}
 
-    def sign(self, rel: str, body: bytes, url: str) -> bytes:
+    def sign(self, rel: str, body: bytes, url: str, source: str) -> bytes:
         disk = self.read(rel)
         card = _json_object(disk)
         if card is None or dumps({k: v for k, v in card.items() if k != "signatures"}) != body:
@@ -143,7 +151,7 @@ class Adopter:
             if set(check.header) != set(signing.HEADER_KEYS) or check.header.get("typ") != signing.TYP \
                     or check.header.get("jku") != expected_jku:
                 return f"signature {check.index}'s protected header is not the one knoc writes (alg, typ, kid, jku)"
-        missing = verdict.uncovered
+        missing = [v for v in verdict.uncovered if v.payload is not None]  # a view without one is never signed
         if missing:
             return f"no signature covers what {', '.join(v.reader for v in missing)} verif" + (
                 "ies" if len(missing) == 1 else "y")

@@ -339,9 +339,9 @@ def _signed(signer: CardSigner, card: Card, written: Written, paths: tuple[str, 
     """A card and its agent.json twin (if any), signed (the twin once more
     only when its bytes differ: an ES256 signature is new each time)."""
     path, *twin = paths
-    body = signer.sign(path, written.body, card.projection.url)
-    return {path: body, **{t: signer.sign(t, written.legacy, card.projection.url) if written.legacy else body
-                           for t in twin}}
+    body = signer.sign(path, written.body, card.projection.url, card.source)
+    return {path: body, **{t: signer.sign(t, written.legacy, card.projection.url, card.source) if written.legacy
+                           else body for t in twin}}
 
 
 def manifest(inputs: list[Input], outputs: dict[str, str], target: str,

@@ -17,10 +17,18 @@ them both. Each reader here computes those bytes exactly as its SDK does
 - `a2a-sdk 0.3` (Python): its pydantic model, sorted-key ASCII JSON.
 
 A reader that cannot read a card at all (a 0.3 client and a card with no
-`url`) has no view of it: its clients cannot use the card, signed or not."""
+`url`) has no view of it: its clients cannot use the card, signed or not.
+
+A view that is another's with members left out is never signed: every
+reader that reads the card with those members stripped would verify that
+signature, and would act on the stripped card (the JS client verifies a
+1.0 card's proto-shaped security schemes, or a 0.3 card's, as left out).
+Its reader cannot verify the card: a signature that proved less would
+prove nothing to the others."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
@@ -43,18 +51,29 @@ class Reader:
     # The bytes this reader verifies a card's signatures over (Unreadable:
     # it cannot read the card; Uncanonical: it has no canonical form of it).
     payload: Callable[[Mapping[str, object]], bytes]
+    core: bool = True  # it reads a card into the 1.0 model: with no interface there, its client has none to call
 
 
 READERS = (
     Reader("a2a-sdk 1.x", sdk1.payload),
     Reader("@a2a-js/sdk", js.payload),
     Reader("@a2a-js/sdk client", js.resolved_payload),
-    Reader("a2a-sdk 0.3", sdk03.payload),
+    Reader("a2a-sdk 0.3", sdk03.payload, core=False),
 )
 
 
 def views(card: Mapping[str, object]) -> list[View]:
-    """The view of each reader that reads `card`, in READERS order."""
+    """The view of each reader whose client can use `card` (the JS SDK reads
+    a 0.3 card as fetched with no interface), in READERS order; a view that
+    leaves out what another reads has no payload (it is not signed)."""
+    core = {r.name for r in READERS if r.core}
+    found = [v for v in readings(card) if v.reader not in core or v.payload is None
+             or json.loads(v.payload).get("supportedInterfaces")]
+    return [_unstripped(v, found) for v in found]
+
+
+def readings(card: Mapping[str, object]) -> list[View]:
+    """What each reader that reads `card` verifies, in READERS order."""
     found = []
     for reader in READERS:
         try:
@@ -66,4 +85,46 @@ def views(card: Mapping[str, object]) -> list[View]:
     return found
 
 
-__all__ = ["READERS", "Reader", "Uncanonical", "Unreadable", "View", "views"]
+def _unstripped(view: View, every: list[View]) -> View:
+    """`view`, or, when it is another view with members left out, a view
+    with no payload that says which."""
+    if view.payload is None:
+        return view
+    mine = json.loads(view.payload)
+    for other in every:
+        if other.payload is None or other.payload == view.payload:
+            continue
+        lost = _left_out(mine, json.loads(other.payload))
+        if lost:
+            shown = ", ".join(f"`{p}`" for p in lost[:3]) + (f" and {len(lost) - 3} more" if len(lost) > 3 else "")
+            return View(view.reader, None, f"what it verifies leaves out {shown}, which {other.reader} reads: a "
+                        "signature over that would verify the card stripped of it for every client, so knoc "
+                        "makes none")
+    return view
+
+
+def _left_out(part: object, whole: object, path: str = "$") -> list[str] | None:
+    """The paths of `whole` that `part` has not, when `part` is `whole` with
+    members left out; None when they differ otherwise."""
+    if isinstance(part, dict) and isinstance(whole, dict):
+        if not part.keys() <= whole.keys():
+            return None
+        out = [f"{path}.{k}" for k in whole if k not in part]
+        for k, v in part.items():
+            inner = _left_out(v, whole[k], f"{path}.{k}")
+            if inner is None:
+                return None
+            out += inner
+        return out
+    if isinstance(part, list) and isinstance(whole, list) and len(part) == len(whole):
+        found: list[str] = []
+        for i, (p, w) in enumerate(zip(part, whole, strict=True)):
+            inner = _left_out(p, w, f"{path}[{i}]")
+            if inner is None:
+                return None
+            found += inner
+        return found
+    return [] if type(part) is type(whole) and part == whole else None
+
+
+__all__ = ["READERS", "Reader", "Uncanonical", "Unreadable", "View", "readings", "views"]
