@@ -23,12 +23,14 @@ read only when a run needs it:
 
 `outputs.bin`, the memo of build/, is `knoc.io.outputs`'s.
 
-Nothing is trusted blindly. Each file carries a checksum of its payload and
-counts only for the same knoc code, A2A target, primary cards, catalog url and specs/ (the salt).
-Anything corrupt, foreign or stale is dropped and rebuilt."""
+Each file carries a checksum of its payload and counts only for the same
+knoc code, A2A target, primary cards, catalog url and specs/ (the salt):
+anything corrupt, of another version or stale is dropped and rebuilt. The
+cache is this machine's own: one git tracks is not used (`usable`)."""
 
 from __future__ import annotations
 
+import functools
 import os
 import tempfile
 import time
@@ -38,7 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, NoReturn
 
-from knoc.io import stored
+from knoc.io import git, stored
 from knoc.io.cached import Layer, Source
 from knoc.io.stored import CacheDamaged, Stat, StoredFiles
 from knoc.io.stored_value import read_stored, ready, write_stored
@@ -53,6 +55,25 @@ RACY_NS = 2_000_000_000  # mtimes this close to a save are not trusted
 
 
 _UNREAD = Layer("", {}, None)  # a layer not read from disk yet (compared by identity)
+
+
+def usable(root: Path) -> bool:
+    """Whether knoc reads and writes `.knoc-cache/` in this repo: a folder
+    of its own, not a link (knoc writes only there), and nothing in it
+    committed (`committed`)."""
+    return not (root / DIR).is_symlink() and not committed(root)
+
+
+def committed(root: Path) -> bool:
+    """Whether git tracks a file in `.knoc-cache/`. A committed cache is
+    anyone's: its results, found by each source's sha256, could be forged
+    to give a build and a check what no source says."""
+    return (root / DIR).is_dir() and _tracked(root.resolve())
+
+
+@functools.lru_cache(maxsize=16)
+def _tracked(root: Path) -> bool:  # once per run: the listing, the cache and the memo of build/ each ask
+    return git.tracks(root, DIR)
 
 
 @dataclass
@@ -79,7 +100,7 @@ class Cache:
 
     @classmethod
     def open(cls, root: Path, salt: str) -> Cache:
-        if (root / DIR).is_symlink():  # a repo could ship it as a link: knoc writes only in a folder of its own
+        if not usable(root):
             return cls.off()
         cache = cls(root / DIR, salt)
         cache.link = cache._link_stored = Layer.decode(cache._load("link.bin"))

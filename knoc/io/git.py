@@ -172,6 +172,15 @@ def changed_since(root: Path, ref: str, paths: tuple[str, ...]) -> list[str]:
     return sorted({p.decode("utf-8", "surrogateescape") for p in (differ + b"\0" + untracked).split(b"\0") if p})
 
 
+def tracks(root: Path, path: str) -> bool:
+    """Whether git tracks a file at or under `path` (relative to `root`);
+    False outside a git work tree, or without git."""
+    try:
+        return bool(_git(root, "ls-files", "-z", "--", path))
+    except GitError:
+        return False
+
+
 def edited(root: Path, paths: list[str]) -> set[str] | None:
     """Which of `paths` (relative to `root`) are new or changed since git's
     HEAD (all of them before the first commit); None outside a git work tree."""

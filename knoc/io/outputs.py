@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import NamedTuple, TypeVar
 
 from knoc.io import files
-from knoc.io.cache import DIR, read_stored, write_stored
+from knoc.io.cache import DIR, read_stored, usable, write_stored
 from knoc.rules.records import Encoded, Stored, count_paths, join_paths, paths_piece, row, split_paths, text, text_table
 
 VERSION = 4
@@ -182,7 +182,7 @@ class OutputMemo:
 
     @classmethod
     def open(cls, root: Path, enabled: bool = True) -> OutputMemo:
-        if not enabled or (root / DIR).is_symlink():
+        if not enabled or not usable(root):
             return cls(None)
         memo = cls(root / DIR / "outputs.bin")
         value, _ = read_stored(memo.path)  # type: ignore[arg-type]

@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from knoc.io.cache import DIR, read_stored, write_stored
+from knoc.io.cache import DIR, read_stored, usable, write_stored
 from knoc.io.files import listed
 from knoc.io.fingerprint import salt
 from knoc.rules.records import join_paths, split_paths
@@ -26,7 +26,7 @@ def sources(root: Path, specs: str, content: str, use_cache: bool
             ) -> tuple[list[str], list[str], list[tuple[str, str]]]:
     """The repo-relative paths of the spec sources and of the content
     sources, each sorted (`files.listed`), and what the listing refused."""
-    memo = root / DIR / "listing.bin" if use_cache and not (root / DIR).is_symlink() else None
+    memo = root / DIR / "listing.bin" if use_cache and usable(root) else None
     stored: Any = read_stored(memo)[0] if memo is not None else None
     # Only a listing this knoc made of this very folder: a repo could ship one.
     made_by = [salt(str(root.resolve())), specs, content]
