@@ -149,3 +149,17 @@ def test_schemas_are_written_with_the_umask_and_never_through_a_link(knoc: Knoc,
     dangling.symlink_to(tmp_path / "nowhere")
     code, _, err = knoc("schemas", "--out", str(dangling), root=repo)
     assert code == 2 and "not a folder" in err
+
+
+def test_a_committed_schemas_link_is_never_written_through(knoc: Knoc, repo: Path, tmp_path: Path) -> None:
+    """The user named no folder: the repo's schemas/ is the repo's, and a link there could lead anywhere."""
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    (victim / "agent-card@0.1.0.schema.json").write_text("precious\n", encoding="utf-8")
+    shutil.rmtree(repo / "schemas", ignore_errors=True)
+    (repo / "schemas").symlink_to(victim)
+    code, _, err = knoc("schemas", root=repo)
+    assert code == 2 and "schemas is a link" in err
+    assert [p.name for p in victim.iterdir()] == ["agent-card@0.1.0.schema.json"]
+    assert (victim / "agent-card@0.1.0.schema.json").read_text(encoding="utf-8") == "precious\n"
+    assert knoc("schemas", "--out", str(victim), root=repo)[0] == 0  # named: the user's folder to write to

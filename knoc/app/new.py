@@ -120,7 +120,8 @@ def init(folder: Path, url: str | None = None) -> Outcome:
     if len(settings) < len(editor):
         outcome.notes.append(f"wrote {folder / schemas.FOLDER}/ (each entity type's JSON Schema, for editors)")
     outcome.notes += [f"did not write {folder / rel}: a file or link is there (the editors guide says what it holds)"
-                      for rel in kept]
+                      for rel, why in kept if why is None]
+    outcome.notes += [f"did not write into {folder}: {why}" for why in dict.fromkeys(w for _, w in kept if w)]
     outcome.notes += ["next:", *([] if folder == Path(".") else [f"  cd {folder}"]),
                       "  knoc build                # cards into build/",
                       "  knoc new agent my-agent   # a second agent (private until you publish it)",
@@ -128,20 +129,23 @@ def init(folder: Path, url: str | None = None) -> Outcome:
     return outcome
 
 
-def _editor_files(config: Config) -> tuple[list[str], list[str]]:
+def _editor_files(config: Config) -> tuple[list[str], list[tuple[str, str | None]]]:
     """The editors' schemas (`knoc schemas`) and VS Code's settings for
     them, each written unless a file is there already: what was written,
-    and what was left as it was."""
+    and what was left as it was (and why, when not because it is there)."""
     specs, _ = spec_set(config)
     wanted = {f"{schemas.FOLDER}/{name}": data for name, data in schemas.export(specs).items()}
     wanted |= schemas.vscode_files(specs, schemas.FOLDER, config.content)
-    written, left = [], []
+    written: list[str] = []
+    left: list[tuple[str, str | None]] = []
     for rel, data in wanted.items():
         try:  # never worth stopping a new repo for: left, and said
             writing.write_in(config.root, rel, data)
             written.append(rel)
-        except (files.Exists, writing.Unsafe):
-            left.append(rel)
+        except files.Exists:
+            left.append((rel, None))
+        except writing.Unsafe as exc:  # a link on the way (`schemas` itself, say): said once
+            left.append((rel, str(exc)))
     return written, left
 
 

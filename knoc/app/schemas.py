@@ -19,21 +19,25 @@ from knoc.kinds.spec import SpecSet
 COMMAND = "knoc schemas"
 
 
-def write_schemas(config: Config, out: Path) -> Outcome:
+def write_schemas(config: Config, out: Path | None) -> Outcome:
     """Every declaration's schema, written to `out` (made if missing; each
-    file replaced atomically, never through a link). Nothing is written
-    when a spec is broken: the schemas would not be the ones knoc checks."""
+    file replaced atomically, never through a link), else to the repo's
+    schemas/ (which may not be a link either: the user did not name it).
+    Nothing is written when a spec is broken: the schemas would not be the
+    ones knoc checks."""
     specs, outcome = _specs(config)
     if outcome.failed:
         return outcome
     exported = schemas.export(specs)
-    if files.present(out) and not files.is_dir(out):  # a file, or a link to nothing
-        raise UsageError("KNO-WRITE", f"{out} is not a folder; nothing was written", "give --out a folder")
+    base, prefix = (config.root, f"{schemas.FOLDER}/") if out is None else (out, "")
+    folder = base / prefix
+    if files.present(folder) and not files.is_dir(folder):  # a file, or a link to nothing
+        raise UsageError("KNO-WRITE", f"{folder} is not a folder; nothing was written", "give --out a folder")
     for name in exported:  # all checked before the first is written
-        writing.writable(out, name)
+        writing.writable(base, prefix + name)
     for name, data in exported.items():
-        writing.write_in(out, name, data, replace=True)
-    outcome.summary = f"wrote {len(exported)} schema{'s' if len(exported) != 1 else ''} to {_shown(out)}"
+        writing.write_in(base, prefix + name, data, replace=True)
+    outcome.summary = f"wrote {len(exported)} schema{'s' if len(exported) != 1 else ''} to {_shown(folder)}"
     return outcome
 
 

@@ -23,5 +23,6 @@ def command(run: Run, out: Path | None, source: Path | None) -> int:
     from knoc.app.schemas import modeline, write_schemas
     from knoc.features.schemas import FOLDER
 
-    folder = out if out is not None else run.config.root / FOLDER
-    return run.report(modeline(run.config, folder, source) if source is not None else write_schemas(run.config, folder))
+    if source is not None:
+        return run.report(modeline(run.config, out if out is not None else run.config.root / FOLDER, source))
+    return run.report(write_schemas(run.config, out))
