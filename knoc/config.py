@@ -23,9 +23,10 @@ if TYPE_CHECKING:
 CONFIG_FILE = "knoc.toml"
 # [knoc]: each key with what it means (the knoc.toml reference is made from these).
 KNOC_KEYS = {
-    "specs": "the folder of spec entities, one per entity type (default `specs`); without it knoc uses its "
-             "built-in specs",
-    "content": "the folder of agents, blueprints, perception domains and extensions (default `content`)",
+    "specs": "the folder of spec entities, one per entity type (default `specs`); without the default folder "
+             "knoc uses its built-in specs, and another name must be a folder that exists",
+    "content": "the folder of agents, blueprints, perception domains and extensions (default `content`; "
+               "another name must be a folder that exists)",
     "output": "the folder the build writes and `knoc check` compares (default `build`); inside the repo, apart "
               "from the sources, `.git` and `.knoc-cache`",
     "a2a": f"the A2A version the cards are written for: {', '.join(f'`{t}`' for t in targets.names())} "
@@ -342,6 +343,13 @@ def _check_layout(config: Config) -> None:
         if root not in folder.parents:
             raise ConfigError(f"{CONFIG_FILE}: `{key}` must be a folder inside the repo "
                               f"(`{getattr(config, key)}` is {folder})", key=("knoc", key))
+    for key in ("specs", "content"):  # a typo would read no source, and a build would unpublish every card
+        named, folder = getattr(config, key), folders[key]
+        if files.present(folder) and not files.is_dir(folder):
+            raise ConfigError(f"{CONFIG_FILE}: `{key}` names `{named}`, which is not a folder", key=("knoc", key))
+        if not files.present(folder) and named != getattr(Config, key):
+            raise ConfigError(f"{CONFIG_FILE}: `{key}` names `{named}`, which does not exist (fix the name, or "
+                              "create the folder)", key=("knoc", key))
     out = folders["output"]
     for name, folder in (("specs", folders["specs"]), ("content", folders["content"]), (".git", root / ".git"),
                          (CACHE_DIR, root / CACHE_DIR)):

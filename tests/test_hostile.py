@@ -440,6 +440,25 @@ def test_init_and_new_refuse_a_content_folder_that_is_not_one(blocker: str, tmp_
     assert list(outside.iterdir()) == [] and not (tmp_path / "nowhere").exists()
 
 
+@pytest.mark.parametrize(("key", "value", "said"), [
+    ("content", "contnet", "which does not exist"), ("content", "knoc.toml", "which is not a folder"),
+    ("specs", "knoc.toml", "which is not a folder"), ("specs", "spec", "which does not exist"),
+])
+def test_a_source_folder_setting_that_names_no_folder_is_refused(repo: Path, knoc: Knoc, key: str, value: str,
+                                                                  said: str) -> None:
+    """A typo read no source: the build unpublished every card (or fell back to the built-in specs) with exit 0."""
+    assert knoc("build", root=repo)[0] == 0
+    before = tree(repo / "build")
+    lines = (repo / "knoc.toml").read_text(encoding="utf-8").splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith(f"{key} = "))
+    lines[at] = f'{key} = "{value}"'
+    (repo / "knoc.toml").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    for command in ("build", "check"):
+        code, _, err = knoc(command, root=repo)
+        assert code == 2 and f"`{key}` names `{value}`, {said}" in err and f"knoc.toml:{at + 1}:1" in err, err
+    assert tree(repo / "build") == before
+
+
 def test_init_never_appends_through_a_gitignore_link(tmp_path: Path) -> None:
     import subprocess
     import sys
