@@ -148,6 +148,21 @@ MIXES = {
         {"url": "https://mix.example.com/rest", "transport": "HTTP+JSON"}]),
     "pre-release-version": _card(supportedInterfaces=[
         {"url": "https://mix.example.com/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "0.3.0-rc1"}]),
+    # the JS SDK prefers an interface stating exactly "1.0" (the last one): written "1.0", /fallback would be it
+    "patch-version": _card(supportedInterfaces=[
+        {"url": "https://mix.example.com/primary", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"},
+        {"url": "https://mix.example.com/fallback", "protocolBinding": "JSONRPC", "protocolVersion": "1.0.0"}]),
+    # a2a-sdk 1.x and 0.3 read a scheme's 0.3 fields when it has `type`; the JS SDK reads the wrapper
+    "scheme-shapes-disagree": _card(supportedInterfaces=[
+        {"url": "https://mix.example.com/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
+        securitySchemes={
+            "key": {"type": "apiKey", "in": "header", "name": "X-A",
+                    "apiKeySecurityScheme": {"location": "query", "name": "key"}},
+            "oauth": {"type": "oauth2", "flows": {"clientCredentials": {
+                "tokenUrl": "https://real.mix.example.com/token", "scopes": {"read": "Read"}}},
+                "oauth2SecurityScheme": {"flows": {"clientCredentials": {
+                    "tokenUrl": "https://other.mix.example.com/token", "scopes": {"read": "Read"}}}}}},
+        securityRequirements=[{"schemes": {"key": {}}}, {"schemes": {"oauth": {"list": ["read"]}}}]),
 }
 
 
@@ -177,6 +192,12 @@ def test_odd_mixes_keep_what_the_sdk_reads_or_say_what_changed(repo: Path, knoc:
         assert before["interfaces"] == after["interfaces"] and before["requirements"] == after["requirements"]
     if name == "requirements-disagree":
         assert "$.security" in warned  # what 0.3 clients read differs, and was left out
+    if name == "patch-version":
+        assert "$.supportedInterfaces[1].protocolVersion" in warned and "the JS SDK prefers" in said
+    if name == "scheme-shapes-disagree":  # kept as a2a-sdk reads it, and what the JS SDK read is said
+        assert before["schemes"] == after["schemes"], (before["schemes"], after["schemes"])
+        assert {"$.securitySchemes.key.apiKeySecurityScheme", "$.securitySchemes.oauth.oauth2SecurityScheme"} \
+            <= set(warned)
 
 
 def test_relative_and_templated_urls_are_all_resolved(repo: Path, knoc: Knoc,

@@ -160,6 +160,30 @@ def test_a2a_sdk_0_2_parses_every_legacy_card(served: dict[str, dict[str, Any]],
     assert found == {entry["slug"]: "ok" for entry in site["cards"]}
 
 
+def test_an_agent_json_a2a_sdk_0_2_cannot_read_is_said(repo: Path) -> None:
+    """A2A 0.2 has no mutual TLS scheme: a2a-sdk 0.2 refuses the whole
+    agent.json that holds one, and the build says its clients cannot use the agent."""
+    source = repo / "content/agent-blueprints/drift-sentinel.kno"
+    source.write_text(source.read_text(encoding="utf-8").replace('  version: "0.2.1"\n', '  version: "0.2.1"\n'
+                      "  security_schemes:\n    mtls: {type: mutualTLS, description: Client certificates}\n"
+                      "  security: [{mtls: []}]\n"), encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "knoc", "build", "--root", str(repo), "--format", "json"],
+                          capture_output=True, text=True)
+    said = [json.loads(line) for line in done.stdout.splitlines() if '"KNO-LEGACY-VIEW"' in line]
+    assert done.returncode == 0 and len(said) == 1 and "a2a-sdk 0.2 cannot read agent.json" in said[0]["message"]
+    assert "the scheme `mtls` is mutual TLS" in said[0]["message"] and said[0]["line"] > 1
+    parse = ("import sys; from a2a.types import AgentCard\n"
+             "for p in sys.argv[1:]:\n"
+             "    try: AgentCard.model_validate_json(open(p).read()); print('ok')\n"
+             "    except Exception: print('refused')")
+    site = repo / "build/site/agents.possibility.space"
+    found = subprocess.run([str(python_client("a2a-sdk-0.2")), "-c", parse,
+                            str(site / "drift-sentinel/.well-known/agent.json"),
+                            str(site / "catalog-search/.well-known/agent.json")],
+                           capture_output=True, text=True, check=True).stdout.split()
+    assert found == ["refused", "ok"]
+
+
 @pytest.mark.parametrize("target", TARGETS)
 def test_the_js_sdk_resolves_every_card(served: dict[str, dict[str, Any]], target: str) -> None:
     site = served[target]

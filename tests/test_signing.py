@@ -438,6 +438,7 @@ def test_a_signed_build_names_the_values_no_signature_protects(
     bearer: {type: http, scheme: bearer}
     oauth: {type: oauth2, flows: {client_credentials: {token_url: "https://auth.possibility.space/token",
             scopes: {"drift:read": "", "drift:write": "Write"}}}}
+    mtls: {type: mutualTLS}
   security: [{bearer: []}, {oauth: ["drift:write"]}]
 """), encoding="utf-8")
     code, out, _ = knoc("build", "--format", "json", root=repo)  # unsigned: nothing to say
@@ -446,7 +447,8 @@ def test_a_signed_build_names_the_values_no_signature_protects(
     found = {d["file"]: d for d in json_diags(out) if d["code"] == "KNO-SIGNING-UNPROTECTED"}
     assert code == 0 and set(found) == {"content/agent-blueprints/drift-sentinel.kno", "content/agents/auth-agent.kno"}
     drift = found["content/agent-blueprints/drift-sentinel.kno"]
-    assert "2 values" in drift["message"] and "`$.a2a_projection.security[0].bearer`" in drift["message"]
+    assert "3 values" in drift["message"] and "`$.a2a_projection.security[0].bearer`" in drift["message"]
+    assert "`$.a2a_projection.security_schemes.mtls`" in drift["message"]
     assert "scope `drift:read`" in drift["message"] and drift["line"] > 30
     assert "`$.authentication.schemes[0]`" in found["content/agents/auth-agent.kno"]["message"]
     # what the warning says is true: the SDK verifies the card without the requirement
@@ -457,6 +459,8 @@ def test_a_signed_build_names_the_values_no_signature_protects(
     stripped = copy.deepcopy(card)
     stripped["securityRequirements"] = [r for r in card["securityRequirements"] if "bearer" not in r["schemes"]]
     assert sdk_verifies(card, jwks(repo, rel)) and sdk_verifies(stripped, jwks(repo, rel))
+    unschemed = {**card, "securitySchemes": {k: v for k, v in card["securitySchemes"].items() if k != "mtls"}}
+    assert sdk_verifies(unschemed, jwks(repo, rel))  # the mutual TLS scheme, likewise
     damaged = copy.deepcopy(card)
     damaged["securityRequirements"] = [r for r in card["securityRequirements"] if "oauth" not in r["schemes"]]
     assert not sdk_verifies(damaged, jwks(repo, rel))  # a scoped requirement is protected

@@ -3,8 +3,9 @@ lists and objects before it canonicalizes a card (section 8.4.1), so an
 empty value whose presence a client reads can be deleted from a signed card
 and every signature still verifies. Such values are where the key is data:
 a security requirement with no scopes (or an empty one, the "or no
-authentication" alternative), an OAuth scope with no description, an
-empty value in an extension's params. An empty field of the card itself
+authentication" alternative), an OAuth scope with no description, a
+mutual TLS scheme with none (nothing else of it is written), an empty
+value in an extension's params. An empty field of the card itself
 (`description: ""`) reads the same as a missing one in every SDK, so it is
 not listed."""
 
@@ -29,6 +30,9 @@ def unprotected(card: Mapping[str, object]) -> list[tuple[JsonPath, str]]:
         if isinstance(skill, dict):
             found += _requirements(("skills", i, "security"), skill.get("security"))
     for name, scheme in _dict(card.get("security_schemes")).items():
+        if _dict(scheme).get("type") == "mutualTLS" and clean_empty(_dict(scheme).get("description")) is None:
+            found.append((("security_schemes", name), f"the scheme `{name}` (mutual TLS with no description: "
+                          "nothing of it is left to sign; give it a description)"))
         for flow, spec in _dict(_dict(scheme).get("flows")).items():
             found += [(("security_schemes", name, "flows", flow, "scopes", scope), f"the scope `{scope}` "
                        "(its description is empty)")

@@ -32,14 +32,19 @@ def legacy_dropped(agent: Agent, fields: CardFields, target: Target, written: ob
         return [card_error(agent, path, "KNO-LEGACY-VIEW", f"agent.json is not written: in the 0.3 card it would "
                            f"hold, {what}", "give the scheme a flow A2A 0.3 has, if 0.3 clients may call it")
                 for path, what in v03.refused(fields)]
+    unread = [card_error(agent, ("security_schemes", name), "KNO-LEGACY-VIEW", f"a2a-sdk 0.2 cannot read "
+                         f"agent.json: the scheme `{name}` is mutual TLS, which A2A 0.2 has not, so 0.2 clients "
+                         "cannot use this agent (0.3 and 1.x clients read it)",
+                         "nothing to do if 0.2 clients need not use it")
+              for name, scheme in fields.schemes.items() if target.legacy and scheme.get("type") == "mutualTLS"]
     part = ("agent.json (the card 0.2 clients read)" if target.legacy
             else "the card's 0.3 fields (what 0.3 clients read)")
     # A compat card's schemes carry 1.0's flow and PKCE in their 0.3 fields too, where a2a-sdk 1.x reads them.
     carried = set() if target.legacy else {path for path, _ in v03.only_1_0(fields)}
-    return [card_error(agent, path, "KNO-PROJECT-DROPPED", _carried(path, what) if path in carried else
-                       f"{what} cannot be carried by {part} and is left out of it; 1.0 clients still read it",
-                       "nothing to do if 0.2 and 0.3 clients need not use it")
-            for path, what in v03.legacy_part(fields)]
+    return unread + [card_error(agent, path, "KNO-PROJECT-DROPPED", _carried(path, what) if path in carried else
+                                f"{what} cannot be carried by {part} and is left out of it; 1.0 clients still read "
+                                "it", "nothing to do if 0.2 and 0.3 clients need not use it")
+                     for path, what in v03.legacy_part(fields)]
 
 
 def _carried(path: JsonPath, what: str) -> str:

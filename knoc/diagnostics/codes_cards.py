@@ -176,7 +176,9 @@ declare("KNO-LEGACY-VIEW", W, "0.3 clients cannot be served: no agent.json, or a
     agent.json is not written and a compat card goes out as a 1.0 card. Add "0.3" to the
     `protocol_versions` of an interface that answers 0.3 clients, if one does. agent.json is not
     written either when every alternative of a security requirement needs an OAuth flow only A2A
-    1.0 has (device code): its 0.3 card would state no requirement, and look open.""")
+    1.0 has (device code): its 0.3 card would state no requirement, and look open. And a2a-sdk 0.2
+    cannot read an agent.json holding a mutual TLS scheme (A2A 0.2 has none): its clients cannot
+    use the agent, while 0.3 and 1.x clients read the scheme.""")
 declare("KNO-CAP-DEPRECATED", W,
          "a card declares, or a `composes` link requires, a deprecated (tier 3) capability", """
     Deprecated capabilities are still honoured but discouraged; the message names the capability
@@ -216,8 +218,9 @@ declare("KNO-SIGNING-UNPROTECTED", W, "a signed card holds values no signature c
     Every A2A SDK drops empty strings, lists and objects from a card before checking a signature
     (section 8.4.1), so a copy without them verifies as well. Where an empty value means something
     (a requirement with no scopes, `bearer: []`; an empty requirement, "or no authentication"; an
-    OAuth scope with no description; an empty value in an extension's params) a signed build lists
-    each, once per card. Give requirements scopes where the scheme has them; otherwise the signature
+    OAuth scope with no description; a mutual TLS scheme with no description, of which nothing
+    else is written; an empty value in an extension's params) a signed build lists each, once per
+    card. Give requirements scopes where the scheme has them; otherwise the signature
     does not prove which authentication a client must use.""")
 declare("KNO-SIGNING-UNVERIFIABLE", W, "a client generation cannot verify a signed card", """
     A client verifies a signature over its own reading of the card (section 8.4.1), and knoc signs

@@ -33,14 +33,32 @@ FLOWS = {"authorizationCode": "authorization_code", "clientCredentials": "client
 FLOW_URLS = {"authorizationCode": "authorizationUrl", "deviceCode": "deviceAuthorizationUrl"}
 
 
+WRAPPERS = (("apiKeySecurityScheme", "apiKey"), ("httpAuthSecurityScheme", "http"),
+            ("oauth2SecurityScheme", "oauth2"), ("openIdConnectSecurityScheme", "openIdConnect"),
+            ("mtlsSecurityScheme", "mutualTLS"))
+
+
 def _scheme(s: JsonObject, path: str, out: Imported) -> JsonObject | None:
-    """A 0.3 (`type`) or 1.0 (`httpAuthSecurityScheme`, ...) scheme, snake_case."""
-    for wrapper, wrapped in (("apiKeySecurityScheme", "apiKey"), ("httpAuthSecurityScheme", "http"),
-                             ("oauth2SecurityScheme", "oauth2"), ("openIdConnectSecurityScheme", "openIdConnect"),
-                             ("mtlsSecurityScheme", "mutualTLS")):
-        if isinstance(inner := s.get(wrapper), dict):
-            s = {**inner, "type": wrapped, "in": inner.get("location", inner.get("in"))}
-            path = f"{path}.{wrapper}"
+    """A 0.3 (`type`) or 1.0 (`httpAuthSecurityScheme`, ...) scheme, snake_case.
+    With both, read as a2a-sdk 1.x and 0.3 read it, from the 0.3 fields;
+    where the 1.0 wrapper says otherwise (the JS SDK reads that), a warning."""
+    wrapper, kind = next(((w, k) for w, k in WRAPPERS if isinstance(s.get(w), dict)), ("", ""))
+    if not wrapper:
+        return _fields(s, path, out)
+    inner = s[wrapper]
+    assert isinstance(inner, dict)
+    as_1_0 = {**inner, "type": kind, "in": inner.get("location", inner.get("in"))}
+    if "type" not in s:
+        return _fields(as_1_0, f"{path}.{wrapper}", out)
+    kept = _fields(s, path, out)
+    if _fields(as_1_0, f"{path}.{wrapper}", Imported({})) != kept:
+        out.drop(f"{path}.{wrapper}", "it says otherwise than the scheme's 0.3 fields, which a2a-sdk 1.x and 0.3 "
+                 "read when `type` is there (the JS SDK reads this wrapper): kept the 0.3 fields")
+    return kept
+
+
+def _fields(s: JsonObject, path: str, out: Imported) -> JsonObject | None:
+    """A scheme given as 0.3 fields (`type`, `in`, `flows`, ...), snake_case."""
     kind = s.get("type")
     desc = {"description": s["description"]} if isinstance(s.get("description"), str) else {}
     if kind == "apiKey" and s.get("in") in ("header", "query", "cookie") and isinstance(s.get("name"), str):
