@@ -60,6 +60,9 @@ def test_new_agent_never_replaces_a_file(repo: Path, knoc: Knoc) -> None:
     assert code == 2 and "KNO-EXISTS" in err and path.read_bytes() == before
     code, _, err = knoc("new", "agent", "Not_A_Slug", root=repo)
     assert code == 2 and "KNO-CONFIG" in err
+    before = tree(repo / "content")
+    code, _, err = knoc("new", "agent", "a" * 101, root=repo)  # past document-schema's bound: refused up front
+    assert code == 2 and "a slug has at most 100" in err and tree(repo / "content") == before
 
 
 def test_card_keys_are_the_specs_card_fields() -> None:

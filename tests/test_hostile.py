@@ -8,6 +8,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -474,6 +476,20 @@ def test_init_never_appends_through_a_gitignore_link(tmp_path: Path) -> None:
     assert victim.read_text() == "original\n" and sorted(p.name for p in folder.iterdir()) == [".gitignore"]
 
 
+def test_init_never_appends_through_a_hard_linked_gitignore(tmp_path: Path) -> None:
+    """The repo's .gitignore gains the cache's lines; the file it shares an inode with elsewhere does not."""
+    victim = tmp_path / "shared"
+    victim.write_text("original", encoding="utf-8")
+    folder = tmp_path / "repo"
+    folder.mkdir()
+    os.link(victim, folder / ".gitignore")
+    done = subprocess.run([sys.executable, "-m", "knoc", "init", str(folder)], capture_output=True, text=True,
+                          timeout=SECONDS)
+    assert done.returncode == 0, done.stderr
+    assert victim.read_text(encoding="utf-8") == "original"
+    assert (folder / ".gitignore").read_text(encoding="utf-8").startswith("original\n# knoc's cache")
+
+
 def test_new_never_writes_through_a_linked_collection_folder(repo: Path, knoc: Knoc, tmp_path_factory:
                                                              pytest.TempPathFactory) -> None:
     outside = tmp_path_factory.mktemp("outside")
@@ -715,6 +731,8 @@ def test_a_committed_link_that_climbs_out_through_another_is_not_exported(tmp_pa
     ("  name: Quick Summarizer", '  name: "Quick \\u2800Summarizer"'),  # the Braille blank
     ("  description: Condenses a document into a short summary and a list of key points.",
      '  description: "Condenses a document.\\U000E0049\\U000E0047\\U000E004E"'),  # invisible "IGN", for a model
+    ("  name: Quick Summarizer", '  name: "Quick\\e[2K\\rok: FAKE"'),  # a terminal printing the card rewrites it
+    ("  name: Quick Summarizer", '  name: "Quick \\aSummarizer"'),
 ])
 def test_text_shown_otherwise_than_it_reads_is_a_warning(repo: Path, knoc: Knoc, old: str, new: str) -> None:
     edit(repo, BLUEPRINT, old, new)

@@ -170,6 +170,9 @@ def new_id() -> str:
 def _slug(slug: str) -> str:
     if not slugs.is_slug(slug):
         raise UsageError("KNO-CONFIG", f"`{slug}` is not a slug", f"use {slugs.WHAT}")
+    if len(slug) > slugs.MAX_LENGTH:  # document-schema's bound: refused before the file is written
+        raise UsageError("KNO-CONFIG", f"the slug is {len(slug)} characters long; a slug has at most "
+                         f"{slugs.MAX_LENGTH}", "pick a shorter one")
     return slug
 
 

@@ -19,7 +19,7 @@ from knoc.a2a.wire import FLOW_FIELDS
 from knoc.diagnostics import Diagnostic, JsonPath, at, json_path
 from knoc.kinds.agent import PLACEHOLDERS, Agent
 from knoc.rules import jsontext
-from knoc.rules.paths import has_userinfo, ip_literal, origin, shown_url, split_url, web_link
+from knoc.rules.paths import has_userinfo, ip_literal, ipv4_as_read, origin, shown_url, split_url, web_link
 from knoc.rules.text import hidden_character
 
 
@@ -213,12 +213,14 @@ def _inexact(agent: Agent) -> Iterable[Diagnostic]:
 
 def _hidden_text(agent: Agent) -> Iterable[Diagnostic]:
     """Text a viewer shows otherwise than it reads: a direction override or
-    isolate (the "Trojan Source" characters), or an invisible space, in a
-    name, description, tag or example clients and people choose by."""
+    isolate (the "Trojan Source" characters), an invisible space, or a
+    control character, in a name, description, tag or example clients and
+    people choose by."""
     if agent.typed.entity.source.ascii_only():  # each such character is beyond ASCII, and most cards hold none
         return
     for path, text in _texts(agent.card):
-        found = hidden_character(text) if isinstance(text, str) and not text.isascii() else None
+        plain = isinstance(text, str) and text.isascii() and text.isprintable()  # most text: nothing to look for
+        found = hidden_character(text) if isinstance(text, str) and not plain else None
         if found is not None:
             yield card_error(agent, path, "KNO-CARD-HIDDEN-TEXT", f"`{_field(path)}` holds {found}, "
                              "which changes how the text around it is shown, or is not shown at all: viewers of "
@@ -336,9 +338,10 @@ def _bindings(agent: Agent) -> Iterable[Diagnostic]:
 
 
 def _local(host: str) -> bool:
+    host = host.removesuffix(".")  # `localhost.` is localhost
     if host == "localhost" or host.endswith((".localhost", ".local")):
         return True
-    ip = ip_literal(host)
+    ip = ip_literal(host) or ipv4_as_read(host)  # `127.1` and `0x7f.1` reach this machine too
     if ip is None:
         return False
     return ip.is_loopback or ip.is_private or ip.is_link_local or ip.is_unspecified

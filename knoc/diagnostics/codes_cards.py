@@ -73,7 +73,9 @@ declare("KNO-CARD-HIDDEN-TEXT", W, "a card's text holds a character that hides o
     zero-width space, word joiner, invisible operator, byte order mark or interlinear annotation
     is not shown at all, blank letters (the Hangul fillers, the Braille blank) show as nothing,
     and the tag characters (U+E0000 to U+E007F) and the variation selectors past U+E0100 spell
-    out text a person never sees but a language model reads. In a card's name, description,
+    out text a person never sees but a language model reads. A control character (an escape, a
+    carriage return, a bell; not a tab or a line break) makes a terminal that prints the card
+    rewrite what it showed. In a card's name, description,
     provider, extension descriptions, skill names, tags or examples, people would read another
     text than clients and models act on. Remove the character. Right-to-left text needs none of
     them (its marks, LRM and RLM, are not flagged), nor do emoji: a subdivision flag's tags and

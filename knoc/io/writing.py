@@ -125,19 +125,27 @@ def write_in(root: Path, rel: str, data: bytes, replace: bool = False) -> None:
 
 def append_in(root: Path, rel: str, text: str) -> None:
     """Add `text` at the end of a file inside `root` (made if missing), on a
-    line of its own, never through a link."""
+    line of its own, never through a link. A file with other hard links is
+    replaced instead, so the file they name elsewhere is left as it is."""
     with _folder_of(root, rel) as (fd, name):
         out = os.open(name, os.O_RDWR | os.O_CREAT | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0)
                       | getattr(os, "O_CLOEXEC", 0), 0o666, dir_fd=fd)
         with os.fdopen(out, "r+b") as f:
-            if not stat_.S_ISREG(os.fstat(f.fileno()).st_mode):
+            st = os.fstat(f.fileno())
+            if not stat_.S_ISREG(st.st_mode):
                 raise Unsafe(f"{rel} is not a regular file", "remove it")
-            size = f.seek(0, os.SEEK_END)
-            if size:
-                f.seek(size - 1)
-                if f.read(1) != b"\n":
-                    f.write(b"\n")
-            f.write(text.encode("utf-8"))
+            if st.st_nlink > 1:
+                held = f.read()
+            else:
+                size = f.seek(0, os.SEEK_END)
+                if size:
+                    f.seek(size - 1)
+                    if f.read(1) != b"\n":
+                        f.write(b"\n")
+                f.write(text.encode("utf-8"))
+                return
+    write_in(root, rel, held + (b"\n" if held and not held.endswith(b"\n") else b"") + text.encode("utf-8"),
+             replace=True)
 
 
 def remove_in(root: Path, rel: str) -> None:

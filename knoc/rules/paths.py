@@ -141,6 +141,30 @@ def ip_literal(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | Non
         return None
 
 
+def ipv4_as_read(host: str) -> ipaddress.IPv4Address | None:
+    """`host` as the IPv4 address a client's URL parser (WHATWG's, and
+    inet_aton) reads in it, or None: one to four parts, each decimal, `0x`
+    hex or `0`-led octal, the last one filling the bytes left (`127.1`,
+    `0x7f.1`, `2130706433`, `0177.0.0.1` are all 127.0.0.1)."""
+    parts = host.removesuffix(".").split(".")
+    if not 1 <= len(parts) <= 4:
+        return None
+    numbers = []
+    for part in parts:
+        if re.fullmatch(r"0[xX][0-9a-fA-F]*", part):
+            numbers.append(int(part[2:] or "0", 16))
+        elif re.fullmatch(r"0[0-7]+", part):
+            numbers.append(int(part, 8))
+        elif re.fullmatch(r"0|[1-9][0-9]*", part):
+            numbers.append(int(part))
+        else:
+            return None
+    *head, last = numbers
+    if any(n > 255 for n in head) or last >= 256 ** (5 - len(numbers)):
+        return None
+    return ipaddress.IPv4Address(sum(n << (8 * (3 - i)) for i, n in enumerate(head)) + last)
+
+
 @functools.lru_cache(maxsize=1024)  # a repo's cards share a few hosts, and each card's url is read twice
 def host_folder(host: str) -> str | None:
     """A host as a folder name: a DNS name (IDNA, lowercase, no trailing dot)

@@ -7,7 +7,7 @@ import re
 PATTERN = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")  # document-schema's `slug` (kebab-case)
 WHAT = "lowercase letters, digits and single hyphens (kebab-case, e.g. `night-watch`)"
 _NOT_SLUG = re.compile(r"[^a-z0-9]+")
-MAX_LENGTH = 100
+MAX_LENGTH = 100  # document-schema's `maxLength`
 
 
 def is_slug(value: str) -> bool:

@@ -11,9 +11,11 @@ from collections.abc import Callable
 # operators, a BOM inside text, the Mongolian vowel separator, interlinear annotation (text shown and
 # hidden), blank letters (the Hangul fillers, the Braille blank); the tag characters and the variation
 # selectors past U+E0100, invisible letters that carry text past a reader to a language model ("ASCII
-# smuggling"). Not the marks right-to-left text needs (LRM, RLM), nor the joiners of emoji and scripts.
+# smuggling"); control characters (an escape or a carriage return rewrites what a terminal shows). Not the
+# marks right-to-left text needs (LRM, RLM), nor the joiners of emoji and scripts, nor tab and line feed.
 _HIDDEN = re.compile("[\u202a-\u202e\u2066-\u2069\u200b\u2060-\u2064\ufeff\u180e\ufff9-\ufffb"
-                     "\u115f\u1160\u3164\uffa0\u2800\U000e0000-\U000e007f\U000e0100-\U000e01ef]")
+                     "\u115f\u1160\u3164\uffa0\u2800\U000e0000-\U000e007f\U000e0100-\U000e01ef"
+                     "\x00-\x08\x0b-\x1f\x7f-\x9f]")  # and the control characters but tab and line feed
 # Where those are text as Unicode means it: a subdivision flag's tags (U+1F3F4, tags, U+E007F), and an
 # ideograph's variation selector.
 _MEANT = re.compile("\U0001f3f4[\U000e0020-\U000e007e]+\U000e007f"
