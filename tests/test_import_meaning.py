@@ -148,6 +148,11 @@ MIXES = {
         {"url": "https://mix.example.com/rest", "transport": "HTTP+JSON"}]),
     "pre-release-version": _card(supportedInterfaces=[
         {"url": "https://mix.example.com/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "0.3.0-rc1"}]),
+    # OpenAPI's "no credentials for this skill", which a 1.0 card cannot carry; an empty documentation url
+    "skill-open": {**_card(supportedInterfaces=[
+        {"url": "https://mix.example.com/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
+        documentationUrl=""), "skills": [{"id": "s", "name": "S", "description": "Does it.", "tags": ["t"],
+                                          "security": []}]},
     # the JS SDK prefers an interface stating exactly "1.0" (the last one): written "1.0", /fallback would be it
     "patch-version": _card(supportedInterfaces=[
         {"url": "https://mix.example.com/primary", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"},
@@ -192,6 +197,9 @@ def test_odd_mixes_keep_what_the_sdk_reads_or_say_what_changed(repo: Path, knoc:
         assert before["interfaces"] == after["interfaces"] and before["requirements"] == after["requirements"]
     if name == "requirements-disagree":
         assert "$.security" in warned  # what 0.3 clients read differs, and was left out
+    if name == "skill-open":
+        assert "$.skills[0].security" in warned and "an empty list" in said
+        assert "$.documentationUrl" in warned and "an empty string" in said
     if name == "patch-version":
         assert "$.supportedInterfaces[1].protocolVersion" in warned and "the JS SDK prefers" in said
     if name == "scheme-shapes-disagree":  # kept as a2a-sdk reads it, and what the JS SDK read is said

@@ -3,9 +3,9 @@ lists and objects before it canonicalizes a card (section 8.4.1), so an
 empty value whose presence a client reads can be deleted from a signed card
 and every signature still verifies. Such values are where the key is data:
 a security requirement with no scopes (or an empty one, the "or no
-authentication" alternative), an OAuth scope with no description, a
-mutual TLS scheme with none (nothing else of it is written), an empty
-value in an extension's params. An empty field of the card itself
+authentication" alternative), an OAuth flow with no scopes or a scope
+with no description, a mutual TLS scheme with no description (nothing
+else of it is written), an empty value in an extension's params. An empty field of the card itself
 (`description: ""`) reads the same as a missing one in every SDK, so it is
 not listed."""
 
@@ -34,6 +34,10 @@ def unprotected(card: Mapping[str, object]) -> list[tuple[JsonPath, str]]:
             found.append((("security_schemes", name), f"the scheme `{name}` (mutual TLS with no description: "
                           "nothing of it is left to sign; give it a description)"))
         for flow, spec in _dict(_dict(scheme).get("flows")).items():
+            if not _dict(_dict(spec).get("scopes")):
+                found.append((("security_schemes", name, "flows", flow), f"the flow `{flow}` of `{name}` (it lists "
+                              "no scopes, which A2A 1.0 requires: a2a-sdk 1.x calls such a card not "
+                              "spec-compliant as it signs or verifies it)"))
             found += [(("security_schemes", name, "flows", flow, "scopes", scope), f"the scope `{scope}` "
                        "(its description is empty)")
                       for scope, text in _dict(_dict(spec).get("scopes")).items() if clean_empty(text) is None]

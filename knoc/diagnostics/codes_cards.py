@@ -220,10 +220,11 @@ declare("KNO-SIGNING-UNPROTECTED", W, "a signed card holds values no signature c
     Every A2A SDK drops empty strings, lists and objects from a card before checking a signature
     (section 8.4.1), so a copy without them verifies as well. Where an empty value means something
     (a requirement with no scopes, `bearer: []`; an empty requirement, "or no authentication"; an
-    OAuth scope with no description; a mutual TLS scheme with no description, of which nothing
-    else is written; an empty value in an extension's params) a signed build lists each, once per
-    card. Give requirements scopes where the scheme has them; otherwise the signature
-    does not prove which authentication a client must use.""")
+    OAuth flow with no scopes, which A2A 1.0 requires, or a scope with no description; a mutual
+    TLS scheme with no description, of which nothing else is written; an empty value in an
+    extension's params) a signed build lists each, once per card. Give requirements scopes where
+    the scheme has them; otherwise the signature does not prove which authentication a client
+    must use.""")
 declare("KNO-SIGNING-UNVERIFIABLE", W, "a client generation cannot verify a signed card", """
     A client verifies a signature over its own reading of the card (section 8.4.1), and knoc signs
     each client's reading, except one that is another's with members left out: a signature over

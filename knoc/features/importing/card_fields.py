@@ -87,8 +87,8 @@ def _renamed(key: str) -> Converter:
     def run(raw: JsonObject, out: Imported) -> None:
         if isinstance(value := raw[key], str) and value:
             out.card[RENAMED[key]] = value
-        else:
-            out.drop(f"$.{key}", "not a string")
+        else:  # an empty one: every SDK reads it as none
+            out.drop(f"$.{key}", "an empty string" if value == "" else "not a string")
     return run
 
 
@@ -298,6 +298,12 @@ def _skills(raw: JsonObject, out: Imported) -> None:
         secured = requirements(s, path, out)
         if secured:
             skill["security"] = secured
+        for key in ("securityRequirements", "security"):
+            if s.get(key) == [] and not secured:  # OpenAPI's "no credentials here"; a card cannot carry it
+                out.drop(f"{path}.{key}", "an empty list: under OpenAPI's rules, this skill needs no credentials, "
+                         "but an A2A 1.0 card cannot carry an empty list (ProtoJSON leaves it out), so clients "
+                         "read the card's requirements for it; state `[{}]` (no credentials, as an alternative) "
+                         "if that is meant")
         for key in sorted(set(s) - SKILL_KEYS):
             out.drop(f"{path}.{key}", "not a field of an A2A skill")
         skills.append(skill)
