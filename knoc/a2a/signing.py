@@ -221,7 +221,7 @@ class Signer:
 def payloads(card: Mapping[str, object]) -> list[bytes]:
     """The distinct payloads the card's readers verify, in reader order:
     what a card is signed over, once per key."""
-    return list(dict.fromkeys(v.payload for v in readers.views(card) if v.payload is not None))  # as `sign_views`
+    return _distinct(readers.views(card))
 
 
 def sign(card: Mapping[str, object], signers: Iterable[Signer], jku: str) -> list[dict[str, str]]:
@@ -230,10 +230,14 @@ def sign(card: Mapping[str, object], signers: Iterable[Signer], jku: str) -> lis
 
 
 def sign_views(views: Iterable[readers.View], signers: Iterable[Signer], jku: str) -> list[dict[str, str]]:
-    """A signature per key and per distinct payload of `views` (a view
-    without one is not signed)."""
-    covered = list(dict.fromkeys(v.payload for v in views if v.payload is not None))
+    """A signature per key and per distinct payload of `views`."""
+    covered = _distinct(views)
     return [s.sign(p, jku) for s in signers for p in covered]
+
+
+def _distinct(views: Iterable[readers.View]) -> list[bytes]:
+    """The payloads of `views`, each once, in order (a view without one is not signed)."""
+    return list(dict.fromkeys(v.payload for v in views if v.payload is not None))
 
 
 @dataclass(frozen=True)

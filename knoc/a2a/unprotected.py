@@ -5,9 +5,9 @@ and every signature still verifies. Such values are where the key is data:
 a security requirement with no scopes (or an empty one, the "or no
 authentication" alternative), an OAuth flow with no scopes or a scope
 with no description, a mutual TLS scheme with no description (nothing
-else of it is written), an empty value in an extension's params. An empty field of the card itself
-(`description: ""`) reads the same as a missing one in every SDK, so it is
-not listed."""
+else of it is written), an empty value in an extension's params. An
+empty field of the card itself (`description: ""`) reads the same as a
+missing one in every SDK, so it is not listed."""
 
 from __future__ import annotations
 

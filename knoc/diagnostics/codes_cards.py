@@ -75,11 +75,11 @@ declare("KNO-CARD-HIDDEN-TEXT", W, "a card's text holds a character that hides o
     and the tag characters (U+E0000 to U+E007F) and the variation selectors past U+E0100 spell
     out text a person never sees but a language model reads. A control character (an escape, a
     carriage return, a bell; not a tab or a line break) makes a terminal that prints the card
-    rewrite what it showed. In a card's name, description,
-    provider, extension descriptions, skill names, tags or examples, people would read another
-    text than clients and models act on. Remove the character. Right-to-left text needs none of
-    them (its marks, LRM and RLM, are not flagged), nor do emoji: a subdivision flag's tags and
-    an ideograph's variation selector are not flagged either.""")
+    rewrite what it showed. In a card's name, description, provider, extension descriptions,
+    skill names, tags or examples, people would read another text than clients and models act
+    on. Remove the character. Right-to-left text needs none of them (its marks, LRM and RLM, are
+    not flagged), nor do emoji: a subdivision flag's tags and an ideograph's variation selector
+    are not flagged either.""")
 declare("KNO-CARD-AUTH-URL", E, "a security scheme's endpoint is not an absolute URL", """
     A client authenticates at the endpoints a card's security schemes name: the OAuth token,
     authorization, device authorization and refresh URLs, the authorization server's metadata
