@@ -26,7 +26,8 @@ read only when a run needs it:
 Each file carries a checksum of its payload and counts only for the same
 knoc code, A2A target, primary cards, catalog url and specs/ (the salt):
 anything corrupt, of another version or stale is dropped and rebuilt. The
-cache is this machine's own: one git tracks is not used (`usable`)."""
+cache is this machine's own: what it keeps counts only in the folder it
+was written in (`_made_here`), and one git tracks is not used (`usable`)."""
 
 from __future__ import annotations
 
@@ -40,7 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, NoReturn
 
-from knoc.io import git, stored
+from knoc.io import fingerprint, git, stored
 from knoc.io.cached import Layer, Source
 from knoc.io.stored import CacheDamaged, Stat, StoredFiles
 from knoc.io.stored_value import read_stored, ready, write_stored
@@ -62,6 +63,20 @@ def usable(root: Path) -> bool:
     of its own, not a link (knoc writes only there), and nothing in it
     committed (`committed`)."""
     return not (root / DIR).is_symlink() and not committed(root)
+
+
+def _made_here(folder: Path, salt: str) -> str:
+    """`salt`, bound to this very folder on this machine (its device and
+    inode). Results are found by each source's sha256, and a checksum
+    guards against damage, not an adversary: a cache folder unpacked,
+    cloned, copied or restored from elsewhere is a new folder, and what
+    anyone could have written in it is not read."""
+    ready(folder)  # made now, so what this run stores is bound to it
+    try:
+        st = os.lstat(folder)
+    except OSError:  # none, and none can be made: nothing is stored or read
+        return salt
+    return fingerprint.salt(salt, f"{st.st_dev}:{st.st_ino}")
 
 
 def committed(root: Path) -> bool:
@@ -102,7 +117,7 @@ class Cache:
     def open(cls, root: Path, salt: str) -> Cache:
         if not usable(root):
             return cls.off()
-        cache = cls(root / DIR, salt)
+        cache = cls(root / DIR, _made_here(root / DIR, salt))
         cache.link = cache._link_stored = Layer.decode(cache._load("link.bin"))
         return cache
 
