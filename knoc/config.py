@@ -345,6 +345,9 @@ def _check_layout(config: Config) -> None:
                               f"(`{getattr(config, key)}` is {folder})", key=("knoc", key))
     for key in ("specs", "content"):  # a typo would read no source, and a build would unpublish every card
         named, folder = getattr(config, key), folders[key]
+        if files.dangling(root / named):
+            raise ConfigError(f"{CONFIG_FILE}: `{key}` names `{named}`, a link to nothing (replace it with the "
+                              "folder, or link it to one)", key=("knoc", key))
         if files.present(folder) and not files.is_dir(folder):
             raise ConfigError(f"{CONFIG_FILE}: `{key}` names `{named}`, which is not a folder", key=("knoc", key))
         if not files.present(folder) and named != getattr(Config, key):

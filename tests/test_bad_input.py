@@ -72,6 +72,7 @@ def test_bad_input_is_a_located_diagnostic_and_build_is_untouched(case: str, rep
     ("https://127.1/token", "KNO-CARD-URL-LOCAL"), ("https://0x7f.1/token", "KNO-CARD-URL-LOCAL"),
     ("https://2130706433/token", "KNO-CARD-URL-LOCAL"), ("https://0177.0.0.1/token", "KNO-CARD-URL-LOCAL"),
     ("https://0xa.0.0.1/token", "KNO-CARD-URL-LOCAL"), ("https://localhost./token", "KNO-CARD-URL-LOCAL"),
+    ("https://１２７.0.0.1/token", "KNO-CARD-URL-LOCAL"), ("https://127。0。0。1/token", "KNO-CARD-URL-LOCAL"),
     ('" https://auth.possibility.space/token"', "KNO-CARD-AUTH-URL"),  # whitespace urlsplit would drop
     ('"https://auth.possibility space/token"', "KNO-CARD-AUTH-URL"),
     ("https://-bad-.example/token", "KNO-CARD-AUTH-URL"),

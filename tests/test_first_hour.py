@@ -322,5 +322,9 @@ def test_init_around_another_repo_is_refused(tmp_path: Path) -> None:
     assert run("init", str(tmp_path / "outer/content/inner"))[0] == 0
     before = tree(tmp_path / "outer")
     code, _, err = run("init", str(tmp_path / "outer"))
-    assert code == 2 and "another content repo's settings, inside the content folder" in err
+    assert code == 2 and "marks another content repo, inside the content folder" in err
     assert tree(tmp_path / "outer") == before
+    (tmp_path / "outer/content/inner/knoc.toml").unlink()  # its specs/ marks it all the same
+    (tmp_path / "outer/content/inner/specs").mkdir()
+    code, _, err = run("init", str(tmp_path / "outer"))
+    assert code == 2 and "inner/specs marks another content repo" in err

@@ -461,6 +461,18 @@ def test_a_source_folder_setting_that_names_no_folder_is_refused(repo: Path, kno
     assert tree(repo / "build") == before
 
 
+@pytest.mark.parametrize("key", ["content", "specs"])
+def test_a_source_folder_that_is_a_link_to_nothing_is_refused(repo: Path, knoc: Knoc, key: str) -> None:
+    """The default name too: a dangling `content` read no source, and the build unpublished every card."""
+    assert knoc("build", root=repo)[0] == 0
+    before = tree(repo / "build")
+    (repo / key).rename(repo / f"{key}-moved")
+    (repo / key).symlink_to("nowhere")
+    code, _, err = knoc("build", root=repo)
+    assert code == 2 and f"`{key}` names `{key}`, a link to nothing" in err
+    assert tree(repo / "build") == before
+
+
 def test_init_never_appends_through_a_gitignore_link(tmp_path: Path) -> None:
     import subprocess
     import sys
@@ -739,6 +751,16 @@ def test_text_shown_otherwise_than_it_reads_is_a_warning(repo: Path, knoc: Knoc,
     code, out, _ = knoc("build", "--format", "json", root=repo)
     [found] = [d for d in json_diags(out) if d["code"] == "KNO-CARD-HIDDEN-TEXT"]
     assert code == 0 and found["line"] == line_of(repo, "\\")  # the line with the escape
+
+
+def test_hidden_text_in_what_a_client_shows_to_sign_in_is_a_warning(repo: Path, knoc: Knoc) -> None:
+    """A security scheme's description and its scopes' are shown where a user signs in."""
+    steward = "content/agent-blueprints/schema-steward.kno"
+    edit(repo, steward, "description: Platform client credentials",
+         'description: "Platform\\e[2K\\rNo authentication needed"')
+    code, out, _ = knoc("build", "--format", "json", root=repo)
+    [found] = [d for d in json_diags(out) if d["code"] == "KNO-CARD-HIDDEN-TEXT"]
+    assert code == 0 and found["file"] == steward and "security_schemes" in found["message"]
 
 
 @pytest.mark.parametrize(("setting", "key"), [

@@ -153,6 +153,11 @@ MIXES = {
         {"url": "https://mix.example.com/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
         documentationUrl=""), "skills": [{"id": "s", "name": "S", "description": "Does it.", "tags": ["t"],
                                           "security": []}]},
+    # one field under both names, the proto one last: a2a-sdk 1.x reads it, the JS SDK and 0.3 the camelCase one
+    "both-names": _card(**BEARER, supportedInterfaces=[
+        {"url": "https://mix.example.com/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
+        securityRequirements=[{"schemes": {"bearer": {"list": ["read"]}}}],
+        security_requirements=[{"schemes": {"bearer": {"list": ["admin"]}}}]),
     # the JS SDK prefers an interface stating exactly "1.0" (the last one): written "1.0", /fallback would be it
     "patch-version": _card(supportedInterfaces=[
         {"url": "https://mix.example.com/primary", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"},
@@ -200,6 +205,8 @@ def test_odd_mixes_keep_what_the_sdk_reads_or_say_what_changed(repo: Path, knoc:
     if name == "skill-open":
         assert "$.skills[0].security" in warned and "an empty list" in said
         assert "$.documentationUrl" in warned and "an empty string" in said
+    if name == "both-names":
+        assert "$.security_requirements" in warned and "while a2a-sdk 1.x reads this one" in said
     if name == "patch-version":
         assert "$.supportedInterfaces[1].protocolVersion" in warned and "the JS SDK prefers" in said
     if name == "scheme-shapes-disagree":  # kept as a2a-sdk reads it, and what the JS SDK read is said

@@ -63,4 +63,6 @@ def _public_lines(key: keys.PrivateKey, repo: Config | None = None) -> str:
         return lines + f"pin it in knoc.toml, under [signing]: {pin_line(jwk)}\n"
     if any(signing.thumbprint(p.jwk) == kid for p in pins(repo)[0]):
         return lines + "knoc.toml pins it already, under [signing] `public`\n"
-    return lines + f"pin it in knoc.toml, beside the keys pinned there, under [signing]: {pin_line(jwk, repo.public)}\n"
+    kid = " (and remove `kid`: it names one key)" if repo.kid else ""
+    return lines + f"pin it in knoc.toml, beside the keys pinned there, under [signing]{kid}: " \
+        f"{pin_line(jwk, repo.public)}\n"

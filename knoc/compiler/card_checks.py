@@ -19,7 +19,7 @@ from knoc.a2a.wire import FLOW_FIELDS
 from knoc.diagnostics import Diagnostic, JsonPath, at, json_path
 from knoc.kinds.agent import PLACEHOLDERS, Agent
 from knoc.rules import jsontext
-from knoc.rules.paths import has_userinfo, ip_literal, ipv4_as_read, origin, shown_url, split_url, web_link
+from knoc.rules.paths import has_userinfo, host_folder, ip_literal, ipv4_as_read, origin, shown_url, split_url, web_link
 from knoc.rules.text import hidden_character
 
 
@@ -243,6 +243,15 @@ def _texts(c: Mapping[str, object]) -> Iterator[tuple[JsonPath, object]]:
                 values = skill.get(key)
                 listed = values if isinstance(values, list) else []
                 yield from ((("skills", i, key, j), v) for j, v in enumerate(listed))
+    schemes = c.get("security_schemes")
+    for name, scheme in schemes.items() if isinstance(schemes, dict) else ():  # what a client shows to sign in
+        if isinstance(scheme, dict):
+            yield ("security_schemes", name, "description"), scheme.get("description")
+            flows = scheme.get("flows")
+            for flow, spec in flows.items() if isinstance(flows, dict) else ():
+                scopes = spec.get("scopes") if isinstance(spec, dict) else None
+                yield from ((("security_schemes", name, "flows", flow, "scopes", scope), text)
+                            for scope, text in (scopes.items() if isinstance(scopes, dict) else ()))
 
 
 _LINKS = ("documentation_url", "icon_url", "provider")  # what a card viewer shows as a link or an image
@@ -338,7 +347,7 @@ def _bindings(agent: Agent) -> Iterable[Diagnostic]:
 
 
 def _local(host: str) -> bool:
-    host = host.removesuffix(".")  # `localhost.` is localhost
+    host = (host_folder(host) or host).strip("[]")  # as a client reads it: `localhost.`, `１２７.0.0.1` (IDNA)
     if host == "localhost" or host.endswith((".localhost", ".local")):
         return True
     ip = ip_literal(host) or ipv4_as_read(host)  # `127.1` and `0x7f.1` reach this machine too

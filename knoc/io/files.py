@@ -257,13 +257,14 @@ def is_file(path: Path) -> bool:
     return path.is_file()
 
 
-def first_below(folder: Path, name: str) -> Path | None:
-    """The first entry called `name` (of any kind) below `folder`, in name
-    order, without following a link; None if there is none."""
-    for top, dirs, names in os.walk(folder):  # os.walk follows no link by default
+def first_below(folder: Path, names: tuple[str, ...]) -> Path | None:
+    """The first entry called one of `names` (of any kind) below `folder`,
+    in name order, without following a link; None if there is none."""
+    for top, dirs, found in os.walk(folder):  # os.walk follows no link by default
         dirs.sort()
-        if name in names or name in dirs:
-            return Path(top, name)
+        hit = next((n for n in names if n in found or n in dirs), None)
+        if hit is not None:
+            return Path(top, hit)
     return None
 
 

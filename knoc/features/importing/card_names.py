@@ -5,7 +5,8 @@ the card is renamed to camelCase, walking the card's structure (the
 messages of `lf.a2a.v1.AgentCard`, and the fields only 0.3 has), so a map's
 keys (scheme names, scopes) and an extension's params are never touched.
 Where a card gives one field under both names, the camelCase one is read,
-as the JS SDK does (a2a-sdk 1.x refuses such a card), and a warning says so."""
+as the JS SDK and a2a-sdk 0.3 do (a2a-sdk 1.x reads the later of the two),
+and a warning says so."""
 
 from __future__ import annotations
 
@@ -74,8 +75,11 @@ def _walk(value: JsonValue, kind: str | None, path: str, out: Imported) -> JsonV
         camel_name, child = (fields[key] if key in fields else (key, by_camel.get(key, (key, None))[1]))
         if camel_name != key and camel_name in value:
             if value[camel_name] != item:
-                out.drop(f"{path}.{key}", f"the card also has `{camel_name}`, which clients read first (a2a-sdk "
-                                          "1.x refuses a card that gives a field twice)")
+                keys = list(value)
+                later = keys.index(key) > keys.index(camel_name)  # a2a-sdk 1.x reads the later of the two
+                out.drop(f"{path}.{key}", f"the card also has `{camel_name}`, which the JS SDK and a2a-sdk 0.3 read"
+                         + (", while a2a-sdk 1.x reads this one (the later of the two): kept `" + camel_name + "`"
+                            if later else ", as a2a-sdk 1.x does (the later of the two)"))
             continue
         result[camel_name] = _walk(item, child, f"{path}.{camel_name}", out)
     return result

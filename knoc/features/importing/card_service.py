@@ -227,7 +227,7 @@ def _binding(transport: JsonValue, path: str, out: Imported) -> tuple[str | None
 def _version(value: JsonValue, path: str, out: Imported) -> str:
     """A 1.0 interface's protocol version, as Major.Minor."""
     if isinstance(value, str) and PROTOCOL.match(value):
-        if (short := major_minor(value)) != value:  # the JS SDK prefers an interface stating exactly "1.0"
+        if (short := major_minor(value)) != value and short == "1.0":  # the JS SDK prefers exactly "1.0"
             out.convert(f"{path}.protocolVersion", f"`{value}` written `{short}`, as A2A 1.0 cards state it "
                         f"(section 3.6): the JS SDK prefers an interface stating exactly `{short}`, so the one "
                         "it picks may change")
