@@ -142,6 +142,25 @@ def test_a_client_that_verifies_less_than_it_reads_gets_no_signature_and_the_bui
     assert code == 0 and "KNO-SIGNING-UNVERIFIABLE" not in out
 
 
+def test_a_field_renamed_where_the_js_client_reads_it_as_written_is_invalid(
+        repo: Path, knoc: Knoc, keys: dict[str, tuple[Path, bytes]]) -> None:
+    """The JS verifier reads `protocol_version` as `protocolVersion`; its
+    ClientFactory picks the interface by the property as written, so it
+    would call another endpoint than the one the signature vouched for."""
+    assert knoc("build", "--sign-key", str(keys["ed25519"][0]), root=repo)[0] == 0
+    rel = "agents.possibility.space/catalog-search/.well-known/agent-card.json"
+    card = cards(repo)[rel]
+    moved = copy.deepcopy(card)
+    moved["supportedInterfaces"][1]["protocol_version"] = moved["supportedInterfaces"][1].pop("protocolVersion")
+    assert sdk_verifies(card, jwks(repo, rel)) and sdk_verifies(moved, jwks(repo, rel))  # a2a-sdk reads it alike
+    path = repo / "moved.json"
+    path.write_text(json.dumps(moved), encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "knoc", "verify", str(path), "--jwks",
+                           str(repo / "build/site/agents.possibility.space/.well-known/jwks.json")],
+                          capture_output=True, text=True)
+    assert done.returncode == 1 and "`supportedInterfaces[1].protocolVersion` as written" in done.stdout
+
+
 def pin(repo: Path, key: Path) -> None:
     """Pin the key's public half in the repo's knoc.toml, as `knoc keys public` says to."""
     private = serialization.load_pem_private_key(key.read_bytes(), password=None)

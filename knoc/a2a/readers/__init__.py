@@ -52,12 +52,14 @@ class Reader:
     # it cannot read the card; Uncanonical: it has no canonical form of it).
     payload: Callable[[Mapping[str, object]], bytes]
     core: bool = True  # it reads a card into the 1.0 model: with no interface there, its client has none to call
+    # Why its client would act on the card otherwise than the payload says (None: it does not).
+    otherwise: Callable[[Mapping[str, object], bytes], str | None] = lambda card, payload: None
 
 
 READERS = (
     Reader("a2a-sdk 1.x", sdk1.payload),
-    Reader("@a2a-js/sdk", js.payload),
-    Reader("@a2a-js/sdk client", js.resolved_payload),
+    Reader("@a2a-js/sdk", js.payload, otherwise=js.client_reads_otherwise),
+    Reader("@a2a-js/sdk client", js.resolved_payload, otherwise=js.client_reads_otherwise),
     Reader("a2a-sdk 0.3", sdk03.payload, core=False),
 )
 
@@ -69,7 +71,7 @@ def views(card: Mapping[str, object]) -> list[View]:
     core = {r.name for r in READERS if r.core}
     found = [v for v in readings(card) if v.reader not in core or v.payload is None
              or json.loads(v.payload).get("supportedInterfaces")]
-    return [_unstripped(v, found) for v in found]
+    return [_unstripped(_as_used(v, card), found) for v in found]
 
 
 def readings(card: Mapping[str, object]) -> list[View]:
@@ -83,6 +85,14 @@ def readings(card: Mapping[str, object]) -> list[View]:
         except Unreadable:
             continue
     return found
+
+
+def _as_used(view: View, card: Mapping[str, object]) -> View:
+    """`view`, or, when its client acts on the card otherwise than the view
+    says, a view with no payload that says why: no signature can vouch for it."""
+    otherwise = next(r.otherwise for r in READERS if r.name == view.reader)
+    why = otherwise(card, view.payload) if view.payload is not None else None
+    return view if why is None else View(view.reader, None, why)
 
 
 def _unstripped(view: View, every: list[View]) -> View:

@@ -16,6 +16,7 @@ second `fromJSON` no longer finds)."""
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Callable, Mapping
 from typing import Final
@@ -45,6 +46,31 @@ def resolved_payload(card: Mapping[str, object]) -> bytes:
     if is_legacy(card):
         return _canonical(_to_core(card))
     return _canonical(_from_json(proto.message("AgentCard"), card) if _proto_shaped(card) else card)
+
+
+# What a JS client reads of a card as written (`ClientFactory` picks the
+# interface it calls by these), not through the model its verifier reads.
+_PICKED_BY = ("url", "protocolBinding", "protocolVersion", "tenant")
+
+
+def client_reads_otherwise(card: Mapping[str, object], payload: bytes) -> str | None:
+    """Why a JS client would act on other interfaces than its verifier read
+    in `payload` (a field under its proto name, a value the model
+    converts), or None. The resolver hands a 0.3 card, or one whose
+    security is proto-shaped, to its client converted into the model, which
+    the client then reads as the verifier does."""
+    if is_legacy(card) or _proto_shaped(card):
+        return None
+    raw, read = card.get("supportedInterfaces"), json.loads(payload).get("supportedInterfaces") or []
+    if not isinstance(raw, list) or len(raw) != len(read):
+        return "its client picks an interface from `supportedInterfaces` as written, which its verifier reads otherwise"
+    for i, (written, model) in enumerate(zip(raw, read, strict=True)):
+        for key in _PICKED_BY:
+            value = written.get(key) if isinstance(written, dict) else None
+            if value != model.get(key) and not (value in (None, "") and key not in model):
+                return (f"its client reads `supportedInterfaces[{i}].{key}` as written, which its verifier reads "
+                        "otherwise (under another name, or converted)")
+    return None
 
 
 def is_legacy(card: object) -> bool:
