@@ -32,7 +32,7 @@ import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from knoc.a2a.readers import js, sdk03, sdk1
+from knoc.a2a.readers import js, js_client, sdk03, sdk1
 from knoc.a2a.readers.common import Uncanonical, Unreadable
 
 
@@ -58,8 +58,8 @@ class Reader:
 
 READERS = (
     Reader("a2a-sdk 1.x", sdk1.payload),
-    Reader("@a2a-js/sdk", js.payload, otherwise=js.client_reads_otherwise),
-    Reader("@a2a-js/sdk client", js.resolved_payload, otherwise=js.client_reads_otherwise),
+    Reader("@a2a-js/sdk", js.payload, otherwise=js_client.client_reads_otherwise),
+    Reader("@a2a-js/sdk client", js.resolved_payload, otherwise=js_client.client_reads_otherwise),
     Reader("a2a-sdk 0.3", sdk03.payload, core=False),
 )
 

@@ -16,7 +16,6 @@ second `fromJSON` no longer finds)."""
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable, Mapping
 from typing import Final
@@ -45,32 +44,7 @@ def resolved_payload(card: Mapping[str, object]) -> bytes:
     """What it verifies, given the card a JS client resolved (`client.getAgentCard(..., verify)`)."""
     if is_legacy(card):
         return _canonical(_to_core(card))
-    return _canonical(_from_json(proto.message("AgentCard"), card) if _proto_shaped(card) else card)
-
-
-# What a JS client reads of a card as written (`ClientFactory` picks the
-# interface it calls by these), not through the model its verifier reads.
-_PICKED_BY = ("url", "protocolBinding", "protocolVersion", "tenant")
-
-
-def client_reads_otherwise(card: Mapping[str, object], payload: bytes) -> str | None:
-    """Why a JS client would act on other interfaces than its verifier read
-    in `payload` (a field under its proto name, a value the model
-    converts), or None. The resolver hands a 0.3 card, or one whose
-    security is proto-shaped, to its client converted into the model, which
-    the client then reads as the verifier does."""
-    if is_legacy(card) or _proto_shaped(card):
-        return None
-    raw, read = card.get("supportedInterfaces"), json.loads(payload).get("supportedInterfaces") or []
-    if not isinstance(raw, list) or len(raw) != len(read):
-        return "its client picks an interface from `supportedInterfaces` as written, which its verifier reads otherwise"
-    for i, (written, model) in enumerate(zip(raw, read, strict=True)):
-        for key in _PICKED_BY:
-            value = written.get(key) if isinstance(written, dict) else None
-            if value != model.get(key) and not (value in (None, "") and key not in model):
-                return (f"its client reads `supportedInterfaces[{i}].{key}` as written, which its verifier reads "
-                        "otherwise (under another name, or converted)")
-    return None
+    return _canonical(_from_json(proto.message("AgentCard"), card) if proto_shaped(card) else card)
 
 
 def is_legacy(card: object) -> bool:
@@ -88,7 +62,7 @@ def is_legacy(card: object) -> bool:
     return isinstance(version, str) and _legacy_version(version)
 
 
-def _proto_shaped(card: Mapping[str, object]) -> bool:
+def proto_shaped(card: Mapping[str, object]) -> bool:
     """`isProtoAgentCard`: security requirements with `schemes`, or schemes without `type`."""
     def proto_security(value: object) -> bool:
         return isinstance(value, list) and bool(value) and isinstance(value[0], dict) and "schemes" in value[0]

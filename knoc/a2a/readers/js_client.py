@@ -1,0 +1,35 @@
+"""What a JS client acts on as written, beside what its verifier reads
+(`knoc.a2a.readers.js`): `ClientFactory` picks the interface it calls from
+the card's own properties, while `verifyAgentCardSignature` reads the card
+through its model, which also takes proto field names and converts values."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+
+from knoc.a2a.readers.js import is_legacy, proto_shaped
+
+# What a JS client reads of a card as written (`ClientFactory` picks the
+# interface it calls by these), not through the model its verifier reads.
+_PICKED_BY = ("url", "protocolBinding", "protocolVersion", "tenant")
+
+
+def client_reads_otherwise(card: Mapping[str, object], payload: bytes) -> str | None:
+    """Why a JS client would act on other interfaces than its verifier read
+    in `payload` (a field under its proto name, a value the model
+    converts), or None. The resolver hands a 0.3 card, or one whose
+    security is proto-shaped, to its client converted into the model, which
+    the client then reads as the verifier does."""
+    if is_legacy(card) or proto_shaped(card):
+        return None
+    raw, read = card.get("supportedInterfaces"), json.loads(payload).get("supportedInterfaces") or []
+    if not isinstance(raw, list) or len(raw) != len(read):
+        return "its client picks an interface from `supportedInterfaces` as written, which its verifier reads otherwise"
+    for i, (written, model) in enumerate(zip(raw, read, strict=True)):
+        for key in _PICKED_BY:
+            value = written.get(key) if isinstance(written, dict) else None
+            if value != model.get(key) and not (value in (None, "") and key not in model):
+                return (f"its client reads `supportedInterfaces[{i}].{key}` as written, which its verifier reads "
+                        "otherwise (under another name, or converted)")
+    return None
