@@ -328,3 +328,8 @@ def test_init_around_another_repo_is_refused(tmp_path: Path) -> None:
     (tmp_path / "outer/content/inner/specs").mkdir()
     code, _, err = run("init", str(tmp_path / "outer"))
     assert code == 2 and "inner/specs marks another content repo" in err
+    assert run("init", str(tmp_path / "f3/inner"))[0] == 0  # linked into the content folder, read as if there
+    (tmp_path / "f3/content").mkdir()
+    (tmp_path / "f3/content/lnk").symlink_to("../inner")
+    code, _, err = run("init", str(tmp_path / "f3"))
+    assert code == 2 and "lnk/knoc.toml marks another content repo" in err

@@ -142,23 +142,32 @@ def test_a_client_that_verifies_less_than_it_reads_gets_no_signature_and_the_bui
     assert code == 0 and "KNO-SIGNING-UNVERIFIABLE" not in out
 
 
+@pytest.mark.parametrize(("target", "slug", "field"), [
+    ("1.0", "catalog-search", "supportedInterfaces[1].protocolVersion"),
+    ("compat", "schema-steward", "capabilities.pushNotifications"),
+])
 def test_a_field_renamed_where_the_js_client_reads_it_as_written_is_invalid(
-        repo: Path, knoc: Knoc, keys: dict[str, tuple[Path, bytes]]) -> None:
+        repo: Path, knoc: Knoc, keys: dict[str, tuple[Path, bytes]], target: str, slug: str, field: str) -> None:
     """The JS verifier reads `protocol_version` as `protocolVersion`; its
-    ClientFactory picks the interface by the property as written, so it
-    would call another endpoint than the one the signature vouched for."""
-    assert knoc("build", "--sign-key", str(keys["ed25519"][0]), root=repo)[0] == 0
-    rel = "agents.possibility.space/catalog-search/.well-known/agent-card.json"
+    ClientFactory picks the interface (and its Client asks for push) by the
+    property as written, so it would act on another card than the one the
+    signature vouched for."""
+    assert knoc("build", "--sign-key", str(keys["ed25519"][0]), "--a2a", target, root=repo)[0] == 0
+    rel = f"agents.possibility.space/{slug}/.well-known/agent-card.json"
     card = cards(repo)[rel]
     moved = copy.deepcopy(card)
-    moved["supportedInterfaces"][1]["protocol_version"] = moved["supportedInterfaces"][1].pop("protocolVersion")
-    assert sdk_verifies(card, jwks(repo, rel)) and sdk_verifies(moved, jwks(repo, rel))  # a2a-sdk reads it alike
+    if field.startswith("supportedInterfaces"):
+        moved["supportedInterfaces"][1]["protocol_version"] = moved["supportedInterfaces"][1].pop("protocolVersion")
+        assert sdk_verifies(card, jwks(repo, rel)) and sdk_verifies(moved, jwks(repo, rel))  # a2a-sdk reads it alike
+    else:
+        assert card["capabilities"]["pushNotifications"] is True
+        moved["capabilities"]["push_notifications"] = moved["capabilities"].pop("pushNotifications")
     path = repo / "moved.json"
     path.write_text(json.dumps(moved), encoding="utf-8")
     done = subprocess.run([sys.executable, "-m", "knoc", "verify", str(path), "--jwks",
                            str(repo / "build/site/agents.possibility.space/.well-known/jwks.json")],
                           capture_output=True, text=True)
-    assert done.returncode == 1 and "`supportedInterfaces[1].protocolVersion` as written" in done.stdout
+    assert done.returncode == 1 and f"`{field}` as written" in done.stdout, done.stdout
 
 
 def pin(repo: Path, key: Path) -> None:

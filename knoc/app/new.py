@@ -66,7 +66,8 @@ def _apart(folder: Path) -> None:
                                  f"{outer.root}, which would read the new repo's files as its own",
                                  "start the new repo outside that folder (or outside that repo)")
     for kind in ("content", "specs"):
-        inner = files.first_below(folder / kind, (CONFIG_FILE, "specs")) if files.is_dir(folder / kind) else None
+        inner = files.first_below(folder / kind, (CONFIG_FILE, "specs"), folder) if files.is_dir(folder / kind) \
+            else None
         if inner is not None:  # what marks a repo's root (`is_repo_root`)
             raise UsageError("KNO-CONFIG", f"{inner} marks another content repo, inside the {kind} folder the new "
                              "repo would read: it would read that repo's files as its own",

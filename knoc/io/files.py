@@ -257,14 +257,22 @@ def is_file(path: Path) -> bool:
     return path.is_file()
 
 
-def first_below(folder: Path, names: tuple[str, ...]) -> Path | None:
+def first_below(folder: Path, names: tuple[str, ...], repo: Path) -> Path | None:
     """The first entry called one of `names` (of any kind) below `folder`,
-    in name order, without following a link; None if there is none."""
-    for top, dirs, found in os.walk(folder):  # os.walk follows no link by default
-        dirs.sort()
+    in name order, following links to folders inside `repo` as a listing of
+    the repo does (each folder once); None if there is none."""
+    inside, seen = str(repo.resolve()), set()
+    for top, dirs, found in os.walk(folder, followlinks=True):
         hit = next((n for n in names if n in found or n in dirs), None)
         if hit is not None:
             return Path(top, hit)
+        kept = []
+        for name in sorted(dirs):
+            real = os.path.realpath(os.path.join(top, name))
+            if within(real, inside) and real not in seen:
+                seen.add(real)
+                kept.append(name)
+        dirs[:] = kept
     return None
 
 

@@ -8,22 +8,31 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 
-from knoc.a2a.readers.js import is_legacy, proto_shaped
+from knoc.a2a.readers.js import is_legacy, js_boolean, proto_shaped
 
-# What a JS client reads of a card as written (`ClientFactory` picks the
-# interface it calls by these), not through the model its verifier reads.
+# What a JS client reads of a card as written, not through the model its
+# verifier reads: `ClientFactory` picks the interface it calls by these, and
+# `Client` asks for the extended card, push and streaming by these flags.
 _PICKED_BY = ("url", "protocolBinding", "protocolVersion", "tenant")
+_FLAGS = ("streaming", "pushNotifications", "extendedAgentCard")
 
 
 def client_reads_otherwise(card: Mapping[str, object], payload: bytes) -> str | None:
-    """Why a JS client would act on other interfaces than its verifier read
-    in `payload` (a field under its proto name, a value the model
-    converts), or None. The resolver hands a 0.3 card, or one whose
+    """Why a JS client would act on other interfaces or capabilities than
+    its verifier read in `payload` (a field under its proto name, a value
+    the model converts), or None. The resolver hands a 0.3 card, or one whose
     security is proto-shaped, to its client converted into the model, which
     the client then reads as the verifier does."""
     if is_legacy(card) or proto_shaped(card):
         return None
-    raw, read = card.get("supportedInterfaces"), json.loads(payload).get("supportedInterfaces") or []
+    model = json.loads(payload)
+    written_caps, read_caps = card.get("capabilities"), model.get("capabilities") or {}
+    for flag in _FLAGS:
+        value = written_caps.get(flag) if isinstance(written_caps, dict) else None
+        if js_boolean(value) != bool(read_caps.get(flag)):
+            return (f"its client reads `capabilities.{flag}` as written, which its verifier reads otherwise "
+                    "(under another name, or converted)")
+    raw, read = card.get("supportedInterfaces"), model.get("supportedInterfaces") or []
     if not isinstance(raw, list) or len(raw) != len(read):
         return "its client picks an interface from `supportedInterfaces` as written, which its verifier reads otherwise"
     for i, (written, model) in enumerate(zip(raw, read, strict=True)):
