@@ -26,13 +26,14 @@ read only when a run needs it:
 Each file carries a checksum of its payload and counts only for the same
 knoc code, A2A target, primary cards, catalog url and specs/ (the salt):
 anything corrupt, of another version or stale is dropped and rebuilt. The
-cache is this machine's own: what it keeps counts only in the folder it
-was written in (`_made_here`), and one git tracks is not used (`usable`)."""
+cache is this machine's own: a cache folder made elsewhere is emptied
+unread (`_here`), and one git tracks is not used (`usable`)."""
 
 from __future__ import annotations
 
 import functools
 import os
+import shutil
 import tempfile
 import time
 import zlib
@@ -41,10 +42,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, NoReturn
 
-from knoc.io import fingerprint, git, stored
+from knoc.io import git, stored
 from knoc.io.cached import Layer, Source
 from knoc.io.stored import CacheDamaged, Stat, StoredFiles
-from knoc.io.stored_value import read_stored, ready, write_stored
+from knoc.io.stored_value import OWNER, mark, read_stored, ready, write_stored
 from knoc.rules.records import UNREADABLE, Encoded, Encodes, Stored, number, row, table
 
 __all__ = ["DIR", "Cache", "CacheDamaged", "Layer", "Source", "Stat", "read_stored", "write_stored"]
@@ -60,23 +61,35 @@ _UNREAD = Layer("", {}, None)  # a layer not read from disk yet (compared by ide
 
 def usable(root: Path) -> bool:
     """Whether knoc reads and writes `.knoc-cache/` in this repo: a folder
-    of its own, not a link (knoc writes only there), and nothing in it
-    committed (`committed`)."""
-    return not (root / DIR).is_symlink() and not committed(root)
+    of its own, not a link (knoc writes only there), nothing in it
+    committed (`committed`), and made here (`_here`)."""
+    return not (root / DIR).is_symlink() and not committed(root) and _here(root / DIR)
 
 
-def _made_here(folder: Path, salt: str) -> str:
-    """`salt`, bound to this very folder on this machine (its device and
-    inode). Results are found by each source's sha256, and a checksum
-    guards against damage, not an adversary: a cache folder unpacked,
-    cloned, copied or restored from elsewhere is a new folder, and what
-    anyone could have written in it is not read."""
-    ready(folder)  # made now, so what this run stores is bound to it
+def _here(folder: Path) -> bool:
+    """Whether `folder` is none yet, or the one knoc made on this machine:
+    marked with its own device and inode (`OWNER`). Results are found by
+    each source's sha256, and a checksum guards against damage, not an
+    adversary: a cache folder unpacked, cloned, copied or restored from
+    elsewhere is a new folder, whose files anyone could have written. It
+    is emptied unread, and marked; the run compiles every file."""
     try:
-        st = os.lstat(folder)
-    except OSError:  # none, and none can be made: nothing is stored or read
-        return salt
-    return fingerprint.salt(salt, f"{st.st_dev}:{st.st_ino}")
+        if (folder / OWNER).read_bytes() == mark(folder):  # a link there reads otherwise than knoc writes
+            return True
+    except FileNotFoundError:
+        if not os.path.lexists(folder):
+            return True
+    except OSError:
+        pass
+    try:
+        for entry in os.scandir(folder):
+            if entry.is_dir(follow_symlinks=False):
+                shutil.rmtree(entry.path)
+            else:
+                os.unlink(entry.path)
+    except OSError:
+        return False
+    return ready(folder)
 
 
 def committed(root: Path) -> bool:
@@ -117,7 +130,7 @@ class Cache:
     def open(cls, root: Path, salt: str) -> Cache:
         if not usable(root):
             return cls.off()
-        cache = cls(root / DIR, _made_here(root / DIR, salt))
+        cache = cls(root / DIR, salt)
         cache.link = cache._link_stored = Layer.decode(cache._load("link.bin"))
         return cache
 

@@ -148,13 +148,27 @@ def write_stored(path: Path, value: Stored) -> None:
             atomic_write(path, MAGIC, pieces=_checked(_parts(value)))
 
 
+OWNER = "owner"  # the cache folder's device and inode, as knoc wrote them (`knoc.io.cache.usable`)
+
+
 def ready(folder: Path) -> bool:
-    """Make the cache's folder, marked as one for git; whether it could be."""
+    """Make the cache's folder, marked as one for git, and as this
+    machine's (`OWNER`, when not marked yet); whether it could be."""
     try:
         folder.mkdir(exist_ok=True)
         ignore = folder / ".gitignore"
         if not os.path.lexists(ignore):  # not through a link either
             ignore.write_text("# written by knoc: this folder is a cache\n*\n", encoding="utf-8")
+        if not os.path.lexists(folder / OWNER):
+            fd = os.open(folder / OWNER, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o666)
+            with os.fdopen(fd, "wb") as f:
+                f.write(mark(folder))
     except OSError:
         return False
     return True
+
+
+def mark(folder: Path) -> bytes:
+    """What `OWNER` holds in `folder`: its device and inode on this machine."""
+    st = os.lstat(folder)
+    return f"{st.st_dev}:{st.st_ino}\n".encode("ascii")
