@@ -266,17 +266,22 @@ def test_the_entities_a_change_breaks_are_named_at_their_line(repo: Path, knoc: 
         (f"{other}/content/perception-domains/w.kno", 5, "error")]
 
 
-@pytest.fixture
-def narrowed(repo: Path, knoc: Knoc) -> Path:
-    """main holds a `widget` enum of a and b; the branch `narrow` drops b
-    under a patch bump, and its build/ is current."""
+def narrow_on_a_branch(repo: Path, knoc: Knoc, branch: str) -> None:
+    """main holds a `widget` enum of a and b, built; the branch drops b (uncommitted)."""
     put(repo, SPEC, SLOT, widget({"enum": ["a", "b"]}) + SLOT)
     assert knoc("build", root=repo)[0] == 0
     git(repo, "init", "-q", "-b", "main")
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "base")
-    git(repo, "checkout", "-qb", "narrow")
+    git(repo, "checkout", "-qb", branch)
     put(repo, SPEC, widget({"enum": ["a", "b"]}), widget({"enum": ["a"]}))
+
+
+@pytest.fixture
+def narrowed(repo: Path, knoc: Knoc) -> Path:
+    """main holds a `widget` enum of a and b; the branch `narrow` drops b
+    under a patch bump, and its build/ is current."""
+    narrow_on_a_branch(repo, knoc, "narrow")
     put(repo, SPEC, "version: 0.1.0", "version: 0.1.1")
     assert knoc("build", root=repo)[0] == 0
     return repo
@@ -302,13 +307,7 @@ def test_knoc_diff_shows_each_spec_change_with_its_class(narrowed: Path, knoc: K
 
 
 def test_a_schema_change_without_a_version_bump_reads_alike_in_diff_and_specs_check(repo: Path, knoc: Knoc) -> None:
-    put(repo, SPEC, SLOT, widget({"enum": ["a", "b"]}) + SLOT)
-    assert knoc("build", root=repo)[0] == 0
-    git(repo, "init", "-q", "-b", "main")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "base")
-    git(repo, "checkout", "-qb", "same")
-    put(repo, SPEC, widget({"enum": ["a", "b"]}), widget({"enum": ["a"]}))
+    narrow_on_a_branch(repo, knoc, "same")
     git(repo, "commit", "-qam", "narrow, version kept")
     _, out, _ = knoc("diff", "main..same", root=repo)
     assert "| `perception-domain-schema` | 0.1.0 → 0.1.0 (no bump) | **breaking** |" in out
