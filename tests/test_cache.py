@@ -9,6 +9,7 @@ import hashlib
 import os
 import shutil
 import subprocess
+import sys
 import time
 import zlib
 from collections.abc import Callable
@@ -93,6 +94,38 @@ def test_a_cache_made_elsewhere_is_not_used(knoc: Knoc, built: Path, tmp_path: P
     assert ("KNO-CACHE-COMMITTED" in found) == (how == "git clone")  # said where git can tell
     assert knoc("build", root=clone)[0] == 0
     assert not any(evil_text in p.read_text(encoding="utf-8") for p in (clone / "build").rglob("*.json"))
+
+
+@pytest.mark.parametrize("owner", ["fifo", "link to /dev/zero", "link to a folder outside"])
+def test_a_planted_owner_mark_neither_hangs_nor_leads_outside(knoc: Knoc, built: Path, tmp_path: Path,
+                                                             owner: str) -> None:
+    """An unpacked archive may hold anything where knoc keeps its mark: the
+    folder is taken as foreign, emptied (what is outside it untouched), and marked."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "precious").write_text("mine", encoding="utf-8")
+    mark = built / DIR / "owner"
+    mark.unlink()
+    if owner == "fifo":
+        os.mkfifo(mark)
+    else:
+        mark.symlink_to("/dev/zero" if owner == "link to /dev/zero" else outside)
+    (built / DIR / "elsewhere").symlink_to(outside)
+    done = subprocess.run([sys.executable, "-m", "knoc", "check", "--root", str(built)], capture_output=True,
+                          timeout=120)  # a FIFO read blocking would hang here
+    assert done.returncode == 0, done.stderr
+    assert (outside / "precious").read_text(encoding="utf-8") == "mine" and len(list(outside.iterdir())) == 1
+    assert mark.is_file() and not mark.is_symlink() and not (built / DIR / "elsewhere").exists()
+
+
+def test_a_cache_folder_that_is_a_link_is_never_emptied_through(knoc: Knoc, built: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    (outside / "sub").mkdir(parents=True)
+    (outside / "precious").write_text("mine", encoding="utf-8")
+    shutil.rmtree(built / DIR)
+    (built / DIR).symlink_to(outside)
+    assert knoc("check", root=built)[0] == 0
+    assert sorted(p.name for p in outside.iterdir()) == ["precious", "sub"]
 
 
 def test_the_large_joined_files_are_kept_by_the_cache_not_held(knoc: Knoc, built: Path, tmp_path: Path) -> None:

@@ -34,6 +34,7 @@ from __future__ import annotations
 import functools
 import os
 import shutil
+import stat
 import tempfile
 import time
 import zlib
@@ -72,24 +73,48 @@ def _here(folder: Path) -> bool:
     each source's sha256, and a checksum guards against damage, not an
     adversary: a cache folder unpacked, cloned, copied or restored from
     elsewhere is a new folder, whose files anyone could have written. It
-    is emptied unread, and marked; the run compiles every file."""
+    is emptied unread, and marked; the run compiles every file. All of it
+    through the folder opened once, never through a link (one swapped in
+    meanwhile leads nowhere), and no file read but a small regular one."""
     try:
-        if (folder / OWNER).read_bytes() == mark(folder):  # a link there reads otherwise than knoc writes
-            return True
+        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
     except FileNotFoundError:
-        if not os.path.lexists(folder):
-            return True
-    except OSError:
-        pass
+        return not os.path.lexists(folder)  # none yet: made, and marked, when first written
+    except OSError:  # a link, a file, a FIFO: not a folder of knoc's own
+        return False
     try:
-        for entry in os.scandir(folder):
+        mine = mark(os.fstat(fd))
+        if _owner(fd) == mine:
+            return True
+        for entry in os.scandir(fd):
             if entry.is_dir(follow_symlinks=False):
-                shutil.rmtree(entry.path)
+                shutil.rmtree(entry.name, dir_fd=fd)
             else:
-                os.unlink(entry.path)
+                os.unlink(entry.name, dir_fd=fd)
+        _create(fd, OWNER, mine)
+        return True
     except OSError:
         return False
-    return ready(folder)
+    finally:
+        os.close(fd)
+
+
+def _owner(fd: int) -> bytes | None:
+    """What `OWNER` holds in the folder open at `fd`, if it is a small regular file."""
+    try:
+        owner = os.open(OWNER, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=fd)
+    except OSError:
+        return None
+    try:
+        return os.read(owner, 64) if stat.S_ISREG(os.fstat(owner).st_mode) else None
+    finally:
+        os.close(owner)
+
+
+def _create(fd: int, name: str, data: bytes) -> None:
+    out = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666, dir_fd=fd)
+    with os.fdopen(out, "wb") as f:
+        f.write(data)
 
 
 def committed(root: Path) -> bool:

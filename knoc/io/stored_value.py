@@ -162,13 +162,12 @@ def ready(folder: Path) -> bool:
         if not os.path.lexists(folder / OWNER):
             fd = os.open(folder / OWNER, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o666)
             with os.fdopen(fd, "wb") as f:
-                f.write(mark(folder))
+                f.write(mark(os.lstat(folder)))
     except OSError:
         return False
     return True
 
 
-def mark(folder: Path) -> bytes:
-    """What `OWNER` holds in `folder`: its device and inode on this machine."""
-    st = os.lstat(folder)
-    return f"{st.st_dev}:{st.st_ino}\n".encode("ascii")
+def mark(folder: os.stat_result) -> bytes:
+    """What `OWNER` holds in the cache folder: its device and inode on this machine."""
+    return f"{folder.st_dev}:{folder.st_ino}\n".encode("ascii")
