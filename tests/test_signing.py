@@ -170,6 +170,16 @@ def test_a_field_renamed_where_the_js_client_reads_it_as_written_is_invalid(
     assert done.returncode == 1 and f"`{field}` as written" in done.stdout, done.stdout
 
 
+def test_a_signed_repo_whose_build_is_gone_is_told_missing_not_unsigned(
+        repo: Path, knoc: Knoc, keys: dict[str, tuple[Path, bytes]]) -> None:
+    pin(repo, keys["ed25519"][0])
+    assert knoc("build", "--sign-key", str(keys["ed25519"][0]), root=repo)[0] == 0
+    assert knoc("clean", root=repo)[0] == 0
+    code, out, _ = knoc("check", "--format", "json", root=repo)
+    found = {d["code"] for d in json_diags(out)}
+    assert code == 1 and "KNO-DRIFT" in found and "KNO-SIGNATURE" not in found  # missing, not "unsigned"
+
+
 def pin(repo: Path, key: Path) -> None:
     """Pin the key's public half in the repo's knoc.toml, as `knoc keys public` says to."""
     private = serialization.load_pem_private_key(key.read_bytes(), password=None)

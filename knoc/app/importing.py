@@ -48,7 +48,8 @@ def import_cards(config: Config, sources: tuple[str, ...], force: bool, base_url
     existing = [target for _, target, _ in planned if files.stat(config.root / target) is not None]
     if existing and not force:
         raise UsageError("KNO-EXISTS", "; ".join(exists_message(t) for t in existing) + "; nothing was written",
-                         "pass --force to replace them, or move them away")
+                         "pass --force to replace " + ("them, or move them" if len(existing) > 1 else "it, or move it")
+                         + " away")
     written, notes = [], []
     for label, target, text in planned:
         writing.write_in(config.root, target, text.encode("utf-8"), replace=force)

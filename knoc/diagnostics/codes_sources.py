@@ -37,12 +37,14 @@ declare("KNO-MACHINE", E, "the system refused (disk full, permission denied, rea
     the machine's state, not a problem in your sources or a bug in knoc; the message names the
     file, and a failed build leaves the previous output as it was. Fix the named cause and run the
     command again.""")
-declare("KNO-CACHE-COMMITTED", W, "git tracks files in `.knoc-cache/`; knoc does not use it", """
-    The cache finds what each source compiled to by the sha256 of its bytes. A cache committed to
-    the repo is anyone's: whoever commits there could make a build publish, and `knoc check`
-    accept, what no source says. So knoc neither reads nor writes a cache git tracks, and
-    compiles every file (slower, never wrong). Untrack it: `git rm -r --cached .knoc-cache`
-    (knoc's own `.gitignore` there keeps it out of later commits).""")
+declare("KNO-CACHE-UNUSED", W, "knoc does not use `.knoc-cache/` in this repo", """
+    The cache finds what each source compiled to by the sha256 of its bytes, so knoc uses only a
+    cache folder of its own. One git tracks is anyone's: whoever commits there could make a
+    build publish, and `knoc check` accept, what no source says. A `.knoc-cache` that is a link,
+    a file or a FIFO is no folder of knoc's own, and knoc writes nowhere else. Either way every
+    file is compiled (slower, never wrong). Untrack a committed one (`git rm -r --cached
+    .knoc-cache`; knoc's own `.gitignore` there keeps it out of later commits), or remove what
+    stands in its place.""")
 declare("KNO-CACHE", E, "a file of the cache under `.knoc-cache/` no longer holds what it held; it was dropped", """
     The cache keeps the large files a run rendered (the index, the catalog page, the manifest) as
     they are, named by their sha256, and trusts one whose size and ctime did not change; a run

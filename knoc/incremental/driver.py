@@ -35,7 +35,7 @@ from knoc.diagnostics.progress import Progress, quiet
 from knoc.incremental import warm
 from knoc.incremental.sources import compile_source, source_at
 from knoc.io import files, pool, source_list
-from knoc.io.cache import DIR, Cache, Source, committed
+from knoc.io.cache import DIR, Cache, Source, unused
 from knoc.io.fingerprint import salt
 from knoc.io.held import Held
 from knoc.io.outputs import Base
@@ -198,10 +198,10 @@ def _spec_stage(config: Config, spec_paths: list[str], use_cache: bool, report: 
     """The specs, read and checked every time (content goes through the
     cache), the cache salted with them, and the results they begin."""
     spec_sources, loaded, specs = _specs(config, spec_paths, report)
-    if use_cache and committed(config.root):
-        report.add(diag("KNO-CACHE-COMMITTED", f"git tracks files in {DIR}/, which anyone can commit: knoc does "
-                        "not use that cache, and compiles every file", file=f"{DIR}/",
-                        hint=f"untrack it: `git rm -r --cached {DIR}`"))
+    if use_cache and (unused_why := unused(config.root)) is not None:
+        why, fix = unused_why
+        report.add(diag("KNO-CACHE-UNUSED", f"{why}: knoc does not use it, and compiles every file", file=f"{DIR}/",
+                        hint=fix))
     cache = (Cache.open(config.root, salt(__version__, config.a2a, repr(config.primary), config.catalog_url,
                                           *(f"{s.rel}\0{s.digest}" for s in spec_sources)))
              if use_cache else Cache.off())

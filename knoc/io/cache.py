@@ -117,6 +117,17 @@ def _create(fd: int, name: str, data: bytes) -> None:
         f.write(data)
 
 
+def unused(root: Path) -> tuple[str, str] | None:
+    """Why `.knoc-cache/` is not used here, and what to do, when that is
+    worth saying: git tracks it, or something else stands in its place."""
+    folder = root / DIR
+    if os.path.lexists(folder) and (folder.is_symlink() or not folder.is_dir()):
+        return f"{DIR} is a link or a file, not a folder of knoc's own", "remove it"
+    if committed(root):
+        return f"git tracks files in {DIR}/, which anyone can commit", f"untrack it: `git rm -r --cached {DIR}`"
+    return None
+
+
 def committed(root: Path) -> bool:
     """Whether git tracks a file in `.knoc-cache/`. A committed cache is
     anyone's: its results, found by each source's sha256, could be forged

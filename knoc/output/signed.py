@@ -120,7 +120,7 @@ class Adopter:
         disk = self.read(rel)
         card = _json_object(disk)
         if card is None or dumps({k: v for k, v in card.items() if k != "signatures"}) != body:
-            if not self._signing:  # unsigned, or signed by no pinned key: the drift of the card says the rest
+            if not self._signing and disk is not None:  # unsigned, or by no pinned key (missing: the drift says it)
                 self.refused.append((rel, f"this repo's cards are signed by {self.keys_from}, and this card "
                                           "carries no signature by one of them"))
             return body  # changed or missing: the drift says so
