@@ -54,11 +54,11 @@ def serve(config: Config, port: int, site_name: str | None, rebuild: bool, sign_
                          "pick another --port, or 0 for a free one") from None
     if watching is not None:
         watching.start(config.root, folders, since, build_and_report, failed)
-    say(f"serving {config.output}/{SITE} on http://127.0.0.1:{running.server_address[1]}/"
-        + (f" (every request gets {site_name})" if site_name else " (the Host header picks the tree)")
-        + ("; rebuilding on change" if rebuild else "") + "; Ctrl-C stops")
     with interrupts.as_ctrl_c() as ignore_more:  # a service manager's stop is a Ctrl-C too
-        try:
+        try:  # said once Ctrl-C stops it as said: a stop right after the line is one
+            say(f"serving {config.output}/{SITE} on http://127.0.0.1:{running.server_address[1]}/"
+                + (f" (every request gets {site_name})" if site_name else " (the Host header picks the tree)")
+                + ("; rebuilding on change" if rebuild else "") + "; Ctrl-C stops")
             running.serve_forever()  # until Ctrl-C: exit 130, as the shell expects of an interrupted command
         except KeyboardInterrupt:
             if watching is None:  # nothing was being written: no word of half-written trees
