@@ -35,7 +35,8 @@ from knoc.diagnostics.progress import Progress, quiet
 from knoc.incremental import warm
 from knoc.incremental.sources import compile_source, source_at
 from knoc.io import files, pool, source_list
-from knoc.io.cache import DIR, Cache, Source, unused
+from knoc.io.cache import DIR, Cache, Source
+from knoc.io.cache_folder import unused
 from knoc.io.fingerprint import salt
 from knoc.io.held import Held
 from knoc.io.outputs import Base

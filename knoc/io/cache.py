@@ -31,10 +31,7 @@ unread (`_here`), and one git tracks is not used (`usable`)."""
 
 from __future__ import annotations
 
-import functools
 import os
-import shutil
-import stat
 import tempfile
 import time
 import zlib
@@ -43,101 +40,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, NoReturn
 
-from knoc.io import git, stored
+from knoc.io import stored
+from knoc.io.cache_folder import DIR, usable
 from knoc.io.cached import Layer, Source
 from knoc.io.stored import CacheDamaged, Stat, StoredFiles
-from knoc.io.stored_value import OWNER, mark, read_stored, ready, write_stored
+from knoc.io.stored_value import read_stored, ready, write_stored
 from knoc.rules.records import UNREADABLE, Encoded, Encodes, Stored, number, row, table
 
 __all__ = ["DIR", "Cache", "CacheDamaged", "Layer", "Source", "Stat", "read_stored", "write_stored"]
 
-DIR = ".knoc-cache"
 SHARDS = 64
 FILES = "files"  # the files the layers rendered, by sha256 (`knoc.io.stored`)
 RACY_NS = 2_000_000_000  # mtimes this close to a save are not trusted
 
 
 _UNREAD = Layer("", {}, None)  # a layer not read from disk yet (compared by identity)
-
-
-def usable(root: Path) -> bool:
-    """Whether knoc reads and writes `.knoc-cache/` in this repo: a folder
-    of its own, not a link (knoc writes only there), nothing in it
-    committed (`committed`), and made here (`_here`)."""
-    return not (root / DIR).is_symlink() and not committed(root) and _here(root / DIR)
-
-
-def _here(folder: Path) -> bool:
-    """Whether `folder` is none yet, or the one knoc made on this machine:
-    marked with its own device and inode (`OWNER`). Results are found by
-    each source's sha256, and a checksum guards against damage, not an
-    adversary: a cache folder unpacked, cloned, copied or restored from
-    elsewhere is a new folder, whose files anyone could have written. It
-    is emptied unread, and marked; the run compiles every file. All of it
-    through the folder opened once, never through a link (one swapped in
-    meanwhile leads nowhere), and no file read but a small regular one."""
-    try:
-        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
-    except FileNotFoundError:
-        return not os.path.lexists(folder)  # none yet: made, and marked, when first written
-    except OSError:  # a link, a file, a FIFO: not a folder of knoc's own
-        return False
-    try:
-        mine = mark(os.fstat(fd))
-        if _owner(fd) == mine:
-            return True
-        for entry in os.scandir(fd):
-            if entry.is_dir(follow_symlinks=False):
-                shutil.rmtree(entry.name, dir_fd=fd)
-            else:
-                os.unlink(entry.name, dir_fd=fd)
-        _create(fd, OWNER, mine)
-        return True
-    except OSError:
-        return False
-    finally:
-        os.close(fd)
-
-
-def _owner(fd: int) -> bytes | None:
-    """What `OWNER` holds in the folder open at `fd`, if it is a small regular file."""
-    try:
-        owner = os.open(OWNER, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=fd)
-    except OSError:
-        return None
-    try:
-        return os.read(owner, 64) if stat.S_ISREG(os.fstat(owner).st_mode) else None
-    finally:
-        os.close(owner)
-
-
-def _create(fd: int, name: str, data: bytes) -> None:
-    out = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666, dir_fd=fd)
-    with os.fdopen(out, "wb") as f:
-        f.write(data)
-
-
-def unused(root: Path) -> tuple[str, str] | None:
-    """Why `.knoc-cache/` is not used here, and what to do, when that is
-    worth saying: git tracks it, or something else stands in its place."""
-    folder = root / DIR
-    if os.path.lexists(folder) and (folder.is_symlink() or not folder.is_dir()):
-        return f"{DIR} is a link or a file, not a folder of knoc's own", "remove it"
-    if committed(root):
-        return f"git tracks files in {DIR}/, which anyone can commit", f"untrack it: `git rm -r --cached {DIR}`"
-    return None
-
-
-def committed(root: Path) -> bool:
-    """Whether git tracks a file in `.knoc-cache/`. A committed cache is
-    anyone's: its results, found by each source's sha256, could be forged
-    to give a build and a check what no source says."""
-    return (root / DIR).is_dir() and _tracked(root.resolve())
-
-
-@functools.lru_cache(maxsize=16)
-def _tracked(root: Path) -> bool:  # once per run: the listing, the cache and the memo of build/ each ask
-    return git.tracks(root, DIR)
 
 
 @dataclass

@@ -33,7 +33,8 @@ from pathlib import Path
 from typing import NamedTuple, TypeVar
 
 from knoc.io import files
-from knoc.io.cache import DIR, read_stored, usable, write_stored
+from knoc.io.cache import DIR, read_stored, write_stored
+from knoc.io.cache_folder import usable
 from knoc.rules.records import Encoded, Stored, count_paths, join_paths, paths_piece, row, split_paths, text, text_table
 
 VERSION = 4

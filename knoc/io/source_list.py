@@ -14,7 +14,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from knoc.io.cache import DIR, read_stored, usable, write_stored
+from knoc.io.cache import DIR, read_stored, write_stored
+from knoc.io.cache_folder import usable
 from knoc.io.files import listed
 from knoc.io.fingerprint import salt
 from knoc.rules.records import join_paths, split_paths
