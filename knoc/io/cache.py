@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import IO, NoReturn
 
 from knoc.io import stored
-from knoc.io.cache_folder import DIR, usable
+from knoc.io.cache_folder import DIR, FILES, usable
 from knoc.io.cached import Layer, Source
 from knoc.io.stored import CacheDamaged, Stat, StoredFiles
 from knoc.io.stored_value import read_stored, ready, write_stored
@@ -50,7 +50,6 @@ from knoc.rules.records import UNREADABLE, Encoded, Encodes, Stored, number, row
 __all__ = ["DIR", "Cache", "CacheDamaged", "Layer", "Source", "Stat", "read_stored", "write_stored"]
 
 SHARDS = 64
-FILES = "files"  # the files the layers rendered, by sha256 (`knoc.io.stored`)
 RACY_NS = 2_000_000_000  # mtimes this close to a save are not trusted
 
 

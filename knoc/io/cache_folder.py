@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import functools
 import os
-import shutil
 import stat
 from pathlib import Path
 
@@ -15,6 +14,7 @@ from knoc.io import git
 from knoc.io.stored_value import OWNER, mark
 
 DIR = ".knoc-cache"
+FILES = "files"  # the files the layers rendered, by sha256 (`knoc.io.stored`)
 
 
 def usable(root: Path) -> bool:
@@ -30,9 +30,11 @@ def _here(folder: Path) -> bool:
     each source's sha256, and a checksum guards against damage, not an
     adversary: a cache folder unpacked, cloned, copied or restored from
     elsewhere is a new folder, whose files anyone could have written. It
-    is emptied unread, and marked; the run compiles every file. All of it
-    through the folder opened once, never through a link (one swapped in
-    meanwhile leads nowhere), and no file read but a small regular one."""
+    is emptied of its files unread (`_unlink_files`), and marked; the run
+    compiles every file. The check and the emptying go through the folder
+    opened once, never through a link, and read no file but a small
+    regular one. (What the run writes later goes by path: see the cache
+    guide on a folder swapped meanwhile.)"""
     try:
         fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
     except FileNotFoundError:
@@ -43,17 +45,31 @@ def _here(folder: Path) -> bool:
         mine = mark(os.fstat(fd))
         if _owner(fd) == mine:
             return True
-        for entry in os.scandir(fd):
-            if entry.is_dir(follow_symlinks=False):
-                shutil.rmtree(entry.name, dir_fd=fd)
-            else:
-                os.unlink(entry.name, dir_fd=fd)
+        _unlink_files(fd)
+        inner = os.open(FILES, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=fd)
+        try:
+            _unlink_files(inner)
+        finally:
+            os.close(inner)
+        _create(fd, OWNER, mine)
+        return True
+    except FileNotFoundError:  # no `files/`: what was there is gone all the same
         _create(fd, OWNER, mine)
         return True
     except OSError:
         return False
     finally:
         os.close(fd)
+
+
+def _unlink_files(fd: int) -> None:
+    """Remove every entry of the folder open at `fd` that is no folder
+    (links themselves, never what they lead to). Folders stay, and are
+    never descended into: knoc reads only its own names, all files, and a
+    folder could be another file system mounted there."""
+    for entry in os.scandir(fd):
+        if not entry.is_dir(follow_symlinks=False):
+            os.unlink(entry.name, dir_fd=fd)
 
 
 def _owner(fd: int) -> bytes | None:
@@ -75,13 +91,17 @@ def _create(fd: int, name: str, data: bytes) -> None:
 
 
 def unused(root: Path) -> tuple[str, str] | None:
-    """Why `.knoc-cache/` is not used here, and what to do, when that is
-    worth saying: git tracks it, or something else stands in its place."""
+    """Why `.knoc-cache/` is not used here, and what to do: git tracks it,
+    something else stands in its place, or it is not this machine's and
+    could not be emptied (read-only, another user's, a mount inside)."""
     folder = root / DIR
     if os.path.lexists(folder) and (folder.is_symlink() or not folder.is_dir()):
         return f"{DIR} is a link or a file, not a folder of knoc's own", "remove it"
     if committed(root):
         return f"git tracks files in {DIR}/, which anyone can commit", f"untrack it: `git rm -r --cached {DIR}`"
+    if not _here(folder):
+        return (f"{DIR}/ was not made by knoc on this machine, and could not be emptied (read-only, another "
+                "user's, or a file system mounted inside)", "remove it, or run `knoc clean --cache-only`")
     return None
 
 

@@ -50,7 +50,7 @@ def read_stored(path: Path) -> tuple[Stored, str | None]:
     (knoc replaces these files by rename and never shortens one in place,
     the one thing that could pull a mapped page from under the reader.)"""
     try:  # not blocking on a FIFO put in its place
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0))
     except FileNotFoundError:
         return None, None
     except OSError as exc:
@@ -143,9 +143,22 @@ def write_stored(path: Path, value: Stored) -> None:
     (the cache is as trusted as the sources beside it)."""
     if ready(path.parent):
         with contextlib.suppress(OSError):
-            if path.is_dir() and not path.is_symlink():  # a folder in a folder of knoc's own, in the file's way
-                shutil.rmtree(path)
+            _clear_way(path)
             atomic_write(path, MAGIC, pieces=_checked(_parts(value)))
+
+
+def _clear_way(path: Path) -> None:
+    """Remove a folder standing where the file goes, through its parent
+    opened without following a link (a link swapped in for it leads
+    nowhere: OSError, and this file is not kept)."""
+    fd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    try:
+        if stat.S_ISDIR(os.stat(path.name, dir_fd=fd, follow_symlinks=False).st_mode):
+            shutil.rmtree(path.name, dir_fd=fd)
+    except FileNotFoundError:
+        pass
+    finally:
+        os.close(fd)
 
 
 OWNER = "owner"  # the cache folder's device and inode, as knoc wrote them (`knoc.io.cache.usable`)

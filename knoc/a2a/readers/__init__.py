@@ -107,9 +107,9 @@ def _unstripped(view: View, every: list[View]) -> View:
         lost = _left_out(mine, json.loads(other.payload))
         if lost:
             shown = ", ".join(f"`{p}`" for p in lost[:3]) + (f" and {len(lost) - 3} more" if len(lost) > 3 else "")
-            return View(view.reader, None, f"what it verifies leaves out {shown}, which {other.reader} reads: a "
-                        "signature over that would verify the card stripped of it for every client, so knoc "
-                        "makes none")
+            return View(view.reader, None, f"what it verifies leaves out {shown}, which {other.reader} reads, so no "
+                        "signature can vouch for this card to it: one over that would verify the card stripped of "
+                        "it for every client")
     return view
 
 

@@ -31,14 +31,15 @@ def client_reads_otherwise(card: Mapping[str, object], payload: bytes) -> str | 
         value = written_caps.get(flag) if isinstance(written_caps, dict) else None
         if js_boolean(value) != bool(read_caps.get(flag)):
             return (f"its client reads `capabilities.{flag}` as written, which its verifier reads otherwise "
-                    "(under another name, or converted)")
+                    f"(under another name, or converted): write `{flag}`, a JSON boolean")
     raw, read = card.get("supportedInterfaces"), model.get("supportedInterfaces") or []
     if not isinstance(raw, list) or len(raw) != len(read):
-        return "its client picks an interface from `supportedInterfaces` as written, which its verifier reads otherwise"
+        return ("its client picks an interface from `supportedInterfaces` as written, which its verifier reads "
+                "otherwise: write the card's field names in camelCase")
     for i, (written, model) in enumerate(zip(raw, read, strict=True)):
         for key in _PICKED_BY:
             value = written.get(key) if isinstance(written, dict) else None
             if value != model.get(key) and not (value in (None, "") and key not in model):
                 return (f"its client reads `supportedInterfaces[{i}].{key}` as written, which its verifier reads "
-                        "otherwise (under another name, or converted)")
+                        f"otherwise (under another name, or converted): write `{key}`, a string")
     return None
