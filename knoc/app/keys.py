@@ -10,6 +10,7 @@ from knoc.app.outcome import Outcome, UsageError
 from knoc.app.signing import pin_line, pins
 from knoc.config import Config, ConfigError, load_config, repos_around
 from knoc.io import files, keys
+from knoc.output.signed import PublicKey
 
 
 def new_key(path: Path, kind: str) -> Outcome:
@@ -43,26 +44,29 @@ def show_public(path: str) -> Outcome:
     return Outcome("knoc keys public", answer=_public_lines(key, _pinned(repo)))
 
 
-def _pinned(repo: Path | None) -> Config | None:
-    """The settings of the repo knoc runs in, when they read and pin keys."""
+def _pinned(repo: Path | None) -> tuple[Config, list[PublicKey]] | None:
+    """The settings of the repo knoc runs in and the keys they pin, when
+    they read and pin some."""
     if repo is None:
         return None
     try:
         config = load_config(repo)
-        return config if config.public and pins(config) else None
+        pinned = pins(config)[0] if config.public else []
     except (ConfigError, UsageError):  # said by `knoc validate`; the plain line is still right
         return None
+    return (config, pinned) if pinned else None
 
 
-def _public_lines(key: keys.PrivateKey, repo: Config | None = None) -> str:
+def _public_lines(key: keys.PrivateKey, repo: tuple[Config, list[PublicKey]] | None = None) -> str:
     jwk = signing.public_jwk(key)
     kid = signing.thumbprint(jwk)
     lines = (f"key id (RFC 7638 thumbprint): {kid}\n"
              f"public key: {json.dumps(signing.published(jwk, kid))}\n")
     if repo is None:
         return lines + f"pin it in knoc.toml, under [signing]: {pin_line(jwk)}\n"
-    if any(signing.thumbprint(p.jwk) == kid for p in pins(repo)[0]):
+    config, pinned = repo
+    if any(signing.thumbprint(p.jwk) == kid for p in pinned):
         return lines + "knoc.toml pins it already, under [signing] `public`\n"
-    kid = " (and remove `kid`: it names one key)" if repo.kid else ""
-    return lines + f"pin it in knoc.toml, beside the keys pinned there, under [signing]{kid}: " \
-        f"{pin_line(jwk, repo.public)}\n"
+    one = " (and remove `kid`: it names one key)" if config.kid else ""
+    return lines + f"pin it in knoc.toml, beside the keys pinned there, under [signing]{one}: " \
+        f"{pin_line(jwk, config.public)}\n"

@@ -20,8 +20,8 @@ FILES = "files"  # the files the layers rendered, by sha256 (`knoc.io.stored`)
 def usable(root: Path) -> bool:
     """Whether knoc reads and writes `.knoc-cache/` in this repo: a folder
     of its own, not a link (knoc writes only there), nothing in it
-    committed (`committed`), and made here (`_here`)."""
-    return not (root / DIR).is_symlink() and not committed(root) and _here(root / DIR)
+    committed (`committed`), and made here (`_here`): `unused` says why not."""
+    return unused(root) is None
 
 
 def _here(folder: Path) -> bool:
