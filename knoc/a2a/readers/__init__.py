@@ -31,6 +31,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from knoc.a2a.readers import js, js_client, sdk03, sdk1
 from knoc.a2a.readers.common import Uncanonical, Unreadable
@@ -52,8 +53,8 @@ class Reader:
     # it cannot read the card; Uncanonical: it has no canonical form of it).
     payload: Callable[[Mapping[str, object]], bytes]
     core: bool = True  # it reads a card into the 1.0 model: with no interface there, its client has none to call
-    # Why its client would act on the card otherwise than the payload says (None: it does not).
-    otherwise: Callable[[Mapping[str, object], bytes], str | None] = lambda card, payload: None
+    # Why its client would act on the card otherwise than the payload, parsed, says (None: it does not).
+    otherwise: Callable[[Mapping[str, object], dict[str, Any]], str | None] = lambda card, read: None
 
 
 READERS = (
@@ -69,9 +70,10 @@ def views(card: Mapping[str, object]) -> list[View]:
     a 0.3 card as fetched with no interface), in READERS order; a view that
     leaves out what another reads has no payload (it is not signed)."""
     core = {r.name for r in READERS if r.core}
-    found = [v for v in readings(card) if v.reader not in core or v.payload is None
-             or json.loads(v.payload).get("supportedInterfaces")]
-    return [_unstripped(_as_used(v, card), found) for v in found]
+    found = readings(card)
+    read = {v.reader: json.loads(v.payload) for v in found if v.payload is not None}  # each parsed once
+    found = [v for v in found if v.reader not in core or v.payload is None or read[v.reader].get("supportedInterfaces")]
+    return [_unstripped(_as_used(v, card, read), read) for v in found]
 
 
 def readings(card: Mapping[str, object]) -> list[View]:
@@ -87,27 +89,25 @@ def readings(card: Mapping[str, object]) -> list[View]:
     return found
 
 
-def _as_used(view: View, card: Mapping[str, object]) -> View:
+def _as_used(view: View, card: Mapping[str, object], read: dict[str, dict[str, Any]]) -> View:
     """`view`, or, when its client acts on the card otherwise than the view
     says, a view with no payload that says why: no signature can vouch for it."""
     otherwise = next(r.otherwise for r in READERS if r.name == view.reader)
-    why = otherwise(card, view.payload) if view.payload is not None else None
+    why = otherwise(card, read[view.reader]) if view.payload is not None else None
     return view if why is None else View(view.reader, None, why)
 
 
-def _unstripped(view: View, every: list[View]) -> View:
-    """`view`, or, when it is another view with members left out, a view
-    with no payload that says which."""
+def _unstripped(view: View, read: dict[str, dict[str, Any]]) -> View:
+    """`view`, or, when it is another's (of those `read`) with members left
+    out, a view with no payload that says which."""
     if view.payload is None:
         return view
-    mine = json.loads(view.payload)
-    for other in every:
-        if other.payload is None or other.payload == view.payload:
-            continue
-        lost = _left_out(mine, json.loads(other.payload))
+    mine = read[view.reader]
+    for other, theirs in read.items():
+        lost = _left_out(mine, theirs) if other != view.reader else None
         if lost:
             shown = ", ".join(f"`{p}`" for p in lost[:3]) + (f" and {len(lost) - 3} more" if len(lost) > 3 else "")
-            return View(view.reader, None, f"what it verifies leaves out {shown}, which {other.reader} reads, so no "
+            return View(view.reader, None, f"what it verifies leaves out {shown}, which {other} reads, so no "
                         "signature can vouch for this card to it: one over that would verify the card stripped of "
                         "it for every client")
     return view

@@ -5,8 +5,8 @@ through its model, which also takes proto field names and converts values."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
+from typing import Any
 
 from knoc.a2a.readers.js import is_legacy, js_boolean, proto_shaped
 
@@ -17,15 +17,14 @@ _PICKED_BY = ("url", "protocolBinding", "protocolVersion", "tenant")
 _FLAGS = ("streaming", "pushNotifications", "extendedAgentCard")
 
 
-def client_reads_otherwise(card: Mapping[str, object], payload: bytes) -> str | None:
+def client_reads_otherwise(card: Mapping[str, object], model: dict[str, Any]) -> str | None:
     """Why a JS client would act on other interfaces or capabilities than
-    its verifier read in `payload` (a field under its proto name, a value
-    the model converts), or None. The resolver hands a 0.3 card, or one whose
+    its verifier read (`model`: its payload, parsed), or None: a field
+    under its proto name, a value the model converts. The resolver hands a 0.3 card, or one whose
     security is proto-shaped, to its client converted into the model, which
     the client then reads as the verifier does."""
     if is_legacy(card) or proto_shaped(card):
         return None
-    model = json.loads(payload)
     written_caps, read_caps = card.get("capabilities"), model.get("capabilities") or {}
     for flag in _FLAGS:
         value = written_caps.get(flag) if isinstance(written_caps, dict) else None
@@ -36,10 +35,10 @@ def client_reads_otherwise(card: Mapping[str, object], payload: bytes) -> str | 
     if not isinstance(raw, list) or len(raw) != len(read):
         return ("its client picks an interface from `supportedInterfaces` as written, which its verifier reads "
                 "otherwise: write the card's field names in camelCase")
-    for i, (written, model) in enumerate(zip(raw, read, strict=True)):
+    for i, (written, entry) in enumerate(zip(raw, read, strict=True)):
         for key in _PICKED_BY:
             value = written.get(key) if isinstance(written, dict) else None
-            if value != model.get(key) and not (value in (None, "") and key not in model):
+            if value != entry.get(key) and not (value in (None, "") and key not in entry):
                 return (f"its client reads `supportedInterfaces[{i}].{key}` as written, which its verifier reads "
                         f"otherwise (under another name, or converted): write `{key}`, a string")
     return None
