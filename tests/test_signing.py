@@ -206,6 +206,9 @@ def test_keys_public_in_a_repo_that_pins_keys_gives_the_list_that_adds_it(
     assert public("p256") == public("ed25519") == "knoc.toml pins it already, under [signing] `public`"
     code, out, err = knoc("build", "--sign-key", str(keys["p256"][0]), root=repo)
     assert code == 0 and "KNO-SIGNING-UNPINNED" not in out + err and "signed with 1 key" in out + err
+    with (repo / "knoc.toml").open("a", encoding="utf-8") as f:  # `kid` with two keys: still read, and said
+        f.write('kid = "mine"\n')
+    assert public("ed25519") == "knoc.toml pins it already, under [signing] `public`"
 
 
 @pytest.mark.parametrize("kind", ["ed25519", "p256"])

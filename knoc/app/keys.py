@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -51,7 +52,7 @@ def _pinned(repo: Path | None) -> tuple[Config, list[PublicKey]] | None:
         return None
     try:
         config = load_config(repo)
-        pinned = pins(config)[0] if config.public else []
+        pinned = pins(dataclasses.replace(config, kid=None))[0] if config.public else []  # `kid`: said below
     except (ConfigError, UsageError):  # said by `knoc validate`; the plain line is still right
         return None
     return (config, pinned) if pinned else None

@@ -41,10 +41,12 @@ declare("KNO-CACHE-UNUSED", W, "knoc does not use `.knoc-cache/` in this repo", 
     The cache finds what each source compiled to by the sha256 of its bytes, so knoc uses only a
     cache folder of its own. One git tracks is anyone's: whoever commits there could make a
     build publish, and `knoc check` accept, what no source says. A `.knoc-cache` that is a link,
-    a file or a FIFO is no folder of knoc's own, and knoc writes nowhere else. Either way every
-    file is compiled (slower, never wrong). Untrack a committed one (`git rm -r --cached
-    .knoc-cache`; knoc's own `.gitignore` there keeps it out of later commits), or remove what
-    stands in its place.""")
+    a file or a FIFO is no folder of knoc's own, and knoc writes nowhere else. A cache folder
+    knoc did not make on this machine is emptied of its files before anything in it is read;
+    one it cannot empty (read-only, another user's) is not used either. Each way every file is
+    compiled (slower, never wrong). Untrack a committed one (`git rm -r --cached .knoc-cache`;
+    knoc's own `.gitignore` there keeps it out of later commits), or remove what stands in its
+    place (`knoc clean --cache-only`).""")
 declare("KNO-CACHE", E, "a file of the cache under `.knoc-cache/` no longer holds what it held; it was dropped", """
     The cache keeps the large files a run rendered (the index, the catalog page, the manifest) as
     they are, named by their sha256, and trusts one whose size and ctime did not change; a run
