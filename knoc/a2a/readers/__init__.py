@@ -31,7 +31,6 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from knoc.a2a.readers import js, js_client, sdk03, sdk1
 from knoc.a2a.readers.common import Uncanonical, Unreadable
@@ -54,7 +53,7 @@ class Reader:
     payload: Callable[[Mapping[str, object]], bytes]
     core: bool = True  # it reads a card into the 1.0 model: with no interface there, its client has none to call
     # Why its client would act on the card otherwise than the payload, parsed, says (None: it does not).
-    otherwise: Callable[[Mapping[str, object], dict[str, Any]], str | None] = lambda card, read: None
+    otherwise: Callable[[Mapping[str, object], Mapping[str, object]], str | None] = lambda card, read: None
 
 
 READERS = (
@@ -89,7 +88,7 @@ def readings(card: Mapping[str, object]) -> list[View]:
     return found
 
 
-def _as_used(view: View, card: Mapping[str, object], read: dict[str, dict[str, Any]]) -> View:
+def _as_used(view: View, card: Mapping[str, object], read: Mapping[str, Mapping[str, object]]) -> View:
     """`view`, or, when its client acts on the card otherwise than the view
     says, a view with no payload that says why: no signature can vouch for it."""
     otherwise = next(r.otherwise for r in READERS if r.name == view.reader)
@@ -97,7 +96,7 @@ def _as_used(view: View, card: Mapping[str, object], read: dict[str, dict[str, A
     return view if why is None else View(view.reader, None, why)
 
 
-def _unstripped(view: View, read: dict[str, dict[str, Any]]) -> View:
+def _unstripped(view: View, read: Mapping[str, Mapping[str, object]]) -> View:
     """`view`, or, when it is another's (of those `read`) with members left
     out, a view with no payload that says which."""
     if view.payload is None:
