@@ -819,6 +819,17 @@ def test_a_flag_emoji_and_an_ideographic_variant_are_no_hidden_text() -> None:
     assert hidden_character("Hi \U000E0049\U000E0047\U000E004E") == "U+E0049"
 
 
+def test_a_run_of_variation_selectors_is_hidden_text() -> None:
+    """One selector picks a glyph; a run of them after an emoji or a letter
+    carries bytes no viewer shows ("emoji smuggling")."""
+    from knoc.rules.text import hidden_character
+
+    assert hidden_character("Summarizer \U0001F600\ufe01\ufe0a\ufe03") == "U+FE0A"
+    assert hidden_character("a\ufe0f\ufe0e") == "U+FE0E"
+    assert hidden_character("\u845b\U000E0100\ufe00") == "U+FE00"
+    assert hidden_character("\u2764\ufe0f \u263a\ufe0e") is None
+
+
 def test_a_hidden_character_is_shown_visible_under_its_finding(repo: Path, knoc: Knoc) -> None:
     """The source line under a finding would reorder itself on the terminal:
     the character is shown as U+FFFD, one column, the caret where it was."""

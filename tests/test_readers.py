@@ -51,6 +51,10 @@ VARIANTS: dict[str, Any] = {
     "legacy extended card": lambda c: c.update(supportsAuthenticatedExtendedCard=True),
     "legacy url": lambda c: c.update(url="https://evil.example/a2a", preferredTransport="HTTP+JSON"),
     "legacy protocol version": lambda c: c.update(protocolVersion="0.3.0"),
+    # JavaScript's `trim` and Python's `strip` take different spaces
+    "protocol version after a BOM": lambda c: c.update(protocolVersion="\ufeff0.3.0", supportedInterfaces=[]),
+    "protocol version after a separator": lambda c: c.update(protocolVersion="\x1c0.3.0", supportedInterfaces=[]),
+    "protocol version after U+0085": lambda c: c.update(protocolVersion="\x850.3", supportedInterfaces=[]),
     "implicit flow": lambda c: c.update(securitySchemes={"o": {"oauth2SecurityScheme": {"flows": {"implicit": {
         "authorizationUrl": "https://a.example/auth", "scopes": {"r": "read"}}}}}}),
     "implicit flow 0.3": lambda c: c.update(securitySchemes={"o": {"type": "oauth2", "flows": {"implicit": {

@@ -209,6 +209,9 @@ def test_keys_public_in_a_repo_that_pins_keys_gives_the_list_that_adds_it(
     with (repo / "knoc.toml").open("a", encoding="utf-8") as f:  # `kid` with two keys: still read, and said
         f.write('kid = "mine"\n')
     assert public("ed25519") == "knoc.toml pins it already, under [signing] `public`"
+    with (repo / "knoc.toml").open("a", encoding="utf-8") as f:  # a knoc.toml that does not read: said
+        f.write("[broken\n")
+    assert "does not read (`knoc validate` says why)" in public("ed25519")
 
 
 @pytest.mark.parametrize("kind", ["ed25519", "p256"])

@@ -45,25 +45,33 @@ def show_public(path: str) -> Outcome:
     return Outcome("knoc keys public", answer=_public_lines(key, _pinned(repo)))
 
 
-def _pinned(repo: Path | None) -> tuple[Config, list[PublicKey]] | None:
+# The repo's settings do not read: which keys it pins is not known.
+_UNREAD = "unread"
+
+
+def _pinned(repo: Path | None) -> tuple[Config, list[PublicKey]] | str | None:
     """The settings of the repo knoc runs in and the keys they pin, when
-    they read and pin some."""
+    they read and pin some; `_UNREAD` when they do not read."""
     if repo is None:
         return None
     try:
         config = load_config(repo)
         pinned = pins(dataclasses.replace(config, kid=None))[0] if config.public else []  # `kid`: said below
-    except (ConfigError, UsageError):  # said by `knoc validate`; the plain line is still right
-        return None
+    except (ConfigError, UsageError):  # what is wrong is `knoc validate`'s to say, where it is
+        return _UNREAD
     return (config, pinned) if pinned else None
 
 
-def _public_lines(key: keys.PrivateKey, repo: tuple[Config, list[PublicKey]] | None = None) -> str:
+def _public_lines(key: keys.PrivateKey, repo: tuple[Config, list[PublicKey]] | str | None = None) -> str:
     jwk = signing.public_jwk(key)
     kid = signing.thumbprint(jwk)
     lines = (f"key id (RFC 7638 thumbprint): {kid}\n"
              f"public key: {json.dumps(signing.published(jwk, kid))}\n")
-    if repo is None:
+    if repo == _UNREAD:
+        return lines + (f"pin it in knoc.toml, under [signing]: {pin_line(jwk)}\n"
+                        "note: this repo's knoc.toml does not read (`knoc validate` says why), so knoc cannot "
+                        "tell which keys it pins: keep any pinned there beside this one\n")
+    if not isinstance(repo, tuple):
         return lines + f"pin it in knoc.toml, under [signing]: {pin_line(jwk)}\n"
     config, pinned = repo
     if any(signing.thumbprint(p.jwk) == kid for p in pinned):

@@ -72,14 +72,15 @@ declare("KNO-CARD-HIDDEN-TEXT", W, "a card's text holds a character that hides o
     viewer show the text around it in another order than it is stored ("Trojan Source"); a
     zero-width space, word joiner, invisible operator, byte order mark or interlinear annotation
     is not shown at all, blank letters (the Hangul fillers, the Braille blank) show as nothing,
-    and the tag characters (U+E0000 to U+E007F) and the variation selectors past U+E0100 spell
-    out text a person never sees but a language model reads. A control character (an escape, a
+    and the tag characters (U+E0000 to U+E007F), the variation selectors past U+E0100 and a run
+    of two or more variation selectors (after an emoji, say) spell out text a person never sees
+    but a language model reads. A control character (an escape, a
     carriage return, a bell; not a tab or a line break) makes a terminal that prints the card
     rewrite what it showed. In a card's name, description, provider, extension descriptions,
     skill names, tags or examples, people would read another text than clients and models act
     on. Remove the character. Right-to-left text needs none of them (its marks, LRM and RLM, are
-    not flagged), nor do emoji: a subdivision flag's tags and an ideograph's variation selector
-    are not flagged either.""")
+    not flagged), nor do emoji: a subdivision flag's tags and one variation selector after a
+    character (U+FE0F after an emoji; one from U+E0100 up after an ideograph) are not flagged.""")
 declare("KNO-CARD-AUTH-URL", E, "a security scheme's endpoint is not an absolute URL", """
     A client authenticates at the endpoints a card's security schemes name: the OAuth token,
     authorization, device authorization and refresh URLs, the authorization server's metadata

@@ -22,9 +22,15 @@ _MEANT = re.compile("\U0001f3f4[\U000e0020-\U000e007e]+\U000e007f"
                     "|[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f][\U000e0100-\U000e01ef]")
 
 
+# A variation selector after another: one selects a glyph, a run of them carries bytes ("emoji smuggling").
+_SMUGGLED = re.compile("[\ufe00-\ufe0f\U000e0100-\U000e01ef]([\ufe00-\ufe0f])")
+
+
 def hidden_character(text: str) -> str | None:
     """The first character of `text` that hides or reorders what is shown, as `U+XXXX`; None if none."""
     found = _HIDDEN.search(_MEANT.sub("", text)) if _HIDDEN.search(text) else None
+    if found is None and (run := _SMUGGLED.search(text)) is not None:
+        return f"U+{ord(run.group(1)):04X}"
     return f"U+{ord(found.group()):04X}" if found is not None else None
 
 

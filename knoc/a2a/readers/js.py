@@ -261,7 +261,7 @@ def _js_truthy(value: object) -> bool:
 
 def _legacy_version(version: str) -> bool:
     """`isLegacyVersion`: a version from 0.3 up to (not including) 1.0."""
-    trimmed = version.strip()
+    trimmed = version.strip(_JS_SPACE)
     if not trimmed:
         return True
     parts = trimmed.split(".")
@@ -271,10 +271,16 @@ def _legacy_version(version: str) -> bool:
     return (0, 3) <= (major, minor) < (1, 0)
 
 
+# What `String.prototype.trim` and `parseInt` skip: ECMAScript's white space and line terminators (not
+# Python's `isspace`, which takes U+001C-U+001F and U+0085, and leaves the byte-order mark).
+_JS_SPACE = ("\t\n\v\f\r \u00a0\u1680" + "".join(map(chr, range(0x2000, 0x200B)))
+             + "\u2028\u2029\u202f\u205f\u3000\ufeff")
+
+
 def _parse_int(text: str) -> int | None:
     """`Number.parseInt(text, 10)` for a non-negative result, else None."""
     digits = ""
-    for ch in text.lstrip():
+    for ch in text.lstrip(_JS_SPACE):
         if not ch.isascii() or not ch.isdigit():
             break
         digits += ch
