@@ -73,6 +73,32 @@ def test_json_and_the_breaking_gate(knoc: Knoc, two_commits: Path) -> None:
     assert any(c["subject"] == "domain" and c["kind"] == "domain-lost-agent" for c in report["changes"])
 
 
+def test_a_hosts_root_card_and_its_ai_catalog_are_compared(knoc: Knoc, repo: Path) -> None:
+    """knoc.toml alone moves what a host serves at its root (where A2A
+    clients look a host up) and what its AI Catalog says of the host."""
+    host = "agents.possibility.space"
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "base")
+
+    def changes() -> set[tuple[str, str, str, str | None, str | None]]:
+        code, out, _ = knoc("diff", "--base", "main", "--format", "json", root=repo)
+        return {(c["name"], c["kind"], c["class"], c["before"], c["after"]) for c in json.loads(out)["changes"]}
+
+    edit(repo / "knoc.toml", f'"{host}" = "catalog-search"', f'"{host}" = "schema-steward"')
+    assert changes() == {(host, "root-card-changed", "breaking", "catalog-search", "schema-steward")}
+    edit(repo / "knoc.toml", f'"{host}" = "schema-steward"\n', "")
+    assert changes() == {(host, "root-card-removed", "breaking", "catalog-search", None)}
+    (repo / "knoc.toml").write_text((repo / "knoc.toml").read_text(encoding="utf-8").replace(
+        "[primary]", '[host]\ndisplay_name = "Example Org"\n\n[primary]', 1) + f'"{host}" = "catalog-search"\n',
+        encoding="utf-8")
+    found = changes()
+    assert {(name, kind, cls) for name, kind, cls, _, _ in found} == {
+        (h, "ai-catalog-changed", "cosmetic") for h in ("agents.possibility.space", "api.possibility.space",
+                                                        "realms.possibility.space")}
+    assert all("Example Org" in (after or "") for *_, after in found)
+
+
 def test_no_change_is_said_plainly(knoc: Knoc, two_commits: Path) -> None:
     code, out, _ = knoc("diff", "--base", "HEAD", "--fail-on", "breaking", root=two_commits)
     assert code == 0 and "No public wire changes." in out
@@ -283,7 +309,7 @@ def test_fail_on_warning_fails_on_a_breaking_change_in_every_format(knoc: Knoc, 
 def test_backticks_in_a_card_stay_inside_their_code_span() -> None:
     """A skill id or description with backticks cannot close the span and
     write Markdown of its own into the pull-request comment."""
-    from knoc.features.diff import markdown
+    from knoc.features.diff_comment import markdown
 
     skill = {"id": "x` **bold** `y", "name": "n", "description": "has ``two`` ticks", "tags": []}
     changed = dict(skill, description="now `one`")

@@ -19,9 +19,10 @@ from knoc.config import Config, ConfigError, load_config
 from knoc.diagnostics import Diagnostic, Severity, diag
 from knoc.evolution import report
 from knoc.features import diff as changes
+from knoc.features import diff_comment as comment
 from knoc.incremental.driver import Result, compile_repo
 from knoc.io import git, tree
-from knoc.output.hosting import CARD_FILE, JWKS_FILE, SITE
+from knoc.output.hosting import AI_CATALOG_FILE, CARD_FILE, JWKS_FILE, SITE
 from knoc.output.tree import CATALOG, DOMAINS
 from knoc.rules import jsontext
 from knoc.rules.paths import masked
@@ -70,7 +71,7 @@ def diff(config: Config, base: str | None, *, fmt: str, fail_on: str, use_cache:
     spec_diags = [d for c in spec_changes for d in report.diagnostics(c, label)]
     answer = None
     if fmt in ("text", "markdown"):  # a pull request's comment: no url's password (they are the cards' values)
-        answer = masked(changes.markdown(found, label, head_label, config.a2a, specs))
+        answer = masked(comment.markdown(found, label, head_label, config.a2a, specs))
     elif fmt == "json":
         answer = json.dumps(_masked({"base": label, "head": head_label, "a2a_target": config.a2a, "compared": True,
                                      "counts": counts, "changes": [c.to_dict() for c in found], "specs": specs}),
@@ -194,8 +195,13 @@ def publication(result: Result, config: Config, target: str, configured: str | N
         for host in {c.projection.host for c in result.cards}:
             keys[host] = _kids(_built(config.out_dir, f"{SITE}{host}/{JWKS_FILE}"), "keys")
     ids = {a["slug"]: a["id"] for a in json.loads(result.files[CATALOG])["agents"]}
+    catalogs = {}
+    for host in {c.projection.host for c in result.cards}:
+        listing = json.loads(result.files[f"{SITE}{host}/{AI_CATALOG_FILE}"])
+        catalogs[host] = {k: v for k, v in listing.items() if k != "entries"}  # the entries follow the cards
     return changes.Publication(cards, json.loads(result.files[DOMAINS])["domains"], target, signed, keys,
-                               sources=dict(result.agents), configured=configured, ids=ids)
+                               sources=dict(result.agents), configured=configured, ids=ids, roots=dict(result.roots),
+                               catalogs=catalogs)
 
 
 def _built(out: Path, rel: str) -> object:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from pydantic.alias_generators import to_camel
@@ -23,10 +23,8 @@ from knoc.a2a import capability, targets
 from knoc.a2a.capability import Contract
 from knoc.a2a.extensions import CONTRACT_URI
 from knoc.a2a.targets.base import Target
-from knoc.output import templates
 from knoc.output.templates import code_span
 from knoc.rules.json import JsonObject, JsonValue
-from knoc.rules.version import bump_shown
 
 CLASSES = ("breaking", "additive", "cosmetic")
 SHOWN = 200  # characters of an old or new value a change shows
@@ -48,6 +46,8 @@ class Publication:
     sources: dict[str, str] = field(default_factory=dict)  # each agent's source file, by slug
     ids: dict[str, str] = field(default_factory=dict)  # each agent's entity id, by slug: what makes it the same agent
     configured: str | None = None  # the A2A target the repo's knoc.toml names (None: not known)
+    roots: dict[str, str] = field(default_factory=dict)  # host -> slug of the card it serves at its root
+    catalogs: dict[str, JsonObject] = field(default_factory=dict)  # each host's AI Catalog, but its entries
 
 
 @dataclass(frozen=True)
@@ -120,6 +120,14 @@ def compare(base: Publication, head: Publication) -> list[Change]:
                            head.domains.get(domain))
     for host in sorted(base.keys.keys() | head.keys.keys()):
         changes += _keys(host, base.keys.get(host, ()), head.keys.get(host, ()))
+    for host in sorted(base.roots.keys() | head.roots.keys()):
+        was_root = base.roots.get(host)
+        changes += _root(host, None if was_root is None else now_named.get(was_root, was_root), head.roots.get(host))
+    for host in sorted(base.catalogs.keys() & head.catalogs.keys()):  # a host gone or new: its agents say it
+        if base.catalogs[host] != head.catalogs[host]:
+            changes.append(Change("host", host, "ai-catalog-changed", "cosmetic", "its AI Catalog "
+                                  "(`/.well-known/ai-catalog.json`) describes the host otherwise",
+                                  _shown(base.catalogs[host]), _shown(head.catalogs[host])))
     order = {c: i for i, c in enumerate(CLASSES)}
     subjects = {"repo": 0, "agent": 1, "domain": 2, "host": 3}
     return sorted(changes, key=lambda c: (subjects[c.subject], c.name, order[c.cls], c.kind, c.message))
@@ -235,6 +243,23 @@ def _keys(host: str, old: tuple[str, ...], new: tuple[str, ...]) -> Iterable[Cha
     if added:
         yield Change("host", host, "keys-added", "additive", f"jwks.json publishes {_list(added)}",
                      _shown(list(old)), _shown(list(new)))
+
+
+def _root(host: str, old: str | None, new: str | None) -> Iterable[Change]:
+    """The card a host serves at `/.well-known/agent-card.json`, where A2A
+    clients look a host up (`old`: as the head names that agent)."""
+    where = f"`https://{host}/.well-known/agent-card.json`"
+    if old == new:
+        return
+    if new is None:
+        yield Change("host", host, "root-card-removed", "breaking", f"{where} is no longer served: clients that "
+                     "look the host up there find no card", old, None)
+    elif old is None:
+        yield Change("host", host, "root-card-added", "additive", f"{where} serves {code_span(new)}'s card", None,
+                     new)
+    else:
+        yield Change("host", host, "root-card-changed", "breaking", f"{where} serves another agent's card: "
+                     f"clients that look the host up there get {code_span(new)}, not {code_span(old)}", old, new)
 
 
 def _extension_entries(card: JsonObject) -> dict[str, JsonObject]:
@@ -360,28 +385,3 @@ def _json(value: object) -> str:
 
 def _kebab(key: str) -> str:
     return "".join(f"-{c.lower()}" if c.isupper() else c for c in key)
-
-
-def markdown(changes: list[Change], base: str, head: str, target: str,
-             specs: Sequence[JsonObject] = ()) -> str:
-    """The changes as a pull-request comment (templates/diff.md.j2); `specs`:
-    the specs whose schema changed, as `knoc specs check --format json` has them."""
-    groups: dict[tuple[str, str], list[Change]] = {}
-    for c in changes:
-        groups.setdefault((c.subject, c.name), []).append(c)
-    return templates.get("diff.md.j2").render(
-        base=base, head=head, target=target,
-        counts=count(changes),
-        groups=[{"subject": s, "name": n, "changes": cs} for (s, n), cs in groups.items()],
-        specs=[row for s in specs for row in _spec_rows(s)]).rstrip() + "\n"
-
-
-def _spec_rows(spec: JsonObject) -> list[JsonObject]:
-    """A changed spec's rows: each change that is not additive, else its first."""
-    versions = f"{spec['old_version'] or 'new'} → {spec['new_version'] or 'gone'}" + (
-        " " + bump_shown(str(spec["bump"])) if spec["bump"] else "")
-    found = [c for c in _items(spec["changes"]) if isinstance(c, dict)]
-    shown = [c for c in found if c["class"] != "additive"] or found[:1]
-    return [{"slug": spec["slug"], "versions": versions, "cls": c["class"], "pointer": c["pointer"],
-             "why": c["why"]} for c in shown] or [{"slug": spec["slug"], "versions": versions,
-                                                   "cls": spec["class"], "pointer": None, "why": None}]

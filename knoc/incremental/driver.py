@@ -66,6 +66,7 @@ class Result:
     cache: Cache = field(default_factory=Cache.off)
     base: Base | None = None  # the rendering kept in the cache that `digests` follow from
     early: Mapping[str, bytes] = field(default_factory=dict)  # the cards written early (`Early`), by path
+    roots: dict[str, str] = field(default_factory=dict)  # host -> slug of the card also served at its root
 
     @property
     def ok(self) -> bool:
@@ -115,7 +116,7 @@ def _compile_repo(config: Config, use_cache: bool, progress: Progress, signer: C
         if patched is not None:
             report.extend(patched.diags)
             return Result(report, paths, patched.cards, patched.published, patched.agents, patched.untwinned,
-                          patched.files, patched.digests, cache, patched.base)
+                          patched.files, patched.digests, cache, patched.base, roots=patched.roots)
     content, written = _each_file(config, content_paths, specs, cache, results, report, progress, early)
     content.sort(key=lambda s: s.rel)
     for src in content:
@@ -126,13 +127,13 @@ def _compile_repo(config: Config, use_cache: bool, progress: Progress, signer: C
     report.extend(link.diags)
 
     cards = Cards(link.published, results.cards)
-    result = Result(report, paths, cards, link.published, link.agents, link.untwinned, cache=cache, early=written)
+    result = Result(report, paths, cards, link.published, link.agents, link.untwinned, cache=cache, early=written,
+                    roots=link.roots)
     if result.ok:
         inputs = spec_inputs + _inputs(content, results)
         tree, digests = render(cards, link.files, link.digests, inputs, config.a2a, config.host, signer, cache,
                                link.roots)
-        # As columns, which the rendered layer and the memo of build/ keep too: at 100,000 agents the
-        # dict and its 180,000 digest strings are 27 MB, held through the writing besides those columns.
+        # As columns, as the rendered layer and build/'s memo keep them: the dict is 27 MB at 100,000 agents.
         result.files, result.digests = tree, Digests.of(digests)
         del digests
         if signer is None and cache.link is not None and cache.link.key == link_key:

@@ -81,6 +81,7 @@ class Patched:
     files: Tree
     digests: Mapping[str, str]
     base: Base
+    roots: dict[str, str]  # host -> slug of the card also served at its root
 
 
 def key(link_key: str, operator: tuple[tuple[str, str], ...]) -> str:
@@ -206,7 +207,7 @@ def patch(config: Config, content: list[str], specs: SpecSet, spec_inputs: list[
         base = base if stored is None else stored._replace(parent=base)
     diags = [d for raw in found_in.values() for d in diagnostics(raw)] + linked.diags
     return Patched(diags, linked.published, linked.agents, linked.untwinned, Cards(linked.published, projections),
-                   tree, digests, base)
+                   tree, digests, base, linked.roots)
 
 
 def _root_of(roots: dict[str, str]) -> dict[str, str]:
