@@ -17,9 +17,12 @@ from knoc.rules.slug import WHAT, is_slug
 
 URI_KEYWORDS = ("$ref", "$dynamicRef", "$id", "$schema")
 _BAD_PATTERN = re.compile(r'^(".*") is not a "regex"$')
-# The metaschemas jsonschema-rs knows without fetching them.
-KNOWN_METASCHEMAS = {f"http{s}://json-schema.org/{d}/schema" for s in ("", "s")
-                     for d in ("draft-04", "draft-06", "draft-07", "draft/2019-09", "draft/2020-12")}
+# The dialect of every spec schema, as a `$schema` may name it. Another would be read by its own rules
+# where a `$ref` reaches it (draft-07 asserts `format` and ignores what stands beside a `$ref`), where the
+# spec's own check, the spec evolution rules and the editor's schemas read 2020-12.
+DIALECT = {f"http{s}://json-schema.org/draft/2020-12/schema" for s in ("", "s")}
+_OTHER_DIALECTS = {f"http{s}://json-schema.org/{d}/schema" for s in ("", "s")
+                   for d in ("draft-03", "draft-04", "draft-06", "draft-07", "draft/2019-09")}
 
 if TYPE_CHECKING:
     from referencing import Registry
@@ -61,6 +64,15 @@ def _candidate(ent: Entity, diags: list[Diagnostic]) -> Spec | None:
         diags.append(at(ent.source, ("spec", "schema", *problem.absolute_path), "KNO-SPEC-SCHEMA",
                         f"`spec.schema` is not a valid JSON Schema: {problem.message}",
                         "spec schemas are JSON Schema draft 2020-12", spec=ent.slug))
+        return None
+    dialect = next(((path, value) for path, key, value in _uris(schema, ())
+                    if key == "$schema" and value.rstrip("#") in _OTHER_DIALECTS), None)
+    if dialect is not None:
+        path, named = dialect
+        diags.append(at(ent.source, ("spec", "schema", *path, "$schema"), "KNO-SPEC-SCHEMA",
+                        f"`$schema` names another JSON Schema dialect (`{named}`): knoc reads every spec schema "
+                        "as draft 2020-12", "remove it, or name https://json-schema.org/draft/2020-12/schema",
+                        spec=ent.slug))
         return None
     outside = _outside_ref(schema)
     if outside is not None:
@@ -144,7 +156,7 @@ def _outside_ref(schema: object) -> tuple[tuple[str | int, ...], str] | None:
     """The first `$ref` (or `$id`, `$dynamicRef`, `$schema` URI) that points
     outside the repo's specs."""
     for path, key, value in _uris(schema, ()):
-        if key == "$schema" and value.rstrip("#") in KNOWN_METASCHEMAS:
+        if key == "$schema" and value.rstrip("#") in DIALECT:
             continue
         if not (value.startswith("#") or value.startswith(SPEC_URI)):
             return (*path, key), value

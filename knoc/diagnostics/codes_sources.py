@@ -145,7 +145,10 @@ declare("KNO-YAML-ALIAS-CYCLE", E, "an alias refers to a node that contains it",
 declare("KNO-SPEC-SCHEMA", E, "a spec's `spec.schema` is missing or not a valid JSON Schema", """
     A spec entity carries its JSON Schema (draft 2020-12) under `spec.schema`, and that schema's
     `$schema` property enum lists the `type@version` strings it accepts. The schema must itself be
-    valid against the draft 2020-12 metaschema.""")
+    valid against the draft 2020-12 metaschema, and name no other dialect: a `$schema` keyword of
+    draft-07 or 2019-09 anywhere in it would be read by that draft's rules where a `$ref` reaches
+    it (draft-07 asserts `format` and ignores what stands beside a `$ref`), while the spec's own
+    check and `knoc specs check` read 2020-12.""")
 declare("KNO-SPEC-REF", E, "a `$ref` in a spec does not resolve", """
     A spec may refer to another spec as kno://specs/<slug>#/<json pointer>, or inside itself with a
     `#/...` pointer. The reference named here lands on nothing.""")
