@@ -352,7 +352,7 @@ def test_a_spec_schema_in_another_dialect_is_refused(dialect: str,
 
 
 def test_a_spec_schema_may_name_its_own_dialect(evolve: Callable[..., tuple[int, dict[str, Any]]]) -> None:
-    code, report = evolve({"$ref": "#/$defs/text"}, {"$schema": "https://json-schema.org/draft/2020-12/schema",
+    _, report = evolve({"$ref": "#/$defs/text"}, {"$schema": "https://json-schema.org/draft/2020-12/schema",
                                                      "$ref": "#/$defs/text"}, "0.1.0", defs=DEFS)
     assert "KNO-SPEC-SCHEMA" not in {d["code"] for d in report["diagnostics"]}
     assert domain_spec(report)["class"] == "unknown"  # a `$schema` that changed is never read as no change
