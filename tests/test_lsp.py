@@ -484,3 +484,76 @@ def test_positions_count_lines_as_the_protocol_does() -> None:
     found = Positions(text, PositionCodec()).diagnostic(diag("KNO-YAML-LINE-BREAK", "m", file="x.kno",
                                                              span=Span(2, 11, 12)))
     assert (found.range.start, found.range.end) == (lsp.Position(1, 11), lsp.Position(1, 12))
+
+
+@pytest.mark.asyncio
+async def test_an_outline_lists_a_node_aliases_reach_again_once(client: LanguageClient, repo: Path) -> None:
+    """An alias of its own parent, and aliases of aliases thirty deep (2**30
+    paths through them), outline at once: each node once, at its anchor."""
+    bomb = "".join(f"l{i}: &l{i} [*l{i - 1}, *l{i - 1}]\n" for i in range(1, 31))
+    path = repo / "content/perception-domains/aliases.kno"
+    path.write_text("a: &a {b: *a}\nl0: &l0 [x, x]\n" + bomb, encoding="utf-8")
+    uri, _ = await opened(client, path)
+    found = await client.text_document_document_symbol_async(lsp.DocumentSymbolParams(lsp.TextDocumentIdentifier(uri)))
+    symbols = [s for s in found or [] if isinstance(s, lsp.DocumentSymbol)]
+    assert [s.name for s in symbols] == ["a", "l0", *(f"l{i}" for i in range(1, 31))]
+    assert [c.name for c in symbols[0].children or []] == ["b"] and not symbols[0].children[0].children  # type: ignore[index]
+    assert [len(s.children or []) for s in symbols[2:]] == [2] * 30
+
+
+@pytest.mark.asyncio
+async def test_a_lone_surrogate_in_a_buffer_is_text_utf_8_cannot_hold(client: LanguageClient, repo: Path) -> None:
+    """The protocol's JSON can carry one; a file cannot. It is found as a
+    file holding it would be, and no bug is logged (with the buffer in it)."""
+    uri, text = await opened(client, repo / "content/perception-domains/schemas.kno")
+    client.text_document_did_change(lsp.DidChangeTextDocumentParams(
+        lsp.VersionedTextDocumentIdentifier(version=2, uri=uri),
+        [lsp.TextDocumentContentChangeWholeDocument(text.replace("title: ", 'title: "\ud800" # ', 1))]))
+    await findings(client, uri, "KNO-YAML-ENCODING")
+    assert not [m for m in client.log_messages if "bug" in m.message]
+
+
+@pytest.mark.asyncio
+async def test_a_buffer_of_a_link_out_of_the_repo_is_refused(client: LanguageClient, repo: Path,
+                                                             tmp_path_factory: pytest.TempPathFactory) -> None:
+    """As `knoc validate` refuses the file on disk, typing in it changes nothing."""
+    outside = tmp_path_factory.mktemp("outside") / "secret.kno"
+    outside.write_text("secret: held outside\n", encoding="utf-8")
+    link = repo / "content/perception-domains/linked.kno"
+    link.symlink_to(outside)
+    uri = link.as_uri()
+    client.workspace_did_change_watched_files(lsp.DidChangeWatchedFilesParams(
+        [lsp.FileEvent(uri, lsp.FileChangeType.Created)]))
+    await findings(client, uri, "KNO-IO-REFUSED", saying="outside the repo")
+    client.text_document_did_open(lsp.DidOpenTextDocumentParams(lsp.TextDocumentItem(uri, "yaml", 1, "x: [\n")))
+    other, text = await opened(client, repo / "content/perception-domains/schemas.kno")  # compiled after it
+    client.text_document_did_change(lsp.DidChangeTextDocumentParams(
+        lsp.VersionedTextDocumentIdentifier(version=2, uri=other), [lsp.TextDocumentContentChangeWholeDocument(
+            text.replace("title: ", "title: [", 1))]))
+    await findings(client, other, "KNO-YAML-SYNTAX")
+    assert [d.code for d in client.diagnostics.get(uri, [])] == ["KNO-IO-REFUSED"]
+
+
+@pytest.mark.asyncio
+async def test_a_new_files_schema_is_its_folders_type_at_its_newest(client: LanguageClient, repo: Path) -> None:
+    """What `knoc new` would write there, not the first declaration of all."""
+    from knoc.config import load_config
+    from knoc.incremental.driver import spec_set
+
+    specs = spec_set(load_config(repo))[0]
+    for folder, kind in (("agent-blueprints", "agent-blueprint"), ("perception-domains", "perception-domain")):
+        newest = f"{kind}@{specs.versions_of(kind)[-1]}"
+        path = repo / f"content/{folder}/fresh.kno"
+        path.write_text("", encoding="utf-8")
+        uri = path.as_uri()
+        client.text_document_did_open(lsp.DidOpenTextDocumentParams(lsp.TextDocumentItem(uri, "yaml", 1, "")))
+        field = await client.text_document_completion_async(lsp.CompletionParams(
+            lsp.TextDocumentIdentifier(uri), lsp.Position(0, 0)))
+        assert [i.insert_text for i in (field.items if field else [])] == [f"$schema: {newest}"]
+        client.text_document_did_change(lsp.DidChangeTextDocumentParams(
+            lsp.VersionedTextDocumentIdentifier(version=2, uri=uri), [lsp.TextDocumentContentChangeWholeDocument(
+                "$schema: ")]))
+        values = await client.text_document_completion_async(lsp.CompletionParams(
+            lsp.TextDocumentIdentifier(uri), lsp.Position(0, len("$schema: "))))
+        ordered = sorted(values.items if values else [], key=lambda i: i.sort_text or i.label)
+        assert ordered[0].label == newest and len(ordered) == len(specs.by_declaration)

@@ -30,6 +30,7 @@ from knoc.app.lsp_protocol import KnocProtocol
 from knoc.app.outcome import UsageError, as_usage
 from knoc.config import CONFIG_FILE
 from knoc.diagnostics import Diagnostic
+from knoc.diagnostics.internal import summary
 from knoc.features.editor.assist import Assistant
 from knoc.incremental.live import LiveRepo
 from knoc.io import files, interrupts, pool
@@ -214,7 +215,8 @@ class KnocServer(LanguageServer):
                     await self.compiler.run(pool.settled)
         except Exception as exc:  # a bug in knoc: said, and the server goes on with what it had
             self.window_log_message(lsp.LogMessageParams(
-                lsp.MessageType.Error, f"knoc could not compile the change (a bug in knoc, please report it): {exc!r}"))
+                lsp.MessageType.Error, f"knoc could not compile the change (a bug in knoc, please report it): "
+                f"{summary(exc)}"))
         finally:
             self.working = False
 
@@ -305,11 +307,12 @@ async def did_change_files(ls: KnocServer, params: lsp.DidChangeWatchedFilesPara
 @server.feature(lsp.TEXT_DOCUMENT_COMPLETION, lsp.CompletionOptions(trigger_characters=[" ", "[", ",", "/", ":"]))
 def completion(ls: KnocServer, params: lsp.CompletionParams) -> lsp.CompletionList:
     at = ls.at(params)
-    found = at[0].complete(*at[1:]) if at is not None else []
+    rel = ls.rel(params.text_document.uri) or ""
+    found = at[0].complete(*at[1:], rel=rel) if at is not None else []
     return lsp.CompletionList(is_incomplete=False, items=[
         lsp.CompletionItem(c.label, kind=_COMPLETION[c.kind], detail=c.detail or None,
                            documentation=ls.markup("completion", c.documentation)
-                           if c.documentation else None, insert_text=c.insert) for c in found])
+                           if c.documentation else None, insert_text=c.insert, sort_text=c.order) for c in found])
 
 
 @server.feature(lsp.TEXT_DOCUMENT_HOVER)

@@ -14,9 +14,15 @@ from knoc.diagnostics.model import Diagnostic
 CODE = "KNO-INTERNAL"
 
 
+def summary(exc: BaseException) -> str:
+    """A bug's exception in a line of a message: its type and the start of
+    its text (never its repr, which may hold a whole buffer)."""
+    return f"{type(exc).__name__}: {str(exc)[:200]}"
+
+
 def internal(exc: BaseException, file: str | None = None) -> Diagnostic:
     where = f" while processing {file}" if file else ""
-    return diag(CODE, f"knoc failed{where}: {type(exc).__name__}: {str(exc)[:200]}", file=file,
+    return diag(CODE, f"knoc failed{where}: {summary(exc)}", file=file,
                 hint="this is a bug in knoc, not in your sources: please report it with the file and the "
                      "output of the same command with --debug",
                 detail="".join(traceback.format_exception(exc)))

@@ -31,8 +31,14 @@ def source_at(root: Path, relpath: str, shown: str | None = None) -> SourceFile 
 
 def source_of_text(root: Path, relpath: str, text: str) -> SourceFile | Diagnostic:
     """The file at `relpath` as an editor holds it (`text`, perhaps
-    unsaved), or why a build would not read it (the same size limit)."""
-    raw = text.encode("utf-8")
+    unsaved), or why a build would not read it (a link out of the repo, the
+    same size limit). A lone surrogate, which the protocol's JSON can carry
+    and UTF-8 cannot, is read as the bytes a file holding it would have:
+    not UTF-8."""
+    refused = files.source_refusal(f"{root}/{relpath}", str(root))  # what is on disk there, as a build reads it
+    if refused is not None:
+        return _refused(relpath, refused)
+    raw = text.encode("utf-8", "surrogatepass")
     if len(raw) > limits.SOURCE_BYTES:
         return _refused(relpath, files.too_large(len(raw)))
     return source_file(f"{root}/{relpath}", relpath, raw)

@@ -172,6 +172,30 @@ def opened(path: str | Path, follow: bool = True) -> Iterator[BufferedReader]:
         yield f
 
 
+def source_refusal(path: str, root: str) -> Refused | None:
+    """Why `read_source` would refuse the file at `path` whatever it holds
+    (a link out of `root`, not a regular file), without reading it; None
+    when it would not, or nothing is there."""
+    try:
+        st = os.lstat(path)
+        if stat_.S_ISLNK(st.st_mode):
+            if not within(os.path.realpath(path), os.path.realpath(root)):
+                return _linked_out()
+            st = os.stat(path)
+    except OSError:
+        return None
+    return None if stat_.S_ISREG(st.st_mode) else _not_regular()
+
+
+def _linked_out() -> Refused:
+    return Refused("the file is a link to a file outside the repo", "copy the file into the repo, or remove the link")
+
+
+def _not_regular() -> Refused:
+    return Refused("not a regular file (a folder, FIFO, socket or device)",
+                   "sources are plain files: remove it, or rename it so it does not end in .kno")
+
+
 def read_source(path: str, root: str | None = None, limit: int = limits.SOURCE_BYTES) -> bytes:
     """The bytes of a source file: only a regular file (a FIFO would block
     forever, /dev/zero never ends), only inside `root` once links are
@@ -184,14 +208,12 @@ def read_source(path: str, root: str | None = None, limit: int = limits.SOURCE_B
         if exc.errno != errno.ELOOP:
             raise
         if root is not None and not within(os.path.realpath(path), os.path.realpath(root)):
-            raise Refused("the file is a link to a file outside the repo",
-                          "copy the file into the repo, or remove the link") from None
+            raise _linked_out() from None
         fd = os.open(path, flags)
     try:
         st = os.fstat(fd)
         if not stat_.S_ISREG(st.st_mode):
-            raise Refused("not a regular file (a folder, FIFO, socket or device)",
-                          "sources are plain files: remove it, or rename it so it does not end in .kno")
+            raise _not_regular()
         if st.st_size > limit:
             raise too_large(st.st_size, limit)
         chunks, size = [], 0

@@ -39,6 +39,7 @@ class Completion:
     detail: str = ""
     documentation: str = ""
     insert: str | None = None
+    order: str | None = None  # where an editor lists it (else by label)
 
 
 @dataclass(frozen=True)
@@ -81,26 +82,40 @@ class Assistant:
             self._schemas[decl] = Schema(schemas.bundle(decl, spec, self.repo.specs))
         return self._schemas[decl]
 
-    def complete(self, text: str, line: int, character: int) -> list[Completion]:
+    def complete(self, text: str, line: int, character: int, rel: str = "") -> list[Completion]:
+        """What may be written at the position of `rel`, whose text is `text`."""
         if cursor.in_comment(text, line, character):
             return []
         at = cursor.at(text, line, character)
         schema = self.schema_of(text)
         if at.mode == "value" or (at.mode == "item" and not (schema and schema.is_object(at.path))):
-            return self._values(at, schema)
+            return self._values(at, schema, rel)
         if at.key is None and at.path == () and schema is None:
-            decls = sorted(self.repo.specs.by_declaration)
-            return [Completion("$schema", "field", "the entity's type@version", insert=f"$schema: {decls[0]}")]
+            decls = self._declarations(rel)
+            return [Completion("$schema", "field", "the entity's type@version", insert=f"$schema: {decls[0]}")
+                    ] if decls else []
         if schema is None:
             return []
         present = _keys_beside(text, line)
         return [Completion(name, "field", str(sub.get("type", "")), str(sub.get("description", "")), f"{name}: ")
                 for name, sub in schema.fields(at.path).items() if name not in present]
 
-    def _values(self, at: cursor.Cursor, schema: Schema | None) -> list[Completion]:
+    def _declarations(self, rel: str) -> list[str]:
+        """Every `type@version` the specs accept, each type's newest first:
+        first the types the other entities of `rel`'s folder declare (or
+        the one the folder is named after: `extensions`, `extension`)."""
+        specs = self.repo.specs
+        folder = self.repo.config.layout.collection_of(rel)
+        declared = {e.type for e in self._in(folder) if e.rel != rel}
+        types = specs.types
+        here = sorted(declared.intersection(types)) or [t for t in types if f"{t}s" == folder]
+        return [f"{t}@{v}" for t in [*here, *(t for t in types if t not in here)]
+                for v in reversed(specs.versions_of(t))]
+
+    def _values(self, at: cursor.Cursor, schema: Schema | None, rel: str) -> list[Completion]:
         path = at.path
         if at.key == "$schema" and path == ("$schema",):
-            return [Completion(d, "value") for d in sorted(self.repo.specs.by_declaration)]
+            return [Completion(d, "value", order=f"{i:04d}") for i, d in enumerate(self._declarations(rel))]
         # References carry no documentation: that would parse every target at
         # each keystroke; hovering one shows its title and purpose.
         if _is_domains(path):
@@ -241,14 +256,22 @@ def _value_span(line: str, start: int) -> tuple[int, int]:
     return start, end
 
 
-def _symbols(node: object) -> Iterator[Symbol]:
+def _symbols(node: object, seen: set[int] | None = None) -> Iterator[Symbol]:
+    """A mapping's keys and what they hold. A node an alias reaches again is
+    listed at its anchor only: an alias may point at its own parent, and
+    aliases of aliases would list exponentially many."""
+    seen = set() if seen is None else seen
     value = getattr(node, "value", None)
-    if not isinstance(value, list) or getattr(node, "id", "") != "mapping":
+    if not isinstance(value, list) or getattr(node, "id", "") != "mapping" or id(node) in seen:
         return
+    seen.add(id(node))
     for key, child in value:
         kind = {"mapping": "object", "sequence": "array"}.get(child.id, "field")
-        inner = tuple(_symbols(child)) if child.id == "mapping" else tuple(
-            Symbol(f"[{i}]", "object", *_range(item), children=tuple(_symbols(item)))
+        again = id(child) in seen
+        if child.id == "sequence":
+            seen.add(id(child))
+        inner = () if again else tuple(_symbols(child, seen)) if child.id == "mapping" else tuple(
+            Symbol(f"[{i}]", "object", *_range(item), children=tuple(_symbols(item, seen)))
             for i, item in enumerate(child.value)) if child.id == "sequence" else ()
         end = child.end_mark
         yield Symbol(str(key.value), kind, key.start_mark.line, key.start_mark.column, end.line, end.column, inner)
