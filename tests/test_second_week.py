@@ -131,6 +131,7 @@ def test_migrate_states_the_versions_the_target_implied(repo: Path, knoc: Knoc, 
     code, _, err = knoc("migrate", root=repo)
     assert code == 0, err
     assert f"protocol_versions: {stated}" in (repo / "content/agent-blueprints/echo-agent.kno").read_text()
+    assert f"`protocol_versions` written as what A2A target {target} publishes" in err  # frozen: said
     assert knoc("build", root=repo)[0] == 0  # the same cards as before
     assert {k: v for k, v in tree(repo / "build").items() if k != "manifest.json"} == before
 

@@ -46,6 +46,10 @@ def migrate(config: Config, paths: tuple[Path, ...], dry_run: bool, *, use_cache
         raise UsageError("KNO-MIGRATE-CHANGED", f"the migration would change {', '.join(changed)}; "
                          "nothing was written", "report this as a knoc bug, with the legacy file")
     notes = [f"{'would migrate' if dry_run else 'migrated'} {m.source} ({m.declared}) -> {m.target}" for m in plan]
+    versions = ", ".join(targets.get(config.a2a).versions)
+    notes += [f"{m.target}: `protocol_versions` written as what A2A target {config.a2a} publishes for an agent "
+              f"that states none ({versions}); the legacy file meant each target's own: under another target, "
+              "edit the list" for m in plan if m.chose_versions]
     if dry_run:
         return Outcome("knoc migrate", notes=notes)
     for m in plan:

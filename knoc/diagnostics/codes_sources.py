@@ -68,8 +68,9 @@ declare("KNO-MIGRATE", E, "`knoc migrate`: a named file is not a legacy agent", 
     migrate every file under content/agents/.""")
 declare("KNO-MIGRATE-CHANGED", E,
          "`knoc migrate` would change a built file; it wrote nothing (a knoc bug: report it)", """
-    Before writing, migrate compiles the repo as it is and as migrated in a scratch copy, and
-    refuses unless every built file but the manifest comes out byte for byte the same. A difference
+    Before writing, migrate compiles the repo as it is and as migrated in a scratch copy, for the
+    A2A target it runs with, and refuses unless every built file but the manifest comes out byte
+    for byte the same. A difference
     is a knoc bug: nothing was written; please report it with the legacy file.""")
 declare("KNO-IMPORT-READ", E, "`knoc import`: the file or URL cannot be read, or is not JSON", """
     `knoc import` reads an A2A Agent Card from a file or URL (a URL without .json gets

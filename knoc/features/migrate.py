@@ -46,6 +46,7 @@ class Migration:
     target: str  # repo-relative blueprint
     declared: str  # the legacy `$schema`
     text: str  # the blueprint
+    chose_versions: bool = False  # the legacy file stated no protocol versions (of the card or an interface)
 
 
 def legacy_declaration(data: object) -> str:
@@ -133,8 +134,12 @@ def plan(root: Path, rel: str, content: str, today: datetime.date, versions: tup
 
     yaml = yaml_rt()
     data = yaml.load(files.read_source(str(root / rel), str(root)).decode("utf-8"))
-    return Migration(rel, f"{content}/{BLUEPRINTS}/{Path(rel).name}", legacy_declaration(data),
-                     dump(yaml, to_blueprint(data, rel, today, versions)))
+    declared = legacy_declaration(data)
+    interfaces = data.get("additional_interfaces")
+    chose = "protocol_versions" not in data or (isinstance(interfaces, list) and any(
+        hasattr(i, "get") and "protocol_versions" not in i for i in interfaces))
+    return Migration(rel, f"{content}/{BLUEPRINTS}/{Path(rel).name}", declared,
+                     dump(yaml, to_blueprint(data, rel, today, versions)), chose)
 
 
 def rehearse(config: Config, migrations: list[Migration]) -> Result:
