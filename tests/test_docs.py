@@ -99,3 +99,11 @@ def test_the_docs_name_only_commands_and_options_that_exist() -> None:
     assert not wrong, "\n".join(wrong)
     named = {" ".join(line.split()[:3]) for line in shown} | {" ".join(line.split()[:2]) for line in shown}
     assert not set(known) - named, f"commands the docs never show: {sorted(set(known) - named)}"
+
+
+def test_the_spec_versioning_guide_names_every_annotation() -> None:
+    """What `knoc specs check` reads as no schema change is what the guide says it is."""
+    from knoc.evolution.model import ANNOTATIONS
+
+    guide = (ROOT / "docs/guides/spec-versioning.md").read_text(encoding="utf-8")
+    assert [a for a in sorted(ANNOTATIONS - {"$defs", "definitions"}) if f"`{a}`" not in guide] == []
