@@ -100,6 +100,27 @@ def test_a_hosts_root_card_and_its_ai_catalog_are_compared(knoc: Knoc, repo: Pat
     assert all("Example Org" in (after or "") for *_, after in found)
 
 
+def test_an_extensions_params_narrowed_under_its_uri_is_breaking(knoc: Knoc, repo: Path) -> None:
+    """Its URI promises the params it accepted stay accepted; widening keeps
+    the promise."""
+    extension = repo / "content/extensions/review-trace.kno"
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "base")
+    edit(extension, "enum: [sarif, junit, markdown]", "enum: [sarif, junit, markdown, html]")
+    code, out, _ = knoc("diff", "--base", "main", "--format", "json", "--fail-on", "breaking", root=repo)
+    assert code == 0 and json.loads(out)["changes"] == []
+    edit(extension, "enum: [sarif, junit, markdown, html]", "enum: [sarif, junit]")
+    code, out, _ = knoc("diff", "--base", "main", "--format", "json", "--fail-on", "breaking", root=repo)
+    [change] = json.loads(out)["changes"]
+    assert code == 1 and (change["subject"], change["kind"], change["class"]) == (
+        "extension", "params-narrowed", "breaking")
+    assert json.loads(change["after"]) == {"format": "markdown"}  # params the old schema took, refused now
+    code, out, _ = knoc("diff", "--base", "main", "--format", "sarif", root=repo)
+    [result] = [r for r in json.loads(out)["runs"][0]["results"] if r["ruleId"] == "KNO-CARD-BREAKING"]
+    assert result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].endswith("review-trace.kno")
+
+
 def test_no_change_is_said_plainly(knoc: Knoc, two_commits: Path) -> None:
     code, out, _ = knoc("diff", "--base", "HEAD", "--fail-on", "breaking", root=two_commits)
     assert code == 0 and "No public wire changes." in out

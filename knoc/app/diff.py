@@ -15,16 +15,21 @@ from knoc.app.common import compile_cached
 from knoc.app.outcome import Outcome, UsageError
 from knoc.app.refs import check_refs, default_base, git_error
 from knoc.app.signing import signed_by
+from knoc.compiler.load import parse_source
 from knoc.config import Config, ConfigError, load_config
-from knoc.diagnostics import Diagnostic, Severity, diag
+from knoc.diagnostics import Diagnostic, Severity, SourceFile, diag
 from knoc.evolution import report
+from knoc.evolution.params import narrowed
 from knoc.features import diff as changes
 from knoc.features import diff_comment as comment
 from knoc.incremental.driver import Result, compile_repo
-from knoc.io import git, tree
+from knoc.incremental.sources import source_at
+from knoc.io import files, git, tree
+from knoc.kinds.entity import Entity
 from knoc.output.hosting import AI_CATALOG_FILE, CARD_FILE, JWKS_FILE, SITE
 from knoc.output.tree import CATALOG, DOMAINS
 from knoc.rules import jsontext
+from knoc.rules.json import JsonObject
 from knoc.rules.paths import masked
 
 MACHINE = ("sarif", "junit", "github")  # formats that carry the breaking changes as findings
@@ -63,8 +68,11 @@ def diff(config: Config, base: str | None, *, fmt: str, fail_on: str, use_cache:
         with _compiled(config, base or default_base(config), False) as (old, old_config, label):
             if not old.ok:
                 return _refused(fmt, config, diags, new.inputs, label, head_label, label)
-            found = changes.compare(publication(old, old_config, config.a2a, _configured(old_config, label)),
-                                    publication(new, new_config, config.a2a, _configured(new_config, head_label)))
+            was = publication(old, old_config, config.a2a, _configured(old_config, label))
+            now = publication(new, new_config, config.a2a, _configured(new_config, head_label))
+            extensions = _extensions(new_config)
+            found = changes.ordered(changes.compare(was, now)
+                                    + _params_changes(_extensions(old_config), extensions, was, now))
             spec_changes = [c for c in evolution.compared(old_config, new_config) if c.cls != "none"]
     counts = changes.count(found)
     specs = [evolution.as_dict(c) for c in spec_changes]
@@ -76,9 +84,11 @@ def diff(config: Config, base: str | None, *, fmt: str, fail_on: str, use_cache:
         answer = json.dumps(_masked({"base": label, "head": head_label, "a2a_target": config.a2a, "compared": True,
                                      "counts": counts, "changes": [c.to_dict() for c in found], "specs": specs}),
                             indent=2, ensure_ascii=False) + "\n"
+    sources = {**{f"extension {uri}": e.source.rel for uri, (e, _) in extensions.items()},
+               **{f"agent {slug}": rel for slug, rel in new.agents.items()}}
     findings = [diag("KNO-CARD-BREAKING", f"{c.subject} `{c.name}`: {c.message}"
                      + (f" (intended: {c.intended})" if c.intended else ""),
-                     file=new.agents.get(c.name) if c.subject == "agent" else None,
+                     file=sources.get(f"{c.subject} {c.name}"),
                      hint="keep it, or bump the agent's major version and tell its clients")
                 for c in found if c.cls == "breaking"]
     if gate:  # --fail-on breaking: a breaking change no major version announces is an error
@@ -202,6 +212,51 @@ def publication(result: Result, config: Config, target: str, configured: str | N
     return changes.Publication(cards, json.loads(result.files[DOMAINS])["domains"], target, signed, keys,
                                sources=dict(result.agents), configured=configured, ids=ids, roots=dict(result.roots),
                                catalogs=catalogs)
+
+
+def _extensions(config: Config) -> dict[str, tuple[Entity, JsonObject]]:
+    """Each public extension and its params schema, by URI (both sides
+    compile: each is valid). A file that names no `extension@` is not parsed."""
+    found: dict[str, tuple[Entity, JsonObject]] = {}
+    for rel in files.listed(config.root, [config.content]).found:
+        source = source_at(config.root, rel)
+        if not isinstance(source, SourceFile) or "extension@" not in (source.text or ""):
+            continue
+        ent = parse_source(source, config.layout)
+        if not isinstance(ent, Entity) or not str(ent.data.get("$schema")).startswith("extension@"):
+            continue
+        uri, schema = ent.data.get("uri"), ent.data.get("params_schema")
+        if ent.data.get("visibility") != "private" and isinstance(uri, str) and isinstance(schema, dict):
+            found.setdefault(uri, (ent, schema))
+    return found
+
+
+def _params_changes(old: dict[str, tuple[Entity, JsonObject]], new: dict[str, tuple[Entity, JsonObject]],
+                    was: changes.Publication, now: changes.Publication) -> list[changes.Change]:
+    """Each extension whose params schema, under the same URI, may refuse
+    params the old one accepted (its cards' params are the first tried)."""
+    found = []
+    for uri in sorted(old.keys() & new.keys()):
+        stated = [e["params"] for pub in (was, now) for card in pub.cards.values() for e in _entries(card)
+                  if e.get("uri") == uri and "params" in e]
+        if (f := narrowed(old[uri], new[uri], stated)) is None:
+            continue
+        if f.cls == "breaking":
+            found.append(changes.Change("extension", uri, "params-narrowed", "breaking", "its params schema "
+                                        f"refuses params the old one accepted, under the same URI ({f.why}; "
+                                        "after: such params): a breaking change needs a new URI", None,
+                                        changes.shown(f.witness)))
+        else:
+            found.append(changes.Change("extension", uri, "params-changed", "breaking", "its params schema "
+                                        "changed under the same URI, and knoc cannot tell whether it refuses "
+                                        f"params the old one accepted ({f.why})"))
+    return found
+
+
+def _entries(card: JsonObject) -> list[JsonObject]:
+    caps = card.get("capabilities")
+    listed = caps.get("extensions") if isinstance(caps, dict) else None
+    return [e for e in listed if isinstance(e, dict)] if isinstance(listed, list) else []
 
 
 def _built(out: Path, rel: str) -> object:

@@ -52,8 +52,8 @@ class Publication:
 
 @dataclass(frozen=True)
 class Change:
-    subject: str  # "agent", "domain" or "host"
-    name: str  # the agent's or domain's slug, the host's name
+    subject: str  # "repo", "agent", "domain", "extension" or "host"
+    name: str  # the agent's or domain's slug, the extension's URI, the host's name
     kind: str  # e.g. "skill-removed"
     cls: str  # one of CLASSES
     message: str
@@ -101,16 +101,16 @@ def compare(base: Publication, head: Publication) -> list[Change]:
                                   was, slug))
         if old is None:
             changes.append(Change("agent", slug, "agent-added", "additive", "agent published", None,
-                                  _shown((new or {}).get("name"))))
+                                  shown((new or {}).get("name"))))
         elif new is None:
             changes.append(Change("agent", slug, "agent-removed", "breaking",
                                   "agent no longer published (deleted, made private or broken)",
-                                  _shown(old.get("name"))))
+                                  shown(old.get("name"))))
         else:
             bump = _bump(old.get("version"), new.get("version"))
             found = [*_card(old, new, targets.get(head.target) if head.target else targets.by_shape(new)),
                      *_signatures(base.signed.get(was or slug, ()), head.signed.get(slug, ()))]
-            changes += (Change("agent", slug, kind, cls, msg, _shown(was), _shown(now),
+            changes += (Change("agent", slug, kind, cls, msg, shown(was), shown(now),
                                bump if cls == "breaking" else "")
                         for kind, cls, msg, was, now in found)
     now_named = {old: new for new, old in paired.items()}  # a renamed agent stays routed where it was
@@ -127,9 +127,14 @@ def compare(base: Publication, head: Publication) -> list[Change]:
         if base.catalogs[host] != head.catalogs[host]:
             changes.append(Change("host", host, "ai-catalog-changed", "cosmetic", "its AI Catalog "
                                   "(`/.well-known/ai-catalog.json`) describes the host otherwise",
-                                  _shown(base.catalogs[host]), _shown(head.catalogs[host])))
+                                  shown(base.catalogs[host]), shown(head.catalogs[host])))
+    return ordered(changes)
+
+
+def ordered(changes: list[Change]) -> list[Change]:
+    """Changes as a report lists them: by subject, name and class."""
     order = {c: i for i, c in enumerate(CLASSES)}
-    subjects = {"repo": 0, "agent": 1, "domain": 2, "host": 3}
+    subjects = {"repo": 0, "agent": 1, "domain": 2, "extension": 3, "host": 4}
     return sorted(changes, key=lambda c: (subjects[c.subject], c.name, order[c.cls], c.kind, c.message))
 
 
@@ -187,7 +192,7 @@ def _semver(version: object) -> tuple[int, int] | None:
     return (int(match.group(1)), int(match.group(2) or 0)) if match else None
 
 
-def _shown(value: object) -> str | None:
+def shown(value: object) -> str | None:
     """A value as a change shows it: text as it is, anything else as JSON,
     cut at SHOWN characters."""
     if value is None:
@@ -238,11 +243,11 @@ def _keys(host: str, old: tuple[str, ...], new: tuple[str, ...]) -> Iterable[Cha
     gone, added = sorted(set(old) - set(new)), sorted(set(new) - set(old))
     if gone:
         yield Change("host", host, "keys-removed", "breaking", f"jwks.json no longer publishes {_list(gone)}: cards "
-                     "signed with them (copies cached elsewhere too) stop verifying", _shown(list(old)),
-                     _shown(list(new)))
+                     "signed with them (copies cached elsewhere too) stop verifying", shown(list(old)),
+                     shown(list(new)))
     if added:
         yield Change("host", host, "keys-added", "additive", f"jwks.json publishes {_list(added)}",
-                     _shown(list(old)), _shown(list(new)))
+                     shown(list(old)), shown(list(new)))
 
 
 def _root(host: str, old: str | None, new: str | None) -> Iterable[Change]:
@@ -367,7 +372,7 @@ def _domain(domain: str, old: list[str] | None, new: list[str] | None) -> Iterab
         return
     if old is None:
         yield Change("domain", domain, "domain-added", "additive", "domain published")
-    was, now = _shown(old), _shown(new)
+    was, now = shown(old), shown(new)
     for slug in sorted(set(old or []) - set(new)):
         yield Change("domain", domain, "domain-lost-agent", "breaking", f"no longer routed to {code_span(slug)}",
                      was, now)
