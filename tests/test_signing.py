@@ -355,6 +355,19 @@ def test_knoc_keys_new_and_knoc_verify(repo: Path, tmp_path_factory: pytest.Temp
     assert [s["kid"] for s in report["signatures"]] == [kid, kid]  # a compat card: its 1.x view and its 0.3 one
     assert {r["reader"]: r["covered"] for r in report["readers"]} == {
         "a2a-sdk 1.x": True, "@a2a-js/sdk": True, "@a2a-js/sdk client": True, "a2a-sdk 0.3": True}
+    assert report["unsigned_values"] == []
+    # A requirement with no scopes is left out of every signed form: its scheme swapped, the card verifies.
+    open_card = repo / "build/site/api.possibility.space/a2a/auth/v1/.well-known/agent-card.json"
+    swapped = json.loads(open_card.read_text())
+    [gap] = [i for i, r in enumerate(swapped["securityRequirements"]) if r["schemes"] and not any(
+        s["list"] for s in r["schemes"].values())]
+    swapped["securityRequirements"][gap] = {"schemes": {"anything": {"list": []}}}
+    (tmp_path / "swapped.json").write_text(json.dumps(swapped))
+    done = subprocess.run([sys.executable, "-m", "knoc", "verify", str(tmp_path / "swapped.json"), "--jwks",
+                           str(repo / "build/site/api.possibility.space/.well-known/jwks.json")],
+                          capture_output=True, text=True)
+    assert done.returncode == 0 and "outside every signature" in done.stdout  # valid, and said what it is not
+    assert "$.securityRequirements" in done.stdout
     unsigned = tmp_path / "unsigned.json"
     unsigned.write_text(json.dumps({k: v for k, v in json.loads(card.read_text()).items() if k != "signatures"}))
     done = subprocess.run([sys.executable, "-m", "knoc", "verify", str(unsigned)], capture_output=True, text=True)

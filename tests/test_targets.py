@@ -5,6 +5,7 @@ a line of knoc changing."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Iterator
 from typing import Any
@@ -86,7 +87,7 @@ def test_a_registered_target_is_read_back_by_discovery_and_diff(lite: Target) ->
     moved = json.loads(json.dumps(old.cards))
     slug = sorted(moved)[0]
     moved[slug]["endpoint"] = "https://elsewhere.example.com/agent"
-    changes = compare(old, type(old)(moved, old.domains, NAME))
+    changes = compare(old, dataclasses.replace(old, cards=moved))
     assert [(c.name, c.kind, c.cls) for c in changes] == [(slug, "url-changed", "breaking")]
 
 

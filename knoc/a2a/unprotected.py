@@ -48,6 +48,39 @@ def unprotected(card: Mapping[str, object]) -> list[tuple[JsonPath, str]]:
     return found
 
 
+# Where a published card's empty values are data: its security requirements and schemes (names,
+# scopes) and its extensions' params, under every name an SDK reads them by.
+_SECURITY = ("securityRequirements", "security_requirements", "security", "securitySchemes", "security_schemes")
+
+
+def in_card(card: Mapping[str, object]) -> list[JsonPath]:
+    """Where a card as published (any A2A version) holds a value no
+    signature covers: an empty list or object in its security requirements
+    or schemes (a requirement with no scopes, a mutual TLS scheme with
+    nothing else), an empty scope description (its scope goes with it), an
+    empty value in an extension's params. Any copy without it, or with it
+    replaced by another such value, verifies as well."""
+    found: list[JsonPath] = []
+    holders = [((), card), *((("skills", i), s) for i, s in enumerate(_list(card.get("skills"))))]
+    for at, holder in holders:
+        for key in _SECURITY:
+            if key in _dict(holder):
+                found += _empties(_dict(holder)[key], (*at, key))
+    for i, extension in enumerate(_list(_dict(card.get("capabilities")).get("extensions"))):
+        if "params" in _dict(extension):
+            found += _empties(_dict(extension)["params"], ("capabilities", "extensions", i, "params"), data=True)
+    return found
+
+
+def _empties(value: object, path: JsonPath, data: bool = False) -> list[JsonPath]:
+    """The outermost empty values in `value`: containers, and strings where
+    the key beside them is data (a scope's, a param's)."""
+    if clean_empty(value) is None:
+        return [path] if isinstance(value, (dict, list)) or data else []
+    members = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    return [p for k, v in members for p in _empties(v, (*path, k), data or k == "scopes")]
+
+
 def _requirements(path: JsonPath, requirements: object) -> Iterator[tuple[JsonPath, str]]:
     for j, requirement in enumerate(_list(requirements)):
         if requirement == {}:

@@ -13,7 +13,9 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from knoc.a2a import signing
+from knoc.a2a.unprotected import in_card
 from knoc.app.outcome import Outcome, UsageError
+from knoc.diagnostics.source import json_path
 from knoc.features import keysets
 from knoc.rules.paths import origin, split_url
 
@@ -46,7 +48,9 @@ def _verify(source: str, jwks: str | None, allow_jku: bool, jku_hosts: tuple[str
     else:
         keys = signing.KeySet({})
     verdict = signing.verify(card, keys)
-    answer = _json(source, verdict, keys, refused) if fmt == "json" else _text(verdict, keys, refused)
+    open_to_edit = [json_path(p) for p in in_card(card)] if verdict.valid else []
+    answer = (_json(source, verdict, keys, refused, open_to_edit) if fmt == "json"
+              else _text(verdict, keys, refused, open_to_edit))
     return Outcome("knoc verify", inputs=[source], answer=answer, failed=not verdict.valid)
 
 
@@ -77,6 +81,15 @@ def _hosts(source: str, card: Mapping[str, object], named: tuple[str, ...]) -> s
     return hosts
 
 
+def _outside(paths: list[str]) -> str:
+    """What a valid verdict adds when some values are outside every signature."""
+    return (f"; but {len(paths)} value{'s' if len(paths) > 1 else ''} clients read "
+            f"{'are' if len(paths) > 1 else 'is'} outside every signature (empty, so every SDK leaves "
+            f"{'them' if len(paths) > 1 else 'it'} out of what it signs), and a copy with "
+            f"{'them' if len(paths) > 1 else 'it'} removed or replaced verifies too: {', '.join(paths[:5])}"
+            + (f" and {len(paths) - 5} more" if len(paths) > 5 else "")) if paths else ""
+
+
 def _verdict_line(verdict: signing.Verdict) -> str:
     if verdict.problem:
         return f"invalid: {verdict.problem}"
@@ -91,7 +104,7 @@ def _verdict_line(verdict: signing.Verdict) -> str:
     return f"valid: every client that reads this card ({', '.join(v.reader for v in verdict.views)}) verifies it"
 
 
-def _text(verdict: signing.Verdict, keys: signing.KeySet, refused: dict[str, str]) -> str:
+def _text(verdict: signing.Verdict, keys: signing.KeySet, refused: dict[str, str], outside: list[str]) -> str:
     lines = [f"key set: {note}" for note in keys.skipped]
     lines += [f"key set {jku}: not fetched: {why}" for jku, why in refused.items()]
     for c in verdict.checks:
@@ -105,13 +118,15 @@ def _text(verdict: signing.Verdict, keys: signing.KeySet, refused: dict[str, str
             lines.append(f"{v.reader}: covered by signature {', '.join(map(str, by[v.reader]))}")
         else:
             lines.append(f"{v.reader}: NOT covered: no signature verifies what it reads")
-    return "\n".join([*lines, _verdict_line(verdict)]) + "\n"
+    return "\n".join([*lines, _verdict_line(verdict) + _outside(outside)]) + "\n"
 
 
-def _json(source: str, verdict: signing.Verdict, keys: signing.KeySet, refused: dict[str, str]) -> str:
+def _json(source: str, verdict: signing.Verdict, keys: signing.KeySet, refused: dict[str, str],
+          outside: list[str]) -> str:
     by = {v.reader: [c.index for c in verdict.checks if v.reader in c.covers] for v in verdict.views}
     doc = {
-        "source": source, "valid": verdict.valid, "verdict": _verdict_line(verdict),
+        "source": source, "valid": verdict.valid, "verdict": _verdict_line(verdict) + _outside(outside),
+        "unsigned_values": outside,
         "signatures": [{"index": c.index, "kid": c.kid, "valid": bool(c.covers), "covers": list(c.covers),
                         **({"problem": c.problem} if c.problem else {})} for c in verdict.checks],
         "readers": [{"reader": v.reader, "covered": bool(by[v.reader]), "by": by[v.reader],
