@@ -426,3 +426,19 @@ def test_a_card_without_url_or_skills_asks_for_the_url_then_imports(repo: Path, 
 def test_a_fetched_card_is_served_from_the_folder_of_its_url(fetched: str, base: str) -> None:
     from knoc.features.importing.importer import base_of
     assert base_of(fetched) == base
+
+
+@pytest.mark.parametrize(("name", "said"), [
+    ("vap-e-rest", {"$.security": "the JS SDK reads this card as A2A 1.0",
+                    "$.securitySchemes.vapeApiKey": "a2a-sdk 0.3 reads a scheme with no `type` as mutualTLS"}),
+    ("agentic-organization", {"$.security": "the JS SDK reads this card as A2A 1.0",
+                              "$.securitySchemes.personaToken": "it reads this one as empty"}),
+])
+def test_a_card_mixing_shapes_says_how_each_sdk_reads_its_security(repo: Path, knoc: Knoc, name: str,
+                                                                   said: dict[str, str]) -> None:
+    """Schemes of one A2A shape, requirements of the other: the JS SDK and
+    a2a-sdk 0.3 read another security than the card knoc builds states."""
+    code, out, err = knoc("import", str(CARDS / "wild" / f"{name}.json"), "--format", "json", root=repo)
+    assert code == 0, err
+    changed = {d["json_path"]: d["message"] for d in json_diags(out) if d["code"] == "KNO-IMPORT-CHANGED"}
+    assert all(path in changed and text in changed[path] for path, text in said.items()), changed

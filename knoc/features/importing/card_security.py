@@ -6,6 +6,8 @@ look open."""
 
 from __future__ import annotations
 
+from knoc.a2a.readers import js, sdk03
+from knoc.a2a.readers.common import Unreadable
 from knoc.features.importing.imported import Imported, http_url, list_of
 from knoc.rules.json import JsonObject, JsonValue
 
@@ -114,10 +116,52 @@ def _flow(name: str, flow: JsonValue, path: str, out: Imported) -> JsonObject | 
 
 def security(raw: JsonObject, out: Imported) -> None:
     """The card's security requirements, 0.3's `security` or 1.0's
-    `securityRequirements`, as `security`."""
+    `securityRequirements`, as `security`; and where the JS SDK or a2a-sdk
+    0.3 reads the card's security otherwise than it is kept."""
     kept = requirements(raw, "$", out)
     if kept:
         out.card["security"] = kept
+    _other_readings(raw, out)
+
+
+def _other_readings(raw: JsonObject, out: Imported) -> None:
+    """Readings of a card mixing the two shapes. The JS SDK converts only a
+    0.3-shaped card (a `url`, no interfaces); another it reads as 1.0, where
+    requirements are `securityRequirements` alone, and schemes are wrappers
+    (it converts them from proto names when none has a `type`). a2a-sdk 0.3
+    reads a scheme with no `type` as mutual TLS."""
+    schemes = raw.get("securitySchemes")
+    schemes = schemes if isinstance(schemes, dict) else {}
+    if not js.is_legacy(raw):
+        holders = [("$", raw), *((f"$.skills[{i}]", sk) for i, sk in enumerate(list_of(raw.get("skills")))
+                                 if isinstance(sk, dict))]
+        for path, holder in holders:
+            if list_of(holder.get("security")) and "securityRequirements" not in holder:
+                out.convert(f"{path}.security", "the JS SDK reads this card as A2A 1.0 (it is not 0.3's shape, a "
+                            "`url` and no interfaces), where requirements are `securityRequirements`: it reads "
+                            "none here, as if open; kept these (a2a-sdk 1.x and 0.3 read them), which the built "
+                            "card states as 1.0 does")
+        if not js.proto_shaped(raw):
+            for name, scheme in schemes.items():
+                if isinstance(scheme, dict) and "type" in scheme and not any(w in scheme for w, _ in WRAPPERS):
+                    out.convert(f"$.securitySchemes.{name}", "the JS SDK reads this card as A2A 1.0, where a scheme "
+                                "is a wrapper (`httpAuthSecurityScheme`, ...): it reads this one as empty; kept "
+                                "it as a2a-sdk 1.x and 0.3 read it")
+    try:
+        read_03 = sdk03.read(raw).security_schemes or {}
+    except Unreadable:  # no 0.3 client can use the card at all
+        return
+    for name, scheme in schemes.items():
+        if isinstance(scheme, dict) and "type" not in scheme and name in read_03 \
+                and read_03[name].root.type != _kind(scheme):
+            out.convert(f"$.securitySchemes.{name}", f"a2a-sdk 0.3 reads a scheme with no `type` as "
+                        f"{read_03[name].root.type}; kept it as the 1.0 scheme it is (a2a-sdk 1.x and the JS "
+                        "SDK read it so), which a 0.3 card built from it states with its `type`")
+
+
+def _kind(scheme: JsonObject) -> str:
+    """A 1.0 scheme's kind, as 0.3's `type` names it."""
+    return next((kind for wrapper, kind in WRAPPERS if isinstance(scheme.get(wrapper), dict)), "")
 
 
 def requirements(raw: JsonObject, path: str, out: Imported) -> list[dict[str, list[str]]]:
