@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 import threading
 from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -127,7 +128,7 @@ def _requirements(card: dict[str, Any]) -> list[dict[str, list[str]]]:
 
 def _a2a_schemes(card: dict[str, Any]) -> set[str]:
     """The names of the card's schemes that A2A defines with usable values
-    (an HTTP auth scheme A2A names, http(s) urls): those must survive."""
+    (an HTTP auth scheme's name, registered or not; http(s) urls): those must survive."""
     def web(url: Any) -> bool:
         return isinstance(url, str) and url.startswith(("https://", "http://")) and "..." not in url
 
@@ -141,7 +142,7 @@ def _a2a_schemes(card: dict[str, Any]) -> set[str]:
                 s, kind = s[wrapper], wrapped
         flows = s.get("flows") if isinstance(s.get("flows"), dict) else {}
         if ((kind == "apiKey" and s.get("name")) or kind == "mutualTLS"
-                or (kind == "http" and str(s.get("scheme")).lower() in ("bearer", "basic", "digest"))
+                or (kind == "http" and re.fullmatch(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+", str(s.get("scheme", ""))))
                 or (kind == "openIdConnect" and web(s.get("openIdConnectUrl")))
                 or (kind == "oauth2" and any(isinstance(f, dict) and web(f.get("tokenUrl")) for f in flows.values()))):
             kept.add(name)
@@ -218,12 +219,27 @@ def test_changes_are_warnings_with_their_json_path(repo: Path, knoc: Knoc) -> No
     [signed] = [d for d in json_diags(out) if d["code"] == "KNO-IMPORT-SIGNATURE"]
     assert code == 0
     assert "not checked" in signed["message"] and "--allow-jku" in signed["hint"] and "$.x-zynd" in paths
-    assert "$.securitySchemes.zyndSig" in paths  # ed25519-envelope is no A2A scheme: its requirement goes too
-    assert "needs `zyndSig`, a scheme that was not kept" in paths["$.security[0]"]
-    assert "clients would read the agent as open" in paths["$.security[0]"]  # its only one: said so
     assert "$.capabilities.stateTransitionHistory" in paths
     written = YAML(typ="safe").load((repo / "content/agent-blueprints/codereview.kno").read_text(encoding="utf-8"))
     assert written["a2a_projection"]["protocol_versions"] == ["0.3"]  # as the card states it (0.3.0), kept
+    # An HTTP authentication scheme no registry names is still one: every SDK reads it, and it is kept.
+    assert "$.securitySchemes.zyndSig" not in paths and "$.security[0]" not in paths
+    kept = written["a2a_projection"]["security_schemes"]["zyndSig"]
+    assert (kept["type"], kept["scheme"]) == ("http", "ed25519-envelope")
+    assert written["a2a_projection"]["security"] == [{"zyndSig": []}]
+
+
+def test_a_scheme_knoc_cannot_carry_says_what_it_lacks(repo: Path, knoc: Knoc, tmp_path: Path) -> None:
+    card = {"name": "N", "description": "d", "url": "https://n.example.org/a", "version": "1",
+            "securitySchemes": {"h": {"type": "http", "scheme": "two words"}, "k": {"type": "apiKey"}},
+            "security": [{"h": []}, {"k": []}],
+            "skills": [{"id": "s", "name": "S", "description": "x", "tags": ["t"]}]}
+    (tmp_path / "n.json").write_text(json.dumps(card), encoding="utf-8")
+    code, out, _ = knoc("import", str(tmp_path / "n.json"), "--format", "json", root=repo)
+    paths = {d["json_path"]: d["message"] for d in json_diags(out) if d["code"] == "KNO-IMPORT-CHANGED"}
+    assert code == 0 and "an HTTP authentication scheme's name" in paths["$.securitySchemes.h"]
+    assert "needs `in` (header, query or cookie) and a `name`" in paths["$.securitySchemes.k"]
+    assert "clients would read the agent as open" in paths["$.security[1]"]
 
 
 def test_messy_shapes_are_converted_where_the_meaning_is_clear(repo: Path, knoc: Knoc, tmp_path: Path) -> None:

@@ -367,5 +367,6 @@ def deprecated(agent: Agent) -> Iterable[Diagnostic]:
 
 
 def card_error(agent: Agent, path: JsonPath, code: str, message: str, hint: str) -> Diagnostic:
-    """A diagnostic at `path` inside the agent's card fields."""
-    return at(agent.typed.source, (*agent.card_path, *path), code, message, hint)
+    """A diagnostic at `path` inside the agent's card fields (its line, and its JSON path in the entity)."""
+    where = (*agent.card_path, *path)
+    return at(agent.typed.source, where, code, message, hint, json_path=json_path(where))

@@ -6,6 +6,8 @@ look open."""
 
 from __future__ import annotations
 
+import re
+
 from knoc.a2a.readers import js, sdk03
 from knoc.a2a.readers.common import Unreadable
 from knoc.features.importing.imported import Imported, http_url, list_of
@@ -22,13 +24,22 @@ def security_schemes(raw: JsonObject, out: Imported) -> None:
         path = f"$.securitySchemes.{name}"
         scheme = _scheme(s, path, out) if isinstance(s, dict) else None
         if scheme is None:
-            out.drop(path, "not a security scheme knoc can carry (apiKey, http, oauth2, openIdConnect, "
-                           "mutualTLS)")
+            out.drop(path, _WHY_NOT.get(str(_kind(s) or s.get("type")) if isinstance(s, dict) else "",
+                                        "not a security scheme knoc can carry (apiKey, http, oauth2, "
+                                        "openIdConnect, mutualTLS)"))
         else:
             kept[name] = scheme
     if kept:
         out.card["security_schemes"] = kept
 
+
+# Why a scheme of a known kind is not carried: what it lacks.
+_WHY_NOT = {"apiKey": "an `apiKey` scheme needs `in` (header, query or cookie) and a `name`",
+            "http": "an `http` scheme needs a `scheme`, an HTTP authentication scheme's name (`Bearer`, say)",
+            "openIdConnect": "an `openIdConnect` scheme needs an absolute http(s) `openIdConnectUrl`",
+            "oauth2": "an `oauth2` scheme needs a flow knoc can carry"}
+# An HTTP authentication scheme's name (RFC 9110's token): any, registered or not, is what clients send.
+_TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+\Z")
 
 FLOWS = {"authorizationCode": "authorization_code", "clientCredentials": "client_credentials",
          "deviceCode": "device_code"}
@@ -65,8 +76,7 @@ def _fields(s: JsonObject, path: str, out: Imported) -> JsonObject | None:
     desc = {"description": s["description"]} if isinstance(s.get("description"), str) else {}
     if kind == "apiKey" and s.get("in") in ("header", "query", "cookie") and isinstance(s.get("name"), str):
         return {"type": kind, "in": s["in"], "name": s["name"], **desc}
-    if kind == "http" and isinstance(scheme := s.get("scheme"), str) and scheme.lower() in ("bearer", "basic",
-                                                                                             "digest"):
+    if kind == "http" and isinstance(scheme := s.get("scheme"), str) and _TOKEN.match(scheme):
         fmt = {"bearer_format": s["bearerFormat"]} if isinstance(s.get("bearerFormat"), str) else {}
         return {"type": kind, "scheme": scheme, **fmt, **desc}
     if kind == "openIdConnect" and http_url(s.get("openIdConnectUrl")):
