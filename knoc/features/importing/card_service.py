@@ -256,4 +256,7 @@ def _legacy_version(raw: JsonObject, out: Imported) -> str:
         return f"{int(m[1])}.{int(m[2])}"
     if value is not None:
         out.convert("$.protocolVersion", f"`{value}` is not a protocol version; recorded 0.3, the 0.3 default")
+    elif "url" in raw:
+        out.convert("$.protocolVersion", "not stated: read as 0.3, a2a-sdk 0.3's default (a2a-sdk 0.2 reads "
+                    "0.2.6), and stated so in the blueprint and the cards built from it")
     return "0.3"
