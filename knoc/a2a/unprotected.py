@@ -58,7 +58,7 @@ def in_card(card: Mapping[str, object]) -> list[JsonPath]:
     signature covers: an empty list or object in its security requirements
     or schemes (a requirement with no scopes, a mutual TLS scheme with
     nothing else), an empty scope description (its scope goes with it), an
-    empty value in an extension's params. Any copy without it, or with it
+    empty value in an extension's params. A copy without it, or with it
     replaced by another such value, verifies as well."""
     found: list[JsonPath] = []
     holders = [((), card), *((("skills", i), s) for i, s in enumerate(_list(card.get("skills"))))]
