@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from knoc.evolution.sample import same
 from knoc.evolution.verdict import Finding, compare
 from knoc.kinds.entity import Entity
 from knoc.kinds.schema import NOT_COMPILED, compile_schema
@@ -23,6 +24,8 @@ def narrowed(old: tuple[Entity, JsonObject], new: tuple[Entity, JsonObject], par
     the old one accepted: breaking (with a counterexample), else unknown;
     None when every change is additive or none. `params`: what the cards
     state, which counterexamples are built on."""
+    if same(old[1], new[1]):
+        return None
     try:
         before, after = _alone(*old), _alone(*new)
     except NOT_COMPILED:  # a schema the build refuses: its own finding says so
