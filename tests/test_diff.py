@@ -119,6 +119,10 @@ def test_an_extensions_params_narrowed_under_its_uri_is_breaking(knoc: Knoc, rep
     code, out, _ = knoc("diff", "--base", "main", "--format", "sarif", root=repo)
     [result] = [r for r in json.loads(out)["runs"][0]["results"] if r["ruleId"] == "KNO-CARD-BREAKING"]
     assert result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].endswith("review-trace.kno")
+    assert "a new URI" in result["message"]["text"] + json.dumps(result)  # its hint: not an agent's version
+    edit(extension, "$schema: extension@0.1.0", '$schema: "extension\\x400.1.0"')  # an escape spells the same
+    code, out, _ = knoc("diff", "--base", "main", "--format", "json", root=repo)
+    assert [c["kind"] for c in json.loads(out)["changes"]] == ["params-narrowed"]
 
 
 def test_no_change_is_said_plainly(knoc: Knoc, two_commits: Path) -> None:

@@ -828,6 +828,9 @@ def test_a_run_of_variation_selectors_is_hidden_text() -> None:
     assert hidden_character("a\ufe0f\ufe0e") == "U+FE0E"
     assert hidden_character("\u845b\U000E0100\ufe00") == "U+FE00"
     assert hidden_character("\u2764\ufe0f \u263a\ufe0e") is None
+    assert hidden_character("\U0001F600\ufe06\u200d\ufe09\u200d\ufe06") == "U+FE09"  # joiners between
+    assert hidden_character("x\u180b\u180c\u180d") == "U+180C"  # Mongolian selectors
+    assert hidden_character("\u1820\u180b \U0001F469\u200d\U0001F4BB\ufe0f") is None  # one each, an emoji sequence
 
 
 def test_a_hidden_character_is_shown_visible_under_its_finding(repo: Path, knoc: Knoc) -> None:

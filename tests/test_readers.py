@@ -55,6 +55,10 @@ VARIANTS: dict[str, Any] = {
     "protocol version after a BOM": lambda c: c.update(protocolVersion="\ufeff0.3.0", supportedInterfaces=[]),
     "protocol version after a separator": lambda c: c.update(protocolVersion="\x1c0.3.0", supportedInterfaces=[]),
     "protocol version after U+0085": lambda c: c.update(protocolVersion="\x850.3", supportedInterfaces=[]),
+    "protocol version with a plus": lambda c: c.update(protocolVersion="+0.3", supportedInterfaces=[]),
+    "protocol version of minus zero": lambda c: c.update(protocolVersion="-0.3", supportedInterfaces=[]),
+    "protocol version below zero": lambda c: c.update(protocolVersion="-1.3", supportedInterfaces=[]),
+    "protocol version past a double": lambda c: c.update(protocolVersion="0." + "9" * 400, supportedInterfaces=[]),
     "implicit flow": lambda c: c.update(securitySchemes={"o": {"oauth2SecurityScheme": {"flows": {"implicit": {
         "authorizationUrl": "https://a.example/auth", "scopes": {"r": "read"}}}}}}),
     "implicit flow 0.3": lambda c: c.update(securitySchemes={"o": {"type": "oauth2", "flows": {"implicit": {

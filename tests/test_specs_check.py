@@ -387,3 +387,19 @@ def test_a_hostile_pattern_in_a_spec_is_matched_in_linear_time() -> None:
              "print(_matches('^(a+)+$', 'a' * 40 + '!'), _matches('^(?=x)', 'y'), _matches('^a', 'ab'))")
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True)
     assert done.stdout.split() == ["False", "True", "True"]  # a pattern the engine cannot read: assumed to apply
+
+
+def test_values_compare_by_key_as_they_compare_one_by_one() -> None:
+    """The enum rule compares values by a hashed key (linear in a long
+    enum); the key tells values apart exactly as JSON equality does."""
+    from knoc.evolution.sample import key, same
+
+    values: list[Any] = [0, 1, 1.0, -0.0, 0.0, True, False, None, "", "1", [], {}, [1], [1.0], [True], [[1]],
+                         {"a": 1}, {"a": 1.0}, {"a": True}, {"a": [1, {"b": None}]}, {"a": [1.0, {"b": None}]}]
+    assert [(a, b) for a in values for b in values if (key(a) == key(b)) != same(a, b)] == []
+
+
+def test_a_reordered_enum_of_many_values_is_no_change(evolve: Callable[..., tuple[int, dict[str, Any]]]) -> None:
+    values = list(range(20_000))
+    code, report = evolve({"enum": values}, {"enum": values[::-1]}, "0.1.0")
+    assert code == 0 and domain_spec(report)["class"] == "no schema change"

@@ -88,8 +88,7 @@ def diff(config: Config, base: str | None, *, fmt: str, fail_on: str, use_cache:
                **{f"agent {slug}": rel for slug, rel in new.agents.items()}}
     findings = [diag("KNO-CARD-BREAKING", f"{c.subject} `{c.name}`: {c.message}"
                      + (f" (intended: {c.intended})" if c.intended else ""),
-                     file=sources.get(f"{c.subject} {c.name}"),
-                     hint="keep it, or bump the agent's major version and tell its clients")
+                     file=sources.get(f"{c.subject} {c.name}"), hint=_HINTS.get(c.subject, _HINTS[""]))
                 for c in found if c.cls == "breaking"]
     if gate:  # --fail-on breaking: a breaking change no major version announces is an error
         findings = [dataclasses.replace(d, severity=Severity.ERROR) if "(intended: " not in d.message else d
@@ -105,6 +104,12 @@ def diff(config: Config, base: str | None, *, fmt: str, fail_on: str, use_cache:
                    answer=answer, report_format=_report_format(fmt),
                    failed=counts["breaking"] > 0 or unannounced if gate else fail_on == "warning" and (
                        any(c.cls == "breaking" for c in found) or bool(spec_diags)))
+
+
+# What to do about a breaking change, by what it is a change of.
+_HINTS = {"agent": "keep it, or bump the agent's major version and tell its clients",
+          "extension": "keep accepting those params, or publish the change under a new URI (a versioned extension)",
+          "": "keep it, or tell its clients: only an agent's major version announces a breaking change"}
 
 
 def _masked(value: object) -> object:
@@ -216,11 +221,13 @@ def publication(result: Result, config: Config, target: str, configured: str | N
 
 def _extensions(config: Config) -> dict[str, tuple[Entity, JsonObject]]:
     """Each public extension and its params schema, by URI (both sides
-    compile: each is valid). A file that names no `extension@` is not parsed."""
+    compile: each is valid). A file is parsed only if its text can declare
+    `extension@`: it holds those letters, or an escape that could spell them."""
     found: dict[str, tuple[Entity, JsonObject]] = {}
     for rel in files.listed(config.root, [config.content]).found:
         source = source_at(config.root, rel)
-        if not isinstance(source, SourceFile) or "extension@" not in (source.text or ""):
+        if not isinstance(source, SourceFile) or ("extension@" not in (text := source.text or "")
+                                                  and "\\" not in text):
             continue
         ent = parse_source(source, config.layout)
         if not isinstance(ent, Entity) or not str(ent.data.get("$schema")).startswith("extension@"):
@@ -242,14 +249,15 @@ def _params_changes(old: dict[str, tuple[Entity, JsonObject]], new: dict[str, tu
         if (f := narrowed(old[uri], new[uri], stated)) is None:
             continue
         if f.cls == "breaking":
-            found.append(changes.Change("extension", uri, "params-narrowed", "breaking", "its params schema "
-                                        f"refuses params the old one accepted, under the same URI ({f.why}; "
-                                        "after: such params): a breaking change needs a new URI", None,
+            found.append(changes.Change("extension", uri, "params-narrowed", "breaking", "under the same URI, "
+                                        f"its params schema refuses params the old one accepted: {f.why} (`after` "
+                                        "shows such params); a breaking change needs a new URI", None,
                                         changes.shown(f.witness)))
         else:
+            why = f.why.replace("this spec's root", "the params' root")
             found.append(changes.Change("extension", uri, "params-changed", "breaking", "its params schema "
                                         "changed under the same URI, and knoc cannot tell whether it refuses "
-                                        f"params the old one accepted ({f.why})"))
+                                        f"params the old one accepted ({why})"))
     return found
 
 

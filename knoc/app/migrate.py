@@ -59,6 +59,8 @@ def migrate(config: Config, paths: tuple[Path, ...], dry_run: bool, *, use_cache
             raise UsageError("KNO-EXISTS", exists_message(m.target), "pick another name, move the file away") from None
         writing.remove_in(config.root, m.source)
     # The rehearsal compiled what is now on disk.
-    outcome = only(after, {m.target for m in plan}, "knoc validate", "nothing else written")
+    outcome = only(after, {m.target for m in plan}, "knoc validate",
+                   "nothing else written; next: knoc build (its cards are the same, its manifest names the new "
+                   "sources)")
     outcome.notes = notes
     return outcome

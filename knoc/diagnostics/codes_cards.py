@@ -73,7 +73,8 @@ declare("KNO-CARD-HIDDEN-TEXT", W, "a card's text holds a character that hides o
     zero-width space, word joiner, invisible operator, byte order mark or interlinear annotation
     is not shown at all, blank letters (the Hangul fillers, the Braille blank) show as nothing,
     and the tag characters (U+E0000 to U+E007F), the variation selectors past U+E0100 and a run
-    of two or more variation selectors (after an emoji, say) spell out text a person never sees
+    of two or more variation selectors (after an emoji, say; joiners between them, and the
+    Mongolian ones, too) spell out text a person never sees
     but a language model reads. A control character (an escape, a
     carriage return, a bell; not a tab or a line break) makes a terminal that prints the card
     rewrite what it showed. In a card's name, description, provider, extension descriptions,

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from knoc.evolution.model import ANNOTATIONS, DELETE, Place, Walker, as_schema
-from knoc.evolution.sample import ANY_VALUES, of_type, probes, same, sample, strings
+from knoc.evolution.sample import ANY_VALUES, key, of_type, probes, sample, strings
 from knoc.kinds.schema import search
 
 EXTRA = "x-extra"  # a member name no schema here lists
@@ -51,12 +51,14 @@ def _enum(walk: Walker, word: str, o: dict[str, object], n: dict[str, object], p
     if new_values is None:
         walk.found(place.at(word), "additive", f"`{word}` removed: any value of the schema is allowed")
         return
+    allowed = {key(w) for w in new_values}
     if old_values is None:
-        tried = [v for v in probes(o, place.old_res) if not any(same(v, w) for w in new_values)]
+        tried = [v for v in probes(o, place.old_res) if key(v) not in allowed]
         walk.found(place.at(word), "breaking", f"`{word}` added: only {_show(new)} is allowed", tried)
         return
-    lost = [v for v in old_values if not any(same(v, w) for w in new_values)]
-    gained = [v for v in new_values if not any(same(v, w) for w in old_values)]
+    was = {key(v) for v in old_values}
+    lost = [v for v in old_values if key(v) not in allowed]
+    gained = [v for v in new_values if key(v) not in was]
     if lost:
         walk.found(place.at(word), "breaking", f"{_show(lost[0])} is no longer allowed", lost)
     elif gained:

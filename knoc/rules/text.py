@@ -22,8 +22,10 @@ _MEANT = re.compile("\U0001f3f4[\U000e0020-\U000e007e]+\U000e007f"
                     "|[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f][\U000e0100-\U000e01ef]")
 
 
-# A variation selector after another: one selects a glyph, a run of them carries bytes ("emoji smuggling").
-_SMUGGLED = re.compile("[\ufe00-\ufe0f\U000e0100-\U000e01ef]([\ufe00-\ufe0f])")
+# A variation selector after another, with nothing shown between (a joiner, a mark): one selects a glyph,
+# a run of them carries bytes ("emoji smuggling"). The Mongolian free variation selectors too.
+_SELECTORS = "\u180b-\u180d\u180f\ufe00-\ufe0f\U000e0100-\U000e01ef"
+_SMUGGLED = re.compile(f"[{_SELECTORS}][\u00ad\u034f\u061c\u200b-\u200f\u2060-\u2064\ufeff]*([{_SELECTORS}])")
 
 
 def hidden_character(text: str) -> str | None:

@@ -17,6 +17,7 @@ second `fromJSON` no longer finds)."""
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Mapping
 from typing import Final
 
@@ -278,13 +279,11 @@ _JS_SPACE = ("\t\n\v\f\r \u00a0\u1680" + "".join(map(chr, range(0x2000, 0x200B))
 
 
 def _parse_int(text: str) -> int | None:
-    """`Number.parseInt(text, 10)` for a non-negative result, else None."""
-    digits = ""
-    for ch in text.lstrip(_JS_SPACE):
-        if not ch.isascii() or not ch.isdigit():
-            break
-        digits += ch
-    return int(digits) if digits else None
+    """`Number.parseInt(text, 10)` when finite and not below 0 (`-0` is not), else None."""
+    found = re.match(r"([+-]?)([0-9]+)", text.lstrip(_JS_SPACE))
+    if found is None or float(found[2]) == math.inf or (found[1] == "-" and int(found[2]) != 0):
+        return None
+    return int(found[2])
 
 
 def _nullish(value: object, default: object) -> object:
