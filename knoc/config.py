@@ -190,10 +190,12 @@ def _config(root: Path, raw: dict[str, object] | None, a2a: str | None) -> Confi
                    *(("host", k) for k in sorted(set(host) - set(HOST_KEYS))),
                    *(("signing", k) for k in sorted(set(signing) - set(SIGNING_KEYS)))]
         if unknown:
-            raise ConfigError(f"{CONFIG_FILE}: unknown setting(s) {', '.join(k for _, k in unknown)}; "
-                              f"[knoc] takes {', '.join(sorted(_KEYS))}; [host] takes {', '.join(HOST_KEYS)}; "
-                              f"[signing] takes {', '.join(SIGNING_KEYS)}; [primary] maps a host to an agent's slug",
-                              key=unknown[0])
+            named = ", ".join(f"`{k}` under [{t}]" if t else f"`{k}` (a table, or a key above the first)"
+                              for t, k in unknown)
+            raise ConfigError(f"{CONFIG_FILE}: unknown setting(s): {named}; a key belongs to the table whose "
+                              f"header is the last above it. [knoc] takes {', '.join(sorted(_KEYS))}; [host] takes "
+                              f"{', '.join(HOST_KEYS)}; [signing] takes {', '.join(SIGNING_KEYS)}; [primary] maps a "
+                              "host to an agent's slug", key=unknown[0])
         kid, key = (_signing_text(signing, name) for name in ("kid", "key"))
         if key and not key.startswith("~") and not posixpath.isabs(key):  # relative to the repo, not to where knoc runs
             key = str(root / key)

@@ -79,6 +79,7 @@ def test_outside_a_content_repo_is_a_usage_error(tmp_path: Path) -> None:
     ('[knoc]\na2a = "2.0"\n', "unknown A2A target"),
     ('[knoc]\noutput = "../elsewhere"\n', "inside the repo"),
     ('[knoc]\ncolour = "red"\n', "unknown setting"),
+    ('[knoc]\n[signing]\na2a = "1.0"\n', "`a2a` under [signing]; a key belongs to the table whose header"),
     ("[knoc\n", "knoc.toml"),
     ('[knoc]\noutput = "build"\na2a = 1.0.x\n', "--> knoc.toml:3:10"),  # not TOML: where it stops reading
     ('# settings\n[knoc]\n  output = "../elsewhere"\n', "--> knoc.toml:3:3"),  # read, but wrong: at its key

@@ -156,6 +156,23 @@ def test_locate_never_leaves_the_tree(tmp_path: Path) -> None:
     assert locate(tmp_path, None, "../", "/secret") is not None  # no tree by that name: site/ itself
 
 
+def test_a_folder_without_its_slash_is_redirected_as_a_static_host_does(tmp_path: Path) -> None:
+    """The catalog page's relative links need the `/`; the redirect never
+    leaves the server (`//host` is no path of it)."""
+    from knoc.features.serve import answer
+    from knoc.io.server import Request
+
+    (tmp_path / "a.example/agents x").mkdir(parents=True)
+    (tmp_path / "a.example/index.html").write_text("<p>")
+    respond = answer(tmp_path, None)
+    moved = respond(Request("GET", "other", "/a.example?q=1", ""))
+    assert (moved.status, moved.headers) == (301, {"Location": "/a.example/?q=1"})
+    assert respond(Request("GET", "a.example", "/agents%20x", "")).headers == {"Location": "/agents%20x/"}
+    assert respond(Request("GET", "other", "/a.example/", "")).status == 200
+    assert respond(Request("GET", "other", "//a.example", "")).status == 404  # a network path: not followed
+    assert respond(Request("GET", "other", "/nothing", "")).status == 404
+
+
 needs_chromium = pytest.mark.skipif(
     CHROMIUM is None and not os.environ.get("KNOC_REQUIRE_CHROMIUM"),
     reason="needs Debian's chromium (.ci/run installs it and sets KNOC_REQUIRE_CHROMIUM)")

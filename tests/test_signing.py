@@ -240,6 +240,16 @@ def test_a_signed_build_is_byte_identical_and_check_needs_no_key(
     card.write_text(json.dumps(signed, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     code, out, _ = knoc("check", "--format", "json", root=repo)
     assert code == 1 and any(d["code"] == "KNO-DRIFT" and "catalog-search" in d["message"] for d in json_diags(out))
+    # Its diff shows what changed in the card, not the signatures a build with the key writes again.
+    [stale] = [d for d in json_diags(out) if "stale" in d["message"] and "catalog-search" in d["message"]]
+    assert "Edited by hand" in stale["detail"] and "signature" not in stale["detail"]
+    settings = (repo / "knoc.toml").read_text(encoding="utf-8")
+    (repo / "knoc.toml").write_text(settings.split("\n[signing]")[0] + "\n", encoding="utf-8")  # no pin: a key
+    env = {**os.environ, "KNOC_SIGNING_KEY": "not a key"}  # stands in, and this one is unusable: check says
+    done = subprocess.run([sys.executable, "-m", "knoc", "check", "--root", str(repo)], capture_output=True,
+                          text=True, env=env)  # what it takes (it has no --sign-key)
+    assert done.returncode == 2 and "--sign-key" not in done.stderr and "pin the public keys" in done.stderr
+    (repo / "knoc.toml").write_text(settings, encoding="utf-8")
     (repo / "build/site/agents.possibility.space/.well-known/jwks.json").unlink()  # and with no key set
     assert knoc("check", root=repo)[0] == 1
 
@@ -439,6 +449,11 @@ def test_a_signed_repo_is_never_built_unsigned_by_accident(repo: Path, knoc: Kno
     assert not list((repo / "build/site").rglob("jwks.json"))
     assert "signatures" not in (repo / "build/site/agents.possibility.space/catalog-search/.well-known/"
                                 "agent-card.json").read_text(encoding="utf-8")
+    assert "pins signing keys" not in err
+    pin(repo, keys["ed25519"][0])  # the drift guard will hold an unsigned build/ to the pinned key: said
+    code, _, err = knoc("build", "--unsigned", root=repo)
+    assert code == 0 and "`knoc check` refuses these unsigned cards" in err
+    assert knoc("check", root=repo)[0] == 1
 
 
 def test_a_repo_that_pins_a_key_signs_with_the_key_knoc_toml_names(

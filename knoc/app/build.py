@@ -100,9 +100,13 @@ def _build(config: Config, use_cache: bool, fail_on_warning: bool, stage: bool, 
     if unstaged is not None:  # said beside what the build found and wrote, not instead of it
         diags.append(unstaged)
     stripped = written and (dropped, committed) != (None, None)
-    outcome = Outcome("knoc build", diags, result.inputs, _summary(config, result, written, current,
-                                                                   stage and unstaged is None, signer)
-                      + (f"; unsigned (--unsigned): the signatures {config.output}/ had are gone" if stripped else ""))
+    summary = _summary(config, result, written, current, stage and unstaged is None, signer)
+    if stripped:
+        summary += f"; unsigned (--unsigned): the signatures {config.output}/ had are gone"
+    if written and unsigned and config.public:  # the drift guard holds build/ to the pinned keys
+        summary += (f"; {CONFIG_FILE} pins signing keys, so `knoc check` refuses these unsigned cards: build "
+                    "with the key before you commit")
+    outcome = Outcome("knoc build", diags, result.inputs, summary)
     del result  # its trees and per-file results, and the old tree's scan: the memo is made without them
     old.cache_clear()
     if swapped is not None:

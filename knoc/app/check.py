@@ -58,7 +58,8 @@ def _compared(config: Config, use_cache: bool, progress: Progress | None, scan: 
                         hint=f"stage it: `git add {out}`, then commit again")
         return Outcome("knoc check", [*result.report.sorted(), unstaged], result.inputs, f"{out} not staged")
     rebuild = _rebuild(config, signed is not None)
-    drifted = drift(result.files, differ, found.actual, functools.partial(tree.read_file, config.out_dir), out,
+    read = functools.partial(tree.read_file, config.out_dir)
+    drifted = drift(result.files, differ, found.actual, _unsigned(read) if signed is not None else read, out,
                     (functools.partial(tree.built_for, config.out_dir, MANIFEST), config.a2a), in_hook=in_hook,
                     rebuild=rebuild, written=functools.cache(functools.partial(tree.written, config.out_dir, MANIFEST)))
     if signed is not None and signed.refused:
@@ -67,6 +68,26 @@ def _compared(config: Config, use_cache: bool, progress: Progress | None, scan: 
     if drifted and journal.pending(config.out_dir):
         summary += " (an interrupted build left it half updated; the next build finishes that first)"
     return Outcome("knoc check", result.report.sorted() + drifted, result.inputs, summary)
+
+
+def _unsigned(read: Callable[[str], bytes | None]) -> Callable[[str], bytes | None]:
+    """`read`, each card without its signatures: the sources give a drifted
+    card unsigned (no key here), so its diff shows what changed in it, not
+    the signatures a build with the key writes again."""
+    from knoc.output.canonical import dumps
+    from knoc.output.hosting import CARD_FILE, LEGACY_CARD_FILE
+    from knoc.rules import jsontext
+
+    def unsigned(path: str) -> bytes | None:
+        raw = read(path)
+        if raw is None or not path.endswith(("/" + CARD_FILE, "/" + LEGACY_CARD_FILE)):
+            return raw
+        try:
+            card = jsontext.parse(raw)
+        except jsontext.Refused:  # not a card knoc wrote: its diff shows it as it is
+            return raw
+        return dumps({k: v for k, v in card.items() if k != "signatures"}) if isinstance(card, dict) else raw
+    return unsigned
 
 
 def _rebuild(config: Config, signs: bool) -> str:

@@ -115,8 +115,9 @@ def key_given(config: Config, sign_keys: tuple[str, ...] = ()) -> bool:
     return bool(sign_keys or config.key or os.environ.get(SIGNING_KEY_ENV, "").strip())
 
 
-def _private(config: Config, sign_keys: tuple[str, ...],
-             then: str = "nothing was written") -> list[signing_.PrivateKey]:
+def _private(config: Config, sign_keys: tuple[str, ...], then: str = "nothing was written",
+             checking: bool = False) -> list[signing_.PrivateKey]:
+    """The keys given; `checking`: for `knoc check`, which takes no --sign-key and builds nothing."""
     if not key_given(config, sign_keys):
         return []  # the key reader (and `cryptography`) is not even loaded
     from knoc.io import keys
@@ -124,7 +125,9 @@ def _private(config: Config, sign_keys: tuple[str, ...],
     try:
         return keys.signing_keys(list(sign_keys), config.root, config.key)
     except keys.KeyProblem as exc:
-        hint = ("give a usable key (--sign-key PATH, KNOC_SIGNING_KEY or [signing] `key`; `knoc explain "
+        hint = ("give a usable key (KNOC_SIGNING_KEY or [signing] `key`), or none: pin the public keys in "
+                f"{CONFIG_FILE} and `knoc check` needs no private key (`knoc explain KNO-SIGNING`)" if checking
+                else "give a usable key (--sign-key PATH, KNOC_SIGNING_KEY or [signing] `key`; `knoc explain "
                 "KNO-SIGNING`), or build with --unsigned to publish without signatures")
         if not sign_keys and not os.environ.get(SIGNING_KEY_ENV, "").strip():  # knoc.toml's: placed there
             raise _placed(config, "key", f"{exc}; {then}", hint) from None
@@ -211,7 +214,7 @@ def adopter(config: Config) -> Adopter | None:
     keys_from = f"the keys {CONFIG_FILE} pins"
     if not pinned:  # the key at hand (KNOC_SIGNING_KEY, [signing] key) stands in for a pin
         pinned = [PublicKey(jwk, _kid(config, jwk))
-                  for jwk in map(signing.public_jwk, _private(config, (), "nothing was checked"))]
+                  for jwk in map(signing.public_jwk, _private(config, (), "nothing was checked", checking=True))]
         keys_from = "the key given (KNOC_SIGNING_KEY or [signing] `key`)"
     if not pinned:
         if kids is None:

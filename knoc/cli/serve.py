@@ -22,7 +22,9 @@ def command(run: Run, port: int, site_name: str | None, watch: bool, sign_keys: 
 
     The request's Host header picks the build/site/<host> tree; any other
     host gets build/site/ itself, with the catalog page at /. Cards go out
-    as application/json with CORS open for GET; agent.json answers too."""
+    with the headers build/site/_headers gives them (CORS open for GET,
+    HEAD and OPTIONS); a folder's path without its `/` is redirected to it.
+    In a repo that signs its cards, --watch needs the key (--sign-key)."""
     from knoc.app.serve import serve
 
     if (sign_keys or unsigned) and not watch:

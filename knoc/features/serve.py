@@ -7,7 +7,7 @@ itself, whose index.html is the catalog page. The server itself is
 from __future__ import annotations
 
 from pathlib import Path
-from urllib.parse import unquote, urlsplit
+from urllib.parse import quote, unquote, urlsplit
 
 from knoc.io import files
 from knoc.io.server import Answer, Request, Response
@@ -24,14 +24,34 @@ def locate(site: Path, fixed: str | None, host: str, url: str) -> tuple[Path, st
     """(file, its path inside the served tree) for a request, or None for
     404. Only a regular file inside the site tree, reached without a link:
     a link in build/site/ is not knoc's, and could point anywhere."""
-    tree = f"{fixed}/" if fixed else _tree(site, host)
-    segments = [unquote(s) for s in urlsplit(url).path.split("/") if s]
-    if any(segment_problem(s) for s in segments) or segments[-1:] == [HEADERS_FILE]:
+    tree, segments = _tree_of(site, fixed, host), _segments(url)
+    if segments is None or segments[-1:] == [HEADERS_FILE]:
         return None
     rel = "/".join(segments)
     if files.unlinked(site, tree + rel) == "folder":
         rel = f"{rel}/{INDEX}".lstrip("/")
     return (site / (tree + rel), rel) if files.unlinked(site, tree + rel) == "file" else None
+
+
+def folder_without_slash(site: Path, fixed: str | None, host: str, url: str) -> str | None:
+    """Where a static host redirects a folder's path without its `/` (the
+    page's relative links would miss otherwise): the path with it, from
+    its checked segments (never `//host`), and the query; else None."""
+    parts, segments = urlsplit(url), _segments(url)
+    if not segments or parts.path.endswith("/") or files.unlinked(site, _tree_of(site, fixed, host)
+                                                                   + "/".join(segments)) != "folder":
+        return None
+    return "/" + "/".join(quote(s) for s in segments) + "/" + (f"?{parts.query}" if parts.query else "")
+
+
+def _segments(url: str) -> list[str] | None:
+    """The request path's segments, decoded; None when one is not a name."""
+    segments = [unquote(s) for s in urlsplit(url).path.split("/") if s]
+    return None if any(segment_problem(s) for s in segments) else segments
+
+
+def _tree_of(site: Path, fixed: str | None, host: str) -> str:
+    return f"{fixed}/" if fixed else _tree(site, host)
 
 
 def _tree(site: Path, host: str) -> str:
@@ -50,6 +70,8 @@ def answer(site: Path, fixed: str | None) -> Answer:
     def respond(request: Request) -> Response:
         if request.method == "OPTIONS":  # a CORS preflight: cards may be fetched from any origin
             return Response(204, PREFLIGHT_HEADERS)
+        if (moved := folder_without_slash(site, fixed, request.host, request.path)) is not None:
+            return Response(301, {"Location": moved})
         found = locate(site, fixed, request.host, request.path)
         try:
             body = files.read_bytes(found[0], follow=False) if found else None
