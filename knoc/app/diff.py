@@ -201,19 +201,20 @@ def publication(result: Result, config: Config, target: str, configured: str | N
     """What a build publishes: the cards and domains compiled, and the
     signatures and key sets its build/ holds (none when it is not signed)."""
     cards = {c.slug: json.loads(c.projection.body) for c in result.cards}
+    hosts = sorted({c.projection.host for c in result.cards})
     signed: dict[str, tuple[str, ...]] = {}
     keys: dict[str, tuple[str, ...]] = {}
     if signed_by(config) is not None:
         for c in result.cards:
             signed[c.slug] = _kids(_built(config.out_dir, f"{SITE}{c.projection.site_dir}/{CARD_FILE}"),
                                    "signatures")
-        for host in {c.projection.host for c in result.cards}:
+        for host in hosts:
             keys[host] = _kids(_built(config.out_dir, f"{SITE}{host}/{JWKS_FILE}"), "keys")
     ids = {a["slug"]: a["id"] for a in json.loads(result.files[CATALOG])["agents"]}
-    catalogs = {}
-    for host in {c.projection.host for c in result.cards}:
+    catalogs = {}  # each host's AI Catalog but its entries, which follow the cards
+    for host in hosts:
         listing = json.loads(result.files[f"{SITE}{host}/{AI_CATALOG_FILE}"])
-        catalogs[host] = {k: v for k, v in listing.items() if k != "entries"}  # the entries follow the cards
+        catalogs[host] = {k: v for k, v in listing.items() if k != "entries"}
     return changes.Publication(cards, json.loads(result.files[DOMAINS])["domains"], target, signed, keys,
                                sources=dict(result.agents), configured=configured, ids=ids, roots=dict(result.roots),
                                catalogs=catalogs)
@@ -243,10 +244,13 @@ def _params_changes(old: dict[str, tuple[Entity, JsonObject]], new: dict[str, tu
     """Each extension whose params schema, under the same URI, may refuse
     params the old one accepted (its cards' params are the first tried)."""
     found = []
+    stated: dict[str, list[object]] = {}  # each extension's params, as the cards on either side state them
+    for card in (c for pub in (was, now) for c in pub.cards.values()):
+        for uri, entry in changes.extension_entries(card).items():
+            if "params" in entry:
+                stated.setdefault(uri, []).append(entry["params"])
     for uri in sorted(old.keys() & new.keys()):
-        stated = [e["params"] for pub in (was, now) for card in pub.cards.values() for e in _entries(card)
-                  if e.get("uri") == uri and "params" in e]
-        if (f := narrowed(old[uri], new[uri], stated)) is None:
+        if (f := narrowed(old[uri], new[uri], stated.get(uri, []))) is None:
             continue
         if f.cls == "breaking":
             found.append(changes.Change("extension", uri, "params-narrowed", "breaking", "under the same URI, "
@@ -260,11 +264,6 @@ def _params_changes(old: dict[str, tuple[Entity, JsonObject]], new: dict[str, tu
                                         f"params the old one accepted ({why})"))
     return found
 
-
-def _entries(card: JsonObject) -> list[JsonObject]:
-    caps = card.get("capabilities")
-    listed = caps.get("extensions") if isinstance(caps, dict) else None
-    return [e for e in listed if isinstance(e, dict)] if isinstance(listed, list) else []
 
 
 def _built(out: Path, rel: str) -> object:

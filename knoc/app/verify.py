@@ -83,11 +83,11 @@ def _hosts(source: str, card: Mapping[str, object], named: tuple[str, ...]) -> s
 
 def _outside(paths: list[str]) -> str:
     """What a valid verdict adds when some values are outside every signature."""
-    return (f"; but {len(paths)} value{'s' if len(paths) > 1 else ''} clients read "
-            f"{'are' if len(paths) > 1 else 'is'} outside every signature (empty, so every SDK leaves "
-            f"{'them' if len(paths) > 1 else 'it'} out of what it signs), and a copy with "
-            f"{'them' if len(paths) > 1 else 'it'} removed or replaced verifies too: {', '.join(paths[:5])}"
-            + (f" and {len(paths) - 5} more" if len(paths) > 5 else "")) if paths else ""
+    if not paths:
+        return ""
+    shown = ", ".join(paths[:5]) + (f" and {len(paths) - 5} more" if len(paths) > 5 else "")
+    return (f"; but values clients read are outside every signature: {shown} (empty values, which every SDK "
+            "leaves out of what it signs: a copy without them, or with others in their place, verifies too)")
 
 
 def _verdict_line(verdict: signing.Verdict) -> str:

@@ -218,7 +218,7 @@ def _card(old: JsonObject, new: JsonObject, target: Target) -> Iterable[Found]:
     yield from _versions(was_c, now_c)
     yield from _modes("input", old.get("defaultInputModes"), new.get("defaultInputModes"))
     yield from _modes("output", old.get("defaultOutputModes"), new.get("defaultOutputModes"))
-    yield from _extensions(_extension_entries(old), _extension_entries(new))
+    yield from _extensions(extension_entries(old), extension_entries(new))
     yield from _skills(_by(old.get("skills"), "id"), _by(new.get("skills"), "id"), old, new)
     for key in ("securitySchemes", "security", "securityRequirements"):
         if old.get(key) != new.get(key):
@@ -267,8 +267,9 @@ def _root(host: str, old: str | None, new: str | None) -> Iterable[Change]:
                      f"clients that look the host up there get {code_span(new)}, not {code_span(old)}", old, new)
 
 
-def _extension_entries(card: JsonObject) -> dict[str, JsonObject]:
-    """By URI; the capability-contract entry is compared as flags and versions."""
+def extension_entries(card: JsonObject) -> dict[str, JsonObject]:
+    """A card's extension entries by URI, but the capability contract's
+    (compared as flags and versions)."""
     caps = card.get("capabilities")
     entries = _by(caps.get("extensions") if isinstance(caps, dict) else None, "uri")
     entries.pop(CONTRACT_URI, None)

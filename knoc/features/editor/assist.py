@@ -267,12 +267,15 @@ def _symbols(node: object, seen: set[int] | None = None) -> Iterator[Symbol]:
     seen.add(id(node))
     for key, child in value:
         kind = {"mapping": "object", "sequence": "array"}.get(child.id, "field")
-        again = id(child) in seen
-        if child.id == "sequence":
+        inner: tuple[Symbol, ...] = ()
+        if id(child) in seen:  # outlined at its anchor
+            pass
+        elif child.id == "mapping":
+            inner = tuple(_symbols(child, seen))
+        elif child.id == "sequence":
             seen.add(id(child))
-        inner = () if again else tuple(_symbols(child, seen)) if child.id == "mapping" else tuple(
-            Symbol(f"[{i}]", "object", *_range(item), children=tuple(_symbols(item, seen)))
-            for i, item in enumerate(child.value)) if child.id == "sequence" else ()
+            inner = tuple(Symbol(f"[{i}]", "object", *_range(item), children=tuple(_symbols(item, seen)))
+                          for i, item in enumerate(child.value))
         end = child.end_mark
         yield Symbol(str(key.value), kind, key.start_mark.line, key.start_mark.column, end.line, end.column, inner)
 
