@@ -277,6 +277,11 @@ def _primaries(table: dict[str, object]) -> tuple[tuple[str, str], ...]:
         if isinstance(slug, dict):  # `agents.example.org = "a"`: TOML reads a dotted key as tables
             raise ConfigError(f"{CONFIG_FILE}: [primary] reads `{host}` as a table: quote a host name that holds "
                               "dots (`\"agents.example.com\" = \"agent-slug\"`)", key=("primary", host))
+        settings = {"knoc": _KEYS, "host": HOST_KEYS, "signing": SIGNING_KEYS}
+        if (table_of := next((t for t, keys in settings.items() if host in keys), None)) is not None:
+            raise ConfigError(f"{CONFIG_FILE}: `{host}` is under [primary], but it is a [{table_of}] setting: a key "
+                              "belongs to the table whose header is the last above it, so move it up there",
+                              key=("primary", host))
         folder = _host_folder(host)
         if folder is None or not isinstance(slug, str) or not slug:
             raise ConfigError(f"{CONFIG_FILE}: [primary] takes `\"host\" = \"agent-slug\"` lines (a host name, "

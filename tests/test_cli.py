@@ -80,6 +80,7 @@ def test_outside_a_content_repo_is_a_usage_error(tmp_path: Path) -> None:
     ('[knoc]\noutput = "../elsewhere"\n', "inside the repo"),
     ('[knoc]\ncolour = "red"\n', "unknown setting"),
     ('[knoc]\n[signing]\na2a = "1.0"\n', "`a2a` under [signing]; a key belongs to the table whose header"),
+    ('[primary]\n"a.example" = "x"\na2a = "0.3"\n', "`a2a` is under [primary], but it is a [knoc] setting"),
     ("[knoc\n", "knoc.toml"),
     ('[knoc]\noutput = "build"\na2a = 1.0.x\n', "--> knoc.toml:3:10"),  # not TOML: where it stops reading
     ('# settings\n[knoc]\n  output = "../elsewhere"\n', "--> knoc.toml:3:3"),  # read, but wrong: at its key
@@ -476,7 +477,7 @@ def test_a_knoc_toml_key_is_found_however_it_is_written(text: str, table: str, k
 def test_masking_a_password_leaves_the_rest_of_a_message() -> None:
     """A url's user name and password are masked; an `@` elsewhere (a spec's
     slug@version, an address) is left as written."""
-    from knoc.rules.paths import masked
+    from knoc.rules.masking import masked
 
     assert masked("is not `agent-blueprint@<semver>`; see ops@acme.example") == (
         "is not `agent-blueprint@<semver>`; see ops@acme.example")

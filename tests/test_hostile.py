@@ -830,6 +830,7 @@ def test_a_run_of_variation_selectors_is_hidden_text() -> None:
     assert hidden_character("\u2764\ufe0f \u263a\ufe0e") is None
     assert hidden_character("\U0001F600\ufe06\u200d\ufe09\u200d\ufe06") == "U+FE09"  # joiners between
     assert hidden_character("x\u180b\u180c\u180d") == "U+180C"  # Mongolian selectors
+    assert hidden_character("Echo \U0001F600\ufe00\u206a\ufe01\U0001D173\ufe02") == "U+FE01"  # other blanks between
     assert hidden_character("\u1820\u180b \U0001F469\u200d\U0001F4BB\ufe0f") is None  # one each, an emoji sequence
 
 

@@ -59,6 +59,8 @@ VARIANTS: dict[str, Any] = {
     "protocol version of minus zero": lambda c: c.update(protocolVersion="-0.3", supportedInterfaces=[]),
     "protocol version below zero": lambda c: c.update(protocolVersion="-1.3", supportedInterfaces=[]),
     "protocol version past a double": lambda c: c.update(protocolVersion="0." + "9" * 400, supportedInterfaces=[]),
+    "protocol version of many zeros": lambda c: c.update(protocolVersion="-" + "0" * 5000 + ".0" + "0" * 5000 + "3",
+                                                         supportedInterfaces=[]),
     "implicit flow": lambda c: c.update(securitySchemes={"o": {"oauth2SecurityScheme": {"flows": {"implicit": {
         "authorizationUrl": "https://a.example/auth", "scopes": {"r": "read"}}}}}}),
     "implicit flow 0.3": lambda c: c.update(securitySchemes={"o": {"type": "oauth2", "flows": {"implicit": {

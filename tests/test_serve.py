@@ -163,6 +163,8 @@ def test_a_folder_without_its_slash_is_redirected_as_a_static_host_does(tmp_path
     from knoc.io.server import Request
 
     (tmp_path / "a.example/agents x").mkdir(parents=True)
+    (tmp_path / "a.example/agents x/index.html").write_text("<p>")
+    (tmp_path / "a.example/.well-known").mkdir()
     (tmp_path / "a.example/index.html").write_text("<p>")
     respond = answer(tmp_path, None)
     moved = respond(Request("GET", "other", "/a.example?q=1", ""))
@@ -171,6 +173,7 @@ def test_a_folder_without_its_slash_is_redirected_as_a_static_host_does(tmp_path
     assert respond(Request("GET", "other", "/a.example/", "")).status == 200
     assert respond(Request("GET", "other", "//a.example", "")).status == 404  # a network path: not followed
     assert respond(Request("GET", "other", "/nothing", "")).status == 404
+    assert respond(Request("GET", "a.example", "/.well-known", "")).status == 404  # no page there: no redirect
 
 
 needs_chromium = pytest.mark.skipif(

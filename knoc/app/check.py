@@ -58,10 +58,10 @@ def _compared(config: Config, use_cache: bool, progress: Progress | None, scan: 
                         hint=f"stage it: `git add {out}`, then commit again")
         return Outcome("knoc check", [*result.report.sorted(), unstaged], result.inputs, f"{out} not staged")
     rebuild = _rebuild(config, signed is not None)
-    read = functools.partial(tree.read_file, config.out_dir)
-    drifted = drift(result.files, differ, found.actual, _unsigned(read) if signed is not None else read, out,
+    drifted = drift(result.files, differ, found.actual, functools.partial(tree.read_file, config.out_dir), out,
                     (functools.partial(tree.built_for, config.out_dir, MANIFEST), config.a2a), in_hook=in_hook,
-                    rebuild=rebuild, written=functools.cache(functools.partial(tree.written, config.out_dir, MANIFEST)))
+                    rebuild=rebuild, written=functools.cache(functools.partial(tree.written, config.out_dir, MANIFEST)),
+                    **({"shown_as": _unsigned} if signed is not None else {}))
     if signed is not None and signed.refused:
         drifted = _refusals(signed.refused, out) + drifted
     summary = f"{out} drifted: run `{rebuild}`" if drifted else f"{out} is up to date"
@@ -70,24 +70,26 @@ def _compared(config: Config, use_cache: bool, progress: Progress | None, scan: 
     return Outcome("knoc check", result.report.sorted() + drifted, result.inputs, summary)
 
 
-def _unsigned(read: Callable[[str], bytes | None]) -> Callable[[str], bytes | None]:
-    """`read`, each card without its signatures: the sources give a drifted
-    card unsigned (no key here), so its diff shows what changed in it, not
-    the signatures a build with the key writes again."""
+def _unsigned(path: str, on_disk: bytes, built: bytes) -> tuple[bytes, bytes]:
+    """A card's two sides without their signatures, when the one on disk is
+    as knoc writes it: the sources give a drifted card unsigned (no key
+    here), so its diff shows what changed in it, not the signatures a build
+    with the key writes again. A card written otherwise (by hand, minified,
+    a key twice) is shown as it is."""
     from knoc.output.canonical import dumps
     from knoc.output.hosting import CARD_FILE, LEGACY_CARD_FILE
     from knoc.rules import jsontext
 
-    def unsigned(path: str) -> bytes | None:
-        raw = read(path)
-        if raw is None or not path.endswith(("/" + CARD_FILE, "/" + LEGACY_CARD_FILE)):
-            return raw
-        try:
-            card = jsontext.parse(raw)
-        except jsontext.Refused:  # not a card knoc wrote: its diff shows it as it is
-            return raw
-        return dumps({k: v for k, v in card.items() if k != "signatures"}) if isinstance(card, dict) else raw
-    return unsigned
+    if not path.endswith(("/" + CARD_FILE, "/" + LEGACY_CARD_FILE)):
+        return on_disk, built
+    try:
+        old, new = jsontext.parse(on_disk), jsontext.parse(built)
+    except jsontext.Refused:
+        return on_disk, built
+    if not (isinstance(old, dict) and isinstance(new, dict) and dumps(old) == on_disk):
+        return on_disk, built
+    return (dumps({k: v for k, v in old.items() if k != "signatures"}),
+            dumps({k: v for k, v in new.items() if k != "signatures"}))
 
 
 def _rebuild(config: Config, signs: bool) -> str:

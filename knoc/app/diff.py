@@ -30,7 +30,7 @@ from knoc.output.hosting import AI_CATALOG_FILE, CARD_FILE, JWKS_FILE, SITE
 from knoc.output.tree import CATALOG, DOMAINS
 from knoc.rules import jsontext
 from knoc.rules.json import JsonObject
-from knoc.rules.paths import masked
+from knoc.rules.masking import masked
 
 MACHINE = ("sarif", "junit", "github")  # formats that carry the breaking changes as findings
 WORK_TREE = "work tree"

@@ -14,7 +14,7 @@ from typing import Any
 
 import click
 
-from knoc.rules.paths import masked
+from knoc.rules.masking import masked
 from knoc.rules.text import without_keys
 from knoc.version import __version__
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from knoc.diagnostics import codes_cards, codes_sources  # noqa: F401  (each declares its codes)
 from knoc.diagnostics.model import Diagnostic, Related, Span
 from knoc.diagnostics.registry import CODES, Code
-from knoc.rules.paths import masked
+from knoc.rules.masking import masked
 from knoc.rules.text import lines_shown, one_line
 
 __all__ = ["CODES", "Code", "diag"]

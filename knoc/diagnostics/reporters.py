@@ -17,7 +17,7 @@ from typing import TextIO
 from knoc.diagnostics.codes import CODES
 from knoc.diagnostics.model import Diagnostic, Span
 from knoc.diagnostics.source import SourceFile
-from knoc.rules.paths import masked
+from knoc.rules.masking import masked
 from knoc.rules.text import visible
 from knoc.version import __version__
 

@@ -37,7 +37,9 @@ def differing(want: Mapping[str, str], actual: Mapping[str, str], where: Collect
 def drift(expected: Mapping[str, bytes], differ: set[str], actual: Container[str],
           read: Callable[[str], bytes | None], out: str, targets: tuple[Callable[[], str | None], str] | None = None,
           in_hook: bool = False, rebuild: str = "knoc build",
-          written: Callable[[], Container[str] | None] = lambda: ()) -> list[Diagnostic]:
+          written: Callable[[], Container[str] | None] = lambda: (),
+          shown_as: Callable[[str, bytes, bytes], tuple[bytes, bytes]] = lambda _, old, new: (old, new)
+          ) -> list[Diagnostic]:
     """One error per stale, missing or extra file, cards first. `differ`:
     the files whose sha256 is not the same in `expected` and on disk
     (`differing`); `actual`: the files on disk; `read` fetches one from
@@ -49,7 +51,8 @@ def drift(expected: Mapping[str, bytes], differ: set[str], actual: Container[str
     the sources compile for); when they differ, that is the one finding.
     `rebuild`: the command that rebuilds this repo; `written()`: the files
     the last build wrote, None if it does not say (an extra file it did
-    not write is the author's, and a build would refuse to replace it)."""
+    not write is the author's, and a build would refuse to replace it).
+    `shown_as(path, on disk, from sources)`: the two sides as a diff shows them."""
     hint = f"run `{rebuild}` and commit {out}" + (
         f"; if you already ran it, stage it: `git add {out}`" if in_hook else "")
     built = targets[0]() if differ and targets is not None else None
@@ -84,7 +87,7 @@ def drift(expected: Mapping[str, bytes], differ: set[str], actual: Container[str
             found.append(diag("KNO-DRIFT", f"stale: {shown}{also} (not a regular file)", file=shown, hint=hint))
         else:
             found.append(diag("KNO-DRIFT", f"stale: {shown}{also}", file=shown, hint=hint,
-                              detail=_diff(shown, old, expected[path])))
+                              detail=_diff(shown, *shown_as(path, old, expected[path]))))
     return found
 
 

@@ -34,13 +34,14 @@ def locate(site: Path, fixed: str | None, host: str, url: str) -> tuple[Path, st
 
 
 def folder_without_slash(site: Path, fixed: str | None, host: str, url: str) -> str | None:
-    """Where a static host redirects a folder's path without its `/` (the
-    page's relative links would miss otherwise): the path with it, from
-    its checked segments (never `//host`), and the query; else None."""
+    """Where a static host redirects the path of a folder with a page
+    (`index.html`) without its `/` (the page's relative links would miss
+    otherwise): the path with it, from its checked segments (never
+    `//host`), and the query; else None."""
     parts, segments = urlsplit(url), _segments(url)
-    if not segments or parts.path.endswith("/") or files.unlinked(site, _tree_of(site, fixed, host)
-                                                                   + "/".join(segments)) != "folder":
-        return None
+    folder = _tree_of(site, fixed, host) + "/".join(segments or [])
+    if not segments or parts.path.endswith("/") or files.unlinked(site, f"{folder}/{INDEX}") != "file":
+        return None  # not a folder, or one with no page: 404, as a static host answers
     return "/" + "/".join(quote(s) for s in segments) + "/" + (f"?{parts.query}" if parts.query else "")
 
 

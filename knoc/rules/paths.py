@@ -9,6 +9,8 @@ import ipaddress
 import re
 from urllib.parse import SplitResult, urlsplit
 
+from knoc.rules.masking import masked
+
 SEGMENT_BYTES = 255  # most file systems' limit for one name
 PATH_BYTES = 1024  # a whole relative output path, well under PATH_MAX
 HOST_BYTES = 253  # RFC 1035
@@ -65,22 +67,6 @@ def shown_url(url: str) -> str:
     return url if len(url) <= _SHOWN else url[:_SHOWN] + "..."
 
 
-def masked(text: str, keep_width: bool = False) -> str:
-    """A text (a message, a source line) with every user name and password
-    it holds masked: a URL's, from after `scheme:` and its slashes (as
-    browsers read `https:/u:p@h` and `https:\\u:p@h` too) or after `//`,
-    up to the last `@` before its path; and a `user:password@` before a
-    bare host (a gRPC address); in a quoted url (a YAML or JSON value), up
-    to the last `@` inside the quotes, spaces and all. Over-masking some
-    text is the price of never repeating one. `keep_width`: one `*` per
-    character masked, so that columns after it stay where they were."""
-    def mask(m: re.Match[str]) -> str:
-        lead = m.group("lead") or ""
-        hidden = len(m.group()) - len(lead) - 1
-        return lead + ("*" * hidden if keep_width else "***") + "@"
-    return _USERINFO.sub(mask, _QUOTED_USERINFO.sub(mask, text))
-
-
 def has_userinfo(url: str) -> bool:
     """Whether a URL holds a user name or password, however else it is
     written: a port that is no number, a broken IPv6 host (urllib refuses
@@ -108,12 +94,6 @@ def _authority(url: str) -> tuple[int, int] | None:
 
 _WEB_SCHEME = re.compile(r"\s*(?i:https?|wss?|ftp):[/\\]*")
 _AUTHORITY_END = re.compile(r"[/\\?#]")
-# A web scheme and its slashes (or `//`), then a user name and password (an escape such as `\t` in it too)
-# up to the last `@` before a path; or, before a bare host, `name:secret@` after a line's start, a space, a
-# quote, a bracket or a comma.
-_USERINFO = re.compile(r"(?P<lead>(?i:\b(?:https?|wss?|ftp):)[/\\]*|//|\\\\)[^/?#\s]*@"
-                       r"|(?<![^\s\"'`(\[,])(?!(?i:mailto):)[^\s\"'`/\\?#@:]+:[^\s\"'`/\\?#@]*@")
-_QUOTED_USERINFO = re.compile(r"""(?P<lead>(?P<q>["'])(?i:https?|wss?|ftp):[/\\]*)(?:(?!(?P=q))[^/?#\\])*@""")
 _SHOWN = 200  # characters of a URL a message repeats
 _SPACE_OR_CONTROL = re.compile(r"[\s\x00-\x1f\x7f]")  # what urllib drops from a url silently
 

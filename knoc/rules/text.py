@@ -22,10 +22,12 @@ _MEANT = re.compile("\U0001f3f4[\U000e0020-\U000e007e]+\U000e007f"
                     "|[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f][\U000e0100-\U000e01ef]")
 
 
-# A variation selector after another, with nothing shown between (a joiner, a mark): one selects a glyph,
+# A variation selector after another, nothing drawn between (a joiner, a format character): one selects a glyph,
 # a run of them carries bytes ("emoji smuggling"). The Mongolian free variation selectors too.
 _SELECTORS = "\u180b-\u180d\u180f\ufe00-\ufe0f\U000e0100-\U000e01ef"
-_SMUGGLED = re.compile(f"[{_SELECTORS}][\u00ad\u034f\u061c\u200b-\u200f\u2060-\u2064\ufeff]*([{_SELECTORS}])")
+_BETWEEN = ("\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164"
+            "\ufeff\uffa0\ufff0-\ufff8\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e007f")
+_SMUGGLED = re.compile(f"[{_SELECTORS}][{_BETWEEN}]*([{_SELECTORS}])")
 
 
 def hidden_character(text: str) -> str | None:

@@ -280,8 +280,8 @@ _JS_SPACE = ("\t\n\v\f\r \u00a0\u1680" + "".join(map(chr, range(0x2000, 0x200B))
 
 def _parse_int(text: str) -> int | None:
     """`Number.parseInt(text, 10)` when finite and not below 0 (`-0` is not), else None."""
-    found = re.match(r"([+-]?)([0-9]+)", text.lstrip(_JS_SPACE))
-    if found is None or float(found[2]) == math.inf or (found[1] == "-" and int(found[2]) != 0):
+    found = re.match(r"([+-]?)0*([0-9]+)", text.lstrip(_JS_SPACE))  # zeros first: int() reads 4,300 digits
+    if found is None or float(found[2]) == math.inf or (found[1] == "-" and found[2] != "0"):
         return None
     return int(found[2])
 

@@ -43,7 +43,7 @@ from knoc.kinds.agent import BLUEPRINT_SCHEMA
 from knoc.rules import jsontext, limits
 from knoc.rules import slug as slugs
 from knoc.rules.json import JsonObject, JsonValue
-from knoc.rules.paths import masked
+from knoc.rules.masking import masked
 from knoc.rules.version import is_semver
 
 # A JSON object with a name and one of these is an agent card (the official

@@ -1,0 +1,111 @@
+"""User names and passwords masked in any text a message repeats, in time
+linear in the text: a source line or a value quoted in a finding may be a
+megabyte an attacker wrote, and regular expressions that try a match at
+every `[` or `http:` of it take hours. Each credential ends at an `@`, so
+the text is read once from each `@` back to where its credential can
+begin, and a little more is masked rather than any of it shown."""
+
+from __future__ import annotations
+
+import re
+
+# A web scheme, as a browser reads one before an authority (`https:/u:p@h`, `https:\u:p@h` too).
+_SCHEME = r"(?<!\w)(?i:https?|wss?|ftp):"
+_SCHEME_BEFORE = re.compile(_SCHEME + r"\Z")
+_LEAD_IN_RUN = re.compile(_SCHEME + r"\\*|\\\\")  # a lead inside a run: a scheme and backslashes, or `\\`
+_QUOTED_LEAD = re.compile(r"([\"'])" + _SCHEME + r"[/\\]*")
+_AUTHORITY_ENDS = frozenset("/?#")  # and white space: where a url's authority ends
+_BARE_ENDS = frozenset("\"'`/\\?#@")  # and white space: what a bare `name:secret@` cannot hold
+_MARK = re.compile(r"[(\[,]")  # where a bare `name:secret@` may begin inside a word
+
+
+def masked(text: str, keep_width: bool = False) -> str:
+    """`text` with every user name and password it holds masked: a URL's,
+    from after `scheme:` and its slashes (`https:/u:p@h` and `https:\\u:p@h`
+    too) or after `//` or `\\\\`, up to the last `@` before its path; in a
+    quoted url (a YAML or JSON value), up to the last `@` inside the
+    quotes, spaces and all; and a bare `name:secret@` (a gRPC address),
+    from the start of its word. `keep_width`: one `*` per character
+    masked, so that columns after it stay where they were."""
+    if "@" not in text:
+        return text
+    spans = [*_in_urls(text), *_in_quoted_urls(text), *_bare(text)]
+    if not spans:
+        return text
+    out, done = [], 0
+    for start, end in _merged(spans):
+        out += [text[done:start], "*" * (end - start) if keep_width else "***"]
+        done = end
+    return "".join([*out, text[done:]])
+
+
+def _in_urls(text: str) -> list[tuple[int, int]]:
+    """After a lead (a scheme and slashes, `//`, `\\\\`), up to the last `@`
+    of the authority: each run of characters an authority holds is read
+    once, with the lead before it or in it."""
+    spans = []
+    for run in re.finditer(r"[^/?#\s]+", text):
+        start, end = run.span()
+        last = text.rfind("@", start, end)
+        if last < 0:
+            continue
+        slash = start
+        while slash > 0 and text[slash - 1] in "/\\":
+            slash -= 1
+        slashes = text[slash:start]
+        if "//" in slashes or "\\\\" in slashes or (slashes and _SCHEME_BEFORE.search(text, max(0, slash - 6), slash)):
+            spans.append((start, last))
+            continue
+        lead = _LEAD_IN_RUN.search(text, start, last)
+        if lead is not None and lead.end() < last:
+            spans.append((lead.end(), last))
+    return spans
+
+
+def _in_quoted_urls(text: str) -> list[tuple[int, int]]:
+    """A quoted url's authority, spaces and all, up to its last `@` before
+    the closing quote, a path or a backslash. A span ends at its own kind
+    of quote, so the spans of one kind never overlap: each character is
+    read at most twice."""
+    spans = []
+    for lead in _QUOTED_LEAD.finditer(text):
+        quote, start = lead.group(1), lead.end()
+        end = start
+        while end < len(text) and text[end] != quote and text[end] not in "/?#\\":
+            end += 1
+        last = text.rfind("@", start, end)
+        if last >= 0:
+            spans.append((start, last))
+    return spans
+
+
+def _bare(text: str) -> list[tuple[int, int]]:
+    """`name:secret@` from the start of its word (after white space, a
+    quote or a path's punctuation), or from after a `(`, `[` or `,` in it
+    when the word is a `mailto:` address: each word ends at an `@`, so each
+    is read once."""
+    spans = []
+    begin = 0
+    for at in (m.start() for m in re.finditer("@", text)):
+        start = at
+        while start > begin and not (text[start - 1] in _BARE_ENDS or text[start - 1].isspace()):
+            start -= 1
+        begin = at + 1
+        colon = text.rfind(":", start, at)
+        while colon > start and text[start:start + 7].lower() == "mailto:":  # an address, but what follows a mark
+            mark = _MARK.search(text, start, colon)
+            start = mark.end() if mark is not None else colon
+        if start < colon:
+            spans.append((start, at))
+    return spans
+
+
+def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The spans, overlapping or touching ones joined, in order."""
+    out: list[tuple[int, int]] = []
+    for start, end in sorted(s for s in spans if s[1] > s[0]):
+        if out and start <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], end))
+        else:
+            out.append((start, end))
+    return out

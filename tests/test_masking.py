@@ -1,0 +1,49 @@
+"""Credentials masked in messages (knoc.rules.masking): everything the
+regular expressions knoc used before masked is masked still, and a hostile
+line a megabyte long is masked in one pass, not one per `[` of it."""
+
+from __future__ import annotations
+
+import re
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from knoc.rules.masking import masked
+
+# The rules as regular expressions (what knoc masked before), each applied to the text as written.
+URL_OR_BARE = re.compile(r"(?P<lead>(?i:\b(?:https?|wss?|ftp):)[/\\]*|//|\\\\)[^/?#\s]*@"
+                         r"|(?<![^\s\"'`(\[,])(?!(?i:mailto):)[^\s\"'`/\\?#@:]+:[^\s\"'`/\\?#@]*@")
+QUOTED = re.compile(r"""(?P<lead>(?P<q>["'])(?i:https?|wss?|ftp):[/\\]*)(?:(?!(?P=q))[^/?#\\])*@""")
+PIECES = ["https:", "http:", "wss:", "ftp:", "mailto:", "MAILTO:", "/", "\\", "@", ":", "a", "b", " ", "\t", '"',
+          "'", "`", "(", "[", ",", "?", "#", "//", "é"]
+
+
+def _meant(text: str) -> set[int]:
+    """The characters the rules mask: each match but its lead and its `@`."""
+    return {i for rx in (URL_OR_BARE, QUOTED) for m in rx.finditer(text)
+            for i in range(m.start() + len(m.group("lead") or ""), m.end() - 1)}
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.lists(st.sampled_from(PIECES), max_size=16).map("".join))
+def test_every_character_the_rules_mask_is_masked(text: str) -> None:
+    shown = masked(text, keep_width=True)
+    assert len(shown) == len(text)
+    assert [i for i in _meant(text) if shown[i] != "*" and text[i] != "*"] == []
+
+
+def test_a_credential_is_masked_and_the_rest_is_left() -> None:
+    assert masked("see ops@acme.example and agent-blueprint@0.4.0") == "see ops@acme.example and agent-blueprint@0.4.0"
+    assert masked('"https://a b:c@d.example/x@y" (https:\\\\u:p@h) mailto:a,b:c@d') == (
+        '"https://***@d.example/x@y" (https:\\\\***@h) mailto:a,***@d')
+    assert masked("grpc user:pass@host:443", keep_width=True) == "grpc *********@host:443"
+
+
+def test_a_hostile_line_is_masked_in_one_pass() -> None:
+    """Lines that made the regular expressions try a match at each
+    character (a megabyte of `[` took hours): each is read once now."""
+    for line in ("[" * 1_000_000 + "@", "[a" * 500_000 + "@", "http:" * 200_000 + "@x", "\\\\" * 500_000 + "@",
+                 "mailto:(" * 125_000 + ":@", '"https:\'' * 125_000 + "@"):
+        shown = masked(line, keep_width=True)
+        assert len(shown) == len(line)
