@@ -228,7 +228,8 @@ def test_a_signed_build_is_byte_identical_and_check_needs_no_key(
     code, out, err = knoc("check", root=repo)  # no key anywhere
     assert code == 0, out + err
     card = repo / "build/site/agents.possibility.space/catalog-search/.well-known/agent-card.json"
-    signed = json.loads(card.read_text(encoding="utf-8"))
+    card_text = card.read_text(encoding="utf-8")
+    signed = json.loads(card_text)
     sig = signed["signatures"][0]["signature"]
     signed["signatures"][0]["signature"] = ("A" if sig[0] != "A" else "B") + sig[1:]
     card.write_text(json.dumps(signed, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
@@ -243,6 +244,11 @@ def test_a_signed_build_is_byte_identical_and_check_needs_no_key(
     # Its diff shows what changed in the card, not the signatures a build with the key writes again.
     [stale] = [d for d in json_diags(out) if "stale" in d["message"] and "catalog-search" in d["message"]]
     assert "Edited by hand" in stale["detail"] and "signature" not in stale["detail"]
+    signed["description"] = json.loads(card_text)["description"]  # the card as signed, written otherwise:
+    card.write_text(json.dumps(signed, separators=(",", ":")), encoding="utf-8")  # its diff shows how
+    code, out, _ = knoc("check", "--format", "json", root=repo)
+    [stale] = [d for d in json_diags(out) if "stale" in d["message"] and "catalog-search" in d["message"]]
+    assert code == 1 and '-{"' in stale["detail"]
     settings = (repo / "knoc.toml").read_text(encoding="utf-8")
     (repo / "knoc.toml").write_text(settings.split("\n[signing]")[0] + "\n", encoding="utf-8")  # no pin: a key
     env = {**os.environ, "KNOC_SIGNING_KEY": "not a key"}  # stands in, and this one is unusable: check says
