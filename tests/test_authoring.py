@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 from ruamel.yaml import YAML
@@ -36,6 +37,16 @@ def test_new_agent_writes_a_private_skeleton_that_validates(repo: Path, knoc: Kn
     code, _, err = knoc("validate", root=repo)
     assert code == 0 and "warning" not in err, err
     assert not any("night-watch" in p for p in compile_example(root=repo).files)  # private: not published
+    assert data["a2a_projection"]["url"] == "https://agents.example.com/night-watch"  # nothing built: no host known
+
+
+def test_new_agent_goes_on_the_host_most_built_cards_are_on(repo: Path, knoc: Knoc) -> None:
+    assert knoc("build", root=repo)[0] == 0
+    hosts = [urlsplit(a["url"]).netloc for a in json.loads((repo / "build/index/agents.json").read_text())["agents"]]
+    usual = max(sorted(set(hosts)), key=hosts.count)
+    assert knoc("new", "agent", "night-watch", root=repo)[0] == 0
+    data = YAML(typ="safe").load((repo / "content/agent-blueprints/night-watch.kno").read_text(encoding="utf-8"))
+    assert data["a2a_projection"]["url"] == f"https://{usual}/night-watch"
 
 
 @pytest.mark.parametrize("target", ["1.0", "0.3"])

@@ -62,9 +62,9 @@ def test_markdown_names_every_class(knoc: Knoc, two_commits: Path, snapshot: Sna
 
 
 def test_json_and_the_breaking_gate(knoc: Knoc, two_commits: Path) -> None:
-    code, out, _ = knoc("diff", "--base", "main", "--format", "json", "--fail-on", "breaking", root=two_commits)
+    code, out, err = knoc("diff", "--base", "main", "--format", "json", "--fail-on", "breaking", root=two_commits)
     report = json.loads(out)
-    assert code == 1
+    assert code == 1 and err.strip().splitlines()[-1].startswith("failed: 3 breaking")  # the verdict leads
     assert report["base"].startswith("main (") and report["head"] == "work tree"
     kinds = {(c["name"], c["kind"], c["class"]) for c in report["changes"]}
     assert ("quick-summarizer", "agent-removed", "breaking") in kinds

@@ -13,10 +13,10 @@ def command() -> None:
 @command.command(name="agent")
 @click.argument("slug")
 @click.option("--title", help="The agent's title and card name (default: from the slug).")
-@click.option("--url", default="https://agents.example.com/{slug}", show_default=True,
-              help="Where the agent is served; its card goes to <url>/.well-known/agent-card.json.")
+@click.option("--url", help="Where the agent is served; its card goes to <url>/.well-known/agent-card.json "
+              "(default: https://HOST/{slug}, HOST the one most of build/'s cards are on, else agents.example.com).")
 @authoring
-def agent(run: Run, slug: str, title: str | None, url: str) -> int:
+def agent(run: Run, slug: str, title: str | None, url: str | None) -> int:
     """Write content/agent-blueprints/SLUG.kno: a valid blueprint skeleton,
     private until its visibility line is removed. Never replaces a file; the
     new file is then validated like any other."""
