@@ -16,13 +16,12 @@ from knoc.features import schemas
 from knoc.features.importing.imported import publishable
 from knoc.features.migrate import BLUEPRINTS
 from knoc.incremental.driver import spec_set
-from knoc.io import files, tree, writing
+from knoc.io import files, writing
 from knoc.kinds.domain import COLLECTION
 from knoc.kinds.spec import BUILTIN_SPECS
-from knoc.output.tree import CATALOG
-from knoc.rules import jsontext, ulid
 from knoc.rules import slug as slugs
-from knoc.rules.paths import has_userinfo, shown_url, split_url
+from knoc.rules import ulid
+from knoc.rules.paths import has_userinfo, shown_url
 
 EXTENSIONS = "extensions"
 IGNORE = "# knoc's cache: safe to delete, never worth committing\n.knoc-cache/\n"
@@ -32,24 +31,18 @@ FIRST_AGENT, FIRST_DOMAIN = "hello-agent", "greetings"
 def new_agent(config: Config, slug: str, title: str | None, url: str | None, *, use_cache: bool) -> Outcome:
     """content/agent-blueprints/SLUG.kno: a skeleton, private until its
     visibility line is removed; without `url`, on the host most of the
-    built cards are on."""
-    url = (url or f"https://{_usual_host(config)}/{{slug}}").replace("{slug}", _slug(slug))
+    repo's cards are on."""
+    url = (url or f"https://{_usual_host(config, use_cache)}/{{slug}}").replace("{slug}", _slug(slug))
     _publishable(url)
     text = author.blueprint_skeleton(slug, title or author.title_of(slug), url,
                                      versions=targets.get(config.a2a).versions)
     return _write_and_check(config, {f"{config.content}/{BLUEPRINTS}/{slug}.kno": text}, use_cache)
 
 
-def _usual_host(config: Config) -> str:
-    """The host most cards of the last build are on (build/'s index), else
-    the example one: a new agent beside the others, until it is given its own."""
-    try:
-        index = jsontext.parse(tree.read(config.out_dir, CATALOG))
-    except (OSError, jsontext.Refused):
-        index = None
-    agents = index.get("agents") if isinstance(index, dict) else None
-    hosts = Counter(parts.netloc for a in (agents if isinstance(agents, list) else []) if isinstance(a, dict)
-                    and (parts := split_url(a.get("url"))) is not None and parts.netloc and publishable(a.get("url")))
+def _usual_host(config: Config, use_cache: bool) -> str:
+    """The host most of the repo's public cards are on, else the example
+    one: a new agent goes beside the others, until it is given its own."""
+    hosts = Counter(c.projection.host for c in compile_cached(config, use_cache).cards)
     return min(hosts, key=lambda h: (-hosts[h], h)) if hosts else "agents.example.com"
 
 

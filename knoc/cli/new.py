@@ -14,7 +14,7 @@ def command() -> None:
 @click.argument("slug")
 @click.option("--title", help="The agent's title and card name (default: from the slug).")
 @click.option("--url", help="Where the agent is served; its card goes to <url>/.well-known/agent-card.json "
-              "(default: https://HOST/{slug}, HOST the one most of build/'s cards are on, else agents.example.com).")
+              "(default: https://HOST/{slug}, HOST the one most of the repo's cards are on, else agents.example.com).")
 @authoring
 def agent(run: Run, slug: str, title: str | None, url: str | None) -> int:
     """Write content/agent-blueprints/SLUG.kno: a valid blueprint skeleton,
