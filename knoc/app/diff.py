@@ -15,16 +15,15 @@ from knoc.app.common import compile_cached
 from knoc.app.outcome import Outcome, UsageError
 from knoc.app.refs import check_refs, default_base, git_error
 from knoc.app.signing import signed_by
-from knoc.compiler.load import parse_source
 from knoc.config import Config, ConfigError, load_config
-from knoc.diagnostics import Diagnostic, Severity, SourceFile, diag
+from knoc.diagnostics import Diagnostic, Severity, diag
 from knoc.evolution import report
 from knoc.evolution.params import narrowed
 from knoc.features import diff as changes
 from knoc.features import diff_comment as comment
 from knoc.incremental.driver import Result, compile_repo
-from knoc.incremental.sources import source_at
-from knoc.io import files, git, tree
+from knoc.incremental.sources import entities
+from knoc.io import git, tree
 from knoc.kinds.entity import Entity
 from knoc.output.hosting import AI_CATALOG_FILE, CARD_FILE, JWKS_FILE, SITE
 from knoc.output.tree import CATALOG, DOMAINS
@@ -222,17 +221,9 @@ def publication(result: Result, config: Config, target: str, configured: str | N
 
 def _extensions(config: Config) -> dict[str, tuple[Entity, JsonObject]]:
     """Each public extension and its params schema, by URI (both sides
-    compile: each is valid). A file is parsed only if its text can declare
-    `extension@`: it holds those letters, or an escape that could spell them."""
+    compile: each is valid)."""
     found: dict[str, tuple[Entity, JsonObject]] = {}
-    for rel in files.listed(config.root, [config.content]).found:
-        source = source_at(config.root, rel)
-        if not isinstance(source, SourceFile) or ("extension@" not in (text := source.text or "")
-                                                  and "\\" not in text):
-            continue
-        ent = parse_source(source, config.layout)
-        if not isinstance(ent, Entity) or not str(ent.data.get("$schema")).startswith("extension@"):
-            continue
+    for ent in entities(config, declaring="extension"):
         uri, schema = ent.data.get("uri"), ent.data.get("params_schema")
         if ent.data.get("visibility") != "private" and isinstance(uri, str) and isinstance(schema, dict):
             found.setdefault(uri, (ent, schema))

@@ -19,7 +19,8 @@ from knoc.diagnostics import Diagnostic, diag
 from knoc.evolution import report
 from knoc.evolution.model import pointer_text
 from knoc.evolution.verdict import SpecChange, compare_sets
-from knoc.incremental.driver import entities, spec_set
+from knoc.incremental.driver import spec_set
+from knoc.incremental.sources import entities
 from knoc.io import git
 from knoc.kinds.entity import BUILTIN, Entity
 from knoc.kinds.spec import Spec, SpecSet

@@ -24,7 +24,7 @@ def locate(site: Path, fixed: str | None, host: str, url: str) -> tuple[Path, st
     """(file, its path inside the served tree) for a request, or None for
     404. Only a regular file inside the site tree, reached without a link:
     a link in build/site/ is not knoc's, and could point anywhere."""
-    tree, segments = _tree_of(site, fixed, host), _segments(url)
+    tree, segments = _tree(site, fixed, host), _segments(url)
     if segments is None or segments[-1:] == [HEADERS_FILE]:
         return None
     rel = "/".join(segments)
@@ -39,7 +39,7 @@ def folder_without_slash(site: Path, fixed: str | None, host: str, url: str) -> 
     otherwise): the path with it, from its checked segments (never
     `//host`), and the query; else None."""
     parts, segments = urlsplit(url), _segments(url)
-    folder = _tree_of(site, fixed, host) + "/".join(segments or [])
+    folder = _tree(site, fixed, host) + "/".join(segments or [])
     if not segments or parts.path.endswith("/") or files.unlinked(site, f"{folder}/{INDEX}") != "file":
         return None  # not a folder, or one with no page: 404, as a static host answers
     return "/" + "/".join(quote(s) for s in segments) + "/" + (f"?{parts.query}" if parts.query else "")
@@ -51,12 +51,11 @@ def _segments(url: str) -> list[str] | None:
     return None if any(segment_problem(s) for s in segments) else segments
 
 
-def _tree_of(site: Path, fixed: str | None, host: str) -> str:
-    return f"{fixed}/" if fixed else _tree(site, host)
-
-
-def _tree(site: Path, host: str) -> str:
-    """The host tree (as a path under `site`, "" for site/ itself) a Host header picks."""
+def _tree(site: Path, fixed: str | None, host: str) -> str:
+    """The host tree (as a path under `site`, "" for site/ itself) `--site`
+    fixes, or else a Host header picks."""
+    if fixed:
+        return f"{fixed}/"
     host = host.strip().lower()
     for name in (host, host.rsplit(":", 1)[0]):  # a card url with a port has its own tree
         if name and segment_problem(name) is None and not name.startswith(".") \

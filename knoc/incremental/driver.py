@@ -351,17 +351,6 @@ def spec_set(config: Config) -> tuple[SpecSet, Report]:
     return specs, report
 
 
-def entities(config: Config) -> list[Entity]:
-    """Every content entity of the repo that reads and parses (what does
-    not is the build's to report)."""
-    found = []
-    for rel in files.listed(config.root, [config.content]).found:
-        source = source_at(config.root, rel)
-        if isinstance(source, SourceFile) and isinstance(ent := parse_source(source, config.layout), Entity):
-            found.append(ent)
-    return found
-
-
 def _specs(config: Config, paths: list[str], report: Report
            ) -> tuple[list[SourceFile], dict[str, Entity | Diagnostic], SpecSet]:
     sources = [s for p in paths if (s := _read(config, p, report))]

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from knoc.compiler.load import source_file
+from knoc.compiler.load import parse_source, source_file
 from knoc.compiler.records import FileResult
 from knoc.compiler.unit import one_file
 from knoc.config import Config
 from knoc.diagnostics import Diagnostic, SourceFile, diag
 from knoc.io import files
 from knoc.io.cache import Cache
+from knoc.kinds.entity import Entity
 from knoc.kinds.spec import SpecSet
 from knoc.rules import limits
 from knoc.rules.records import Encoded
@@ -59,3 +60,19 @@ def compile_source(config: Config, specs: SpecSet, cache: Cache, rel: str) -> tu
     if isinstance(kept, tuple) and FileResult.decode(kept) is not None:
         return src.digest, kept
     return src.digest, one_file(src, None, specs, config.a2a, config.layout).encode()
+
+
+def entities(config: Config, declaring: str = "") -> list[Entity]:
+    """Every content entity of the repo that reads and parses (what does
+    not is the build's to report); with `declaring`, of that type only (a
+    text that neither holds `<type>@` nor an escape that could spell it is not parsed)."""
+    found, declared = [], f"{declaring}@"
+    for rel in files.listed(config.root, [config.content]).found:
+        source = source_at(config.root, rel)
+        if not isinstance(source, SourceFile) or (declaring and declared not in (text := source.text or "")
+                                                  and "\\" not in text):
+            continue
+        if isinstance(ent := parse_source(source, config.layout), Entity) and \
+                str(ent.data.get("$schema")).startswith(declared if declaring else ""):
+            found.append(ent)
+    return found

@@ -11,7 +11,7 @@ import stat
 from pathlib import Path
 
 from knoc.io import git
-from knoc.io.stored_value import OWNER, mark
+from knoc.io.stored_value import OWNER, create_in, mark
 
 DIR = ".knoc-cache"
 FILES = "files"  # the files the layers rendered, by sha256 (`knoc.io.stored`)
@@ -51,10 +51,10 @@ def _here(folder: Path) -> bool:
             _unlink_files(inner)
         finally:
             os.close(inner)
-        _create(fd, OWNER, mine)
+        create_in(fd, OWNER, mine)
         return True
     except FileNotFoundError:  # no `files/`: what was there is gone all the same
-        _create(fd, OWNER, mine)
+        create_in(fd, OWNER, mine)
         return True
     except OSError:
         return False
@@ -82,12 +82,6 @@ def _owner(fd: int) -> bytes | None:
         return os.read(owner, 64) if stat.S_ISREG(os.fstat(owner).st_mode) else None
     finally:
         os.close(owner)
-
-
-def _create(fd: int, name: str, data: bytes) -> None:
-    out = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666, dir_fd=fd)
-    with os.fdopen(out, "wb") as f:
-        f.write(data)
 
 
 def unused(root: Path) -> tuple[str, str] | None:

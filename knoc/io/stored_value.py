@@ -161,7 +161,7 @@ def _clear_way(path: Path) -> None:
         os.close(fd)
 
 
-OWNER = "owner"  # the cache folder's device and inode, as knoc wrote them (`knoc.io.cache.usable`)
+OWNER = "owner"  # the cache folder's device and inode, as knoc wrote them (`knoc.io.cache_folder`)
 
 
 def ready(folder: Path) -> bool:
@@ -173,12 +173,21 @@ def ready(folder: Path) -> bool:
         if not os.path.lexists(ignore):  # not through a link either
             ignore.write_text("# written by knoc: this folder is a cache\n*\n", encoding="utf-8")
         if not os.path.lexists(folder / OWNER):
-            fd = os.open(folder / OWNER, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o666)
-            with os.fdopen(fd, "wb") as f:
-                f.write(mark(os.lstat(folder)))
+            fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+            try:
+                create_in(fd, OWNER, mark(os.fstat(fd)))
+            finally:
+                os.close(fd)
     except OSError:
         return False
     return True
+
+
+def create_in(fd: int, name: str, data: bytes) -> None:
+    """A new file `name` in the folder open at `fd`, never through a link (FileExistsError if one is there)."""
+    out = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666, dir_fd=fd)
+    with os.fdopen(out, "wb") as f:
+        f.write(data)
 
 
 def mark(folder: os.stat_result) -> bytes:

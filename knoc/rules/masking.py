@@ -14,7 +14,6 @@ _SCHEME = r"(?<!\w)(?i:https?|wss?|ftp):"
 _SCHEME_BEFORE = re.compile(_SCHEME + r"\Z")
 _LEAD_IN_RUN = re.compile(_SCHEME + r"\\*|\\\\")  # a lead inside a run: a scheme and backslashes, or `\\`
 _QUOTED_LEAD = re.compile(r"([\"'])" + _SCHEME + r"[/\\]*")
-_AUTHORITY_ENDS = frozenset("/?#")  # and white space: where a url's authority ends
 _BARE_ENDS = frozenset("\"'`/\\?#@")  # and white space: what a bare `name:secret@` cannot hold
 _MARK = re.compile(r"[(\[,]")  # where a bare `name:secret@` may begin inside a word
 
