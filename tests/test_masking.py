@@ -5,6 +5,7 @@ line a megabyte long is masked in one pass, not one per `[` of it."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -47,3 +48,38 @@ def test_a_hostile_line_is_masked_in_one_pass() -> None:
                  "mailto:(" * 125_000 + ":@", '"https:\'' * 125_000 + "@"):
         shown = masked(line, keep_width=True)
         assert len(shown) == len(line)
+
+
+def test_an_escaped_at_a_dropped_tab_and_an_at_in_a_secret_are_masked() -> None:
+    """A YAML or JSON escape of `@` is one; a url drops a tab or a line
+    break (so a secret goes on past it); a secret may hold an `@`."""
+    assert masked('url: "https://alice:hunter2\\u0040h.example/q"') == 'url: "https://***\\u0040h.example/q"'
+    assert masked('"https://alice:hunter2\\x40h"', keep_width=True) == '"https://*************\\x40h"'
+    assert masked("https://alice:hun\tter2@host/x") == "https://***@host/x"
+    assert masked("grpc gina:g@na@host:443") == "grpc ***@host:443"
+    assert masked("a\\u0040b and C:\\dir\\x40") == "a\\u0040b and C:\\dir\\x40"  # no credential: as written
+
+
+def test_a_source_line_is_masked_with_the_line_its_value_goes_on_to() -> None:
+    """A quoted YAML value may break a line with `\\`: the `@` ending the
+    secret is then on the next line."""
+    from knoc.rules.masking import masked_line
+
+    line = '  url: "https://alice:hunter2\\'
+    assert masked_line(line, '    @agents.example.org/q"') == '  url: "https://**************'
+    assert masked_line("  url: https://agents.example.org", "owner: a@b") == "  url: https://agents.example.org"
+
+
+def test_a_credential_in_what_a_finding_names_as_its_file_is_masked(tmp_path: Path) -> None:
+    """`knoc import ftp://u:p@h/x` names the source it could not read: in
+    every format, without its password."""
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    for fmt in ("text", "json", "sarif", "junit", "github"):
+        done = subprocess.run([sys.executable, "-m", "knoc", "import", "ftp://alice:hunter2@127.0.0.1:9/x",
+                               "alice:hunter2@127.0.0.1:9", "--format", fmt, "--root", str(ROOT)],
+                              capture_output=True, text=True, cwd=tmp_path)
+        assert done.returncode == 1 and "hunter2" not in done.stdout + done.stderr, (fmt, done.stdout + done.stderr)

@@ -21,6 +21,6 @@ def diag(code: str, message: str, *, file: str | None = None, span: Span | None 
     name or password is repeated in what it says (`masked`), and what it
     quotes cannot forge or rewrite a line of the report (`one_line`; a
     detail keeps its own lines)."""
-    return Diagnostic(code, CODES[code].severity, one_line(masked(message)), file and one_line(file), span,
+    return Diagnostic(code, CODES[code].severity, one_line(masked(message)), file and one_line(masked(file)), span,
                       hint and one_line(masked(hint)), json_path and one_line(masked(json_path)), spec,
                       detail and lines_shown(masked(detail)), related)

@@ -17,7 +17,7 @@ from typing import TextIO
 from knoc.diagnostics.codes import CODES
 from knoc.diagnostics.model import Diagnostic, Span
 from knoc.diagnostics.source import SourceFile
-from knoc.rules.masking import masked
+from knoc.rules.masking import masked, masked_line
 from knoc.rules.text import visible
 from knoc.version import __version__
 
@@ -85,7 +85,7 @@ def _excerpt(source: SourceFile, span: Span, mark: str, label: str, gutter: str,
     """A source line with the span underlined (and labelled), rustc-style;
     a long line cut to the part around the span (`...` where it is cut)."""
     # No url's password, and no character that would reorder or hide the line on the terminal.
-    code_line = visible(masked(source.line(span.line), keep_width=True)).replace("\t", " ")
+    code_line = visible(masked_line(source.line(span.line), source.line(span.line + 1))).replace("\t", " ")
     width = max(1, (span.end_column or span.column + 1) - span.column)
     column = span.column
     if len(code_line) > EXCERPT_WIDTH:
@@ -172,7 +172,7 @@ def junit(diags: list[Diagnostic], ctx: Context) -> str:
     drifted build/ file): it fails on an error, or on a warning under
     `--fail-on warning`; other warnings go to the case's system-out."""
     entities, suite, fail_on_warning = ctx.inputs, ctx.suite, ctx.fail_on_warning
-    by_file: dict[str, list[Diagnostic]] = {f: [] for f in entities}
+    by_file: dict[str, list[Diagnostic]] = {masked(f): [] for f in entities}  # a url read: not its password
     for d in diags:
         by_file.setdefault(d.file or "(repo)", []).append(d)
     cases, failures = [], 0

@@ -14,8 +14,12 @@ _SCHEME = r"(?<!\w)(?i:https?|wss?|ftp):"
 _SCHEME_BEFORE = re.compile(_SCHEME + r"\Z")
 _LEAD_IN_RUN = re.compile(_SCHEME + r"\\*|\\\\")  # a lead inside a run: a scheme and backslashes, or `\\`
 _QUOTED_LEAD = re.compile(r"([\"'])" + _SCHEME + r"[/\\]*")
-_BARE_ENDS = frozenset("\"'`/\\?#@")  # and white space: what a bare `name:secret@` cannot hold
 _MARK = re.compile(r"[(\[,]")  # where a bare `name:secret@` may begin inside a word
+_ESCAPED_AT = re.compile(r"\\(?:u0040|x40|U00000040)")
+# What an authority holds: anything but a path's, query's or fragment's start and white space, though a tab or
+# a line break is dropped from a url, not read as its end.
+_AUTHORITY = re.compile(r"(?:[^/?#\s]|[\t\n\r])+")
+_WORD = re.compile(r"[^\s\"'`/\\?#]+")  # what a bare `name:secret@host` is written in
 
 
 def masked(text: str, keep_width: bool = False) -> str:
@@ -24,11 +28,17 @@ def masked(text: str, keep_width: bool = False) -> str:
     too) or after `//` or `\\\\`, up to the last `@` before its path; in a
     quoted url (a YAML or JSON value), up to the last `@` inside the
     quotes, spaces and all; and a bare `name:secret@` (a gRPC address),
-    from the start of its word. `keep_width`: one `*` per character
-    masked, so that columns after it stay where they were."""
-    if "@" not in text:
+    from the start of its word to its last `@`. An `@` written as an
+    escape (`\\u0040`, `\\x40`) counts as one, and a tab or line break
+    inside an authority (browsers drop them) does not end it. `keep_width`:
+    one `*` per character masked, so that columns after it stay where they
+    were."""
+    if "@" not in text and "\\" not in text:
         return text
-    spans = [*_in_urls(text), *_in_quoted_urls(text), *_bare(text)]
+    # Read with each escaped `@` (YAML's, JSON's) as one, of the same width: a value's credential is masked
+    # in its source and in a card's JSON as in the value.
+    seen = _ESCAPED_AT.sub(lambda m: "@" + "\x01" * (len(m.group()) - 1), text) if "\\" in text else text
+    spans = [*_in_urls(seen), *_in_quoted_urls(seen), *_bare(seen)] if "@" in seen else []
     if not spans:
         return text
     out, done = [], 0
@@ -38,12 +48,21 @@ def masked(text: str, keep_width: bool = False) -> str:
     return "".join([*out, text[done:]])
 
 
+def masked_line(line: str, following: str) -> str:
+    """A source line masked, column for column, as the start of what goes
+    on in the `following` line when it ends in an escaped line break (a
+    quoted YAML value continued there: its `@` may be on the next line)."""
+    if not line.endswith("\\"):
+        return masked(line, keep_width=True)
+    return masked(f"{line}\n{following.lstrip()}", keep_width=True)[:len(line)]
+
+
 def _in_urls(text: str) -> list[tuple[int, int]]:
     """After a lead (a scheme and slashes, `//`, `\\\\`), up to the last `@`
     of the authority: each run of characters an authority holds is read
     once, with the lead before it or in it."""
     spans = []
-    for run in re.finditer(r"[^/?#\s]+", text):
+    for run in _AUTHORITY.finditer(text):
         start, end = run.span()
         last = text.rfind("@", start, end)
         if last < 0:
@@ -80,22 +99,21 @@ def _in_quoted_urls(text: str) -> list[tuple[int, int]]:
 
 def _bare(text: str) -> list[tuple[int, int]]:
     """`name:secret@` from the start of its word (after white space, a
-    quote or a path's punctuation), or from after a `(`, `[` or `,` in it
-    when the word is a `mailto:` address: each word ends at an `@`, so each
-    is read once."""
+    quote or a path's punctuation) to the word's last `@` (a secret may
+    hold one), or from after a `(`, `[` or `,` in it when the word is a
+    `mailto:` address: each word is read once."""
     spans = []
-    begin = 0
-    for at in (m.start() for m in re.finditer("@", text)):
-        start = at
-        while start > begin and not (text[start - 1] in _BARE_ENDS or text[start - 1].isspace()):
-            start -= 1
-        begin = at + 1
-        colon = text.rfind(":", start, at)
+    for word in _WORD.finditer(text):
+        start, end = word.span()
+        last = text.rfind("@", start, end)
+        if last < 0:
+            continue
+        colon = text.rfind(":", start, last)
         while colon > start and text[start:start + 7].lower() == "mailto:":  # an address, but what follows a mark
             mark = _MARK.search(text, start, colon)
             start = mark.end() if mark is not None else colon
         if start < colon:
-            spans.append((start, at))
+            spans.append((start, last))
     return spans
 
 

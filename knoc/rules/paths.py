@@ -72,9 +72,13 @@ def has_userinfo(url: str) -> bool:
     written: a port that is no number, a broken IPv6 host (urllib refuses
     those), or the slashes after a web scheme missing, doubled or turned
     (browsers and fetch read `https:/u:p@h` and `https:\\u:p@h` as
-    `https://u:p@h`)."""
+    `https://u:p@h`), or a tab or line break in it (which they drop)."""
+    url = url.translate(_DROPPED)
     found = _authority(url)
     return found is not None and "@" in url[found[0]:found[1]]
+
+
+_DROPPED = str.maketrans("", "", "\t\n\r")  # what the URL standard removes from a url before reading it
 
 
 def _authority(url: str) -> tuple[int, int] | None:
