@@ -8,6 +8,7 @@ begin, and a little more is masked rather than any of it shown."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 # A web scheme, as a browser reads one before an authority (`https:/u:p@h`, `https:\u:p@h` too).
 _SCHEME = r"(?<!\w)(?i:https?|wss?|ftp):"
@@ -62,11 +63,7 @@ def _in_urls(text: str) -> list[tuple[int, int]]:
     of the authority: each run of characters an authority holds is read
     once, with the lead before it or in it."""
     spans = []
-    for run in _AUTHORITY.finditer(text):
-        start, end = run.span()
-        last = text.rfind("@", start, end)
-        if last < 0:
-            continue
+    for start, last in _to_last_at(_AUTHORITY, text):
         slash = start
         while slash > 0 and text[slash - 1] in "/\\":
             slash -= 1
@@ -103,11 +100,7 @@ def _bare(text: str) -> list[tuple[int, int]]:
     hold one), or from after a `(`, `[` or `,` in it when the word is a
     `mailto:` address: each word is read once."""
     spans = []
-    for word in _WORD.finditer(text):
-        start, end = word.span()
-        last = text.rfind("@", start, end)
-        if last < 0:
-            continue
+    for start, last in _to_last_at(_WORD, text):
         colon = text.rfind(":", start, last)
         while colon > start and text[start:start + 7].lower() == "mailto:":  # an address, but what follows a mark
             mark = _MARK.search(text, start, colon)
@@ -115,6 +108,14 @@ def _bare(text: str) -> list[tuple[int, int]]:
         if start < colon:
             spans.append((start, last))
     return spans
+
+
+def _to_last_at(runs: re.Pattern[str], text: str) -> Iterator[tuple[int, int]]:
+    """(start, its last `@`) of each run of `runs` that holds an `@`."""
+    for run in runs.finditer(text):
+        last = text.rfind("@", run.start(), run.end())
+        if last >= 0:
+            yield run.start(), last
 
 
 def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
