@@ -146,3 +146,17 @@ def _verify(*args: str) -> tuple[int, str, str]:
 
     result = CliRunner().invoke(main, ["verify", *args], catch_exceptions=False)
     return result.exit_code, result.stdout, result.stderr
+
+
+@pytest.mark.parametrize("where", ["card", "jwks", "missing file"])
+def test_verify_names_an_input_it_cannot_read_as_such(where: str, repo: Path) -> None:
+    """A card or key set that cannot be read is `KNO-VERIFY-READ`, with
+    the HTTP status or the OS's reason: not a configuration problem."""
+    local = repo / "card.json"
+    local.write_text('{"name": "a", "signatures": [{"protected": "e30", "signature": "AA"}]}')
+    with server(not_found) as url:
+        args = {"card": (url, "--jwks", str(local)), "jwks": (str(local), "--jwks", url),
+                "missing file": (str(repo / "gone.json"), "--jwks", str(local))}[where]
+        code, out, err = _verify(*args)
+    assert code == 2 and "KNO-VERIFY-READ" in err and "KNO-CONFIG" not in err, err
+    assert ("404 Not Found" if where != "missing file" else "No such file") in err

@@ -25,13 +25,13 @@ def verify(source: str, jwks: str | None, allow_jku: bool, jku_hosts: tuple[str,
     try:
         return _verify(source, jwks, allow_jku, jku_hosts, fmt)
     except keysets.Unreadable as exc:
-        raise UsageError("KNO-CONFIG", str(exc)) from None
+        raise UsageError("KNO-VERIFY-READ", str(exc)) from None
 
 
 def _verify(source: str, jwks: str | None, allow_jku: bool, jku_hosts: tuple[str, ...], fmt: str) -> Outcome:
     card = keysets.load_json(source, "the card", card=True)
     if not isinstance(card, dict):
-        raise UsageError("KNO-CONFIG", f"{source} is not an A2A card (a JSON object)")
+        raise UsageError("KNO-VERIFY-READ", f"{source} is not an A2A card (a JSON object)")
     signatures = card.get("signatures") or []
     if jwks is None and not allow_jku and signatures:
         own = _own_key_set(source, card)

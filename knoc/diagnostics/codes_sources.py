@@ -76,6 +76,12 @@ declare("KNO-IMPORT-READ", E, "`knoc import`: the file or URL cannot be read, or
     `knoc import` reads an A2A Agent Card from a file or URL (a URL without .json gets
     /.well-known/agent-card.json appended). The input could not be read, is not UTF-8, or is not
     JSON; the position of a JSON syntax error is given.""")
+declare("KNO-VERIFY-READ", E, "`knoc verify`: the card or the key set cannot be read, or is not JSON", """
+    `knoc verify` reads the card from a file or URL (a URL without .json gets
+    /.well-known/agent-card.json appended) and the key set from --jwks or the signatures' `jku`.
+    One of them could not be read (a missing file, an HTTP error such as 404, a download past
+    the limits), is not JSON, or is not what it should be (a card that is not a JSON object, a
+    key set without usable keys). The message names which and why.""")
 declare("KNO-IMPORT-NOT-CARD", E,
          "`knoc import`: the JSON is not an A2A Agent Card (no name, service url or skill); nothing written", """
     An Agent Card is a JSON object with a name, a service url and at least one skill. JSON without
