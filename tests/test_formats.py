@@ -92,6 +92,20 @@ def test_junit_has_one_case_per_entity_and_fails_the_broken_one(knoc: Knoc, brok
     assert failure is not None and failure.get("type") == "KNO-SERVICE-CLASS"
     assert "KNO-BOUNDARY-WORDING" not in (failure.text or "")
     assert "KNO-BOUNDARY-WORDING" in (cases[BLUEPRINT].findtext("system-out") or "")
+    assert cases[BLUEPRINT].get("classname") == ".".join(BLUEPRINT.split("/")[:-1])
+
+
+def test_junit_class_names_keep_a_folder_one_level() -> None:
+    """A CI page groups cases by the class name's dots: a host name or
+    `.well-known` stays one level, never an empty one."""
+    from knoc.diagnostics import diag
+    from knoc.diagnostics.reporters import Context, junit
+
+    drifted = "build/site/agents.example.com/.well-known/agent-card.json"
+    out = junit([diag("KNO-DRIFT", "changed", file=drifted)], Context(sources=lambda _: None, inputs=[], suite="knoc check"))
+    case = ET.fromstring(out).find("testsuite/testcase")
+    assert case is not None and case.get("classname") == "build.site.agents_example_com.well-known"
+    assert case.get("name") == drifted
 
 
 def test_junit_fails_on_warnings_when_asked(knoc: Knoc, warned: Path) -> None:

@@ -157,6 +157,6 @@ def test_verify_names_an_input_it_cannot_read_as_such(where: str, repo: Path) ->
     with server(not_found) as url:
         args = {"card": (url, "--jwks", str(local)), "jwks": (str(local), "--jwks", url),
                 "missing file": (str(repo / "gone.json"), "--jwks", str(local))}[where]
-        code, out, err = _verify(*args)
+        code, _, err = _verify(*args)
     assert code == 2 and "KNO-VERIFY-READ" in err and "KNO-CONFIG" not in err, err
     assert ("404 Not Found" if where != "missing file" else "No such file") in err

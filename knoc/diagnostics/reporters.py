@@ -187,7 +187,7 @@ def junit(diags: list[Diagnostic], ctx: Context) -> str:
                         f"{_xml_text(_lines(failing))}</failure>")
         if other:
             body.append(f"<system-out>{_xml_text(_lines(other))}</system-out>")
-        classname = file.rsplit("/", 1)[0].replace("/", ".") if "/" in file else "repo"
+        classname = _classname(file)
         cases.append(f'    <testcase classname={_attr(classname)} name={_attr(file)} '
                      f'file={_attr(file)}>' + "".join(body) + "</testcase>")
     head = (f'<testsuite name={_attr(suite)} tests="{len(cases)}" failures="{failures}" '
@@ -195,6 +195,14 @@ def junit(diags: list[Diagnostic], ctx: Context) -> str:
     return "\n".join(['<?xml version="1.0" encoding="UTF-8"?>',
                       f'<testsuites name="knoc" tests="{len(cases)}" failures="{failures}" errors="0">',
                       f"  {head}", *cases, "  </testsuite>", "</testsuites>"])
+
+
+def _classname(file: str) -> str:
+    """A file's folder as a JUnit class name: its folders are the levels a
+    CI page groups by, so a folder's own dots (a host name, `.well-known`)
+    are written `_` and a leading one dropped."""
+    folders = file.split("/")[:-1]
+    return ".".join(f.lstrip(".").replace(".", "_") or "_" for f in folders) or "repo"
 
 
 def github(diags: list[Diagnostic], ctx: Context | None = None) -> str:
