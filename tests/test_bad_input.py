@@ -151,6 +151,22 @@ def test_a_long_line_is_shown_cut_around_the_place(repo: Path, knoc) -> None:  #
     assert caret.strip() == "^" and excerpt[caret.index("^")] == "["
 
 
+def test_the_caret_sits_under_the_field_after_wide_characters(repo: Path, knoc) -> None:  # type: ignore[no-untyped-def]
+    """CJK and emoji take two terminal columns each: the caret and its
+    length follow what the terminal draws, not the count of characters."""
+    source = repo / STEWARD
+    text = source.read_text(encoding="utf-8")
+    assert "\ntaxonomy:\n  topics: [schemas, governance]\n" in text
+    source.write_text(text.replace("\n  topics: [schemas, governance]\n", '\n  topics: ["日本語🙂", targetx: 1]\n', 1),
+                      encoding="utf-8")
+    code, _, err = knoc("validate", root=repo)
+    lines = err.splitlines()
+    shown = next(i for i, line in enumerate(lines) if "targetx" in line and " | " in line)
+    excerpt, caret = lines[shown].split(" | ", 1)[1], lines[shown + 1].split(" | ", 1)[1]
+    drawn = "".join(c * (2 if c in "日本語🙂" else 1) for c in excerpt)  # as a terminal draws it
+    assert code == 1 and drawn[len(caret) - len(caret.lstrip()):len(caret)] == "targetx: 1", (excerpt, caret)
+
+
 @pytest.mark.parametrize(("title", "hint"), [
     (r'"C:\dir\knoc"', "write it twice"),  # a Windows path or a regex's `\d` in double quotes
     (r'"\ud83d\ude00"', "YAML has no surrogate pairs"),  # JSON's way to write an emoji

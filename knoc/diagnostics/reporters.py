@@ -18,7 +18,7 @@ from knoc.diagnostics.codes import CODES
 from knoc.diagnostics.model import Diagnostic, Span
 from knoc.diagnostics.source import SourceFile
 from knoc.rules.masking import masked, masked_line
-from knoc.rules.text import visible
+from knoc.rules.text import columns, visible
 from knoc.version import __version__
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -95,9 +95,11 @@ def _excerpt(source: SourceFile, span: Span, mark: str, label: str, gutter: str,
         column = column - start + (3 if start else 0)
         width = max(1, min(width, EXCERPT_WIDTH - (column - 1) + (3 if start else 0)))
     number = str(span.line).rjust(len(gutter))
+    underlined = code_line[column - 1:column - 1 + width]  # as the terminal draws it: CJK takes two columns
+    under = max(1, columns(underlined) + width - len(underlined))
     return [f"{gutter} {paint('blue', '|')}",
             f"{paint('blue', number)} {paint('blue', '|')} {code_line}",
-            f"{gutter} {paint('blue', '|')} {' ' * (column - 1)}" + paint(color, mark * width)
+            f"{gutter} {paint('blue', '|')} {' ' * columns(code_line[:column - 1])}" + paint(color, mark * under)
             + (f" {paint(color, label)}" if label else "")]
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import re
+import unicodedata
 from collections.abc import Callable
 
 # Direction overrides, embeddings and isolates ("Trojan Source"); zero-width space, word joiner, invisible
@@ -128,6 +129,14 @@ def visible(text: str) -> str:
     escape, a bell; a tab is left to the caller), shown as U+FFFD, one
     column each."""
     return _HIDDEN.sub("\ufffd", text if text.isprintable() else _ACTED_ON.sub("\ufffd", text))
+
+
+def columns(text: str) -> int:
+    """The terminal columns `text` takes: two for a wide or full-width
+    character (CJK, most emoji), none for a combining mark, one otherwise."""
+    if text.isascii():
+        return len(text)
+    return sum(0 if unicodedata.combining(c) else 2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
 
 
 # C0 and C1 controls but the tab: what a terminal acts on. (A line separator it only draws; shown as it is,
