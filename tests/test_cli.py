@@ -315,10 +315,12 @@ def test_a_build_with_nothing_changed_rewrites_nothing(repo: Path, knoc) -> None
     assert {p: (p.stat().st_ino, p.stat().st_mtime_ns) for p in (repo / "build").rglob("*")} == before
     (repo / "build/index/agents.json").write_text("{}\n", encoding="utf-8")  # one file off: rebuilt
     code, _, err = knoc("build", root=repo)
-    assert code == 0 and "wrote 7 cards" in err and (repo / "build/index/agents.json").read_text() != "{}\n"
+    assert code == 0 and "build/ updated to 7 cards (A2A 1.0): 1 file written;" in err
+    assert (repo / "build/index/agents.json").read_text() != "{}\n"
     (repo / "build/index/agents.json").unlink()  # one file gone: rebuilt
     code, _, err = knoc("build", root=repo)
-    assert code == 0 and "wrote 7 cards" in err and (repo / "build/index/agents.json").is_file()
+    assert code == 0 and "build/ updated to 7 cards (A2A 1.0): 1 file written;" in err
+    assert (repo / "build/index/agents.json").is_file()
     (repo / "build/index/notes.txt").write_text("mine\n", encoding="utf-8")  # one file too many: not replaced
     code, _, err = knoc("build", root=repo)
     assert code == 2 and "holds files knoc did not write: index/notes.txt" in err

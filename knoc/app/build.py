@@ -100,7 +100,7 @@ def _build(config: Config, use_cache: bool, fail_on_warning: bool, stage: bool, 
     if unstaged is not None:  # said beside what the build found and wrote, not instead of it
         diags.append(unstaged)
     stripped = written and (dropped, committed) != (None, None)
-    summary = _summary(config, result, written, current, stage and unstaged is None, signer)
+    summary = _summary(config, result, written, differ, stage and unstaged is None, signer)
     if stripped:
         summary += f"; unsigned (--unsigned): the signatures {config.output}/ had are gone"
     if written and unsigned and config.public:  # the drift guard holds build/ to the pinned keys
@@ -138,17 +138,30 @@ def _staged(config: Config) -> Diagnostic | None:
     return None
 
 
+def _plural(n: int, noun: str) -> str:
+    return f"{n:,} {noun}{'s' if n != 1 else ''}"
+
+
 def _some(names: list[str]) -> str:
     return ", ".join(escaped(name) for name in names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
 
 
-def _summary(config: Config, result: Result, written: bool, current: bool, stage: bool,
+def _summary(config: Config, result: Result, written: bool, differ: set[str], stage: bool,
              signer: KeySigner | None) -> str:
+    """What the build did to build/: wrote it whole, wrote the files that
+    changed (and removed those gone), or nothing."""
     out = config.output + "/"
-    cards = len(result.cards)
-    what = f"{cards:,} card{'s' if cards != 1 else ''} (A2A {config.a2a})"
-    summary = (f"{out} is up to date with {what}: nothing written" if written and current
-               else f"wrote {what} to {out}" if written else f"{out} left unchanged")
+    what = _plural(len(result.cards), "card") + f" (A2A {config.a2a})"
+    removed = sum(path not in result.files for path in differ)
+    if not written:
+        summary = f"{out} left unchanged"
+    elif not differ:
+        summary = f"{out} is up to date with {what}: nothing written"
+    elif removed or len(differ) < len(result.files):
+        summary = (f"{out} updated to {what}: {_plural(len(differ) - removed, 'file')} written"
+                   + (f", {removed:,} removed" if removed else ""))
+    else:
+        summary = f"wrote {what} to {out}"
     private = sorted(set(result.agents) - {slug for slug, _ in result.published})
     if written and signer is not None:
         summary += f", signed with {len(signer.signers)} key{'s' if len(signer.signers) != 1 else ''}"
