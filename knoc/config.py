@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 import posixpath
 import re
 import tomllib
@@ -75,12 +76,18 @@ SIGNING_KEYS = {
 KeyRef = str | tuple[tuple[str, str], ...]
 
 
+def _key_shown(key: str) -> str:
+    """A key as a message shows it: a bare key in backticks, any other
+    (empty, or with a backtick, a space or a control) as TOML quotes it."""
+    return f"`{key}`" if re.fullmatch(r"[A-Za-z0-9_-]+", key) else json.dumps(key)
+
+
 class ConfigError(Exception):
     """A usage or configuration problem: exit code 2. `at`: where in
     knoc.toml it is (line, column), when that is known; `key`: the
     (table, key) it is about, which `load_config` finds `at` from."""
 
-    def __init__(self, message: str, at: toml.Place | None = None, key: tuple[str, str] | None = None) -> None:
+    def __init__(self, message: str, at: toml.Place | None = None, key: tuple[str, str | None] | None = None) -> None:
         super().__init__(message)
         self.at, self.key = at, key
 
@@ -190,8 +197,8 @@ def _config(root: Path, raw: dict[str, object] | None, a2a: str | None) -> Confi
                    *(("host", k) for k in sorted(set(host) - set(HOST_KEYS))),
                    *(("signing", k) for k in sorted(set(signing) - set(SIGNING_KEYS)))]
         if unknown:
-            named = ", ".join(f"`{k}` under [{t}]" if t else f"`{k}` (a table, or a key above the first)"
-                              for t, k in unknown)
+            named = ", ".join(f"{_key_shown(k)} under [{t}]" if t else
+                              f"{_key_shown(k)} (a table, or a key above the first)" for t, k in unknown)
             raise ConfigError(f"{CONFIG_FILE}: unknown setting(s): {named}; a key belongs to the table whose "
                               f"header is the last above it. [knoc] takes {', '.join(sorted(_KEYS))}; [host] takes "
                               f"{', '.join(HOST_KEYS)}; [signing] takes {', '.join(SIGNING_KEYS)}; [primary] maps a "
@@ -345,7 +352,7 @@ def _check_layout(config: Config) -> None:
     try:
         folders = {key: (root / getattr(config, key)).resolve() for key in ("specs", "content", "output")}
     except (OSError, RuntimeError) as exc:  # a symlink loop, say
-        raise ConfigError(f"{CONFIG_FILE}: a folder setting cannot be resolved: {exc}", key=("knoc", "")) from None
+        raise ConfigError(f"{CONFIG_FILE}: a folder setting cannot be resolved: {exc}", key=("knoc", None)) from None
     for key, folder in folders.items():
         if root not in folder.parents:
             raise ConfigError(f"{CONFIG_FILE}: `{key}` must be a folder inside the repo "

@@ -87,6 +87,9 @@ def test_outside_a_content_repo_is_a_usage_error(tmp_path: Path) -> None:
     ('[primary]\n"agents.example.org/x" = "a"\n', "--> knoc.toml:2:1"),
     ('[signing]\npublic = "a.pem"\npublic = "b.pem"\n', "`public = [..., ...]`"),  # a second key pinned
     ('[knoc]\n# caf\udce9\n', "not UTF-8 text (byte 0xe9); save it as UTF-8\n  --> knoc.toml:2:6"),
+    ('[knoc]\noutput = "build"\n"" = 1\n', 'unknown setting(s): "" under [knoc]'),  # an empty key, at its line
+    ('[knoc]\noutput = "build"\n"" = 1\n', "--> knoc.toml:3:1"),
+    ('[knoc]\n"a`b" = 1\n', 'unknown setting(s): "a`b" under [knoc]'),  # quoted as TOML, not in backticks
 ])
 def test_bad_configuration_exits_2(repo: Path, knoc, toml: str, message: str) -> None:  # type: ignore[no-untyped-def]
     (repo / "knoc.toml").write_bytes(toml.encode("utf-8", "surrogateescape"))
@@ -450,13 +453,13 @@ def test_a_rebuild_writes_afresh_what_it_may_not_link(repo: Path, knoc, tmp_path
 
 @pytest.mark.parametrize(("table", "key", "place"), [
     ("knoc", "output", (3, 3)), ("knoc", "a2a", (4, 1)), ("primary", "agents.example.org", (7, 1)),
-    ("primary", "", (6, 1)), ("knoc", "catalog_url", None), ("host", "output", None),
+    ("primary", None, (6, 1)), ("knoc", "catalog_url", None), ("host", "output", None), ("knoc", "", (9, 1)),
 ])
-def test_a_knoc_toml_key_is_found_in_its_table(table: str, key: str, place: tuple[int, int] | None) -> None:
+def test_a_knoc_toml_key_is_found_in_its_table(table: str, key: str | None, place: tuple[int, int] | None) -> None:
     from knoc.rules.toml import key_place
 
     text = ('# settings\n[knoc]\n  output = "build"  # a = 1\n"a2a" = "1.0"\n\n[ primary ]\n'
-            '"agents.example.org" = "a"\n')
+            '"agents.example.org" = "a"\n[knoc]\n"" = 1\n')
     assert key_place(text, table, key) == place
 
 

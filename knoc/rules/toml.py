@@ -23,13 +23,13 @@ def syntax_error_place(exc: tomllib.TOMLDecodeError) -> Place | None:
     return (int(found.group(1)), int(found.group(2))) if found else None
 
 
-def key_place(text: str, table: str, key: str) -> Place | None:
+def key_place(text: str, table: str, key: str | None) -> Place | None:
     """Where `key` is set in `table` ("" for the top level; the table's own
-    header when `key` is ""): the first line that sets it, or a key under
+    header when `key` is None): the first line that sets it, or a key under
     it, as a bare, quoted or dotted key (`knoc.output` at the top level is
     `[knoc]`'s `output`). Lines inside a multi-line string are text, not
     settings. None where it is set otherwise (an inline table)."""
-    want = [table, key] if table and key else [table or key]
+    want = [table] if key is None else [table, key] if table else [key]
     current: list[str] = []
     inside = ""  # the quotes of the multi-line string a line continues, if any
     for number, line in enumerate(lines(text), 1):
@@ -40,13 +40,13 @@ def key_place(text: str, table: str, key: str) -> Place | None:
         header = _TABLE.match(line)
         if header is not None:
             current = _dotted(header.group(1))
-            if current == want or (key and current[:len(want)] == want):  # the table, or one under the key
+            if current == want or (key is not None and current[:len(want)] == want):  # the table, or under the key
                 return number, line.index("[") + 1
             continue
         name, equals, value = line.partition("=")
         if not equals:
             continue
-        if key and [*current, *_dotted(name)][:len(want)] == want:  # the key, or a dotted key under it
+        if key is not None and [*current, *_dotted(name)][:len(want)] == want:  # the key, or a dotted key under it
             return number, len(name) - len(name.lstrip()) + 1
         inside = _left_open(value)
     return None
