@@ -18,7 +18,7 @@ from knoc.app.signing import signed_by
 from knoc.config import Config, ConfigError, load_config
 from knoc.diagnostics import Diagnostic, Severity, diag
 from knoc.evolution import report
-from knoc.evolution.params import narrowed
+from knoc.evolution.params import params_change
 from knoc.features import diff as changes
 from knoc.features import diff_comment as comment
 from knoc.incremental.driver import Result, compile_repo
@@ -233,7 +233,8 @@ def _extensions(config: Config) -> dict[str, tuple[Entity, JsonObject]]:
 def _params_changes(old: dict[str, tuple[Entity, JsonObject]], new: dict[str, tuple[Entity, JsonObject]],
                     was: changes.Publication, now: changes.Publication) -> list[changes.Change]:
     """Each extension whose params schema, under the same URI, may refuse
-    params the old one accepted (its cards' params are the first tried)."""
+    params the old one accepted (its cards' params are the first tried),
+    or accepts more than it did."""
     found = []
     stated: dict[str, list[object]] = {}  # each extension's params, as the cards on either side state them
     for card in (c for pub in (was, now) for c in pub.cards.values()):
@@ -241,9 +242,13 @@ def _params_changes(old: dict[str, tuple[Entity, JsonObject]], new: dict[str, tu
             if "params" in entry:
                 stated.setdefault(uri, []).append(entry["params"])
     for uri in sorted(old.keys() & new.keys()):
-        if (f := narrowed(old[uri], new[uri], stated.get(uri, []))) is None:
+        if (f := params_change(old[uri], new[uri], stated.get(uri, []))) is None:
             continue
-        if f.cls == "breaking":
+        if f.cls == "additive":
+            found.append(changes.Change("extension", uri, "params-widened", "additive", "its params schema "
+                                        f"now also accepts params the old one refused ({f.why}); nothing it "
+                                        "accepted is refused"))
+        elif f.cls == "breaking":
             found.append(changes.Change("extension", uri, "params-narrowed", "breaking", "under the same URI, "
                                         f"its params schema refuses params the old one accepted: {f.why} (`after` "
                                         "shows such params); a breaking change needs a new URI", None,

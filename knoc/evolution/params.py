@@ -18,11 +18,12 @@ from knoc.rules.json import JsonObject
 _SLUG = "extension-params"  # each schema compared alone, under one name
 
 
-def narrowed(old: tuple[Entity, JsonObject], new: tuple[Entity, JsonObject], params: Sequence[object]
-             ) -> Finding | None:
-    """The change of the extension's params schema that may refuse what
-    the old one accepted: breaking (with a counterexample), else unknown;
-    None when every change is additive or none. `params`: what the cards
+def params_change(old: tuple[Entity, JsonObject], new: tuple[Entity, JsonObject], params: Sequence[object]
+                  ) -> Finding | None:
+    """The change of the extension's params schema that matters most to a
+    client: one that may refuse what the old one accepted (breaking, with
+    a counterexample; else unknown), else one that accepts more (additive);
+    None when the two accept the same params. `params`: what the cards
     state, which counterexamples are built on."""
     if same(old[1], new[1]):
         return None
@@ -31,7 +32,7 @@ def narrowed(old: tuple[Entity, JsonObject], new: tuple[Entity, JsonObject], par
     except NOT_COMPILED:  # a schema the build refuses: its own finding says so
         return None
     change = compare(before.specs[_SLUG], after.specs[_SLUG], before, after, params)
-    return next((f for cls in ("breaking", "unknown") for f in change.findings if f.cls == cls), None)
+    return next((f for cls in ("breaking", "unknown", "additive") for f in change.findings if f.cls == cls), None)
 
 
 def _alone(entity: Entity, schema: JsonObject) -> SpecSet:
