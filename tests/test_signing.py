@@ -632,3 +632,23 @@ def test_validate_calls_a_private_key_inside_the_repo_the_repos_error(
     [found] = [d for d in json_diags(out) if d["code"].startswith("KNO-SIGNING")]
     assert code == 1 and found["code"] == "KNO-SIGNING" and "inside the repo" in found["message"]
     assert found["file"] == "knoc.toml"
+
+
+def test_verify_names_the_clients_that_cannot_read_the_card(repo: Path, tmp_path_factory: pytest.TempPathFactory
+                                                            ) -> None:
+    """A 1.0 card is valid to the clients that read it; a2a-sdk 0.3's cannot
+    read it at all, and verify says so, with the field it stops at."""
+    key = tmp_path_factory.mktemp("outside") / "signing.pem"
+    subprocess.run([sys.executable, "-m", "knoc", "keys", "new", str(key)], check=True, capture_output=True)
+    subprocess.run([sys.executable, "-m", "knoc", "build", "--root", str(repo), "--sign-key", str(key)], check=True,
+                   capture_output=True)
+    card = repo / "build/site/agents.possibility.space/catalog-search/.well-known/agent-card.json"
+    keyset = repo / "build/site/agents.possibility.space/.well-known/jwks.json"
+    done = subprocess.run([sys.executable, "-m", "knoc", "verify", str(card), "--jwks", str(keyset), "--format",
+                           "json"], capture_output=True, text=True)
+    report = json.loads(done.stdout)
+    assert done.returncode == 0 and report["valid"] is True
+    assert report["unread_by"] == ["a2a-sdk 0.3 cannot read it: url: Field required"]
+    done = subprocess.run([sys.executable, "-m", "knoc", "verify", str(card), "--jwks", str(keyset)],
+                          capture_output=True, text=True)
+    assert "a2a-sdk 0.3 cannot read it: url: Field required; its clients cannot use this card\n" in done.stdout

@@ -258,6 +258,7 @@ class Verdict:
     checks: list[Check]
     views: list[readers.View]  # every reader's view of the card
     problem: str = ""  # why nothing was checked (not a list, too many)
+    unread: list[str] = field(default_factory=list)  # why each other reader cannot read the card
 
     @property
     def uncovered(self) -> list[readers.View]:
@@ -273,19 +274,21 @@ class Verdict:
 def verify(card: Mapping[str, object], keys: KeySet) -> Verdict:
     """Each signature of `card` checked with the key its `kid` names, over
     each distinct view of the card."""
-    views = readers.views(card)
+    unread: list[str] = []
+    views = readers.views(card, unread)
     signatures = card.get("signatures", [])
     if not isinstance(signatures, list):
-        return Verdict([], views, "`signatures` is not a list")
+        return Verdict([], views, "`signatures` is not a list", unread)
     if len(signatures) > MAX_SIGNATURES:
         return Verdict([], views, f"the card carries {len(signatures):,} signatures; knoc checks at most "
-                                  f"{MAX_SIGNATURES} (one per key and view is all a card needs)")
+                                  f"{MAX_SIGNATURES} (one per key and view is all a card needs)", unread)
     by_payload: dict[bytes, list[str]] = {}
     for v in views:
         if v.payload is not None:
             by_payload.setdefault(v.payload, []).append(v.reader)
     encoded = {p: b64url(p) for p in by_payload}
-    return Verdict([_verify_one(i, entry, by_payload, encoded, keys) for i, entry in enumerate(signatures)], views)
+    return Verdict([_verify_one(i, entry, by_payload, encoded, keys) for i, entry in enumerate(signatures)], views,
+                   unread=unread)
 
 
 def protected_header(entry: object) -> JsonObject | None:

@@ -118,6 +118,7 @@ def _text(verdict: signing.Verdict, keys: signing.KeySet, refused: dict[str, str
             lines.append(f"{v.reader}: covered by signature {', '.join(map(str, by[v.reader]))}")
         else:
             lines.append(f"{v.reader}: NOT covered: no signature verifies what it reads")
+    lines += [f"{why}; its clients cannot use this card" for why in verdict.unread]
     return "\n".join([*lines, _verdict_line(verdict) + _outside(outside)]) + "\n"
 
 
@@ -131,6 +132,7 @@ def _json(source: str, verdict: signing.Verdict, keys: signing.KeySet, refused: 
                         **({"problem": c.problem} if c.problem else {})} for c in verdict.checks],
         "readers": [{"reader": v.reader, "covered": bool(by[v.reader]), "by": by[v.reader],
                      **({"problem": v.problem} if v.problem else {})} for v in verdict.views],
+        "unread_by": verdict.unread,
         **({"problem": verdict.problem} if verdict.problem else {}),
         **({"skipped_keys": list(keys.skipped)} if keys.skipped else {}),
         **({"refused_key_sets": refused} if refused else {}),

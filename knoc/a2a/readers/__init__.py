@@ -64,27 +64,30 @@ READERS = (
 )
 
 
-def views(card: Mapping[str, object]) -> list[View]:
+def views(card: Mapping[str, object], unread: list[str] | None = None) -> list[View]:
     """The view of each reader whose client can use `card` (the JS SDK reads
     a 0.3 card as fetched with no interface), in READERS order; a view that
-    leaves out what another reads has no payload (it is not signed)."""
+    leaves out what another reads has no payload (it is not signed).
+    `unread`, when given, gets why each other reader cannot read it."""
     core = {r.name for r in READERS if r.core}
-    found = readings(card)
+    found = readings(card, unread)
     read = {v.reader: json.loads(v.payload) for v in found if v.payload is not None}  # each parsed once
     found = [v for v in found if v.reader not in core or v.payload is None or read[v.reader].get("supportedInterfaces")]
     return [_unstripped(_as_used(v, card, read), read) for v in found]
 
 
-def readings(card: Mapping[str, object]) -> list[View]:
-    """What each reader that reads `card` verifies, in READERS order."""
+def readings(card: Mapping[str, object], unread: list[str] | None = None) -> list[View]:
+    """What each reader that reads `card` verifies, in READERS order (and
+    into `unread`, when given, why each other reader cannot read it)."""
     found = []
     for reader in READERS:
         try:
             found.append(View(reader.name, reader.payload(card)))
         except Uncanonical as exc:
             found.append(View(reader.name, None, str(exc)))
-        except Unreadable:
-            continue
+        except Unreadable as exc:
+            if unread is not None:
+                unread.append(str(exc))
     return found
 
 

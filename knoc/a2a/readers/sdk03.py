@@ -168,8 +168,14 @@ class AgentCard(_Model):
 def read(card: object) -> AgentCard:
     try:
         return AgentCard.model_validate(card)
-    except (ValidationError, RecursionError) as exc:
-        raise Unreadable(f"a2a-sdk 0.3 cannot read it: {str(exc).splitlines()[0][:200]}") from None
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) if isinstance(p, int) or p.isidentifier() else repr(p)[:60]  # a key may be hostile
+                         for p in first["loc"]) or "the card"
+        more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
+        raise Unreadable(f"a2a-sdk 0.3 cannot read it: {where}: {first['msg']}{more}"[:300]) from None
+    except RecursionError:
+        raise Unreadable("a2a-sdk 0.3 cannot read it: it nests too deeply") from None
 
 
 def payload(card: Mapping[str, object]) -> bytes:
