@@ -257,13 +257,13 @@ def test_a_major_version_bump_announces_its_breaking_changes(knoc: Knoc, two_com
     code, out, _ = knoc("diff", "main..feature", "--format", "json", "--fail-on", "breaking", root=two_commits)
     report = json.loads(out)
     steward = [c for c in report["changes"] if c["name"] == "schema-steward" and c["class"] == "breaking"]
-    assert steward and all(c["intended"] == "version 0.3.0 -> 1.0.0" for c in steward)
+    assert steward and all(c["intended"] == "version 0.3.0 → 1.0.0" for c in steward)
     assert code == 1 and report["counts"]["intended"] == len(steward)  # quick-summarizer's removal still fails
     edit(two_commits / SUMMARIZER, "visibility: private\n", "")
     edit(two_commits / SEARCH, "domains: [schemas]", "domains: [schemas, entity-health]")
     git(two_commits, "commit", "-qam", "keep the summarizer")
     code, out, _ = knoc("diff", "main..feature", "--fail-on", "breaking", root=two_commits)
-    assert code == 0 and "breaking, intended (version 0.3.0 -> 1.0.0)" in out
+    assert code == 0 and "breaking, intended (version 0.3.0 → 1.0.0)" in out
 
 
 def test_signatures_and_keys_are_changes(knoc: Knoc, repo: Path, signing_key: Path) -> None:
@@ -447,3 +447,39 @@ def test_a_side_that_does_not_compile_is_still_answered_in_the_format_asked_for(
         assert code == 1 and "KNO-DIFF-NOT-COMPARED" in out + err, (fmt, out, err)
     code, out, err = knoc("diff", "main..HEAD~1", "--format", "json", root=two_commits)
     assert json.loads(out)["compared"] is True, (out, err)
+
+
+def test_no_value_in_a_pull_request_can_rewrite_its_comment() -> None:
+    """Every value the comment shows comes from the pull request: a version,
+    an extension's URI, an enum value, a spec's property. Rendered as a
+    forge renders Markdown, none ends its cell, opens an HTML comment that
+    hides the rows after it, or writes markup of its own."""
+    from markdown_it import MarkdownIt
+
+    from knoc.features.diff import Change
+    from knoc.features.diff_comment import markdown
+
+    hostile = "x`**<ins>No public wire changes.</ins>**`<!--\n\n| fake | row |\n<!--"
+    changes = [
+        Change("agent", "a", "skill-removed", "breaking", f"skill `{hostile}` removed", hostile, None,
+               intended=f"version 0.1.0 -> {hostile}"),
+        Change("extension", f"https://x.example/{hostile}", "params-widened", "additive",
+               f"its params schema now also accepts params the old one refused (`enum` now also allows "
+               f"`\"{hostile}\"`)"),
+        Change("agent", "b", "skill-added", "additive", "skill `last` added", None, "Last"),
+    ]
+    spec = {"slug": hostile, "old_version": "1.0.0", "new_version": hostile, "bump": "", "class": "breaking",
+            "changes": [{"class": "breaking", "pointer": f"/properties/{hostile}", "why": hostile}]}
+    text = markdown(changes, hostile, "head", "1.0", [spec])
+    tokens = MarkdownIt("commonmark").enable("table").parse(text)
+    assert not [t for t in tokens if t.type in ("html_block", "html_inline")]
+    inline = [c for t in tokens if t.children for c in t.children]
+    assert not [c for c in inline if c.type == "html_inline"]
+    strong = {inline[i + 1].content for i, c in enumerate(inline) if c.type == "strong_open"}
+    assert strong == {"0 breaking", "breaking"}  # knoc's own: the count, and the specs' class
+    rows = [t for t in tokens if t.type == "tr_open"]
+    assert len(rows) == 2 + 2 + 2 + 2  # each group's header and one row a change; the specs' header and row
+    paragraphs = [tokens[i + 1].content for i, t in enumerate(tokens) if t.type == "paragraph_open"]
+    assert not [p for p in paragraphs if "No public wire changes." in p and "→" not in p]  # the header holds it
+    html = MarkdownIt("commonmark").enable("table").render(text)
+    assert "<ins>" not in html and "<strong>No public" not in html and "Last" in html

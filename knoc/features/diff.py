@@ -177,13 +177,13 @@ def _other_agent(base: Publication, head: Publication, old: str, new: str) -> bo
 
 
 def _bump(old: object, new: object) -> str:
-    """"major version 1 -> 2" when `new` announces breaking changes (its
+    """"version 1.4.0 → 2.0.0" when `new` announces breaking changes (its
     major went up, or for 0.x its minor), else ""."""
     was, now = _semver(old), _semver(new)
     if was is None or now is None:
         return ""
     if now[0] > was[0] or (was[0] == now[0] == 0 and now[1] > was[1]):
-        return f"version {old} -> {new}"
+        return f"version {old} → {new}"
     return ""
 
 

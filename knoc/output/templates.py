@@ -51,7 +51,8 @@ def _environment() -> jinja2.Environment:
                              autoescape=jinja2.select_autoescape(["html.j2"], default_for_string=False),
                              keep_trailing_newline=True, undefined=jinja2.StrictUndefined)
     env.filters["yaml_str"] = yaml_str
-    env.filters["cell"] = lambda s: str(s).replace("|", "\\|").replace("\n", " ")  # a Markdown table cell
+    env.filters["cell"] = cell
+    env.filters["code"] = lambda s: code_span(_one_line(str(s)))  # outside a table: `cell` it inside one
     env.filters["value"] = _value
     return env
 
@@ -74,8 +75,43 @@ def _value(value: str | None) -> str:
     """An old or new value in a Markdown table cell: code, or a dash for none."""
     if value is None:
         return "–"
-    text = value.replace("|", "\\|").replace("\n", " ")
+    text = _one_line(value).replace("|", "\\|")
     return code_span(text) if text.strip() else "(empty)"
+
+
+def cell(value: object) -> str:
+    """Text in a Markdown table cell (knoc's words, with values from the
+    sources in code spans) that can neither end the cell nor start markup,
+    whatever a value holds: each code span stays one, with `|` escaped as
+    GFM tables need; everywhere else each character Markdown or HTML acts
+    on is backslash-escaped, so a stray backtick, `<!--` or `**` is text."""
+    text = _one_line(str(value))
+    runs = [(m.start(), m.end()) for m in re.finditer("`+", text)]
+    closing: list[int | None] = [None] * len(runs)  # the next run of the same length: what closes a span
+    after: dict[int, int] = {}
+    for i in range(len(runs) - 1, -1, -1):
+        length = runs[i][1] - runs[i][0]
+        closing[i], after[length] = after.get(length), i
+    out, done, i = [], 0, 0
+    while i < len(runs):
+        start, close = runs[i][0], closing[i]
+        if close is None:  # a run nothing closes: backticks as text
+            i += 1
+            continue
+        out += [_escaped(text[done:start]), text[start:runs[close][1]].replace("|", "\\|")]
+        done, i = runs[close][1], close + 1
+    return "".join([*out, _escaped(text[done:])])
+
+
+_MARKUP = re.compile(r"([\\`*_\[\]<>!~&|])")  # what starts or ends Markdown or HTML in a cell
+
+
+def _escaped(text: str) -> str:
+    return _MARKUP.sub(r"\\\1", text)
+
+
+def _one_line(text: str) -> str:
+    return text.replace("\r\n", " ").replace("\r", " ").replace("\n", " ")
 
 
 def code_span(value: object) -> str:
