@@ -678,6 +678,35 @@ def test_migrate_checks_every_path_before_it_writes(repo: Path, knoc: Knoc,
     assert code == 2 and "KNO-CONFIG" in err and "KNO-INTERNAL" not in err, err
 
 
+@pytest.mark.parametrize("command", [("migrate",), ("migrate", "--dry-run"), ("validate",)])
+def test_a_path_that_climbs_out_of_content_is_refused_and_touches_nothing(
+        repo: Path, tmp_path_factory: pytest.TempPathFactory, command: tuple[str, ...]) -> None:
+    """`content/agents/../../../x.kno` reads as under content/ but names a
+    file outside the repo: refused before anything is read, rehearsed or
+    removed, there or at the same place beside a scratch copy."""
+    import subprocess
+    import sys
+
+    outside = tmp_path_factory.mktemp("outside")
+    legacy = (repo / "content/agents/echo-agent.kno").read_text(encoding="utf-8")
+    (outside / "victim.kno").write_text(legacy.replace("slug: echo-agent", "slug: victim"), encoding="utf-8")
+    climb = "/".join([".."] * (len(repo.parts) + 2)) + str(outside / "victim.kno")
+    done = subprocess.run([sys.executable, "-m", "knoc", *command, f"content/agents/{climb}"], cwd=repo,
+                          capture_output=True, text=True, timeout=SECONDS)
+    assert done.returncode == 2 and "is outside the repo" in done.stderr, done.stderr
+    assert (outside / "victim.kno").read_text(encoding="utf-8").startswith(legacy.split("slug:")[0])
+
+
+def test_writing_refuses_a_path_that_climbs(tmp_path: Path) -> None:
+    from knoc.io import writing
+
+    (tmp_path / "in").mkdir()
+    for rel in ("../x.kno", "a/../../x.kno", "a/./x.kno", "a//x.kno", ".."):
+        with pytest.raises(writing.Unsafe):
+            writing.write_in(tmp_path / "in", rel, b"x")
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["in"]
+
+
 def test_a_retired_key_that_takes_a_pinned_kid_is_refused(repo: Path, knoc: Knoc) -> None:
     from cryptography.hazmat.primitives.asymmetric import ed25519
 

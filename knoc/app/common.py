@@ -70,12 +70,13 @@ def at_new_files(config: Config, diags: list[Diagnostic]) -> list[Diagnostic]:
 
 
 def rel(root: Path, path: Path) -> str:
-    """`path` as a repo-relative name (as given when it lies outside the repo)."""
-    full = path if path.is_absolute() else Path.cwd() / path
+    """`path` as a repo-relative name; outside the repo (a `..` or a link
+    that leaves it), its absolute path, which names no source of the repo."""
+    full = (path if path.is_absolute() else Path.cwd() / path).resolve()
     try:
-        return full.resolve().relative_to(root.resolve()).as_posix()
+        return full.relative_to(root.resolve()).as_posix()
     except ValueError:
-        return path.as_posix()
+        return full.as_posix()
 
 
 def exists_message(rel_path: str) -> str:
@@ -98,6 +99,9 @@ def in_files(diags: list[Diagnostic], wanted: Collection[str]) -> list[Diagnosti
 
 def source_named(config: Config, name: str) -> None:
     """A file named on the command line must be a source of this repo (UsageError)."""
+    if name.startswith("/") or ".." in name.split("/"):  # `rel` gives no such name for a file of the repo
+        raise UsageError("KNO-CONFIG", f"{name} is outside the repo, so knoc does not read it",
+                         "name a file under the repo's specs/ or content/")
     if files.stat(config.root / name) is None:
         raise UsageError("KNO-CONFIG", f"no such file: {name}")
     if not name.endswith(SOURCE_SUFFIX):

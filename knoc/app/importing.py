@@ -31,7 +31,7 @@ def import_cards(config: Config, sources: tuple[str, ...], force: bool, base_url
     taken: set[str] = set()  # slugs given in this run
     date = datetime.date.today().isoformat()
     for source in sources:
-        label = shown_url(source) if is_url(source) else rel(config.root, Path(source))  # never a url's password
+        label = shown_url(source) if is_url(source) else _label(config, source)  # never a url's password
         imported, found = importer.load(source, label, base_url, allow_jku)
         diags += found
         if imported is None:
@@ -60,3 +60,9 @@ def import_cards(config: Config, sources: tuple[str, ...], force: bool, base_url
         diags += in_files(result.report.sorted(), written)
     summary = f"wrote {len(written)} blueprint{'s' if len(written) != 1 else ''}"
     return Outcome("knoc import", diags, [*sources], summary, notes=notes)
+
+
+def _label(config: Config, source: str) -> str:
+    """A card file as findings name it: repo-relative inside the repo, else as given."""
+    inside = rel(config.root, Path(source))
+    return source if inside.startswith("/") else inside

@@ -24,12 +24,20 @@ class Unsafe(Refused):
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
+def _plain(parts: list[str], rel: str) -> None:
+    """Refuse (Unsafe) a path that is not plain: a `..` climbs out of the
+    folder it is below, links or not."""
+    if any(part in ("", ".", "..") for part in parts):
+        raise Unsafe(f"{rel} is not a plain path below the folder it is written in", "name a path without `..`")
+
+
 def writable(root: Path, rel: str, file_too: bool = True) -> None:
     """Refuse (Unsafe) unless `rel` can be written inside `root` without
     following a link: each folder on the way is a real folder or missing,
     and (`file_too`) the file itself is not a link. Checks only; `write_in`
     checks again."""
     parts = rel.split("/")
+    _plain(parts, rel)
     for i in range(1, len(parts) + (1 if file_too else 0)):
         here = root.joinpath(*parts[:i])
         try:
@@ -65,6 +73,7 @@ def descend(top: int, folders: list[str], rel: str, make: bool = True) -> int:
     """A new descriptor of the folder `folders` below the open folder `top`,
     each opened without following a link (and, with `make`, made where
     missing). Unsafe where one is a link or a file."""
+    _plain(folders, rel)
     fd = os.dup(top)
     try:
         for folder in folders:
