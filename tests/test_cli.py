@@ -203,11 +203,14 @@ def test_a_tree_knoc_wrote_is_replaced_without_reading_its_manifest(repo: Path, 
 
 def test_what_a_killed_build_left_beside_build_goes_even_when_nothing_is_written(repo: Path, knoc) -> None:  # type: ignore[no-untyped-def]
     assert knoc("build", root=repo)[0] == 0
-    (repo / ".build.new-abcd1234" / "site").mkdir(parents=True)  # a run killed after its swap: the old tree
+    (repo / ".build.new-knocabcd1234" / "site").mkdir(parents=True)  # a run killed after its swap: the old tree
     (repo / ".build.old-mine").mkdir()  # not a name knoc gives its folders: someone's
+    (repo / ".build.old-20240101").mkdir()  # a dated backup, with mkdtemp's 8 characters: someone's too
+    (repo / ".build.old-20240101/notes.txt").write_text("backup\n", encoding="utf-8")
     code, _, err = knoc("build", root=repo)
     assert code == 0 and "nothing written" in err
-    assert not (repo / ".build.new-abcd1234").exists() and (repo / ".build.old-mine").is_dir()
+    assert not (repo / ".build.new-knocabcd1234").exists() and (repo / ".build.old-mine").is_dir()
+    assert (repo / ".build.old-20240101/notes.txt").read_text(encoding="utf-8") == "backup\n"
 
 
 def test_an_interrupted_write_leaves_the_old_tree(repo: Path, knoc, monkeypatch) -> None:  # type: ignore[no-untyped-def]

@@ -250,9 +250,9 @@ def test_a_bug_outside_the_compiler_is_exit_3_too(repo: Path, knoc: Knoc, monkey
 def test_debris_of_interrupted_runs_is_removed_and_a_lost_tree_restored(repo: Path, knoc: Knoc) -> None:
     assert knoc("build", root=repo)[0] == 0
     built = tree(repo / "build")
-    (repo / ".build.new-abc12345/site").mkdir(parents=True)  # a killed write
-    (repo / ".build.old-def12345").mkdir()
-    (repo / "build").rename(repo / ".build.old-def12345/tree")  # killed between the two renames
+    (repo / ".build.new-knocabc12345/site").mkdir(parents=True)  # a killed write
+    (repo / ".build.old-knocdef12345").mkdir()
+    (repo / "build").rename(repo / ".build.old-knocdef12345/tree")  # killed between the two renames
     assert knoc("check", root=repo)[0] == 1  # check reads, never repairs
     assert knoc("build", root=repo)[0] == 0
     assert tree(repo / "build") == built
@@ -549,9 +549,9 @@ def test_a_planted_old_tree_link_is_never_recovered_or_deleted_through(repo: Pat
     (other / "build/site").mkdir(parents=True)
     (other / "build/site/precious.json").write_text("{}")
     (other / "build/manifest.json").write_text('{"outputs": {"site/precious.json": "x"}}')
-    (repo / ".build.old-11111111").mkdir()
-    (repo / ".build.old-11111111/tree").symlink_to(other / "build")
-    (repo / ".build.old-22222222").symlink_to(other / "build")
+    (repo / ".build.old-knoc11111111").mkdir()
+    (repo / ".build.old-knoc11111111/tree").symlink_to(other / "build")
+    (repo / ".build.old-knoc22222222").symlink_to(other / "build")
     code, _, err = knoc("build", root=repo)
     assert code == 0, err
     assert (other / "build/site/precious.json").read_text() == "{}"  # the other repo's cards are all there

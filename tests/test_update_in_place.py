@@ -224,7 +224,7 @@ def test_a_ctrl_c_mid_update_waits_for_it_to_finish(repo: Path, tmp_path: Path) 
 
 
 def _staged_update(repo: Path, update: Update, files: dict[str, bytes]) -> Path:
-    staged = repo / ".build.new-abcdefgh"
+    staged = repo / ".build.new-knocabcdefgh"
     for rel, body in files.items():
         (staged / rel).parent.mkdir(parents=True, exist_ok=True)
         (staged / rel).write_bytes(body)
@@ -249,8 +249,8 @@ def test_a_link_planted_in_build_is_never_written_through(repo: Path, tmp_path: 
 
 def _forge(repo: Path, body: dict[str, object]) -> None:
     """A journal beside build/ that knoc did not write (one committed to git, say)."""
-    (repo / ".build.new-abcdefgh").mkdir(exist_ok=True)
-    (repo / ".build.update-abcdefgh").write_text(json.dumps({"journal": journal.VERSION, **body}))
+    (repo / ".build.new-knocabcdefgh").mkdir(exist_ok=True)
+    (repo / ".build.update-knocabcdefgh").write_text(json.dumps({"journal": journal.VERSION, **body}))
 
 
 @pytest.mark.parametrize("forged", [
@@ -268,10 +268,10 @@ def test_a_forged_journal_touches_nothing_but_what_knoc_wrote(repo: Path, tmp_pa
     (tmp_path / "outside").mkdir()
     (tmp_path / "outside/keep.txt").write_text("mine")
     _forge(repo, forged)
-    (repo / ".build.new-abcdefgh/planted").write_text("x")
-    (repo / ".build.new-abcdefgh/through").symlink_to(tmp_path / "outside")
-    (repo / ".build.new-abcdefgh/victim").mkdir()
-    (repo / ".build.new-abcdefgh/victim/secret").write_text("x")
+    (repo / ".build.new-knocabcdefgh/planted").write_text("x")
+    (repo / ".build.new-knocabcdefgh/through").symlink_to(tmp_path / "outside")
+    (repo / ".build.new-knocabcdefgh/victim").mkdir()
+    (repo / ".build.new-knocabcdefgh/victim/secret").write_text("x")
     (repo / "build/index/notes.txt").write_text("mine")
     before = tree(repo / "build")
     swap.recover(repo / "build")  # what build and clean do first
@@ -282,11 +282,11 @@ def test_a_forged_journal_touches_nothing_but_what_knoc_wrote(repo: Path, tmp_pa
 
 def test_a_forged_journal_never_replaces_a_file_knoc_did_not_write(repo: Path) -> None:
     _forge(repo, {"replace": ["index/notes.txt"], "remove": []})
-    (repo / ".build.new-abcdefgh/index").mkdir()
-    (repo / ".build.new-abcdefgh/index/notes.txt").write_text("forged")
+    (repo / ".build.new-knocabcdefgh/index").mkdir()
+    (repo / ".build.new-knocabcdefgh/index/notes.txt").write_text("forged")
     (repo / "build/index/notes.txt").write_text("mine")
     done = run(repo, "build")
-    assert done.returncode == 2 and "knoc did not write" in done.stderr and ".build.update-abcdefgh" in done.stderr
+    assert done.returncode == 2 and "knoc did not write" in done.stderr and ".build.update-knocabcdefgh" in done.stderr
     assert "Traceback" not in done.stderr
     assert (repo / "build/index/notes.txt").read_text() == "mine"
 
@@ -381,8 +381,8 @@ def test_stopping_serve_watch_mid_update_waits_for_the_update(repo: Path, tmp_pa
 def test_a_staged_folder_that_is_a_link_drops_its_journal(repo: Path, tmp_path: Path) -> None:
     (tmp_path / "outside").mkdir()
     (tmp_path / "outside/manifest.json").write_text("{}")
-    (repo / ".build.new-abcdefgh").symlink_to(tmp_path / "outside")
-    (repo / ".build.update-abcdefgh").write_text(json.dumps({"journal": journal.VERSION,
+    (repo / ".build.new-knocabcdefgh").symlink_to(tmp_path / "outside")
+    (repo / ".build.update-knocabcdefgh").write_text(json.dumps({"journal": journal.VERSION,
                                                               "replace": ["manifest.json"], "remove": []}))
     before = tree(repo / "build")
     assert "up to date" in build(repo)

@@ -70,13 +70,15 @@ def at_new_files(config: Config, diags: list[Diagnostic]) -> list[Diagnostic]:
 
 
 def rel(root: Path, path: Path) -> str:
-    """`path` as a repo-relative name; outside the repo (a `..` or a link
-    that leaves it), its absolute path, which names no source of the repo."""
-    full = (path if path.is_absolute() else Path.cwd() / path).resolve()
-    try:
-        return full.relative_to(root.resolve()).as_posix()
-    except ValueError:
-        return full.as_posix()
+    """`path` (from the working folder, else from the repo's root) as a
+    repo-relative name; outside the repo (a `..` or a link that leaves
+    it), its absolute path, which names no source of the repo."""
+    top = root.resolve()
+    tried = [path] if path.is_absolute() else [Path.cwd() / path, top / path]
+    for full in (p.resolve() for p in tried):
+        if full.is_relative_to(top):
+            return full.relative_to(top).as_posix()
+    return tried[0].resolve().as_posix()
 
 
 def exists_message(rel_path: str) -> str:

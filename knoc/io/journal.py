@@ -1,7 +1,7 @@
 """Updating build/ in place, in proportion to the change (as git's index
 makes an update of a few files safe): the files that differ are written
-aside (`.build.new-<id>/`, as a whole new tree would be), a journal naming
-them is committed with one rename (`.build.update-<id>`), then they are
+aside (`.build.new-knoc<id>/`, as a whole new tree would be), a journal naming
+them is committed with one rename (`.build.update-knoc<id>`), then they are
 moved in, the old tree's files that are not in the new one removed, and
 the journal dropped.
 
@@ -36,7 +36,6 @@ import contextlib
 import errno
 import json
 import os
-import re
 import shutil
 import stat
 import tempfile
@@ -46,6 +45,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from knoc.io import files, tree, writing
+from knoc.io.debris import beside, debris
 from knoc.io.interrupts import held
 from knoc.rules import jsontext
 from knoc.rules.paths import path_problem
@@ -100,7 +100,7 @@ def commit(staged: Path, out: Path, update: Update) -> Path:
     update is done, by this run (`apply`) or by the next (`replay`)."""
     journal = out.parent / staged.name.replace(".new-", ".update-", 1)
     body = json.dumps({"journal": VERSION, "replace": update.replace, "remove": update.remove}).encode()
-    fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.new-", dir=out.parent)  # debris `swap.recover` removes
+    fd, tmp = tempfile.mkstemp(prefix=beside(out, "new"), dir=out.parent)  # debris `swap.recover` removes
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(body)
@@ -146,7 +146,7 @@ def replay(out: Path, manifest: str) -> None:
 
 def pending(out: Path) -> list[Path]:
     """The journals of the updates committed beside `out` and not yet done."""
-    name = re.compile(rf"\.{re.escape(out.name)}\.update-[a-z0-9_]{{8}}")
+    name = debris(out, "update")
     try:
         found = sorted(p for p in out.parent.iterdir() if name.fullmatch(p.name))
     except OSError:

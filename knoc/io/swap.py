@@ -4,7 +4,7 @@ neither is there, and cleaning up after a run that was killed.
 On Linux, renameat2(RENAME_EXCHANGE) swaps two folders in one step: a kill
 at any point leaves either the old tree or the new one in place. Where it
 is missing or the file system refuses it, the old tree is first moved
-aside (`.<name>.old-*/tree`) and the new one renamed in; a kill between
+aside (`.<name>.old-knoc*/tree`) and the new one renamed in; a kill between
 those two renames leaves no tree, and the next run puts the old one back
 (`recover`) before doing anything else."""
 
@@ -14,7 +14,6 @@ import contextlib
 import errno
 import functools
 import os
-import re
 import shutil
 import stat
 import tempfile
@@ -23,6 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from knoc.io import journal, pool
+from knoc.io.debris import beside, debris
 
 AT_FDCWD = -100
 RENAME_EXCHANGE = 2
@@ -43,7 +43,7 @@ def _renameat2() -> Callable[..., int] | None:
 
 def staging(out: Path) -> Path:
     """A fresh folder beside `out` to write the new tree into."""
-    return Path(tempfile.mkdtemp(prefix=f".{out.name}.new-", dir=out.parent))
+    return Path(tempfile.mkdtemp(prefix=beside(out, "new"), dir=out.parent))
 
 
 def swap_in(new: Path, out: Path) -> None:
@@ -57,7 +57,7 @@ def swap_in(new: Path, out: Path) -> None:
     if exchange(new, out):
         remove(new)  # now the old tree
         return
-    retired = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.parent))
+    retired = Path(tempfile.mkdtemp(prefix=beside(out, "old"), dir=out.parent))
     os.rename(out, retired / "tree")
     os.rename(new, out)  # a kill before this line leaves no `out`: recover() restores it
     remove(retired)
@@ -126,15 +126,15 @@ def recover(out: Path, manifest: str = "manifest.json") -> None:
     if not out.parent.is_dir():
         return
     journal.replay(out, manifest)  # a committed update finished, before its folder is taken for debris
-    # only names mkdtemp gave knoc's own folders: `.build.old-mine` is someone's
-    ours = re.compile(rf"\.{re.escape(out.name)}\.(new|old)-[a-z0-9_]{{8}}")
-    old = f".{out.name}.old-"
-    debris = sorted(p for p in out.parent.iterdir() if ours.fullmatch(p.name))
+    # only the names `beside` gives knoc's own: `.build.old-mine` or `.build.old-20240101` is someone's
+    ours = debris(out, "new|old")
+    left = sorted(p for p in out.parent.iterdir() if ours.fullmatch(p.name))
     if not out.exists() and not out.is_symlink():  # only a real folder knoc moved aside, never a link planted there
-        aside = [p / "tree" for p in debris if p.name.startswith(old) and _real_folder(p) and _real_folder(p / "tree")]
+        aside = [p / "tree" for p in left
+                 if p.name.startswith(beside(out, "old")) and _real_folder(p) and _real_folder(p / "tree")]
         if aside:
             os.rename(max(aside, key=lambda p: p.lstat().st_mtime_ns), out)
-    for path in debris:
+    for path in left:
         remove(path)
 
 
