@@ -5,6 +5,7 @@ Markdown a reviewer pastes into a pull request (snapshot), JSON, and the
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
@@ -15,6 +16,7 @@ from syrupy.assertion import SnapshotAssertion
 
 from knoc.a2a.extensions import CONTRACT_URI
 from knoc.features.diff import Publication, compare
+from tests.conftest import json_diags
 
 Knoc = Callable[..., Any]
 STEWARD = "content/agent-blueprints/schema-steward.kno"
@@ -483,3 +485,38 @@ def test_no_value_in_a_pull_request_can_rewrite_its_comment() -> None:
     assert not [p for p in paragraphs if "No public wire changes." in p and "→" not in p]  # the header holds it
     html = MarkdownIt("commonmark").enable("table").render(text)
     assert "<ins>" not in html and "<strong>No public" not in html and "Last" in html
+
+
+def test_every_sarif_result_is_placed_for_code_scanning(knoc: Knoc, two_commits: Path) -> None:
+    """GitHub code scanning refuses an upload holding a result placed
+    nowhere: an agent made private is placed at its file, a change of the
+    domain index at knoc.toml; so is every finding of a diff not compared."""
+    code, out, _ = knoc("diff", "main..feature", "--format", "sarif", root=two_commits)
+    results = json.loads(out)["runs"][0]["results"]
+    assert code == 0 and len(results) >= 3
+    uris = {r["message"]["text"].split(":")[0]: r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+            for r in results}
+    assert uris["agent `quick-summarizer`"] == SUMMARIZER and "knoc.toml" in uris.values(), uris
+    (two_commits / SEARCH).write_text("name: [broken\n", encoding="utf-8")
+    code, out, _ = knoc("diff", "--base", "main", "--format", "sarif", root=two_commits)
+    results = json.loads(out)["runs"][0]["results"]
+    assert code == 1 and results and all(r.get("locations") for r in results), results
+
+
+def test_a_repo_in_a_folder_of_its_git_tree_is_named_from_the_top(knoc: Knoc, tmp_path: Path, repo: Path) -> None:
+    """SARIF, GitHub annotations and JUnit name files as the forge does, from
+    the work tree's top: a content repo in `cards/` is `cards/content/...`."""
+    top = tmp_path / "mono"
+    shutil.copytree(repo, top / "cards")
+    git(top, "init", "-q", "-b", "main")
+    (top / "cards" / STEWARD).write_text("name: [broken\n", encoding="utf-8")
+    code, out, _ = knoc("validate", "--format", "sarif", root=top / "cards")
+    [uri] = {loc["physicalLocation"]["artifactLocation"]["uri"] for r in json.loads(out)["runs"][0]["results"]
+             for loc in r["locations"]}
+    assert code == 1 and uri == f"cards/{STEWARD}"
+    code, out, err = knoc("validate", "--format", "github", root=top / "cards")
+    assert f"file=cards/{STEWARD}," in out + err
+    code, out, _ = knoc("validate", "--format", "junit", root=top / "cards")
+    assert f'file="cards/{STEWARD}"' in out and f'name="{STEWARD}"' in out
+    code, out, _ = knoc("validate", "--format", "json", root=top / "cards")
+    assert {d["file"] for d in json_diags(out)} == {STEWARD}  # knoc's own formats stay repo-relative

@@ -83,7 +83,8 @@ def diff(config: Config, base: str | None, *, fmt: str, fail_on: str, use_cache:
         answer = json.dumps(_masked({"base": label, "head": head_label, "a2a_target": config.a2a, "compared": True,
                                      "counts": counts, "changes": [c.to_dict() for c in found], "specs": specs}),
                             indent=2, ensure_ascii=False) + "\n"
-    sources = {**{f"extension {uri}": e.source.rel for uri, (e, _) in extensions.items()},
+    sources = {**{f"agent {slug}": rel for slug, rel in old.agents.items()},  # one removed: where it was
+               **{f"extension {uri}": e.source.rel for uri, (e, _) in extensions.items()},
                **{f"agent {slug}": rel for slug, rel in new.agents.items()}}
     findings = [diag("KNO-CARD-BREAKING", f"{c.subject} `{c.name}`: {c.message}"
                      + (f" (intended: {c.intended})" if c.intended else ""),

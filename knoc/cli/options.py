@@ -25,7 +25,7 @@ from knoc.app.outcome import INTERRUPTED, Outcome, UsageError, as_usage, exit_co
 from knoc.config import Config
 from knoc.diagnostics import Diagnostic, diag, internal
 from knoc.diagnostics.progress import ProgressBar
-from knoc.diagnostics.reporters import FORMATS, REPORTERS, Context, summary, use_color
+from knoc.diagnostics.reporters import FORGE_FORMATS, FORMATS, REPORTERS, Context, summary, use_color
 from knoc.diagnostics.source import reader
 from knoc.rules.text import lines_shown
 
@@ -58,9 +58,11 @@ class Run:
             click.echo(lines_shown(outcome.answer), nl=False)
         if outcome.summary is None:
             return exit_code(outcome, self.fail_on == "warning")
-        reporter = REPORTERS[outcome.report_format or self.fmt]
+        fmt = outcome.report_format or self.fmt
+        reporter = REPORTERS[fmt]
+        prefix, anchor = self.config.report_paths if fmt in FORGE_FORMATS else ("", None)
         ctx = Context(reader(self.config.root), outcome.inputs, outcome.command, self.fail_on == "warning",
-                      color=reporter.to_stderr and use_color(sys.stderr))
+                      color=reporter.to_stderr and use_color(sys.stderr), prefix=prefix, anchor=anchor)
         shown = outcome.diagnostics if self.debug else internal.without_traceback(outcome.diagnostics)
         body = reporter.render(shown, ctx)
         if body:

@@ -35,6 +35,8 @@ class Context:
     suite: str  # the command, e.g. "knoc build"
     fail_on_warning: bool = False
     color: bool = False
+    prefix: str = ""  # SARIF, GitHub and JUnit name files from the git work tree's top: the repo's path there
+    anchor: str | None = None  # where SARIF places a finding about the whole repo (code scanning needs a file)
 
 
 @dataclass(frozen=True)
@@ -133,23 +135,26 @@ def _plural(n: int, one: str, many: str | None = None) -> str:
 
 def sarif(diags: list[Diagnostic], ctx: Context | None = None) -> str:
     """One run; rules are the codes that occur, described from the registry.
-    Paths are relative to the repo root (%SRCROOT%), as code scanning wants."""
+    Paths are relative to the git work tree's top (%SRCROOT%), as code
+    scanning wants; a finding about the whole repo is placed at `anchor`."""
     codes = sorted({d.code for d in diags})
     rules = [{"id": c, "name": c.removeprefix("KNO-").title().replace("-", ""),
               "shortDescription": {"text": CODES[c].summary},
               "fullDescription": {"text": CODES[c].explanation},
               "defaultConfiguration": {"level": CODES[c].severity.value}} for c in codes]
     results = []
+    prefix, anchor = (ctx.prefix, ctx.anchor) if ctx is not None else ("", None)
     for d in diags:
         message = d.message + (f" (help: {d.hint})" if d.hint else "")
         result: dict[str, object] = {"ruleId": d.code, "ruleIndex": codes.index(d.code),
                                   "level": d.severity.value, "message": {"text": message}}
-        if d.file:
-            result["locations"] = [{"physicalLocation": _sarif_location(d.file, d.span)}]
-            if d.related:
-                result["relatedLocations"] = [{"id": i, "message": {"text": r.label},
-                                               "physicalLocation": _sarif_location(r.file or d.file, r.span)}
-                                              for i, r in enumerate(d.related)]
+        if d.file or anchor:  # GitHub code scanning refuses an upload with a result placed nowhere
+            result["locations"] = [{"physicalLocation": _sarif_location(prefix + (d.file or str(anchor)),
+                                                                        d.span if d.file else None)}]
+        if d.file and d.related:
+            result["relatedLocations"] = [{"id": i, "message": {"text": r.label},
+                                           "physicalLocation": _sarif_location(prefix + (r.file or d.file), r.span)}
+                                          for i, r in enumerate(d.related)]
         results.append(result)
     log = {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [{
         "tool": {"driver": {"name": "knoc", "version": __version__, "rules": rules}},
@@ -191,7 +196,7 @@ def junit(diags: list[Diagnostic], ctx: Context) -> str:
             body.append(f"<system-out>{_xml_text(_lines(other))}</system-out>")
         classname = _classname(file)
         cases.append(f'    <testcase classname={_attr(classname)} name={_attr(file)} '
-                     f'file={_attr(file)}>' + "".join(body) + "</testcase>")
+                     f'file={_attr(ctx.prefix + file)}>' + "".join(body) + "</testcase>")
     head = (f'<testsuite name={_attr(suite)} tests="{len(cases)}" failures="{failures}" '
             f'errors="0" skipped="0">')
     return "\n".join(['<?xml version="1.0" encoding="UTF-8"?>',
@@ -213,7 +218,7 @@ def github(diags: list[Diagnostic], ctx: Context | None = None) -> str:
     for d in diags:
         props = [f"title={_gh_prop(d.code)}"]
         if d.file:
-            props.insert(0, f"file={_gh_prop(d.file)}")
+            props.insert(0, f"file={_gh_prop((ctx.prefix if ctx is not None else '') + d.file)}")
             if d.span:
                 props[1:1] = [f"line={d.span.line}", f"col={d.span.column}"]
                 if d.span.end_column > d.span.column:
@@ -262,3 +267,4 @@ REPORTERS: dict[str, Reporter] = {
     "github": Reporter(github, to_stderr=False),
 }
 FORMATS = tuple(REPORTERS)
+FORGE_FORMATS = ("sarif", "github", "junit")  # read by a forge, which names files from the work tree's top

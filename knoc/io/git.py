@@ -5,6 +5,7 @@ are new since HEAD), signing (the build HEAD holds) and the build hook."""
 from __future__ import annotations
 
 import contextlib
+import os
 import subprocess
 import tempfile
 from collections.abc import Iterator
@@ -24,6 +25,18 @@ def _git(root: Path, *args: str) -> bytes:
     if done.returncode != 0:
         raise GitError(done.stderr.decode("utf-8", "replace").strip() or f"git {args[0]} failed")
     return done.stdout
+
+
+def top_prefix(root: Path) -> str:
+    """The path from the top of the git work tree holding `root` down to it
+    (`cards/`; "" at the top, or in no work tree), as a forge names files:
+    found by the `.git` of a folder on the way up, without running git."""
+    here = root.resolve()
+    for folder in (here, *here.parents):
+        if os.path.lexists(folder / ".git"):
+            inside = here.relative_to(folder).as_posix()
+            return "" if inside == "." else f"{inside}/"
+    return ""
 
 
 def default_base(root: Path) -> str:
