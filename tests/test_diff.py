@@ -520,3 +520,18 @@ def test_a_repo_in_a_folder_of_its_git_tree_is_named_from_the_top(knoc: Knoc, tm
     assert f'file="cards/{STEWARD}"' in out and f'name="{STEWARD}"' in out
     code, out, _ = knoc("validate", "--format", "json", root=top / "cards")
     assert {d["file"] for d in json_diags(out)} == {STEWARD}  # knoc's own formats stay repo-relative
+
+
+def test_a_committed_link_out_of_the_repo_is_refused_at_its_ref(knoc: Knoc, two_commits: Path,
+                                                                 tmp_path_factory: pytest.TempPathFactory) -> None:
+    """A build of that commit refuses the link, so a diff of it is no
+    comparison: left out without a word, the rest read as all there was."""
+    outside = tmp_path_factory.mktemp("outside") / "agent.kno"
+    outside.write_text((two_commits / SEARCH).read_text(encoding="utf-8").replace("catalog-search", "outside-agent"),
+                       encoding="utf-8")
+    (two_commits / "content/agent-blueprints/outside-agent.kno").symlink_to(outside)
+    git(two_commits, "add", "-A")
+    git(two_commits, "commit", "-qm", "a link out")
+    git(two_commits, "checkout", "-q", "main")
+    code, out, err = knoc("diff", "main..feature", root=two_commits)
+    assert code == 1 and "Not compared: the sources at feature" in out and "1 error" in err, (out, err)

@@ -13,7 +13,7 @@ from pathlib import Path
 from knoc.app import evolution
 from knoc.app.common import compile_cached
 from knoc.app.outcome import Outcome, UsageError
-from knoc.app.refs import check_refs, default_base, git_error
+from knoc.app.refs import check_refs, default_base, git_error, links_out
 from knoc.app.signing import signed_by
 from knoc.config import Config, ConfigError, load_config
 from knoc.diagnostics import Diagnostic, Severity, diag
@@ -133,15 +133,17 @@ def _compiled(config: Config, ref: str | None, use_cache: bool) -> Iterator[tupl
     with contextlib.ExitStack() as stack:  # only the git side's failures are KNO-GIT, not the caller's
         try:
             label = git.describe(config.root, ref)
-            root = stack.enter_context(git.checkout(config.root, ref))
+            exported = stack.enter_context(git.checkout(config.root, ref))
         except (git.GitError, ValueError) as exc:
             raise git_error(exc, ref) from None
         try:
-            at_ref = load_config(root, config.a2a)
+            at_ref = load_config(exported.root, config.a2a)
         except ConfigError as exc:
             raise UsageError("KNO-CONFIG", f"at {label}: {exc}", "compare with a ref whose knoc.toml knoc reads, "
                              "or fix it there") from None
-        yield compile_repo(at_ref), at_ref, label
+        result = compile_repo(at_ref)
+        result.report.extend(links_out(exported, at_ref.specs, label) + links_out(exported, at_ref.content, label))
+        yield result, at_ref, label
 
 
 def _report_format(fmt: str) -> str | None:

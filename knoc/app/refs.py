@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from knoc.app.outcome import UsageError
 from knoc.config import Config
+from knoc.diagnostics import Diagnostic, diag
 from knoc.io import git
 
 
@@ -33,3 +34,12 @@ def git_error(exc: Exception, ref: str | None,
     if "not a git repository" in said:
         return UsageError("KNO-GIT", what, "run it inside a git work tree: it compares commits")
     return UsageError("KNO-GIT", what, f"name a branch, tag or commit (`git log --oneline` lists commits): {hint}")
+
+
+def links_out(exported: git.Export, folder: str, label: str) -> list[Diagnostic]:
+    """The committed links under `folder` at a ref that may leave the repo:
+    a build of that commit refuses each, so the ref's sources are refused
+    too (left out without a word, the rest would read as all there is)."""
+    return [diag("KNO-IO-REFUSED", f"at {label}, knoc does not read this: it is a link that may lead out of the repo",
+                 file=path, hint="copy the file or folder into the repo, or remove the link")
+            for path in exported.links_out if path == folder or path.startswith(f"{folder}/")]

@@ -11,6 +11,7 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import NamedTuple
 
 
 class GitError(Exception):
@@ -75,12 +76,18 @@ def describe(root: Path, ref: str) -> str:
     return sha if ref.lower().startswith(sha) else f"{ref} ({sha})"
 
 
-def export(root: Path, ref: str, dest: Path, only: tuple[str, ...] = ()) -> Path:
+class Export(NamedTuple):
+    root: Path  # where the content repo landed
+    links_out: tuple[str, ...]  # its committed links that may leave it, left out (repo-relative)
+
+
+def export(root: Path, ref: str, dest: Path, only: tuple[str, ...] = ()) -> Export:
     """Write the files of `root` (a content repo inside a git work tree) as
     they are committed at `ref` under `dest` (`only`: those under these
-    repo-relative paths); return where the content repo landed. The blobs
-    are read as committed: `git archive` would apply .gitattributes
-    (export-ignore, export-subst) and hide a change."""
+    repo-relative paths). The blobs are read as committed: `git archive`
+    would apply .gitattributes (export-ignore, export-subst) and hide a
+    change. A link that may leave the repo is left out, and named: where a
+    build would read it, the caller says it refuses it."""
     top = Path(_git(root, "rev-parse", "--show-toplevel").decode().strip())
     prefix = root.resolve().relative_to(top.resolve()).as_posix()
     wanted = [f"{prefix}/{p}" if prefix != "." else p for p in only] or [prefix]
@@ -103,6 +110,7 @@ def export(root: Path, ref: str, dest: Path, only: tuple[str, ...] = ()) -> Path
             target.chmod(0o755)
     linked = {path for path, _ in links}
     settings = f"{prefix}/knoc.toml" if prefix != "." else "knoc.toml"
+    out = []
     for path, to in links:  # after the files, so nothing is written through one
         if _stays_inside(path, to, linked):
             _link(dest, path, to)
@@ -110,7 +118,9 @@ def export(root: Path, ref: str, dest: Path, only: tuple[str, ...] = ()) -> Path
             raise GitError(f"knoc.toml at {ref} is a link to `{to}`, which knoc does not follow: it leaves the repo "
                            "or goes through a link. knoc reads its settings only from a file inside the repo, as a "
                            "build at that commit would")
-    return dest / prefix if prefix != "." else dest
+        else:
+            out.append(path.removeprefix(f"{prefix}/") if prefix != "." else path)
+    return Export(dest / prefix if prefix != "." else dest, tuple(out))
 
 
 def _entry(line: bytes) -> tuple[str, str, str, str]:
@@ -170,7 +180,7 @@ def _link(dest: Path, path: str, to: str) -> None:
 
 
 @contextmanager
-def checkout(root: Path, ref: str, only: tuple[str, ...] = ()) -> Iterator[Path]:
+def checkout(root: Path, ref: str, only: tuple[str, ...] = ()) -> Iterator[Export]:
     """The content repo as it was at `ref` (`only` these paths of it), in a
     scratch folder removed on exit."""
     with tempfile.TemporaryDirectory(prefix="knoc-diff-") as tmp:
