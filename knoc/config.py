@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import posixpath
 import re
 import tomllib
@@ -348,6 +349,9 @@ def _key_refs(signing: dict[str, object], name: str) -> tuple[KeyRef, ...]:
     return tuple(refs)
 
 
+FOLDER_BYTES = 2048  # a folder setting's whole path: with an output path's 1,024 below it, under PATH_MAX
+
+
 def _check_layout(config: Config) -> None:
     """The folders, after every `..` and symlink is resolved, lie inside the
     repo and apart: the output folder, which a build replaces whole, can
@@ -366,6 +370,15 @@ def _check_layout(config: Config) -> None:
         if root not in folder.parents:
             raise ConfigError(f"{CONFIG_FILE}: `{key}` must be a folder inside the repo "
                               f"(`{getattr(config, key)}` is {folder})", key=("knoc", key))
+        if len(os.fsencode(folder)) > FOLDER_BYTES:  # the files below it would pass the system's PATH_MAX
+            raise ConfigError(f"{CONFIG_FILE}: `{key}` is a folder whose path is {len(os.fsencode(folder)):,} bytes; "
+                              f"knoc takes at most {FOLDER_BYTES:,}, for the files below it", key=("knoc", key))
+        blocker = next((f for f in [*reversed(folder.parents), folder] if root in f.parents and files.present(f)
+                        and not files.is_dir(f)), None)
+        if blocker is not None and blocker != folder:  # the folder itself: said below, for the sources
+            raise ConfigError(f"{CONFIG_FILE}: `{key}` names `{getattr(config, key)}`, inside "
+                              f"{blocker.relative_to(root).as_posix()}, which is a file, not a folder",
+                              key=("knoc", key))
     for key in ("specs", "content"):  # a typo would read no source, and a build would unpublish every card
         named, folder = getattr(config, key), folders[key]
         if files.dangling(root / named):

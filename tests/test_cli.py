@@ -90,6 +90,9 @@ def test_outside_a_content_repo_is_a_usage_error(tmp_path: Path) -> None:
     ('[knoc]\noutput = "build"\n"" = 1\n', 'unknown setting(s): "" under [knoc]'),  # an empty key, at its line
     ('[knoc]\noutput = "build"\n"" = 1\n', "--> knoc.toml:3:1"),
     ('[knoc]\n"a`b" = 1\n', 'unknown setting(s): "a`b" under [knoc]'),  # quoted as TOML, not in backticks
+    ('[knoc]\noutput = "knoc.toml/x"\n', "inside knoc.toml, which is a file, not a folder"),
+    ('[knoc]\noutput = "' + "/".join(["a" * 200] * 30) + '"\n', "knoc takes at most 2,048"),  # past PATH_MAX
+    ('[knoc]\ncontent = "' + "/".join(["c" * 200] * 30) + '"\n', "knoc takes at most 2,048"),
 ])
 def test_bad_configuration_exits_2(repo: Path, knoc, toml: str, message: str) -> None:  # type: ignore[no-untyped-def]
     (repo / "knoc.toml").write_bytes(toml.encode("utf-8", "surrogateescape"))
