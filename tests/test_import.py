@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import json
 import re
+import shutil
 import threading
 from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -458,3 +459,30 @@ def test_a_card_mixing_shapes_says_how_each_sdk_reads_its_security(repo: Path, k
     assert code == 0, err
     changed = {d["json_path"]: d["message"] for d in json_diags(out) if d["code"] == "KNO-IMPORT-CHANGED"}
     assert all(path in changed and text in changed[path] for path, text in said.items()), changed
+
+
+@pytest.mark.parametrize("target", ["1.0", "0.3", "compat"])
+def test_a_card_knoc_built_imports_back_to_the_same_card(repo: Path, knoc: Knoc, tmp_path: Path,
+                                                         target: str) -> None:
+    """knoc's own capability-contract entry (which it refuses written by
+    hand) goes back into the blueprint fields it is made of: a card knoc
+    built is imported and built again as it was. A 0.3 card's entry also
+    lists the interfaces the card has no field for, without their
+    transport: said as dropped, and the rest comes back."""
+    assert knoc("build", "--a2a", target, root=repo)[0] == 0
+    built = repo / "build/site/agents.possibility.space/catalog-search/.well-known/agent-card.json"
+    again = tmp_path / "again"
+    shutil.copytree(repo, again, ignore=shutil.ignore_patterns("build", ".knoc-cache"))
+    (again / BLUEPRINTS / "catalog-search.kno").unlink()
+    code, out, _ = knoc("import", str(built), "--format", "json", root=again)
+    assert code == 0 and not [d for d in json_diags(out) if d["severity"] == "error"], out
+    assert "capability-contract" in out  # the conversion is said, with its JSON path
+    assert knoc("build", "--a2a", target, root=again)[0] == 0
+    [rebuilt] = [json.loads(p.read_text(encoding="utf-8")) for p in (again / "build/site").rglob("agent-card.json")
+                 if "/catalog-search/" in p.as_posix()]  # at its url (a 0.3 card's is its 0.3 interface's)
+    original = json.loads(built.read_text(encoding="utf-8"))
+    if target == "0.3":
+        assert "params.interfaces: dropped" in out
+        for card in (original, rebuilt):
+            card["capabilities"]["extensions"][0]["params"].pop("interfaces", None)
+    assert rebuilt == original

@@ -8,7 +8,10 @@ import json
 from collections.abc import Callable
 from typing import Literal
 
-from knoc.a2a.extensions import SERVICE_CLASS_URI, SERVICE_CLASSES
+from pydantic.alias_generators import to_snake
+
+from knoc.a2a.extensions import CONTRACT_URI, SERVICE_CLASS_URI, SERVICE_CLASSES
+from knoc.a2a.wire import ContractCapabilities
 from knoc.features.importing.card_security import requirements, security_schemes
 from knoc.features.importing.card_service import against_base
 from knoc.features.importing.imported import Imported, ImportedSkill, http_url, list_of
@@ -192,6 +195,9 @@ def extensions(raw: JsonObject, out: Imported) -> None:
         if not isinstance(ext, dict) or not isinstance(uri := ext.get("uri"), str) or not uri:
             out.drop(path, "an extension needs a `uri`")
             continue
+        if uri == CONTRACT_URI:  # knoc's own entry (a card it built): back into the fields it is made of
+            _contract(ext.get("params"), f"{path}.params", out)
+            continue
         if uri.rstrip("/") == SERVICE_CLASS_URI:
             params = ext.get("params")
             cls = params.get("class") if isinstance(params, dict) else None
@@ -216,6 +222,35 @@ def extensions(raw: JsonObject, out: Imported) -> None:
         kept.append(entry)
     if kept:
         out.card.setdefault("capabilities", {})["extensions"] = kept
+
+
+_CONTRACT_FLAGS = frozenset(ContractCapabilities.model_fields)
+_RANGE: tuple[tuple[str, Literal["min_protocol_version", "max_protocol_version"]], ...] = (
+    ("minProtocolVersion", "min_protocol_version"), ("maxProtocolVersion", "max_protocol_version"))
+
+
+def _contract(params: JsonValue, path: str, out: Imported) -> None:
+    """The capability-contract entry, which knoc writes from a blueprint's
+    own fields and refuses written by hand: its flags and version range
+    back in those fields; its interfaces' versions are the card's to state."""
+    if not isinstance(params, dict):
+        out.drop(path, "the capability-contract extension's params are an object")
+        return
+    flags = params.get("capabilities")
+    for key, value in flags.items() if isinstance(flags, dict) else ():
+        if (snake := to_snake(key)) in _CONTRACT_FLAGS and isinstance(value, bool):
+            out.card.setdefault("capabilities", {})[snake] = value
+            out.convert(f"{path}.capabilities.{key}", f"the capability-contract flag to `capabilities.{snake}`")
+        else:
+            out.drop(f"{path}.capabilities.{key}", "not a flag of the capability-contract extension")
+    for key, field in _RANGE:
+        if isinstance(version := params.get(key), str):
+            out.card[field] = version
+            out.convert(f"{path}.{key}", f"the capability-contract range to `{field}`")
+    for key in sorted(set(params) - {"capabilities"} - {key for key, field in _RANGE if field in out.card}):
+        out.drop(f"{path}.{key}", "the interfaces a 0.3 card has no field for, and the versions each answers: "
+                 "add each to `additional_interfaces`, with its transport and `protocol_versions`"
+                 if key == "interfaces" else "not a field of the capability-contract extension, as knoc writes it")
 
 
 def _authentication(raw: JsonObject, out: Imported) -> None:

@@ -49,6 +49,8 @@ class ImportedCard(TypedDict, total=False):
     description: str
     url: str
     protocol_versions: list[str]
+    min_protocol_version: str  # these two from knoc's own capability-contract entry
+    max_protocol_version: str
     version: str
     provider: dict[str, str]
     documentation_url: str
