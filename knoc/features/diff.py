@@ -23,6 +23,7 @@ from knoc.a2a import capability, targets
 from knoc.a2a.capability import Contract
 from knoc.a2a.extensions import CONTRACT_URI
 from knoc.a2a.targets.base import Target
+from knoc.features.diff_security import Found, requirements
 from knoc.output.templates import code_span
 from knoc.rules.json import JsonObject, JsonValue
 
@@ -71,9 +72,6 @@ class Change:
         """A breaking change no major version bump announces: what fails the gate."""
         return self.cls == "breaking" and not self.intended
 
-
-# One change of a card: (kind, class, message, before, after).
-Found = tuple[str, str, str, object, object]
 
 
 def count(changes: list[Change]) -> dict[str, int]:
@@ -208,7 +206,7 @@ def _card(old: JsonObject, new: JsonObject, target: Target) -> Iterable[Found]:
     for key in COSMETIC_FIELDS:
         if old.get(key) != new.get(key):
             yield f"{_kebab(key)}-changed", "cosmetic", f"`{key}` changed", old.get(key), new.get(key)
-    yield from _interfaces(_endpoints(old), _endpoints(new))
+    yield from _interfaces(_endpoints(old), _endpoints(new), (str(was_url), str(now_url)))
     was_c, now_c = target.read(old), target.read(new)
     for flag in FLAGS:
         was, now = was_c.flags.get(flag) is True, now_c.flags.get(flag) is True
@@ -220,10 +218,11 @@ def _card(old: JsonObject, new: JsonObject, target: Target) -> Iterable[Found]:
     yield from _modes("output", old.get("defaultOutputModes"), new.get("defaultOutputModes"))
     yield from _extensions(extension_entries(old), extension_entries(new))
     yield from _skills(_by(old.get("skills"), "id"), _by(new.get("skills"), "id"), old, new)
-    for key in ("securitySchemes", "security", "securityRequirements"):
-        if old.get(key) != new.get(key):
-            yield ("security-changed", "breaking", f"`{key}` changed: clients may need new credentials",
-                   old.get(key), new.get(key))
+    if old.get("securitySchemes") != new.get("securitySchemes"):
+        yield ("security-changed", "breaking", "`securitySchemes` changed: clients may need new credentials",
+               old.get("securitySchemes"), new.get("securitySchemes"))
+    for key in ("security", "securityRequirements"):
+        yield from requirements(key, old.get(key), new.get(key), "security", "")
 
 
 def _signatures(old: tuple[str, ...], new: tuple[str, ...]) -> Iterable[Found]:
@@ -337,10 +336,15 @@ def _endpoints(card: JsonObject) -> set[str]:
     return found
 
 
-def _interfaces(old: set[str], new: set[str]) -> Iterable[Found]:
-    for gone in sorted(old - new):
+def _interfaces(old: set[str], new: set[str], moved: tuple[str, str]) -> Iterable[Found]:
+    """The interfaces gone and added, but the one the card's url moved
+    (`moved`: its url before and after), which "url moved" says."""
+    was, now = moved
+    same = {gone for gone in old - new if was != now and gone.startswith(f"{was} ")
+            and f"{now}{gone[len(was):]}" in new - old}
+    for gone in sorted(old - new - same):
         yield "interface-removed", "breaking", f"interface {code_span(gone)} removed", gone, None
-    for added in sorted(new - old):
+    for added in sorted(new - old - {f"{now}{gone[len(was):]}" for gone in same}):
         yield "interface-added", "additive", f"interface {code_span(added)} added", None, added
 
 
@@ -355,13 +359,11 @@ def _skills(old: dict[str, JsonObject], new: dict[str, JsonObject], old_card: Js
         where = f"skill {code_span(sid)} "
         for which, own, default in (("input", "inputModes", "defaultInputModes"),
                                     ("output", "outputModes", "defaultOutputModes")):
-            # a skill without modes of its own takes the card's: compare what a client may send
-            yield from _modes(which, a.get(own) or (old_card or {}).get(default),
-                              b.get(own) or (new_card or {}).get(default), where)
+            if a.get(own) or b.get(own):  # a skill without modes of its own takes the card's: that row says it
+                yield from _modes(which, a.get(own) or (old_card or {}).get(default),
+                                  b.get(own) or (new_card or {}).get(default), where)
         for key in ("securityRequirements", "security"):
-            if a.get(key) != b.get(key):
-                yield ("skill-security-changed", "breaking", f"{where}`{key}` changed: clients may need new "
-                       "credentials", a.get(key), b.get(key))
+            yield from requirements(key, a.get(key), b.get(key), "skill-security", where)
         for k in ("name", "description", "examples", "tags"):
             if a.get(k) != b.get(k):
                 yield "skill-described", "cosmetic", f"{where}`{k}` changed", a.get(k), b.get(k)
