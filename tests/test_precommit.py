@@ -32,7 +32,7 @@ def run(repo: Path, *args: str, check: bool = True) -> subprocess.CompletedProce
     return done
 
 
-def hook_repo(repo: Path, hook_id: str) -> Path:
+def hook_repo(repo: Path, hook_id: str, blueprint: str = BLUEPRINT) -> Path:
     assert PRE_COMMIT is not None, "pre-commit is a test dependency: pip install -e .[test]"
     manifest = YAML(typ="safe").load((ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
     hook = next(h for h in manifest if h["id"] == hook_id)
@@ -45,10 +45,10 @@ def hook_repo(repo: Path, hook_id: str) -> Path:
     run(repo, "git", "add", "-A")
     run(repo, "git", "commit", "-qm", "content and build")
     run(repo, str(PRE_COMMIT), "install")
-    edit = repo / BLUEPRINT
+    edit = repo / blueprint
     edit.write_text(edit.read_text(encoding="utf-8").replace("  description: Reviews", "  description: Now reviews"),
                     encoding="utf-8")
-    run(repo, "git", "add", BLUEPRINT)
+    run(repo, "git", "add", blueprint)
     return repo
 
 
@@ -64,6 +64,18 @@ def test_knoc_check_refuses_a_commit_that_did_not_rebuild(repo: Path) -> None:
     run(repo, "git", "add", "-A")
     accepted = run(repo, "git", "commit", "-m", "edit and rebuild")
     assert "Passed" in accepted.stdout + accepted.stderr
+
+
+def test_knoc_check_guards_a_repo_whose_folders_are_named_otherwise(repo: Path) -> None:
+    """`content = "agents"` (knoc.toml): the hook runs all the same; a
+    pattern of folder names would skip the commit and let the drift in."""
+    (repo / "content").rename(repo / "agents")
+    (repo / "knoc.toml").write_text((repo / "knoc.toml").read_text(encoding="utf-8").replace(
+        'content = "content"', 'content = "agents"'), encoding="utf-8")
+    assert 'content = "agents"' in (repo / "knoc.toml").read_text(encoding="utf-8")
+    hook_repo(repo, "knoc-check", BLUEPRINT.replace("content/", "agents/", 1))
+    refused = run(repo, "git", "commit", "-m", "edit without rebuild", check=False)
+    assert refused.returncode != 0 and "stale: build/site/" in refused.stdout + refused.stderr
 
 
 def test_knoc_build_rebuilds_and_stages(repo: Path) -> None:
