@@ -305,6 +305,8 @@ def test_init_inside_another_repos_content_is_refused(repo: Path) -> None:
     before = tree(repo / "content")
     code, _, err = run("init", str(repo / "content/nested"))
     assert code == 2 and "inside the content folder" in err and tree(repo / "content") == before
+    code, _, err = run("init", str(repo / "build/x"))  # the output folder, which a build replaces whole
+    assert code == 2 and "inside the output folder" in err and not (repo / "build/x").exists()
     assert run("init", str(repo / "tools/agents"))[0] == 0  # inside the repo, outside its sources: its own repo
 
 

@@ -61,7 +61,8 @@ def new_extension(config: Config, slug: str, title: str | None, uri: str, *, use
 def _apart(folder: Path) -> None:
     """Refuse a new repo inside the sources of another (its content/ or
     specs/), or around another in its own: one would read the other's
-    files as its own."""
+    files as its own; or inside another's output folder, which its builds
+    replace."""
     for root in repos_around(folder.resolve().parent):  # each: a repo inside another's content reads as both
         try:
             outer = load_config(root)
@@ -69,10 +70,11 @@ def _apart(folder: Path) -> None:
             raise UsageError("KNO-CONFIG", f"{folder} is inside the content repo at {root}, whose knoc.toml does "
                              f"not read ({exc}), so its content folder is not known",
                              "fix that knoc.toml first, or start the new repo outside that repo") from None
-        for kind, sources in (("content", outer.content), ("specs", outer.specs)):
+        for kind, sources in (("content", outer.content), ("specs", outer.specs), ("output", outer.output)):
             if folder.resolve().is_relative_to((outer.root / sources).resolve()):
                 raise UsageError("KNO-CONFIG", f"{folder} is inside the {kind} folder of the content repo at "
-                                 f"{outer.root}, which would read the new repo's files as its own",
+                                 f"{outer.root}, " + ("whose builds replace that folder whole" if kind == "output"
+                                                      else "which would read the new repo's files as its own"),
                                  "start the new repo outside that folder (or outside that repo)")
     for kind in ("content", "specs"):
         inner = files.first_below(folder / kind, (CONFIG_FILE, "specs"), folder) if files.is_dir(folder / kind) \
