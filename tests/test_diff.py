@@ -555,3 +555,14 @@ def test_a_committed_link_out_of_the_repo_is_refused_at_its_ref(knoc: Knoc, two_
     git(two_commits, "checkout", "-q", "main")
     code, out, err = knoc("diff", "main..feature", root=two_commits)
     assert code == 1 and "Not compared: the sources at feature" in out and "1 error" in err, (out, err)
+
+
+def test_one_ref_is_compared_with_the_work_tree_as_git_diff_reads_it(knoc: Knoc, two_commits: Path) -> None:
+    git(two_commits, "checkout", "-q", "main")
+    edit(two_commits / STEWARD, "    streaming: true", "    streaming: false")
+    one = knoc("diff", "feature", "--format", "json", root=two_commits)
+    based = knoc("diff", "--base", "feature", "--format", "json", root=two_commits)
+    assert one[0] == based[0] == 0 and json.loads(one[1]) == json.loads(based[1])
+    assert json.loads(one[1])["head"] == "work tree" and json.loads(one[1])["changes"]
+    code, _, err = knoc("diff", "feature..", "--base", "main", root=two_commits)
+    assert code == 2 and "not both" in err

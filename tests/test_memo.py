@@ -132,8 +132,8 @@ def test_a_source_edit_is_compared_only_where_it_changed_the_build(built: tuple[
     assert messages[0].startswith("stale: build/site/agents.possibility.space/catalog-search/.well-known/"
                                   "agent-card.json")
     # The files that join every card are named without a diff: the card's says it.
-    assert "stale: build/site/agents.possibility.space/_catalog/agents.js (it joins the cards above)" in messages
-    assert messages[-1] == "stale: build/manifest.json (it lists the digests of the files above)"
+    assert "stale: build/site/agents.possibility.space/_catalog/agents.js (it joins the drifted cards)" in messages
+    assert messages[-1] == "stale: build/manifest.json (it lists the digests of the drifted files)"
     assert narrow == [True]
     assert knoc("build", root=repo)[0] == 0
     assert same_check(knoc, repo) == [] and narrow == [True, True]

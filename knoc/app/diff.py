@@ -88,7 +88,8 @@ def diff(config: Config, base: str | None, *, fmt: str, fail_on: str, use_cache:
                **{f"agent {slug}": rel for slug, rel in new.agents.items()}}
     findings = [diag("KNO-CARD-BREAKING", f"{c.subject} `{c.name}`: {c.message}"
                      + (f" (intended: {c.intended})" if c.intended else ""),
-                     file=sources.get(f"{c.subject} {c.name}"), hint=_HINTS.get(c.subject, _HINTS[""]))
+                     file=sources.get(f"{c.subject} {c.name}"),
+                     hint=_ANNOUNCED if c.intended else _HINTS.get(c.subject, _HINTS[""]))
                 for c in found if c.cls == "breaking"]
     if gate:  # --fail-on breaking: a breaking change no major version announces is an error
         findings = [dataclasses.replace(d, severity=Severity.ERROR) if "(intended: " not in d.message else d
@@ -110,6 +111,7 @@ def diff(config: Config, base: str | None, *, fmt: str, fail_on: str, use_cache:
 _HINTS = {"agent": "keep it, or bump the agent's major version and tell its clients",
           "extension": "keep accepting those params, or publish the change under a new URI (a versioned extension)",
           "": "keep it, or tell its clients: only an agent's major version announces a breaking change"}
+_ANNOUNCED = "its major version announces it: tell its clients what they must change"
 
 
 def _masked(value: object) -> object:

@@ -13,9 +13,10 @@ declare("KNO-CONFIG", E, "`knoc.toml` or the command line is wrong, or no conten
     target and options that make no sense together. Fix the named setting or option; `--root`
     points knoc at a repo explicitly.""")
 declare("KNO-GIT", E, "`knoc diff`: git is missing, this is not a git work tree, or the ref is unknown", """
-    `knoc diff` compiles the sources as they were at a git ref (exported with `git archive`, never
-    touching the work tree) and compares the cards. It needs git on the PATH, a content repo inside
-    a git work tree and a ref git knows. Pass `--base` with a branch, tag or commit.""")
+    `knoc diff` compiles the sources as they were at a git ref (each file read as committed into a
+    scratch folder, never touching the work tree) and compares the cards. It needs git on the PATH,
+    a content repo inside a git work tree and a ref git knows. Pass `--base` with a branch, tag or
+    commit.""")
 declare("KNO-OUTPUT", E, "the output folder holds files knoc did not write; knoc will not replace it", """
     A build writes what changed aside, then moves it into the output folder (or swaps a whole new
     tree in). knoc only writes into a folder that is absent or that its own manifest.json

@@ -174,6 +174,9 @@ def _sarif_location(file: str, span: Span | None) -> dict[str, object]:
     return location
 
 
+_REPO = "(repo)"  # JUnit's case for the findings about the whole repo
+
+
 def junit(diags: list[Diagnostic], ctx: Context) -> str:
     """A test case per entity (and per other file a finding names, such as a
     drifted build/ file): it fails on an error, or on a warning under
@@ -181,7 +184,7 @@ def junit(diags: list[Diagnostic], ctx: Context) -> str:
     entities, suite, fail_on_warning = ctx.inputs, ctx.suite, ctx.fail_on_warning
     by_file: dict[str, list[Diagnostic]] = {masked(f): [] for f in entities}  # a url read: not its password
     for d in diags:
-        by_file.setdefault(d.file or "(repo)", []).append(d)
+        by_file.setdefault(d.file or _REPO, []).append(d)
     cases, failures = [], 0
     for file in sorted(by_file):
         failing = [d for d in by_file[file] if d.is_error or fail_on_warning]
@@ -195,8 +198,9 @@ def junit(diags: list[Diagnostic], ctx: Context) -> str:
         if other:
             body.append(f"<system-out>{_xml_text(_lines(other))}</system-out>")
         classname = _classname(file)
-        cases.append(f'    <testcase classname={_attr(classname)} name={_attr(file)} '
-                     f'file={_attr(ctx.prefix + file)}>' + "".join(body) + "</testcase>")
+        where = ctx.prefix + (file if file != _REPO else ctx.anchor or "")  # the repo's case: at knoc.toml, if any
+        cases.append(f'    <testcase classname={_attr(classname)} name={_attr(file)}'
+                     + (f' file={_attr(where)}' if where else "") + ">" + "".join(body) + "</testcase>")
     head = (f'<testsuite name={_attr(suite)} tests="{len(cases)}" failures="{failures}" '
             f'errors="0" skipped="0">')
     return "\n".join(['<?xml version="1.0" encoding="UTF-8"?>',
@@ -229,8 +233,8 @@ def github(diags: list[Diagnostic], ctx: Context | None = None) -> str:
 
 
 def _lines(diags: list[Diagnostic]) -> str:
-    return "\n".join(f"{d.severity.value}[{d.code}] {d.file or ''}"
-                     f"{f':{d.span.line}:{d.span.column}' if d.span else ''}: {d.message}"
+    return "\n".join(f"{d.severity.value}[{d.code}]" + (f" {d.file}" if d.file else "")
+                     + f"{f':{d.span.line}:{d.span.column}' if d.span else ''}: {d.message}"
                      + (f"\n  help: {d.hint}" if d.hint else "") for d in diags)
 
 

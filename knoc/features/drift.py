@@ -79,10 +79,10 @@ def drift(expected: Mapping[str, bytes], differ: set[str], actual: Container[str
         elif path not in expected:
             found.append(diag("KNO-DRIFT", f"extra: {shown}{also}", file=shown, hint=hint))
         elif path == MANIFEST and len(differ) > 1:
-            found.append(diag("KNO-DRIFT", f"stale: {shown} (it lists the digests of the files above)",
+            found.append(diag("KNO-DRIFT", f"stale: {shown} (it lists the digests of the drifted files)",
                               file=shown, hint=hint))
         elif cards and _joins_cards(path):  # its diff would repeat the cards' (as JavaScript, say)
-            found.append(diag("KNO-DRIFT", f"stale: {shown} (it joins the cards above)", file=shown, hint=hint))
+            found.append(diag("KNO-DRIFT", f"stale: {shown} (it joins the drifted cards)", file=shown, hint=hint))
         elif (old := read(path)) is None:
             found.append(diag("KNO-DRIFT", f"stale: {shown}{also} (not a regular file)", file=shown, hint=hint))
         else:
