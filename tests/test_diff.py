@@ -213,7 +213,7 @@ def test_two_refs_compare_as_a_pull_request_does(knoc: Knoc, two_commits: Path) 
     described = next(c for c in report["changes"] if c["kind"] == "description-changed")
     assert described["before"].startswith("Reviews") and described["after"].startswith("Carefully reviews")
     assert knoc("diff", "feature..main", "--format", "json", root=two_commits)[0] == 0
-    for bad in ("main", "--output=/tmp/x..main", "main....feature"):
+    for bad in ("--output=/tmp/x..main", "main....feature"):
         assert knoc("diff", bad, "--format", "json", root=two_commits)[0] == 2, bad
     assert json.loads(knoc("diff", "main..", "--format", "json", root=two_commits)[1])["head"].startswith("HEAD (")
     assert knoc("diff", "main..feature", "--base", "main", root=two_commits)[0] == 2
@@ -227,6 +227,7 @@ def test_three_dots_compare_from_where_the_branch_left(knoc: Knoc, two_commits: 
     git(two_commits, "checkout", "-q", "feature")
     two = json.loads(knoc("diff", "main..feature", "--format", "json", root=two_commits)[1])
     three = json.loads(knoc("diff", "main...feature", "--format", "json", root=two_commits)[1])
+    assert three["base"].startswith("main...feature (")  # the range, then the sha of where the branch left
     assert any(c["name"] == "catalog-search" and c["kind"] == "name-changed" for c in two["changes"])
     assert not any(c["name"] == "catalog-search" and c["kind"] == "name-changed" for c in three["changes"])
     assert ("schema-steward", "capability-off") in {(c["name"], c["kind"]) for c in three["changes"]}
@@ -566,3 +567,8 @@ def test_one_ref_is_compared_with_the_work_tree_as_git_diff_reads_it(knoc: Knoc,
     assert json.loads(one[1])["head"] == "work tree" and json.loads(one[1])["changes"]
     code, _, err = knoc("diff", "feature..", "--base", "main", root=two_commits)
     assert code == 2 and "not both" in err
+
+
+def test_a_base_branch_not_fetched_is_named_with_the_fetch_that_brings_it(knoc: Knoc, two_commits: Path) -> None:
+    code, _, err = knoc("diff", "origin/main...HEAD", root=two_commits)
+    assert code == 2 and "`origin/main` is not a branch" in err and "`git fetch origin main`" in err, err

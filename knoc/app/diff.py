@@ -44,9 +44,10 @@ def diff(config: Config, base: str | None, *, fmt: str, fail_on: str, use_cache:
     every format alike."""
     gate = fail_on == "breaking"
     check_refs(base, head)
+    named = None  # how the base is named when it is the merge base
     if merge and base is not None and head is not None:
         try:
-            base = git.merge_base(config.root, base, head)
+            base, named = git.merge_base(config.root, base, head), f"{base}...{head}"
         except git.GitError as exc:
             if "merge-base failed" in str(exc) and git.shallow(config.root):  # it may be beyond the clone's depth
                 raise UsageError("KNO-GIT", f"no common commit of `{base}` and `{head}` in this shallow clone",
@@ -55,7 +56,8 @@ def diff(config: Config, base: str | None, *, fmt: str, fail_on: str, use_cache:
             if "merge-base failed" in str(exc):  # git says nothing when there is none
                 raise UsageError("KNO-GIT", f"`{base}` and `{head}` share no history: `{base}...{head}` compares "
                                  "from where one branched off the other", f"compare them as `{base}..{head}`") from None
-            raise git_error(exc, f"{base}...{head}") from None
+            unknown = next((ref for ref in (base, head) if not git.knows(config.root, ref)), f"{base}...{head}")
+            raise git_error(exc, unknown) from None
     with _compiled(config, head, use_cache) as (new, new_config, head_label):
         diags = new.report.sorted() if head is None else []
         if not new.ok and head is None:
@@ -64,7 +66,7 @@ def diff(config: Config, base: str | None, *, fmt: str, fail_on: str, use_cache:
                            answer=_not_compared(fmt, config, None, head_label, why), report_format=_report_format(fmt))
         if not new.ok:  # its findings point into files the work tree may not hold
             return _refused(fmt, config, [], new.inputs, _named(config, base), head_label, head_label)
-        with _compiled(config, base or default_base(config), False) as (old, old_config, label):
+        with _compiled(config, base or default_base(config), False, named) as (old, old_config, label):
             if not old.ok:
                 return _refused(fmt, config, diags, new.inputs, label, head_label, label)
             was = publication(old, old_config, config.a2a, _configured(old_config, label))
@@ -126,15 +128,18 @@ def _masked(value: object) -> object:
 
 
 @contextlib.contextmanager
-def _compiled(config: Config, ref: str | None, use_cache: bool) -> Iterator[tuple[Result, Config, str]]:
+def _compiled(config: Config, ref: str | None, use_cache: bool, named: str | None = None
+              ) -> Iterator[tuple[Result, Config, str]]:
     """The repo compiled at `ref` (None: the work tree, through the cache),
-    its config (where its build/ is) and how to name it."""
+    its config (where its build/ is) and how to name it (`named`: the
+    range whose merge base `ref` is)."""
     if ref is None:
         yield compile_cached(config, use_cache), config, WORK_TREE
         return
     with contextlib.ExitStack() as stack:  # only the git side's failures are KNO-GIT, not the caller's
         try:
             label = git.describe(config.root, ref)
+            label = label if named is None else f"{named} ({label})"  # the range, and its merge base's sha
             exported = stack.enter_context(git.checkout(config.root, ref))
         except (git.GitError, ValueError) as exc:
             raise git_error(exc, ref) from None

@@ -33,6 +33,10 @@ def git_error(exc: Exception, ref: str | None,
             else (said.splitlines() or ["git failed"])[0].removeprefix("fatal: "))
     if "not a git repository" in said:
         return UsageError("KNO-GIT", what, "run it inside a git work tree: it compares commits")
+    remote, _, branch = (ref or "").partition("/")
+    if unknown and remote == "origin" and branch:  # a remote branch a shallow or single-branch clone lacks
+        return UsageError("KNO-GIT", what, f"fetch it first: `git fetch origin {branch}` (in GitHub Actions, "
+                          "actions/checkout with `fetch-depth: 0`)")
     return UsageError("KNO-GIT", what, f"name a branch, tag or commit (`git log --oneline` lists commits): {hint}")
 
 

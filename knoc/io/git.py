@@ -70,6 +70,15 @@ def shallow(root: Path) -> bool:
         return False
 
 
+def knows(root: Path, ref: str) -> bool:
+    """Whether git knows `ref` as a commit."""
+    try:
+        _git(root, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}")
+    except GitError:
+        return False
+    return True
+
+
 def describe(root: Path, ref: str) -> str:
     """How to name `ref` to a reader: its short sha, after the ref's own name."""
     sha = _git(root, "rev-parse", "--short", f"{ref}^{{commit}}").decode().strip()
