@@ -572,3 +572,23 @@ def test_one_ref_is_compared_with_the_work_tree_as_git_diff_reads_it(knoc: Knoc,
 def test_a_base_branch_not_fetched_is_named_with_the_fetch_that_brings_it(knoc: Knoc, two_commits: Path) -> None:
     code, _, err = knoc("diff", "origin/main...HEAD", root=two_commits)
     assert code == 2 and "`origin/main` is not a branch" in err and "`git fetch origin main`" in err, err
+
+
+def test_a_large_file_at_a_ref_is_read_no_more_than_a_build_reads_it(knoc: Knoc, two_commits: Path) -> None:
+    """An asset of megabytes is skipped as it streams from git, not held;
+    a source past the size limit is still refused at its ref, as a build
+    of that commit refuses it."""
+    from knoc.rules import limits
+
+    (two_commits / "content/assets").mkdir()
+    (two_commits / "content/assets/logo.bin").write_bytes(b"\0" * (3 * limits.SOURCE_BYTES))
+    git(two_commits, "add", "-A")
+    git(two_commits, "commit", "-qm", "an asset")
+    code, out, _ = knoc("diff", "main..feature", "--format", "json", root=two_commits)
+    assert code == 0 and json.loads(out)["compared"] is True
+    big = two_commits / "content/agent-blueprints/huge.kno"
+    big.write_text("# " + "x" * (2 * limits.SOURCE_BYTES) + "\n", encoding="utf-8")
+    git(two_commits, "add", "-A")
+    git(two_commits, "commit", "-qm", "a source past the limit")
+    code, out, _ = knoc("diff", "main..feature", "--format", "json", root=two_commits)
+    assert code == 1 and json.loads(out)["compared"] is False
