@@ -911,3 +911,21 @@ def test_what_an_answer_or_a_note_quotes_reaches_the_terminal_escaped(repo: Path
                     encoding="utf-8")
     code, out, err = knoc("import", str(card), root=repo)
     assert code == 0 and "\x1b" not in out + err and "\x07" not in out + err and "odd\\u001b]0;F\\u0007.json" in err
+
+
+@pytest.mark.parametrize(("first", "other"), [("catalog-search", "Catalog-Search"),
+                                              ("catalog-search", "CATALOG-SEARCH"),
+                                              ("caf\u00e9", "cafe\u0301")])  # NFC and NFD: one name on macOS
+def test_two_cards_one_file_on_macos_or_windows_are_warned(repo: Path, knoc: Knoc, first: str, other: str) -> None:
+    """URL paths are case-sensitive, so both cards are written; a checkout of
+    build/ on a file system that folds case holds one, which is said."""
+    edit(repo, CATALOG_SEARCH, "url: https://agents.possibility.space/catalog-search",
+         f"url: https://agents.possibility.space/{first}")
+    edit(repo, f"{BP}/quick-summarizer.kno", "url: https://agents.possibility.space/quick-summarizer",
+         f"url: https://agents.possibility.space/{other}")
+    code, out, _ = knoc("build", "--format", "json", root=repo)
+    folded = [d for d in json_diags(out) if d["code"] == "KNO-OUTPUT-CASE"]
+    assert code == 0 and len(folded) == 1, json_diags(out)
+    owner = folded[0]["file"]
+    assert owner in (CATALOG_SEARCH, f"{BP}/quick-summarizer.kno")
+    assert folded[0]["line"] == line_of(repo, "url: https://agents.possibility.space/", owner)

@@ -22,7 +22,7 @@ from knoc.kinds.domain import Repo
 from knoc.kinds.entity import Entity, Layout, Typed, is_public, kind_of
 from knoc.kinds.spec import SpecSet
 from knoc.output.hosting import JWKS_FILE, SITE, locate_url, site_dir
-from knoc.output.linked import collisions
+from knoc.output.linked import case_collisions, collisions
 from knoc.output.pages import PAGE_FILE
 from knoc.output.tree import KNOC
 
@@ -161,13 +161,21 @@ def typed_entities(sources: list[SourceFile], results: FileResults, specs: SpecS
 
 def _collisions(wanted: dict[str, list[str]], typed: list[Typed], repo: Repo) -> list[Diagnostic]:
     """Two outputs on one path (or a file where another needs a folder):
-    an error at the source that asked second, naming the other."""
-    found = collisions(wanted)
-    if not found:
+    an error at the source that asked second, naming the other; two that
+    differ only in case or Unicode form, a warning."""
+    found, folded = collisions(wanted), case_collisions(wanted)
+    if not found and not folded:
         return []
     where: dict[str, tuple[Typed, JsonPath]] = {t.source.rel: (t, ("uri",)) for t in typed if t.type == "extension"}
     where.update({a.typed.source.rel: (a.typed, (*a.card_path, "url")) for a in repo.agents})
     diags = []
+    for path, first, other_path, other in folded:
+        owner = "knoc's own output" if first == KNOC else first
+        message = (f"`{other_path}` and `{path}` (of {owner}) differ only in case or Unicode form: a checkout of "
+                   "the build on a file system that folds them (macOS, Windows) holds one of the two")
+        hint = "give it a url or uri that differs in more than case"
+        diags.append(at(where[other][0].source, where[other][1], "KNO-OUTPUT-CASE", message, hint)
+                     if other in where else diag("KNO-OUTPUT-CASE", message, hint=hint))
     for path, first, other in found:
         owner = "knoc's own output" if first == KNOC else first
         message = f"`{path}` would be written for both {owner} and this entity"

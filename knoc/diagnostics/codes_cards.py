@@ -104,6 +104,11 @@ declare("KNO-OUTPUT-COLLISION", E, "two outputs (cards, pages, index files) woul
     (the catalog page, the index, `_headers`) that land on one path, or a file where another
     output needs a folder, would overwrite each other. Give the entity a url or uri of its own;
     the message names the other source.""")
+declare("KNO-OUTPUT-CASE", W, "two outputs differ only in case or Unicode form (one file on macOS or Windows)", """
+    URL paths are case-sensitive, so `/Foo` and `/foo` are two cards, and knoc writes both. A
+    file system that folds case or Unicode form (macOS's and Windows' by default) holds only one
+    of the two files: a checkout of a committed build/ there loses one, and `knoc check` there
+    reports it missing. Give one of them a url that differs in more than case.""")
 declare("KNO-CATALOG-PAGE-TAKEN", W, "an extension's page takes the place of a host's catalog page", """
     Each host's tree carries a catalog page of its agents at its root (`index.html`). An
     extension whose uri is that host's root publishes its page there instead, so the host has no

@@ -6,6 +6,7 @@ is all the language server renders of them. Pure."""
 from __future__ import annotations
 
 import bisect
+import unicodedata
 from collections.abc import Iterable
 
 from knoc.kinds.agent import Cards
@@ -103,4 +104,21 @@ def collisions(wanted: dict[str, list[str]]) -> list[tuple[str, str, str]]:
     unique: dict[tuple[str, str], tuple[str, str, str]] = {}  # one finding per pair of owners
     for c in found:
         unique.setdefault((c[1], c[2]), c)
+    return list(unique.values())
+
+
+def case_collisions(wanted: dict[str, list[str]]) -> list[tuple[str, str, str, str]]:
+    """(path, first owner, other path, other owner) for each two paths of
+    different owners that differ only in case or Unicode form: one path on
+    a file system that folds them (macOS's, Windows')."""
+    folded: dict[str, str] = {}
+    found = []
+    for path in sorted(wanted):
+        key = unicodedata.normalize("NFC", path).casefold()
+        first = folded.setdefault(key, path)
+        if first != path and wanted[first][0] != wanted[path][0]:
+            found.append((first, wanted[first][0], path, wanted[path][0]))
+    unique: dict[tuple[str, str], tuple[str, str, str, str]] = {}  # one finding per pair of owners
+    for c in found:
+        unique.setdefault((c[1], c[3]), c)
     return list(unique.values())
