@@ -221,9 +221,14 @@ def _config(root: Path, raw: dict[str, object] | None, a2a: str | None) -> Confi
                 if not isinstance(value, str):
                     raise ConfigError(f"{CONFIG_FILE}: `{key_name}` must be a string", key=(table, key_name))
         values.update(cast(Settings, section))  # its keys are KNOC_KEYS and its values strings: checked above
-        for folder in FOLDERS:  # `build/` is `build` in every message
+        top = Path(os.path.abspath(root)).as_posix()
+        for folder in FOLDERS:  # `build/` and `x/../build` are `build` in every message
             if folder in values:
-                values[folder] = posixpath.normpath(values[folder])
+                if values[folder].startswith("~"):
+                    raise ConfigError(f"{CONFIG_FILE}: `{folder}` names `{values[folder]}`: knoc reads it as a folder "
+                                      "of that name in the repo, not your home folder; name the folder plainly",
+                                      key=("knoc", folder))
+                values[folder] = posixpath.relpath(posixpath.normpath(posixpath.join(top, values[folder])), top)
         operator = tuple((HOST_KEYS[k], str(host[k])) for k in HOST_KEYS if k in host)
         for name, value in operator:  # each host's AI Catalog publishes them
             if (found := hidden_character(value)) is not None:

@@ -91,6 +91,8 @@ def test_outside_a_content_repo_is_a_usage_error(tmp_path: Path) -> None:
     ('[knoc]\noutput = "build"\n"" = 1\n', "--> knoc.toml:3:1"),
     ('[knoc]\n"a`b" = 1\n', 'unknown setting(s): "a`b" under [knoc]'),  # quoted as TOML, not in backticks
     ('[knoc]\noutput = "knoc.toml/x"\n', "inside knoc.toml, which is a file, not a folder"),
+    ('[knoc]\noutput = "~"\n', "not your home folder"),
+    ('[knoc]\noutput = "x/../../elsewhere"\n', "inside the repo"),
     ('[knoc]\noutput = "' + "/".join(["a" * 200] * 30) + '"\n', "knoc takes at most 2,048"),  # past PATH_MAX
     ('[knoc]\ncontent = "' + "/".join(["c" * 200] * 30) + '"\n', "knoc takes at most 2,048"),
 ])
@@ -510,3 +512,12 @@ def test_a_key_is_told_from_a_key_id_or_a_path() -> None:
     assert holds_key(pem) and holds_key(body) and holds_key('{"kty": "OKP", "d": "x"}')
     assert not holds_key("NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs")
     assert not holds_key("keys/rotation/2026-11-public-signing-key-b") and not holds_key("~/.config/knoc/k.pem")
+
+
+def test_a_folder_setting_is_named_as_the_folder_it_is(repo: Path, knoc) -> None:  # type: ignore[no-untyped-def]
+    """`x/../out` is `out`, in every message; `../repo/out` too."""
+    for written in ("x/../out", f"../{repo.name}/out"):
+        (repo / "knoc.toml").write_text(f'[knoc]\noutput = "{written}"\n', encoding="utf-8")
+        code, _, err = knoc("build", root=repo)
+        assert code == 0 and "wrote 7 cards (A2A 1.0) to out/" in err and (repo / "out/manifest.json").is_file(), err
+        assert knoc("clean", root=repo)[0] == 0
