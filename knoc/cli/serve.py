@@ -20,8 +20,9 @@ def command(run: Run, port: int, site_name: str | None, watch: bool, sign_keys: 
             unsigned: bool) -> int:
     """Serve build/site/ on loopback the way a static host would.
 
-    The request's Host header picks the build/site/<host> tree; any other
-    host gets build/site/ itself, with the catalog page at /. Cards go out
+    The request's Host header (a trailing dot or not) picks the
+    build/site/<host> tree; any other host (knoc's own `_catalog` folder
+    included) gets build/site/ itself, with the catalog page at /. Cards go out
     with the headers build/site/_headers gives them (CORS open for GET,
     HEAD and OPTIONS); a folder's path without its `/` is redirected to it.
     In a repo that signs its cards, --watch needs the key (--sign-key)."""

@@ -57,10 +57,12 @@ def _tree(site: Path, fixed: str | None, host: str) -> str:
     if fixed:
         return f"{fixed}/"
     host = host.strip().lower()
-    for name in (host, host.rsplit(":", 1)[0]):  # a card url with a port has its own tree
-        if name and segment_problem(name) is None and not name.startswith(".") \
-                and files.unlinked(site, name) == "folder":
-            return f"{name}/"
+    name, colon, port = host.rpartition(":") if host.rpartition(":")[2].isdigit() else (host, "", "")
+    name = name.rstrip(".")  # `agents.example.com.` is the same host, as its card urls are
+    for tree in (f"{name}{colon}{port}", name):  # a card url with a port has its own tree
+        if tree and segment_problem(tree) is None and not tree.startswith((".", "_")) \
+                and files.unlinked(site, tree) == "folder":  # `_catalog` and the like are knoc's, no host's
+            return f"{tree}/"
     return ""
 
 
