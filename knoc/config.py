@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
 import posixpath
 import re
@@ -75,12 +74,6 @@ SIGNING_KEYS = {
 }
 # A public key as knoc.toml gives it: a repo-relative file, or an inline JWK (its members, sorted).
 KeyRef = str | tuple[tuple[str, str], ...]
-
-
-def _key_shown(key: str) -> str:
-    """A key as a message shows it: a bare key in backticks, any other
-    (empty, or with a backtick, a space or a control) as TOML quotes it."""
-    return f"`{key}`" if re.fullmatch(r"[A-Za-z0-9_-]+", key) else json.dumps(key)
 
 
 class ConfigError(Exception):
@@ -207,8 +200,8 @@ def _config(root: Path, raw: dict[str, object] | None, a2a: str | None) -> Confi
                    *(("host", k) for k in sorted(set(host) - set(HOST_KEYS))),
                    *(("signing", k) for k in sorted(set(signing) - set(SIGNING_KEYS)))]
         if unknown:
-            named = ", ".join(f"{_key_shown(k)} under [{t}]" if t else
-                              f"{_key_shown(k)} (a table, or a key above the first)" for t, k in unknown)
+            named = ", ".join(f"{toml.shown_key(k)} under [{t}]" if t else
+                              f"{toml.shown_key(k)} (a table, or a key above the first)" for t, k in unknown)
             raise ConfigError(f"{CONFIG_FILE}: unknown setting(s): {named}; a key belongs to the table whose "
                               f"header is the last above it. [knoc] takes {', '.join(sorted(_KEYS))}; [host] takes "
                               f"{', '.join(HOST_KEYS)}; [signing] takes {', '.join(SIGNING_KEYS)}; [primary] maps a "

@@ -759,8 +759,9 @@ def test_a_committed_link_that_climbs_out_through_another_is_not_exported(tmp_pa
     for args in (["init", "-q"], ["add", "-A"], ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "x"]):
         subprocess.run(["git", "-C", str(repo), *args], check=True)
     out = git.export(repo, "HEAD", tmp_path / "export")
-    exported = out / "content/agent-blueprints"
+    exported = out.root / "content/agent-blueprints"
     assert not (exported / "aaa.kno").is_symlink() and not (exported / "aaa.kno").exists()
+    assert out.links_out == ("content/agent-blueprints/aaa.kno",)  # named: a build of that commit refuses it
     assert (exported / "ok.kno").read_text() == "slug: real\n" and (exported / "zz").is_symlink()
 
 

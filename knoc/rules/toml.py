@@ -4,6 +4,7 @@ wrong for knoc, so the key is found in the text by its table and name."""
 
 from __future__ import annotations
 
+import json
 import re
 import tomllib
 
@@ -12,6 +13,12 @@ from knoc.rules.lines import lines
 Place = tuple[int, int]  # 1-based line and column
 
 _TABLE = re.compile(r"^\s*\[\[?\s*([^\]]*?)\s*\]\]?\s*(#.*)?$")  # a table, or an array of tables
+
+
+def shown_key(key: str) -> str:
+    """A key as a message shows it: a bare key in backticks, any other
+    (empty, or with a backtick, a space or a control) as TOML quotes it."""
+    return f"`{key}`" if re.fullmatch(r"[A-Za-z0-9_-]+", key) else json.dumps(key)
 
 
 def syntax_error_place(exc: tomllib.TOMLDecodeError) -> Place | None:
