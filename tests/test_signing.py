@@ -360,14 +360,7 @@ def test_knoc_keys_new_and_knoc_verify(repo: Path, tmp_path_factory: pytest.Temp
     linked = subprocess.run([sys.executable, "-m", "knoc", "keys", "new", str(tmp_path / "dangling.pem")],
                             capture_output=True, text=True, cwd=tmp_path)
     assert linked.returncode == 2 and "link" in linked.stderr and not (tmp_path / "elsewhere").exists()
-    subprocess.run([sys.executable, "-m", "knoc", "build", "--root", str(repo), "--a2a", "compat",
-                    "--sign-key", str(key)], check=True, capture_output=True)
-    card = repo / "build/site/agents.possibility.space/catalog-search/.well-known/agent-card.json"
-    keyset = repo / "build/site/agents.possibility.space/.well-known/jwks.json"
-    done = subprocess.run([sys.executable, "-m", "knoc", "verify", str(card), "--jwks", str(keyset), "--format",
-                           "json"], capture_output=True, text=True)
-    report = json.loads(done.stdout)
-    assert done.returncode == 0 and report["valid"] is True
+    card, keyset, report = _built_and_verified(repo, key, "--a2a", "compat")
     assert [s["kid"] for s in report["signatures"]] == [kid, kid]  # a compat card: its 1.x view and its 0.3 one
     assert {r["reader"]: r["covered"] for r in report["readers"]} == {
         "a2a-sdk 1.x": True, "@a2a-js/sdk": True, "@a2a-js/sdk client": True, "a2a-sdk 0.3": True}
@@ -640,15 +633,21 @@ def test_verify_names_the_clients_that_cannot_read_the_card(repo: Path, tmp_path
     read it at all, and verify says so, with the field it stops at."""
     key = tmp_path_factory.mktemp("outside") / "signing.pem"
     subprocess.run([sys.executable, "-m", "knoc", "keys", "new", str(key)], check=True, capture_output=True)
-    subprocess.run([sys.executable, "-m", "knoc", "build", "--root", str(repo), "--sign-key", str(key)], check=True,
-                   capture_output=True)
+    card, keyset, report = _built_and_verified(repo, key)
+    assert report["unread_by"] == ["a2a-sdk 0.3 cannot read it: url: Field required"]
+    done = subprocess.run([sys.executable, "-m", "knoc", "verify", str(card), "--jwks", str(keyset)],
+                          capture_output=True, text=True)
+    assert "a2a-sdk 0.3 cannot read it: url: Field required; its clients cannot use this card\n" in done.stdout
+
+
+def _built_and_verified(repo: Path, key: Path, *build: str) -> tuple[Path, Path, dict[str, Any]]:
+    """A signed build of `repo`, and `knoc verify --format json` of catalog-search's card: valid."""
+    subprocess.run([sys.executable, "-m", "knoc", "build", "--root", str(repo), *build, "--sign-key", str(key)],
+                   check=True, capture_output=True)
     card = repo / "build/site/agents.possibility.space/catalog-search/.well-known/agent-card.json"
     keyset = repo / "build/site/agents.possibility.space/.well-known/jwks.json"
     done = subprocess.run([sys.executable, "-m", "knoc", "verify", str(card), "--jwks", str(keyset), "--format",
                            "json"], capture_output=True, text=True)
     report = json.loads(done.stdout)
-    assert done.returncode == 0 and report["valid"] is True
-    assert report["unread_by"] == ["a2a-sdk 0.3 cannot read it: url: Field required"]
-    done = subprocess.run([sys.executable, "-m", "knoc", "verify", str(card), "--jwks", str(keyset)],
-                          capture_output=True, text=True)
-    assert "a2a-sdk 0.3 cannot read it: url: Field required; its clients cannot use this card\n" in done.stdout
+    assert done.returncode == 0 and report["valid"] is True, done.stdout + done.stderr
+    return card, keyset, report
