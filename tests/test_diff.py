@@ -259,13 +259,13 @@ def test_a_major_version_bump_announces_its_breaking_changes(knoc: Knoc, two_com
     code, out, _ = knoc("diff", "main..feature", "--format", "json", "--fail-on", "breaking", root=two_commits)
     report = json.loads(out)
     steward = [c for c in report["changes"] if c["name"] == "schema-steward" and c["class"] == "breaking"]
-    assert steward and all(c["intended"] == "version 0.3.0 → 1.0.0" for c in steward)
+    assert steward and all(c["intended"] == "version `0.3.0` → `1.0.0`" for c in steward)
     assert code == 1 and report["counts"]["intended"] == len(steward)  # quick-summarizer's removal still fails
     edit(two_commits / SUMMARIZER, "visibility: private\n", "")
     edit(two_commits / SEARCH, "domains: [schemas]", "domains: [schemas, entity-health]")
     git(two_commits, "commit", "-qam", "keep the summarizer")
     code, out, _ = knoc("diff", "main..feature", "--fail-on", "breaking", root=two_commits)
-    assert code == 0 and "breaking, intended (version 0.3.0 → 1.0.0)" in out
+    assert code == 0 and "breaking, intended (version `0.3.0` → `1.0.0`)" in out
 
 
 def test_signatures_and_keys_are_changes(knoc: Knoc, repo: Path, signing_key: Path) -> None:

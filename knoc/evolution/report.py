@@ -11,6 +11,7 @@ from knoc.evolution.model import pointer_text
 from knoc.evolution.verdict import Finding, SpecChange
 from knoc.kinds.entity import Entity
 from knoc.kinds.spec import SpecSet
+from knoc.rules.text import code_span
 
 NEEDED = {"none": "none", "additive": "minor", "unknown": "minor", "breaking": "major"}
 RANK = {"none": 0, "patch": 1, "minor": 2, "major": 3}
@@ -69,13 +70,13 @@ def _breaking(change: SpecChange, f: Finding, base: str) -> Diagnostic:
 def _at(change: SpecChange, f: Finding, code: str, message: str, hint: str | None,
         detail: str | None = None) -> Diagnostic:
     assert change.new is not None
-    where = f" (through `{f.change.through}`)" if f.change.through else ""
+    where = f" (through {code_span(f.change.through)})" if f.change.through else ""
     return at(change.new.entity.source, ("spec", "schema", *f.change.pointer), code,
               f"spec `{change.slug}` at {_pointer(f)}{where}: {message}", hint, detail=detail)
 
 
 def _pointer(f: Finding) -> str:
-    return f"`{pointer_text(f.change.pointer)}`"
+    return code_span(pointer_text(f.change.pointer))
 
 
 def counterexample(witness: object, change: SpecChange, base: str) -> str:

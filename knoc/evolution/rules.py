@@ -11,6 +11,7 @@ from collections.abc import Callable
 from knoc.evolution.model import ANNOTATIONS, DELETE, Place, Walker, as_schema
 from knoc.evolution.sample import ANY_VALUES, key, of_type, probes, sample, strings
 from knoc.kinds.schema import search
+from knoc.rules.text import code_span
 
 EXTRA = "x-extra"  # a member name no schema here lists
 LOWER = {"minLength": "maxLength", "minItems": "maxItems", "minProperties": "maxProperties",
@@ -70,9 +71,9 @@ def _required(walk: Walker, word: str, o: dict[str, object], n: dict[str, object
     props = _mapping(o.get("properties"))
     for name in sorted(new - old):
         member = place.member(name, props.get(name, {}), word)
-        walk.found(member, "breaking", f"`{name}` is now required", [DELETE])
+        walk.found(member, "breaking", f"{code_span(name)} is now required", [DELETE])
     if old - new:
-        walk.found(place.at(word), "additive", f"no longer required: {', '.join(sorted(old - new))}")
+        walk.found(place.at(word), "additive", f"no longer required: {', '.join(map(code_span, sorted(old - new)))}")
 
 
 def _properties(walk: Walker, word: str, o: dict[str, object], n: dict[str, object], place: Place) -> None:
@@ -84,7 +85,8 @@ def _properties(walk: Walker, word: str, o: dict[str, object], n: dict[str, obje
             now = _extra(n, name)
             member = place.member(name, old[name], word, name)
             if now is None:  # free here, unless a schema around it (`unevaluatedProperties`) says otherwise
-                walk.found(member, "widens", f"`{name}` removed from `properties`", probes(old[name], place.old_res))
+                walk.found(member, "widens", f"{code_span(name)} removed from `properties`",
+                           probes(old[name], place.old_res))
             else:
                 walk.node(old[name], now, member)
         else:
@@ -93,7 +95,7 @@ def _properties(walk: Walker, word: str, o: dict[str, object], n: dict[str, obje
             if was is not None:
                 walk.node(was, new[name], member)
             elif set(as_schema(new[name])) - ANNOTATIONS:  # anything before, unless a schema around said otherwise
-                walk.found(member, "member", f"`{name}` added", probes(True, place.old_res))
+                walk.found(member, "member", f"{code_span(name)} added", probes(True, place.old_res))
 
 
 def _extra(schema: dict[str, object], name: str) -> object:
@@ -224,7 +226,7 @@ def _canonical(value: object) -> str:
 def _show(value: object) -> str:
     import json
 
-    return "nothing" if value is None else f"`{json.dumps(value, ensure_ascii=False)}`"
+    return "nothing" if value is None else code_span(json.dumps(value, ensure_ascii=False))
 
 
 # What a spec's schema holds where it is valid JSON Schema (every spec in a

@@ -24,8 +24,8 @@ from knoc.a2a.capability import Contract
 from knoc.a2a.extensions import CONTRACT_URI
 from knoc.a2a.targets.base import Target
 from knoc.features.diff_security import Found, requirements
-from knoc.output.templates import code_span
 from knoc.rules.json import JsonObject, JsonValue
+from knoc.rules.text import code_span
 
 CLASSES = ("breaking", "additive", "cosmetic")
 SHOWN = 200  # characters of an old or new value a change shows
@@ -175,13 +175,13 @@ def _other_agent(base: Publication, head: Publication, old: str, new: str) -> bo
 
 
 def _bump(old: object, new: object) -> str:
-    """"version 1.4.0 → 2.0.0" when `new` announces breaking changes (its
+    """"version `1.4.0` → `2.0.0`" when `new` announces breaking changes (its
     major went up, or for 0.x its minor), else ""."""
     was, now = _semver(old), _semver(new)
     if was is None or now is None:
         return ""
     if now[0] > was[0] or (was[0] == now[0] == 0 and now[1] > was[1]):
-        return f"version {old} → {new}"
+        return f"version {code_span(old)} → {code_span(new)}"  # a version is free text: in code, as every value
     return ""
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from knoc.io import files
+from knoc.rules.text import code_span
 from knoc.yaml.yaml12 import ODD_BREAKS
 
 if TYPE_CHECKING:
@@ -112,12 +113,3 @@ def _escaped(text: str) -> str:
 
 def _one_line(text: str) -> str:
     return text.replace("\r\n", " ").replace("\r", " ").replace("\n", " ")
-
-
-def code_span(value: object) -> str:
-    """A Markdown code span around any text, whatever backticks it holds
-    (CommonMark: a fence longer than any run inside it)."""
-    text = str(value)
-    longest = max((len(run) for run in re.findall("`+", text)), default=0)
-    pad = " " if longest else ""
-    return f"{'`' * (longest + 1)}{pad}{text}{pad}{'`' * (longest + 1)}"

@@ -131,6 +131,15 @@ def visible(text: str) -> str:
     return _HIDDEN.sub("\ufffd", text if text.isprintable() else _ACTED_ON.sub("\ufffd", text))
 
 
+def code_span(value: object) -> str:
+    """A Markdown code span around any text, whatever backticks it holds
+    (CommonMark: a fence longer than any run inside it)."""
+    text = str(value)
+    longest = max((len(run) for run in re.findall("`+", text)), default=0)
+    pad = " " if longest else ""
+    return f"{'`' * (longest + 1)}{pad}{text}{pad}{'`' * (longest + 1)}"
+
+
 def columns(text: str) -> int:
     """The terminal columns `text` takes: two for a wide or full-width
     character (CJK, most emoji), none for a combining mark, one otherwise."""
