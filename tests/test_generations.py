@@ -260,3 +260,27 @@ def test_a_03_shaped_card_lists_only_interfaces_that_speak_its_version(repo: Pat
         assert built["protocolVersion"] == "0.3" and "/rest" not in json.dumps(built.get("additionalInterfaces"))
         [left] = [d for d in findings(result, "KNO-PROJECT-DROPPED") if "/rest" in d.message]
         assert "speaks A2A 0.2" in left.message, left.message
+
+
+@pytest.mark.parametrize("target", ["1.0", "0.3", "compat"])
+def test_an_empty_list_clients_read_apart_is_left_out_and_said(repo: Path, target: str) -> None:
+    """a2a-sdk 0.3 reads `outputModes: []` as no modes, 1.x and the JS SDK
+    as none given (the card's defaults); a skill's empty `security` as
+    taking the card's: each is left out of the card, or defaulted, with a
+    warning at its line."""
+    source = repo / SEARCH_SOURCE
+    text = source.read_text(encoding="utf-8")
+    assert "      tags: [search, catalog]\n" in text and "  default_input_modes: [text/plain, application/json]" in text
+    source.write_text(text.replace("      tags: [search, catalog]\n", "      tags: [search, catalog]\n"
+                                   "      output_modes: []\n      security: []\n", 1)
+                      .replace("  default_input_modes: [text/plain, application/json]", "  default_input_modes: []", 1),
+                      encoding="utf-8")
+    result = compile_example(target, root=repo)
+    said = {d.json_path: d for d in findings(result, "KNO-PROJECT-DROPPED") if ": []` is" in d.message}
+    assert set(said) == {"$.a2a_projection.default_input_modes", "$.a2a_projection.skills[0].output_modes",
+                         "$.a2a_projection.skills[0].security"}, said
+    assert said["$.a2a_projection.skills[0].security"].span.line == line_of(repo, SEARCH_SOURCE, "security: []")
+    built = card(result, SEARCH + "agent-card.json")
+    skill = next(s for s in built["skills"] if s["id"] == "find-entities")
+    assert "outputModes" not in skill and "security" not in skill and "securityRequirements" not in skill
+    assert built["defaultInputModes"] == ["text/plain"]

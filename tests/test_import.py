@@ -486,3 +486,17 @@ def test_a_card_knoc_built_imports_back_to_the_same_card(repo: Path, knoc: Knoc,
         for card in (original, rebuilt):
             card["capabilities"]["extensions"][0]["params"].pop("interfaces", None)
     assert rebuilt == original
+
+
+def test_an_empty_list_of_skill_modes_is_said_as_dropped(repo: Path, knoc: Knoc, tmp_path: Path) -> None:
+    """a2a-sdk 0.3 reads `outputModes: []` as no modes, 1.x and the JS SDK
+    as the card's defaults, which the blueprint's skill takes: said."""
+    source = tmp_path / "card.json"
+    source.write_text(json.dumps({"name": "Empty Modes", "description": "d", "url": "https://e.example/a",
+                                  "version": "1.0.0", "protocolVersion": "0.3.0", "capabilities": {},
+                                  "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
+                                  "skills": [{"id": "s", "name": "S", "description": "d", "tags": ["t"],
+                                              "outputModes": []}]}), encoding="utf-8")
+    code, out, _ = knoc("import", str(source), "--format", "json", root=repo)
+    said = {d["json_path"]: d["message"] for d in json_diags(out) if d["code"] == "KNO-IMPORT-CHANGED"}
+    assert code == 0 and "a2a-sdk 0.3 reads it as no modes" in said.get("$.skills[0].outputModes", ""), said

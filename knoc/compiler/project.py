@@ -158,6 +158,7 @@ def _fields(agent: Agent, target: Target, diags: list[Diagnostic]) -> CardFields
     contract = _contract_params(c, target)
     if contract is not None:
         extensions.append(AgentExtension(uri=CONTRACT_URI, required=False, params=contract.to_json_dict()))
+    _empty_lists(agent, c, diags)
     skills = [s for i, raw in enumerate(c.get("skills") or []) if (s := _skill(agent, i, raw, diags))]
     for i, raw in enumerate(c.get("skills") or []):
         _requirements_declared(agent, ("skills", i, "security"), raw.get("security") or [], schemes, diags)
@@ -209,6 +210,34 @@ def _contract_params(c: dict[str, Any], target: Target) -> ContractParams | None
                           interfaces=interfaces or None)
 
 
+# An empty list the SDKs read apart (a2a-sdk 0.3: none; 1.x and the JS SDK: not given), and what knoc
+# publishes instead: (what it is left as, what to do).
+_EMPTY = {
+    "default_input_modes": ('published as ["text/plain"], A2A\'s default: a card takes at least one mode',
+                            "list the modes the agent takes, or remove the line"),
+    "input_modes": ("left out: a2a-sdk 0.3 reads an empty list as no modes, a2a-sdk 1.x and the JS SDK as none "
+                    "given, so the card's `default_input_modes`", "list the skill's modes, or remove the line"),
+    "security": ("left out: a2a-sdk 1.x and the JS SDK read a skill without requirements as taking the card's",
+                 "remove the line; a skill open to clients without credentials is `security: [{}]`"),
+}
+_EMPTY["default_output_modes"] = _EMPTY["default_input_modes"]
+_EMPTY["output_modes"] = (_EMPTY["input_modes"][0].replace("input", "output"), _EMPTY["input_modes"][1])
+
+
+def _empty_lists(agent: Agent, c: dict[str, Any], diags: list[Diagnostic]) -> None:
+    """Each empty list the card would carry where clients read it apart:
+    left out (or defaulted), with a warning at it."""
+    places: list[tuple[tuple[str | int, ...], dict[str, Any], tuple[str, ...]]] = [
+        ((), c, ("default_input_modes", "default_output_modes"))]
+    places += [(("skills", i), raw, ("input_modes", "output_modes", "security"))
+               for i, raw in enumerate(c.get("skills") or []) if isinstance(raw, dict)]
+    for path, fields, keys in places:
+        for key in keys:
+            if fields.get(key) == []:
+                done, hint = _EMPTY[key]
+                diags.append(card_error(agent, (*path, key), "KNO-PROJECT-DROPPED", f"`{key}: []` is {done}", hint))
+
+
 def _skill(agent: Agent, i: int, raw: dict[str, Any], diags: list[Diagnostic]) -> AgentSkill | None:
     missing = [k for k in ("description", "tags") if not raw.get(k)]
     for key in missing:
@@ -220,7 +249,7 @@ def _skill(agent: Agent, i: int, raw: dict[str, Any], diags: list[Diagnostic]) -
         return None
     return AgentSkill(id=raw["id"], name=raw["name"], description=raw["description"],
                       tags=list(raw["tags"]), examples=raw.get("examples"),
-                      input_modes=raw.get("input_modes"), output_modes=raw.get("output_modes"),
+                      input_modes=raw.get("input_modes") or None, output_modes=raw.get("output_modes") or None,
                       security=[dict(r) for r in raw["security"]] if raw.get("security") else None)
 
 

@@ -330,6 +330,9 @@ def _skills(raw: JsonObject, out: Imported) -> None:
             values = _strings(s.get(key), f"{path}.{key}", out)
             if values:
                 skill[snake] = values
+            elif s.get(key) == [] and key != "examples":  # the SDKs read it apart: none (0.3), or the card's (1.x, JS)
+                out.drop(f"{path}.{key}", "an empty list: a2a-sdk 0.3 reads it as no modes, a2a-sdk 1.x and the JS "
+                         "SDK as none given, so the card's defaults, which the blueprint's skill takes")
         secured = requirements(s, path, out)
         if secured:
             skill["security"] = secured
