@@ -142,3 +142,17 @@ def test_the_catalog_pages_escape_what_authors_write(knoc: Knoc, repo: Path) -> 
         assert "&lt;script&gt;alert(&#39;n&#39;)&lt;/script&gt; &amp; co</a></h3>" in text  # the agent's item
         assert "<li>&lt;img src=x onerror=alert(1)&gt;</li>" in text  # its skill's name
         assert "&lt;script&gt;alert(&#39;n&#39;)&lt;/script&gt; &amp; co</a></li>" in text  # under its domains
+
+
+def test_a_required_extension_left_optional_on_a_card_is_a_warning(knoc: Knoc, repo: Path) -> None:
+    """Its page says a client must activate it; the card's entry, what a
+    client reads, says it need not: the two are made to agree."""
+    edit(repo, TRACE, "required: false", "required: true")
+    code, diags = findings(knoc, repo)
+    d = one(diags, "KNO-EXT-REQUIRED")
+    assert code == 0 and d["severity"] == "warning" and d["line"] == line_of(repo, STEWARD, "        required: false")
+    edit(repo, STEWARD, "        required: false\n", "")  # left out: false, as every client reads it
+    code, diags = findings(knoc, repo)
+    assert one(diags, "KNO-EXT-REQUIRED")["line"] == line_of(repo, STEWARD, "review-trace/v1")
+    edit(repo, STEWARD, "        description: Attaches", "        required: true\n        description: Attaches")
+    assert findings(knoc, repo) == (0, [])

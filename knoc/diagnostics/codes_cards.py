@@ -104,6 +104,11 @@ declare("KNO-OUTPUT-COLLISION", E, "two outputs (cards, pages, index files) woul
     (the catalog page, the index, `_headers`) that land on one path, or a file where another
     output needs a folder, would overwrite each other. Give the entity a url or uri of its own;
     the message names the other source.""")
+declare("KNO-EXT-REQUIRED", W, "an extension that says clients must activate it is optional on a card", """
+    An extension entity's `required: true` says a client must activate the extension to talk to
+    an agent declaring it, and its page says so; but what a client reads is the card's entry,
+    whose `required` is false when left out. Say `required: true` on the entry, or make the
+    extension optional in its entity, so that the page and the cards agree.""")
 declare("KNO-OUTPUT-CASE", W, "two outputs differ only in case or Unicode form (one file on macOS or Windows)", """
     URL paths are case-sensitive, so `/Foo` and `/foo` are two cards, and knoc writes both. A
     file system that folds case or Unicode form (macOS's and Windows' by default) holds only one
