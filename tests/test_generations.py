@@ -142,7 +142,7 @@ def test_each_host_lists_its_agents_in_an_ai_catalog() -> None:
     identifiers = [e["identifier"] for e in listed.values()]
     assert len(set(identifiers)) == len(identifiers)
     for c in result.cards:
-        entry = listed[f"{c.projection.url}/.well-known/agent-card.json"]
+        entry = listed[f"{c.projection.url.rstrip('/')}/.well-known/agent-card.json"]
         published = json.loads(c.projection.body)
         assert set(entry) <= {"identifier", "type", "url", "tags"}, entry
         assert entry["type"] == "application/a2a-agent-card+json"
@@ -284,3 +284,35 @@ def test_an_empty_list_clients_read_apart_is_left_out_and_said(repo: Path, targe
     skill = next(s for s in built["skills"] if s["id"] == "find-entities")
     assert "outputModes" not in skill and "security" not in skill and "securityRequirements" not in skill
     assert built["defaultInputModes"] == ["text/plain"]
+
+
+def test_a_host_root_card_that_goes_is_said(repo: Path, knoc: Knoc) -> None:
+    """The root card goes when knoc.toml's `[primary]` line goes (or a
+    second agent joins a host of one): a word, not a silent 404."""
+    assert knoc("build", root=repo)[0] == 0
+    config = repo / "knoc.toml"
+    config.write_text(config.read_text(encoding="utf-8").replace('"agents.possibility.space" = "catalog-search"\n', ""),
+                      encoding="utf-8")
+    code, out, _ = knoc("build", "--format", "json", root=repo)
+    [gone] = [d for d in json_diags(out) if d["code"] == "KNO-HOST-ROOT-GONE"]
+    assert code == 0 and "agents.possibility.space's root card" in gone["message"] and gone["file"] == "knoc.toml"
+    assert not (repo / "build/site/agents.possibility.space/.well-known/agent-card.json").exists()
+    assert not [d for d in json_diags(knoc("build", "--format", "json", root=repo)[1])
+                if d["code"] == "KNO-HOST-ROOT-GONE"]  # said once, when it goes
+
+
+def test_a_url_a_js_client_resolves_to_another_agent_is_said(repo: Path, knoc: Knoc) -> None:
+    """@a2a-js/sdk resolves `.well-known/agent-card.json` against the url it
+    is given: `https://host/name` leads it to the host's root card, which is
+    another agent's; `https://host/name/` (the example's) to its own."""
+    drift = "content/agent-blueprints/drift-sentinel.kno"
+    code, out, _ = knoc("build", "--format", "json", root=repo)
+    assert code == 0 and not [d for d in json_diags(out) if d["code"] == "KNO-CARD-URL-JS"]
+    source = repo / drift
+    source.write_text(source.read_text(encoding="utf-8").replace("url: https://agents.possibility.space/drift-sentinel/",
+                                                                 "url: https://agents.possibility.space/drift-sentinel"),
+                      encoding="utf-8")
+    code, out, _ = knoc("build", "--format", "json", root=repo)
+    [said] = [d for d in json_diags(out) if d["code"] == "KNO-CARD-URL-JS"]
+    assert code == 0 and said["file"] == drift and "`catalog-search`'s, not this agent's" in said["message"]
+    assert said["line"] == line_of(repo, drift, "url: https://agents.possibility.space/drift-sentinel")

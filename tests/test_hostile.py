@@ -615,7 +615,7 @@ def test_a_retired_key_linked_from_outside_is_refused(repo: Path, knoc: Knoc,
                                   "https://AGENTS.possibility.space./catalog-search",
                                   "https://agents.possibility.space/%63atalog-search"])
 def test_urls_naming_one_resource_are_one_card_path(twin: str, repo: Path, knoc: Knoc) -> None:
-    replace(f"{BP}/quick-summarizer.kno", "url: https://agents.possibility.space/quick-summarizer",
+    replace(f"{BP}/quick-summarizer.kno", "url: https://agents.possibility.space/quick-summarizer/",
             f'url: "{twin}"')(repo)
     code, out, _ = knoc("validate", "--format", "json", root=repo)
     assert code == 1 and "KNO-URL-DUPLICATE" in {d["code"] for d in json_diags(out)}, json_diags(out)

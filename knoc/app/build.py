@@ -20,6 +20,7 @@ from knoc.io.journal import Update
 from knoc.io.outputs import Base, Columns, TreeStat
 from knoc.io.staging import OutputError, Staging
 from knoc.io.tree import restat_tree, stat_tree
+from knoc.output.hosting import CARD_FILE, SITE
 from knoc.output.tree import MANIFEST, Tree
 from knoc.output.views import plain
 from knoc.rules.text import escaped
@@ -81,7 +82,7 @@ def _build(config: Config, use_cache: bool, fail_on_warning: bool, stage: bool, 
         result = compile_cached(config, use_cache, progress, signer, early=None if signer else staging, keep=True)
         differ = scan.in_build(seen(), result.base).differing(result.digests)  # none: rewrite nothing
         current = not differ
-        diags = result.report.sorted()
+        diags = result.report.sorted() + _roots_gone(differ, result.files)
         if signer is not None:
             diags += unverifiable(signer) + ([] if config.public else [unpinned(signer)])
         written = result.ok and not fails(diags, fail_on_warning)  # --fail-on warning: a warning stops the write too
@@ -136,6 +137,17 @@ def _staged(config: Config) -> Diagnostic | None:
                     hint=f"clear the marks (`git update-index --no-skip-worktree --no-assume-unchanged FILE`, or "
                          f"leave {out} out of the sparse checkout's exclusions), then build with --stage again")
     return None
+
+
+def _roots_gone(differ: set[str], files: Mapping[str, bytes]) -> list[Diagnostic]:
+    """A warning for each host whose root card build/ has and this build
+    does not write (clients given only the host find none now)."""
+    gone = sorted(p for p in differ if p not in files and p.startswith(SITE) and p.count("/") == 3
+                  and p.endswith(f"/{CARD_FILE}"))
+    return [diag("KNO-HOST-ROOT-GONE", f"{host}'s root card (https://{host}/{CARD_FILE}) is no longer published: a "
+                 "client given only the host finds no card", file=CONFIG_FILE,
+                 hint=f'name the host\'s primary agent under [primary]: "{host}" = "<slug>"')
+            for host in (p.removeprefix(SITE).split("/", 1)[0] for p in gone)]
 
 
 def _plural(n: int, noun: str) -> str:

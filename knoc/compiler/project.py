@@ -5,6 +5,7 @@ reaches a card unless a wire model names it."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic import ValidationError
@@ -224,13 +225,14 @@ _EMPTY["default_output_modes"] = _EMPTY["default_input_modes"]
 _EMPTY["output_modes"] = (_EMPTY["input_modes"][0].replace("input", "output"), _EMPTY["input_modes"][1])
 
 
-def _empty_lists(agent: Agent, c: dict[str, Any], diags: list[Diagnostic]) -> None:
+def _empty_lists(agent: Agent, c: Mapping[str, object], diags: list[Diagnostic]) -> None:
     """Each empty list the card would carry where clients read it apart:
     left out (or defaulted), with a warning at it."""
-    places: list[tuple[tuple[str | int, ...], dict[str, Any], tuple[str, ...]]] = [
+    skills = c.get("skills")
+    places: list[tuple[tuple[str | int, ...], Mapping[str, object], tuple[str, ...]]] = [
         ((), c, ("default_input_modes", "default_output_modes"))]
     places += [(("skills", i), raw, ("input_modes", "output_modes", "security"))
-               for i, raw in enumerate(c.get("skills") or []) if isinstance(raw, dict)]
+               for i, raw in enumerate(skills if isinstance(skills, list) else []) if isinstance(raw, dict)]
     for path, fields, keys in places:
         for key in keys:
             if fields.get(key) == []:

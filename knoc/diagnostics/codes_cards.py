@@ -109,6 +109,17 @@ declare("KNO-EXT-REQUIRED", W, "an extension that says clients must activate it 
     an agent declaring it, and its page says so; but what a client reads is the card's entry,
     whose `required` is false when left out. Say `required: true` on the entry, or make the
     extension optional in its entity, so that the page and the cards agree.""")
+declare("KNO-HOST-ROOT-GONE", W, "a host's root card is no longer published", """
+    A client given only a host looks for its card at the origin's well-known path
+    (`https://host/.well-known/agent-card.json`, A2A 8.2). A host with one public agent serves
+    that agent's card there too; with several, the one knoc.toml's `[primary]` names, or the
+    agent whose url is the host's root. A build that no longer writes a root card build/ had
+    (a second agent on the host, a `[primary]` line removed) says so: name the host's primary.""")
+declare("KNO-CARD-URL-JS", W, "the JS SDK, given this agent's url, finds another agent's card", """
+    @a2a-js/sdk resolves `.well-known/agent-card.json` against the url it is given, as a
+    relative URL: for `https://host/name` that is the host's root, where another agent's card
+    (the host's primary) is served. End the url with `/` (`https://host/name/`): the card stays
+    where it is, and every client, the JS SDK included, finds this agent's own card.""")
 declare("KNO-OUTPUT-CASE", W, "two outputs differ only in case or Unicode form (one file on macOS or Windows)", """
     URL paths are case-sensitive, so `/Foo` and `/foo` are two cards, and knoc writes both. A
     file system that folds case or Unicode form (macOS's and Windows' by default) holds only one
