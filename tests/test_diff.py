@@ -592,3 +592,29 @@ def test_a_large_file_at_a_ref_is_read_no_more_than_a_build_reads_it(knoc: Knoc,
     git(two_commits, "commit", "-qm", "a source past the limit")
     code, out, _ = knoc("diff", "main..feature", "--format", "json", root=two_commits)
     assert code == 1 and json.loads(out)["compared"] is False
+
+
+@pytest.mark.parametrize("hostile", ["empty link", "long link", "long name", "submodule"])
+def test_what_a_commit_holds_that_no_checkout_can_make_is_refused_not_a_crash(knoc: Knoc, two_commits: Path,
+                                                                            hostile: str) -> None:
+    """A commit can hold what this system cannot make: a link to nothing
+    at all, a link or name past the system's limits, another repository.
+    In content/ it is refused at its ref (the diff is not compared); anywhere
+    else the rest is compared. Never a bug (exit 3)."""
+    def blob(data: bytes) -> str:
+        return subprocess.run(["git", "hash-object", "-w", "--stdin"], cwd=two_commits, input=data,
+                              capture_output=True, check=True).stdout.decode().strip()
+
+    entry = {"empty link": ("120000", blob(b""), "x.kno"), "long link": ("120000", blob(b"a/" * 3000), "x.kno"),
+             "long name": ("100644", blob(b"x: 1\n"), "b" * 300 + ".kno"),
+             "submodule": ("160000", git(two_commits, "rev-parse", "HEAD").strip(), "theme")}[hostile]
+    for folder, compared in (("docs", True), ("content/agent-blueprints", False)):
+        git(two_commits, "update-index", "--add", "--cacheinfo", f"{entry[0]},{entry[1]},{folder}/{entry[2]}")
+        git(two_commits, "commit", "-qm", f"{hostile} in {folder}")
+        code, out, err = knoc("diff", "main..HEAD", "--format", "json", root=two_commits)
+        if hostile == "submodule" and not compared:  # a checkout would hold the other repository's files
+            assert code == 2 and "is a git submodule" in err, err
+        else:
+            assert code in (0, 1) and json.loads(out)["compared"] is compared, (folder, out, err)
+        git(two_commits, "rm", "-q", "--cached", f"{folder}/{entry[2]}")
+        git(two_commits, "commit", "-qm", "gone")

@@ -13,7 +13,7 @@ from pathlib import Path
 from knoc.app import evolution
 from knoc.app.common import compile_cached
 from knoc.app.outcome import Outcome, UsageError
-from knoc.app.refs import check_refs, default_base, git_error, links_out
+from knoc.app.refs import check_refs, default_base, git_error, refused_at
 from knoc.app.signing import signed_by
 from knoc.config import Config, ConfigError, load_config
 from knoc.diagnostics import Diagnostic, Severity, diag
@@ -149,7 +149,7 @@ def _compiled(config: Config, ref: str | None, use_cache: bool, named: str | Non
             raise UsageError("KNO-CONFIG", f"at {label}: {exc}", "compare with a ref whose knoc.toml knoc reads, "
                              "or fix it there") from None
         result = compile_repo(at_ref)
-        result.report.extend(links_out(exported, at_ref.specs, label) + links_out(exported, at_ref.content, label))
+        result.report.extend(refused_at(exported, at_ref.specs, label) + refused_at(exported, at_ref.content, label))
         yield result, at_ref, label
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from knoc.app.outcome import Outcome, UsageError
-from knoc.app.refs import check_refs, default_base, git_error, links_out
+from knoc.app.refs import check_refs, default_base, git_error, refused_at
 from knoc.config import Config, ConfigError, load_config
 from knoc.diagnostics import Diagnostic, diag
 from knoc.evolution import report
@@ -95,7 +95,7 @@ def _specs_at(config: Config, ref: str) -> tuple[str, SpecSet, list[Diagnostic]]
         label = git.describe(config.root, ref)
         with git.checkout(config.root, ref, only=(config.layout.specs,)) as exported:
             specs, problems = spec_set(dataclasses.replace(config, root=exported.root))
-            problems.extend(links_out(exported, config.layout.specs, label))
+            problems.extend(refused_at(exported, config.layout.specs, label))
     except (git.GitError, ValueError) as exc:
         raise git_error(exc, ref, HINT) from None
     unread = [diag("KNO-SPEC-UNDECIDED", f"at {label}: {d.message}; the spec there is not compared",

@@ -40,10 +40,16 @@ def git_error(exc: Exception, ref: str | None,
     return UsageError("KNO-GIT", what, f"name a branch, tag or commit (`git log --oneline` lists commits): {hint}")
 
 
-def links_out(exported: git.Export, folder: str, label: str) -> list[Diagnostic]:
-    """The committed links under `folder` at a ref that may leave the repo:
-    a build of that commit refuses each, so the ref's sources are refused
-    too (left out without a word, the rest would read as all there is)."""
-    return [diag("KNO-IO-REFUSED", f"at {label}, knoc does not read this: it is a link that may lead out of the repo",
-                 file=path, hint="copy the file or folder into the repo, or remove the link")
-            for path in exported.links_out if path == folder or path.startswith(f"{folder}/")]
+def refused_at(exported: git.Export, folder: str, label: str) -> list[Diagnostic]:
+    """What a ref holds in or above `folder` that knoc does not read there
+    (a link that may lead out of the repo, a submodule, a name this system
+    refuses): a build of that commit refuses it, so the ref's sources are
+    refused too (left out without a word, the rest would read as all)."""
+    found = [(path, why) for path, why in exported.refused
+             if path == folder or path.startswith(f"{folder}/") or folder.startswith(f"{path}/")]
+    for path, why in found:
+        if why == git.SUBMODULE:  # a checkout would hold what the other repository holds: not comparable here
+            raise UsageError("KNO-GIT", f"{path} is a git submodule at {label}: knoc diff reads one repository's "
+                             "files", "compare in the submodule itself, or keep the content repo in one repository")
+    return [diag("KNO-IO-REFUSED", f"at {label}, knoc does not read this: {why}", file=path,
+                 hint="copy the file or folder into the repo, rename it, or remove it") for path, why in found]

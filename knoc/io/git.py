@@ -87,9 +87,12 @@ def describe(root: Path, ref: str) -> str:
     return sha if ref.lower().startswith(sha) else f"{ref} ({sha})"
 
 
+SUBMODULE = "a git submodule: its files are another repository's, at a commit of their own"
+
+
 class Export(NamedTuple):
     root: Path  # where the content repo landed
-    links_out: tuple[str, ...]  # its committed links that may leave it, left out (repo-relative)
+    refused: tuple[tuple[str, str], ...]  # (repo-relative path, why) of what was left out: see `export`
 
 
 def export(root: Path, ref: str, dest: Path, only: tuple[str, ...] = ()) -> Export:
@@ -97,45 +100,55 @@ def export(root: Path, ref: str, dest: Path, only: tuple[str, ...] = ()) -> Expo
     they are committed at `ref` under `dest` (`only`: those under these
     repo-relative paths). The blobs are read as committed: `git archive`
     would apply .gitattributes (export-ignore, export-subst) and hide a
-    change. A link that may leave the repo is left out, and named: where a
-    build would read it, the caller says it refuses it."""
+    change. What cannot be made here is left out and named (`refused`): a
+    link that may leave the repo, a submodule, a name or link this system
+    refuses; where a build reads it, the caller says so."""
     top = Path(_git(root, "rev-parse", "--show-toplevel").decode().strip())
     prefix = root.resolve().relative_to(top.resolve()).as_posix()
     wanted = [f"{prefix}/{p}" if prefix != "." else p for p in only] or [prefix]
     listing = _git(top, "ls-tree", "-r", "-z", f"{ref}^{{commit}}", "--", *wanted)
     entries = [_entry(line) for line in listing.split(b"\0") if line]
-    modules = [path for _, kind, _, path in entries if kind == "commit"]
-    if modules:  # its files are another repository's, at a commit of their own
-        raise GitError(f"{modules[0]} is a git submodule at {ref}: knoc diff reads one repository's files; "
-                       "compare in the submodule itself, or keep the content repo in one repository")
+    settings = f"{prefix}/knoc.toml" if prefix != "." else "knoc.toml"
+    refused: list[tuple[str, str]] = [(path, SUBMODULE) for _, kind, _, path in entries if kind == "commit"]
     blobs = [(mode, oid, path) for mode, kind, oid, path in entries if kind == "blob" and _plain(path)]
     links = []
     for (mode, _, path), data in zip(blobs, _contents(top, [oid for _, oid, _ in blobs]), strict=True):
         if mode == "120000":
             links.append((path, data.decode("utf-8", "surrogateescape") if isinstance(data, bytes) else "/"))
             continue
-        target = dest / path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(data, bytes):
-            target.write_bytes(data)
-        else:  # past what knoc reads of a source: as large, and empty (a build refuses it by its size alone)
-            with target.open("wb") as sparse:
-                sparse.truncate(data)
-        if mode == "100755":
-            target.chmod(0o755)
+        try:
+            _write(dest / path, data, mode == "100755")
+        except OSError as exc:  # a name too long here, a file where another path needs a folder
+            refused.append((path, f"it cannot be written here ({exc.strerror or exc})"))
     linked = {path for path, _ in links}
-    settings = f"{prefix}/knoc.toml" if prefix != "." else "knoc.toml"
-    out = []
     for path, to in links:  # after the files, so nothing is written through one
-        if _stays_inside(path, to, linked):
+        if not _stays_inside(path, to, linked):
+            refused.append((path, "a link that may lead out of the repo"))
+            continue
+        try:
             _link(dest, path, to)
-        elif path == settings:  # left out, the defaults would stand in for the settings without a word
-            raise GitError(f"knoc.toml at {ref} is a link to `{to}`, which knoc does not follow: it leaves the repo "
-                           "or goes through a link. knoc reads its settings only from a file inside the repo, as a "
-                           "build at that commit would")
+        except (OSError, ValueError) as exc:  # an empty target, a NUL, a name too long
+            refused.append((path, f"a link this system cannot make ({getattr(exc, 'strerror', None) or exc})"))
+    if any(path == settings for path, _ in refused):  # left out, the defaults would stand in without a word
+        linked_to = dict(links).get(settings)
+        what = f"a link to `{linked_to}`, which knoc does not follow" if linked_to is not None else "not a file"
+        raise GitError(f"knoc.toml at {ref} is {what}: it leaves the repo or goes through a link. knoc reads its "
+                       "settings only from a file inside the repo, as a build at that commit would")
+    inside = [(path.removeprefix(f"{prefix}/") if prefix != "." else path, why) for path, why in refused]
+    return Export(dest / prefix if prefix != "." else dest, tuple(inside))
+
+
+def _write(target: Path, data: bytes | int, executable: bool) -> None:
+    """A blob's file: its bytes, or, past what knoc reads of a source, as
+    large and empty (a build refuses it by its size alone)."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with target.open("xb") as out:
+        if isinstance(data, bytes):
+            out.write(data)
         else:
-            out.append(path.removeprefix(f"{prefix}/") if prefix != "." else path)
-    return Export(dest / prefix if prefix != "." else dest, tuple(out))
+            out.truncate(data)
+    if executable:
+        target.chmod(0o755)
 
 
 def _entry(line: bytes) -> tuple[str, str, str, str]:
