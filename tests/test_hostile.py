@@ -697,6 +697,23 @@ def test_a_path_that_climbs_out_of_content_is_refused_and_touches_nothing(
     assert (outside / "victim.kno").read_text(encoding="utf-8").startswith(legacy.split("slug:")[0])
 
 
+def test_a_named_file_is_the_one_where_it_was_named(repo: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """`knoc migrate --root OTHER content/agents/x.kno`, run where that path
+    names a file: that file, outside OTHER, is refused; OTHER's file of the
+    same name is not taken instead."""
+    import shutil
+    import subprocess
+    import sys
+
+    here = tmp_path_factory.mktemp("here")
+    shutil.copytree(repo / "content", here / "content")
+    before = sources(repo)
+    done = subprocess.run([sys.executable, "-m", "knoc", "migrate", "--root", str(repo), "content/agents/echo-agent.kno"],
+                          cwd=here, capture_output=True, text=True, timeout=SECONDS)
+    assert done.returncode == 2 and "is outside the repo" in done.stderr, done.stderr
+    assert sources(repo) == before and (here / "content/agents/echo-agent.kno").is_file()
+
+
 def test_writing_refuses_a_path_that_climbs(tmp_path: Path) -> None:
     from knoc.io import writing
 

@@ -3,6 +3,7 @@ cache, and naming files for messages."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Collection
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -70,15 +71,14 @@ def at_new_files(config: Config, diags: list[Diagnostic]) -> list[Diagnostic]:
 
 
 def rel(root: Path, path: Path) -> str:
-    """`path` (from the working folder, else from the repo's root) as a
-    repo-relative name; outside the repo (a `..` or a link that leaves
-    it), its absolute path, which names no source of the repo."""
+    """`path` (from the working folder where it names a file there, else
+    from the repo's root) as a repo-relative name; outside the repo (a `..`
+    or a link that leaves it), its absolute path, which names no source of
+    the repo."""
     top = root.resolve()
-    tried = [path] if path.is_absolute() else [Path.cwd() / path, top / path]
-    for full in (p.resolve() for p in tried):
-        if full.is_relative_to(top):
-            return full.relative_to(top).as_posix()
-    return tried[0].resolve().as_posix()
+    here = path if path.is_absolute() else Path.cwd() / path
+    full = (here if os.path.lexists(here) or path.is_absolute() else top / path).resolve()
+    return full.relative_to(top).as_posix() if full.is_relative_to(top) else full.as_posix()
 
 
 def exists_message(rel_path: str) -> str:
