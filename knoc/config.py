@@ -104,13 +104,12 @@ class Config:
     catalog_url: str = ""  # where site/ (the all-hosts catalog) is published, linked from each host's page
 
     @property
-    def report_paths(self) -> tuple[str, str | None]:
+    def report_prefix(self) -> str:
         """How a forge (SARIF, annotations, JUnit) names the repo's files:
-        the path down to the repo from its git work tree's top, and the
-        file a finding about the whole repo is placed at (knoc.toml, if any)."""
+        the path down to the repo from its git work tree's top (`cards/`)."""
         from knoc.io import git
 
-        return git.top_prefix(self.root), CONFIG_FILE if files.is_file(self.root / CONFIG_FILE) else None
+        return git.top_prefix(self.root)
 
     @property
     def layout(self) -> Layout:

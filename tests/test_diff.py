@@ -527,20 +527,27 @@ def test_every_sarif_result_is_placed_for_code_scanning(knoc: Knoc, two_commits:
 def test_a_repo_in_a_folder_of_its_git_tree_is_named_from_the_top(knoc: Knoc, tmp_path: Path, repo: Path) -> None:
     """SARIF, GitHub annotations and JUnit name files as the forge does, from
     the work tree's top: a content repo in `cards/` is `cards/content/...`."""
-    top = tmp_path / "mono"
-    shutil.copytree(repo, top / "cards")
+    top, folder = tmp_path / "mono", "my cards#1"
+    shutil.copytree(repo, top / folder)
     git(top, "init", "-q", "-b", "main")
-    (top / "cards" / STEWARD).write_text("name: [broken\n", encoding="utf-8")
-    code, out, _ = knoc("validate", "--format", "sarif", root=top / "cards")
+    (top / folder / STEWARD).write_text("name: [broken\n", encoding="utf-8")
+    code, out, _ = knoc("validate", "--format", "sarif", root=top / folder)
     [uri] = {loc["physicalLocation"]["artifactLocation"]["uri"] for r in json.loads(out)["runs"][0]["results"]
              for loc in r["locations"]}
-    assert code == 1 and uri == f"cards/{STEWARD}"
-    code, out, err = knoc("validate", "--format", "github", root=top / "cards")
-    assert f"file=cards/{STEWARD}," in out + err
-    code, out, _ = knoc("validate", "--format", "junit", root=top / "cards")
-    assert f'file="cards/{STEWARD}"' in out and f'name="{STEWARD}"' in out
-    code, out, _ = knoc("validate", "--format", "json", root=top / "cards")
+    assert code == 1 and uri == f"my%20cards%231/{STEWARD}"  # a URI reference: the space and `#` escaped
+    code, out, err = knoc("validate", "--format", "github", root=top / folder)
+    assert f"file={folder}/{STEWARD}," in out + err
+    code, out, _ = knoc("validate", "--format", "junit", root=top / folder)
+    assert f'file="{folder}/{STEWARD}"' in out and f'name="{STEWARD}"' in out
+    code, out, _ = knoc("validate", "--format", "json", root=top / folder)
     assert {d["file"] for d in json_diags(out)} == {STEWARD}  # knoc's own formats stay repo-relative
+    card = tmp_path / "card.json"  # a file outside the repo is named as it is, with no prefix
+    card.write_text('{"name": "x", "bogus": 1}', encoding="utf-8")
+    code, out, err = knoc("import", str(card), "--format", "github", root=top / folder)
+    assert f"file={card}," in out + err and f"{folder}/{card}" not in out + err
+    code, out, _ = knoc("diff", "--base", "no such", "--format", "sarif", root=top / folder)  # a usage error, placed
+    [result] = json.loads(out)["runs"][0]["results"]
+    assert code == 2 and result["ruleId"] == "KNO-GIT" and result["locations"], result
 
 
 def test_a_committed_link_out_of_the_repo_is_refused_at_its_ref(knoc: Knoc, two_commits: Path,

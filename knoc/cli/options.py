@@ -60,9 +60,9 @@ class Run:
             return exit_code(outcome, self.fail_on == "warning")
         fmt = outcome.report_format or self.fmt
         reporter = REPORTERS[fmt]
-        prefix, anchor = self.config.report_paths if fmt in FORGE_FORMATS else ("", None)
         ctx = Context(reader(self.config.root), outcome.inputs, outcome.command, self.fail_on == "warning",
-                      color=reporter.to_stderr and use_color(sys.stderr), prefix=prefix, anchor=anchor)
+                      color=reporter.to_stderr and use_color(sys.stderr),
+                      prefix=self.config.report_prefix if fmt in FORGE_FORMATS else "")
         shown = outcome.diagnostics if self.debug else internal.without_traceback(outcome.diagnostics)
         body = reporter.render(shown, ctx)
         if body:

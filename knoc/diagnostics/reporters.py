@@ -13,6 +13,7 @@ import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TextIO
+from urllib.parse import quote
 
 from knoc.diagnostics.codes import CODES
 from knoc.diagnostics.model import Diagnostic, Span
@@ -36,7 +37,6 @@ class Context:
     fail_on_warning: bool = False
     color: bool = False
     prefix: str = ""  # SARIF, GitHub and JUnit name files from the git work tree's top: the repo's path there
-    anchor: str | None = None  # where SARIF places a finding about the whole repo (code scanning needs a file)
 
 
 @dataclass(frozen=True)
@@ -136,25 +136,24 @@ def _plural(n: int, one: str, many: str | None = None) -> str:
 def sarif(diags: list[Diagnostic], ctx: Context | None = None) -> str:
     """One run; rules are the codes that occur, described from the registry.
     Paths are relative to the git work tree's top (%SRCROOT%), as code
-    scanning wants; a finding about the whole repo is placed at `anchor`."""
+    scanning wants, and a finding about the whole repo is placed at
+    knoc.toml: code scanning refuses an upload with a result placed nowhere."""
     codes = sorted({d.code for d in diags})
     rules = [{"id": c, "name": c.removeprefix("KNO-").title().replace("-", ""),
               "shortDescription": {"text": CODES[c].summary},
               "fullDescription": {"text": CODES[c].explanation},
               "defaultConfiguration": {"level": CODES[c].severity.value}} for c in codes]
     results = []
-    prefix, anchor = (ctx.prefix, ctx.anchor) if ctx is not None else ("", None)
+    prefix = ctx.prefix if ctx is not None else ""
     for d in diags:
         message = d.message + (f" (help: {d.hint})" if d.hint else "")
         result: dict[str, object] = {"ruleId": d.code, "ruleIndex": codes.index(d.code),
-                                  "level": d.severity.value, "message": {"text": message}}
-        if d.file or anchor:  # GitHub code scanning refuses an upload with a result placed nowhere
-            result["locations"] = [{"physicalLocation": _sarif_location(prefix + (d.file or str(anchor)),
-                                                                        d.span if d.file else None)}]
+                                  "level": d.severity.value, "message": {"text": message},
+                                  "locations": [{"physicalLocation": _sarif_location(
+                                      forge_path(prefix, d.file or REPO_FILE), d.span if d.file else None)}]}
         if d.file and d.related:
-            result["relatedLocations"] = [{"id": i, "message": {"text": r.label},
-                                           "physicalLocation": _sarif_location(prefix + (r.file or d.file), r.span)}
-                                          for i, r in enumerate(d.related)]
+            result["relatedLocations"] = [{"id": i, "message": {"text": r.label}, "physicalLocation": _sarif_location(
+                forge_path(prefix, r.file or d.file), r.span)} for i, r in enumerate(d.related)]
         results.append(result)
     log = {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [{
         "tool": {"driver": {"name": "knoc", "version": __version__, "rules": rules}},
@@ -164,8 +163,20 @@ def sarif(diags: list[Diagnostic], ctx: Context | None = None) -> str:
     return json.dumps(log, indent=2, ensure_ascii=False)
 
 
+REPO_FILE = "knoc.toml"  # where a forge is shown a finding about the whole repo
+
+
+def forge_path(prefix: str, file: str) -> str:
+    """A file as a forge names it, from the git work tree's top: a repo's
+    own path after `prefix`; a path outside it or a url as it is."""
+    return file if file.startswith("/") or "://" in file else prefix + file
+
+
 def _sarif_location(file: str, span: Span | None) -> dict[str, object]:
-    location: dict[str, object] = {"artifactLocation": {"uri": file, "uriBaseId": "%SRCROOT%"}}
+    """Where a result is; its path a URI reference (a space or `#` escaped)."""
+    uri = file if "://" in file else quote(file, safe="/")
+    location: dict[str, object] = {"artifactLocation": {"uri": uri} if uri.startswith("/") or "://" in uri
+                                   else {"uri": uri, "uriBaseId": "%SRCROOT%"}}
     if span:
         region = {"startLine": span.line, "startColumn": span.column}
         if span.end_column > span.column:
@@ -198,9 +209,9 @@ def junit(diags: list[Diagnostic], ctx: Context) -> str:
         if other:
             body.append(f"<system-out>{_xml_text(_lines(other))}</system-out>")
         classname = _classname(file)
-        where = ctx.prefix + (file if file != _REPO else ctx.anchor or "")  # the repo's case: at knoc.toml, if any
-        cases.append(f'    <testcase classname={_attr(classname)} name={_attr(file)}'
-                     + (f' file={_attr(where)}' if where else "") + ">" + "".join(body) + "</testcase>")
+        where = forge_path(ctx.prefix, file if file != _REPO else REPO_FILE)  # the repo's case: at knoc.toml
+        cases.append(f'    <testcase classname={_attr(classname)} name={_attr(file)} file={_attr(where)}>'
+                     + "".join(body) + "</testcase>")
     head = (f'<testsuite name={_attr(suite)} tests="{len(cases)}" failures="{failures}" '
             f'errors="0" skipped="0">')
     return "\n".join(['<?xml version="1.0" encoding="UTF-8"?>',
@@ -222,7 +233,7 @@ def github(diags: list[Diagnostic], ctx: Context | None = None) -> str:
     for d in diags:
         props = [f"title={_gh_prop(d.code)}"]
         if d.file:
-            props.insert(0, f"file={_gh_prop((ctx.prefix if ctx is not None else '') + d.file)}")
+            props.insert(0, f"file={_gh_prop(forge_path(ctx.prefix if ctx is not None else '', d.file))}")
             if d.span:
                 props[1:1] = [f"line={d.span.line}", f"col={d.span.column}"]
                 if d.span.end_column > d.span.column:
