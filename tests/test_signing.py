@@ -651,3 +651,17 @@ def _built_and_verified(repo: Path, key: Path, *build: str) -> tuple[Path, Path,
     report = json.loads(done.stdout)
     assert done.returncode == 0 and report["valid"] is True, done.stdout + done.stderr
     return card, keyset, report
+
+
+def test_verify_quotes_a_hostile_card_a_line_at_most(tmp_path: Path) -> None:
+    """A reader's reason may quote the card (a scheme's type): a line's worth of it."""
+    card = {"name": "E", "description": "d", "url": "https://h.example/a", "version": "1", "protocolVersion": "0.3.0",
+            "capabilities": {}, "defaultInputModes": [], "defaultOutputModes": [], "skills": [],
+            "securitySchemes": {"s": {"type": "B" * 100_000}}}
+    (tmp_path / "card.json").write_text(json.dumps(card), encoding="utf-8")
+    (tmp_path / "jwks.json").write_text('{"keys": []}', encoding="utf-8")
+    for fmt in ("text", "json"):
+        done = subprocess.run([sys.executable, "-m", "knoc", "verify", str(tmp_path / "card.json"), "--jwks",
+                               str(tmp_path / "jwks.json"), "--format", fmt], capture_output=True, text=True)
+        assert done.returncode == 1 and "@a2a-js/sdk cannot convert it" in done.stdout, done.stdout[:500]
+        assert max(map(len, done.stdout.splitlines())) < 400

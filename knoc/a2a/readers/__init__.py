@@ -84,11 +84,16 @@ def readings(card: Mapping[str, object], unread: list[str] | None = None) -> lis
         try:
             found.append(View(reader.name, reader.payload(card)))
         except Uncanonical as exc:
-            found.append(View(reader.name, None, str(exc)))
+            found.append(View(reader.name, None, _short(str(exc))))
         except Unreadable as exc:
             if unread is not None:
-                unread.append(str(exc))
+                unread.append(_short(str(exc)))
     return found
+
+
+def _short(why: str) -> str:
+    """A reader's reason, which may quote a value of the card: at most a line's worth of it."""
+    return why if len(why) <= 300 else why[:299] + "…"
 
 
 def _as_used(view: View, card: Mapping[str, object], read: Mapping[str, Mapping[str, object]]) -> View:
