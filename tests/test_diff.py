@@ -625,3 +625,18 @@ def test_what_a_commit_holds_that_no_checkout_can_make_is_refused_not_a_crash(kn
             assert code in (0, 1) and json.loads(out)["compared"] is compared, (folder, out, err)
         git(two_commits, "rm", "-q", "--cached", f"{folder}/{entry[2]}")
         git(two_commits, "commit", "-qm", "gone")
+
+
+def test_a_comment_too_long_for_a_pull_request_says_what_it_leaves_out() -> None:
+    """GitHub refuses a comment over 65,536 characters: the comment keeps
+    the first changes that fit, and says how many more there are."""
+    from knoc.features.diff import Change
+    from knoc.features.diff_comment import COMMENT_CHARS, markdown
+
+    changes = [Change("agent", f"agent-{i:04}", "description-changed", "cosmetic", "`description` changed",
+                      "x" * 80, "y" * 80) for i in range(2000)]
+    text = markdown(changes, "main", "head", "1.0")
+    shown = text.count("| cosmetic |")
+    assert len(text) <= COMMENT_CHARS and 0 < shown < 2000
+    assert f"**{2000 - shown} more changes not shown**" in text and "--format json" in text
+    assert "not shown" not in markdown(changes[:10], "main", "head", "1.0")

@@ -10,19 +10,38 @@ from knoc.output import templates
 from knoc.rules.json import JsonObject
 from knoc.rules.version import bump_shown
 
+COMMENT_CHARS = 60_000  # GitHub refuses a comment over 65,536 characters: a margin for what a CI step adds
+
 
 def markdown(changes: list[Change], base: str, head: str, target: str,
              specs: Sequence[JsonObject] = ()) -> str:
     """The changes as a pull-request comment (templates/diff.md.j2); `specs`:
-    the specs whose schema changed, as `knoc specs check --format json` has them."""
-    groups: dict[tuple[str, str], list[Change]] = {}
+    the specs whose schema changed, as `knoc specs check --format json` has
+    them. Past COMMENT_CHARS, the last groups (then spec rows) are left out,
+    and the comment says how many changes it does not show."""
+    grouped: dict[tuple[str, str], list[Change]] = {}
     for c in changes:
-        groups.setdefault((c.subject, c.name), []).append(c)
-    return templates.get("diff.md.j2").render(
-        base=base, head=head, target=target,
-        counts=count(changes),
-        groups=[{"subject": s, "name": n, "changes": cs} for (s, n), cs in groups.items()],
-        specs=[row for s in specs for row in _spec_rows(s)]).rstrip() + "\n"
+        grouped.setdefault((c.subject, c.name), []).append(c)
+    groups = [{"subject": s, "name": n, "changes": cs} for (s, n), cs in grouped.items()]
+    rows = [row for s in specs for row in _spec_rows(s)]
+
+    def render(shown: int) -> str:
+        """The comment with the first `shown` of the groups and then the spec rows."""
+        kept_groups, kept_rows = groups[:shown], rows[:max(0, shown - len(groups))]
+        left = sum(len(g["changes"]) for g in groups[shown:]) + len(rows) - len(kept_rows)
+        return templates.get("diff.md.j2").render(
+            base=base, head=head, target=target, counts=count(changes), groups=kept_groups, specs=kept_rows,
+            left_out=left, limit=f"{COMMENT_CHARS:,}").rstrip() + "\n"
+
+    whole = len(groups) + len(rows)
+    text = render(whole)
+    if len(text) <= COMMENT_CHARS:
+        return text
+    low, high = 0, whole - 1  # the most groups and rows that fit
+    while low < high:
+        middle = (low + high + 1) // 2
+        low, high = (middle, high) if len(render(middle)) <= COMMENT_CHARS else (low, middle - 1)
+    return render(low)
 
 
 def _spec_rows(spec: JsonObject) -> list[JsonObject]:
