@@ -55,6 +55,8 @@ def base(tmp_path_factory: pytest.TempPathFactory) -> object:
     ("/catalog-search/.well-known/agent-card.json", "a" * 250, 200),  # an unknown host gets site/ itself
     ("/catalog-search/.well-known/agent-card.json", "agents.possibility.space.", 200),  # a trailing dot: one host
     ("/catalog.js", "_catalog", 404),  # knoc's own folder is no host's tree
+    ("/catalog-search/.well-known/agent-card.json", "agents.possibility.space..", 404),  # no host: site/ itself
+    ("/catalog-search/.well-known/agent-card.json", "agents.possibility.space:", 200),  # an empty port
 ])
 def test_every_request_gets_a_status(base: str, path: str, host: str, expected: int) -> None:
     if expected == 200 and host == "a" * 250:

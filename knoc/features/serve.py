@@ -56,9 +56,9 @@ def _tree(site: Path, fixed: str | None, host: str) -> str:
     fixes, or else a Host header picks."""
     if fixed:
         return f"{fixed}/"
-    host = host.strip().lower()
+    host = host.strip().lower().removesuffix(":")  # an empty port is the default one (RFC 3986)
     name, colon, port = host.rpartition(":") if host.rpartition(":")[2].isdigit() else (host, "", "")
-    name = name.rstrip(".")  # `agents.example.com.` is the same host, as its card urls are
+    name = name.removesuffix(".")  # `agents.example.com.` is the same host, as its card urls are; `..` none
     for tree in (f"{name}{colon}{port}", name):  # a card url with a port has its own tree
         if tree and segment_problem(tree) is None and not tree.startswith((".", "_")) \
                 and files.unlinked(site, tree) == "folder":  # `_catalog` and the like are knoc's, no host's
