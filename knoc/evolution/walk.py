@@ -11,6 +11,7 @@ from knoc.evolution.model import ANNOTATIONS, Change, Place, Pointer, as_schema
 from knoc.evolution.rules import RULES, SUBSCHEMAS, other
 from knoc.evolution.sample import probes, same, unique
 from knoc.kinds.spec import Resolver
+from knoc.rules.text import code_span
 
 
 @dataclass
@@ -56,8 +57,8 @@ class Walk:
         new_to = _lookup(place.new_res, new_ref)
         if old_to is None or new_to is None:
             if not same(old_ref, new_ref):
-                self.found(place.at("$ref"), "unknown", f"`$ref` changed from {old_ref!r} to {new_ref!r}",
-                           probes(o, place.old_res))
+                self.found(place.at("$ref"), "unknown", f"`$ref` changed from {code_span(repr(old_ref))} to "
+                           f"{code_span(repr(new_ref))}", probes(o, place.old_res))
             return
         elsewhere = isinstance(new_ref, str) and not new_ref.startswith("#") and not new_ref.startswith(self.own)
         if elsewhere or place.pinned or not isinstance(new_ref, str) or not same(old_ref, new_ref):

@@ -136,7 +136,7 @@ def code_span(value: object) -> str:
     (CommonMark: a fence longer than any run inside it)."""
     text = str(value)
     longest = max((len(run) for run in re.findall("`+", text)), default=0)
-    pad = " " if longest else ""
+    pad = " " if longest or not text.strip() else ""  # "``" would be no span, but a run a later one closes
     return f"{'`' * (longest + 1)}{pad}{text}{pad}{'`' * (longest + 1)}"
 
 
