@@ -18,7 +18,7 @@ from a2a.client.card_resolver import parse_agent_card
 from a2a.compat.v0_3 import types as sdk_v03
 from ruamel.yaml import YAML
 
-from knoc.a2a.extensions import SERVICE_CLASS_URI
+from knoc.a2a.extensions import CONTRACT_URI, SERVICE_CLASS_URI
 from knoc.config import load_config
 from knoc.features.importing.importer import CARD_FIELDS
 from knoc.incremental.driver import compile_repo
@@ -500,3 +500,24 @@ def test_an_empty_list_of_skill_modes_is_said_as_dropped(repo: Path, knoc: Knoc,
     code, out, _ = knoc("import", str(source), "--format", "json", root=repo)
     said = {d["json_path"]: d["message"] for d in json_diags(out) if d["code"] == "KNO-IMPORT-CHANGED"}
     assert code == 0 and "a2a-sdk 0.3 reads it as no modes" in said.get("$.skills[0].outputModes", ""), said
+
+
+@pytest.mark.parametrize(("params", "path", "said"), [
+    ({"capabilities": [1, 2]}, "$.capabilities.extensions[0].params.capabilities", "not an object of capability flags"),
+    ({"capabilities": {"streamingMessage": "yes"}}, "$.capabilities.extensions[0].params.capabilities.streamingMessage",
+     "not a boolean"),
+    ({"minProtocolVersion": 1.0}, "$.capabilities.extensions[0].params.minProtocolVersion", "not a version"),
+    ({"capabilities": {"a b": True}}, '$.capabilities.extensions[0].params.capabilities["a b"]', "not a flag"),
+])
+def test_a_hostile_capability_contract_entry_is_said_where_and_why(repo: Path, knoc: Knoc, tmp_path: Path,
+                                                                   params: dict[str, Any], path: str, said: str) -> None:
+    card = {"name": "Contract", "description": "d", "url": "https://c.example/a", "version": "1.0.0",
+            "protocolVersion": "0.3.0", "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
+            "capabilities": {"extensions": [{"uri": CONTRACT_URI, "params": params}]},
+            "skills": [{"id": "s", "name": "S", "description": "d", "tags": ["t"]}]}
+    source = tmp_path / "card.json"
+    source.write_text(json.dumps(card, indent=2), encoding="utf-8")
+    code, out, _ = knoc("import", str(source), "--format", "json", root=repo)
+    found = {d["json_path"]: d for d in json_diags(out) if d["code"] == "KNO-IMPORT-CHANGED"}
+    assert code == 0 and said in found[path]["message"], found
+    assert found[path]["line"] > 1  # placed at the value, a key with a space included

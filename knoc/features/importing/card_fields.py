@@ -14,7 +14,7 @@ from knoc.a2a.extensions import CONTRACT_URI, SERVICE_CLASS_URI, SERVICE_CLASSES
 from knoc.a2a.wire import ContractCapabilities
 from knoc.features.importing.card_security import requirements, security_schemes
 from knoc.features.importing.card_service import against_base
-from knoc.features.importing.imported import Imported, ImportedSkill, http_url, list_of
+from knoc.features.importing.imported import Imported, ImportedSkill, http_url, list_of, member
 from knoc.rules import slug as slugs
 from knoc.rules.json import JsonObject, JsonValue
 from knoc.rules.paths import shown_url, web_link
@@ -81,7 +81,7 @@ def _provider(raw: JsonObject, out: Imported) -> None:
                 out.convert("$.provider.name", "`name` to `organization`")
             out.card["provider"] = {"organization": org, "url": url}
             for key in sorted(set(p) - {"organization", "name", "url"}):
-                out.drop(f"$.provider.{key}", "A2A's provider has only organization and url")
+                out.drop(member("$.provider", key), "A2A's provider has only organization and url")
             return
     out.drop("$.provider", "A2A's provider needs an organization and an http(s) url")
 
@@ -166,7 +166,7 @@ def _capabilities(raw: JsonObject, out: Imported) -> None:
         return
     kept: JsonObject = {}
     for key, value in caps.items():
-        path = f"$.capabilities.{key}"
+        path = member("$.capabilities", key)
         if key == "extensions":
             continue  # with the top-level ones, in _extensions
         if key not in FLAGS:
@@ -218,7 +218,7 @@ def extensions(raw: JsonObject, out: Imported) -> None:
             elif key != "required":
                 out.drop(f"{path}.{key}", f"not a {ok.__name__}")
         for key in sorted(set(ext) - {"uri", "description", "required", "params"}):
-            out.drop(f"{path}.{key}", "not a field of an A2A extension entry")
+            out.drop(member(path, key), "not a field of an A2A extension entry")
         kept.append(entry)
     if kept:
         out.card.setdefault("capabilities", {})["extensions"] = kept
@@ -236,19 +236,29 @@ def _contract(params: JsonValue, path: str, out: Imported) -> None:
     if not isinstance(params, dict):
         out.drop(path, "the capability-contract extension's params are an object")
         return
-    flags = params.get("capabilities")
-    for key, value in flags.items() if isinstance(flags, dict) else ():
-        if (snake := to_snake(key)) in _CONTRACT_FLAGS and isinstance(value, bool):
-            out.card.setdefault("capabilities", {})[snake] = value
-            out.convert(f"{path}.capabilities.{key}", f"the capability-contract flag to `capabilities.{snake}`")
+    flags = params.get("capabilities", {})
+    if not isinstance(flags, dict):
+        out.drop(member(path, "capabilities"), "not an object of capability flags")
+        flags = {}
+    for key, value in flags.items():
+        at = member(member(path, "capabilities"), key)
+        if (snake := to_snake(key)) not in _CONTRACT_FLAGS:
+            out.drop(at, "not a flag of the capability-contract extension")
+        elif not isinstance(value, bool):
+            out.drop(at, "not a boolean (true or false)")
         else:
-            out.drop(f"{path}.capabilities.{key}", "not a flag of the capability-contract extension")
+            out.card.setdefault("capabilities", {})[snake] = value
+            out.convert(at, f"the capability-contract flag to `capabilities.{snake}`")
     for key, field in _RANGE:
-        if isinstance(version := params.get(key), str):
+        if key not in params:
+            continue
+        if isinstance(version := params[key], str):
             out.card[field] = version
-            out.convert(f"{path}.{key}", f"the capability-contract range to `{field}`")
-    for key in sorted(set(params) - {"capabilities"} - {key for key, field in _RANGE if field in out.card}):
-        out.drop(f"{path}.{key}", "the interfaces a 0.3 card has no field for, and the versions each answers: "
+            out.convert(member(path, key), f"the capability-contract range to `{field}`")
+        else:
+            out.drop(member(path, key), "not a version (a string such as \"1.0\")")
+    for key in sorted(set(params) - {"capabilities", *(key for key, _ in _RANGE)}):
+        out.drop(member(path, key), "the interfaces a 0.3 card has no field for, and the versions each answers: "
                  "add each to `additional_interfaces`, with its transport and `protocol_versions`"
                  if key == "interfaces" else "not a field of the capability-contract extension, as knoc writes it")
 
@@ -343,7 +353,7 @@ def _skills(raw: JsonObject, out: Imported) -> None:
                          "read the card's requirements for it; state `[{}]` (no credentials, as an alternative) "
                          "if that is meant")
         for key in sorted(set(s) - SKILL_KEYS):
-            out.drop(f"{path}.{key}", "not a field of an A2A skill")
+            out.drop(member(path, key), "not a field of an A2A skill")
         skills.append(skill)
     if not isinstance(raw["skills"], list):
         out.drop("$.skills", "not a list")

@@ -15,7 +15,7 @@ import functools
 from pydantic.alias_generators import to_camel
 
 from knoc.a2a.readers import proto
-from knoc.features.importing.imported import Imported
+from knoc.features.importing.imported import Imported, member
 from knoc.rules.json import JsonObject, JsonValue
 
 # The fields only 0.3 has, by where they sit (its scheme is a flat object with `type`).
@@ -63,7 +63,9 @@ def _walk(value: JsonValue, kind: str | None, path: str, out: Imported) -> JsonV
         return value
     if kind.startswith("map:"):
         inner = kind[4:]
-        return {k: _walk(v, inner, f"{path}.{k}", out) for k, v in value.items()} if isinstance(value, dict) else value
+        if not isinstance(value, dict):
+            return value
+        return {k: _walk(v, inner, member(path, k), out) for k, v in value.items()}
     if isinstance(value, list):
         return [_walk(v, kind, f"{path}[{i}]", out) for i, v in enumerate(value)]
     if not isinstance(value, dict):
@@ -77,7 +79,7 @@ def _walk(value: JsonValue, kind: str | None, path: str, out: Imported) -> JsonV
             if value[camel_name] != item:
                 keys = list(value)
                 later = keys.index(key) > keys.index(camel_name)  # a2a-sdk 1.x reads the later of the two
-                out.drop(f"{path}.{key}", f"the card also has `{camel_name}`, which the JS SDK and a2a-sdk 0.3 read"
+                out.drop(member(path, key), f"the card also has `{camel_name}`, which the JS SDK and a2a-sdk 0.3 read"
                          + (", while a2a-sdk 1.x reads this one (the later of the two): kept `" + camel_name + "`"
                             if later else ", as a2a-sdk 1.x does (the later of the two)"))
             continue

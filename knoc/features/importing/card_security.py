@@ -10,7 +10,7 @@ import re
 
 from knoc.a2a.readers import js, sdk03
 from knoc.a2a.readers.common import Unreadable
-from knoc.features.importing.imported import Imported, http_url, list_of
+from knoc.features.importing.imported import Imported, http_url, list_of, member
 from knoc.rules.json import JsonObject, JsonValue
 
 
@@ -21,7 +21,7 @@ def security_schemes(raw: JsonObject, out: Imported) -> None:
         return
     kept: dict[str, JsonObject] = {}
     for name, s in schemes.items():
-        path = f"$.securitySchemes.{name}"
+        path = member("$.securitySchemes", name)
         scheme = _scheme(s, path, out) if isinstance(s, dict) else None
         if scheme is None:
             out.drop(path, _WHY_NOT.get(str(_kind(s) or s.get("type")) if isinstance(s, dict) else "",
@@ -154,9 +154,9 @@ def _other_readings(raw: JsonObject, out: Imported) -> None:
         if not js.proto_shaped(raw):
             for name, scheme in schemes.items():
                 if isinstance(scheme, dict) and "type" in scheme and not any(w in scheme for w, _ in WRAPPERS):
-                    out.convert(f"$.securitySchemes.{name}", "the JS SDK reads this card as A2A 1.0, where a scheme "
-                                "is a wrapper (`httpAuthSecurityScheme`, ...): it reads this one as empty; kept "
-                                "it as a2a-sdk 1.x and 0.3 read it")
+                    out.convert(member("$.securitySchemes", name), "the JS SDK reads this card as A2A 1.0, where a "
+                                "scheme is a wrapper (`httpAuthSecurityScheme`, ...): it reads this one as empty; "
+                                "kept it as a2a-sdk 1.x and 0.3 read it")
     try:
         read_03 = sdk03.read(raw).security_schemes or {}
     except Unreadable:  # no 0.3 client can use the card at all
@@ -164,7 +164,7 @@ def _other_readings(raw: JsonObject, out: Imported) -> None:
     for name, scheme in schemes.items():
         if isinstance(scheme, dict) and "type" not in scheme and name in read_03 \
                 and read_03[name].root.type != _kind(scheme):
-            out.convert(f"$.securitySchemes.{name}", f"a2a-sdk 0.3 reads a scheme with no `type` as "
+            out.convert(member("$.securitySchemes", name), f"a2a-sdk 0.3 reads a scheme with no `type` as "
                         f"{read_03[name].root.type}; kept it as the 1.0 scheme it is (a2a-sdk 1.x and the JS "
                         "SDK read it so), which a 0.3 card built from it states with its `type`")
 

@@ -3,6 +3,7 @@ of any shape (a card from the wild may hold anything)."""
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 from typing import TypedDict
@@ -20,6 +21,15 @@ class NotACard(Exception):
 class NoServiceUrl(NotACard):
     """A card whose every interface is at a url no card can be published
     under (a query, a fragment): nothing is written."""
+
+
+def member(path: str, key: str) -> str:
+    """The JSON path of `key` under `path`: `.key`, or `["a b"]` for a key a
+    dot would not hold whole (a space, a dot, a bracket, none at all)."""
+    return f"{path}.{key}" if _PLAIN_KEY.fullmatch(key) else f"{path}[{json.dumps(key, ensure_ascii=True)}]"
+
+
+_PLAIN_KEY = re.compile(r"[A-Za-z_$][A-Za-z0-9_$-]*")
 
 
 @dataclass(frozen=True)

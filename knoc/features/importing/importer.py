@@ -148,12 +148,13 @@ def load(source: str, label: str, base_url: str | None = None,
 
 
 def _parts(path: str) -> list[str | int]:
-    """A change's JSON path (`$.skills[0].tags`) as keys and indexes; a key
-    holding `.` or `[` is cut there, and the place found is its parent's."""
-    return [int(index) if index else key for key, index in _PART.findall(path)]
+    """A change's JSON path (`$.skills[0].tags`, `$.securitySchemes["a b"]`)
+    as keys and indexes."""
+    return [int(index) if index else json.loads(quoted) if quoted else key
+            for key, index, quoted in _PART.findall(path)]
 
 
-_PART = re.compile(r"\.([^.\[]+)|\[(\d+)\]")
+_PART = re.compile(r'\.([^.\[]+)|\[(\d+)\]|\[("(?:[^"\\]|\\.)*")\]')
 
 
 def _signatures(raw: JsonObject, source: str, label: str, allow_jku: bool) -> Diagnostic:
