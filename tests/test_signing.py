@@ -665,3 +665,20 @@ def test_verify_quotes_a_hostile_card_a_line_at_most(tmp_path: Path) -> None:
                                str(tmp_path / "jwks.json"), "--format", fmt], capture_output=True, text=True)
         assert done.returncode == 1 and "@a2a-js/sdk cannot convert it" in done.stdout, done.stdout[:500]
         assert max(map(len, done.stdout.splitlines())) < 400
+
+
+def test_check_says_what_the_signed_build_said_of_clients_that_cannot_verify(
+        repo: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """A 1.0 card with security schemes has no form the JS client verifies:
+    the build warns, and so does the check that guards it in CI."""
+    key = tmp_path_factory.mktemp("outside") / "signing.pem"
+    subprocess.run([sys.executable, "-m", "knoc", "keys", "new", str(key)], check=True, capture_output=True)
+    built = subprocess.run([sys.executable, "-m", "knoc", "build", "--root", str(repo), "--sign-key", str(key)],
+                           capture_output=True, text=True)
+    checked = subprocess.run([sys.executable, "-m", "knoc", "check", "--root", str(repo)], capture_output=True,
+                             text=True, env={**os.environ, "KNOC_SIGNING_KEY": str(key)})
+    said = [line for line in built.stderr.splitlines() if line.startswith("warning[KNO-SIGNING-UNVERIFIABLE]")]
+    assert built.returncode == 0 and said
+    assert checked.returncode == 0 and "build/ is up to date" in checked.stderr
+    assert [line for line in checked.stderr.splitlines() if line.startswith("warning[KNO-SIGNING-UNVERIFIABLE]")] \
+        == said

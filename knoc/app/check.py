@@ -39,7 +39,7 @@ def check(config: Config, *, use_cache: bool, progress: Progress | None = None) 
 
 def _compared(config: Config, use_cache: bool, progress: Progress | None, scan: Scan,
               pending: Callable[[], list[Any]]) -> Outcome:
-    from knoc.app.signing import adopter
+    from knoc.app.signing import adopter, unverifiable
     from knoc.features.drift import drift
     from knoc.output.tree import MANIFEST
 
@@ -67,7 +67,8 @@ def _compared(config: Config, use_cache: bool, progress: Progress | None, scan: 
     summary = f"{out} drifted: run `{rebuild}`" if drifted else f"{out} is up to date"
     if drifted and journal.pending(config.out_dir):
         summary += " (an interrupted build left it half updated; the next build finishes that first)"
-    return Outcome("knoc check", result.report.sorted() + drifted, result.inputs, summary)
+    said = unverifiable(signed) if signed is not None else []  # what a build says: clients that cannot verify
+    return Outcome("knoc check", result.report.sorted() + said + drifted, result.inputs, summary)
 
 
 def _unsigned(path: str, on_disk: bytes, built: bytes) -> tuple[bytes, bytes]:

@@ -243,7 +243,7 @@ def unpinned(signer: KeySigner) -> Diagnostic:
                 hint=f"add under [signing]: {lines}")
 
 
-def unverifiable(signer: KeySigner) -> list[Diagnostic]:
+def unverifiable(signer: KeySigner | Adopter) -> list[Diagnostic]:
     """A warning per view a signed build left unsigned, at the first card's
     source: that client cannot verify those cards."""
     return [diag("KNO-SIGNING-UNVERIFIABLE", f"{reader} cannot verify this signed card"

@@ -14,7 +14,9 @@ def command(run: Run, files: tuple[Path, ...]) -> int:
     """Run every check of `build` without writing anything.
 
     The signing keys knoc.toml and KNOC_SIGNING_KEY name are read and
-    checked as a build reads them; nothing is signed. With FILES, report
+    checked as a build reads them; nothing is signed, so what only signing
+    finds (a client that cannot verify a card) is said by `build` and
+    `check`, not here. With FILES, report
     only their diagnostics (the whole repo is still read, since references
     cross files)."""
     from knoc.app.validate import validate

@@ -108,6 +108,7 @@ class Adopter:
     signed_by: list[str]  # the kids the build's manifest names (may be forged: only pinned ones count)
     refused: list[tuple[str, str]] = field(default_factory=list)  # (card path, why)
     keys_from: str = "the keys knoc.toml pins"  # where the keys that may sign came from, as a message says it
+    unsigned: dict[tuple[str, str], list[str]] = field(default_factory=dict)  # as `KeySigner.unsigned`
 
     @functools.cached_property
     def _signing(self) -> dict[str, signing.PublicKey]:
@@ -124,14 +125,15 @@ class Adopter:
                 self.refused.append((rel, f"this repo's cards are signed by {self.keys_from}, and this card "
                                           "carries no signature by one of them"))
             return body  # changed or missing: the drift says so
-        why = self._doubt(card, jku(url))
+        why = self._doubt(card, jku(url), source)
         if why is None:
             return dumps(card)
         self.refused.append((rel, why))
         return body
 
-    def _doubt(self, card: JsonObject, expected_jku: str) -> str | None:
-        """Why the card's signatures are not the ones a build writes, or None."""
+    def _doubt(self, card: JsonObject, expected_jku: str, source: str) -> str | None:
+        """Why the card's signatures are not the ones a build writes, or None
+        (and then, as a build does, which views no signature can cover)."""
         from knoc.a2a import signing
 
         entries = card.get("signatures")
@@ -157,6 +159,11 @@ class Adopter:
                 "ies" if len(missing) == 1 else "y")
         if len(entries) != len(signing.payloads(card)) * len({c.kid for c in verdict.checks}):
             return "it carries signatures a build does not write (one per key and view)"
+        for v in verdict.views:
+            if v.payload is None:
+                found = self.unsigned.setdefault((v.reader, v.problem), [])
+                if source not in found[-1:]:
+                    found.append(source)
         return None
 
     def jwks(self, rel: str) -> bytes:
