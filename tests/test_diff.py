@@ -640,3 +640,16 @@ def test_a_comment_too_long_for_a_pull_request_says_what_it_leaves_out() -> None
     assert len(text) <= COMMENT_CHARS and 0 < shown < 2000
     assert f"**{2000 - shown} more changes not shown**" in text and "--format json" in text
     assert "not shown" not in markdown(changes[:10], "main", "head", "1.0")
+
+
+def test_a_key_rotated_with_the_old_one_retired_is_not_breaking() -> None:
+    """The signing guide's rotation: cards signed by the new key, the old
+    one still in jwks.json (retired). Copies it signed still verify; only
+    dropping it from the key sets breaks them."""
+    before = Publication({"a": card()}, {}, signed={"a": ("old",)}, keys={"h": ("old",)})
+    rotated = Publication({"a": card()}, {}, signed={"a": ("new",)}, keys={"h": ("new", "old")})
+    dropped = Publication({"a": card()}, {}, signed={"a": ("new",)}, keys={"h": ("new",)})
+    assert [(c.kind, c.cls) for c in compare(before, rotated)] == [("signing-keys-rotated", "cosmetic"),
+                                                                   ("keys-added", "additive")]
+    assert {(c.kind, c.cls) for c in compare(rotated, dropped)} == {("keys-removed", "breaking")}
+    assert ("signing-keys-changed", "breaking") in {(c.kind, c.cls) for c in compare(before, dropped)}

@@ -200,6 +200,9 @@ def test_keys_public_in_a_repo_that_pins_keys_gives_the_list_that_adds_it(
     assert public("ed25519") == "knoc.toml pins it already, under [signing] `public`"
     line = public("p256").split("under [signing]: ")[1]
     assert line.startswith("public = [{ ") and line.count("{") == 2
+    made = subprocess.run([sys.executable, "-m", "knoc", "keys", "new", str(keys["p256"][0].parent / "third.pem")],
+                          cwd=repo, capture_output=True, text=True, check=True)  # a new key: the same list
+    assert "beside the keys pinned there" in made.stdout and "public = [{ " in made.stdout, made.stdout
     settings = (repo / "knoc.toml").read_text(encoding="utf-8")
     (repo / "knoc.toml").write_text("\n".join(line if ln.startswith("public = ") else ln
                                               for ln in settings.splitlines()) + "\n", encoding="utf-8")
@@ -682,3 +685,18 @@ def test_check_says_what_the_signed_build_said_of_clients_that_cannot_verify(
     assert checked.returncode == 0 and "build/ is up to date" in checked.stderr
     assert [line for line in checked.stderr.splitlines() if line.startswith("warning[KNO-SIGNING-UNVERIFIABLE]")] \
         == said
+
+
+def test_a_key_dropped_from_the_pins_without_retiring_it_is_said(
+        repo: Path, keys: dict[str, tuple[Path, bytes]]) -> None:
+    """Replacing the pinned key instead of retiring it drops it from every
+    jwks.json at once: copies of the cards it signed stop verifying."""
+    pin(repo, keys["ed25519"][0])
+    subprocess.run([sys.executable, "-m", "knoc", "build", "--root", str(repo), "--sign-key", str(keys["ed25519"][0])],
+                   check=True, capture_output=True)
+    settings = (repo / "knoc.toml").read_text(encoding="utf-8")
+    (repo / "knoc.toml").write_text(settings.split("\n[signing]\n")[0] + "\n", encoding="utf-8")
+    pin(repo, keys["p256"][0])  # the new key pinned in the old one's place
+    done = subprocess.run([sys.executable, "-m", "knoc", "build", "--root", str(repo), "--sign-key",
+                           str(keys["p256"][0])], capture_output=True, text=True)
+    assert done.returncode == 0 and "warning[KNO-SIGNING-KEY-GONE]" in done.stderr and "retired" in done.stderr

@@ -84,7 +84,7 @@ def _build(config: Config, use_cache: bool, fail_on_warning: bool, stage: bool, 
         current = not differ
         diags = result.report.sorted() + _roots_gone(differ, result.files)
         if signer is not None:
-            diags += unverifiable(signer) + ([] if config.public else [unpinned(signer)])
+            diags += unverifiable(signer) + ([] if config.public else [unpinned(signer)]) + _keys_gone(config, signer)
         written = result.ok and not fails(diags, fail_on_warning)  # --fail-on warning: a warning stops the write too
         if written and not current:
             progress("writing", 0, len(result.files))
@@ -137,6 +137,18 @@ def _staged(config: Config) -> Diagnostic | None:
                     hint=f"clear the marks (`git update-index --no-skip-worktree --no-assume-unchanged FILE`, or "
                          f"leave {out} out of the sparse checkout's exclusions), then build with --stage again")
     return None
+
+
+def _keys_gone(config: Config, signer: KeySigner) -> list[Diagnostic]:
+    """A warning for each key build/ is signed with that this build neither
+    signs with nor publishes as retired: the copies of the cards it signed
+    (in caches, in other registries) stop verifying."""
+    published = {k.kid for k in (*signer.published, *signer.retired)}
+    gone = [kid for kid in signed_by(config) or [] if kid not in published]
+    return [diag("KNO-SIGNING-KEY-GONE", f"{config.output}/ is signed with key {kid!r}, which this build neither "
+                 "signs with nor publishes: copies of the cards it signed stop verifying", file=CONFIG_FILE,
+                 hint="keep it in the key sets a while: list its public half under [signing] `retired` "
+                      "(`knoc keys public KEY` prints it)") for kid in gone]
 
 
 def _roots_gone(differ: set[str], files: Mapping[str, bytes]) -> list[Diagnostic]:

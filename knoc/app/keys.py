@@ -23,7 +23,7 @@ def new_key(path: Path, kind: str) -> Outcome:
     except files.Exists:
         raise UsageError("KNO-EXISTS", f"{path} already exists; knoc does not replace a key") from None
     answer = (f"wrote {path} ({'Ed25519, EdDSA' if kind == 'ed25519' else 'P-256, ES256'}), mode 0600\n"
-              + _public_lines(key) +
+              + _public_lines(key, _pinned(_repo_of(Path.cwd()))) +  # in a repo that pins keys: beside them
               f"next: pin it (the line above, under [signing] in knoc.toml), then knoc build --sign-key {path}\n"
               "      (in CI: KNOC_SIGNING_KEY holding the file's contents)\n")
     return Outcome("knoc keys new", answer=answer)

@@ -234,6 +234,11 @@ declare("KNO-SIGNING-KEY", W, "the signing key given here would stop a build", "
     P-256 private key outside the repo, and be one `[signing] public` pins. Validating signs
     nothing, so this is a warning: a teammate or a CI job without the key can still validate.
     The keys knoc.toml pins are the repo's own, and a problem with one is `KNO-SIGNING`.""")
+declare("KNO-SIGNING-KEY-GONE", W, "build/ is signed with a key this build neither signs with nor publishes", """
+    A key rotation keeps the old key in each host's `jwks.json` for a while (`retired` under
+    [signing]), so that copies of the cards it signed, in caches and other registries, still
+    verify. A build whose keys leave out the key build/ was signed with drops it from the key
+    sets at once: list its public half under `retired`, and drop it there later.""")
 declare("KNO-SIGNING-UNPINNED", W, "a build is signed with a key knoc.toml does not pin", """
     `knoc check` verifies a signed build without the private key, against the public keys knoc.toml
     pins in `[signing] public`. With no pin it cannot tell the build's key from one planted in its

@@ -88,6 +88,7 @@ def compare(base: Publication, head: Publication) -> list[Change]:
                               "A2A target changed: every card takes the new version's shape, and clients of "
                               "the old one may not read it", base.configured, head.configured))
     paired = _paired(base, head)  # head slug -> base slug, of one agent
+    published = frozenset(kid for kids in head.keys.values() for kid in kids)  # every host's jwks.json
     kept = set(paired.values())
     pairs: list[tuple[str | None, str | None]] = [(paired.get(slug), slug) for slug in head.cards]
     pairs += [(slug, None) for slug in base.cards if slug not in kept]  # removed
@@ -107,7 +108,7 @@ def compare(base: Publication, head: Publication) -> list[Change]:
         else:
             bump = _bump(old.get("version"), new.get("version"))
             found = [*_card(old, new, targets.get(head.target) if head.target else targets.by_shape(new)),
-                     *_signatures(base.signed.get(was or slug, ()), head.signed.get(slug, ()))]
+                     *_signatures(base.signed.get(was or slug, ()), head.signed.get(slug, ()), published)]
             changes += (Change("agent", slug, kind, cls, msg, shown(was), shown(now),
                                bump if cls == "breaking" else "")
                         for kind, cls, msg, was, now in found)
@@ -225,13 +226,17 @@ def _card(old: JsonObject, new: JsonObject, target: Target) -> Iterable[Found]:
         yield from requirements(key, old.get(key), new.get(key), "security", "")
 
 
-def _signatures(old: tuple[str, ...], new: tuple[str, ...]) -> Iterable[Found]:
+def _signatures(old: tuple[str, ...], new: tuple[str, ...], published: frozenset[str]) -> Iterable[Found]:
     """A client that verifies cards rejects one that lost its signatures, or
-    whose signatures no longer name a key it knew."""
+    whose signatures no longer name a key it knew; a key rotated, the old
+    one still in the key sets (`published`, retired), is one it can fetch."""
     if old and not new:
         yield "signatures-removed", "breaking", "no longer signed: clients that verify cards reject it", old, None
     elif new and not old:
         yield "signatures-added", "additive", "now signed", None, new
+    elif set(old) - set(new) and set(old) - set(new) <= published and set(new) <= published:
+        yield ("signing-keys-rotated", "cosmetic", "signed by another key; the one it was signed by stays in "
+               "jwks.json (retired), so copies it signed still verify", old, new)
     elif set(old) - set(new):
         yield "signing-keys-changed", "breaking", "no longer signed by a key it was signed by", old, new
     elif set(new) - set(old):
