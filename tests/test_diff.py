@@ -291,6 +291,10 @@ def test_signatures_and_keys_are_changes(knoc: Knoc, repo: Path, signing_key: Pa
     ({"security": [{"a": []}, {"b": []}]}, {"security": [{"b": []}, {"a": []}]},
      [("security-reordered", "cosmetic")]),
     ({"security": [{"a": []}, {"b": []}]}, {"security": [{"b": []}]}, [("security-changed", "breaking")]),
+    ({"security": [{"a": []}]}, {"security": [{"a": []}, {}]}, [("security-widened", "additive")]),  # open too
+    ({"security": [{"a": []}], "securityRequirements": [{"schemes": {"a": {"list": []}}}]},
+     {"security": [{"b": []}], "securityRequirements": [{"schemes": {"b": {"list": []}}}]},
+     [("security-changed", "breaking")]),  # a compat card says it twice: one row
     ({"skills": [{"id": "s", "security": [{"a": ["x", "y"]}]}]}, {"skills": [{"id": "s", "security": [{"a": ["y", "x"]}]}]},
      [("skill-security-reordered", "cosmetic")]),
     ({"defaultInputModes": ["text/plain", "image/png"], "skills": [{"id": "s"}, {"id": "t"}]},
@@ -653,3 +657,11 @@ def test_a_key_rotated_with_the_old_one_retired_is_not_breaking() -> None:
                                                                    ("keys-added", "additive")]
     assert {(c.kind, c.cls) for c in compare(rotated, dropped)} == {("keys-removed", "breaking")}
     assert ("signing-keys-changed", "breaking") in {(c.kind, c.cls) for c in compare(before, dropped)}
+
+
+def test_a_long_value_that_changed_late_is_shown_where_it_changed() -> None:
+    old = card(description="A" * 300 + " the end")
+    new = card(description="A" * 300 + " a new end")
+    [change] = compare(Publication({"a": old}, {}), Publication({"a": new}, {}))
+    assert change.before != change.after and change.before and change.before.startswith("…")
+    assert "the end" in change.before and "a new end" in (change.after or "")

@@ -23,7 +23,7 @@ from knoc.a2a import capability, targets
 from knoc.a2a.capability import Contract
 from knoc.a2a.extensions import CONTRACT_URI
 from knoc.a2a.targets.base import Target
-from knoc.features.diff_security import Found, requirements
+from knoc.features.diff_trust import Found, requirements, signatures
 from knoc.rules.json import JsonObject, JsonValue
 from knoc.rules.text import code_span
 
@@ -108,8 +108,8 @@ def compare(base: Publication, head: Publication) -> list[Change]:
         else:
             bump = _bump(old.get("version"), new.get("version"))
             found = [*_card(old, new, targets.get(head.target) if head.target else targets.by_shape(new)),
-                     *_signatures(base.signed.get(was or slug, ()), head.signed.get(slug, ()), published)]
-            changes += (Change("agent", slug, kind, cls, msg, shown(was), shown(now),
+                     *signatures(base.signed.get(was or slug, ()), head.signed.get(slug, ()), published)]
+            changes += (Change("agent", slug, kind, cls, msg, shown(was, now), shown(now, was),
                                bump if cls == "breaking" else "")
                         for kind, cls, msg, was, now in found)
     now_named = {old: new for new, old in paired.items()}  # a renamed agent stays routed where it was
@@ -191,13 +191,20 @@ def _semver(version: object) -> tuple[int, int] | None:
     return (int(match.group(1)), int(match.group(2) or 0)) if match else None
 
 
-def shown(value: object) -> str | None:
+def shown(value: object, other: object = None) -> str | None:
     """A value as a change shows it: text as it is, anything else as JSON,
-    cut at SHOWN characters."""
+    cut at SHOWN characters; around where it first differs from `other`
+    (the change's other side) when they agree further than that."""
     if value is None:
         return None
     text = value if isinstance(value, str) else _json(value)
-    return text if len(text) <= SHOWN else text[: SHOWN - 1] + "…"
+    if len(text) <= SHOWN:
+        return text
+    than = "" if other is None else other if isinstance(other, str) else _json(other)
+    same = next((i for i, (a, b) in enumerate(zip(text, than, strict=False)) if a != b), min(len(text), len(than)))
+    start = same - SHOWN // 4 if same >= SHOWN - 1 else 0
+    cut = text[start:start + SHOWN - 2]
+    return ("…" if start else "") + cut + ("…" if start + len(cut) < len(text) else "")
 
 
 def _card(old: JsonObject, new: JsonObject, target: Target) -> Iterable[Found]:
@@ -222,25 +229,7 @@ def _card(old: JsonObject, new: JsonObject, target: Target) -> Iterable[Found]:
     if old.get("securitySchemes") != new.get("securitySchemes"):
         yield ("security-changed", "breaking", "`securitySchemes` changed: clients may need new credentials",
                old.get("securitySchemes"), new.get("securitySchemes"))
-    for key in ("security", "securityRequirements"):
-        yield from requirements(key, old.get(key), new.get(key), "security", "")
-
-
-def _signatures(old: tuple[str, ...], new: tuple[str, ...], published: frozenset[str]) -> Iterable[Found]:
-    """A client that verifies cards rejects one that lost its signatures, or
-    whose signatures no longer name a key it knew; a key rotated, the old
-    one still in the key sets (`published`, retired), is one it can fetch."""
-    if old and not new:
-        yield "signatures-removed", "breaking", "no longer signed: clients that verify cards reject it", old, None
-    elif new and not old:
-        yield "signatures-added", "additive", "now signed", None, new
-    elif set(old) - set(new) and set(old) - set(new) <= published and set(new) <= published:
-        yield ("signing-keys-rotated", "cosmetic", "signed by another key; the one it was signed by stays in "
-               "jwks.json (retired), so copies it signed still verify", old, new)
-    elif set(old) - set(new):
-        yield "signing-keys-changed", "breaking", "no longer signed by a key it was signed by", old, new
-    elif set(new) - set(old):
-        yield "signing-keys-added", "additive", "also signed by another key", old, new
+    yield from requirements(old, new, "security", "")
 
 
 def _keys(host: str, old: tuple[str, ...], new: tuple[str, ...]) -> Iterable[Change]:
@@ -367,8 +356,7 @@ def _skills(old: dict[str, JsonObject], new: dict[str, JsonObject], old_card: Js
             if a.get(own) or b.get(own):  # a skill without modes of its own takes the card's: that row says it
                 yield from _modes(which, a.get(own) or (old_card or {}).get(default),
                                   b.get(own) or (new_card or {}).get(default), where)
-        for key in ("securityRequirements", "security"):
-            yield from requirements(key, a.get(key), b.get(key), "skill-security", where)
+        yield from requirements(a, b, "skill-security", where)
         for k in ("name", "description", "examples", "tags"):
             if a.get(k) != b.get(k):
                 yield "skill-described", "cosmetic", f"{where}`{k}` changed", a.get(k), b.get(k)

@@ -1,0 +1,76 @@
+"""How a change of what a client trusts a card by reads to it (`knoc
+diff`): its security requirements, which are alternatives, each a set of
+schemes with a set of scopes, so their order means nothing; and the keys
+its signatures name."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping
+
+Found = tuple[str, str, str, object, object]  # one change of a card: (kind, class, message, before, after)
+
+
+def requirements(old_card: Mapping[str, object], new_card: Mapping[str, object], kind: str,
+                 where: str) -> Iterator[Found]:
+    """The security requirements of a card or skill at two refs (1.0's
+    `securityRequirements`; a compat card's 0.3 `security` says the same,
+    and is compared only where it alone is there). They are alternatives,
+    each a set of schemes with a set of scopes: the same ones in another
+    order ask a client for nothing new (cosmetic), more of them offer it
+    one more way in (additive); any other change may ask it for new
+    credentials (breaking)."""
+    both = "securityRequirements" in old_card and "securityRequirements" in new_card
+    for key in ("securityRequirements",) if both else ("securityRequirements", "security"):
+        old, new = old_card.get(key), new_card.get(key)
+        if old == new:
+            continue
+        was, now = _alternatives(old), _alternatives(new)
+        if old is not None and new is not None and was == now:
+            yield (f"{kind}-reordered", "cosmetic", f"{where}`{key}`: the same alternatives, in another order",
+                   old, new)
+        elif was and now and set(was) < set(now):
+            yield (f"{kind}-widened", "additive", f"{where}`{key}`: every alternative stays, and clients may also "
+                   "use another", old, new)
+        else:
+            yield (f"{kind}-changed", "breaking", f"{where}`{key}` changed: clients may need new credentials",
+                   old, new)
+
+
+def _alternatives(listed: object) -> list[str] | None:
+    """Each requirement (0.3's map of scheme to scopes, or 1.0's `schemes`
+    of lists), its scopes sorted, as canonical JSON; sorted (None: not a list)."""
+    if not isinstance(listed, list):
+        return None
+
+    def scopes(value: object) -> object:
+        inner = value.get("list") if isinstance(value, dict) and set(value) == {"list"} else value
+        return sorted(map(_canonical, inner)) if isinstance(inner, list) else value
+
+    shown = []
+    for requirement in listed:
+        inner = requirement.get("schemes") if isinstance(requirement, dict) and set(requirement) == {"schemes"} \
+            else requirement
+        shown.append(_canonical({k: scopes(v) for k, v in inner.items()} if isinstance(inner, dict) else inner))
+    return sorted(shown)
+
+
+def _canonical(value: object) -> str:
+    return json.dumps(value, sort_keys=True, ensure_ascii=False)
+
+
+def signatures(old: tuple[str, ...], new: tuple[str, ...], published: frozenset[str]) -> Iterator[Found]:
+    """A client that verifies cards rejects one that lost its signatures, or
+    whose signatures no longer name a key it knew; a key rotated, the old
+    one still in the key sets (`published`, retired), is one it can fetch."""
+    if old and not new:
+        yield "signatures-removed", "breaking", "no longer signed: clients that verify cards reject it", old, None
+    elif new and not old:
+        yield "signatures-added", "additive", "now signed", None, new
+    elif set(old) - set(new) and set(old) - set(new) <= published and set(new) <= published:
+        yield ("signing-keys-rotated", "cosmetic", "signed by another key; the one it was signed by stays in "
+               "jwks.json (retired), so copies it signed still verify", old, new)
+    elif set(old) - set(new):
+        yield "signing-keys-changed", "breaking", "no longer signed by a key it was signed by", old, new
+    elif set(new) - set(old):
+        yield "signing-keys-added", "additive", "also signed by another key", old, new
