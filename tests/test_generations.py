@@ -316,3 +316,15 @@ def test_a_url_a_js_client_resolves_to_another_agent_is_said(repo: Path, knoc: K
     [said] = [d for d in json_diags(out) if d["code"] == "KNO-CARD-URL-JS"]
     assert code == 0 and said["file"] == drift and "`catalog-search`'s, not this agent's" in said["message"]
     assert said["line"] == line_of(repo, drift, "url: https://agents.possibility.space/drift-sentinel")
+
+
+def test_a_primary_agent_without_a_card_in_this_build_is_not_called_missing(repo: Path, knoc: Knoc) -> None:
+    """knoc.toml names an agent that exists but has no card here (private,
+    or its card fails this target): said as such, not as a name no agent has."""
+    source = repo / SEARCH_SOURCE
+    source.write_text(source.read_text(encoding="utf-8").replace("\nslug: catalog-search\n",
+                                                                 "\nslug: catalog-search\nvisibility: private\n", 1),
+                      encoding="utf-8")
+    _, out, _ = knoc("validate", "--format", "json", root=repo)
+    [said] = [d for d in json_diags(out) if d["code"] == "KNO-CONFIG-PRIMARY"]
+    assert "this build publishes no card of it" in said["message"] and "no such card" not in said["message"]

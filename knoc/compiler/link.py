@@ -80,7 +80,8 @@ def link_repo(sources: list[SourceFile], results: FileResults, specs: SpecSet, t
     def projected() -> Iterator[tuple[Agent, Projection]]:  # decoded one at a time, each time
         return ((a, decoded.cards.projection(a.typed.source.rel)) for a in agents)
 
-    published = publish(projected(), dict(primary), {host: Span(line, column) for host, line, column in primary_at})
+    published = publish(projected(), dict(primary), {host: Span(line, column) for host, line, column in primary_at},
+                        {a.slug for a in repo.agents})
     found = published.diags
     known, found_ext = extension.registry(typed)
     found += found_ext + extension.check_cards(projected(), known) + delegation.check(repo.agents, target,

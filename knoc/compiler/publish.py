@@ -5,7 +5,7 @@ from a url's origin look)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from typing import NamedTuple
 
 from knoc.compiler.card_checks import card_error
@@ -23,14 +23,16 @@ class Published(NamedTuple):
 
 
 def publish(projected: Iterable[tuple[Agent, Projection]], primary: dict[str, str],
-            primary_at: dict[str, Span] | None = None) -> Published:
+            primary_at: dict[str, Span] | None = None, agents: Collection[str] = ()) -> Published:
     """The cards to publish, as (slug, source), in the order given (slug
     order). Two agents cannot share a card path: the first keeps it, the
     other gets an error. Holds no projection: they may be decoded one at a
     time. Each host's root card (`roots`, A2A 8.2: the well-known path at
     the origin) is its agent at the root url, else the one knoc.toml's
     `[primary]` names for it, else its only agent (`primary_at`: where
-    knoc.toml names it, by host, for the findings about it)."""
+    knoc.toml names it, by host, for the findings about it; `agents`: every
+    agent's slug, published or not, to tell a typo from an agent that has no
+    card in this build)."""
     cards: list[tuple[str, str]] = []
     untwinned: list[str] = []
     diags: list[Diagnostic] = []
@@ -66,7 +68,12 @@ def publish(projected: Iterable[tuple[Agent, Projection]], primary: dict[str, st
     for host, slugs in on_host.items():
         at_root = (host, "") in by_location
         named = primary.get(host)
-        if named is not None and named not in slugs:
+        if named is not None and named not in slugs and named in agents:  # private, elsewhere, or its card failed
+            diags.append(wrong(host, f"`{named}` the primary agent of {host}, but this build publishes no card of "
+                               f"it on {host} (the host's cards: {', '.join(slugs)})", "make it a public agent on "
+                               "the host whose card builds for this target (its findings say why not), or name "
+                               "another"))
+        elif named is not None and named not in slugs:
             diags.append(wrong(host, f"`{named}` the primary agent of {host}, which publishes no such card "
                                f"({', '.join(slugs)})", "name one of the host's public agents, or remove the line"))
         elif named is not None and at_root:
