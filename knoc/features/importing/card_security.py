@@ -147,10 +147,10 @@ def _other_readings(raw: JsonObject, out: Imported) -> None:
                                  if isinstance(sk, dict))]
         for path, holder in holders:
             if list_of(holder.get("security")) and "securityRequirements" not in holder:
-                out.convert(f"{path}.security", "the JS SDK reads this card as A2A 1.0 (it is not 0.3's shape, a "
-                            "`url` and no interfaces), where requirements are `securityRequirements`: it reads "
-                            "none here, as if open; kept these (a2a-sdk 1.x and 0.3 read them), which the built "
-                            "card states as 1.0 does")
+                out.convert(f"{path}.security", "the JS SDK reads this card as A2A 1.0 (it reads a card as 0.3 "
+                            "only in 0.3's shape: a `url`, and no `supportedInterfaces`), where requirements are "
+                            "`securityRequirements`: it reads none here, as if open; kept these (a2a-sdk 1.x and "
+                            "0.3 read them), which the built card states as 1.0 does")
         if not js.proto_shaped(raw):
             for name, scheme in schemes.items():
                 if isinstance(scheme, dict) and "type" in scheme and not any(w in scheme for w, _ in WRAPPERS):

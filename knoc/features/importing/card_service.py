@@ -5,6 +5,7 @@ what a reading gains or loses in the rebuilt card is a recorded change."""
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 from urllib.parse import urljoin
@@ -48,11 +49,13 @@ def service(raw: JsonObject, out: Imported, base_url: str | None) -> Service | N
     warning. The main url is the first interface at an http(s) url without
     a tenant (the blueprint's url has none)."""
     legacy_version = _legacy_version(raw, out)
-    stated = [_Seen(f"$.supportedInterfaces[{i}]", item.get("url"),
-                    _binding(item.get("protocolBinding"), f"$.supportedInterfaces[{i}]", out)[0],
-                    _version(item.get("protocolVersion"), f"$.supportedInterfaces[{i}]", out),
-                    tenant=_tenant(item, f"$.supportedInterfaces[{i}]", out))
-              for i, item in enumerate(_items(raw, "supportedInterfaces", out)) if isinstance(item, dict)]
+    stated, items = [], _items(raw, "supportedInterfaces", out)
+    listed = any(isinstance(item, dict) for item in items)
+    for i, item in enumerate(items):
+        at = f"$.supportedInterfaces[{i}]"
+        if isinstance(item, dict) and (binding := _binding(item.get("protocolBinding"), at, out)[0]) is not None:
+            stated.append(_Seen(at, item.get("url"), binding, _version(item.get("protocolVersion"), at, out),
+                                tenant=_tenant(item, at, out)))  # one left out says nothing more of itself
     legacy = []
     if "url" in raw:
         binding, known = _binding(raw.get("preferredTransport", DEFAULT_TRANSPORT), "$.preferredTransport", out)
@@ -82,7 +85,7 @@ def service(raw: JsonObject, out: Imported, base_url: str | None) -> Service | N
         if _usable(seen, base_url, out):
             stated_urls.setdefault(_key(seen), str(seen.url))
             paths.setdefault(_key(seen), seen.path)
-            _merge_legacy(seen, runs, bool(stated), out)
+            _merge_legacy(seen, runs, bool(listed), out)  # a 1.x client reads `supportedInterfaces` when it is there
     main = next((i for i, (k, _) in enumerate(runs) if k[2] is None and publishable(stated_urls[k])), None)
     if main is None:
         main = next((i for i, (k, _) in enumerate(runs) if publishable(stated_urls[k])), None)
@@ -215,7 +218,9 @@ def _binding(transport: JsonValue, path: str, out: Imported) -> tuple[str | None
     if transport in BINDINGS:
         return str(transport), True
     if not isinstance(transport, str) or not transport.strip():
-        out.drop(path, f"the binding `{transport}` is not a name: the interface is left out")
+        out.drop(path, "it names no binding (`protocolBinding`), so no client can call it: the interface is left out"
+                 if transport is None else f"the binding {json.dumps(transport)[:80]} is not a name: the interface "
+                 "is left out")
         return None, False
     named = a2a_binding(transport.rstrip("/").rsplit("/", 1)[-1]) or ""
     if named in BINDINGS:

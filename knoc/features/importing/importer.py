@@ -38,12 +38,14 @@ from knoc.features.importing.card_fields import (
 from knoc.features.importing.card_names import camel
 from knoc.features.importing.card_security import security
 from knoc.features.importing.card_service import service
-from knoc.features.importing.imported import Imported, NoServiceUrl, NotACard
+from knoc.features.importing.imported import URL, Imported, NoServiceUrl, NotACard, list_of
 from knoc.kinds.agent import BLUEPRINT_SCHEMA
+from knoc.output.hosting import locate_url
 from knoc.rules import jsontext, limits
 from knoc.rules import slug as slugs
 from knoc.rules.json import JsonObject, JsonValue
 from knoc.rules.masking import masked
+from knoc.rules.paths import shown_url
 from knoc.rules.version import is_semver
 
 # A JSON object with a name and one of these is an agent card (the official
@@ -69,8 +71,8 @@ def convert(raw: JsonValue, base_url: str | None = None) -> Imported:
     found = service(raw, out, base_url)
     if found is None:
         if any(k in raw for k in ("url", "supportedInterfaces", "additionalInterfaces")):
-            raise NoServiceUrl("none of its interfaces is at a url a card can be published under (an http(s) url "
-                               "without query or fragment); give the agent's url with `--url`")
+            raise NoServiceUrl(f"none of its interfaces is at a url a card can be published under ({_why_not(raw)}); "
+                               "give the agent's url with `--url`")
         raise NotACard("it names no A2A service url (`url`, `supportedInterfaces` or `additionalInterfaces`); "
                        "give the agent's url with `--url`")
     text_field(raw, out, "description", fallback=name)
@@ -145,6 +147,17 @@ def load(source: str, label: str, base_url: str | None = None,
         signed = _signatures(raw, source, label, allow_jku)
         found.append(dataclasses.replace(signed, span=written.find(["signatures"])))
     return imported, found
+
+
+def _why_not(raw: JsonObject) -> str:
+    """Why the card's first url cannot be where a card is published."""
+    urls = [raw.get("url"), *(i.get("url") for key in ("supportedInterfaces", "additionalInterfaces")
+                              for i in list_of(raw.get(key)) if isinstance(i, dict))]
+    first = next((u for u in urls if isinstance(u, str)), None)
+    if first is None:
+        return "it states no url"
+    why = locate_url(first) if URL.match(first) else "it is not an http(s) url without query or fragment"
+    return f"`{shown_url(first)}`: {why}" if isinstance(why, str) else "an http(s) url without query or fragment"
 
 
 def _parts(path: str) -> list[str | int]:
