@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -44,11 +45,12 @@ def repo(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def knoc() -> Callable[..., Any]:
-    """Run the CLI in-process: knoc("build", root=path) -> (exit code, stdout, stderr)."""
+    """Run the CLI in-process: knoc("build", root=path) -> (exit code, stdout, stderr),
+    from the repo's root, as its author runs it (a FILE named is found there)."""
 
     def run(*args: str, root: Path) -> tuple[int, str, str]:
-        result = CliRunner().invoke(main, [*args, "--root", str(root)],
-                                    catch_exceptions=False)
+        with contextlib.chdir(root if root.is_dir() else Path.cwd()):
+            result = CliRunner().invoke(main, [*args, "--root", str(root)], catch_exceptions=False)
         return result.exit_code, result.stdout, result.stderr
 
     return run

@@ -107,9 +107,11 @@ def _verdict_line(verdict: signing.Verdict) -> str:
 def _text(verdict: signing.Verdict, keys: signing.KeySet, refused: dict[str, str], outside: list[str]) -> str:
     lines = [f"key set: {note}" for note in keys.skipped]
     lines += [f"key set {jku}: not fetched: {why}" for jku, why in refused.items()]
+    unfetched = " (its key set was not fetched: see above)" if refused and not keys.keys else ""
     for c in verdict.checks:
         lines.append(f"signature {c.index}: " + (f"verifies with key {c.kid} what {', '.join(c.covers)} read"
-                                                 if c.covers else f"invalid: {c.problem}"))
+                                                 if c.covers else f"not verified: {c.problem}{unfetched}"
+                                                 if unfetched else f"invalid: {c.problem}"))
     by = {r: [c.index for c in verdict.checks if r in c.covers] for r in (v.reader for v in verdict.views)}
     for v in verdict.views:
         if v.payload is None:
@@ -119,7 +121,10 @@ def _text(verdict: signing.Verdict, keys: signing.KeySet, refused: dict[str, str
         else:
             lines.append(f"{v.reader}: NOT covered: no signature verifies what it reads")
     lines += [f"{why}; its clients cannot use this card" for why in verdict.unread]
-    return "\n".join([*lines, _verdict_line(verdict) + _outside(outside)]) + "\n"
+    said = _verdict_line(verdict)
+    if unfetched and said.startswith("invalid: "):  # nothing to check against: not a forgery found
+        said = f"not verified: {said.removeprefix('invalid: ')}; no key set the card names was fetched"
+    return "\n".join([*lines, said + _outside(outside)]) + "\n"
 
 
 def _json(source: str, verdict: signing.Verdict, keys: signing.KeySet, refused: dict[str, str],
