@@ -700,3 +700,34 @@ def test_a_key_dropped_from_the_pins_without_retiring_it_is_said(
     done = subprocess.run([sys.executable, "-m", "knoc", "build", "--root", str(repo), "--sign-key",
                            str(keys["p256"][0])], capture_output=True, text=True)
     assert done.returncode == 0 and "warning[KNO-SIGNING-KEY-GONE]" in done.stderr and "retired" in done.stderr
+
+
+def test_a_retired_key_is_named_retired_wherever_it_is_met(
+        repo: Path, keys: dict[str, tuple[Path, bytes]]) -> None:
+    """After a rotation, the old key is in `retired`: building with it,
+    asking for its pin line, or checking a build it signed says so, rather
+    than to pin it (which would undo the rotation)."""
+    from cryptography.hazmat.primitives import serialization
+
+    from knoc.a2a import signing as signing_
+    from knoc.app.signing import pin_line
+
+    old, new = keys["ed25519"][0], keys["p256"][0]
+    pin(repo, old)
+    subprocess.run([sys.executable, "-m", "knoc", "build", "--root", str(repo), "--sign-key", str(old)], check=True,
+                   capture_output=True)
+    settings = (repo / "knoc.toml").read_text(encoding="utf-8").split("\n[signing]\n")[0]
+    old_jwk = signing_.public_jwk(serialization.load_pem_private_key(old.read_bytes(), password=None))  # type: ignore[arg-type]
+    (repo / "knoc.toml").write_text(settings + "\n", encoding="utf-8")
+    pin(repo, new)
+    with (repo / "knoc.toml").open("a", encoding="utf-8") as f:
+        f.write(pin_line(old_jwk).replace("public = ", "retired = ") + "\n")
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "knoc", *args], cwd=repo, capture_output=True, text=True)
+
+    assert "knoc.toml retires it" in run("keys", "public", str(old)).stdout
+    built = run("build", "--sign-key", str(old))
+    assert built.returncode == 2 and "retires in [signing] `retired`" in built.stderr and "pin this one" not in built.stderr
+    checked = run("check")  # build/ is still the one the old key signed
+    assert checked.returncode == 1 and "which knoc.toml retires" in checked.stderr, checked.stderr

@@ -49,20 +49,21 @@ def show_public(path: str) -> Outcome:
 _UNREAD = "unread"
 
 
-def _pinned(repo: Path | None) -> tuple[Config, list[PublicKey]] | str | None:
-    """The settings of the repo knoc runs in and the keys they pin, when
-    they read and pin some; `_UNREAD` when they do not read."""
+def _pinned(repo: Path | None) -> tuple[Config, list[PublicKey], list[PublicKey]] | str | None:
+    """The settings of the repo knoc runs in and the keys they pin and
+    retire, when they pin some; `_UNREAD` when they do not read."""
     if repo is None:
         return None
     try:
         config = load_config(repo)
-        pinned = pins(dataclasses.replace(config, kid=None))[0] if config.public else []  # `kid`: said below
+        pinned, retired = pins(dataclasses.replace(config, kid=None)) if config.public else ([], [])  # `kid`: below
     except (ConfigError, UsageError):  # what is wrong is `knoc validate`'s to say, where it is
         return _UNREAD
-    return (config, pinned) if pinned else None
+    return (config, pinned, retired) if pinned else None
 
 
-def _public_lines(key: keys.PrivateKey, repo: tuple[Config, list[PublicKey]] | str | None = None) -> str:
+def _public_lines(key: keys.PrivateKey, repo: tuple[Config, list[PublicKey], list[PublicKey]] | str | None = None
+                  ) -> str:
     jwk = signing.public_jwk(key)
     kid = signing.thumbprint(jwk)
     lines = (f"key id (RFC 7638 thumbprint): {kid}\n"
@@ -73,9 +74,12 @@ def _public_lines(key: keys.PrivateKey, repo: tuple[Config, list[PublicKey]] | s
                         "tell which keys it pins: keep any pinned there beside this one\n")
     if not isinstance(repo, tuple):
         return lines + f"pin it in knoc.toml, under [signing]: {pin_line(jwk)}\n"
-    config, pinned = repo
+    config, pinned, retired = repo
     if any(signing.thumbprint(p.jwk) == kid for p in pinned):
         return lines + "knoc.toml pins it already, under [signing] `public`\n"
+    if any(signing.thumbprint(r.jwk) == kid for r in retired):
+        return lines + ("knoc.toml retires it, under [signing] `retired`: it stays in the key sets, and no build "
+                        "signs with it; to sign with it again, move it back to `public`\n")
     one = " (and remove `kid`: it names one key)" if config.kid else ""
     return lines + f"pin it in knoc.toml, beside the keys pinned there, under [signing]{one}: " \
         f"{pin_line(jwk, config.public)}\n"

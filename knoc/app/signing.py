@@ -41,8 +41,13 @@ def key_signer(config: Config, sign_keys: tuple[str, ...], then: str = "nothing 
         allowed = {signing.thumbprint(p.jwk) for p in pinned}
         stray = [s for s in signers if signing.thumbprint(signing.public_jwk(s.key)) not in allowed]
         if stray:
-            raise UsageError("KNO-SIGNING", f"the signing key {signing.thumbprint(signing.public_jwk(stray[0].key))} "
-                             f"is not one {CONFIG_FILE} pins in [signing] `public`; {then}",
+            kid = signing.thumbprint(signing.public_jwk(stray[0].key))
+            if kid in {signing.thumbprint(r.jwk) for r in retired}:  # rotated out: pinning it back is no fix
+                raise UsageError("KNO-SIGNING", f"the signing key {kid} is one {CONFIG_FILE} retires in [signing] "
+                                 f"`retired`: a build signs with the keys it pins in `public`; {then}",
+                                 "sign with a pinned key (the new one of the rotation)")
+            raise UsageError("KNO-SIGNING", f"the signing key {kid} is not one {CONFIG_FILE} pins in [signing] "
+                             f"`public`; {then}",
                              "sign with the pinned key, or pin this one (`knoc keys public KEY` prints the line)")
     published = pinned or [PublicKey(signing.public_jwk(s.key), s.kid) for s in signers]
     return KeySigner(signers, published, retired)

@@ -143,7 +143,11 @@ class Adopter:
         if verdict.problem:  # the keys meant are knoc.toml's pins or the key given, not the published set
             return f"{verdict.problem} (checked against {self.keys_from})"
         assert isinstance(entries, list)  # else the verdict's problem says so
+        retired = {k.kid for k in self.retired}
         for check, entry in zip(verdict.checks, entries, strict=True):
+            if not check.covers and check.kid in retired:  # a build from before the rotation
+                return (f"signature {check.index} is by key {check.kid!r}, which knoc.toml retires: a build signs "
+                        f"with the keys it pins (checked against {self.keys_from})")
             if not check.covers:
                 return f"signature {check.index} does not verify: {check.problem} (checked against {self.keys_from})"
             members = set(entry) if isinstance(entry, dict) else set()  # it verified: an object
