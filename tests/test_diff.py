@@ -650,13 +650,15 @@ def test_a_key_rotated_with_the_old_one_retired_is_not_breaking() -> None:
     """The signing guide's rotation: cards signed by the new key, the old
     one still in jwks.json (retired). Copies it signed still verify; only
     dropping it from the key sets breaks them."""
-    before = Publication({"a": card()}, {}, signed={"a": ("old",)}, keys={"h": ("old",)})
-    rotated = Publication({"a": card()}, {}, signed={"a": ("new",)}, keys={"h": ("new", "old")})
-    dropped = Publication({"a": card()}, {}, signed={"a": ("new",)}, keys={"h": ("new",)})
+    before = Publication({"a": card()}, {}, signed={"a": ("old",)}, keys={"h": ("old (t1)",)})  # as jwks.json has them
+    rotated = Publication({"a": card()}, {}, signed={"a": ("new",)}, keys={"h": ("new (t2)", "old (t1)")})
+    dropped = Publication({"a": card()}, {}, signed={"a": ("new",)}, keys={"h": ("new (t2)",)})
+    swapped = Publication({"a": card()}, {}, signed={"a": ("old",)}, keys={"h": ("old (t3)",)})  # another key, one kid
     assert [(c.kind, c.cls) for c in compare(before, rotated)] == [("signing-keys-rotated", "cosmetic"),
                                                                    ("keys-added", "additive")]
     assert {(c.kind, c.cls) for c in compare(rotated, dropped)} == {("keys-removed", "breaking")}
     assert ("signing-keys-changed", "breaking") in {(c.kind, c.cls) for c in compare(before, dropped)}
+    assert ("keys-removed", "breaking") in {(c.kind, c.cls) for c in compare(before, swapped)}
 
 
 def test_a_long_value_that_changed_late_is_shown_where_it_changed() -> None:

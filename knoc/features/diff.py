@@ -88,7 +88,7 @@ def compare(base: Publication, head: Publication) -> list[Change]:
                               "A2A target changed: every card takes the new version's shape, and clients of "
                               "the old one may not read it", base.configured, head.configured))
     paired = _paired(base, head)  # head slug -> base slug, of one agent
-    published = frozenset(kid for kids in head.keys.values() for kid in kids)  # every host's jwks.json
+    keys = _rotation(base, head)
     kept = set(paired.values())
     pairs: list[tuple[str | None, str | None]] = [(paired.get(slug), slug) for slug in head.cards]
     pairs += [(slug, None) for slug in base.cards if slug not in kept]  # removed
@@ -108,7 +108,7 @@ def compare(base: Publication, head: Publication) -> list[Change]:
         else:
             bump = _bump(old.get("version"), new.get("version"))
             found = [*_card(old, new, targets.get(head.target) if head.target else targets.by_shape(new)),
-                     *signatures(base.signed.get(was or slug, ()), head.signed.get(slug, ()), published)]
+                     *signatures(base.signed.get(was or slug, ()), head.signed.get(slug, ()), *keys)]
             changes += (Change("agent", slug, kind, cls, msg, shown(was, now), shown(now, was),
                                bump if cls == "breaking" else "")
                         for kind, cls, msg, was, now in found)
@@ -230,6 +230,18 @@ def _card(old: JsonObject, new: JsonObject, target: Target) -> Iterable[Found]:
         yield ("security-changed", "breaking", "`securitySchemes` changed: clients may need new credentials",
                old.get("securitySchemes"), new.get("securitySchemes"))
     yield from requirements(old, new, "security", "")
+
+
+def _rotation(base: Publication, head: Publication) -> tuple[frozenset[str], frozenset[str]]:
+    """The key ids whose every key the base's key sets published the head's
+    still publish, and the key ids the head publishes (each key set entry
+    is `kid (thumbprint)`: another key under a kid is another key)."""
+    before = {e for kids in base.keys.values() for e in kids}
+    after = {e for kids in head.keys.values() for e in kids}
+    def kid(entry: str) -> str:
+        return entry.split(" (", 1)[0]
+
+    return (frozenset(map(kid, before & after)) - frozenset(map(kid, before - after)), frozenset(map(kid, after)))
 
 
 def _keys(host: str, old: tuple[str, ...], new: tuple[str, ...]) -> Iterable[Change]:

@@ -59,15 +59,17 @@ def _canonical(value: object) -> str:
     return json.dumps(value, sort_keys=True, ensure_ascii=False)
 
 
-def signatures(old: tuple[str, ...], new: tuple[str, ...], published: frozenset[str]) -> Iterator[Found]:
+def signatures(old: tuple[str, ...], new: tuple[str, ...], kept: frozenset[str],
+               published: frozenset[str]) -> Iterator[Found]:
     """A client that verifies cards rejects one that lost its signatures, or
     whose signatures no longer name a key it knew; a key rotated, the old
-    one still in the key sets (`published`, retired), is one it can fetch."""
+    one still in the key sets (`kept`: retired) and the new one published,
+    is one it can fetch."""
     if old and not new:
         yield "signatures-removed", "breaking", "no longer signed: clients that verify cards reject it", old, None
     elif new and not old:
         yield "signatures-added", "additive", "now signed", None, new
-    elif set(old) - set(new) and set(old) - set(new) <= published and set(new) <= published:
+    elif set(old) - set(new) and set(old) - set(new) <= kept and set(new) <= published:
         yield ("signing-keys-rotated", "cosmetic", "signed by another key; the one it was signed by stays in "
                "jwks.json (retired), so copies it signed still verify", old, new)
     elif set(old) - set(new):
