@@ -644,6 +644,11 @@ def test_a_comment_too_long_for_a_pull_request_says_what_it_leaves_out() -> None
     assert len(text) <= COMMENT_CHARS and 0 < shown < 2000
     assert f"**{2000 - shown} more changes not shown**" in text and "--format json" in text
     assert "not shown" not in markdown(changes[:10], "main", "head", "1.0")
+    one = [Change("agent", "big", "skill-described", "breaking" if i == 0 else "cosmetic", "`description` changed",
+                  "x" * 300, "y" * 300) for i in range(600)]  # one agent's changes past the cap: cut inside it
+    text = markdown(one, "main", "head", "1.0")
+    assert len(text) <= COMMENT_CHARS and "No public wire changes" not in text and "**1 breaking**" in text
+    assert "#### agent `big`" in text and "more changes not shown" in text
 
 
 def test_a_key_rotated_with_the_old_one_retired_is_not_breaking() -> None:

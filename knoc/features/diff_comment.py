@@ -17,27 +17,27 @@ def markdown(changes: list[Change], base: str, head: str, target: str,
              specs: Sequence[JsonObject] = ()) -> str:
     """The changes as a pull-request comment (templates/diff.md.j2); `specs`:
     the specs whose schema changed, as `knoc specs check --format json` has
-    them. Past COMMENT_CHARS, the last groups (then spec rows) are left out,
-    and the comment says how many changes it does not show."""
-    grouped: dict[tuple[str, str], list[Change]] = {}
-    for c in changes:
-        grouped.setdefault((c.subject, c.name), []).append(c)
-    groups = [{"subject": s, "name": n, "changes": cs} for (s, n), cs in grouped.items()]
+    them. Past COMMENT_CHARS, the last changes (then spec rows) are left
+    out, and the comment says how many it does not show; its counts stay."""
     rows = [row for s in specs for row in _spec_rows(s)]
 
     def render(shown: int) -> str:
-        """The comment with the first `shown` of the groups and then the spec rows."""
-        kept_groups, kept_rows = groups[:shown], rows[:max(0, shown - len(groups))]
-        left = sum(len(g["changes"]) for g in groups[shown:]) + len(rows) - len(kept_rows)
+        """The comment with the first `shown` changes, then spec rows."""
+        grouped: dict[tuple[str, str], list[Change]] = {}
+        for c in changes[:shown]:
+            grouped.setdefault((c.subject, c.name), []).append(c)
+        kept_rows = rows[:max(0, shown - len(changes))]
         return templates.get("diff.md.j2").render(
-            base=base, head=head, target=target, counts=count(changes), groups=kept_groups, specs=kept_rows,
-            left_out=left, limit=f"{COMMENT_CHARS:,}").rstrip() + "\n"
+            base=base, head=head, target=target, counts=count(changes), any_change=bool(changes),
+            groups=[{"subject": s, "name": n, "changes": cs} for (s, n), cs in grouped.items()], specs=kept_rows,
+            left_out=len(changes) + len(rows) - min(shown, len(changes)) - len(kept_rows),
+            limit=f"{COMMENT_CHARS:,}").rstrip() + "\n"
 
-    whole = len(groups) + len(rows)
+    whole = len(changes) + len(rows)
     text = render(whole)
     if len(text) <= COMMENT_CHARS:
         return text
-    low, high = 0, whole - 1  # the most groups and rows that fit
+    low, high = 0, whole - 1  # the most changes and rows that fit
     while low < high:
         middle = (low + high + 1) // 2
         low, high = (middle, high) if len(render(middle)) <= COMMENT_CHARS else (low, middle - 1)
