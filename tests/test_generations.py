@@ -299,6 +299,13 @@ def test_a_host_root_card_that_goes_is_said(repo: Path, knoc: Knoc) -> None:
     assert not (repo / "build/site/agents.possibility.space/.well-known/agent-card.json").exists()
     assert not [d for d in json_diags(knoc("build", "--format", "json", root=repo)[1])
                 if d["code"] == "KNO-HOST-ROOT-GONE"]  # said once, when it goes
+    config.write_text(config.read_text(encoding="utf-8").replace("[primary]\n", '[primary]\n'
+                                                                  '"agents.possibility.space" = "catalog-search"\n'),
+                      encoding="utf-8")
+    assert knoc("build", root=repo)[0] == 0 and (repo / "build/site/agents.possibility.space/.well-known").is_dir()
+    (repo / "content/agent-blueprints/broken.kno").write_text("bad: [\n", encoding="utf-8")
+    code, out, _ = knoc("build", "--format", "json", root=repo)  # a failed build writes nothing: no root goes
+    assert code == 1 and not [d for d in json_diags(out) if d["code"] == "KNO-HOST-ROOT-GONE"]
 
 
 def test_a_url_a_js_client_resolves_to_another_agent_is_said(repo: Path, knoc: Knoc) -> None:

@@ -82,7 +82,7 @@ def _build(config: Config, use_cache: bool, fail_on_warning: bool, stage: bool, 
         result = compile_cached(config, use_cache, progress, signer, early=None if signer else staging, keep=True)
         differ = scan.in_build(seen(), result.base).differing(result.digests)  # none: rewrite nothing
         current = not differ
-        diags = result.report.sorted() + _roots_gone(differ, result.files)
+        diags = result.report.sorted() + (_roots_gone(differ, result.files) if result.ok else [])
         if signer is not None:
             diags += unverifiable(signer) + ([] if config.public else [unpinned(signer)]) + _keys_gone(config, signer)
         written = result.ok and not fails(diags, fail_on_warning)  # --fail-on warning: a warning stops the write too
@@ -156,6 +156,9 @@ def _roots_gone(differ: set[str], files: Mapping[str, bytes]) -> list[Diagnostic
     does not write (clients given only the host find none now)."""
     gone = sorted(p for p in differ if p not in files and p.startswith(SITE) and p.count("/") == 3
                   and p.endswith(f"/{CARD_FILE}"))
+    if gone:  # a host with no card left at all is gone whole: `knoc diff` says so of its agents
+        hosts = {p.split("/", 2)[1] for p in files if p.startswith(SITE) and p.endswith(f"/{CARD_FILE}")}
+        gone = [p for p in gone if p.split("/", 2)[1] in hosts]
     return [diag("KNO-HOST-ROOT-GONE", f"{host}'s root card (https://{host}/{CARD_FILE}) is no longer published: a "
                  "client given only the host finds no card", file=CONFIG_FILE,
                  hint=f'name the host\'s primary agent under [primary]: "{host}" = "<slug>"')
