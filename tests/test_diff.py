@@ -566,7 +566,8 @@ def test_a_committed_link_out_of_the_repo_is_refused_at_its_ref(knoc: Knoc, two_
     git(two_commits, "commit", "-qm", "a link out")
     git(two_commits, "checkout", "-q", "main")
     code, out, err = knoc("diff", "main..feature", root=two_commits)
-    assert code == 1 and "Not compared: the sources at feature" in out and "1 error" in err, (out, err)
+    assert code == 1 and "Not compared: the sources at feature" in out, (out, err)
+    assert "error[KNO-IO-REFUSED]: at feature" in err and "content/agent-blueprints/outside-agent.kno" in err
 
 
 def test_one_ref_is_compared_with_the_work_tree_as_git_diff_reads_it(knoc: Knoc, two_commits: Path) -> None:

@@ -64,11 +64,11 @@ def diff(config: Config, base: str | None, *, fmt: str, fail_on: str, use_cache:
             why = f"not compared: fix the {head_label} first"
             return Outcome("knoc diff", diags, new.inputs, why,
                            answer=_not_compared(fmt, config, None, head_label, why), report_format=_report_format(fmt))
-        if not new.ok:  # its findings point into files the work tree may not hold
-            return _refused(fmt, config, [], new.inputs, _named(config, base), head_label, head_label)
+        if not new.ok:  # its findings point into files the work tree may not hold (but what the ref holds refused)
+            return _refused(fmt, config, _at_ref(new), new.inputs, _named(config, base), head_label, head_label)
         with _compiled(config, base or default_base(config), False, named) as (old, old_config, label):
             if not old.ok:
-                return _refused(fmt, config, diags, new.inputs, label, head_label, label)
+                return _refused(fmt, config, diags + _at_ref(old), new.inputs, label, head_label, label)
             was = publication(old, old_config, config.a2a, _configured(old_config, label))
             now = publication(new, new_config, config.a2a, _configured(new_config, head_label))
             extensions = _extensions(new_config)
@@ -194,6 +194,13 @@ def _refused(fmt: str, config: Config, diags: list[Diagnostic], inputs: list[str
     finding = diag("KNO-DIFF-NOT-COMPARED", f"nothing was compared: {message}", hint=hint)
     return Outcome("knoc diff", [*diags, finding], inputs, f"not compared: {message}",
                    answer=_not_compared(fmt, config, base, head, why), report_format=_report_format(fmt))
+
+
+def _at_ref(result: Result) -> list[Diagnostic]:
+    """The findings of a ref's compile that name what the ref holds and no
+    checkout here can (`refused_at`): the rest point into files the work
+    tree may not hold, and `knoc check` there says them."""
+    return [d for d in result.report.sorted() if d.code == "KNO-IO-REFUSED" and d.message.startswith("at ")]
 
 
 def _configured(config: Config, label: str) -> str:

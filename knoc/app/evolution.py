@@ -98,7 +98,8 @@ def _specs_at(config: Config, ref: str) -> tuple[str, SpecSet, list[Diagnostic]]
             problems.extend(refused_at(exported, config.layout.specs, label))
     except (git.GitError, ValueError) as exc:
         raise git_error(exc, ref, HINT) from None
-    unread = [diag("KNO-SPEC-UNDECIDED", f"at {label}: {d.message}; the spec there is not compared",
+    unread = [diag("KNO-SPEC-UNDECIDED", (d.message if d.message.startswith(f"at {label}") else
+                                          f"at {label}: {d.message}") + "; the spec there is not compared",
                    file=d.file, hint="a spec that could not be read at the base counts as new")
               for d in problems.sorted() if d.is_error]
     return label, specs, unread
