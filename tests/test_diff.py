@@ -292,6 +292,10 @@ def test_signatures_and_keys_are_changes(knoc: Knoc, repo: Path, signing_key: Pa
      [("security-reordered", "cosmetic")]),
     ({"security": [{"a": []}, {"b": []}]}, {"security": [{"b": []}]}, [("security-changed", "breaking")]),
     ({"security": [{"a": []}]}, {"security": [{"a": []}, {}]}, [("security-widened", "additive")]),  # open too
+    ({"security": [{"a": []}, {"b": []}]}, {"security": [{"a": []}, {"b": []}, {"b": []}]},
+     [("security-reordered", "cosmetic")]),  # one alternative twice: the same alternatives
+    ({"skills": [{"id": "s"}]}, {"skills": [{"id": "s", "security": [{}], "securityRequirements": [{"schemes": {}}]}]},
+     [("skill-security-changed", "breaking")]),  # added to a compat card: one row
     ({"security": [{"a": []}], "securityRequirements": [{"schemes": {"a": {"list": []}}}]},
      {"security": [{"b": []}], "securityRequirements": [{"schemes": {"b": {"list": []}}}]},
      [("security-changed", "breaking")]),  # a compat card says it twice: one row
@@ -665,6 +669,14 @@ def test_a_key_rotated_with_the_old_one_retired_is_not_breaking() -> None:
     assert {(c.kind, c.cls) for c in compare(rotated, dropped)} == {("keys-removed", "breaking")}
     assert ("signing-keys-changed", "breaking") in {(c.kind, c.cls) for c in compare(before, dropped)}
     assert ("keys-removed", "breaking") in {(c.kind, c.cls) for c in compare(before, swapped)}
+
+
+@pytest.mark.parametrize("at", [0, 150, 197, 198, 199, 200, 300])
+def test_a_long_value_shows_where_it_changed(at: int) -> None:
+    from knoc.features.diff import shown
+
+    old, new = "a" * at + "X" + "b" * 300, "a" * at + "Y" + "b" * 300
+    assert shown(old, new) != shown(new, old) and "X" in (shown(old, new) or "")
 
 
 def test_a_long_value_that_changed_late_is_shown_where_it_changed() -> None:

@@ -202,7 +202,7 @@ def shown(value: object, other: object = None) -> str | None:
         return text
     than = "" if other is None else other if isinstance(other, str) else _json(other)
     same = next((i for i, (a, b) in enumerate(zip(text, than, strict=False)) if a != b), min(len(text), len(than)))
-    start = same - SHOWN // 4 if same >= SHOWN - 1 else 0
+    start = same - SHOWN // 4 if same >= SHOWN - 2 else 0  # the difference inside what is shown
     cut = text[start:start + SHOWN - 2]
     return ("…" if start else "") + cut + ("…" if start + len(cut) < len(text) else "")
 

@@ -15,18 +15,18 @@ def requirements(old_card: Mapping[str, object], new_card: Mapping[str, object],
                  where: str) -> Iterator[Found]:
     """The security requirements of a card or skill at two refs (1.0's
     `securityRequirements`; a compat card's 0.3 `security` says the same,
-    and is compared only where it alone is there). They are alternatives,
+    and is compared only where neither side has the 1.0 key). They are alternatives,
     each a set of schemes with a set of scopes: the same ones in another
     order ask a client for nothing new (cosmetic), more of them offer it
     one more way in (additive); any other change may ask it for new
     credentials (breaking)."""
-    both = "securityRequirements" in old_card and "securityRequirements" in new_card
-    for key in ("securityRequirements",) if both else ("securityRequirements", "security"):
+    either = "securityRequirements" in old_card or "securityRequirements" in new_card
+    for key in ("securityRequirements",) if either else ("security",):
         old, new = old_card.get(key), new_card.get(key)
         if old == new:
             continue
         was, now = _alternatives(old), _alternatives(new)
-        if old is not None and new is not None and was == now:
+        if old is not None and new is not None and set(was or ()) == set(now or ()):
             yield (f"{kind}-reordered", "cosmetic", f"{where}`{key}`: the same alternatives, in another order",
                    old, new)
         elif was and now and set(was) < set(now):
