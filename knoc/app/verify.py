@@ -90,6 +90,14 @@ def _outside(paths: list[str]) -> str:
             "leaves out of what it signs: a copy without them, or with others in their place, verifies too)")
 
 
+def _said(verdict: signing.Verdict, unfetched: bool) -> str:
+    """The verdict; with nothing fetched to check against, not verified (no forgery was found)."""
+    said = _verdict_line(verdict)
+    if unfetched and said.startswith("invalid: "):
+        said = f"not verified: {said.removeprefix('invalid: ')}; no key set the card names was fetched"
+    return said
+
+
 def _verdict_line(verdict: signing.Verdict) -> str:
     if verdict.problem:
         return f"invalid: {verdict.problem}"
@@ -121,17 +129,15 @@ def _text(verdict: signing.Verdict, keys: signing.KeySet, refused: dict[str, str
         else:
             lines.append(f"{v.reader}: NOT covered: no signature verifies what it reads")
     lines += [f"{why}; its clients cannot use this card" for why in verdict.unread]
-    said = _verdict_line(verdict)
-    if unfetched and said.startswith("invalid: "):  # nothing to check against: not a forgery found
-        said = f"not verified: {said.removeprefix('invalid: ')}; no key set the card names was fetched"
-    return "\n".join([*lines, said + _outside(outside)]) + "\n"
+    return "\n".join([*lines, _said(verdict, bool(unfetched)) + _outside(outside)]) + "\n"
 
 
 def _json(source: str, verdict: signing.Verdict, keys: signing.KeySet, refused: dict[str, str],
           outside: list[str]) -> str:
     by = {v.reader: [c.index for c in verdict.checks if v.reader in c.covers] for v in verdict.views}
     doc = {
-        "source": source, "valid": verdict.valid, "verdict": _verdict_line(verdict) + _outside(outside),
+        "source": source, "valid": verdict.valid,
+        "verdict": _said(verdict, bool(refused) and not keys.keys) + _outside(outside),
         "unsigned_values": outside,
         "signatures": [{"index": c.index, "kid": c.kid, "valid": bool(c.covers), "covers": list(c.covers),
                         **({"problem": c.problem} if c.problem else {})} for c in verdict.checks],
