@@ -156,3 +156,12 @@ def test_a_required_extension_left_optional_on_a_card_is_a_warning(knoc: Knoc, r
     assert one(diags, "KNO-EXT-REQUIRED")["line"] == line_of(repo, STEWARD, "review-trace/v1")
     edit(repo, STEWARD, "        description: Attaches", "        required: true\n        description: Attaches")
     assert findings(knoc, repo) == (0, [])
+
+
+def test_a_required_extension_knoc_writes_the_entry_of_is_said_too(knoc: Knoc, repo: Path) -> None:
+    """The service-class entry comes from `service_class`: a repo whose own
+    service-class entity says it is required hears that its cards do not."""
+    edit(repo, "content/extensions/service-class.kno", "required: false", "required: true")
+    code, diags = findings(knoc, repo)
+    said = [d for d in diags if d["code"] == "KNO-EXT-REQUIRED"]
+    assert code == 0 and said and all("which knoc writes" in d["message"] for d in said)

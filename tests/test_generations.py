@@ -335,3 +335,13 @@ def test_a_primary_agent_without_a_card_in_this_build_is_not_called_missing(repo
     _, out, _ = knoc("validate", "--format", "json", root=repo)
     [said] = [d for d in json_diags(out) if d["code"] == "KNO-CONFIG-PRIMARY"]
     assert "this build publishes no card of it" in said["message"] and "no such card" not in said["message"]
+
+
+def test_a_url_below_another_agents_card_folder_is_said_too(repo: Path, knoc: Knoc) -> None:
+    source = repo / "content/agent-blueprints/quick-summarizer.kno"
+    source.write_text(source.read_text(encoding="utf-8").replace(
+        "url: https://agents.possibility.space/quick-summarizer/", "url: https://agents.possibility.space/drift-sentinel/sub"),
+        encoding="utf-8")
+    code, out, _ = knoc("validate", "--format", "json", root=repo)
+    [said] = [d for d in json_diags(out) if d["code"] == "KNO-CARD-URL-JS"]
+    assert code == 0 and "the card of the folder above, `drift-sentinel`'s" in said["message"]

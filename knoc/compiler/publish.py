@@ -37,7 +37,7 @@ def publish(projected: Iterable[tuple[Agent, Projection]], primary: dict[str, st
     untwinned: list[str] = []
     diags: list[Diagnostic] = []
     by_location: dict[tuple[str, str], Agent] = {}
-    unslashed: list[tuple[Agent, str, str]] = []  # (agent, host, url) one folder deep, with no trailing `/`
+    unslashed: list[tuple[Agent, str, str, str]] = []  # (agent, host, path, url) of a url with no trailing `/`
     on_host: dict[str, list[str]] = {}
     first_of: dict[str, Agent] = {}  # each host's first agent, where a finding about the host points
     for agent, proj in projected:
@@ -48,8 +48,8 @@ def publish(projected: Iterable[tuple[Agent, Projection]], primary: dict[str, st
                                    "two public agents cannot share one card path: give each its own url"))
             continue
         cards.append((agent.slug, agent.typed.entity.source.rel))
-        if proj.path and "/" not in proj.path and not proj.url.rstrip("?#").endswith("/"):
-            unslashed.append((agent, proj.host, proj.url))
+        if proj.path and not proj.url.rstrip("?#").endswith("/"):
+            unslashed.append((agent, proj.host, proj.path, proj.url))
         on_host.setdefault(proj.host, []).append(agent.slug)
         first_of.setdefault(proj.host, agent)
         if not proj.has_twin:
@@ -82,11 +82,15 @@ def publish(projected: Iterable[tuple[Agent, Projection]], primary: dict[str, st
                                "remove the line: the agent at the root url is the host's card"))
         elif not at_root and (named is not None or len(slugs) == 1):
             roots[host] = named or slugs[0]
-    for agent, host, url in unslashed:  # a JS client resolves `.well-known/...` against the url: at the root
-        if host in roots and roots[host] != agent.slug:
+    for agent, host, path, url in unslashed:  # a JS client resolves `.well-known/...` against the url: its parent
+        parent = path.rpartition("/")[0]
+        other = roots.get(host) if not parent else (by_location[(host, parent)].slug
+                                                      if (host, parent) in by_location else None)
+        if other is not None and other != agent.slug:
+            where = "the host's root card" if not parent else "the card of the folder above"
             diags.append(card_error(agent, ("url",), "KNO-CARD-URL-JS",
                                     f"@a2a-js/sdk, given `{url}`, looks for the card in the url's parent folder "
-                                    f"and finds the host's root card, `{roots[host]}`'s, not this agent's",
+                                    f"and finds {where}, `{other}`'s, not this agent's",
                                     f"end the url with `/` ({url}/): every client then finds this agent's card"))
     return Published(cards, roots, untwinned, diags)
 

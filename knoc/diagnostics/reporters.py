@@ -169,7 +169,7 @@ REPO_FILE = "knoc.toml"  # where a forge is shown a finding about the whole repo
 def forge_path(prefix: str, file: str) -> str:
     """A file as a forge names it, from the git work tree's top: a repo's
     own path after `prefix`; a path outside it or a url as it is."""
-    return file if file.startswith("/") or "://" in file else prefix + file
+    return file if file.startswith(("/", "../")) or "://" in file else prefix + file
 
 
 def _sarif_location(file: str, span: Span | None) -> dict[str, object]:

@@ -125,10 +125,12 @@ def check_cards(cards: Iterable[tuple[Agent, Projection]], known: dict[str, Exte
                                 "or check the URI for a typo"))
                 continue
             diags += _params(agent.typed, path if generated else (*path, "params"), ext, params)
-            if ext.required and not required and not generated:  # its page says required; the card, optional
-                diags.append(at(agent.typed.source, (*path, "required"), "KNO-EXT-REQUIRED",
+            if ext.required and not required:  # its page says required; the card, optional
+                diags.append(at(agent.typed.source, path if generated else (*path, "required"), "KNO-EXT-REQUIRED",
                                 f"extension `{uri}` says a client must activate it (`required: true`, as its page "
-                                "says), but this entry does not: every client reads it as optional here",
+                                "says), but this entry" + (", which knoc writes," if generated else "") + " does "
+                                "not: every client reads it as optional here",
+                                "make the extension optional in its entity" if generated else
                                 "add `required: true` to the entry, or make the extension optional in its entity"))
             if required or ext.required:
                 for dep in ext.depends_on:
