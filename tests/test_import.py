@@ -521,3 +521,17 @@ def test_a_hostile_capability_contract_entry_is_said_where_and_why(repo: Path, k
     found = {d["json_path"]: d for d in json_diags(out) if d["code"] == "KNO-IMPORT-CHANGED"}
     assert code == 0 and said in found[path]["message"], found
     assert found[path]["line"] > 1  # placed at the value, a key with a space included
+
+
+def test_members_no_client_reads_are_said_with_quoted_paths(repo: Path, knoc: Knoc, tmp_path: Path) -> None:
+    card = {"name": "Odd", "description": "d", "url": "https://o.example/a", "version": "1.0.0",
+            "protocolVersion": "0.3.0", "capabilities": {}, "defaultInputModes": ["text/plain"],
+            "defaultOutputModes": ["text/plain"], "a.b": 1,
+            "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer", "foo": 1}}, "security": [{"bearer": []}],
+            "skills": [{"id": "s", "name": "S", "description": "d", "tags": ["t"]}]}
+    source = tmp_path / "card.json"
+    source.write_text(json.dumps(card, indent=2), encoding="utf-8")
+    code, out, _ = knoc("import", str(source), "--format", "json", root=repo)
+    found = {d["json_path"]: d for d in json_diags(out) if d["code"] == "KNO-IMPORT-CHANGED"}
+    assert code == 0 and "not a field of an A2A security scheme" in found["$.securitySchemes.bearer.foo"]["message"]
+    assert '$["a.b"]' in found and found['$["a.b"]']["line"] > 1

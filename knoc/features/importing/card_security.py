@@ -33,6 +33,9 @@ def security_schemes(raw: JsonObject, out: Imported) -> None:
         out.card["security_schemes"] = kept
 
 
+# Every member of a 0.3 scheme (A2A 0.3 section 5.5.2, OpenAPI's security scheme object).
+_MEMBERS = frozenset({"type", "description", "in", "name", "scheme", "bearerFormat", "flows", "openIdConnectUrl",
+                      "oauth2MetadataUrl"})
 # Why a scheme of a known kind is not carried: what it lacks.
 _WHY_NOT = {"apiKey": "an `apiKey` scheme needs `in` (header, query or cookie) and a `name`",
             "http": "an `http` scheme needs a `scheme`, an HTTP authentication scheme's name (`Bearer`, say)",
@@ -56,6 +59,8 @@ def _scheme(s: JsonObject, path: str, out: Imported) -> JsonObject | None:
     With both, read as a2a-sdk 1.x and 0.3 read it, from the 0.3 fields;
     where the 1.0 wrapper says otherwise (the JS SDK reads that), a warning."""
     wrapper, kind = next(((w, k) for w, k in WRAPPERS if isinstance(s.get(w), dict)), ("", ""))
+    for key in sorted(set(s) - _MEMBERS - {w for w, _ in WRAPPERS}):  # no client reads it: said, not kept
+        out.drop(member(path, key), "not a field of an A2A security scheme")
     if not wrapper:
         return _fields(s, path, out)
     inner = s[wrapper]
