@@ -707,21 +707,12 @@ def test_a_retired_key_is_named_retired_wherever_it_is_met(
     """After a rotation, the old key is in `retired`: building with it,
     asking for its pin line, or checking a build it signed says so, rather
     than to pin it (which would undo the rotation)."""
-    from cryptography.hazmat.primitives import serialization
-
-    from knoc.a2a import signing as signing_
-    from knoc.app.signing import pin_line
 
     old, new = keys["ed25519"][0], keys["p256"][0]
     pin(repo, old)
     subprocess.run([sys.executable, "-m", "knoc", "build", "--root", str(repo), "--sign-key", str(old)], check=True,
                    capture_output=True)
-    settings = (repo / "knoc.toml").read_text(encoding="utf-8").split("\n[signing]\n")[0]
-    old_jwk = signing_.public_jwk(serialization.load_pem_private_key(old.read_bytes(), password=None))  # type: ignore[arg-type]
-    (repo / "knoc.toml").write_text(settings + "\n", encoding="utf-8")
-    pin(repo, new)
-    with (repo / "knoc.toml").open("a", encoding="utf-8") as f:
-        f.write(pin_line(old_jwk).replace("public = ", "retired = ") + "\n")
+    rotate(repo, old, new)
 
     def run(*args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run([sys.executable, "-m", "knoc", *args], cwd=repo, capture_output=True, text=True)
@@ -734,10 +725,7 @@ def test_a_retired_key_is_named_retired_wherever_it_is_met(
 
 
 def test_a_rotation_as_the_guide_says_passes_the_review_gate(repo: Path, keys: dict[str, tuple[Path, bytes]]) -> None:
-    from cryptography.hazmat.primitives import serialization
 
-    from knoc.a2a import signing as signing_
-    from knoc.app.signing import pin_line
 
     old, new = keys["ed25519"][0], keys["p256"][0]
     env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
@@ -750,13 +738,23 @@ def test_a_rotation_as_the_guide_says_passes_the_review_gate(repo: Path, keys: d
     assert run(sys.executable, "-m", "knoc", "build", "--sign-key", str(old)).returncode == 0
     for args in (("init", "-q", "-b", "main"), ("add", "-A"), ("commit", "-qm", "signed")):
         run("git", *args)
+    rotate(repo, old, new)
+    assert run(sys.executable, "-m", "knoc", "build", "--sign-key", str(new)).returncode == 0
+    done = run(sys.executable, "-m", "knoc", "diff", "main", "--fail-on", "breaking", "--format", "json")
+    kinds = {(c["kind"], c["class"]) for c in json.loads(done.stdout)["changes"]}
+    assert done.returncode == 0 and ("signing-keys-rotated", "cosmetic") in kinds, done.stdout[-2000:]
+
+
+def rotate(repo: Path, old: Path, new: Path) -> None:
+    """The signing guide's rotation in knoc.toml: `new` pinned, `old` retired."""
+    from cryptography.hazmat.primitives import serialization
+
+    from knoc.a2a import signing as signing_
+    from knoc.app.signing import pin_line
+
     settings = (repo / "knoc.toml").read_text(encoding="utf-8").split("\n[signing]\n")[0]
     old_jwk = signing_.public_jwk(serialization.load_pem_private_key(old.read_bytes(), password=None))  # type: ignore[arg-type]
     (repo / "knoc.toml").write_text(settings + "\n", encoding="utf-8")
     pin(repo, new)
     with (repo / "knoc.toml").open("a", encoding="utf-8") as f:
         f.write(pin_line(old_jwk).replace("public = ", "retired = ") + "\n")
-    assert run(sys.executable, "-m", "knoc", "build", "--sign-key", str(new)).returncode == 0
-    done = run(sys.executable, "-m", "knoc", "diff", "main", "--fail-on", "breaking", "--format", "json")
-    kinds = {(c["kind"], c["class"]) for c in json.loads(done.stdout)["changes"]}
-    assert done.returncode == 0 and ("signing-keys-rotated", "cosmetic") in kinds, done.stdout[-2000:]
