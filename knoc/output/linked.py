@@ -112,13 +112,12 @@ def case_collisions(wanted: dict[str, list[str]]) -> list[tuple[str, str, str, s
     different owners that differ only in case or Unicode form: one path on
     a file system that folds them (macOS's, Windows')."""
     folded: dict[str, str] = {}
-    found = []
-    for path in sorted(wanted):
-        key = unicodedata.normalize("NFC", path).casefold()
-        first = folded.setdefault(key, path)
-        if first != path and wanted[first][0] != wanted[path][0]:
-            found.append((first, wanted[first][0], path, wanted[path][0]))
+    pairs = []
+    for path in wanted:  # most paths are ASCII: folded without normalizing
+        first = folded.setdefault((path if path.isascii() else unicodedata.normalize("NFC", path)).casefold(), path)
+        if first is not path and wanted[first][0] != wanted[path][0]:
+            pairs.append((min(first, path), max(first, path)))  # the same finding, whatever order they came in
     unique: dict[tuple[str, str], tuple[str, str, str, str]] = {}  # one finding per pair of owners
-    for c in found:
-        unique.setdefault((c[1], c[3]), c)
+    for a, b in sorted(pairs):
+        unique.setdefault((wanted[a][0], wanted[b][0]), (a, wanted[a][0], b, wanted[b][0]))
     return list(unique.values())
