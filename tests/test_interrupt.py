@@ -408,3 +408,22 @@ def test_a_ctrl_c_during_a_watch_rebuild_leaves_the_old_tree_and_no_debris(tmp_p
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130 and "Traceback" not in err and "Exception in thread" not in err, err
     assert debris(root) == [] and tree(root / "build") == old
+
+
+def test_a_ctrl_c_python_can_only_ignore_still_stops_knoc_quietly() -> None:
+    """Landing in a callback of an import (or a finalizer), a Ctrl-C is an
+    exception Python prints as "Exception ignored" with a traceback, and the
+    command would go on: knoc stops, exit 130, with its one line."""
+    import subprocess
+    import sys
+
+    script = ("import sys, knoc.__main__ as m\n"
+              "class Late:\n"
+              "    def __del__(self):\n"
+              "        raise KeyboardInterrupt\n"
+              "sys.unraisablehook = m._ignored\n"
+              "Late()\n"
+              "print('went on')\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 130 and "went on" not in done.stdout, done
+    assert "Traceback" not in done.stderr and "Exception ignored" not in done.stderr and done.stderr.strip()
