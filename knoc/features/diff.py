@@ -12,7 +12,6 @@ they are reported as intended, and do not fail the gate."""
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -23,7 +22,7 @@ from knoc.a2a import capability, targets
 from knoc.a2a.capability import Contract
 from knoc.a2a.extensions import CONTRACT_URI
 from knoc.a2a.targets.base import Target
-from knoc.features.diff_trust import Found, requirements, signatures
+from knoc.features.diff_trust import Found, canonical, requirements, signatures
 from knoc.rules.json import JsonObject, JsonValue
 from knoc.rules.text import code_span
 
@@ -197,10 +196,10 @@ def shown(value: object, other: object = None) -> str | None:
     (the change's other side) when they agree further than that."""
     if value is None:
         return None
-    text = value if isinstance(value, str) else _json(value)
+    text = value if isinstance(value, str) else canonical(value)
     if len(text) <= SHOWN:
         return text
-    than = "" if other is None else other if isinstance(other, str) else _json(other)
+    than = "" if other is None else other if isinstance(other, str) else canonical(other)
     same = next((i for i, (a, b) in enumerate(zip(text, than, strict=False)) if a != b), min(len(text), len(than)))
     start = same - SHOWN // 4 if same >= SHOWN - 2 else 0  # the difference inside what is shown
     cut = text[start:start + SHOWN - 2]
@@ -390,10 +389,6 @@ def _domain(domain: str, old: list[str] | None, new: list[str] | None) -> Iterab
 
 def _list(items: list[str]) -> str:
     return ", ".join(code_span(i) for i in items)
-
-
-def _json(value: object) -> str:
-    return json.dumps(value, sort_keys=True, ensure_ascii=False)
 
 
 def _kebab(key: str) -> str:

@@ -45,17 +45,18 @@ def _alternatives(listed: object) -> list[str] | None:
 
     def scopes(value: object) -> object:
         inner = value.get("list") if isinstance(value, dict) and set(value) == {"list"} else value
-        return sorted(map(_canonical, inner)) if isinstance(inner, list) else value
+        return sorted(map(canonical, inner)) if isinstance(inner, list) else value
 
     shown = []
     for requirement in listed:
         inner = requirement.get("schemes") if isinstance(requirement, dict) and set(requirement) == {"schemes"} \
             else requirement
-        shown.append(_canonical({k: scopes(v) for k, v in inner.items()} if isinstance(inner, dict) else inner))
+        shown.append(canonical({k: scopes(v) for k, v in inner.items()} if isinstance(inner, dict) else inner))
     return sorted(shown)
 
 
-def _canonical(value: object) -> str:
+def canonical(value: object) -> str:
+    """A value as JSON with its keys sorted: one text for one value."""
     return json.dumps(value, sort_keys=True, ensure_ascii=False)
 
 
