@@ -9,6 +9,7 @@ import dataclasses
 import json
 from collections.abc import Iterator
 from pathlib import Path
+from typing import NamedTuple
 
 from knoc.app import evolution
 from knoc.app.common import compile_cached
@@ -58,17 +59,17 @@ def diff(config: Config, base: str | None, *, fmt: str, fail_on: str, use_cache:
                                  "from where one branched off the other", f"compare them as `{base}..{head}`") from None
             unknown = next((ref for ref in (base, head) if not git.knows(config.root, ref)), f"{base}...{head}")
             raise git_error(exc, unknown) from None
-    with _compiled(config, head, use_cache) as (new, new_config, head_label):
+    with _compiled(config, head, use_cache) as (new, new_config, head_label, new_refused):
         diags = new.report.sorted() if head is None else []
         if not new.ok and head is None:
             why = f"not compared: fix the {head_label} first"
             return Outcome("knoc diff", diags, new.inputs, why,
                            answer=_not_compared(fmt, config, None, head_label, why), report_format=_report_format(fmt))
         if not new.ok:  # its findings point into files the work tree may not hold (but what the ref holds refused)
-            return _refused(fmt, config, _at_ref(new), new.inputs, _named(config, base), head_label, head_label)
-        with _compiled(config, base or default_base(config), False, named) as (old, old_config, label):
+            return _refused(fmt, config, new_refused, new.inputs, _named(config, base), head_label, head_label)
+        with _compiled(config, base or default_base(config), False, named) as (old, old_config, label, old_refused):
             if not old.ok:
-                return _refused(fmt, config, diags + _at_ref(old), new.inputs, label, head_label, label)
+                return _refused(fmt, config, diags + old_refused, new.inputs, label, head_label, label)
             was = publication(old, old_config, config.a2a, _configured(old_config, label))
             now = publication(new, new_config, config.a2a, _configured(new_config, head_label))
             extensions = _extensions(new_config)
@@ -127,14 +128,22 @@ def _masked(value: object) -> object:
     return value
 
 
+class _Side(NamedTuple):
+    """One side of the comparison."""
+
+    result: Result
+    config: Config  # where its build/ is
+    label: str  # how to name it
+    refused: list[Diagnostic]  # what a ref holds and no checkout here can (`refused_at`): the findings
+    # that name its own files; the rest point into files the work tree may not hold.
+
+
 @contextlib.contextmanager
-def _compiled(config: Config, ref: str | None, use_cache: bool, named: str | None = None
-              ) -> Iterator[tuple[Result, Config, str]]:
-    """The repo compiled at `ref` (None: the work tree, through the cache),
-    its config (where its build/ is) and how to name it (`named`: the
-    range whose merge base `ref` is)."""
+def _compiled(config: Config, ref: str | None, use_cache: bool, named: str | None = None) -> Iterator[_Side]:
+    """The repo compiled at `ref` (None: the work tree, through the cache);
+    `named`: the range whose merge base `ref` is."""
     if ref is None:
-        yield compile_cached(config, use_cache), config, WORK_TREE
+        yield _Side(compile_cached(config, use_cache), config, WORK_TREE, [])
         return
     with contextlib.ExitStack() as stack:  # only the git side's failures are KNO-GIT, not the caller's
         try:
@@ -149,8 +158,9 @@ def _compiled(config: Config, ref: str | None, use_cache: bool, named: str | Non
             raise UsageError("KNO-CONFIG", f"at {label}: {exc}", "compare with a ref whose knoc.toml knoc reads, "
                              "or fix it there") from None
         result = compile_repo(at_ref)
-        result.report.extend(refused_at(exported, at_ref.specs, label) + refused_at(exported, at_ref.content, label))
-        yield result, at_ref, label
+        refused = refused_at(exported, at_ref.specs, label) + refused_at(exported, at_ref.content, label)
+        result.report.extend(refused)
+        yield _Side(result, at_ref, label, refused)
 
 
 def _report_format(fmt: str) -> str | None:
@@ -194,13 +204,6 @@ def _refused(fmt: str, config: Config, diags: list[Diagnostic], inputs: list[str
     finding = diag("KNO-DIFF-NOT-COMPARED", f"nothing was compared: {message}", hint=hint)
     return Outcome("knoc diff", [*diags, finding], inputs, f"not compared: {message}",
                    answer=_not_compared(fmt, config, base, head, why), report_format=_report_format(fmt))
-
-
-def _at_ref(result: Result) -> list[Diagnostic]:
-    """The findings of a ref's compile that name what the ref holds and no
-    checkout here can (`refused_at`): the rest point into files the work
-    tree may not hold, and `knoc check` there says them."""
-    return [d for d in result.report.sorted() if d.code == "KNO-IO-REFUSED" and d.message.startswith("at ")]
 
 
 def _configured(config: Config, label: str) -> str:
