@@ -933,7 +933,8 @@ def test_what_an_answer_or_a_note_quotes_reaches_the_terminal_escaped(repo: Path
 
 @pytest.mark.parametrize(("first", "other"), [("catalog-search", "Catalog-Search"),
                                               ("catalog-search", "CATALOG-SEARCH"),
-                                              ("caf\u00e9", "cafe\u0301")])  # NFC and NFD: one name on macOS
+                                              ("caf\u00e9", "cafe\u0301"),  # NFC and NFD: one name on macOS
+                                              ("catalog-search", "Catalog-Search/v2")])  # one folder there
 def test_two_cards_one_file_on_macos_or_windows_are_warned(repo: Path, knoc: Knoc, first: str, other: str) -> None:
     """URL paths are case-sensitive, so both cards are written; a checkout of
     build/ on a file system that folds case holds one, which is said."""
@@ -944,6 +945,7 @@ def test_two_cards_one_file_on_macos_or_windows_are_warned(repo: Path, knoc: Kno
     code, out, _ = knoc("build", "--format", "json", root=repo)
     folded = [d for d in json_diags(out) if d["code"] == "KNO-OUTPUT-CASE"]
     assert code == 0 and len(folded) == 1, json_diags(out)
+    assert ("/Catalog-Search/`" in folded[0]["message"]) == other.endswith("/v2"), folded[0]["message"]
     owner = folded[0]["file"]
     assert owner in (CATALOG_SEARCH, f"{BP}/quick-summarizer.kno")
     assert folded[0]["line"] == line_of(repo, "url: https://agents.possibility.space/", owner)

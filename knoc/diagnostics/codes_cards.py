@@ -124,7 +124,9 @@ declare("KNO-OUTPUT-CASE", W, "two outputs differ only in case or Unicode form (
     URL paths are case-sensitive, so `/Foo` and `/foo` are two cards, and knoc writes both. A
     file system that folds case or Unicode form (macOS's and Windows' by default) holds only one
     of the two files: a checkout of a committed build/ there loses one, and `knoc check` there
-    reports it missing. Give one of them a url that differs in more than case.""")
+    reports it missing. Two folders on the way (`/Foo/` and `/foo/v2/`) become one folder there,
+    named one way: the other agent's card is no longer at its url. Give one of them a url that
+    differs in more than case.""")
 declare("KNO-CATALOG-PAGE-TAKEN", W, "an extension's page takes the place of a host's catalog page", """
     Each host's tree carries a catalog page of its agents at its root (`index.html`). An
     extension whose uri is that host's root publishes its page there instead, so the host has no

@@ -109,15 +109,26 @@ def collisions(wanted: dict[str, list[str]]) -> list[tuple[str, str, str]]:
 
 def case_collisions(wanted: dict[str, list[str]]) -> list[tuple[str, str, str, str]]:
     """(path, first owner, other path, other owner) for each two paths of
-    different owners that differ only in case or Unicode form: one path on
-    a file system that folds them (macOS's, Windows')."""
-    folded: dict[str, str] = {}
+    different owners, or folders above them, that differ only in case or
+    Unicode form: one on a file system that folds them (macOS's, Windows').
+    A folder is named with its `/`."""
+    names = "\n".join(wanted)
+    if names.isascii() and names.lower() == names:  # most builds: nothing to fold, said at C speed
+        return []
+    first_of: dict[str, str] = {}  # each name (a path, or a folder above one) folded: its first spelling
+    owner_of: dict[str, str] = {}  # each name seen: the owner of the first path at or under it
     pairs = []
-    for path in wanted:  # most paths are ASCII: folded without normalizing
-        first = folded.setdefault((path if path.isascii() else unicodedata.normalize("NFC", path)).casefold(), path)
-        if first is not path and wanted[first][0] != wanted[path][0]:
-            pairs.append((min(first, path), max(first, path)))  # the same finding, whatever order they came in
-    unique: dict[tuple[str, str], tuple[str, str, str, str]] = {}  # one finding per pair of owners
-    for a, b in sorted(pairs):
-        unique.setdefault((wanted[a][0], wanted[b][0]), (a, wanted[a][0], b, wanted[b][0]))
+    for path, owners in wanted.items():
+        name = path
+        while name and name not in owner_of:  # the path, then each folder above it not seen yet
+            owner_of[name] = owners[0]
+            first = first_of.setdefault(  # most names are ASCII: folded without normalizing
+                (name if name.isascii() else unicodedata.normalize("NFC", name)).casefold(), name)
+            if first != name and owner_of[first] != owners[0]:
+                pairs.append((min(first, name), max(first, name)))  # the same finding, whatever order they came in
+            name = name.rpartition("/")[0]
+    unique: dict[tuple[str, str], tuple[str, str, str, str]] = {}  # one finding per pair of owners: files first
+    for a, b in sorted(pairs, key=lambda pair: (pair[0] not in wanted, pair)):
+        unique.setdefault((owner_of[a], owner_of[b]),
+                          (a if a in wanted else a + "/", owner_of[a], b if b in wanted else b + "/", owner_of[b]))
     return list(unique.values())
