@@ -758,3 +758,45 @@ def rotate(repo: Path, old: Path, new: Path) -> None:
     pin(repo, new)
     with (repo / "knoc.toml").open("a", encoding="utf-8") as f:
         f.write(pin_line(old_jwk).replace("public = ", "retired = ") + "\n")
+
+
+def test_a_key_swapped_under_the_same_kid_is_said_and_keys_new_keeps_the_kid(
+        repo: Path, keys: dict[str, tuple[Path, bytes]], tmp_path_factory: pytest.TempPathFactory) -> None:
+    """With `kid` set, a new key pinned in the old one's place signs under the
+    old kid: copies of the old cards name a key the key sets no longer hold
+    under it. The build says so; `knoc keys new` gives the list that keeps
+    the old key's kid in its pin, and the rotation it gives verifies both."""
+    old, new = keys["ed25519"][0], keys["p256"][0]
+    pin(repo, old)
+    with (repo / "knoc.toml").open("a", encoding="utf-8") as f:
+        f.write('kid = "2026-11"\n')
+    settings = (repo / "knoc.toml").read_text(encoding="utf-8")
+
+    def build(*keys_given: Path) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "knoc", "build", "--root", str(repo),
+                               *(a for k in keys_given for a in ("--sign-key", str(k)))],
+                              capture_output=True, text=True)
+
+    assert build(old).returncode == 0
+    (repo / "knoc.toml").write_text(settings.split("\n[signing]\n")[0] + "\n", encoding="utf-8")
+    pin(repo, new)
+    with (repo / "knoc.toml").open("a", encoding="utf-8") as f:
+        f.write('kid = "2026-11"\n')
+    swapped = build(new)
+    assert swapped.returncode == 0 and "another key under that kid" in swapped.stderr, swapped.stderr
+
+    (repo / "knoc.toml").write_text(settings, encoding="utf-8")  # undone: as the guide says, instead
+    assert build(old).returncode == 0
+    fresh = tmp_path_factory.mktemp("outside") / "fresh.pem"
+    said = subprocess.run([sys.executable, "-m", "knoc", "keys", "new", str(fresh)], cwd=repo, capture_output=True,
+                          text=True, check=True).stdout
+    assert "remove `kid`" in said
+    line = said[said.index("public = ["):].splitlines()[0]
+    (repo / "knoc.toml").write_text(settings.split("\n[signing]\n")[0] + f"\n[signing]\n{line}", encoding="utf-8")
+    rotated = build(old, fresh)
+    assert rotated.returncode == 0 and "KNO-SIGNING-KEY-GONE" not in rotated.stderr, rotated.stderr
+    jwks = json.loads(next((repo / "build" / "site").glob("*/.well-known/jwks.json")).read_text(encoding="utf-8"))
+    assert "2026-11" in [k["kid"] for k in jwks["keys"]] and len(jwks["keys"]) == 2
+    checked = subprocess.run([sys.executable, "-m", "knoc", "check", "--root", str(repo)], capture_output=True,
+                             text=True)
+    assert checked.returncode == 0, checked.stderr

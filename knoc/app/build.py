@@ -4,13 +4,14 @@ already holds exactly what the sources give: then nothing is written)."""
 from __future__ import annotations
 
 import functools
+import json
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 from knoc.app.common import compile_cached
 from knoc.app.outcome import Outcome, UsageError, fails
 from knoc.app.scan import Scan
-from knoc.app.signing import committed_signed_by, key_signer, signed_by, unpinned, unverifiable
+from knoc.app.signing import built_keys, committed_signed_by, key_signer, signed_by, unpinned, unverifiable
 from knoc.config import CONFIG_FILE, Config
 from knoc.diagnostics import Diagnostic, diag
 from knoc.diagnostics.progress import Progress, quiet
@@ -141,14 +142,27 @@ def _staged(config: Config) -> Diagnostic | None:
 
 def _keys_gone(config: Config, signer: KeySigner) -> list[Diagnostic]:
     """A warning for each key build/ is signed with that this build neither
-    signs with nor publishes as retired: the copies of the cards it signed
-    (in caches, in other registries) stop verifying."""
-    published = {k.kid for k in (*signer.published, *signer.retired)}
-    gone = [kid for kid in signed_by(config) or [] if kid not in published]
-    return [diag("KNO-SIGNING-KEY-GONE", f"{config.output}/ is signed with key {kid!r}, which this build neither "
-                 "signs with nor publishes: copies of the cards it signed stop verifying", file=CONFIG_FILE,
-                 hint="keep it in the key sets a while: list its public half under [signing] `retired` "
-                      "(`knoc keys public KEY` prints it)") for kid in gone]
+    signs with nor publishes as retired, or publishes another key under its
+    kid: the copies of the cards it signed (in caches, in other registries)
+    stop verifying."""
+    from knoc.a2a import signing
+
+    now = {k.kid: signing.thumbprint(k.jwk) for k in (*signer.published, *signer.retired)}
+    was = built_keys(config)
+    found = []
+    for kid in signed_by(config) or []:
+        if kid not in now:
+            found.append(diag("KNO-SIGNING-KEY-GONE", f"{config.output}/ is signed with key {kid!r}, which this build "
+                              "neither signs with nor publishes: copies of the cards it signed stop verifying",
+                              file=CONFIG_FILE, hint="keep it in the key sets a while: list its public half under "
+                              "[signing] `retired` (`knoc keys public KEY` prints it)"))
+        elif was.get(kid, now[kid]) != now[kid]:
+            found.append(diag("KNO-SIGNING-KEY-GONE", f"{config.output}/ is signed with key {kid!r}, and this build "
+                              "publishes another key under that kid: copies of the cards it signed stop verifying",
+                              file=CONFIG_FILE, hint="give the new key a kid of its own (remove [signing] `kid`: "
+                              "a key is then named by its thumbprint), and list the old key's public half under "
+                              f"`retired` with `kid = {json.dumps(kid)}`"))
+    return found
 
 
 def _roots_gone(differ: set[str], files: Mapping[str, bytes]) -> list[Diagnostic]:

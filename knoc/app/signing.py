@@ -14,9 +14,10 @@ from knoc.app.outcome import UsageError
 from knoc.config import CONFIG_FILE, SIGNING_KEY_ENV, Config, KeyRef
 from knoc.diagnostics import Diagnostic, Span, diag
 from knoc.io import files, git, tree
+from knoc.output.hosting import JWKS_FILE, SITE
 from knoc.output.signed import Adopter, KeySigner, PublicKey
 from knoc.output.tree import MANIFEST
-from knoc.rules import toml
+from knoc.rules import jsontext, toml
 
 if TYPE_CHECKING:
     from knoc.a2a import signing as signing_
@@ -36,7 +37,8 @@ def key_signer(config: Config, sign_keys: tuple[str, ...], then: str = "nothing 
         raise UsageError("KNO-SIGNING", "[signing] `kid` names one key, but several signing keys are given",
                          "remove `kid` (each key is then named by its thumbprint)")
     unique = {signing.thumbprint(signing.public_jwk(k)): k for k in private}  # a key given twice signs once
-    signers = [signing.Signer(k, _kid(config, signing.public_jwk(k))) for k in unique.values()]
+    named = {signing.thumbprint(p.jwk): p.kid for p in pinned}  # a pinned key signs under the kid it is pinned with
+    signers = [signing.Signer(k, named.get(t) or _kid(config, signing.public_jwk(k))) for t, k in unique.items()]
     if pinned:
         allowed = {signing.thumbprint(p.jwk) for p in pinned}
         stray = [s for s in signers if signing.thumbprint(signing.public_jwk(s.key)) not in allowed]
@@ -68,7 +70,11 @@ def pins(config: Config) -> tuple[list[PublicKey], list[PublicKey]]:
     if config.kid and len(pinned) > 1:
         raise _placed(config, "kid", "[signing] `kid` names one key, but `public` pins several",
                       "remove `kid` (each key is then named by its thumbprint)")
-    current = {k.kid: k.jwk for k in pinned}
+    current: dict[str, dict[str, str]] = {}
+    for k in pinned:
+        if current.setdefault(k.kid, k.jwk) != k.jwk:  # a key set names each kid once
+            raise _placed(config, "public", f"[signing] `public` pins two keys with kid {k.kid!r}",
+                          "give each key its own kid (or leave `kid` out: a key is then named by its thumbprint)")
     clash = next((k.kid for k in retired if k.kid in current and current[k.kid] != k.jwk), None)
     if clash is not None:  # a key set names each kid once: one of the two would go unpublished
         raise _placed(config, "retired", f"[signing] `retired` has a key with kid {clash!r}, the kid of another "
@@ -164,10 +170,10 @@ def _public_key(config: Config, ref: KeyRef, what: str) -> PublicKey:
     except signing.KeyProblem as exc:
         raise signing.KeyProblem(f"[signing] `{what}`: {name}: {exc}") from None
     public: dict[str, str] = {k: jwk[k] for k in ("kty", "crv", "x", "y") if k in jwk}
-    if what == "public":
-        return PublicKey(public, _kid(config, public))
-    own = jwk.get("kid")  # a retired key keeps the kid it signed under
-    return PublicKey(public, own if isinstance(own, str) and own else signing.thumbprint(public))
+    own = jwk.get("kid")  # a key keeps the kid it signed under, through a rotation and after it
+    if isinstance(own, str) and own:
+        return PublicKey(public, own)
+    return PublicKey(public, _kid(config, public) if what == "public" else signing.thumbprint(public))
 
 
 def signed_by(config: Config) -> list[str] | None:
@@ -182,6 +188,26 @@ def signed_by(config: Config) -> list[str] | None:
         return _kids(tree.read(config.out_dir, MANIFEST))
     except OSError:
         return None
+
+
+def built_keys(config: Config) -> dict[str, str]:
+    """The keys build/'s key sets publish: each kid's key, by its thumbprint
+    (every host publishes the same set: the first that reads says it)."""
+    from knoc.a2a import signing
+
+    for host in tree.trees(config.out_dir / SITE.rstrip("/")):
+        try:
+            entries = jsontext.parse(tree.read(config.out_dir, f"{SITE}{host}/{JWKS_FILE}"))["keys"]
+        except (OSError, jsontext.Refused, KeyError, TypeError):
+            continue
+        found = {}
+        for jwk in entries if isinstance(entries, list) else []:
+            try:
+                found[str(jwk["kid"])] = signing.thumbprint(jwk)
+            except (KeyError, TypeError, ValueError):
+                continue
+        return found
+    return {}
 
 
 def committed_signed_by(config: Config) -> list[str] | None:

@@ -240,7 +240,10 @@ declare("KNO-SIGNING-KEY-GONE", W, "build/ is signed with a key this build neith
     A key rotation keeps the old key in each host's `jwks.json` for a while (`retired` under
     [signing]), so that copies of the cards it signed, in caches and other registries, still
     verify. A build whose keys leave out the key build/ was signed with drops it from the key
-    sets at once: list its public half under `retired`, and drop it there later.""")
+    sets at once: list its public half under `retired`, and drop it there later. The same goes
+    for a new key published under the old key's kid (a new key pinned with [signing] `kid` still
+    set): a client looks the old cards' kid up and finds a key that does not verify them. Give
+    the new key a kid of its own, and retire the old one under its kid.""")
 declare("KNO-SIGNING-UNPINNED", W, "a build is signed with a key knoc.toml does not pin", """
     `knoc check` verifies a signed build without the private key, against the public keys knoc.toml
     pins in `[signing] public`. With no pin it cannot tell the build's key from one planted in its
