@@ -222,9 +222,10 @@ def test_a_copy_that_keeps_its_originals_slug_judges_each_link_by_its_own_ends(k
     is the copy's finding, never the original's (whose link is fine)."""
     concierge = "content/agent-blueprints/realm-concierge.kno"
     path = repo / concierge
+    text = re.sub(r'\n  min_protocol_version: [^\n]*', "", path.read_text(encoding="utf-8"), count=1)
     path.write_text(re.sub(r'\n  protocol_versions: \[[^]]*\]', '\n  protocol_versions: ["2.0"]\n'
-                           '  min_protocol_version: "2.0"\n  max_protocol_version: "2.0"',
-                           path.read_text(encoding="utf-8"), count=1), encoding="utf-8")
+                           '  min_protocol_version: "2.0"\n  max_protocol_version: "2.0"', text, count=1),
+                    encoding="utf-8")
     copy = STEWARD.replace("schema-steward", "schema-steward-2")
     (repo / copy).write_text((repo / STEWARD).read_text(encoding="utf-8")
                              .replace("xri: kno://agent-blueprints/drift-sentinel",
@@ -294,3 +295,32 @@ def test_a_chain_from_a_private_agent_is_judged_too(knoc: Knoc, repo: Path) -> N
     code, diags = findings(knoc, repo)
     d = one(diags, "KNO-CHAIN-REQUIRES")
     assert code == 1 and d["file"] == LEDGER and "ledger-auditor -> quick-summarizer" in d["message"]
+
+
+def test_an_older_blueprint_under_compat_is_told_what_each_unstated_url_claims(knoc: Knoc, repo: Path) -> None:
+    """Under compat, an older blueprint's main url claims 1.0 and 0.3 and its
+    other interfaces 1.0 alone (0.3 clients are not sent there): the warning
+    says which claims what, not that all claim both."""
+    source = repo / "content/agent-blueprints/legacy-ifaces.kno"
+    source.write_text("""$schema: agent-blueprint@0.3.0
+id: 01M8G9AE7CYN442XD7RWMSQTMP
+slug: legacy-ifaces
+type: agent-blueprint
+version: 0.1.0
+ownership:
+  context: platform
+a2a_projection:
+  name: Legacy Interfaces
+  description: An older blueprint with two more interfaces.
+  url: https://agents.possibility.space/legacy-ifaces/
+  version: "1.0.0"
+  additional_interfaces:
+    - {url: "grpc.agents.possibility.space:443", transport: GRPC}
+    - {url: "https://agents.possibility.space/legacy-ifaces/rest", transport: "HTTP+JSON"}
+  skills:
+    - {id: s1, name: One, description: First., tags: [a]}
+""", encoding="utf-8")
+    code, out, _ = knoc("validate", "--a2a", "compat", "--format", "json", root=repo)
+    said = [d for d in json_diags(out) if d["code"] == "KNO-PROTOCOL-UNSTATED" and "legacy-ifaces" in d["file"]]
+    assert code == 0 and len(said) == 1
+    assert "the main url (A2A 1.0, 0.3); 2 urls (A2A 1.0)" in said[0]["message"], said[0]["message"]

@@ -273,12 +273,15 @@ def test_an_empty_list_clients_read_apart_is_left_out_and_said(repo: Path, targe
     assert "      tags: [search, catalog]\n" in text and "  default_input_modes: [text/plain, application/json]" in text
     source.write_text(text.replace("      tags: [search, catalog]\n", "      tags: [search, catalog]\n"
                                    "      output_modes: []\n      security: []\n", 1)
-                      .replace("  default_input_modes: [text/plain, application/json]", "  default_input_modes: []", 1),
+                      .replace("  default_input_modes: [text/plain, application/json]", "  default_input_modes: []\n"
+                               '  preferred_transport: ""', 1),
                       encoding="utf-8")
     result = compile_example(target, root=repo)
-    said = {d.json_path: d for d in findings(result, "KNO-PROJECT-DROPPED") if ": []` is" in d.message}
+    said = {d.json_path: d for d in findings(result, "KNO-PROJECT-DROPPED") if ": []` is" in d.message
+            or ': ""` is' in d.message}
     assert set(said) == {"$.a2a_projection.default_input_modes", "$.a2a_projection.skills[0].output_modes",
-                         "$.a2a_projection.skills[0].security"}, said
+                         "$.a2a_projection.skills[0].security", "$.a2a_projection.preferred_transport"}, said
+    assert "published as JSONRPC" in said["$.a2a_projection.preferred_transport"].message
     assert said["$.a2a_projection.skills[0].security"].span.line == line_of(repo, SEARCH_SOURCE, "security: []")
     built = card(result, SEARCH + "agent-card.json")
     skill = next(s for s in built["skills"] if s["id"] == "find-entities")

@@ -29,6 +29,10 @@ from tests.test_official_checks import assert_v03_schema, assert_v10_strict
 CARDS = Path(__file__).parent / "data/cards"
 WILD = sorted((CARDS / "wild").glob("*.json"))
 LOOKALIKES = sorted((CARDS / "lookalike").glob("*.json"))
+# Every security requirement of these names a scheme knoc cannot carry (`http_security_scheme`, a
+# token url of "..."): each is imported private, never to be published as open, and built by no test.
+KEPT_PRIVATE = {"auto-agent-snake-case.json", "firm-ceo.json"}
+PUBLISHED = [p for p in WILD if p.name not in KEPT_PRIVATE]
 BLUEPRINTS = "content/agent-blueprints"
 
 
@@ -43,12 +47,15 @@ def imported_cards(repo: Path, knoc: Knoc, target: str) -> dict[str, dict[str, A
     for name in asked:
         code, out, err = knoc("import", name, "--url", f"https://imported.example/{Path(name).stem}", root=repo)
         assert code == 0, err
-    slugs = {}
+    slugs, private = {}, set()
     for path in (repo / BLUEPRINTS).glob("*.kno"):
         data = YAML(typ="safe").load(path.read_text(encoding="utf-8"))
         origin = (data.get("provenance") or {}).get("origin") or {}
         if origin.get("tool") == "knoc import":
             slugs[Path(origin["id"]).name] = data["slug"]
+            if data.get("visibility") == "private":
+                private.add(Path(origin["id"]).name)
+    assert private == KEPT_PRIVATE
     result = compile_repo(load_config(repo, target))
     refused = {d.file for d in result.report.sorted() if d.code == "KNO-PROTOCOL-TARGET"}
     assert not [d for d in result.report.sorted() if d.is_error and d.code != "KNO-PROTOCOL-TARGET"]
@@ -75,7 +82,7 @@ def test_the_corpus_is_varied_enough() -> None:
 def test_every_wild_card_imports_and_builds_a_strictly_valid_card(repo: Path, knoc: Knoc, target: str) -> None:
     built = imported_cards(repo, knoc, target)
     if target == "1.0":
-        assert sorted(built) == sorted(p.name for p in WILD)
+        assert sorted(built) == sorted(p.name for p in PUBLISHED)
     else:  # the ones left out speak only 1.0: a 0.3 card would send 0.3 clients where nobody answers them
         assert len(built) >= len(WILD) // 2
     for name, card in built.items():
@@ -84,7 +91,7 @@ def test_every_wild_card_imports_and_builds_a_strictly_valid_card(repo: Path, kn
 
 def test_round_trip_keeps_name_description_version_skills_and_capabilities(repo: Path, knoc: Knoc) -> None:
     built = imported_cards(repo, knoc, "1.0")
-    for path in WILD:
+    for path in PUBLISHED:
         src, card = json.loads(path.read_text(encoding="utf-8")), built[path.name]
         assert card["name"] == src["name"], path.name
         if isinstance(src.get("description"), str) and src["description"]:
@@ -163,7 +170,7 @@ def test_every_card_an_official_sdk_reads_imports_with_name_skills_and_security(
             continue
         card_shaped = isinstance(raw, dict) and raw.get("name") and CARD_FIELDS & set(raw) - {"capabilities"}
         assert not (sdk_reads(raw) and card_shaped), f"{path.name} is a card: move it to wild/"
-    read = [p for p in WILD if sdk_reads(json.loads(p.read_text(encoding="utf-8")))]
+    read = [p for p in PUBLISHED if sdk_reads(json.loads(p.read_text(encoding="utf-8")))]
     assert len(read) >= 20
     built = imported_cards(repo, knoc, "1.0")
     for path in read:
@@ -535,3 +542,68 @@ def test_members_no_client_reads_are_said_with_quoted_paths(repo: Path, knoc: Kn
     found = {d["json_path"]: d for d in json_diags(out) if d["code"] == "KNO-IMPORT-CHANGED"}
     assert code == 0 and "not a field of an A2A security scheme" in found["$.securitySchemes.bearer.foo"]["message"]
     assert '$["a.b"]' in found and found['$["a.b"]']["line"] > 1
+
+
+def test_odd_scheme_values_are_converted_or_dropped_at_their_path(repo: Path, knoc: Knoc,
+                                                                 tmp_path_factory: pytest.TempPathFactory) -> None:
+    """What a client reads of a scheme is kept or said: PKCE written as a
+    string, scopes as a list of names or with descriptions that are not
+    strings, an apiKey's `Header`, a description that is not a string; the
+    entries knoc writes itself say what they do not carry of the card's."""
+    card = {"name": "Odd Schemes", "description": "d", "url": "https://odd.example.org/a2a/", "version": "1.0.0",
+            "protocolVersion": "0.3.0", "capabilities": {"extensions": [
+                {"uri": "https://connect.actex.ai/extensions/service-class", "required": True,
+                 "description": "svc", "params": {"class": "utility", "tier": "gold"}}]},
+            "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
+            "skills": [{"id": "s", "name": "S", "description": "x", "tags": ["t"]}],
+            "securitySchemes": {
+                "code": {"type": "oauth2", "description": 42, "flows": {"authorizationCode": {
+                    "authorizationUrl": "https://auth.odd.example.org/a", "tokenUrl": "https://auth.odd.example.org/t",
+                    "scopes": {"read": None, "n": 5}, "pkceRequired": "true"}}},
+                "cc": {"type": "oauth2", "flows": {"clientCredentials": {
+                    "tokenUrl": "https://auth.odd.example.org/t", "scopes": ["read", "write"]}}},
+                "key": {"type": "apiKey", "in": "Header", "name": "X-Key"},
+                "bearer": {"type": "http", "scheme": "Bearer", "bearerFormat": 7}},
+            "security": [{"code": ["read"]}, {"cc": ["read"]}, {"key": []}, {"bearer": []}]}
+    source = tmp_path_factory.mktemp("cards") / "odd.json"
+    source.write_text(json.dumps(card), encoding="utf-8")
+    code, out, _ = knoc("import", str(source), "--format", "json", root=repo)
+    said = {d["json_path"]: d["message"] for d in json_diags(out) if d["code"] == "KNO-IMPORT-CHANGED"}
+    assert code == 0
+    flow = "$.securitySchemes.code.flows.authorizationCode"
+    assert "the string \"true\" to a boolean" in said[f"{flow}.pkceRequired"]
+    assert 'to the string ""' in said[f"{flow}.scopes.read"] and 'to the string "5"' in said[f"{flow}.scopes.n"]
+    assert "a list of scope names" in said["$.securitySchemes.cc.flows.clientCredentials.scopes"]
+    assert "`Header` to `header`" in said["$.securitySchemes.key.in"]
+    assert "not a string" in said["$.securitySchemes.code.description"]
+    assert "not a string" in said["$.securitySchemes.bearer.bearerFormat"]
+    entry = "$.capabilities.extensions[0]"
+    assert {f"{entry}.required", f"{entry}.description", f"{entry}.params.tier"} <= set(said)
+    schemes = YAML(typ="safe").load((repo / BLUEPRINTS / "odd-schemes.kno").read_text(encoding="utf-8"))[
+        "a2a_projection"]["security_schemes"]
+    assert schemes["code"]["flows"]["authorization_code"]["pkce_required"] is True
+    assert schemes["code"]["flows"]["authorization_code"]["scopes"] == {"read": "", "n": "5"}
+    assert schemes["cc"]["flows"]["client_credentials"]["scopes"] == {"read": "", "write": ""}
+    assert schemes["key"]["in"] == "header"
+
+
+def test_a_card_whose_security_cannot_be_kept_is_imported_private(repo: Path, knoc: Knoc,
+                                                                  tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Its only scheme has a flow knoc cannot carry (implicit): without it
+    the card would read as open, so the blueprint is private until its
+    author states the requirement, and no build publishes it meanwhile."""
+    card = {"name": "Implicit Only", "description": "d", "url": "https://odd.example.org/implicit/",
+            "version": "1.0.0", "protocolVersion": "0.3.0", "capabilities": {},
+            "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
+            "skills": [{"id": "s", "name": "S", "description": "x", "tags": ["t"]}],
+            "securitySchemes": {"imp": {"type": "oauth2", "flows": {"implicit": {
+                "authorizationUrl": "https://auth.odd.example.org/a", "scopes": {"read": "Read"}}}}},
+            "security": [{"imp": ["read"]}]}
+    source = tmp_path_factory.mktemp("cards") / "implicit.json"
+    source.write_text(json.dumps(card), encoding="utf-8")
+    code, out, _ = knoc("import", str(source), "--format", "json", root=repo)
+    assert code == 0 and "the blueprint is written private" in out
+    data = YAML(typ="safe").load((repo / BLUEPRINTS / "implicit-only.kno").read_text(encoding="utf-8"))
+    assert data["visibility"] == "private"
+    assert knoc("build", root=repo)[0] == 0
+    assert not list((repo / "build/site").glob("odd.example.org/implicit/.well-known/*"))

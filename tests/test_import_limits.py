@@ -160,3 +160,25 @@ def test_verify_names_an_input_it_cannot_read_as_such(where: str, repo: Path) ->
         code, _, err = _verify(*args)
     assert code == 2 and "KNO-VERIFY-READ" in err and "KNO-CONFIG" not in err, err
     assert ("404 Not Found" if where != "missing file" else "No such file") in err
+
+
+def test_a_deadline_that_passes_while_connecting_still_cuts_the_download(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The deadline passes during a slow name lookup or connect, before the
+    socket exists: the connection is shut the moment it has one, so a server
+    that then drips a body forever is cut at once, not read for hours."""
+    from knoc.io import http
+
+    monkeypatch.setattr(limits, "DOWNLOAD_SECONDS", 0.2)
+    monkeypatch.setattr(limits, "CONNECT_SECONDS", 0.5)
+    connect = socket.create_connection
+
+    def slow(*args: object, **kwargs: object) -> socket.socket:
+        time.sleep(0.4)  # a lookup that outlasts the whole deadline
+        return connect(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(socket, "create_connection", slow)
+    with server(drip) as url:
+        start = time.monotonic()
+        with pytest.raises(http.FetchError, match=r"took longer than 0\.2 s"):
+            http.fetch(url)
+        assert time.monotonic() - start < 2

@@ -21,7 +21,7 @@ from knoc.a2a.protocol import major_minor
 from knoc.config import load_config
 from knoc.incremental.driver import compile_repo
 from tests.conftest import Knoc, json_diags
-from tests.test_import import WILD, imported_cards
+from tests.test_import import PUBLISHED, WILD, imported_cards
 
 # What a client reads, by aspect, and the source paths whose warning may account for a difference.
 ASPECTS = {
@@ -84,7 +84,7 @@ def test_a2a_sdk_reads_the_rebuilt_card_as_the_original_or_a_warning_says_why(re
     warned = warned_paths(repo, knoc)
     unexplained = []
     compared = 0
-    for path in WILD:
+    for path in PUBLISHED:
         before = read(json.loads(path.read_text(encoding="utf-8")))
         if before is None:
             continue
@@ -127,7 +127,7 @@ MIXES = {
         {"url": "https://mix.example.com/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
         securitySchemes={"oauth": {"oauth2SecurityScheme": {"oauth2MetadataUrl": "/.well-known/oauth", "flows": {
             "clientCredentials": {"tokenUrl": "https://auth.mix.example.com/token", "refreshUrl": "/refresh",
-                                  "scopes": {}}}}}},
+                                  "scopes": {"read": "Read"}}}}}},
         securityRequirements=[{"schemes": {"oauth": {}}}]),
     "tenant-first": _card(supportedInterfaces=[
         {"url": "https://mix.example.com/v1", "protocolBinding": "HTTP+JSON", "protocolVersion": "1.0", "tenant": "t1"},

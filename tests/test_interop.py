@@ -164,9 +164,15 @@ def test_an_agent_json_a2a_sdk_0_2_cannot_read_is_said(repo: Path) -> None:
     """A2A 0.2 has no mutual TLS scheme: a2a-sdk 0.2 refuses the whole
     agent.json that holds one, and the build says its clients cannot use the agent."""
     source = repo / "content/agent-blueprints/drift-sentinel.kno"
-    source.write_text(source.read_text(encoding="utf-8").replace('  version: "0.2.1"\n', '  version: "0.2.1"\n'
-                      "  security_schemes:\n    mtls: {type: mutualTLS, description: Client certificates}\n"
-                      "  security: [{mtls: []}]\n"), encoding="utf-8")
+    text = source.read_text(encoding="utf-8").replace('  version: "0.2.1"\n', '  version: "0.2.1"\n'
+                                                      "  security_schemes:\n    mtls: {type: mutualTLS, "
+                                                      "description: Client certificates}\n  security: [{mtls: []}]\n")
+    assert '  min_protocol_version: "0.3"\n' in text  # serves no 0.2 client, it says: nothing to tell them
+    source.write_text(text, encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "knoc", "build", "--root", str(repo), "--format", "json"],
+                          capture_output=True, text=True)
+    assert done.returncode == 0 and '"KNO-LEGACY-VIEW"' not in done.stdout
+    source.write_text(text.replace('  min_protocol_version: "0.3"\n', ""), encoding="utf-8")
     done = subprocess.run([sys.executable, "-m", "knoc", "build", "--root", str(repo), "--format", "json"],
                           capture_output=True, text=True)
     said = [json.loads(line) for line in done.stdout.splitlines() if '"KNO-LEGACY-VIEW"' in line]
@@ -373,3 +379,46 @@ def test_knoc_verify_says_valid_exactly_when_every_sdk_does(signed: dict[str, li
         verdict = signing.verify(entry["card"], signing.key_set({"keys": entry["keys"]}))
         every = all(must_verify(entry, v.reader) for v in readers.views(entry["card"]))
         assert verdict.valid == every, (entry["name"], [(c.index, c.covers, c.problem) for c in verdict.checks])
+
+
+def test_a_skill_a2a_sdk_0_2_reads_as_open_is_said(repo: Path) -> None:
+    """a2a-sdk 0.2 has no skill `security`: from agent.json it reads an
+    admin-only skill of an otherwise open card as open, and the build says so."""
+    source = repo / "content/agent-blueprints/drift-sentinel.kno"
+    text = source.read_text(encoding="utf-8").replace('  min_protocol_version: "0.3"\n', "")
+    assert "    - id: sweep\n" in text
+    source.write_text(text.replace('  version: "0.2.1"\n', '  version: "0.2.1"\n  security_schemes:\n'
+                                   "    bearer: {type: http, scheme: Bearer}\n  security: [{}]\n")
+                      .replace("    - id: sweep\n", "    - id: sweep\n      security: [{bearer: []}]\n"),
+                      encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "knoc", "build", "--root", str(repo), "--format", "json"],
+                          capture_output=True, text=True)
+    said = [json.loads(line) for line in done.stdout.splitlines() if '"KNO-LEGACY-VIEW"' in line]
+    assert done.returncode == 0 and len(said) == 1, done.stdout
+    assert "skill `sweep`, none: open" in said[0]["message"] and said[0]["line"] > 1
+    parse = ("import sys; from a2a.types import AgentCard\n"
+             "card = AgentCard.model_validate_json(open(sys.argv[1]).read())\n"
+             "print([s.model_dump(exclude_none=True).get('security') for s in card.skills])")
+    found = subprocess.run([str(python_client("a2a-sdk-0.2")), "-c", parse,
+                            str(repo / "build/site/agents.possibility.space/drift-sentinel/.well-known/agent.json")],
+                           capture_output=True, text=True, check=True).stdout
+    assert "bearer" not in found and "None" in found  # what the warning says: the skill's requirement unread
+
+
+def test_the_js_sdk_reads_a_compat_cards_schemes_unconverted_and_the_build_says_so(repo: Path) -> None:
+    """@a2a-js/sdk converts a card to its typed model only when its schemes
+    lack 0.3's `type`: a compat card's stay raw, which KNO-COMPAT-JS says;
+    the same agent's 1.0 card reads typed."""
+    rel = "build/site/realms.possibility.space/agents/concierge/.well-known/agent-card.json"
+    read = {}
+    for target in ("compat", "1.0"):
+        done = subprocess.run([sys.executable, "-m", "knoc", "build", "--root", str(repo), "--a2a", target,
+                               "--format", "json"], capture_output=True, text=True)
+        said = [json.loads(line) for line in done.stdout.splitlines() if '"KNO-COMPAT-JS"' in line]
+        assert done.returncode == 0 and bool(said) == (target == "compat")
+        assert target == "1.0" or any(d["file"].endswith("realm-concierge.kno") and d["line"] > 1 for d in said)
+        copy = repo / f"{target}.json"
+        shutil.copyfile(repo / rel, copy)
+        read[target] = str(copy)
+    found = run(["node", str(js_client("schemes_js.mjs"))], {"cards": read})
+    assert found == {"compat": {"realm-oidc": None}, "1.0": {"realm-oidc": "openIdConnectSecurityScheme"}}

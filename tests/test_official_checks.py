@@ -211,6 +211,14 @@ def test_every_security_scheme_shape_passes_the_official_checks(repo, target: st
     warnings = [d.message for d in result.report.sorted() if "vault-keeper" in (d.file or "")
                 and d.code != "KNO-CARD-URL-EXAMPLE"]
     left_out = " cannot be carried by an A2A {} card and is left out".format
+    unread = ["a2a-sdk 0.2 cannot read agent.json: the scheme `mtls` is mutual TLS, which A2A 0.2 has not, so 0.2 "
+              "clients cannot use this agent (0.3 and 1.x clients read it)",
+              "a2a-sdk 0.2 ignores a skill's `security` in agent.json: its clients read the card's requirements "
+              'for skill `seal`, `[{"key": []}, {"code": ["vault.read"], "mtls": []}]`',
+              "a2a-sdk 0.2 ignores `oauth2_metadata_url` of `code` in agent.json: its clients find the OAuth "
+              "endpoints in the scheme's flows alone"]
+    assert sorted(w for w in warnings if w.startswith("a2a-sdk 0.2")) == sorted(unread)  # agent.json: every target
+    warnings = [w for w in warnings if not w.startswith("a2a-sdk 0.2")]
     if target == "0.3":  # what only 1.0 says about security: warned, never silent
         assert warnings == ["`pkce_required` of `code`" + left_out("0.3"),
                             "the scheme `device` (its only flow is A2A 1.0's), and every requirement alternative "
@@ -221,10 +229,6 @@ def test_every_security_scheme_shape_passes_the_official_checks(repo, target: st
         part = "agent.json (the card 0.2 clients read)" if target == "1.0" else \
             "the card's 0.3 fields (what 0.3 clients read)"
         if target == "1.0":
-            unread = ("a2a-sdk 0.2 cannot read agent.json: the scheme `mtls` is mutual TLS, which A2A 0.2 has not, "
-                      "so 0.2 clients cannot use this agent (0.3 and 1.x clients read it)")
-            assert unread in warnings  # a2a-sdk 0.2 refuses the whole card
-            warnings.remove(unread)
             assert warnings == ["`state_transition_history`" + left_out(target)] + [
                 f"{what} cannot be carried by {part} and is left out of it; 1.0 clients still read it"
                 for what in ("`pkce_required` of `code`", "the scheme `device` (its only flow is A2A 1.0's), and "
@@ -283,3 +287,49 @@ def test_an_extended_card_with_no_scheme_to_authenticate_with_is_named(repo) -> 
     assert found.span is not None and vault.splitlines()[found.span.line - 1].strip().startswith("capabilities:")
     card = json.loads(result.files["site/agents.example.net/vault/.well-known/agent-card.json"])
     assert card["capabilities"]["extendedAgentCard"] is True  # published as authored, and named
+
+
+UNUSABLE = VAULT.replace("""    mtls: {type: mutualTLS}
+""", """    mtls: {type: mutualTLS}
+    nameless: {type: apiKey, in: header, name: ""}
+    spaced: {type: apiKey, in: cookie, name: "session id"}
+    sentence: {type: http, scheme: "Bearer token"}
+    scopeless:
+      type: oauth2
+      flows: {client_credentials: {token_url: "https://auth.example.net/token", scopes: {}}}
+""").replace("    - {key: []}\n", "    - {key: []}\n    - {nameless: [], spaced: [], sentence: [], scopeless: []}\n")
+
+
+@pytest.mark.parametrize("target", ["1.0", "0.3", "compat"])
+def test_a_scheme_no_client_can_use_is_refused_at_its_value(repo, target: str) -> None:  # type: ignore[no-untyped-def]
+    """A card a2a-sdk 1.x refuses (an empty key name or HTTP scheme, a 1.0
+    flow with no scope), or whose key or scheme no client can send, is
+    never written: each value is an error at its line."""
+    (repo / "content/agent-blueprints/vault-keeper.kno").write_text(UNUSABLE)
+    result = compile_example(target, root=repo)
+    refused = {d.json_path: d.message for d in result.report.sorted() if d.code == "KNO-PROJECT-AUTH"}
+    expected = {"$.a2a_projection.security_schemes.nameless.name", "$.a2a_projection.security_schemes.spaced.name",
+                "$.a2a_projection.security_schemes.sentence.scheme"}
+    if target != "0.3":  # A2A 0.3's flows may list no scope
+        expected.add("$.a2a_projection.security_schemes.scopeless.flows.client_credentials.scopes")
+    assert set(refused) == expected and not result.ok, refused
+    assert all(d.span is not None and d.span.line > 1 for d in result.report.sorted() if d.code == "KNO-PROJECT-AUTH")
+
+
+def test_a_flow_with_a_scope_is_what_a2a_sdk_1_reads_as_complete(repo) -> None:  # type: ignore[no-untyped-def]
+    """The other side of the check above: the scheme a2a-sdk 1.x refuses
+    without a scope, it reads with one."""
+    (repo / "content/agent-blueprints/vault-keeper.kno").write_text(VAULT.replace("""    mtls: {type: mutualTLS}
+""", """    mtls: {type: mutualTLS}
+    scoped:
+      type: oauth2
+      flows: {client_credentials: {token_url: "https://auth.example.net/token", scopes: {vault.read: Read}}}
+"""))
+    result = compile_example("1.0", root=repo)
+    assert result.ok, result.report.sorted()
+    card = json.loads(result.files["site/agents.example.net/vault/.well-known/agent-card.json"])
+    validate_proto_required_fields(parse_agent_card(copy.deepcopy(card)))
+    empty = copy.deepcopy(card)
+    empty["securitySchemes"]["scoped"]["oauth2SecurityScheme"]["flows"]["clientCredentials"]["scopes"] = {}
+    with pytest.raises(Exception, match="Validation failed"):
+        validate_proto_required_fields(parse_agent_card(empty))

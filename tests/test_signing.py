@@ -513,8 +513,6 @@ def test_a_signed_build_names_the_values_no_signature_protects(
     oauth: {type: oauth2, flows: {client_credentials: {token_url: "https://auth.possibility.space/token",
             scopes: {"drift:read": "", "drift:write": "Write"}}}}
     mtls: {type: mutualTLS}
-    plain: {type: oauth2, flows: {client_credentials: {token_url: "https://auth.possibility.space/token",
-            scopes: {}}}}
   security: [{bearer: []}, {oauth: ["drift:write"]}]
 """), encoding="utf-8")
     code, out, _ = knoc("build", "--format", "json", root=repo)  # unsigned: nothing to say
@@ -523,9 +521,8 @@ def test_a_signed_build_names_the_values_no_signature_protects(
     found = {d["file"]: d for d in json_diags(out) if d["code"] == "KNO-SIGNING-UNPROTECTED"}
     assert code == 0 and set(found) == {"content/agent-blueprints/drift-sentinel.kno", "content/agents/auth-agent.kno"}
     drift = found["content/agent-blueprints/drift-sentinel.kno"]
-    assert "4 values" in drift["message"] and "`$.a2a_projection.security[0].bearer`" in drift["message"]
+    assert "3 values" in drift["message"] and "`$.a2a_projection.security[0].bearer`" in drift["message"]
     assert "`$.a2a_projection.security_schemes.mtls`" in drift["message"]
-    assert "`$.a2a_projection.security_schemes.plain.flows.client_credentials`" in drift["message"]
     assert "scope `drift:read`" in drift["message"] and drift["line"] > 30
     assert "`$.authentication.schemes[0]`" in found["content/agents/auth-agent.kno"]["message"]
     # what the warning says is true: the SDK verifies the card without the requirement

@@ -1,18 +1,18 @@
 """What the projection says about an agent's card without shaping it: the
 protocol range holding together, placeholders left in, deprecated
-capabilities, what the 0.3-shaped part of a build leaves out, the values
-no signature protects. Each finding points into the agent's entity."""
+capabilities, security schemes no client can use, the values no
+signature protects (the 0.3-shaped part: knoc.compiler.legacy_checks).
+Each finding points into the agent's entity."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
 from urllib.parse import SplitResult
 
-from knoc.a2a import capability, targets
+from knoc.a2a import capability, schemes, targets
 from knoc.a2a.capability import DEPRECATED, in_range, version_key
-from knoc.a2a.fields import CardFields, a2a_binding, named_binding
+from knoc.a2a.fields import a2a_binding, named_binding
 from knoc.a2a.protocol import major_minor
-from knoc.a2a.targets import v03
 from knoc.a2a.targets.base import Target
 from knoc.a2a.unprotected import unprotected
 from knoc.a2a.wire import FLOW_FIELDS
@@ -23,36 +23,13 @@ from knoc.rules.paths import has_userinfo, host_folder, ip_literal, ipv4_as_read
 from knoc.rules.text import hidden_character
 
 
-def legacy_dropped(agent: Agent, fields: CardFields, target: Target, written: object) -> list[Diagnostic]:
-    """What the 0.3-shaped part of a 1.0 or compat build (agent.json, the
-    compat card's 0.3 fields) leaves out, or why agent.json is not written."""
-    if target.legacy_shaped or fields.legacy_view is None:
-        return []  # the 0.3 target's own `dropped` says it; no 0.3 part: KNO-LEGACY-VIEW said it
-    if not written:
-        return [card_error(agent, path, "KNO-LEGACY-VIEW", f"agent.json is not written: in the 0.3 card it would "
-                           f"hold, {what}", "give the scheme a flow A2A 0.3 has, if 0.3 clients may call it")
-                for path, what in v03.refused(fields)]
-    unread = [card_error(agent, ("security_schemes", name), "KNO-LEGACY-VIEW", f"a2a-sdk 0.2 cannot read "
-                         f"agent.json: the scheme `{name}` is mutual TLS, which A2A 0.2 has not, so 0.2 clients "
-                         "cannot use this agent (0.3 and 1.x clients read it)",
-                         "nothing to do if 0.2 clients need not use it")
-              for name, scheme in fields.schemes.items() if target.legacy and scheme.get("type") == "mutualTLS"]
-    part = ("agent.json (the card 0.2 clients read)" if target.legacy
-            else "the card's 0.3 fields (what 0.3 clients read)")
-    # A compat card's schemes carry 1.0's flow and PKCE in their 0.3 fields too, where a2a-sdk 1.x reads them.
-    carried = set() if target.legacy else {path for path, _ in v03.only_1_0(fields)}
-    return unread + [card_error(agent, path, "KNO-PROJECT-DROPPED", _carried(path, what) if path in carried else
-                                f"{what} cannot be carried by {part} and is left out of it; 1.0 clients still read "
-                                "it", "nothing to do if 0.2 and 0.3 clients need not use it")
-                     for path, what in v03.legacy_part(fields)]
-
-
-def _carried(path: JsonPath, what: str) -> str:
-    if len(path) == 2:  # ("security_schemes", name): a scheme whose every flow is 1.0's
-        return (f"the scheme `{path[1]}` has only a flow of A2A 1.0: 0.3 clients cannot use it, so the card's 0.3 "
-                "`security` leaves out every requirement alternative naming it; 1.x clients read the scheme, its "
-                "flow and those requirements")
-    return f"{what}: 0.3 clients ignore it (A2A 0.3 has no such flow or field); 1.x clients read it"
+def unusable_schemes(agent: Agent, target: Target) -> list[Diagnostic]:
+    """An error at each value of a security scheme no client can use (`knoc.a2a.schemes`)."""
+    stated = agent.card.get("security_schemes")
+    a2a_1_0 = not target.legacy_shaped
+    return [card_error(agent, ("security_schemes", name, *path), "KNO-PROJECT-AUTH", message, hint)
+            for name, scheme in (stated.items() if isinstance(stated, Mapping) else ())
+            if isinstance(scheme, Mapping) for path, message, hint in schemes.unusable(scheme, a2a_1_0)]
 
 
 def unprotected_values(agent: Agent) -> list[Diagnostic]:
@@ -101,10 +78,17 @@ def protocol_checks(agent: Agent, target: Target) -> Iterable[Diagnostic]:
     unstated = [(path, what, versions) for path, what, versions, declared in stated if not declared]
     if unstated and not agent.states_versions and defaults != capability.STATED_DEFAULT and agent.public:
         path, what, versions = unstated[0]
+        claims: dict[tuple[str, ...], list[str]] = {}  # the main url defaults to the target's versions, the others
+        for _, named, speaks in unstated:  # to its first (knoc.a2a.capability.interface_versions)
+            claims.setdefault(speaks, []).append(named)
+        said = "; ".join(f"{'the ' + names[0] if len(names) == 1 else f'{len(names)} urls'} (A2A "
+                         f"{', '.join(speaks)})" for speaks, names in claims.items())
         yield card_error(agent, path[:-1] if path[-1] == "protocol_versions" and len(path) > 1 else path,
                    "KNO-PROTOCOL-UNSTATED",
-                   f"the {what}{' and others' if len(unstated) > 1 else ''} state no protocol versions: this A2A "
-                   f"{target.name} card claims A2A {', '.join(versions)}, as the target's default",
+                   f"{len(unstated)} of the card's urls state no protocol versions, so this A2A {target.name} card "
+                   f"claims the target's defaults for them: {said}" if len(unstated) > 1 else
+                   f"the {what} states no protocol versions: this A2A {target.name} card claims A2A "
+                   f"{', '.join(versions)} for it, as the target's default",
                    "state `protocol_versions` (each interface's too), or declare agent-blueprint@0.4.0, where "
                    "an unstated interface speaks A2A 1.0 under every target")
     if target.legacy_shaped and agent.public and not any(capability.legacy_version(v) for _, _, v, _ in stated):

@@ -12,7 +12,7 @@ from pydantic import ValidationError
 
 from knoc.a2a import capability, targets, wire
 from knoc.a2a.extensions import CONTRACT_URI, SERVICE_CLASS_URI
-from knoc.a2a.fields import DEFAULT_MODES, DEFAULT_TRANSPORT, CardFields
+from knoc.a2a.fields import BINDINGS, DEFAULT_MODES, DEFAULT_TRANSPORT, CardFields
 from knoc.a2a.protocol import major_minor
 from knoc.a2a.targets import v03
 from knoc.a2a.targets.base import Target
@@ -28,12 +28,13 @@ from knoc.compiler.card_checks import (
     auth_urls,
     card_error,
     deprecated,
-    legacy_dropped,
     patch_versions,
     protocol_checks,
     unfinished,
     unprotected_values,
+    unusable_schemes,
 )
+from knoc.compiler.legacy_checks import compat_read_raw, legacy_dropped
 from knoc.diagnostics import Diagnostic, JsonPath
 from knoc.kinds.agent import NO_TWIN, Agent, Projection, Written
 from knoc.output import listing
@@ -60,7 +61,7 @@ def project(agent: Agent, target_name: str) -> tuple[Projection | None, list[Dia
     fields = _fields(agent, target, diags)
     location = _location(agent, diags)
     dropped = list(target.dropped(fields)) if fields is not None else []
-    diags += auth_urls(agent, (path for path, _ in dropped))
+    diags += [*auth_urls(agent, (path for path, _ in dropped)), *unusable_schemes(agent, target)]
     for path, what in dropped:
         diags.append(card_error(agent, path, "KNO-PROJECT-DROPPED",
                                 f"{what} cannot be carried by an A2A {target.name} card and is left out",
@@ -97,6 +98,7 @@ def project(agent: Agent, target_name: str) -> tuple[Projection | None, list[Dia
                           "report this as a knoc bug, with the entity"))
         return None, diags
     diags += legacy_dropped(agent, fields, target, view is not None and (not target.legacy or legacy_model))
+    diags += compat_read_raw(agent, fields, target)
     tags = tuple(sorted({t for s in fields.skills for t in s.tags}))
     body, legacy = (dumps_serialized(m.serialized(), m.to_json_dict) if m else b"" for m in (model, legacy_model))
     if len(body) > limits.CARD_BYTES:
@@ -161,8 +163,13 @@ def _fields(agent: Agent, target: Target, diags: list[Diagnostic]) -> CardFields
         extensions.append(AgentExtension(uri=CONTRACT_URI, required=False, params=contract.to_json_dict()))
     _empty_lists(agent, c, diags)
     skills = [s for i, raw in enumerate(c.get("skills") or []) if (s := _skill(agent, i, raw, diags))]
+    ids: dict[object, int] = {}
     for i, raw in enumerate(c.get("skills") or []):
         _requirements_declared(agent, ("skills", i, "security"), raw.get("security") or [], schemes, diags)
+        if (first := ids.setdefault(raw.get("id"), i)) != i:
+            diags.append(card_error(agent, ("skills", i, "id"), "KNO-SKILL-DUPLICATE", f"skill id `{raw.get('id')}` "
+                                    f"is also the id of skill {first + 1}: clients tell skills apart by their ids",
+                                    "give each skill an id of its own"))
     if not description:
         return None
     return CardFields(
@@ -226,8 +233,8 @@ _EMPTY["output_modes"] = (_EMPTY["input_modes"][0].replace("input", "output"), _
 
 
 def _empty_lists(agent: Agent, c: Mapping[str, object], diags: list[Diagnostic]) -> None:
-    """Each empty list the card would carry where clients read it apart:
-    left out (or defaulted), with a warning at it."""
+    """Each empty list the card would carry where clients read it apart,
+    and an empty binding: left out (or defaulted), with a warning at it."""
     skills = c.get("skills")
     places: list[tuple[tuple[str | int, ...], Mapping[str, object], tuple[str, ...]]] = [
         ((), c, ("default_input_modes", "default_output_modes"))]
@@ -238,6 +245,10 @@ def _empty_lists(agent: Agent, c: Mapping[str, object], diags: list[Diagnostic])
             if fields.get(key) == []:
                 done, hint = _EMPTY[key]
                 diags.append(card_error(agent, (*path, key), "KNO-PROJECT-DROPPED", f"`{key}: []` is {done}", hint))
+    if c.get("preferred_transport") == "":
+        diags.append(card_error(agent, ("preferred_transport",), "KNO-PROJECT-DROPPED", "`preferred_transport: \"\"` "
+                                f"is published as {DEFAULT_TRANSPORT}, A2A's default", "name the main url's binding "
+                                f"({', '.join(BINDINGS)}), or remove the line"))
 
 
 def _skill(agent: Agent, i: int, raw: dict[str, Any], diags: list[Diagnostic]) -> AgentSkill | None:

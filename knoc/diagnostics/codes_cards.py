@@ -9,11 +9,20 @@ from knoc.diagnostics.registry import E, W, declare
 declare("KNO-PROJECT-REQUIRED", E, "a field A2A requires is missing and cannot be derived", """
     The A2A card needs this field (a description, a skill's description or tags, a provider url)
     and knoc has no rule to derive it.""")
-declare("KNO-PROJECT-AUTH", E, "security cannot be mapped (legacy scheme, undeclared scheme)", """
+declare("KNO-SKILL-DUPLICATE", E, "two skills of one card have the same id", """
+    A2A gives each skill a unique id, by which clients and registries tell the skills apart and
+    name the one they ask for. A card with two skills of one id leaves which is meant to each
+    reader; give each skill an id of its own.""")
+declare("KNO-PROJECT-AUTH", E, "security cannot be mapped (legacy scheme, undeclared scheme, a scheme no client "
+        "can use)", """
     Security is declared once: either the legacy `authentication.schemes` (Bearer, Basic and Digest
     map directly) or `security_schemes`, and every requirement names a declared scheme. A 0.3 card
     (and a compat card's 0.3 fields) cannot carry an OAuth scheme whose only flow is device code:
-    when every alternative of a requirement needs one, the card would look open, so it is refused.""")
+    when every alternative of a requirement needs one, the card would look open, so it is refused.
+    A scheme no client can use is refused too: an API key with no name, or a header or cookie name
+    HTTP does not allow (`X Key: v`); an HTTP scheme that is not one authentication scheme's name
+    (`Bearer token`); in an A2A 1.0 or compat card, an OAuth flow with no scope (A2A 1.0 requires
+    one, and a2a-sdk 1.x refuses the card).""")
 declare("KNO-PROJECT-EXTENDED", W, "an extended card is offered, but no security scheme is declared", """
     `capabilities.extended_agent_card` (0.3: `supportsAuthenticatedExtendedCard`) tells clients to
     authenticate and fetch a fuller card. A2A 1.0 (sections 3.1.11 and 13.3) has them authenticate
@@ -196,16 +205,26 @@ declare("KNO-PROTOCOL-UNSTATED", W, "an older card states no protocol versions: 
     1.0; an additional interface: the first). So one blueprint makes different claims per target. State each
     interface's versions, or declare `agent-blueprint@0.4.0`, where an unstated interface speaks
     A2A 1.0 under every target.""")
-declare("KNO-LEGACY-VIEW", W, "0.3 clients cannot be served: no agent.json, or a compat card without 0.3 fields", """
+declare("KNO-COMPAT-JS", W, "the JS SDK reads a compat card's security schemes as they are, unconverted", """
+    @a2a-js/sdk converts a card to its typed model only when the card's schemes have no `type`
+    (the 1.0 shape alone). A compat card's schemes carry 0.3's `type` beside their 1.0 wrapper, for
+    0.3 clients, so the JS SDK hands an application the card as it is: a scheme read through its
+    typed form (`scheme.$case`) is none, and only its raw fields say how to authenticate. a2a-sdk
+    1.x and 0.3 read the schemes. Build with `--a2a 1.0` where JS applications read the schemes
+    (0.3 clients then read agent.json, in the 0.3 shape).""")
+declare("KNO-LEGACY-VIEW", W, "0.2 or 0.3 clients cannot be served as the card says: no agent.json, a compat card "
+        "without 0.3 fields, or what a2a-sdk 0.2 cannot read of agent.json", """
     agent.json (read by 0.2 clients) and a compat card's 0.3 top-level fields (read by 0.3 clients)
     send a client to an interface that speaks A2A 0.3 (or another version before 1.0). When no
     interface of the agent does, pointing them at a 1.0-only endpoint would fail every request, so
     agent.json is not written and a compat card goes out as a 1.0 card. Add "0.3" to the
     `protocol_versions` of an interface that answers 0.3 clients, if one does. agent.json is not
     written either when every alternative of a security requirement needs an OAuth flow only A2A
-    1.0 has (device code): its 0.3 card would state no requirement, and look open. And a2a-sdk 0.2
-    cannot read an agent.json holding a mutual TLS scheme (A2A 0.2 has none): its clients cannot
-    use the agent, while 0.3 and 1.x clients read the scheme.""")
+    1.0 has (device code): its 0.3 card would state no requirement, and look open. And a2a-sdk 0.2,
+    which agent.json is kept for in every target, reads A2A 0.2: it cannot read an agent.json
+    holding a mutual TLS scheme (its clients cannot use the agent, while 0.3 and 1.x clients read
+    the scheme), and it ignores a skill's own `security` (its clients read the card's requirements
+    for that skill) and an OAuth scheme's `oauth2_metadata_url`.""")
 declare("KNO-CAP-DEPRECATED", W,
          "a card declares, or a `composes` link requires, a deprecated (tier 3) capability", """
     Deprecated capabilities are still honoured but discouraged; the message names the capability

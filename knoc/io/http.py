@@ -66,14 +66,10 @@ def _exchange(url: str, accept: str, deadline: float) -> tuple[int, str | None, 
     conn: http.client.HTTPConnection = (
         http.client.HTTPSConnection(parts.hostname, port, timeout=timeout, context=ssl.create_default_context())
         if parts.scheme == "https" else http.client.HTTPConnection(parts.hostname, port, timeout=timeout))
-    held: list[socket.socket] = []  # the connection's socket, once it has one (the response keeps using it)
-    watchdog = threading.Timer(max(0.0, deadline - time.monotonic()), _cut, (held,))
-    watchdog.daemon = True
-    watchdog.start()
+    watchdog = _Watchdog(deadline)
+    conn._create_connection = watchdog.connected  # type: ignore[attr-defined]  # held from the first byte
     try:
         conn.connect()
-        if conn.sock is not None:
-            held.append(conn.sock)
         path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
         conn.request("GET", path, headers={"Accept": accept, "User-Agent": USER_AGENT})
         response = conn.getresponse()
@@ -98,8 +94,57 @@ def _exchange(url: str, accept: str, deadline: float) -> tuple[int, str | None, 
             raise FetchError(f"cannot reach it: {exc.strerror or exc}") from None
         raise FetchError(f"the exchange failed ({type(exc).__name__}: {str(exc)[:200]})") from None
     finally:
-        watchdog.cancel()
+        watchdog.close()
         conn.close()
+
+
+class _Watchdog:
+    """Shuts the exchange's connection at the deadline, whatever it is
+    waiting on. It holds a duplicate of the socket's descriptor from the
+    moment the socket connects (TLS then wraps the socket object, not the
+    connection), so a handshake, headers or body that drip past the
+    deadline are all cut; a deadline that passes before the socket connects
+    (a slow name lookup) shuts it as soon as it does."""
+
+    def __init__(self, deadline: float) -> None:
+        self._lock = threading.Lock()
+        self._held: list[socket.socket] = []
+        self._expired = False
+        self._timer = threading.Timer(max(0.0, deadline - time.monotonic()), self._cut)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def connected(self, address: tuple[str, int], timeout: float | None,
+                  source: tuple[str, int] | None = None) -> socket.socket:
+        """http.client's `_create_connection`: the socket, held."""
+        sock = socket.create_connection(address, timeout, source)
+        held = socket.fromfd(sock.fileno(), sock.family, sock.type)
+        with self._lock:
+            self._held.append(held)
+            expired = self._expired
+        if expired:
+            _shut(held)
+        return sock
+
+    def _cut(self) -> None:
+        with self._lock:
+            self._expired = True
+            held = list(self._held)
+        for sock in held:
+            _shut(sock)
+
+    def close(self) -> None:
+        self._timer.cancel()
+        with self._lock:
+            for sock in self._held:
+                sock.close()
+            self._held.clear()
+
+
+def _shut(sock: socket.socket) -> None:
+    """Shut the connection, so whatever read or write is waiting on it returns."""
+    with contextlib.suppress(OSError):  # already closed
+        sock.shutdown(socket.SHUT_RDWR)
 
 
 def _body(response: http.client.HTTPResponse, deadline: float) -> bytes:
@@ -109,14 +154,9 @@ def _body(response: http.client.HTTPResponse, deadline: float) -> bytes:
         size += len(chunk)
         if size > limits.DOWNLOAD_BYTES:
             raise FetchError(f"the body is larger than {limits.DOWNLOAD_BYTES:,} bytes, the most knoc reads")
+        if time.monotonic() >= deadline:  # a drip the watchdog has not cut yet
+            raise FetchError(f"the download took longer than {limits.DOWNLOAD_SECONDS:g} s")
         chunks.append(chunk)
     if time.monotonic() >= deadline:  # the watchdog cut it short: not the whole body
         raise FetchError(f"the download took longer than {limits.DOWNLOAD_SECONDS:g} s")
     return b"".join(chunks)
-
-
-def _cut(held: list[socket.socket]) -> None:
-    """At the deadline: shut the socket, so whatever read is waiting on it returns."""
-    for sock in held:
-        with contextlib.suppress(OSError):  # already closed
-            sock.shutdown(socket.SHUT_RDWR)

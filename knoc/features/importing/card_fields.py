@@ -4,7 +4,6 @@ conversion recorded as a `Change` with its JSON path."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Literal
 
@@ -14,7 +13,7 @@ from knoc.a2a.extensions import CONTRACT_URI, SERVICE_CLASS_URI, SERVICE_CLASSES
 from knoc.a2a.wire import ContractCapabilities
 from knoc.features.importing.card_security import requirements, security_schemes
 from knoc.features.importing.card_service import against_base
-from knoc.features.importing.imported import Imported, ImportedSkill, http_url, list_of, member
+from knoc.features.importing.imported import Imported, ImportedSkill, boolean, http_url, list_of, member
 from knoc.rules import slug as slugs
 from knoc.rules.json import JsonObject, JsonValue
 from knoc.rules.paths import shown_url, web_link
@@ -60,16 +59,6 @@ def version_field(raw: JsonObject, out: Imported) -> None:
     else:
         out.card["version"] = DEFAULT_VERSION
         out.convert("$.version", f"no `version`; wrote {DEFAULT_VERSION}: set the agent's real version")
-
-
-def _boolean(value: JsonValue, path: str, out: Imported) -> bool | None:
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, str) and value.strip().lower() in ("true", "false"):
-        out.convert(path, f"the string \"{value}\" to a boolean")
-        return value.strip().lower() == "true"
-    out.drop(path, f"`{json.dumps(value, ensure_ascii=False)[:80]}` is not a boolean (true or false)")
-    return None
 
 
 def _provider(raw: JsonObject, out: Imported) -> None:
@@ -131,7 +120,7 @@ def extended_card(raw: JsonObject, out: Imported) -> None:
     flag = raw.get("supportsAuthenticatedExtendedCard")
     if flag is None:
         return
-    value = _boolean(flag, "$.supportsAuthenticatedExtendedCard", out)
+    value = boolean(flag, "$.supportsAuthenticatedExtendedCard", out)
     caps = out.card.setdefault("capabilities", {})
     if value and "extended_agent_card" not in caps:
         caps["extended_agent_card"] = True
@@ -171,7 +160,7 @@ def _capabilities(raw: JsonObject, out: Imported) -> None:
             continue  # with the top-level ones, in _extensions
         if key not in FLAGS:
             out.drop(path, "not an A2A capability flag")
-        elif (flag := _boolean(value, path, out)) is not None:
+        elif (flag := boolean(value, path, out)) is not None:
             if key == "stateTransitionHistory" and not flag:
                 out.drop(path, "false is its default, and A2A 1.0 has no such flag")
             else:
@@ -197,6 +186,7 @@ def extensions(raw: JsonObject, out: Imported) -> None:
             continue
         if uri == CONTRACT_URI:  # knoc's own entry (a card it built): back into the fields it is made of
             _contract(ext.get("params"), f"{path}.params", out)
+            _regenerated(ext, path, out)
             continue
         if uri.rstrip("/") == SERVICE_CLASS_URI:
             params = ext.get("params")
@@ -204,6 +194,7 @@ def extensions(raw: JsonObject, out: Imported) -> None:
             if isinstance(cls, str) and cls in SERVICE_CLASSES:
                 out.service_class = cls
                 out.convert(path, f"the service-class extension to `service_class: {cls}`")
+                _regenerated(ext, path, out, {"class"})
             else:
                 out.drop(path, f"service class `{cls}` is not one of {', '.join(SERVICE_CLASSES)}")
             continue
@@ -211,7 +202,7 @@ def extensions(raw: JsonObject, out: Imported) -> None:
         for key in ("description", "required", "params"):
             if key not in ext or ext[key] is None:
                 continue
-            value = _boolean(ext[key], f"{path}.{key}", out) if key == "required" else ext[key]
+            value = boolean(ext[key], f"{path}.{key}", out) if key == "required" else ext[key]
             ok = {"description": str, "params": dict}.get(key, bool)
             if isinstance(value, ok):
                 entry[key] = value
@@ -222,6 +213,21 @@ def extensions(raw: JsonObject, out: Imported) -> None:
         kept.append(entry)
     if kept:
         out.card.setdefault("capabilities", {})["extensions"] = kept
+
+
+def _regenerated(ext: JsonObject, path: str, out: Imported, params: set[str] | None = None) -> None:
+    """What an entry knoc writes itself (the service class, the capability
+    contract) does not carry of the card's: each said. `params`: the only
+    params it writes (None: `_contract` says what it does not carry)."""
+    if ext.get("required") not in (None, False):
+        out.drop(f"{path}.required", "knoc writes this entry as not required: clients read it as optional")
+    if ext.get("description") not in (None, ""):
+        out.drop(f"{path}.description", "knoc writes this entry without a description")
+    for key in sorted(set(ext) - {"uri", "description", "required", "params"}):
+        out.drop(member(path, key), "not a field of an A2A extension entry")
+    given = ext.get("params")
+    for key in sorted(set(given) - params) if isinstance(given, dict) and params is not None else ():
+        out.drop(member(f"{path}.params", key), "knoc writes this entry with its own params alone")
 
 
 _CONTRACT_FLAGS = frozenset(ContractCapabilities.model_fields)

@@ -6,11 +6,12 @@ look open."""
 
 from __future__ import annotations
 
-import re
+import json
 
 from knoc.a2a.readers import js, sdk03
 from knoc.a2a.readers.common import Unreadable
-from knoc.features.importing.imported import Imported, http_url, list_of, member
+from knoc.a2a.schemes import TOKEN
+from knoc.features.importing.imported import Imported, boolean, http_url, list_of, member
 from knoc.rules.json import JsonObject, JsonValue
 
 
@@ -41,8 +42,6 @@ _WHY_NOT = {"apiKey": "an `apiKey` scheme needs `in` (header, query or cookie) a
             "http": "an `http` scheme needs a `scheme`, an HTTP authentication scheme's name (`Bearer`, say)",
             "openIdConnect": "an `openIdConnect` scheme needs an absolute http(s) `openIdConnectUrl`",
             "oauth2": "an `oauth2` scheme needs a flow knoc can carry"}
-# An HTTP authentication scheme's name (RFC 9110's token): any, registered or not, is what clients send.
-_TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+\Z")
 
 FLOWS = {"authorizationCode": "authorization_code", "clientCredentials": "client_credentials",
          "deviceCode": "device_code"}
@@ -78,11 +77,18 @@ def _scheme(s: JsonObject, path: str, out: Imported) -> JsonObject | None:
 def _fields(s: JsonObject, path: str, out: Imported) -> JsonObject | None:
     """A scheme given as 0.3 fields (`type`, `in`, `flows`, ...), snake_case."""
     kind = s.get("type")
-    desc = {"description": s["description"]} if isinstance(s.get("description"), str) else {}
-    if kind == "apiKey" and s.get("in") in ("header", "query", "cookie") and isinstance(s.get("name"), str):
-        return {"type": kind, "in": s["in"], "name": s["name"], **desc}
-    if kind == "http" and isinstance(scheme := s.get("scheme"), str) and _TOKEN.match(scheme):
-        fmt = {"bearer_format": s["bearerFormat"]} if isinstance(s.get("bearerFormat"), str) else {}
+    text = _text(s, "description", path, out)
+    desc = {"description": text} if text is not None else {}
+    where = s.get("in")
+    if isinstance(where, str) and where.lower() in ("header", "query", "cookie") and where != where.lower():
+        out.convert(f"{path}.{'location' if 'location' in s else 'in'}", f"`{where}` to `{where.lower()}`, as A2A "
+                    "spells it (a2a-sdk 0.3 refuses any other spelling)")
+        where = where.lower()
+    if kind == "apiKey" and where in ("header", "query", "cookie") and isinstance(s.get("name"), str):
+        return {"type": kind, "in": where, "name": s["name"], **desc}
+    if kind == "http" and isinstance(scheme := s.get("scheme"), str) and TOKEN.match(scheme):
+        bearer = _text(s, "bearerFormat", path, out)
+        fmt = {"bearer_format": bearer} if bearer is not None else {}
         return {"type": kind, "scheme": scheme, **fmt, **desc}
     if kind == "openIdConnect" and http_url(s.get("openIdConnectUrl")):
         return {"type": kind, "open_id_connect_url": s["openIdConnectUrl"], **desc}
@@ -114,12 +120,11 @@ def _flow(name: str, flow: JsonValue, path: str, out: Imported) -> JsonObject | 
         return None
     if name in FLOW_URLS and not http_url(flow.get(FLOW_URLS[name])):
         return None
-    scopes = stated if isinstance(stated := flow.get("scopes"), dict) else {}
-    kept: JsonObject = {"token_url": flow["tokenUrl"], "scopes": {str(k): str(v) for k, v in scopes.items()}}
+    kept: JsonObject = {"token_url": flow["tokenUrl"], "scopes": _scopes(flow, f"{path}.scopes", out)}
     if name == "authorizationCode":
         kept["authorization_url"] = flow["authorizationUrl"]
-        if isinstance(flow.get("pkceRequired"), bool):
-            kept["pkce_required"] = flow["pkceRequired"]
+        if "pkceRequired" in flow and (pkce := boolean(flow["pkceRequired"], f"{path}.pkceRequired", out)) is not None:
+            kept["pkce_required"] = pkce
     if name == "deviceCode":
         kept["device_authorization_url"] = flow["deviceAuthorizationUrl"]
     if http_url(flow.get("refreshUrl")):
@@ -127,6 +132,39 @@ def _flow(name: str, flow: JsonValue, path: str, out: Imported) -> JsonObject | 
     elif "refreshUrl" in flow:
         out.drop(f"{path}.refreshUrl", "not an absolute http(s) URL")
     return kept
+
+
+def _scopes(flow: JsonObject, path: str, out: Imported) -> JsonObject:
+    """A flow's scopes, each name with its description: a list of names is
+    read as the JS SDK reads it, and a description that is not a string is
+    made one; each said."""
+    stated = flow.get("scopes")
+    names = [name for name in stated if isinstance(name, str)] if isinstance(stated, list) else []
+    if isinstance(stated, list) and len(names) == len(stated):
+        out.convert(path, "a list of scope names to a map of each name to an empty description (the JS SDK reads "
+                    "the names; a2a-sdk 0.3 and 1.x refuse a list)")
+        return {name: "" for name in names}
+    if not isinstance(stated, dict):
+        if "scopes" in flow:
+            out.drop(path, "not a map of scope names to their descriptions")
+        return {}
+    scopes: JsonObject = {}
+    for name, text in stated.items():
+        scopes[name] = text if isinstance(text, str) else "" if text is None else json.dumps(text, ensure_ascii=False)
+        if not isinstance(text, str):
+            out.convert(member(path, name), f"the description `{json.dumps(text, ensure_ascii=False)[:80]}` to the "
+                        f"string {json.dumps(scopes[name], ensure_ascii=False)}")
+    return scopes
+
+
+def _text(s: JsonObject, key: str, path: str, out: Imported) -> str | None:
+    """The scheme's `key` when it is a string; else None, said when it is there."""
+    value = s.get(key)
+    if isinstance(value, str):
+        return value
+    if key in s:
+        out.drop(member(path, key), f"`{json.dumps(value, ensure_ascii=False)[:80]}` is not a string")
+    return None
 
 
 def security(raw: JsonObject, out: Imported) -> None:
@@ -214,8 +252,10 @@ def _requirements_of(raw: JsonObject, key: str, path: str, names: set[str],
         why = (f"it needs {', '.join(f'`{n}`' for n in lost)}, a scheme that was not kept" if found is not None
                else "not a requirement (scheme names, each with a list of scopes)")
         if items and not kept and i == len(items) - 1:  # every alternative gone: "sign in" would read "open"
-            why += ("; no requirement is left, so clients would read the agent as open: state the one it "
-                    "enforces in the blueprint before publishing it")
+            out.private = True
+            why += ("; no requirement is left, so clients would read the agent as open: the blueprint is written "
+                    "private (`visibility: private`); state the requirement it enforces, then remove that line to "
+                    "publish it")
         out.drop(f"{path}.{key}[{i}]", why)
     return kept
 

@@ -81,6 +81,7 @@ class Imported:
     card: ImportedCard  # the a2a_projection, snake_case
     service_class: str | None = None
     changes: list[Change] = field(default_factory=list)
+    private: bool = False  # its security could not be kept: it would be published as open
 
     def drop(self, path: str, why: str) -> None:
         self.changes.append(Change(path, f"dropped: {why}"))  # a finding: `diag` masks a url's password
@@ -101,3 +102,14 @@ def publishable(url: object) -> bool:
 
 def list_of(value: JsonValue) -> list[JsonValue]:
     return value if isinstance(value, list) else []
+
+
+def boolean(value: JsonValue, path: str, out: Imported) -> bool | None:
+    """A boolean, or a string that clearly says one (converted); else None (dropped)."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lower() in ("true", "false"):
+        out.convert(path, f"the string \"{value}\" to a boolean")
+        return value.strip().lower() == "true"
+    out.drop(path, f"`{json.dumps(value, ensure_ascii=False)[:80]}` is not a boolean (true or false)")
+    return None

@@ -215,6 +215,7 @@ def blueprint(imported: Imported, slug: str, id_: str, source: str, date: str) -
         "slug": slug,
         "type": "agent-blueprint",
         "version": imported.card["version"] if is_semver(imported.card["version"]) else DEFAULT_VERSION,
+        **({"visibility": "private"} if imported.private else {}),  # never published as open (`requirements`)
         "title": imported.card["name"],
         "provenance": {"origin": {"id": masked(source), "timestamp": date, "tool": "knoc import"}},  # committed
     }

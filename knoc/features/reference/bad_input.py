@@ -38,6 +38,7 @@ class Case(NamedTuple):
 BP = "content/agent-blueprints"
 STEWARD = f"{BP}/schema-steward.kno"
 SENTINEL = f"{BP}/drift-sentinel.kno"
+REALM = f"{BP}/realm-concierge.kno"
 CONCIERGE = f"{BP}/realm-concierge.kno"
 SEARCH = f"{BP}/catalog-search.kno"
 REVIEW_TRACE = "content/extensions/review-trace.kno"
@@ -147,6 +148,12 @@ _RAW: dict[str, tuple[Edit | tuple[Edit, ...], str, str, int | str | None]] = {
     "skill-without-description": (Replace(SENTINEL, "      description: Rebuilds a tree in memory and lists the "
                                           "files that drifted.\n", ""),
                                   "KNO-PROJECT-REQUIRED", SENTINEL, "- id: sweep"),
+    "skill-id-twice": (Replace(REALM, "    - id: role-admin\n", "    - id: account-help\n"), "KNO-SKILL-DUPLICATE",
+                       REALM, 49),
+    "api-key-nameless": (Replace(REALM, "      type: openIdConnect\n      open_id_connect_url: https://auth.possibility."
+                                 "space/realms/acme/.well-known/openid-configuration\n",
+                                 "      type: apiKey\n      in: header\n      name: \"\"\n"),
+                         "KNO-PROJECT-AUTH", REALM, 'name: ""'),
     "service-class-twice": (Replace(STEWARD, "    extensions:\n", "    extensions:\n"
                                     "      - uri: https://connect.actex.ai/extensions/service-class\n"),
                             "KNO-SERVICE-CLASS-TWICE", STEWARD, "    extensions:"),
