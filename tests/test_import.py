@@ -607,3 +607,28 @@ def test_a_card_whose_security_cannot_be_kept_is_imported_private(repo: Path, kn
     assert data["visibility"] == "private"
     assert knoc("build", root=repo)[0] == 0
     assert not list((repo / "build/site").glob("odd.example.org/implicit/.well-known/*"))
+
+
+def test_no_password_in_a_url_reaches_the_blueprint(repo: Path, knoc: Knoc,
+                                                    tmp_path_factory: pytest.TempPathFactory) -> None:
+    """A blueprint is committed and its card published: a user name and
+    password in the card's urls are left out, said at their path (without
+    repeating them); one in --url is refused before anything is written."""
+    card = {"name": "Secret Urls", "description": "d", "url": "https://bob:hunter2@odd.example.org/a2a/",
+            "version": "1.0.0", "protocolVersion": "0.3.0", "capabilities": {},
+            "additionalInterfaces": [{"url": "https://eve:s3cret@odd.example.org/rest", "transport": "HTTP+JSON"}],
+            "documentationUrl": "https://carol:pw0rd@odd.example.org/docs",
+            "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
+            "skills": [{"id": "s", "name": "S", "description": "x", "tags": ["t"]}]}
+    source = tmp_path_factory.mktemp("cards") / "secret.json"
+    source.write_text(json.dumps(card), encoding="utf-8")
+    code, out, err = knoc("import", str(source), "--format", "json", root=repo)
+    said = {d["json_path"]: d["message"] for d in json_diags(out) if d["code"] == "KNO-IMPORT-CHANGED"}
+    written = (repo / BLUEPRINTS / "secret-urls.kno").read_text(encoding="utf-8")
+    assert code == 0 and {"$.url", "$.additionalInterfaces[0].url", "$.documentationUrl"} <= set(said)
+    for secret in ("hunter2", "s3cret", "pw0rd"):
+        assert secret not in written and secret not in out + err
+    assert "url: https://odd.example.org/a2a/" in written
+    code, out, err = knoc("import", str(source), "--force", "--url", "https://bob:hunter2@odd.example.org/x/",
+                          root=repo)
+    assert code == 2 and "user name or password" in err and "hunter2" not in out + err

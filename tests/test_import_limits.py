@@ -182,3 +182,33 @@ def test_a_deadline_that_passes_while_connecting_still_cuts_the_download(monkeyp
         with pytest.raises(http.FetchError, match=r"took longer than 0\.2 s"):
             http.fetch(url)
         assert time.monotonic() - start < 2
+
+
+def test_the_credentials_a_card_was_fetched_with_are_not_its_url(repo: Path, knoc: Knoc) -> None:
+    """A card that names no url of its own is published where it was
+    fetched from: without the user name and password used to fetch it."""
+
+    def card(conn: socket.socket) -> None:
+        body = (b'{"name": "Nameless Url", "description": "d", "version": "1.0.0", "capabilities": {}, '
+                b'"defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"], '
+                b'"skills": [{"id": "s", "name": "S", "description": "x", "tags": ["t"]}]}')
+        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: "
+                     + str(len(body)).encode() + b"\r\n\r\n" + body)
+
+    with server(card) as url:
+        code, out, err = knoc("import", url.replace("http://", "http://alice:tok3n@"), root=repo)
+    written = (repo / "content/agent-blueprints/nameless-url.kno").read_text(encoding="utf-8")
+    assert code == 0 and "tok3n" not in written + out + err and "url: http://127.0.0.1:" in written
+
+
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_verify_never_repeats_the_password_of_the_cards_url(fmt: str, tmp_path: Path) -> None:
+    def card(conn: socket.socket) -> None:
+        body = b'{"name": "a", "signatures": [{"protected": "e30", "signature": "AA"}]}'
+        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body)
+
+    (tmp_path / "jwks.json").write_text('{"keys": []}', encoding="utf-8")
+    with server(card) as url:
+        code, out, err = _verify(url.replace("http://", "http://user:s3cretpw@"), "--jwks", str(tmp_path / "jwks.json"),
+                                 "--format", fmt)
+    assert code == 1 and "s3cretpw" not in out + err and ("***@" in out or fmt == "text")

@@ -312,3 +312,58 @@ def test_ctrl_c_stops_serve_as_an_interrupted_command(stop: signal.Signals) -> N
     err = proc.stderr.read()
     assert proc.wait(timeout=20) == 130 and "Traceback" not in err
     assert "stopped serving" in err and "half-written" not in err  # it wrote nothing, and says no more
+
+
+def test_watch_sees_a_folder_moved_in_and_never_watches_through_a_link(repo: Path,
+                                                                     tmp_path_factory: pytest.TempPathFactory) -> None:
+    """A folder of sources moved into content/ is watched from then on (the
+    agent it brings is served); a link out of the repo is not watched at all:
+    its tree is no source, as a build lists them."""
+    from knoc.io.watch import _folders
+
+    outside = tmp_path_factory.mktemp("outside")
+    (outside / "deep").mkdir()
+    (repo / "content/elsewhere").symlink_to(outside, target_is_directory=True)
+    watched = _folders(repo, ["specs", "content"])
+    assert repo / "content/agent-blueprints" in watched and not any(str(outside) in str(f) for f in watched)
+    assert not any("elsewhere" in str(f) for f in watched)
+    (repo / "content/elsewhere").unlink()  # a build refuses it (KNO-IO-REFUSED): not served
+    incoming = tmp_path_factory.mktemp("incoming") / "team"
+    incoming.mkdir()
+    text = (repo / "content/agent-blueprints/quick-summarizer.kno").read_text(encoding="utf-8")
+    (incoming / "brief.kno").write_text(text.replace("quick-summarizer", "brief-writer").replace(
+        "01KKV1QV1CKSVMMAR1ZER00004", "01KKV1BR1EFWR1TER000000004"), encoding="utf-8")
+    with serving(repo, "--watch") as base:
+        shutil.move(str(incoming), repo / "content/agent-blueprints/team")
+        card = f"{base}brief-writer/.well-known/agent-card.json"
+        deadline = time.monotonic() + 30
+        while get(card, "agents.possibility.space")[0] != 200:
+            assert time.monotonic() < deadline, "the moved-in folder's agent was not built within 30 s"
+            time.sleep(0.2)
+        text = (repo / "content/agent-blueprints/team/brief.kno").read_text(encoding="utf-8")
+        (repo / "content/agent-blueprints/team/brief.kno").write_text(
+            text.replace("Condenses a document", "Writes a brief of a document"), encoding="utf-8")
+        while b"Writes a brief" not in get(card, "agents.possibility.space")[2]:
+            assert time.monotonic() < deadline, "an edit in the moved-in folder was not seen within 30 s"
+            time.sleep(0.2)
+
+
+def test_a_watch_that_cannot_go_on_is_said_once_and_serving_stops(monkeypatch: pytest.MonkeyPatch,
+                                                                  tmp_path: Path) -> None:
+    """The system's limit on watches, say: one line, and the watch ends,
+    rather than a traceback and a server that no longer rebuilds."""
+    import threading
+
+    import watchfiles
+
+    from knoc.io import watch
+
+    def refuse(*args: object, **kwargs: object) -> object:
+        raise OSError(28, "inotify watch limit reached")
+
+    monkeypatch.setattr(watchfiles, "watch", refuse)
+    lost: list[Exception] = []
+    ready = threading.Event()
+    (tmp_path / "content").mkdir()
+    watch._watch(tmp_path, ["specs", "content"], lambda: None, threading.Event(), ready, lost.append)
+    assert ready.is_set() and len(lost) == 1 and "watch limit" in str(lost[0])

@@ -137,3 +137,34 @@ def test_site_names_one_host_tree_of_the_build(site: str, repo: Path) -> None:
     done = subprocess.run([sys.executable, "-m", "knoc", "serve", "--root", str(repo), "--site", site, "--port", "0"],
                           capture_output=True, text=True, timeout=30)
     assert done.returncode == 2 and "KNO-SERVE" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_idle_connections_hold_no_thread_for_long_and_no_more_than_a_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Connections that send half a request and wait are closed when idle,
+    and past the bound new ones are closed at once: a flood never costs a
+    thread each, and a real request is answered once the idle ones are gone."""
+    import threading
+    import urllib.request
+
+    from knoc.io import server
+
+    monkeypatch.setattr(limits, "SERVE_CONNECTIONS", 4)
+    monkeypatch.setattr(limits, "SERVE_IDLE_SECONDS", 0.5)
+    running = server.start(0, lambda request: server.Response(200, body=b"ok"))
+    threading.Thread(target=running.serve_forever, daemon=True).start()
+    port = running.server_address[1]
+    before = threading.active_count()
+    idle = [socket.create_connection(("127.0.0.1", port)) for _ in range(20)]
+    try:
+        for sock in idle:
+            sock.sendall(b"GET / HTTP/1.1\r\n")
+        time.sleep(0.2)
+        assert threading.active_count() - before <= 4
+        time.sleep(1.0)  # past the idle limit: their threads are back
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5) as answered:
+            assert answered.status == 200 and answered.read() == b"ok"
+    finally:
+        for sock in idle:
+            sock.close()
+        running.shutdown()
+        running.server_close()

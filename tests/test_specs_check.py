@@ -403,3 +403,32 @@ def test_a_reordered_enum_of_many_values_is_no_change(evolve: Callable[..., tupl
     values = list(range(20_000))
     code, report = evolve({"enum": values}, {"enum": values[::-1]}, "0.1.0")
     assert code == 0 and domain_spec(report)["class"] == "no schema change"
+
+
+def test_nested_bounds_are_sampled_within_one_budget(evolve: Callable[..., tuple[int, dict[str, Any]]]) -> None:
+    """Each bound is under the per-bound cap, but they multiply: 1,024 lists
+    of 1,024 lists of 1,024 strings. The sample stops at MAX_TOTAL, and the
+    change still gets a verdict (a hook or a review that runs it never hangs)."""
+    from knoc.evolution.sample import MAX_TOTAL, sample
+
+    def nested(inner: dict[str, Any]) -> dict[str, Any]:
+        return {"type": "array", "minItems": 1024, "items": {"type": "array", "minItems": 1024, "items": {
+            "type": "array", "minItems": 1024, "items": inner}}}
+
+    def size(value: Any) -> int:
+        if isinstance(value, list):
+            return len(value) + sum(map(size, value))
+        return len(value) if isinstance(value, str) else 0
+
+    assert size(sample(nested({"type": "string", "minLength": 8}), None)) <= MAX_TOTAL  # type: ignore[arg-type]
+    _, report = evolve(nested({"type": "string"}), nested({"type": "integer"}), "0.1.1")
+    assert domain_spec(report)["class"] in ("unknown", "breaking")
+
+
+def test_nested_repeats_in_a_pattern_are_made_within_a_bound() -> None:
+    """`(((a+)+)+...)`: each repeat may add two more of what it holds, so
+    a seeded string would grow as 3 to the nesting; it is given up instead."""
+    from knoc.evolution.sample import MAX_SIZE, strings
+
+    made = strings("(" * 24 + "a+" + ")+" * 24, 8)
+    assert made and all(len(s) <= MAX_SIZE for s in made) and made[0] == "a"

@@ -10,12 +10,12 @@ from knoc.app.outcome import Outcome, UsageError
 from knoc.config import Config
 from knoc.diagnostics import Diagnostic, diag
 from knoc.features.importing import importer
-from knoc.features.importing.imported import publishable
+from knoc.features.importing.imported import unpublishable
 from knoc.features.keysets import is_url
 from knoc.features.migrate import BLUEPRINTS
 from knoc.io import files, writing
 from knoc.rules import ulid
-from knoc.rules.paths import shown_url
+from knoc.rules.paths import has_userinfo, shown_url
 
 
 def import_cards(config: Config, sources: tuple[str, ...], force: bool, base_url: str | None = None,
@@ -23,9 +23,12 @@ def import_cards(config: Config, sources: tuple[str, ...], force: bool, base_url
     """Each card converted and written as content/agent-blueprints/<slug>.kno,
     then validated. As every command that writes a source: a file that
     exists stops the run before anything is written (exit 2), unless `force`."""
-    if base_url is not None and not publishable(base_url):
-        raise UsageError("KNO-CONFIG", f"--url `{shown_url(base_url)}` is not an http(s) URL a card can be "
-                         "published at")
+    if base_url is not None and has_userinfo(base_url):
+        raise UsageError("KNO-CONFIG", f"--url `{shown_url(base_url)}` holds a user name or password, which the "
+                         "blueprint and its card would publish", "give the url without them: a client brings its "
+                         "own credentials")
+    if base_url is not None and (why := unpublishable(base_url)) is not None:
+        raise UsageError("KNO-CONFIG", f"--url `{shown_url(base_url)}` cannot be a card's url: {why}")
     diags: list[Diagnostic] = []
     planned: list[tuple[str, str, str]] = []  # (label, target, text)
     taken: set[str] = set()  # slugs given in this run

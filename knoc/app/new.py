@@ -13,7 +13,7 @@ from knoc.app.outcome import Outcome, UsageError
 from knoc.config import CONFIG_FILE, Config, ConfigError, load_config, repos_around
 from knoc.features import authoring as author
 from knoc.features import schemas
-from knoc.features.importing.imported import publishable
+from knoc.features.importing.imported import unpublishable
 from knoc.features.migrate import BLUEPRINTS
 from knoc.incremental.driver import spec_set
 from knoc.io import files, writing
@@ -91,8 +91,8 @@ def _publishable(url: str, hint: str | None = None) -> None:
     if has_userinfo(url):
         raise UsageError("KNO-CONFIG", f"`{shown_url(url)}` holds a user name or password, which would be published",
                          "give the url without them: a client brings its own credentials")
-    if not publishable(url):
-        raise UsageError("KNO-CONFIG", f"`{url}` is not an http(s) URL without query or fragment", hint)
+    if (why := unpublishable(url)) is not None:
+        raise UsageError("KNO-CONFIG", f"`{url}` cannot be published at: {why}", hint)
 
 
 def init(folder: Path, url: str | None = None) -> Outcome:

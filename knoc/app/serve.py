@@ -52,8 +52,14 @@ def serve(config: Config, port: int, site_name: str | None, rebuild: bool, sign_
     except OSError as exc:
         raise UsageError("KNO-SERVE", f"cannot listen on 127.0.0.1:{port}: {exc.strerror}",
                          "pick another --port, or 0 for a free one") from None
+    gone: list[Exception] = []  # why the watch stopped, if it did: serving stale trees ends too
+
+    def lost(exc: Exception) -> None:
+        gone.append(exc)
+        running.shutdown()
+
     if watching is not None:
-        watching.start(config.root, folders, since, build_and_report, failed)
+        watching.start(config.root, folders, since, build_and_report, failed, lost)
     with interrupts.as_ctrl_c() as ignore_more:  # a service manager's stop is a Ctrl-C too
         try:  # said once Ctrl-C stops it as said: a stop right after the line is one
             say(f"serving {config.output}/{SITE} on http://127.0.0.1:{running.server_address[1]}/"
@@ -69,6 +75,11 @@ def serve(config: Config, port: int, site_name: str | None, rebuild: bool, sign_
             running.server_close()
             if watching is not None:
                 _stop(watching, say)
+    if gone:
+        why = str(gone[0])[:200] or type(gone[0]).__name__
+        raise UsageError("KNO-SERVE", f"the watch on the sources stopped: {why}",
+                         "raise the system's limit on watched folders (Linux: fs.inotify.max_user_watches), or "
+                         "serve without --watch and build by hand")
     return Outcome("knoc serve")
 
 

@@ -17,7 +17,7 @@ from knoc.a2a.unprotected import in_card
 from knoc.app.outcome import Outcome, UsageError
 from knoc.diagnostics.source import json_path
 from knoc.features import keysets
-from knoc.rules.paths import origin, split_url
+from knoc.rules.paths import origin, shown_url, split_url
 
 
 def verify(source: str, jwks: str | None, allow_jku: bool, jku_hosts: tuple[str, ...] = (), *,
@@ -30,13 +30,14 @@ def verify(source: str, jwks: str | None, allow_jku: bool, jku_hosts: tuple[str,
 
 def _verify(source: str, jwks: str | None, allow_jku: bool, jku_hosts: tuple[str, ...], fmt: str) -> Outcome:
     card = keysets.load_json(source, "the card", card=True)
+    shown = shown_url(source) if keysets.is_url(source) else source  # never a url's password, in any format
     if not isinstance(card, dict):
-        raise UsageError("KNO-VERIFY-READ", f"{source} is not an A2A card (a JSON object)")
+        raise UsageError("KNO-VERIFY-READ", f"{shown} is not an A2A card (a JSON object)")
     signatures = card.get("signatures") or []
     if jwks is None and not allow_jku and signatures:
         own = _own_key_set(source, card)
         raise UsageError("KNO-CONFIG", "no key set to verify against",
-                         f"give one with --jwks: `knoc verify {source} --jwks {own}` (this repo's build has the "
+                         f"give one with --jwks: `knoc verify {shown} --jwks {own}` (this repo's build has the "
                          "card's host)" if own else "give one with --jwks FILE_OR_URL (a build's own: "
                          "build/site/<host>/.well-known/jwks.json), or let the card name it: --allow-jku")
     refused: dict[str, str] = {}
@@ -49,9 +50,9 @@ def _verify(source: str, jwks: str | None, allow_jku: bool, jku_hosts: tuple[str
         keys = signing.KeySet({})
     verdict = signing.verify(card, keys)
     open_to_edit = [json_path(p) for p in in_card(card)] if verdict.valid else []
-    answer = (_json(source, verdict, keys, refused, open_to_edit) if fmt == "json"
+    answer = (_json(shown, verdict, keys, refused, open_to_edit) if fmt == "json"
               else _text(verdict, keys, refused, open_to_edit))
-    return Outcome("knoc verify", inputs=[source], answer=answer, failed=not verdict.valid)
+    return Outcome("knoc verify", inputs=[shown], answer=answer, failed=not verdict.valid)
 
 
 def _own_key_set(source: str, card: Mapping[str, object]) -> str | None:

@@ -16,9 +16,15 @@ if TYPE_CHECKING:
     from knoc.kinds.spec import Resolved, Resolver
 
 MAX_DEPTH = 12
-# The most characters, items or members a sample holds: a bound above it is
-# not sampled at (a counterexample stays small, and never costs gigabytes).
+# The most characters, items or members one bound of a sample holds: a bound
+# above it is not sampled at (a counterexample stays small).
 MAX_SIZE = 1024
+# The most characters, items and members a whole sample holds, however its
+# bounds nest (1,024 lists of 1,024 lists of ...): past it the sample stops
+# short, the schema refuses it, and the verdict is "unknown", not gigabytes.
+MAX_TOTAL = 16_384
+# The most steps making one string of a pattern takes (nested repeats).
+MAX_STEPS = 10_000
 # A value a format names, where a plain "x" would not read as one.
 FORMATS = {"date-time": "2026-01-01T00:00:00Z", "date": "2026-01-01", "uri": "https://example.com",
            "email": "a@example.com", "uri-reference": "https://example.com", "hostname": "example.com"}
@@ -27,9 +33,22 @@ ANY_VALUES: tuple[JsonValue, ...] = (None, True, 0, 1.5, "", "x", [], {})
 _TYPE_ORDER = ("object", "string", "integer", "number", "boolean", "array", "null")
 
 
-def sample(schema: object, resolver: Resolver, depth: int = 0) -> object:
+class _Budget:
+    """What is left of one sample's MAX_TOTAL."""
+
+    def __init__(self) -> None:
+        self.left = MAX_TOTAL
+
+    def take(self, n: int) -> bool:
+        """Whether `n` more fit; they are spent either way (once short, always short)."""
+        self.left -= n
+        return self.left >= 0
+
+
+def sample(schema: object, resolver: Resolver, depth: int = 0, budget: _Budget | None = None) -> object:
     """A small value `schema` likely accepts: each required member, each
-    bound at its least, the first of each choice."""
+    bound at its least, the first of each choice (within MAX_TOTAL)."""
+    budget = budget or _Budget()
     node = _merged(schema, resolver, depth)
     if "const" in node:
         return node["const"]
@@ -39,13 +58,14 @@ def sample(schema: object, resolver: Resolver, depth: int = 0) -> object:
     if depth > MAX_DEPTH:
         return {"object": {}, "array": []}.get(kind)
     if kind == "object":
-        return _object(node, resolver, depth)
+        return _object(node, resolver, depth, budget)
     if kind == "array":
         items = node.get("items", {})
         count = min(_count(node.get("minItems", 0)), MAX_SIZE)
-        return [sample(items, resolver, depth + 1) for _ in range(count)]
+        return [sample(items, resolver, depth + 1, budget) for _ in range(count) if budget.take(1)]
     if kind == "string":
-        return _string(node)
+        text = _string(node)
+        return text if budget.take(len(text)) else ""
     if kind in ("integer", "number"):
         return _number(node, kind)
     return {"boolean": False, "null": None}.get(kind)
@@ -218,20 +238,23 @@ def _kind(node: dict[str, object]) -> str:
     return "string" if "minimum" not in node else "number"
 
 
-def _object(node: dict[str, object], resolver: Resolver, depth: int) -> dict[str, object]:
+def _object(node: dict[str, object], resolver: Resolver, depth: int, budget: _Budget) -> dict[str, object]:
     props = found if isinstance(found := node.get("properties"), dict) else {}
     out: dict[str, object] = {}
     for name in _items(node.get("required")):
         assert isinstance(name, str)  # `required` names members
-        out[name] = sample(props.get(name, node.get("additionalProperties", {})), resolver, depth + 1)
+        if budget.take(1):
+            out[name] = sample(props.get(name, node.get("additionalProperties", {})), resolver, depth + 1, budget)
     least = min(_count(node.get("minProperties", 0)), MAX_SIZE)
     for name, sub in props.items():  # up to minProperties
-        if len(out) >= least:
+        if len(out) >= least or not budget.take(1):
             break
-        out.setdefault(name, sample(sub, resolver, depth + 1))
+        out.setdefault(name, sample(sub, resolver, depth + 1, budget))
     extra = node.get("additionalProperties", {})
     for k in range(least - len(out) if extra is not False else 0):
-        out[f"x-{k + 1}"] = sample(extra, resolver, depth + 1)
+        if not budget.take(1):
+            break
+        out[f"x-{k + 1}"] = sample(extra, resolver, depth + 1, budget)
     return out
 
 
@@ -267,13 +290,18 @@ def _edge(exclusive: object, step: float) -> int | float | None:
 def _text(parsed: Any, rng: random.Random | None) -> str | None:
     """One string `parsed` matches: the least (rng None) or a seeded pick."""
     groups: dict[int, str] = {}
+    steps = [MAX_STEPS]
     try:
-        return "".join(_part(op, av, rng, groups) for op, av in parsed)
+        text = "".join(_part(op, av, rng, groups, steps) for op, av in parsed)
     except (ValueError, KeyError, RecursionError):
         return None
+    return text if len(text) <= MAX_SIZE else None
 
 
-def _part(op: object, av: Any, rng: random.Random | None, groups: dict[int, str]) -> str:
+def _part(op: object, av: Any, rng: random.Random | None, groups: dict[int, str], steps: list[int]) -> str:
+    steps[0] -= 1
+    if steps[0] < 0:  # nested repeats: a string too long to make
+        raise ValueError("too many steps")
     name = str(op)
     if name == "LITERAL":
         return chr(av)
@@ -288,17 +316,17 @@ def _part(op: object, av: Any, rng: random.Random | None, groups: dict[int, str]
     if name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
         least, most, sub = av
         times = least if rng is None else least + rng.randint(0, min(2, max(0, min(most, least + 2) - least)))
-        return "".join("".join(_part(o, a, rng, groups) for o, a in sub) for _ in range(times))
+        return "".join("".join(_part(o, a, rng, groups, steps) for o, a in sub) for _ in range(times))
     if name in ("SUBPATTERN", "ATOMIC_GROUP"):
         group, sub = (av[0], av[-1]) if name == "SUBPATTERN" else (None, av)
-        text = "".join(_part(o, a, rng, groups) for o, a in sub)
+        text = "".join(_part(o, a, rng, groups, steps) for o, a in sub)
         if group is not None:
             groups[group] = text
         return text
     if name == "BRANCH":
         branches = av[1]
         chosen = branches[0] if rng is None else rng.choice(branches)
-        return "".join(_part(o, a, rng, groups) for o, a in chosen)
+        return "".join(_part(o, a, rng, groups, steps) for o, a in chosen)
     if name == "GROUPREF":
         return groups[av]
     if name in ("AT", "ASSERT", "ASSERT_NOT"):

@@ -5,11 +5,15 @@ past the limits gets 414 or 431, and a failing `answer` gets 500."""
 
 from __future__ import annotations
 
+import socket
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from knoc.rules import limits
+
+_Connection = socket.socket | tuple[bytes, socket.socket]  # what socketserver hands a handler
 
 
 @dataclass(frozen=True)
@@ -33,6 +37,7 @@ Answer = Callable[[Request], Response]
 def _handler(answer: Answer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         server_version = "knoc-serve"
+        timeout = limits.SERVE_IDLE_SECONDS  # a client that sends nothing gives its thread back
 
         def do_GET(self) -> None:
             self._reply("GET")
@@ -82,6 +87,24 @@ def start(port: int, answer: Answer) -> ThreadingHTTPServer:
 
 class _Server(ThreadingHTTPServer):
     request_queue_size = limits.SERVE_BACKLOG  # the standard library's 5 drops a burst of clients
+
+    def __init__(self, address: tuple[str, int], handler: type[BaseHTTPRequestHandler]) -> None:
+        super().__init__(address, handler)
+        self._slots = threading.BoundedSemaphore(limits.SERVE_CONNECTIONS)
+
+    def process_request(self, request: _Connection, client_address: tuple[str, int]) -> None:
+        """A thread for the connection while one is free; else it is closed
+        at once (a flood of connections never costs a thread each)."""
+        if not self._slots.acquire(blocking=False):
+            self.shutdown_request(request)
+            return
+        super().process_request(request, client_address)
+
+    def process_request_thread(self, request: _Connection, client_address: tuple[str, int]) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self._slots.release()
 
     def handle_error(self, request: object, client_address: object) -> None:
         pass  # a client that hung up mid-answer is not worth a traceback on the terminal

@@ -2,7 +2,12 @@
 its kin). Every batch of changes to `.kno` files calls back once; whatever
 the callback raises is handed to `failed`, and the watching goes on. The
 callback learns that the watch is stopping from its progress callback
-(`Watch.progress`), so that a rebuild under way unwinds cleanly."""
+(`Watch.progress`), so that a rebuild under way unwinds cleanly.
+
+Each folder of the sources is watched on its own, as a build lists them:
+never through a link (a link to `/` is not a watch on the whole disk), and
+a folder added or removed sets the watch anew. A watch that cannot go on
+(the system's limit on watches) is handed to `lost`, once."""
 
 from __future__ import annotations
 
@@ -48,13 +53,12 @@ class Watch:
             raise Stopped
 
     def start(self, root: Path, folders: list[str], since: object, rebuild: Callable[[], None],
-              failed: Callable[[Exception], object]) -> None:
+              failed: Callable[[Exception], object], lost: Callable[[Exception], object]) -> None:
         """Watch; returns once the watch is in place, after a rebuild if the
         sources changed since the `since` fingerprint (taken before the first build)."""
         ready = threading.Event()
-        paths = [root / f for f in folders if (root / f).is_dir()] or [root]
-        self._thread = threading.Thread(target=_watch, args=(root, paths, _guarded(rebuild, failed), self._stop,
-                                                             ready), daemon=True)
+        self._thread = threading.Thread(target=_watch, args=(root, folders, _guarded(rebuild, failed), self._stop,
+                                                             ready, lost), daemon=True)
         self._thread.start()
         ready.wait(READY_SECONDS)
         if fingerprint(root, folders) != since:  # an edit made before the watch was in place
@@ -78,24 +82,68 @@ def _guarded(rebuild: Callable[[], None], failed: Callable[[Exception], object])
     return run
 
 
-def _watch(root: Path, paths: list[Path], rebuild: Callable[[], None], stop: threading.Event,
-           ready: threading.Event) -> None:
+def _watch(root: Path, folders: list[str], rebuild: Callable[[], None], stop: threading.Event,
+           ready: threading.Event, lost: Callable[[Exception], object]) -> None:
+    try:
+        while not stop.is_set():
+            watched = _folders(root, folders)
+            if _watch_once(root, folders, watched, rebuild, stop, ready):
+                return
+    except Exception as exc:  # the watch itself failed (inotify's limits): said, and serving stops
+        ready.set()
+        lost(exc)
+
+
+def _watch_once(root: Path, folders: list[str], watched: list[Path], rebuild: Callable[[], None],
+                stop: threading.Event, ready: threading.Event) -> bool:
+    """Watch `watched` until a folder comes or goes (False: watch anew) or
+    the watch stops (True)."""
     import watchfiles  # only `serve --watch` needs it
 
-    def sources(_: object, path: str) -> bool:
-        """A source, by its path inside the repo: the repo itself may lie
-        under a hidden folder (~/.config/agents) and still be watched."""
+    known = {str(f) for f in watched}
+
+    def wanted(_: object, path: str) -> bool:
+        """A source, or a folder of the sources (or on the way to one), by its
+        path inside the repo: the repo itself may lie under a hidden folder
+        (~/.config/agents) and still be watched."""
         try:
             inside = Path(path).relative_to(root).as_posix()
         except ValueError:
             return False
-        return inside.endswith(SOURCE_SUFFIX) and not any(part.startswith(".") for part in inside.split("/"))
+        if any(part.startswith(".") for part in inside.split("/")):
+            return False
+        if inside.endswith(SOURCE_SUFFIX):
+            return any(inside.startswith(f + "/") for f in folders)
+        return any(inside == f or inside.startswith(f + "/") or f.startswith(inside + "/") for f in folders) and (
+            path in known or os.path.isdir(path))
 
-    for changes in watchfiles.watch(*paths, watch_filter=sources, stop_event=stop, debounce=200,
-                                    rust_timeout=200, yield_on_timeout=True, raise_interrupt=False):
+    for changes in watchfiles.watch(*watched, watch_filter=wanted, stop_event=stop, debounce=200,
+                                    rust_timeout=200, yield_on_timeout=True, raise_interrupt=False,
+                                    recursive=False, ignore_permission_denied=True):
         ready.set()  # the first (empty) batch comes once the watch is in place
         if changes:
             try:
                 rebuild()
             except Stopped:
-                return
+                return True
+            if any(not path.endswith(SOURCE_SUFFIX) for _, path in changes):  # a folder came or went
+                return False
+    return True
+
+
+def _folders(root: Path, folders: list[str]) -> list[Path]:
+    """Each folder of the sources, as a build lists them (no link followed,
+    no hidden folder); for a source folder not there yet, the nearest
+    folder above it in the repo, to see it come."""
+    out: list[Path] = []
+    for folder in folders:
+        top = root / folder
+        if not top.is_dir() or top.is_symlink():
+            while top != root and not (top.is_dir() and not top.is_symlink()):
+                top = top.parent
+            out.append(top)
+            continue
+        for here, dirs, _ in os.walk(top, followlinks=False):
+            dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+            out.append(Path(here))
+    return list(dict.fromkeys(out))

@@ -81,6 +81,16 @@ def has_userinfo(url: str) -> bool:
 _DROPPED = str.maketrans("", "", "\t\n\r")  # what the URL standard removes from a url before reading it
 
 
+def without_userinfo(url: str) -> str:
+    """The URL without the user name and password `has_userinfo` finds (and
+    without the tabs and line breaks browsers drop)."""
+    url = url.translate(_DROPPED)
+    found = _authority(url)
+    if found is None or "@" not in url[found[0]:found[1]]:
+        return url
+    return url[:found[0]] + url[found[0] + url[found[0]:found[1]].rindex("@") + 1:]
+
+
 def _authority(url: str) -> tuple[int, int] | None:
     """Where a URL's authority is (start, end): after a web scheme and any
     run of slashes and backslashes, as the WHATWG URL standard reads one,

@@ -13,7 +13,15 @@ from knoc.a2a.extensions import CONTRACT_URI, SERVICE_CLASS_URI, SERVICE_CLASSES
 from knoc.a2a.wire import ContractCapabilities
 from knoc.features.importing.card_security import requirements, security_schemes
 from knoc.features.importing.card_service import against_base
-from knoc.features.importing.imported import Imported, ImportedSkill, boolean, http_url, list_of, member
+from knoc.features.importing.imported import (
+    Imported,
+    ImportedSkill,
+    boolean,
+    http_url,
+    list_of,
+    member,
+    no_credentials,
+)
 from knoc.rules import slug as slugs
 from knoc.rules.json import JsonObject, JsonValue
 from knoc.rules.paths import shown_url, web_link
@@ -96,6 +104,7 @@ def links(out: Imported, base_url: str | None) -> None:
         if (resolved := against_base(url, base_url)) is not None:
             out.convert(f"$.{camel_key}", f"`{shown_url(url)}` resolved against the base url: {shown_url(resolved)}")
             out.card[key] = url = resolved
+        out.card[key] = url = no_credentials(url, f"$.{camel_key}", out)
         if not web_link(url, image=key == "icon_url"):
             del out.card[key]
             out.drop(f"$.{camel_key}", "not an http(s) URL (card viewers show it as a link)"

@@ -8,8 +8,9 @@ import re
 from dataclasses import dataclass, field
 from typing import TypedDict
 
-from knoc.output.hosting import url_location
+from knoc.output.hosting import locate_url
 from knoc.rules.json import JsonObject, JsonValue
+from knoc.rules.paths import has_userinfo, shown_url, without_userinfo
 
 URL = re.compile(r"^https?://[^/?#\s]+(/[^?#\s]*)?$")  # agent-card-schema's card url
 
@@ -97,7 +98,15 @@ def http_url(url: object) -> bool:
 
 def publishable(url: object) -> bool:
     """An http(s) URL a card can be published at (so not `http://localhost:PORT/`)."""
-    return isinstance(url, str) and URL.match(url) is not None and url_location(url) is not None
+    return isinstance(url, str) and unpublishable(url) is None
+
+
+def unpublishable(url: str) -> str | None:
+    """Why a card cannot be published at `url` (None: it can)."""
+    if URL.match(url) is None:
+        return "it is not an http(s) URL without query, fragment or whitespace"
+    where = locate_url(url)
+    return where if isinstance(where, str) else None
 
 
 def list_of(value: JsonValue) -> list[JsonValue]:
@@ -113,3 +122,13 @@ def boolean(value: JsonValue, path: str, out: Imported) -> bool | None:
         return value.strip().lower() == "true"
     out.drop(path, f"`{json.dumps(value, ensure_ascii=False)[:80]}` is not a boolean (true or false)")
     return None
+
+
+def no_credentials(url: str, path: str, out: Imported) -> str:
+    """`url` without a user name and password, said when it had them: the
+    blueprint is committed, and its card would publish them."""
+    if not has_userinfo(url):
+        return url
+    out.drop(path, f"the user name and password in `{shown_url(url)}`: a committed blueprint and its card would "
+                   "publish them; kept the url without them")
+    return without_userinfo(url)

@@ -45,7 +45,7 @@ from knoc.rules import jsontext, limits
 from knoc.rules import slug as slugs
 from knoc.rules.json import JsonObject, JsonValue
 from knoc.rules.masking import masked
-from knoc.rules.paths import shown_url
+from knoc.rules.paths import shown_url, without_userinfo
 from knoc.rules.version import is_semver
 
 # A JSON object with a name and one of these is an agent card (the official
@@ -131,7 +131,7 @@ def load(source: str, label: str, base_url: str | None = None,
         return None, [diag("KNO-IMPORT-READ", f"cannot import it: {exc}", file=label,
                             hint="an Agent Card is a JSON object that A2A clients can read")]
     if base_url is None and keysets.is_url(source):
-        base_url = base_of(source)
+        base_url = without_userinfo(base_of(source))  # what fetched it is not where clients call
     try:
         imported = convert(raw, base_url)
     except NotACard as exc:
