@@ -474,25 +474,26 @@ def test_a_card_knoc_built_imports_back_to_the_same_card(repo: Path, knoc: Knoc,
     """knoc's own capability-contract entry (which it refuses written by
     hand) goes back into the blueprint fields it is made of: a card knoc
     built is imported and built again as it was. A 0.3 card's entry also
-    lists the interfaces the card has no field for, without their
-    transport: said as dropped, and the rest comes back."""
+    lists the versions each interface answers: onto the interfaces the card
+    lists; one it does not list has no transport, and is said as dropped."""
     assert knoc("build", "--a2a", target, root=repo)[0] == 0
-    built = repo / "build/site/agents.possibility.space/catalog-search/.well-known/agent-card.json"
-    again = tmp_path / "again"
-    shutil.copytree(repo, again, ignore=shutil.ignore_patterns("build", ".knoc-cache"))
-    (again / BLUEPRINTS / "catalog-search.kno").unlink()
-    code, out, _ = knoc("import", str(built), "--format", "json", root=again)
-    assert code == 0 and not [d for d in json_diags(out) if d["severity"] == "error"], out
-    assert "capability-contract" in out  # the conversion is said, with its JSON path
-    assert knoc("build", "--a2a", target, root=again)[0] == 0
-    [rebuilt] = [json.loads(p.read_text(encoding="utf-8")) for p in (again / "build/site").rglob("agent-card.json")
-                 if "/catalog-search/" in p.as_posix()]  # at its url (a 0.3 card's is its 0.3 interface's)
-    original = json.loads(built.read_text(encoding="utf-8"))
-    if target == "0.3":
-        assert "params.interfaces: dropped" in out
-        for card in (original, rebuilt):
-            card["capabilities"]["extensions"][0]["params"].pop("interfaces", None)
-    assert rebuilt == original
+    for slug in ("catalog-search", "drift-sentinel"):
+        built = repo / f"build/site/agents.possibility.space/{slug}/.well-known/agent-card.json"
+        again = tmp_path / f"again-{slug}"
+        shutil.copytree(repo, again, ignore=shutil.ignore_patterns("build", ".knoc-cache"))
+        (again / BLUEPRINTS / f"{slug}.kno").unlink()
+        code, out, _ = knoc("import", str(built), "--format", "json", root=again)
+        assert code == 0 and not [d for d in json_diags(out) if d["severity"] == "error"], out
+        assert "capability-contract" in out  # the conversion is said, with its JSON path
+        assert knoc("build", "--a2a", target, root=again)[0] == 0
+        [rebuilt] = [json.loads(p.read_text(encoding="utf-8")) for p in (again / "build/site").rglob("agent-card.json")
+                     if f"/{slug}/" in p.as_posix()]  # at its url (a 0.3 card's is its 0.3 interface's)
+        original = json.loads(built.read_text(encoding="utf-8"))
+        if target == "0.3" and slug == "catalog-search":  # its 1.0-only urls are not on the 0.3 card
+            assert "params.interfaces[0]: dropped" in out and "params.interfaces[1]: dropped" in out
+            for card in (original, rebuilt):
+                card["capabilities"]["extensions"][0]["params"].pop("interfaces", None)
+        assert rebuilt == original, slug
 
 
 def test_an_empty_list_of_skill_modes_is_said_as_dropped(repo: Path, knoc: Knoc, tmp_path: Path) -> None:

@@ -7,10 +7,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Literal
 
-from pydantic.alias_generators import to_snake
-
 from knoc.a2a.extensions import CONTRACT_URI, SERVICE_CLASS_URI, SERVICE_CLASSES
-from knoc.a2a.wire import ContractCapabilities
+from knoc.features.importing.card_contract import contract, regenerated
 from knoc.features.importing.card_security import requirements, security_schemes
 from knoc.features.importing.card_service import against_base
 from knoc.features.importing.imported import (
@@ -194,8 +192,8 @@ def extensions(raw: JsonObject, out: Imported) -> None:
             out.drop(path, "an extension needs a `uri`")
             continue
         if uri == CONTRACT_URI:  # knoc's own entry (a card it built): back into the fields it is made of
-            _contract(ext.get("params"), f"{path}.params", out)
-            _regenerated(ext, path, out)
+            contract(ext.get("params"), f"{path}.params", out)
+            regenerated(ext, path, out)
             continue
         if uri.rstrip("/") == SERVICE_CLASS_URI:
             params = ext.get("params")
@@ -203,7 +201,7 @@ def extensions(raw: JsonObject, out: Imported) -> None:
             if isinstance(cls, str) and cls in SERVICE_CLASSES:
                 out.service_class = cls
                 out.convert(path, f"the service-class extension to `service_class: {cls}`")
-                _regenerated(ext, path, out, {"class"})
+                regenerated(ext, path, out, {"class"})
             else:
                 out.drop(path, f"service class `{cls}` is not one of {', '.join(SERVICE_CLASSES)}")
             continue
@@ -222,60 +220,6 @@ def extensions(raw: JsonObject, out: Imported) -> None:
         kept.append(entry)
     if kept:
         out.card.setdefault("capabilities", {})["extensions"] = kept
-
-
-def _regenerated(ext: JsonObject, path: str, out: Imported, params: set[str] | None = None) -> None:
-    """What an entry knoc writes itself (the service class, the capability
-    contract) does not carry of the card's: each said. `params`: the only
-    params it writes (None: `_contract` says what it does not carry)."""
-    if ext.get("required") not in (None, False):
-        out.drop(f"{path}.required", "knoc writes this entry as not required: clients read it as optional")
-    if ext.get("description") not in (None, ""):
-        out.drop(f"{path}.description", "knoc writes this entry without a description")
-    for key in sorted(set(ext) - {"uri", "description", "required", "params"}):
-        out.drop(member(path, key), "not a field of an A2A extension entry")
-    given = ext.get("params")
-    for key in sorted(set(given) - params) if isinstance(given, dict) and params is not None else ():
-        out.drop(member(f"{path}.params", key), "knoc writes this entry with its own params alone")
-
-
-_CONTRACT_FLAGS = frozenset(ContractCapabilities.model_fields)
-_RANGE: tuple[tuple[str, Literal["min_protocol_version", "max_protocol_version"]], ...] = (
-    ("minProtocolVersion", "min_protocol_version"), ("maxProtocolVersion", "max_protocol_version"))
-
-
-def _contract(params: JsonValue, path: str, out: Imported) -> None:
-    """The capability-contract entry, which knoc writes from a blueprint's
-    own fields and refuses written by hand: its flags and version range
-    back in those fields; its interfaces' versions are the card's to state."""
-    if not isinstance(params, dict):
-        out.drop(path, "the capability-contract extension's params are an object")
-        return
-    flags = params.get("capabilities", {})
-    if not isinstance(flags, dict):
-        out.drop(member(path, "capabilities"), "not an object of capability flags")
-        flags = {}
-    for key, value in flags.items():
-        at = member(member(path, "capabilities"), key)
-        if (snake := to_snake(key)) not in _CONTRACT_FLAGS:
-            out.drop(at, "not a flag of the capability-contract extension")
-        elif not isinstance(value, bool):
-            out.drop(at, "not a boolean (true or false)")
-        else:
-            out.card.setdefault("capabilities", {})[snake] = value
-            out.convert(at, f"the capability-contract flag to `capabilities.{snake}`")
-    for key, field in _RANGE:
-        if key not in params:
-            continue
-        if isinstance(version := params[key], str):
-            out.card[field] = version
-            out.convert(member(path, key), f"the capability-contract range to `{field}`")
-        else:
-            out.drop(member(path, key), "not a version (a string such as \"1.0\")")
-    for key in sorted(set(params) - {"capabilities", *(key for key, _ in _RANGE)}):
-        out.drop(member(path, key), "the interfaces a 0.3 card has no field for, and the versions each answers: "
-                 "add each to `additional_interfaces`, with its transport and `protocol_versions`"
-                 if key == "interfaces" else "not a field of the capability-contract extension, as knoc writes it")
 
 
 def _authentication(raw: JsonObject, out: Imported) -> None:
