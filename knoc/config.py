@@ -68,8 +68,8 @@ SIGNING_KEYS = {
     "public": "the public keys that sign this repo's cards: a PEM or JWK file in the repo, or an inline JWK "
               "table, or a list of these; `knoc check` verifies signatures against them, and a build with "
               "another key is refused; a JWK's own `kid` names its key",
-    "kid": "the key id to write (one signing key only; default its RFC 7638 thumbprint; a pinned JWK's own "
-           "`kid` comes first)",
+    "kid": "the key id to write (one signing key only, whatever `kid` its JWK holds; default the JWK's own "
+           "`kid`, else its RFC 7638 thumbprint)",
     "retired": "public keys no longer signing but still published in jwks.json (files in the repo or inline "
                "JWK tables), so cards signed with them keep verifying",
 }

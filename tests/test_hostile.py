@@ -949,3 +949,14 @@ def test_two_cards_one_file_on_macos_or_windows_are_warned(repo: Path, knoc: Kno
     owner = folded[0]["file"]
     assert owner in (CATALOG_SEARCH, f"{BP}/quick-summarizer.kno")
     assert folded[0]["line"] == line_of(repo, "url: https://agents.possibility.space/", owner)
+
+
+def test_case_folding_is_the_simple_one_file_systems_use() -> None:
+    """APFS and NTFS fold `Straße` into `straße`, never `ß` into `ss`."""
+    from knoc.output.linked import case_collisions
+
+    assert case_collisions({"site/h/straße/.well-known/agent-card.json": ["a.kno"],
+                            "site/h/strasse/.well-known/agent-card.json": ["b.kno"]}) == []
+    assert [(a, b) for a, _, b, _ in case_collisions({"site/h/Straße/x.json": ["a.kno"],
+                                                      "site/h/straße/y.json": ["b.kno"]})] == [
+        ("site/h/Straße/", "site/h/straße/")]

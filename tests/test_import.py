@@ -608,6 +608,12 @@ def test_a_card_whose_security_cannot_be_kept_is_imported_private(repo: Path, kn
     assert data["visibility"] == "private"
     assert knoc("build", root=repo)[0] == 0
     assert not list((repo / "build/site").glob("odd.example.org/implicit/.well-known/*"))
+    source.write_text(json.dumps({**card, "name": "Not A List", "url": "https://odd.example.org/notalist/",
+                                  "securitySchemes": {"k": {"type": "apiKey", "in": "header", "name": "X-Key"}},
+                                  "security": "k"}), encoding="utf-8")
+    code, out, _ = knoc("import", str(source), "--format", "json", root=repo)
+    data = YAML(typ="safe").load((repo / BLUEPRINTS / "not-a-list.kno").read_text(encoding="utf-8"))
+    assert code == 0 and data["visibility"] == "private" and "not a list of requirements; none is left" in out
 
 
 def test_no_password_in_a_url_reaches_the_blueprint(repo: Path, knoc: Knoc,
@@ -619,6 +625,10 @@ def test_no_password_in_a_url_reaches_the_blueprint(repo: Path, knoc: Knoc,
             "version": "1.0.0", "protocolVersion": "0.3.0", "capabilities": {},
             "additionalInterfaces": [{"url": "https://eve:s3cret@odd.example.org/rest", "transport": "HTTP+JSON"}],
             "documentationUrl": "https://carol:pw0rd@odd.example.org/docs",
+            "provider": {"organization": "Odd", "url": "https://dan:pr0v@odd.example.org/"},
+            "securitySchemes": {"cc": {"type": "oauth2", "flows": {"clientCredentials": {
+                "tokenUrl": "https://fay:t0ken@auth.odd.example.org/t", "scopes": {"read": "Read"}}}}},
+            "security": [{"cc": ["read"]}],
             "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
             "skills": [{"id": "s", "name": "S", "description": "x", "tags": ["t"]}]}
     source = tmp_path_factory.mktemp("cards") / "secret.json"
@@ -626,8 +636,9 @@ def test_no_password_in_a_url_reaches_the_blueprint(repo: Path, knoc: Knoc,
     code, out, err = knoc("import", str(source), "--format", "json", root=repo)
     said = {d["json_path"]: d["message"] for d in json_diags(out) if d["code"] == "KNO-IMPORT-CHANGED"}
     written = (repo / BLUEPRINTS / "secret-urls.kno").read_text(encoding="utf-8")
-    assert code == 0 and {"$.url", "$.additionalInterfaces[0].url", "$.documentationUrl"} <= set(said)
-    for secret in ("hunter2", "s3cret", "pw0rd"):
+    assert code == 0 and {"$.url", "$.additionalInterfaces[0].url", "$.documentationUrl", "$.provider.url",
+                          "$.securitySchemes.cc.flows.clientCredentials.tokenUrl"} <= set(said), said
+    for secret in ("hunter2", "s3cret", "pw0rd", "pr0v", "t0ken"):
         assert secret not in written and secret not in out + err
     assert "url: https://odd.example.org/a2a/" in written
     code, out, err = knoc("import", str(source), "--force", "--url", "https://bob:hunter2@odd.example.org/x/",

@@ -170,13 +170,13 @@ def test_a_deadline_that_passes_while_connecting_still_cuts_the_download(monkeyp
 
     monkeypatch.setattr(limits, "DOWNLOAD_SECONDS", 0.2)
     monkeypatch.setattr(limits, "CONNECT_SECONDS", 0.5)
-    connect = socket.create_connection
+    lookup = socket.getaddrinfo
 
-    def slow(*args: object, **kwargs: object) -> socket.socket:
+    def slow(*args: object, **kwargs: object) -> object:
         time.sleep(0.4)  # a lookup that outlasts the whole deadline
-        return connect(*args, **kwargs)  # type: ignore[arg-type]
+        return lookup(*args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(socket, "create_connection", slow)
+    monkeypatch.setattr(socket, "getaddrinfo", slow)
     with server(drip) as url:
         start = time.monotonic()
         with pytest.raises(http.FetchError, match=r"took longer than 0\.2 s"):
@@ -212,3 +212,36 @@ def test_verify_never_repeats_the_password_of_the_cards_url(fmt: str, tmp_path: 
         code, out, err = _verify(url.replace("http://", "http://user:s3cretpw@"), "--jwks", str(tmp_path / "jwks.json"),
                                  "--format", fmt)
     assert code == 1 and "s3cretpw" not in out + err and ("***@" in out or fmt == "text")
+
+
+def test_a_name_with_many_unanswering_addresses_is_tried_within_the_deadline(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each address a name resolves to is tried within what is left of the
+    deadline, not for the whole connect timeout each: four addresses that
+    never answer cost the deadline, not four timeouts."""
+    from knoc.io import http
+
+    monkeypatch.setattr(limits, "DOWNLOAD_SECONDS", 1.0)
+    monkeypatch.setattr(limits, "CONNECT_SECONDS", 0.8)
+    full = socket.socket()
+    full.bind(("127.0.0.1", 0))
+    full.listen(0)
+    waiting = []
+    try:
+        for _ in range(8):  # fill the accept queue: a SYN past it is dropped, and a connect hangs
+            s = socket.socket()
+            s.setblocking(False)
+            s.connect_ex(full.getsockname())
+            waiting.append(s)
+        time.sleep(0.1)
+        where = full.getsockname()
+        monkeypatch.setattr(socket, "getaddrinfo", lambda *a, **k: [
+            (socket.AF_INET, socket.SOCK_STREAM, 6, "", where)] * 4)
+        start = time.monotonic()
+        with pytest.raises(http.FetchError):
+            http.fetch(f"http://unanswering.example:{where[1]}/card.json")
+        assert time.monotonic() - start < 1.6
+    finally:
+        for s in waiting:
+            s.close()
+        full.close()

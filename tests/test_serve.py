@@ -324,9 +324,9 @@ def test_watch_sees_a_folder_moved_in_and_never_watches_through_a_link(repo: Pat
     outside = tmp_path_factory.mktemp("outside")
     (outside / "deep").mkdir()
     (repo / "content/elsewhere").symlink_to(outside, target_is_directory=True)
-    watched = _folders(repo, ["specs", "content"])
-    assert repo / "content/agent-blueprints" in watched and not any(str(outside) in str(f) for f in watched)
-    assert not any("elsewhere" in str(f) for f in watched)
+    watched, _ = _folders(repo, ["specs", "content"])
+    assert (repo / "content/agent-blueprints").resolve() in watched
+    assert not any(str(outside.resolve()) in str(f) for f in watched)
     (repo / "content/elsewhere").unlink()  # a build refuses it (KNO-IO-REFUSED): not served
     incoming = tmp_path_factory.mktemp("incoming") / "team"
     incoming.mkdir()
@@ -367,3 +367,33 @@ def test_a_watch_that_cannot_go_on_is_said_once_and_serving_stops(monkeypatch: p
     (tmp_path / "content").mkdir()
     watch._watch(tmp_path, ["specs", "content"], lambda: None, threading.Event(), ready, lost.append)
     assert ready.is_set() and len(lost) == 1 and "watch limit" in str(lost[0])
+
+
+def test_watch_follows_what_a_build_reads_a_link_inside_the_repo_and_a_folder_named_like_a_source(
+        repo: Path) -> None:
+    """A link to a folder inside the repo is read by a build, so its edits
+    are watched where it leads; a folder named `more.kno` is a folder."""
+    text = (repo / "content/agent-blueprints/quick-summarizer.kno").read_text(encoding="utf-8")
+
+    def agent(slug: str, ulid: str) -> str:
+        return text.replace("quick-summarizer", slug).replace("01KKV1QV1CKSVMMAR1ZER00004", ulid)
+
+    (repo / "shared").mkdir()
+    (repo / "shared/linked.kno").write_text(agent("linked-agent", "01KKV1XXXXXXXXXXXXXXXX0001"), encoding="utf-8")
+    (repo / "content/agent-blueprints/shared").symlink_to(repo / "shared", target_is_directory=True)
+    with serving(repo, "--watch") as base:
+        card = f"{base}linked-agent/.well-known/agent-card.json"
+        assert get(card, "agents.possibility.space")[0] == 200
+        (repo / "shared/linked.kno").write_text((repo / "shared/linked.kno").read_text(encoding="utf-8").replace(
+            "Condenses a document", "Links a document"), encoding="utf-8")
+        deadline = time.monotonic() + 30
+        while b"Links a document" not in get(card, "agents.possibility.space")[2]:
+            assert time.monotonic() < deadline, "an edit through a link inside the repo was not seen within 30 s"
+            time.sleep(0.2)
+        (repo / "content/agent-blueprints/more.kno").mkdir()
+        (repo / "content/agent-blueprints/more.kno/inner.kno").write_text(
+            agent("inner-agent", "01KKV1XXXXXXXXXXXXXXXX0002"), encoding="utf-8")
+        card = f"{base}inner-agent/.well-known/agent-card.json"
+        while get(card, "agents.possibility.space")[0] != 200:
+            assert time.monotonic() < deadline, "a source in a folder named like a source was not built in 30 s"
+            time.sleep(0.2)

@@ -797,3 +797,49 @@ def test_a_key_swapped_under_the_same_kid_is_said_and_keys_new_keeps_the_kid(
     checked = subprocess.run([sys.executable, "-m", "knoc", "check", "--root", str(repo)], capture_output=True,
                              text=True)
     assert checked.returncode == 0, checked.stderr
+
+
+def test_kid_names_the_pinned_key_over_its_jwks_own_and_retired_kids_are_one_each(
+        repo: Path, keys: dict[str, tuple[Path, bytes]]) -> None:
+    """`[signing] kid` names the one pinned key, whatever `kid` its JWK file
+    holds (the line `keys new` prints has the thumbprint): an upgrade never
+    renames it. Two retired keys under one kid would publish one of them
+    unchecked: refused, as two pinned ones are."""
+    key = keys["ed25519"][0]
+    private = serialization.load_pem_private_key(key.read_bytes(), password=None)
+    jwk = signing.public_jwk(private)  # type: ignore[arg-type]
+    (repo / "keys").mkdir()
+    (repo / "keys/k1.jwk").write_text(json.dumps({**jwk, "kid": signing.thumbprint(jwk)}), encoding="utf-8")
+    with (repo / "knoc.toml").open("a", encoding="utf-8") as f:
+        f.write('\n[signing]\npublic = "keys/k1.jwk"\nkid = "2026-11"\n')
+    done = subprocess.run([sys.executable, "-m", "knoc", "build", "--root", str(repo), "--sign-key", str(key)],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    rel = "agents.possibility.space/drift-sentinel/.well-known/agent-card.json"
+    assert [k["kid"] for k in jwks(repo, rel)] == ["2026-11"]
+    other = signing.public_jwk(serialization.load_pem_private_key(keys["p256"][0].read_bytes(), password=None))  # type: ignore[arg-type]
+    settings = (repo / "knoc.toml").read_text(encoding="utf-8")
+    (repo / "knoc.toml").write_text(settings + "retired = [" + ", ".join(
+        "{ " + ", ".join(f'{k} = "{v}"' for k, v in {**j, "kid": "2025-01"}.items()) + " }" for j in (other, jwk))
+        + "]\n", encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "knoc", "build", "--root", str(repo), "--sign-key", str(key)],
+                          capture_output=True, text=True)
+    assert done.returncode == 2 and "two keys with kid '2025-01'" in done.stderr, done.stderr
+
+
+def test_a_key_retired_without_the_kid_it_signed_under_is_said_with_that_kid(
+        repo: Path, keys: dict[str, tuple[Path, bytes]]) -> None:
+    """Retired as the guide says, but without the `kid` it signed under, the
+    old key is published under its thumbprint: the old cards' kid finds no
+    key. The warning names the kid to give its entry."""
+    old, new = keys["ed25519"][0], keys["p256"][0]
+    pin(repo, old)
+    with (repo / "knoc.toml").open("a", encoding="utf-8") as f:
+        f.write('kid = "2026-11"\n')
+    subprocess.run([sys.executable, "-m", "knoc", "build", "--root", str(repo), "--sign-key", str(old)], check=True,
+                   capture_output=True)
+    rotate(repo, old, new)
+    done = subprocess.run([sys.executable, "-m", "knoc", "build", "--root", str(repo), "--sign-key", str(new)],
+                          capture_output=True, text=True)
+    assert done.returncode == 0 and "which this build publishes as" in done.stderr, done.stderr
+    assert 'kid = "2026-11"' in done.stderr

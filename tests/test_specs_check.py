@@ -432,3 +432,4 @@ def test_nested_repeats_in_a_pattern_are_made_within_a_bound() -> None:
 
     made = strings("(" * 24 + "a+" + ")+" * 24, 8)
     assert made and all(len(s) <= MAX_SIZE for s in made) and made[0] == "a"
+    assert strings("^(?:){4294967294}$", 64) == []  # an empty group, repeated: each repeat costs a step

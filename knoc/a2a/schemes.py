@@ -40,6 +40,7 @@ def unusable(scheme: Mapping[str, object], a2a_1_0: bool) -> Iterator[tuple[tupl
         flows = scheme.get("flows")
         for flow, fields in flows.items() if isinstance(flows, Mapping) else ():
             if flow in FLOW_FIELDS and isinstance(fields, Mapping) and not fields.get("scopes"):
-                yield ("flows", flow, "scopes"), f"the `{flow}` flow lists no scope: A2A 1.0 requires one at " \
-                    "least, and a2a-sdk 1.x refuses the card", \
+                yield ("flows", flow, "scopes"), f"the `{flow}` flow lists no scope: A2A 1.0 marks `scopes` " \
+                    "REQUIRED (an empty map is none in its JSON), and a2a-sdk 1.x's check of required fields " \
+                    "refuses the card", \
                     "list the scopes a token of this flow grants (`scopes: {name: what it allows}`)"

@@ -150,8 +150,14 @@ def _keys_gone(config: Config, signer: KeySigner) -> list[Diagnostic]:
     now = {k.kid: signing.thumbprint(k.jwk) for k in (*signer.published, *signer.retired)}
     was = built_keys(config)
     found = []
+    renamed = {thumb: kid for kid, thumb in now.items()}
     for kid in signed_by(config) or []:
-        if kid not in now:
+        if kid not in now and was.get(kid) in renamed:  # the same key, published under another kid
+            found.append(diag("KNO-SIGNING-KEY-GONE", f"{config.output}/ is signed with key {kid!r}, which this build "
+                              f"publishes as {renamed[was[kid]]!r}: copies of the cards it signed name {kid!r}, "
+                              "and stop verifying", file=CONFIG_FILE, hint=f"give its entry under [signing] "
+                              f"(`public` or `retired`) `kid = {json.dumps(kid)}`, the kid it signed under"))
+        elif kid not in now:
             found.append(diag("KNO-SIGNING-KEY-GONE", f"{config.output}/ is signed with key {kid!r}, which this build "
                               "neither signs with nor publishes: copies of the cards it signed stop verifying",
                               file=CONFIG_FILE, hint="keep it in the key sets a while: list its public half under "

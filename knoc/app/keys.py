@@ -81,8 +81,7 @@ def _public_lines(key: keys.PrivateKey, repo: tuple[Config, list[PublicKey], lis
         return lines + ("knoc.toml retires it, under [signing] `retired`: it stays in the key sets, and no build "
                         "signs with it; to sign with it again, move it back to `public`\n")
     if config.kid:  # it names one key: the pinned key keeps it, in its own pin, and cards signed under it verify
-        kept = tuple((*sorted(p.jwk.items()), ("kid", config.kid if p.kid == signing.thumbprint(p.jwk) else p.kid))
-                     for p in pinned)
+        kept = tuple((*sorted(p.jwk.items()), ("kid", config.kid)) for p in pinned)
         return lines + ("pin it in knoc.toml, under [signing], and remove `kid` (it names one key): this list "
                         f"keeps the pinned key's kid in its pin: {pin_line(jwk, kept)}\n")
     return lines + f"pin it in knoc.toml, beside the keys pinned there, under [signing]: " \

@@ -70,11 +70,13 @@ def pins(config: Config) -> tuple[list[PublicKey], list[PublicKey]]:
     if config.kid and len(pinned) > 1:
         raise _placed(config, "kid", "[signing] `kid` names one key, but `public` pins several",
                       "remove `kid` (each key is then named by its thumbprint)")
-    current: dict[str, dict[str, str]] = {}
-    for k in pinned:
-        if current.setdefault(k.kid, k.jwk) != k.jwk:  # a key set names each kid once
-            raise _placed(config, "public", f"[signing] `public` pins two keys with kid {k.kid!r}",
-                          "give each key its own kid (or leave `kid` out: a key is then named by its thumbprint)")
+    for what, keys in (("public", pinned), ("retired", retired)):
+        named: dict[str, dict[str, str]] = {}
+        for k in keys:
+            if named.setdefault(k.kid, k.jwk) != k.jwk:  # a key set names each kid once
+                raise _placed(config, what, f"[signing] `{what}` has two keys with kid {k.kid!r}",
+                              "give each key its own kid (or leave it out: a key is then named by its thumbprint)")
+    current = {k.kid: k.jwk for k in pinned}
     clash = next((k.kid for k in retired if k.kid in current and current[k.kid] != k.jwk), None)
     if clash is not None:  # a key set names each kid once: one of the two would go unpublished
         raise _placed(config, "retired", f"[signing] `retired` has a key with kid {clash!r}, the kid of another "
@@ -171,9 +173,9 @@ def _public_key(config: Config, ref: KeyRef, what: str) -> PublicKey:
         raise signing.KeyProblem(f"[signing] `{what}`: {name}: {exc}") from None
     public: dict[str, str] = {k: jwk[k] for k in ("kty", "crv", "x", "y") if k in jwk}
     own = jwk.get("kid")  # a key keeps the kid it signed under, through a rotation and after it
-    if isinstance(own, str) and own:
-        return PublicKey(public, own)
-    return PublicKey(public, _kid(config, public) if what == "public" else signing.thumbprint(public))
+    if what == "public" and config.kid:  # [signing] `kid` names the one pinned key, as it always has
+        return PublicKey(public, config.kid)
+    return PublicKey(public, own if isinstance(own, str) and own else signing.thumbprint(public))
 
 
 def signed_by(config: Config) -> list[str] | None:

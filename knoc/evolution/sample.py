@@ -316,6 +316,9 @@ def _part(op: object, av: Any, rng: random.Random | None, groups: dict[int, str]
     if name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
         least, most, sub = av
         times = least if rng is None else least + rng.randint(0, min(2, max(0, min(most, least + 2) - least)))
+        steps[0] -= times  # each repeat costs a step, even of an empty group
+        if steps[0] < 0:
+            raise ValueError("too many steps")
         return "".join("".join(_part(o, a, rng, groups, steps) for o, a in sub) for _ in range(times))
     if name in ("SUBPATTERN", "ATOMIC_GROUP"):
         group, sub = (av[0], av[-1]) if name == "SUBPATTERN" else (None, av)

@@ -110,14 +110,17 @@ class _Watchdog:
         self._lock = threading.Lock()
         self._held: list[socket.socket] = []
         self._expired = False
+        self._deadline = deadline
         self._timer = threading.Timer(max(0.0, deadline - time.monotonic()), self._cut)
         self._timer.daemon = True
         self._timer.start()
 
     def connected(self, address: tuple[str, int], timeout: float | None,
                   source: tuple[str, int] | None = None) -> socket.socket:
-        """http.client's `_create_connection`: the socket, held."""
-        sock = socket.create_connection(address, timeout, source)
+        """http.client's `_create_connection`: the socket, held. Each address
+        a name resolves to is tried within what is left of the deadline
+        (`socket.create_connection` gives each the whole timeout)."""
+        sock = self._connect(address, timeout, source)
         held = socket.fromfd(sock.fileno(), sock.family, sock.type)
         with self._lock:
             self._held.append(held)
@@ -125,6 +128,27 @@ class _Watchdog:
         if expired:
             _shut(held)
         return sock
+
+    def _connect(self, address: tuple[str, int], timeout: float | None,
+                 source: tuple[str, int] | None) -> socket.socket:
+        failed: OSError = TimeoutError("timed out")
+        for family, kind, proto, _, where in socket.getaddrinfo(*address, type=socket.SOCK_STREAM):
+            left = self._deadline - time.monotonic()
+            if left <= 0:
+                break
+            sock = socket.socket(family, kind, proto)
+            try:
+                sock.settimeout(min(timeout or left, left))
+                if source:
+                    sock.bind(source)
+                sock.connect(where)
+            except OSError as exc:
+                sock.close()
+                failed = exc
+                continue
+            sock.settimeout(timeout)
+            return sock
+        raise failed
 
     def _cut(self) -> None:
         with self._lock:

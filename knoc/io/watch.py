@@ -86,38 +86,35 @@ def _watch(root: Path, folders: list[str], rebuild: Callable[[], None], stop: th
            ready: threading.Event, lost: Callable[[Exception], object]) -> None:
     try:
         while not stop.is_set():
-            watched = _folders(root, folders)
-            if _watch_once(root, folders, watched, rebuild, stop, ready):
+            if _watch_once(root, folders, rebuild, stop, ready):
                 return
     except Exception as exc:  # the watch itself failed (inotify's limits): said, and serving stops
         ready.set()
         lost(exc)
 
 
-def _watch_once(root: Path, folders: list[str], watched: list[Path], rebuild: Callable[[], None],
-                stop: threading.Event, ready: threading.Event) -> bool:
-    """Watch `watched` until a folder comes or goes (False: watch anew) or
-    the watch stops (True)."""
+def _watch_once(root: Path, folders: list[str], rebuild: Callable[[], None], stop: threading.Event,
+                ready: threading.Event) -> bool:
+    """Watch the folders of the sources until a folder comes or goes
+    (False: watch anew) or the watch stops (True)."""
     import watchfiles  # only `serve --watch` needs it
 
-    known = {str(f) for f in watched}
+    sources, ways = _folders(root, folders)
+    known = {str(f) for f in sources}
+    on_the_way = {str(f) for f in ways}
 
     def wanted(_: object, path: str) -> bool:
-        """A source, or a folder of the sources (or on the way to one), by its
-        path inside the repo: the repo itself may lie under a hidden folder
-        (~/.config/agents) and still be watched."""
-        try:
-            inside = Path(path).relative_to(root).as_posix()
-        except ValueError:
+        """A source or a folder in a folder of the sources; in a folder on the
+        way to a source folder not there yet, that folder (or one on its way)."""
+        parent, name = os.path.split(path)
+        if name.startswith("."):
             return False
-        if any(part.startswith(".") for part in inside.split("/")):
-            return False
-        if inside.endswith(SOURCE_SUFFIX):
-            return any(inside.startswith(f + "/") for f in folders)
-        return any(inside == f or inside.startswith(f + "/") or f.startswith(inside + "/") for f in folders) and (
-            path in known or os.path.isdir(path))
+        if parent in known:
+            return path.endswith(SOURCE_SUFFIX) or path in known or os.path.isdir(path)
+        inside = Path(path).relative_to(root).as_posix() if parent in on_the_way else None
+        return inside is not None and any(f == inside or f.startswith(inside + "/") for f in folders)
 
-    for changes in watchfiles.watch(*watched, watch_filter=wanted, stop_event=stop, debounce=200,
+    for changes in watchfiles.watch(*sources, *ways, watch_filter=wanted, stop_event=stop, debounce=200,
                                     rust_timeout=200, yield_on_timeout=True, raise_interrupt=False,
                                     recursive=False, ignore_permission_denied=True):
         ready.set()  # the first (empty) batch comes once the watch is in place
@@ -126,24 +123,33 @@ def _watch_once(root: Path, folders: list[str], watched: list[Path], rebuild: Ca
                 rebuild()
             except Stopped:
                 return True
-            if any(not path.endswith(SOURCE_SUFFIX) for _, path in changes):  # a folder came or went
+            if any(path in known or os.path.isdir(path) for _, path in changes):  # a folder came or went
                 return False
     return True
 
 
-def _folders(root: Path, folders: list[str]) -> list[Path]:
-    """Each folder of the sources, as a build lists them (no link followed,
-    no hidden folder); for a source folder not there yet, the nearest
-    folder above it in the repo, to see it come."""
-    out: list[Path] = []
+def _folders(root: Path, folders: list[str]) -> tuple[list[Path], list[Path]]:
+    """Each folder of the sources, as a build lists them: no hidden folder,
+    and a link only to a folder inside the repo (watched where it leads,
+    once). And, for a source folder not there yet, the nearest folder above
+    it in the repo, to see it come."""
+    real_root = root.resolve()
+    sources: list[Path] = []
+    seen: set[Path] = set()
+    ways: list[Path] = []
     for folder in folders:
         top = root / folder
         if not top.is_dir() or top.is_symlink():
             while top != root and not (top.is_dir() and not top.is_symlink()):
                 top = top.parent
-            out.append(top)
+            ways.append(top)
             continue
-        for here, dirs, _ in os.walk(top, followlinks=False):
+        for here, dirs, _ in os.walk(top, followlinks=True):
+            real = Path(here).resolve()
+            if real in seen or not real.is_relative_to(real_root):  # a loop, or out of the repo
+                dirs[:] = []
+                continue
+            seen.add(real)
             dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-            out.append(Path(here))
-    return list(dict.fromkeys(out))
+            sources.append(real)
+    return sources, [w for w in dict.fromkeys(ways) if w.resolve() not in seen]

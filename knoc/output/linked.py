@@ -122,8 +122,8 @@ def case_collisions(wanted: dict[str, list[str]]) -> list[tuple[str, str, str, s
         name = path
         while name and name not in owner_of:  # the path, then each folder above it not seen yet
             owner_of[name] = owners[0]
-            first = first_of.setdefault(  # most names are ASCII: folded without normalizing
-                (name if name.isascii() else unicodedata.normalize("NFC", name)).casefold(), name)
+            first = first_of.setdefault(  # simple case folding, as APFS and NTFS fold (not `ß` to `ss`)
+                (name if name.isascii() else unicodedata.normalize("NFC", name)).lower(), name)
             if first != name and owner_of[first] != owners[0]:
                 pairs.append((min(first, name), max(first, name)))  # the same finding, whatever order they came in
             name = name.rpartition("/")[0]

@@ -18,7 +18,7 @@ def regenerated(ext: JsonObject, path: str, out: Imported, params: set[str] | No
     """What an entry knoc writes itself (the service class, the capability
     contract) does not carry of the card's: each said. `params`: the only
     params it writes (None: `_contract` says what it does not carry)."""
-    if ext.get("required") not in (None, False):
+    if str(ext.get("required")).strip().lower() not in ("none", "false"):
         out.drop(f"{path}.required", "knoc writes this entry as not required: clients read it as optional")
     if ext.get("description") not in (None, ""):
         out.drop(f"{path}.description", "knoc writes this entry without a description")

@@ -18,7 +18,6 @@ from knoc.features.importing.imported import (
     http_url,
     list_of,
     member,
-    no_credentials,
 )
 from knoc.rules import slug as slugs
 from knoc.rules.json import JsonObject, JsonValue
@@ -102,7 +101,6 @@ def links(out: Imported, base_url: str | None) -> None:
         if (resolved := against_base(url, base_url)) is not None:
             out.convert(f"$.{camel_key}", f"`{shown_url(url)}` resolved against the base url: {shown_url(resolved)}")
             out.card[key] = url = resolved
-        out.card[key] = url = no_credentials(url, f"$.{camel_key}", out)
         if not web_link(url, image=key == "icon_url"):
             del out.card[key]
             out.drop(f"$.{camel_key}", "not an http(s) URL (card viewers show it as a link)"

@@ -46,6 +46,9 @@ _WHY_NOT = {"apiKey": "an `apiKey` scheme needs `in` (header, query or cookie) a
 FLOWS = {"authorizationCode": "authorization_code", "clientCredentials": "client_credentials",
          "deviceCode": "device_code"}
 FLOW_URLS = {"authorizationCode": "authorizationUrl", "deviceCode": "deviceAuthorizationUrl"}
+_FLOW_MEMBERS = {name: {"tokenUrl", "refreshUrl", "scopes", *extra} for name, extra in (
+    ("authorizationCode", ("authorizationUrl", "pkceRequired")), ("clientCredentials", ()),
+    ("deviceCode", ("deviceAuthorizationUrl",)))}
 
 
 WRAPPERS = (("apiKeySecurityScheme", "apiKey"), ("httpAuthSecurityScheme", "http"),
@@ -120,6 +123,8 @@ def _flow(name: str, flow: JsonValue, path: str, out: Imported) -> JsonObject | 
         return None
     if name in FLOW_URLS and not http_url(flow.get(FLOW_URLS[name])):
         return None
+    for key in sorted(set(flow) - _FLOW_MEMBERS[name]):
+        out.drop(member(path, key), f"not a field of the `{name}` flow")
     kept: JsonObject = {"token_url": flow["tokenUrl"], "scopes": _scopes(flow, f"{path}.scopes", out)}
     if name == "authorizationCode":
         kept["authorization_url"] = flow["authorizationUrl"]
@@ -162,7 +167,7 @@ def _text(s: JsonObject, key: str, path: str, out: Imported) -> str | None:
     value = s.get(key)
     if isinstance(value, str):
         return value
-    if key in s:
+    if value is not None:
         out.drop(member(path, key), f"`{json.dumps(value, ensure_ascii=False)[:80]}` is not a string")
     return None
 
@@ -237,8 +242,13 @@ def requirements(raw: JsonObject, path: str, out: Imported) -> list[dict[str, li
 def _requirements_of(raw: JsonObject, key: str, path: str, names: set[str],
                      out: Imported) -> list[dict[str, list[str]]]:
     items = list_of(raw[key])
-    if not isinstance(raw[key], list):
+    if not isinstance(raw[key], list) and raw[key] in (None, "", {}):
         out.drop(f"{path}.{key}", "not a list of requirements")
+    elif not isinstance(raw[key], list):  # it says something is required, and nothing is kept: never open
+        out.private = True
+        out.drop(f"{path}.{key}", "not a list of requirements; none is left, so clients would read it as open: "
+                 "the blueprint is written private (`visibility: private`); state the requirement it enforces, "
+                 "then remove that line to publish it")
     kept = []
     for i, item in enumerate(items):
         if key == "securityRequirements" and isinstance(item, dict) and item and "schemes" not in item:

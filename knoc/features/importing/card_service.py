@@ -12,7 +12,7 @@ from urllib.parse import urljoin
 
 from knoc.a2a.fields import BINDINGS, DEFAULT_TRANSPORT, a2a_binding
 from knoc.a2a.protocol import PROTOCOL, major_minor
-from knoc.features.importing.imported import Imported, list_of, no_credentials, publishable
+from knoc.features.importing.imported import Imported, list_of, publishable
 from knoc.rules.json import JsonObject, JsonValue
 from knoc.rules.paths import shown_url
 
@@ -182,8 +182,6 @@ def _usable(seen: _Seen, base_url: str | None, out: Imported) -> bool:
         seen.url = m.group(1).lower() + url[len(m.group(1)):]
         out.convert(f"{seen.path}.url" if seen.path != "$.url" else seen.path,
                     f"the scheme of `{shown_url(url)}` written in lower case (URL schemes are case-insensitive)")
-    if isinstance(seen.url, str):
-        seen.url = no_credentials(seen.url, f"{seen.path}.url" if seen.path != "$.url" else seen.path, out)
     url = seen.url
     if isinstance(url, str) and (publishable(url) or _ANY_URL.match(url)
                                  or (seen.binding == "GRPC" and _ADDRESS.match(url))):

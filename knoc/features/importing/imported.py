@@ -124,11 +124,36 @@ def boolean(value: JsonValue, path: str, out: Imported) -> bool | None:
     return None
 
 
-def no_credentials(url: str, path: str, out: Imported) -> str:
-    """`url` without a user name and password, said when it had them: the
-    blueprint is committed, and its card would publish them."""
-    if not has_userinfo(url):
-        return url
-    out.drop(path, f"the user name and password in `{shown_url(url)}`: a committed blueprint and its card would "
-                   "publish them; kept the url without them")
-    return without_userinfo(url)
+def no_credentials(raw: JsonValue, out: Imported) -> None:
+    """No user name or password in any url of the blueprint (it is
+    committed, and its card would publish them): each url of the card that
+    holds them is said, at its path, and kept without them."""
+    for path, url in _urls_with_userinfo(raw, "$"):
+        out.drop(path, f"the user name and password in `{shown_url(url)}`: a committed blueprint and its card would "
+                       "publish them; kept the url without them")
+    _strip(out.card)
+
+
+def _with_userinfo(value: object) -> bool:
+    return isinstance(value, str) and _SCHEME.match(value) is not None and has_userinfo(value)
+
+
+def _urls_with_userinfo(value: JsonValue, path: str) -> list[tuple[str, str]]:
+    if isinstance(value, dict):
+        return [found for k, v in value.items() for found in _urls_with_userinfo(v, member(path, k))]
+    if isinstance(value, list):
+        return [found for i, v in enumerate(value) for found in _urls_with_userinfo(v, f"{path}[{i}]")]
+    return [(path, value)] if isinstance(value, str) and _with_userinfo(value) else []
+
+
+def _strip(value: object) -> None:
+    """Every url in `value` (in place) without its user name and password."""
+    pairs = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for k, v in list(pairs):
+        if _with_userinfo(v):
+            value[k] = without_userinfo(v)  # type: ignore[index]
+        else:
+            _strip(v)
+
+
+_SCHEME = re.compile(r"\s*[A-Za-z][A-Za-z0-9+.-]*:")  # a url, as far as a password in it goes

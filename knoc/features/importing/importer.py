@@ -38,7 +38,7 @@ from knoc.features.importing.card_fields import (
 from knoc.features.importing.card_names import camel
 from knoc.features.importing.card_security import security
 from knoc.features.importing.card_service import service
-from knoc.features.importing.imported import URL, Imported, NoServiceUrl, NotACard, list_of, member
+from knoc.features.importing.imported import URL, Imported, NoServiceUrl, NotACard, list_of, member, no_credentials
 from knoc.kinds.agent import BLUEPRINT_SCHEMA
 from knoc.output.hosting import locate_url
 from knoc.rules import jsontext, limits
@@ -99,6 +99,7 @@ def convert(raw: JsonValue, base_url: str | None = None) -> Imported:
     for key in raw:
         if key not in known:
             out.drop(member("$", key), WHY_DROPPED.get(key, "not a field of any A2A version"))
+    no_credentials(raw, out)
     return out
 
 
