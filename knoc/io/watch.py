@@ -5,9 +5,10 @@ callback learns that the watch is stopping from its progress callback
 (`Watch.progress`), so that a rebuild under way unwinds cleanly.
 
 Each folder of the sources is watched on its own, as a build lists them:
-never through a link (a link to `/` is not a watch on the whole disk), and
-a folder added or removed sets the watch anew. A watch that cannot go on
-(the system's limit on watches) is handed to `lost`, once."""
+never through a link out of the repo (a link to `/` is not a watch on the
+whole disk), and a folder added or removed sets the watch anew (an edit
+made meanwhile is caught by comparing the sources once it is set). A watch
+that cannot go on (the system's limit on watches) is handed to `lost`, once."""
 
 from __future__ import annotations
 
@@ -85,8 +86,10 @@ def _guarded(rebuild: Callable[[], None], failed: Callable[[Exception], object])
 def _watch(root: Path, folders: list[str], rebuild: Callable[[], None], stop: threading.Event,
            ready: threading.Event, lost: Callable[[Exception], object]) -> None:
     try:
+        since: object = None  # the sources when the last watch ended: changed before the next is set, rebuilt
         while not stop.is_set():
-            if _watch_once(root, folders, rebuild, stop, ready):
+            done, since = _watch_once(root, folders, rebuild, stop, ready, since)
+            if done:
                 return
     except Exception as exc:  # the watch itself failed (inotify's limits): said, and serving stops
         ready.set()
@@ -94,9 +97,10 @@ def _watch(root: Path, folders: list[str], rebuild: Callable[[], None], stop: th
 
 
 def _watch_once(root: Path, folders: list[str], rebuild: Callable[[], None], stop: threading.Event,
-                ready: threading.Event) -> bool:
+                ready: threading.Event, since: object) -> tuple[bool, object]:
     """Watch the folders of the sources until a folder comes or goes
-    (False: watch anew) or the watch stops (True)."""
+    (False, and the sources' fingerprint then: watch anew) or the watch
+    stops (True). `since`: the fingerprint the last watch ended with."""
     import watchfiles  # only `serve --watch` needs it
 
     sources, ways = _folders(root, folders)
@@ -118,14 +122,18 @@ def _watch_once(root: Path, folders: list[str], rebuild: Callable[[], None], sto
                                     rust_timeout=200, yield_on_timeout=True, raise_interrupt=False,
                                     recursive=False, ignore_permission_denied=True):
         ready.set()  # the first (empty) batch comes once the watch is in place
-        if changes:
+        missed = since is not None and fingerprint(root, folders) != since  # an edit while it was set anew
+        since = None
+        if changes or missed:
+            anew = any(path in known or os.path.isdir(path) for _, path in changes)  # a folder came or went
+            mark = fingerprint(root, folders) if anew else None  # before the rebuild: an edit after it differs
             try:
                 rebuild()
             except Stopped:
-                return True
-            if any(path in known or os.path.isdir(path) for _, path in changes):  # a folder came or went
-                return False
-    return True
+                return True, None
+            if anew:
+                return False, mark
+    return True, None
 
 
 def _folders(root: Path, folders: list[str]) -> tuple[list[Path], list[Path]]:
