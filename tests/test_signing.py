@@ -37,6 +37,7 @@ def write_key(folder: Path, kind: str) -> tuple[Path, bytes]:
                             serialization.NoEncryption())
     path = folder / f"{kind}.pem"
     path.write_bytes(pem)
+    path.chmod(0o600)  # as `knoc keys new` writes one
     raw = key.private_bytes(serialization.Encoding.DER, serialization.PrivateFormat.PKCS8,
                             serialization.NoEncryption())
     return path, raw
@@ -843,3 +844,20 @@ def test_a_key_retired_without_the_kid_it_signed_under_is_said_with_that_kid(
                           capture_output=True, text=True)
     assert done.returncode == 0 and "which this build publishes as" in done.stderr, done.stderr
     assert 'kid = "2026-11"' in done.stderr
+
+
+def test_a_key_file_others_can_read_is_used_and_said(repo: Path, keys: dict[str, tuple[Path, bytes]]) -> None:
+    """A PEM written under the usual umask (0644) signs, with a warning that
+    other users of the machine can read it; at 0600, nothing is said."""
+    key = keys["ed25519"][0]
+    key.chmod(0o644)
+    try:
+        done = subprocess.run([sys.executable, "-m", "knoc", "build", "--root", str(repo), "--sign-key", str(key)],
+                              capture_output=True, text=True)
+        assert done.returncode == 0 and "warning[KNO-SIGNING-KEY-EXPOSED]" in done.stderr and "(mode 644)" in done.stderr
+        assert f"chmod 600 {key}" in done.stderr and "PRIVATE KEY" not in done.stderr
+    finally:
+        key.chmod(0o600)
+    done = subprocess.run([sys.executable, "-m", "knoc", "build", "--root", str(repo), "--sign-key", str(key)],
+                          capture_output=True, text=True)
+    assert done.returncode == 0 and "KNO-SIGNING-KEY-EXPOSED" not in done.stderr

@@ -11,7 +11,15 @@ from typing import TYPE_CHECKING
 from knoc.app.common import compile_cached
 from knoc.app.outcome import Outcome, UsageError, fails
 from knoc.app.scan import Scan
-from knoc.app.signing import built_keys, committed_signed_by, key_signer, signed_by, unpinned, unverifiable
+from knoc.app.signing import (
+    built_keys,
+    committed_signed_by,
+    exposed,
+    key_signer,
+    signed_by,
+    unpinned,
+    unverifiable,
+)
 from knoc.config import CONFIG_FILE, Config
 from knoc.diagnostics import Diagnostic, diag
 from knoc.diagnostics.progress import Progress, quiet
@@ -85,7 +93,8 @@ def _build(config: Config, use_cache: bool, fail_on_warning: bool, stage: bool, 
         current = not differ
         diags = result.report.sorted() + (_roots_gone(differ, result.files) if result.ok else [])
         if signer is not None:
-            diags += unverifiable(signer) + ([] if config.public else [unpinned(signer)]) + _keys_gone(config, signer)
+            diags += (unverifiable(signer) + ([] if config.public else [unpinned(signer)]) + _keys_gone(config, signer)
+                      + exposed(signer))
         written = result.ok and not fails(diags, fail_on_warning)  # --fail-on warning: a warning stops the write too
         if written and not current:
             progress("writing", 0, len(result.files))

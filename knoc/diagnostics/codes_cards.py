@@ -255,6 +255,10 @@ declare("KNO-SIGNING-KEY", W, "the signing key given here would stop a build", "
     P-256 private key outside the repo, and be one `[signing] public` pins. Validating signs
     nothing, so this is a warning: a teammate or a CI job without the key can still validate.
     The keys knoc.toml pins are the repo's own, and a problem with one is `KNO-SIGNING`.""")
+declare("KNO-SIGNING-KEY-EXPOSED", W, "the signing key file can be read by other users of this machine", """
+    The private key signs every card: whoever reads it can sign cards your clients will trust. A
+    key file whose group or other users may read it (a PEM written under the usual umask, 0644)
+    is used, and said; `chmod 600` it, or keep it in a CI secret.""")
 declare("KNO-SIGNING-KEY-GONE", W, "build/ is signed with a key this build neither signs with nor publishes", """
     A key rotation keeps the old key in each host's `jwks.json` for a while (`retired` under
     [signing]), so that copies of the cards it signed, in caches and other registries, still

@@ -85,12 +85,28 @@ def _existing(source: str) -> Path | None:
 def signing_keys(paths: list[str], root: Path, configured: str | None = None) -> list[PrivateKey]:
     """Every `--sign-key`; else KNOC_SIGNING_KEY (a path or the PEM itself);
     else knoc.toml's `[signing] key`."""
-    keys = [private_key(p, root, "--sign-key") for p in paths]
-    if not keys and os.environ.get(ENV, "").strip():
-        keys.append(private_key(os.environ[ENV], root, ENV))
-    if not keys and configured:
-        keys.append(private_key(configured, root, "[signing] key"))
-    return keys
+    return [private_key(source, root, name) for source, name in _given(paths, configured)]
+
+
+def readable_by_others(paths: list[str], configured: str | None = None) -> list[tuple[str, int]]:
+    """The key files `signing_keys` reads that other users of this machine
+    may read too (group or other bits set): each path, with its mode."""
+    found = []
+    for source, _ in _given(paths, configured):
+        path = _existing(source) if inline_pem(source) is None else None
+        mode = path.stat().st_mode if path is not None and path.is_file() else 0
+        if mode & 0o077:
+            found.append((str(path), mode & 0o777))
+    return found
+
+
+def _given(paths: list[str], configured: str | None) -> list[tuple[str, str]]:
+    """The keys a build signs with, and where each was given."""
+    if paths:
+        return [(p, "--sign-key") for p in paths]
+    if os.environ.get(ENV, "").strip():
+        return [(os.environ[ENV], ENV)]
+    return [(configured, "[signing] key")] if configured else []
 
 
 def public_key(path: Path, name: str, root: Path) -> PublicKey | dict[str, str]:
