@@ -614,23 +614,34 @@ def test_a_card_whose_security_cannot_be_kept_is_imported_private(repo: Path, kn
     code, out, _ = knoc("import", str(source), "--format", "json", root=repo)
     data = YAML(typ="safe").load((repo / BLUEPRINTS / "not-a-list.kno").read_text(encoding="utf-8"))
     assert code == 0 and data["visibility"] == "private" and "not a list of requirements; none is left" in out
+    source.write_text(json.dumps({**card, "name": "Two Readings", "url": "https://odd.example.org/two/",
+                                  "securitySchemes": {"o": {"type": "http", "scheme": "basic"}},
+                                  "security": [{"o": []}], "securityRequirements": []}), encoding="utf-8")
+    code, out, _ = knoc("import", str(source), "--format", "json", root=repo)
+    data = YAML(typ="safe").load((repo / BLUEPRINTS / "two-readings.kno").read_text(encoding="utf-8"))
+    assert code == 0 and data["visibility"] == "private", out  # 0.3 clients read "basic auth", 1.x "open"
 
 
 def test_no_password_in_a_url_reaches_the_blueprint(repo: Path, knoc: Knoc,
                                                     tmp_path_factory: pytest.TempPathFactory) -> None:
     """A blueprint is committed and its card published: a user name and
-    password in the card's urls are left out, said at their path (without
-    repeating them); one in --url is refused before anything is written."""
-    card = {"name": "Secret Urls", "description": "d", "url": "https://bob:hunter2@odd.example.org/a2a/",
-            "version": "1.0.0", "protocolVersion": "0.3.0", "capabilities": {},
+    password in the card's urls are left out, and in its texts (a
+    description, an example, a params key) masked, each said at its path
+    without repeating them; one in --url is refused before anything is written."""
+    card = {"name": "Secret Urls", "description": "Docs at https://ann:d0cs@docs.example.com/x",
+            "url": "https://bob:hunter2@odd.example.org/a2a/",
+            "version": "1.0.0", "protocolVersion": "0.3.0",
             "additionalInterfaces": [{"url": "https://eve:s3cret@odd.example.org/rest", "transport": "HTTP+JSON"}],
             "documentationUrl": "https://carol:pw0rd@odd.example.org/docs",
             "provider": {"organization": "Odd", "url": "https://dan:pr0v@odd.example.org/"},
             "securitySchemes": {"cc": {"type": "oauth2", "flows": {"clientCredentials": {
                 "tokenUrl": "https://fay:t0ken@auth.odd.example.org/t", "scopes": {"read": "Read"}}}}},
             "security": [{"cc": ["read"]}],
+            "capabilities": {"extensions": [{"uri": "https://odd.example.org/ext", "params": {
+                "https://kay:k3y@odd.example.org/": True}}]},
             "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
-            "skills": [{"id": "s", "name": "S", "description": "x", "tags": ["t"]}]}
+            "skills": [{"id": "s", "name": "S", "description": "call //sl:pw9@example.com", "tags": ["t"],
+                        "examples": ["fetch https://ex:pw10@example.com/q"]}]}
     source = tmp_path_factory.mktemp("cards") / "secret.json"
     source.write_text(json.dumps(card), encoding="utf-8")
     code, out, err = knoc("import", str(source), "--format", "json", root=repo)
@@ -638,7 +649,8 @@ def test_no_password_in_a_url_reaches_the_blueprint(repo: Path, knoc: Knoc,
     written = (repo / BLUEPRINTS / "secret-urls.kno").read_text(encoding="utf-8")
     assert code == 0 and {"$.url", "$.additionalInterfaces[0].url", "$.documentationUrl", "$.provider.url",
                           "$.securitySchemes.cc.flows.clientCredentials.tokenUrl"} <= set(said), said
-    for secret in ("hunter2", "s3cret", "pw0rd", "pr0v", "t0ken"):
+    assert {"$.description", "$.skills[0].description", "$.skills[0].examples[0]"} <= set(said), said
+    for secret in ("hunter2", "s3cret", "pw0rd", "pr0v", "t0ken", "d0cs", "k3y", "pw9", "pw10"):
         assert secret not in written and secret not in out + err
     assert "url: https://odd.example.org/a2a/" in written
     code, out, err = knoc("import", str(source), "--force", "--url", "https://bob:hunter2@odd.example.org/x/",

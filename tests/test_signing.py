@@ -861,3 +861,28 @@ def test_a_key_file_others_can_read_is_used_and_said(repo: Path, keys: dict[str,
     done = subprocess.run([sys.executable, "-m", "knoc", "build", "--root", str(repo), "--sign-key", str(key)],
                           capture_output=True, text=True)
     assert done.returncode == 0 and "KNO-SIGNING-KEY-EXPOSED" not in done.stderr
+
+
+def test_a_retired_key_renamed_by_a_later_build_is_said(repo: Path, keys: dict[str, tuple[Path, bytes]]) -> None:
+    """Retired under the kid it signed under, then (a later edit) under its
+    thumbprint: build/ is signed with the new key alone by then, but its key
+    sets still publish the old one under the old kid, whose cards stop
+    verifying. Said, with the kid to give back."""
+    old, new = keys["ed25519"][0], keys["p256"][0]
+    pin(repo, old)
+    with (repo / "knoc.toml").open("a", encoding="utf-8") as f:
+        f.write('kid = "2025"\n')
+
+    def build(key: Path) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "knoc", "build", "--root", str(repo), "--sign-key", str(key)],
+                              capture_output=True, text=True)
+
+    assert build(old).returncode == 0
+    rotate(repo, old, new)
+    settings = (repo / "knoc.toml").read_text(encoding="utf-8")
+    (repo / "knoc.toml").write_text(settings.replace('retired = { ', 'retired = { kid = "2025", '), encoding="utf-8")
+    done = build(new)
+    assert done.returncode == 0 and "KNO-SIGNING-KEY-GONE" not in done.stderr, done.stderr  # as the guide says
+    (repo / "knoc.toml").write_text(settings, encoding="utf-8")  # the retired entry loses its kid
+    done = build(new)
+    assert done.returncode == 0 and "publishes key '2025', which this build publishes as" in done.stderr, done.stderr

@@ -150,33 +150,37 @@ def _staged(config: Config) -> Diagnostic | None:
 
 
 def _keys_gone(config: Config, signer: KeySigner) -> list[Diagnostic]:
-    """A warning for each key build/ is signed with that this build neither
-    signs with nor publishes as retired, or publishes another key under its
-    kid: the copies of the cards it signed (in caches, in other registries)
-    stop verifying."""
+    """A warning for each key build/ is signed with or publishes whose
+    cards stop verifying with this build's key sets (in caches, in other
+    registries): a key build/ signed with that this build neither signs
+    with nor publishes (a retired key dropped later is the rotation's last
+    step), a key published under another kid, another key under its kid."""
     from knoc.a2a import signing
 
     now = {k.kid: signing.thumbprint(k.jwk) for k in (*signer.published, *signer.retired)}
     was = built_keys(config)
-    found = []
     renamed = {thumb: kid for kid, thumb in now.items()}
-    for kid in signed_by(config) or []:
+    signed = signed_by(config) or []
+    found = []
+    for kid in dict.fromkeys([*signed, *was]):
+        said = f"{config.output}/ is signed with key {kid!r}" if kid in signed else \
+            f"{config.output}/ publishes key {kid!r}"
         if kid not in now and was.get(kid) in renamed:  # the same key, published under another kid
-            found.append(diag("KNO-SIGNING-KEY-GONE", f"{config.output}/ is signed with key {kid!r}, which this build "
-                              f"publishes as {renamed[was[kid]]!r}: copies of the cards it signed name {kid!r}, "
-                              "and stop verifying", file=CONFIG_FILE, hint=f"give its entry under [signing] "
-                              f"(`public` or `retired`) `kid = {json.dumps(kid)}`, the kid it signed under"))
-        elif kid not in now:
-            found.append(diag("KNO-SIGNING-KEY-GONE", f"{config.output}/ is signed with key {kid!r}, which this build "
-                              "neither signs with nor publishes: copies of the cards it signed stop verifying",
-                              file=CONFIG_FILE, hint="keep it in the key sets a while: list its public half under "
-                              "[signing] `retired` (`knoc keys public KEY` prints it)"))
-        elif was.get(kid, now[kid]) != now[kid]:
-            found.append(diag("KNO-SIGNING-KEY-GONE", f"{config.output}/ is signed with key {kid!r}, and this build "
-                              "publishes another key under that kid: copies of the cards it signed stop verifying",
-                              file=CONFIG_FILE, hint="give the new key a kid of its own (remove [signing] `kid`: "
-                              "a key is then named by its thumbprint), and list the old key's public half under "
-                              f"`retired` with `kid = {json.dumps(kid)}`"))
+            found.append(diag("KNO-SIGNING-KEY-GONE", f"{said}, which this build publishes as "
+                              f"{renamed[was[kid]]!r}: copies of the cards it signed name {kid!r}, and stop "
+                              "verifying", file=CONFIG_FILE, hint=f"give its entry under [signing] (`public` or "
+                              f"`retired`) `kid = {json.dumps(kid)}`, the kid it signed under"))
+        elif kid not in now and kid in signed:
+            found.append(diag("KNO-SIGNING-KEY-GONE", f"{said}, which this build neither signs with nor publishes: "
+                              "copies of the cards it signed stop verifying", file=CONFIG_FILE,
+                              hint="keep it in the key sets a while: list its public half under [signing] "
+                              "`retired` (`knoc keys public KEY` prints it)"))
+        elif kid in now and was.get(kid, now[kid]) != now[kid]:
+            found.append(diag("KNO-SIGNING-KEY-GONE", f"{said}, and this build publishes another key under that "
+                              "kid: copies of the cards it signed stop verifying", file=CONFIG_FILE,
+                              hint="give the new key a kid of its own (remove [signing] `kid`: a key is then "
+                              "named by its thumbprint), and list the old key's public half under `retired` with "
+                              f"`kid = {json.dumps(kid)}`"))
     return found
 
 

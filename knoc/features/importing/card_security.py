@@ -233,9 +233,13 @@ def requirements(raw: JsonObject, path: str, out: Imported) -> list[dict[str, li
         return []
     names = set(out.card.get("security_schemes", {}))
     found = _requirements_of(raw, read[0], path, names, out)
-    if len(read) == 2 and _requirements_of(raw, "security", path, names, Imported({})) != found:
+    if len(read) == 2 and (other := _requirements_of(raw, "security", path, names, Imported({}))) != found:
+        opened = not found and bool(other)  # one reading requires credentials, the one kept none
+        out.private = out.private or opened
         out.drop(f"{path}.security", "it differs from `securityRequirements`, which a2a-sdk 1.x and the JS SDK "
-                                     "read (0.3 clients read `security`): kept `securityRequirements`")
+                                     "read (0.3 clients read `security`): kept `securityRequirements`"
+                 + ("; that one requires nothing, so the blueprint is written private (`visibility: private`): "
+                    "state the requirement the agent enforces, then remove that line to publish it" if opened else ""))
     return found
 
 

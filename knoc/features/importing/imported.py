@@ -10,6 +10,7 @@ from typing import TypedDict
 
 from knoc.output.hosting import locate_url
 from knoc.rules.json import JsonObject, JsonValue
+from knoc.rules.masking import masked
 from knoc.rules.paths import has_userinfo, shown_url, without_userinfo
 
 URL = re.compile(r"^https?://[^/?#\s]+(/[^?#\s]*)?$")  # agent-card-schema's card url
@@ -125,33 +126,44 @@ def boolean(value: JsonValue, path: str, out: Imported) -> bool | None:
 
 
 def no_credentials(raw: JsonValue, out: Imported) -> None:
-    """No user name or password in any url of the blueprint (it is
-    committed, and its card would publish them): each url of the card that
-    holds them is said, at its path, and kept without them."""
-    for path, url in _urls_with_userinfo(raw, "$"):
-        out.drop(path, f"the user name and password in `{shown_url(url)}`: a committed blueprint and its card would "
-                       "publish them; kept the url without them")
+    """No user name or password anywhere in the blueprint (it is committed,
+    and its card would publish them): a url holding them is kept without
+    them; text holding one (a description, an example, a params key) is
+    kept with it masked. Each is said at its path."""
+    for path, text in _with_credentials(raw, "$"):
+        out.drop(path, f"the user name and password in `{shown_url(text) if _is_url(text) else masked(text)[:200]}`:"
+                       " a committed blueprint and its card would publish them; "
+                       + ("kept the url without them" if _is_url(text) else "kept the text with them masked"))
     _strip(out.card)
 
 
-def _with_userinfo(value: object) -> bool:
-    return isinstance(value, str) and _SCHEME.match(value) is not None and has_userinfo(value)
+def _is_url(value: str) -> bool:
+    return _SCHEME.match(value) is not None and has_userinfo(value)
 
 
-def _urls_with_userinfo(value: JsonValue, path: str) -> list[tuple[str, str]]:
+def _clean(text: str) -> str:
+    return without_userinfo(text) if _is_url(text) else masked(text)
+
+
+def _with_credentials(value: JsonValue, path: str) -> list[tuple[str, str]]:
     if isinstance(value, dict):
-        return [found for k, v in value.items() for found in _urls_with_userinfo(v, member(path, k))]
+        keys = [(member(path, k), k) for k in value if _clean(k) != k]
+        return keys + [found for k, v in value.items() for found in _with_credentials(v, member(path, k))]
     if isinstance(value, list):
-        return [found for i, v in enumerate(value) for found in _urls_with_userinfo(v, f"{path}[{i}]")]
-    return [(path, value)] if isinstance(value, str) and _with_userinfo(value) else []
+        return [found for i, v in enumerate(value) for found in _with_credentials(v, f"{path}[{i}]")]
+    return [(path, value)] if isinstance(value, str) and _clean(value) != value else []
 
 
 def _strip(value: object) -> None:
-    """Every url in `value` (in place) without its user name and password."""
+    """Every string in `value` (in place, keys too) without a user name and password."""
+    if isinstance(value, dict):
+        items = [(_clean(k), v) for k, v in value.items()]
+        value.clear()
+        value.update(items)
     pairs = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
     for k, v in list(pairs):
-        if _with_userinfo(v):
-            value[k] = without_userinfo(v)  # type: ignore[index]
+        if isinstance(v, str):
+            value[k] = _clean(v)  # type: ignore[index]
         else:
             _strip(v)
 
