@@ -235,11 +235,9 @@ def requirements(raw: JsonObject, path: str, out: Imported) -> list[dict[str, li
     found = _requirements_of(raw, read[0], path, names, out)
     if len(read) == 2 and (other := _requirements_of(raw, "security", path, names, Imported({}))) != found:
         opened = not found and bool(other)  # one reading requires credentials, the one kept none
-        out.private = out.private or opened
         out.drop(f"{path}.security", "it differs from `securityRequirements`, which a2a-sdk 1.x and the JS SDK "
                                      "read (0.3 clients read `security`): kept `securityRequirements`"
-                 + ("; that one requires nothing, so the blueprint is written private (`visibility: private`): "
-                    "state the requirement the agent enforces, then remove that line to publish it" if opened else ""))
+                 + (_kept_private(out, "that one requires nothing") if opened else ""))
     return found
 
 
@@ -249,10 +247,7 @@ def _requirements_of(raw: JsonObject, key: str, path: str, names: set[str],
     if not isinstance(raw[key], list) and raw[key] in (None, "", {}):
         out.drop(f"{path}.{key}", "not a list of requirements")
     elif not isinstance(raw[key], list):  # it says something is required, and nothing is kept: never open
-        out.private = True
-        out.drop(f"{path}.{key}", "not a list of requirements; none is left, so clients would read it as open: "
-                 "the blueprint is written private (`visibility: private`); state the requirement it enforces, "
-                 "then remove that line to publish it")
+        out.drop(f"{path}.{key}", "not a list of requirements" + _kept_private(out, "none is left"))
     kept = []
     for i, item in enumerate(items):
         if key == "securityRequirements" and isinstance(item, dict) and item and "schemes" not in item:
@@ -266,12 +261,16 @@ def _requirements_of(raw: JsonObject, key: str, path: str, names: set[str],
         why = (f"it needs {', '.join(f'`{n}`' for n in lost)}, a scheme that was not kept" if found is not None
                else "not a requirement (scheme names, each with a list of scopes)")
         if items and not kept and i == len(items) - 1:  # every alternative gone: "sign in" would read "open"
-            out.private = True
-            why += ("; no requirement is left, so clients would read the agent as open: the blueprint is written "
-                    "private (`visibility: private`); state the requirement it enforces, then remove that line to "
-                    "publish it")
+            why += _kept_private(out, "no requirement is left")
         out.drop(f"{path}.{key}[{i}]", why)
     return kept
+
+
+def _kept_private(out: Imported, why: str) -> str:
+    """The blueprint kept from publishing an open card, and the words that say so."""
+    out.private = True
+    return (f"; {why}, so clients would read the agent as open: the blueprint is written private (`visibility: "
+            "private`); state the requirement it enforces, then remove that line to publish it")
 
 def _requirement(item: JsonValue, key: str) -> dict[str, list[str]] | None:
     if key == "securityRequirements" and isinstance(item, dict) and isinstance(schemes := item.get("schemes"), dict):
