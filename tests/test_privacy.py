@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from ruamel.yaml import YAML
 
-from tests.conftest import ROOT, edit, json_diags, tree
+from tests.conftest import ROOT, Knoc, edit, json_diags, tree
 
 
 def _strings(value: Any) -> list[str]:
@@ -227,3 +227,19 @@ def test_a_password_a_tab_splits_is_never_repeated(repo: Path, knoc, tmp_path: P
     edit(repo, BLUEPRINT, '  version: "0.1.0"', '  version: "0.1.0"\n  documentation_url: "https://doc:tab\\tPW8@docs.example.org/"')
     code, _, err = knoc("build", root=repo)
     assert code == 1 and "PW8" not in err and "docs.example.org" in err
+
+
+def test_a_password_written_into_a_cards_text_is_said_and_never_repeated(repo: Path, knoc: Knoc) -> None:
+    """A url with its credentials pasted into a description or an example
+    would be published with the card: a warning at its line, masked."""
+    source = repo / "content/agent-blueprints/drift-sentinel.kno"
+    text = source.read_text(encoding="utf-8")
+    assert "      description: Rebuilds a tree in memory and lists the files that drifted.\n" in text
+    source.write_text(text.replace(
+        "      description: Rebuilds a tree in memory and lists the files that drifted.\n",
+        "      description: Rebuilds a tree from https://ci:hunter2@ci.example.com/builds and lists drift.\n"),
+        encoding="utf-8")
+    code, out, err = knoc("validate", "--format", "json", root=repo)
+    said = [d for d in json_diags(out) if d["code"] == "KNO-CARD-TEXT-CREDENTIALS"]
+    assert code == 0 and len(said) == 1 and said[0]["json_path"] == "$.a2a_projection.skills[0].description"
+    assert "hunter2" not in out + err and said[0]["line"] > 1

@@ -19,8 +19,9 @@ from knoc.a2a.wire import FLOW_FIELDS
 from knoc.diagnostics import Diagnostic, JsonPath, at, json_path
 from knoc.kinds.agent import PLACEHOLDERS, Agent
 from knoc.rules import jsontext
+from knoc.rules.masking import masked
 from knoc.rules.paths import has_userinfo, host_folder, ip_literal, ipv4_as_read, origin, shown_url, split_url, web_link
-from knoc.rules.text import hidden_character
+from knoc.rules.text import hidden_character, one_line
 
 
 def unusable_schemes(agent: Agent, target: Target) -> list[Diagnostic]:
@@ -141,6 +142,7 @@ def unfinished(agent: Agent) -> Iterable[Diagnostic]:
     yield from _card_urls(agent)
     yield from _inexact(agent)
     yield from _hidden_text(agent)
+    yield from _credentials_in_text(agent)
     for i, iface in enumerate(c.get("additional_interfaces") or []):
         transport = iface.get("transport")
         grpc = split_url(iface.get("url")) if isinstance(transport, str) and a2a_binding(transport) == "GRPC" else None
@@ -209,6 +211,16 @@ def _hidden_text(agent: Agent) -> Iterable[Diagnostic]:
             yield card_error(agent, path, "KNO-CARD-HIDDEN-TEXT", f"`{_field(path)}` holds {found}, "
                              "which changes how the text around it is shown, or is not shown at all: viewers of "
                              "the card show another text than clients read", "remove it")
+
+
+def _credentials_in_text(agent: Agent) -> Iterable[Diagnostic]:
+    """A user name and password a card's text holds (a url written into a
+    description or an example): the card is public, and so would they be."""
+    for path, text in _texts(agent.card):
+        if isinstance(text, str) and "@" in text and masked(text) != text:
+            yield card_error(agent, path, "KNO-CARD-TEXT-CREDENTIALS", f"`{_field(path)}` holds what reads as a "
+                             f"user name and password (`{masked(one_line(text))[:120]}`): the card is public, and "
+                             "so would they be", "write the text without them; clients bring their own credentials")
 
 
 def _texts(c: Mapping[str, object]) -> Iterator[tuple[JsonPath, object]]:
