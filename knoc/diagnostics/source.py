@@ -43,6 +43,12 @@ class SourceFile:
         (`"\\u202e"`) of any character. False when not read: not known."""
         return self._text is not None and self._text.isascii() and "\\" not in self._text
 
+    def may_hold(self, char: str) -> bool:
+        """Whether a string parsed from the text may hold `char`: the text
+        has it, or a backslash (an escape of any character). True when not
+        read: not known."""
+        return self._text is None or char in self._text or "\\" in self._text
+
     def line(self, number: int) -> str:
         found = lines(self.text)
         return found[number - 1] if 0 < number <= len(found) else ""
