@@ -397,3 +397,24 @@ def test_watch_follows_what_a_build_reads_a_link_inside_the_repo_and_a_folder_na
         while get(card, "agents.possibility.space")[0] != 200:
             assert time.monotonic() < deadline, "a source in a folder named like a source was not built in 30 s"
             time.sleep(0.2)
+
+
+def test_watch_follows_a_source_folder_swapped_whole(repo: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """content/ moved aside and a copy put in its place (as a tool that
+    swaps a folder does): the watch is set on the new folder, never left on
+    the old one outside the repo, and its edits are served."""
+    rel = "content/agent-blueprints/quick-summarizer.kno"
+    aside = tmp_path_factory.mktemp("aside") / "content"
+    with serving(repo, "--watch") as base:
+        card = f"{base}quick-summarizer/.well-known/agent-card.json"
+        shutil.move(str(repo / "content"), aside)
+        shutil.copytree(aside, repo / "content")
+        time.sleep(1)  # the swap seen, the watch set anew
+        edit(repo, rel, "Condenses a document", "Boils down a document")
+        deadline = time.monotonic() + 30
+        while b"Boils down" not in get(card, "agents.possibility.space")[2]:
+            assert time.monotonic() < deadline, "an edit in the swapped-in folder was not seen within 30 s"
+            time.sleep(0.2)
+        (aside / "agent-blueprints/quick-summarizer.kno").write_text("a: [", encoding="utf-8")  # outside: no source
+        time.sleep(1.5)
+        assert b"Boils down" in get(card, "agents.possibility.space")[2]

@@ -109,7 +109,7 @@ def _watch_once(root: Path, folders: list[str], rebuild: Callable[[], None], sto
 
     def wanted(_: object, path: str) -> bool:
         """A source or a folder in a folder of the sources; in a folder on the
-        way to a source folder not there yet, that folder (or one on its way)."""
+        way to a source folder, that folder (or one on its way), come or gone."""
         parent, name = os.path.split(path)
         if name.startswith("."):
             return False
@@ -125,7 +125,8 @@ def _watch_once(root: Path, folders: list[str], rebuild: Callable[[], None], sto
         missed = since is not None and fingerprint(root, folders) != since  # an edit while it was set anew
         since = None
         if changes or missed:
-            anew = any(path in known or os.path.isdir(path) for _, path in changes)  # a folder came or went
+            anew = any(path in known or os.path.isdir(path) or os.path.dirname(path) in on_the_way
+                       for _, path in changes)  # a folder came or went
             mark = fingerprint(root, folders) if anew else None  # before the rebuild: an edit after it differs
             try:
                 rebuild()
@@ -139,18 +140,17 @@ def _watch_once(root: Path, folders: list[str], rebuild: Callable[[], None], sto
 def _folders(root: Path, folders: list[str]) -> tuple[list[Path], list[Path]]:
     """Each folder of the sources, as a build lists them: no hidden folder,
     and a link only to a folder inside the repo (watched where it leads,
-    once). And, for a source folder not there yet, the nearest folder above
-    it in the repo, to see it come."""
+    once). And the folders on the way to each source folder, from the repo
+    down (the nearest one there, for a source folder not there yet): a
+    source folder renamed, removed or made is seen there."""
     real_root = root.resolve()
     sources: list[Path] = []
     seen: set[Path] = set()
     ways: list[Path] = []
     for folder in folders:
         top = root / folder
+        ways += [up for up in reversed(top.parents) if up == root or up.is_relative_to(root)]
         if not top.is_dir() or top.is_symlink():
-            while top != root and not (top.is_dir() and not top.is_symlink()):
-                top = top.parent
-            ways.append(top)
             continue
         for here, dirs, _ in os.walk(top, followlinks=True):
             real = Path(here).resolve()
@@ -160,4 +160,4 @@ def _folders(root: Path, folders: list[str]) -> tuple[list[Path], list[Path]]:
             seen.add(real)
             dirs[:] = sorted(d for d in dirs if not d.startswith("."))
             sources.append(real)
-    return sources, [w for w in dict.fromkeys(ways) if w.resolve() not in seen]
+    return sources, [w for w in dict.fromkeys(ways) if w.is_dir() and not w.is_symlink() and w.resolve() not in seen]
