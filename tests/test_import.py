@@ -628,7 +628,7 @@ def test_no_password_in_a_url_reaches_the_blueprint(repo: Path, knoc: Knoc,
     password in the card's urls are left out, and in its texts (a
     description, an example, a params key) masked, each said at its path
     without repeating them; one in --url is refused before anything is written."""
-    card = {"name": "Secret Urls", "description": "Docs at https://ann:d0cs@docs.example.com/x",
+    card = {"name": "Secret Urls", "description": "Docs at https://ann:d0cs@docs.example.com/x; support:team@x.org",
             "url": "https://bob:hunter2@odd.example.org/a2a/",
             "version": "1.0.0", "protocolVersion": "0.3.0",
             "additionalInterfaces": [{"url": "https://eve:s3cret@odd.example.org/rest", "transport": "HTTP+JSON"}],
@@ -652,7 +652,7 @@ def test_no_password_in_a_url_reaches_the_blueprint(repo: Path, knoc: Knoc,
     assert {"$.description", "$.skills[0].description", "$.skills[0].examples[0]"} <= set(said), said
     for secret in ("hunter2", "s3cret", "pw0rd", "pr0v", "t0ken", "d0cs", "k3y", "pw9", "pw10"):
         assert secret not in written and secret not in out + err
-    assert "url: https://odd.example.org/a2a/" in written
+    assert "url: https://odd.example.org/a2a/" in written and "support:team@x.org" in written  # an address, kept
     code, out, err = knoc("import", str(source), "--force", "--url", "https://bob:hunter2@odd.example.org/x/",
                           root=repo)
     assert code == 2 and "user name or password" in err and "hunter2" not in out + err

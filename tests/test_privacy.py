@@ -243,3 +243,9 @@ def test_a_password_written_into_a_cards_text_is_said_and_never_repeated(repo: P
     said = [d for d in json_diags(out) if d["code"] == "KNO-CARD-TEXT-CREDENTIALS"]
     assert code == 0 and len(said) == 1 and said[0]["json_path"] == "$.a2a_projection.skills[0].description"
     assert "hunter2" not in out + err and said[0]["line"] > 1
+    source.write_text(text.replace(
+        "      description: Rebuilds a tree in memory and lists the files that drifted.\n",
+        '      description: "Rebuilds a tree. Contact support:team@example.com or ops@example.com."\n'),
+        encoding="utf-8")
+    code, out, _ = knoc("validate", "--format", "json", root=repo)
+    assert code == 0 and not [d for d in json_diags(out) if d["code"] == "KNO-CARD-TEXT-CREDENTIALS"]  # addresses

@@ -219,10 +219,10 @@ def _credentials_in_text(agent: Agent) -> Iterable[Diagnostic]:
     if not agent.typed.entity.source.may_hold("@"):  # most cards: no text to read (a build's hot path)
         return
     for path, text in _texts(agent.card):
-        if isinstance(text, str) and "@" in text and masked(text) != text:
-            yield card_error(agent, path, "KNO-CARD-TEXT-CREDENTIALS", f"`{_field(path)}` holds what reads as a "
-                             f"user name and password (`{masked(one_line(text))[:120]}`): the card is public, and "
-                             "so would they be", "write the text without them; clients bring their own credentials")
+        if isinstance(text, str) and "@" in text and masked(text, bare=False) != text:  # a url's, not an address
+            yield card_error(agent, path, "KNO-CARD-TEXT-CREDENTIALS", f"`{_field(path)}` holds a url with a user "
+                             f"name and password (`{masked(one_line(text))[:120]}`): the card is public, and so would "
+                             "they be", "write the url without them; clients bring their own credentials")
 
 
 def _texts(c: Mapping[str, object]) -> Iterator[tuple[JsonPath, object]]:

@@ -59,11 +59,11 @@ declare("KNO-CARD-BINDING", W, "a binding is written otherwise than A2A names it
 declare("KNO-CARD-URL-HTTP", W, "a public card's url is plain http", """
     Clients send tasks, and often credentials, to the card's url. Over plain http they travel
     unencrypted and can be altered on the way; serve the agent over https.""")
-declare("KNO-CARD-TEXT-CREDENTIALS", W, "a public card's text holds what reads as a user name and password", """
+declare("KNO-CARD-TEXT-CREDENTIALS", W, "a public card's text holds a url with a user name and password", """
     A url with a user name and password written into a description, an example or a tag is
     published with the card, to every client and registry that reads it. The finding masks
-    them; write the text without them. (A bare `name:secret@host` counts too, so an address
-    like `support:team@example.com` may be flagged: reword it.)""")
+    them; write the url without them. An address in prose (`support:team@example.com`) is no
+    url, and is not flagged.""")
 declare("KNO-CARD-URL-CREDENTIALS", E, "a public card's url holds a user name or password", """
     The card's url, an interface's url, an extension's uri, or its documentation, icon or
     provider url holds a user name or password (`https://user:secret@host/`, and as browsers

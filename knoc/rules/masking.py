@@ -23,7 +23,7 @@ _AUTHORITY = re.compile(r"(?:[^/?#\s]|[\t\n\r])+")
 _WORD = re.compile(r"[^\s\"'`/\\?#]+")  # what a bare `name:secret@host` is written in
 
 
-def masked(text: str, keep_width: bool = False) -> str:
+def masked(text: str, keep_width: bool = False, bare: bool = True) -> str:
     """`text` with every user name and password it holds masked: a URL's,
     from after `scheme:` and its slashes (`https:/u:p@h` and `https:\\u:p@h`
     too) or after `//` or `\\\\`, up to the last `@` before its path; in a
@@ -33,13 +33,14 @@ def masked(text: str, keep_width: bool = False) -> str:
     escape (`\\u0040`, `\\x40`) counts as one, and a tab or line break
     inside an authority (browsers drop them) does not end it. `keep_width`:
     one `*` per character masked, so that columns after it stay where they
-    were."""
+    were. `bare`: the bare form too (prose, where `support:team@example.com`
+    is a label and an address, says False)."""
     if "@" not in text and "\\" not in text:
         return text
     # Read with each escaped `@` (YAML's, JSON's) as one, of the same width: a value's credential is masked
     # in its source and in a card's JSON as in the value.
     seen = _ESCAPED_AT.sub(lambda m: "@" + "\x01" * (len(m.group()) - 1), text) if "\\" in text else text
-    spans = [*_in_urls(seen), *_in_quoted_urls(seen), *_bare(seen)] if "@" in seen else []
+    spans = [*_in_urls(seen), *_in_quoted_urls(seen), *(_bare(seen) if bare else ())] if "@" in seen else []
     if not spans:
         return text
     out, done = [], 0

@@ -142,7 +142,7 @@ def _is_url(value: str) -> bool:
 
 
 def _clean(text: str) -> str:
-    return without_userinfo(text) if _is_url(text) else masked(text)
+    return without_userinfo(text) if _is_url(text) else masked(text, bare=False)  # a url's, not an address
 
 
 def _with_credentials(value: JsonValue, path: str) -> list[tuple[str, str]]:
