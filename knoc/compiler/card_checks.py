@@ -216,7 +216,7 @@ def _hidden_text(agent: Agent) -> Iterable[Diagnostic]:
 def _credentials_in_text(agent: Agent) -> Iterable[Diagnostic]:
     """A user name and password a card's text holds (a url written into a
     description or an example): the card is public, and so would they be."""
-    if not agent.typed.entity.source.may_hold("@"):  # most cards: no text to read (a build's hot path)
+    if not agent.typed.entity.source.may_hold_userinfo():  # most cards: no text to read (a build's hot path)
         return
     for path, text in _texts(agent.card):
         if isinstance(text, str) and "@" in text and masked(text, bare=False) != text:  # a url's, not an address

@@ -8,6 +8,7 @@ tree once and walking it: the happy path pays nothing for line numbers.
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,11 +44,12 @@ class SourceFile:
         (`"\\u202e"`) of any character. False when not read: not known."""
         return self._text is not None and self._text.isascii() and "\\" not in self._text
 
-    def may_hold(self, char: str) -> bool:
-        """Whether a string parsed from the text may hold `char`: the text
-        has it, or a backslash (an escape of any character). True when not
-        read: not known."""
-        return self._text is None or char in self._text or "\\" in self._text
+    def may_hold_userinfo(self) -> bool:
+        """Whether a url in the text may hold a user name or password: an
+        `@` after a slash or backslash on one line (`https://u:p@h`), or any
+        backslash (an escape of any character). True when not read: not
+        known. (Every blueprint has an `@`, in its `$schema`.)"""
+        return self._text is None or "\\" in self._text or _USERINFO.search(self._text) is not None
 
     def line(self, number: int) -> str:
         found = lines(self.text)
@@ -136,3 +138,6 @@ def reader(root: Path) -> Callable[[str], SourceFile | None]:
         return source
 
     return read
+
+
+_USERINFO = re.compile(r"[/\\][^/\\@\n]*@")  # a slash, then an `@` before the next slash or line's end
