@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal, TypedDict, cast
 
 from knoc.a2a import targets
+from knoc.diagnostics import accepted
 from knoc.io import files
 from knoc.io.cache import DIR as CACHE_DIR
 from knoc.rules import toml
@@ -36,6 +37,7 @@ KNOC_KEYS = {
                    "name or password; each host's catalog page links to it",
 }
 _KEYS = set(KNOC_KEYS)
+_TABLES = ("knoc", "host", "signing", "primary", "accept")
 
 
 class Settings(TypedDict, total=False):
@@ -103,6 +105,7 @@ class Config:
     primary: tuple[tuple[str, str], ...] = ()  # [primary]: (host folder, agent slug), sorted
     primary_at: tuple[tuple[str, int, int], ...] = ()  # where knoc.toml sets each: (host folder, line, column)
     catalog_url: str = ""  # where site/ (the all-hosts catalog) is published, linked from each host's page
+    accept: accepted.Accept = ()  # [accept]: warnings kept, by code, with the files they are kept in
 
     @property
     def report_prefix(self) -> str:
@@ -194,8 +197,8 @@ def load_config(root: Path, a2a: str | None = None) -> Config:
 def _config(root: Path, raw: dict[str, object] | None, a2a: str | None) -> Config:
     values: Settings = {}  # [knoc] strings, checked below
     if raw is not None:
-        section, host, signing, primary = (_table(raw, name) for name in ("knoc", "host", "signing", "primary"))
-        unknown = [*(("", k) for k in sorted(set(raw) - {"knoc", "host", "signing", "primary"})),
+        section, host, signing, primary, accept = (_table(raw, name) for name in _TABLES)
+        unknown = [*(("", k) for k in sorted(set(raw) - set(_TABLES))),
                    *(("knoc", k) for k in sorted(set(section) - _KEYS)),
                    *(("host", k) for k in sorted(set(host) - set(HOST_KEYS))),
                    *(("signing", k) for k in sorted(set(signing) - set(SIGNING_KEYS)))]
@@ -205,7 +208,7 @@ def _config(root: Path, raw: dict[str, object] | None, a2a: str | None) -> Confi
             raise ConfigError(f"{CONFIG_FILE}: unknown setting(s): {named}; a key belongs to the table whose "
                               f"header is the last above it. [knoc] takes {', '.join(sorted(_KEYS))}; [host] takes "
                               f"{', '.join(HOST_KEYS)}; [signing] takes {', '.join(SIGNING_KEYS)}; [primary] maps a "
-                              "host to an agent's slug", key=unknown[0])
+                              "host to an agent's slug; [accept] maps codes to file patterns", key=unknown[0])
         kid, key = (_signing_text(signing, name) for name in ("kid", "key"))
         if key and not key.startswith("~") and not posixpath.isabs(key):  # relative to the repo, not to where knoc runs
             key = str(root / key)
@@ -235,12 +238,14 @@ def _config(root: Path, raw: dict[str, object] | None, a2a: str | None) -> Confi
                 _published_link("host", link, str(host[link]))
         public, retired = _key_refs(signing, "public"), _key_refs(signing, "retired")
         primaries = _primaries(primary)
+        if (refused := accepted.refused(accept)) is not None:
+            raise ConfigError(f"{CONFIG_FILE}: [accept] {refused[1]}", key=("accept", refused[0]))
     else:
-        operator, kid, key, public, retired, primaries = (), None, None, (), (), ()
+        operator, kid, key, public, retired, primaries, accept = (), None, None, (), (), (), {}
     if a2a is not None:
         values["a2a"] = a2a
     config = Config(root=root, host=operator, kid=kid, key=key, public=public, retired=retired, primary=primaries,
-                    **values)
+                    accept=accepted.parse(accept), **values)
     if config.catalog_url:
         _published_link("knoc", "catalog_url", config.catalog_url)
     if config.a2a not in targets.names():

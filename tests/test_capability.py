@@ -133,6 +133,27 @@ def test_a_0_3_card_needs_an_interface_that_speaks_0_3(knoc: Knoc, repo: Path) -
     assert code == 1 and d["line"] == line_of(repo, SEARCH, "  protocol_versions:")
 
 
+def test_a_1_0_card_no_1_0_client_can_call_is_said(knoc: Knoc, repo: Path) -> None:
+    """An agent that speaks only A2A 0.2: a2a-sdk 1.3 finds no interface of
+    such a card to call, which the 1.0 and compat builds say; a 0.3 build
+    serves its 0.2 clients without a word."""
+    from a2a.client.client_factory import ClientFactory
+    from a2a.types import AgentInterface
+
+    only_0_2 = [AgentInterface(url="https://agents.possibility.space/drift-sentinel/", protocol_binding="JSONRPC",
+                               protocol_version="0.2")]
+    assert ClientFactory._find_best_interface(only_0_2, protocol_bindings=["JSONRPC"]) is None
+    edit(repo, SENTINEL, 'protocol_versions: ["1.0", "0.3"]', 'protocol_versions: ["0.2"]')
+    edit(repo, SENTINEL, 'min_protocol_version: "0.3"', 'min_protocol_version: "0.2"')
+    for target in ("1.0", "compat"):
+        code, out, _ = knoc("validate", "--a2a", target, "--format", "json", root=repo)
+        d = one(json_diags(out), "KNO-PROTOCOL-TOO-OLD")
+        assert code == 0 and d["file"] == SENTINEL and d["line"] == line_of(repo, SENTINEL, "  protocol_versions:")
+        assert "speak only A2A 0.2" in d["message"]
+    code, out, _ = knoc("validate", "--a2a", "0.3", "--format", "json", root=repo)
+    assert code == 0 and not [d for d in json_diags(out) if d["code"].startswith("KNO-PROTOCOL-T")]
+
+
 def test_a_malformed_version_is_a_schema_error(knoc: Knoc, repo: Path) -> None:
     edit(repo, SENTINEL, 'max_protocol_version: "1.1"', 'max_protocol_version: "one"')
     code, diags = findings(knoc, repo)

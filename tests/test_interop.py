@@ -422,3 +422,29 @@ def test_the_js_sdk_reads_a_compat_cards_schemes_unconverted_and_the_build_says_
         read[target] = str(copy)
     found = run(["node", str(js_client("schemes_js.mjs"))], {"cards": read})
     assert found == {"compat": {"realm-oidc": None}, "1.0": {"realm-oidc": "openIdConnectSecurityScheme"}}
+
+
+def test_one_url_listed_with_and_without_a_tenant_is_said_as_the_sdks_pick_differently(repo: Path) -> None:
+    """Two 1.0 interfaces of one url and binding, one with a tenant: a2a-sdk
+    1.3 calls the first (no tenant), @a2a-js/sdk the last (the tenant), and
+    the build says so at the second."""
+    from a2a.client.card_resolver import parse_agent_card
+    from a2a.client.client_factory import ClientFactory
+
+    source = repo / "content/agent-blueprints/drift-sentinel.kno"
+    text = source.read_text(encoding="utf-8")
+    assert '  version: "0.2.1"\n' in text
+    source.write_text(text.replace('  version: "0.2.1"\n', '  version: "0.2.1"\n  additional_interfaces:\n'
+                                   "    - {url: https://agents.possibility.space/drift-sentinel/, transport: JSONRPC,"
+                                   ' tenant: acme, protocol_versions: ["1.0"]}\n', 1), encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "knoc", "build", "--root", str(repo), "--format", "json"],
+                          capture_output=True, text=True)
+    said = [json.loads(line) for line in done.stdout.splitlines() if '"KNO-INTERFACE-TENANT"' in line]
+    assert done.returncode == 0 and len(said) == 1, done.stdout
+    assert said[0]["json_path"] == "$.a2a_projection.additional_interfaces[0]" and "tenant `acme`" in said[0]["message"]
+    card = repo / "build/site/agents.possibility.space/drift-sentinel/.well-known/agent-card.json"
+    interfaces = list(parse_agent_card(json.loads(card.read_text(encoding="utf-8"))).supported_interfaces)
+    picked = ClientFactory._find_best_interface(interfaces, protocol_bindings=["JSONRPC"])
+    assert picked is not None and picked.tenant == ""
+    assert run(["node", str(js_client("tenant_js.mjs"))], {"card": str(card)}) == {
+        "url": "https://agents.possibility.space/drift-sentinel/", "tenant": "acme"}

@@ -557,3 +557,27 @@ async def test_a_new_files_schema_is_its_folders_type_at_its_newest(client: Lang
             lsp.TextDocumentIdentifier(uri), lsp.Position(0, len("$schema: "))))
         ordered = sorted(values.items if values else [], key=lambda i: i.sort_text or i.label)
         assert ordered[0].label == newest and len(ordered) == len(specs.by_declaration)
+
+
+@pytest.mark.asyncio
+async def test_a_warning_knoc_toml_accepts_is_not_shown(repo: Path) -> None:
+    """[accept] holds in the editor as in a build: the accepted warning is
+    not published beside the file's other findings."""
+    sentinel = "content/agent-blueprints/drift-sentinel.kno"
+    config = repo / "knoc.toml"
+    config.write_text(config.read_text(encoding="utf-8") + f'\n[accept]\nKNO-PROTOCOL-PATCH = ["{sentinel}"]\n',
+                      encoding="utf-8")
+    client = await ClientServerConfig(server_command=[sys.executable, "-m", "knoc", "lsp"]).start()
+    try:
+        await client.initialize_session(lsp.InitializeParams(capabilities=lsp.ClientCapabilities(),
+                                                             root_uri=repo.as_uri()))
+        uri, text = await opened(client, repo / sentinel)
+        old = '  protocol_versions: ["1.0", "0.3"]'
+        replace_line(client, uri, line_of(text, old), old, '  protocol_versions: ["1.0.0", "0.3"]')
+        domains = next(line for line in text.splitlines() if line.startswith("    domains: ["))
+        replace_line(client, uri, line_of(text, domains), domains, "    domains: [no-such-domain]", version=3)
+        await findings(client, uri, "KNO-RESOLVE-DOMAIN")
+        assert not [d for d in client.diagnostics.get(uri, []) if d.code == "KNO-PROTOCOL-PATCH"]
+        await client.shutdown_session()
+    finally:
+        await client.stop()

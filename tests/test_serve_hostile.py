@@ -168,3 +168,44 @@ def test_idle_connections_hold_no_thread_for_long_and_no_more_than_a_bound(monke
             sock.close()
         running.shutdown()
         running.server_close()
+
+
+def test_a_request_sent_a_byte_at_a_time_is_cut_off_at_the_idle_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A client that drips its request a byte at a time, each within the
+    idle limit, is cut off once the limit has passed since the request
+    began: it cannot hold a thread for good. A request sent whole is answered."""
+    import threading
+
+    from knoc.io import server
+
+    monkeypatch.setattr(limits, "SERVE_IDLE_SECONDS", 1.0)
+    running = server.start(0, lambda request: server.Response(200, body=b"ok"))
+    threading.Thread(target=running.serve_forever, daemon=True).start()
+    port = running.server_address[1]
+    try:
+        drip = socket.create_connection(("127.0.0.1", port))
+        began, closed = time.monotonic(), None
+        try:
+            for byte in b"GET / HTTP/1.1\r\nHost: x\r\nX-Slow: " + b"a" * 200:
+                drip.sendall(bytes([byte]))
+                time.sleep(0.3)
+                drip.settimeout(0.01)
+                try:
+                    if drip.recv(1024) == b"":
+                        closed = time.monotonic() - began
+                        break
+                except TimeoutError:
+                    pass
+        except (BrokenPipeError, ConnectionResetError):
+            closed = time.monotonic() - began
+        finally:
+            drip.close()
+        assert closed is not None and closed < 3.0
+        whole = socket.create_connection(("127.0.0.1", port), timeout=5)
+        whole.sendall(b"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        answered = whole.makefile("rb").read()
+        whole.close()
+        assert answered.split(b"\r\n", 1)[0].endswith(b" 200 OK") and answered.endswith(b"\r\n\r\nok")
+    finally:
+        running.shutdown()
+        running.server_close()

@@ -886,3 +886,20 @@ def test_a_retired_key_renamed_by_a_later_build_is_said(repo: Path, keys: dict[s
     (repo / "knoc.toml").write_text(settings, encoding="utf-8")  # the retired entry loses its kid
     done = build(new)
     assert done.returncode == 0 and "publishes key '2025', which this build publishes as" in done.stderr, done.stderr
+
+
+def test_a_key_file_in_a_folder_others_can_write_to_is_said(repo: Path, keys: dict[str, tuple[Path, bytes]],
+                                                            tmp_path_factory: pytest.TempPathFactory) -> None:
+    """A 0600 key in a folder others may write to (no sticky bit) can be
+    replaced by them: said, with the folder; a sticky one (/tmp's way) is not."""
+    shared = tmp_path_factory.mktemp("shared")  # outside the repo, as a key must be
+    key = shared / "signing.pem"
+    key.write_bytes(keys["ed25519"][0].read_bytes())
+    key.chmod(0o600)
+    for mode, said in ((0o777, True), (0o1777, False), (0o755, False)):
+        shared.chmod(mode)
+        done = subprocess.run([sys.executable, "-m", "knoc", "build", "--root", str(repo), "--sign-key", str(key)],
+                              capture_output=True, text=True)
+        assert done.returncode == 0 and ("KNO-SIGNING-KEY-EXPOSED" in done.stderr) == said, done.stderr
+        assert not said or (f"lies in {shared}, a folder other users" in done.stderr
+                            and f"chmod go-w {shared}" in done.stderr)

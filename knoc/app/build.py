@@ -22,6 +22,7 @@ from knoc.app.signing import (
 )
 from knoc.config import CONFIG_FILE, Config
 from knoc.diagnostics import Diagnostic, diag
+from knoc.diagnostics.accepted import split
 from knoc.diagnostics.progress import Progress, quiet
 from knoc.incremental.driver import Result
 from knoc.io import background, git, lock, pool, swap
@@ -95,7 +96,8 @@ def _build(config: Config, use_cache: bool, fail_on_warning: bool, stage: bool, 
         if signer is not None:
             diags += (unverifiable(signer) + ([] if config.public else [unpinned(signer)]) + _keys_gone(config, signer)
                       + exposed(signer))
-        written = result.ok and not fails(diags, fail_on_warning)  # --fail-on warning: a warning stops the write too
+        # --fail-on warning: a warning stops the write too, unless knoc.toml accepts it (as the report does)
+        written = result.ok and not fails(split(diags, config.accept)[0], fail_on_warning)
         if written and not current:
             progress("writing", 0, len(result.files))
             try:

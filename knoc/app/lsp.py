@@ -30,6 +30,7 @@ from knoc.app.lsp_protocol import KnocProtocol
 from knoc.app.outcome import UsageError, as_usage
 from knoc.config import CONFIG_FILE
 from knoc.diagnostics import Diagnostic
+from knoc.diagnostics.accepted import split
 from knoc.diagnostics.internal import summary
 from knoc.features.editor.assist import Assistant
 from knoc.incremental.live import LiveRepo
@@ -223,7 +224,8 @@ class KnocServer(LanguageServer):
     def publish(self, report: list[Diagnostic]) -> None:
         """Each file's findings (and knoc.toml's, while it does not read),
         where they differ from those last published."""
-        found_all = [*report, *self.unread_config]
+        found_all = [*(split(report, self.repo.config.accept)[0] if self.repo is not None else report),
+                     *self.unread_config]  # an accepted warning is the repo's choice: not shown, as in a build
         by_file: dict[str, list[Diagnostic]] = defaultdict(list)
         for d in at_new_files(self.repo.config, found_all) if self.repo is not None else found_all:
             if d.file and not d.file.startswith(BUILTIN):  # not a file of the repo's

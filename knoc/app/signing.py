@@ -54,14 +54,13 @@ def key_signer(config: Config, sign_keys: tuple[str, ...], then: str = "nothing 
     published = pinned or [PublicKey(signing.public_jwk(s.key), s.kid) for s in signers]
     from knoc.io import keys
 
-    return KeySigner(signers, published, retired, exposed=keys.readable_by_others(list(sign_keys), config.key))
+    return KeySigner(signers, published, retired, exposed=keys.exposed_files(list(sign_keys), config.key))
 
 
 def exposed(signer: KeySigner) -> list[Diagnostic]:
-    """A warning per signing key file other users of this machine may read."""
-    return [diag("KNO-SIGNING-KEY-EXPOSED", f"the signing key {path} can be read by other users of this machine "
-                 f"(mode {mode:o})", hint=f"make it readable by you alone: `chmod 600 {path}`")
-            for path, mode in signer.exposed]
+    """A warning per signing key file other users of this machine may read or replace."""
+    return [diag("KNO-SIGNING-KEY-EXPOSED", f"the signing key {path} {what}", hint=fix)
+            for path, what, fix in signer.exposed]
 
 
 def pins(config: Config) -> tuple[list[PublicKey], list[PublicKey]]:

@@ -24,6 +24,7 @@ from knoc.app.common import open_repo
 from knoc.app.outcome import INTERRUPTED, Outcome, UsageError, as_usage, exit_code
 from knoc.config import Config
 from knoc.diagnostics import Diagnostic, diag, internal
+from knoc.diagnostics.accepted import split
 from knoc.diagnostics.progress import ProgressBar
 from knoc.diagnostics.reporters import FORGE_FORMATS, FORMATS, REPORTERS, Context, summary, use_color
 from knoc.diagnostics.source import reader
@@ -56,6 +57,7 @@ class Run:
             click.echo(lines_shown(note), err=True)
         if outcome.answer is not None:
             click.echo(lines_shown(outcome.answer), nl=False)
+        outcome.diagnostics, accepted = split(outcome.diagnostics, self.config.accept)
         if outcome.summary is None:
             return exit_code(outcome, self.fail_on == "warning")
         fmt = outcome.report_format or self.fmt
@@ -69,7 +71,7 @@ class Run:
             click.echo(body + ("\n" if reporter.to_stderr else ""), err=reporter.to_stderr)
         code = exit_code(outcome, self.fail_on == "warning")
         click.echo(lines_shown(summary(outcome.diagnostics, len(outcome.inputs), outcome.summary,
-                                       failed=code != EXIT_OK)), err=True)
+                                       failed=code != EXIT_OK, accepted=accepted)), err=True)
         return code
 
 

@@ -86,4 +86,4 @@ def compat_read_raw(agent: Agent, fields: CardFields, target: Target) -> list[Di
                        "unconverted (its schemes carry 0.3's `type`): an application reading a scheme's typed form "
                        "(`scheme.$case`) finds none; a2a-sdk 1.x and 0.3 read the schemes",
                        "build with `--a2a 1.0` if JS applications read the schemes (0.3 clients then read "
-                       "agent.json), or read them raw there")]
+                       "agent.json), or read them raw there; if none do, accept it (`[accept]` in knoc.toml)")]

@@ -51,6 +51,12 @@ declare("KNO-CARD-URL-EXAMPLE", W, "a public card's url is on a domain reserved 
     example.com, example.net, example.org and the .example, .test and .invalid names (RFC 2606,
     6761) belong to no one: a card there sends clients nowhere. Publish the real url, or keep the
     agent private (`visibility: private`) until it has one.""")
+declare("KNO-INTERFACE-TENANT", W, "one url and binding is listed twice for A2A 1.0, with different tenants", """
+    A 1.0 client calls one interface per binding. Listed twice at one url, both speaking A2A 1.0,
+    with a `tenant` and without (or with another), a2a-sdk 1.x calls the first of the two and
+    @a2a-js/sdk the last, so the tenant a request goes to depends on the client's SDK. List the url
+    once per binding with the tenant clients should use, and serve another tenant at a url of its
+    own.""")
 declare("KNO-CARD-BINDING", W, "a binding is written otherwise than A2A names it (`grpc` for `GRPC`)", """
     Clients pick an interface by comparing its binding with the ones they speak, exactly: `grpc`,
     `REST` or `JSON-RPC` match nothing, and the interface is never used. knoc publishes a binding
@@ -204,6 +210,12 @@ declare("KNO-PROTOCOL-TARGET", E, "an A2A 0.3 card has no interface that speaks 
     first interface (the main url first) whose `protocol_versions` list 0.3 (or another version
     before 1.0), and the build refuses a card where none does. Add "0.3" to the versions of the
     interface that answers 0.3 clients, or build for 1.0.""")
+declare("KNO-PROTOCOL-TOO-OLD", W, "a 1.0 or compat card has no interface that 1.0 clients call", """
+    A 1.0 client calls an interface that speaks A2A 0.3 or later: given a card whose interfaces all
+    speak only 0.2, a2a-sdk 1.x finds none to call, and @a2a-js/sdk calls one in A2A 1.0. The card
+    is written (and `agent.json` serves 0.2 clients), but no 1.0 client can use it. Add "1.0" (or
+    "0.3") to the versions of the interface that answers them, or build for 0.3, where the card
+    itself is for older clients.""")
 declare("KNO-PROTOCOL-UNSTATED", W, "an older card states no protocol versions: the target's default is claimed", """
     An agent-card or agent-blueprint before 0.4.0 that states no `protocol_versions` for its url
     is published with the build target's versions (1.0 and 0.3 for compat, 0.3 for 0.3, 1.0 for
@@ -216,7 +228,8 @@ declare("KNO-COMPAT-JS", W, "the JS SDK reads a compat card's security schemes a
     0.3 clients, so the JS SDK hands an application the card as it is: a scheme read through its
     typed form (`scheme.$case`) is none, and only its raw fields say how to authenticate. a2a-sdk
     1.x and 0.3 read the schemes. Build with `--a2a 1.0` where JS applications read the schemes
-    (0.3 clients then read agent.json, in the 0.3 shape).""")
+    (0.3 clients then read agent.json, in the 0.3 shape); where none do, accept the warning for
+    the agent's file (`[accept]` in knoc.toml).""")
 declare("KNO-LEGACY-VIEW", W, "0.2 or 0.3 clients cannot be served as the card says: no agent.json, a compat card "
         "without 0.3 fields, or what a2a-sdk 0.2 cannot read of agent.json", """
     agent.json (read by 0.2 clients) and a compat card's 0.3 top-level fields (read by 0.3 clients)
@@ -260,10 +273,12 @@ declare("KNO-SIGNING-KEY", W, "the signing key given here would stop a build", "
     P-256 private key outside the repo, and be one `[signing] public` pins. Validating signs
     nothing, so this is a warning: a teammate or a CI job without the key can still validate.
     The keys knoc.toml pins are the repo's own, and a problem with one is `KNO-SIGNING`.""")
-declare("KNO-SIGNING-KEY-EXPOSED", W, "the signing key file can be read by other users of this machine", """
+declare("KNO-SIGNING-KEY-EXPOSED", W, "the signing key file can be read or replaced by other users of this machine", """
     The private key signs every card: whoever reads it can sign cards your clients will trust. A
     key file whose group or other users may read it (a PEM written under the usual umask, 0644)
-    is used, and said; `chmod 600` it, or keep it in a CI secret.""")
+    is used, and said; `chmod 600` it, or keep it in a CI secret. So is a key file in a folder
+    (or below one) that they may write to without the sticky bit, as OpenSSH's StrictModes
+    checks: they can put another key in its place.""")
 declare("KNO-SIGNING-KEY-GONE", W, "build/ is signed with a key this build neither signs with nor publishes", """
     A key rotation keeps the old key in each host's `jwks.json` for a while (`retired` under
     [signing]), so that copies of the cards it signed, in caches and other registries, still

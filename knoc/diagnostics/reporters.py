@@ -112,15 +112,17 @@ def json_lines(diags: Iterable[Diagnostic], ctx: Context | None = None) -> str:
     return "\n".join(json.dumps(d.to_dict(), ensure_ascii=False, sort_keys=False) for d in diags)
 
 
-def summary(diags: list[Diagnostic], entities: int, outcome: str, failed: bool = False) -> str:
+def summary(diags: list[Diagnostic], entities: int, outcome: str, failed: bool = False, accepted: int = 0) -> str:
     """The last line. Its first word agrees with the exit code: `ok` for 0,
     `error` when there are errors, `failed` when warnings (under `--fail-on
-    warning`) or the command's own verdict failed the run."""
+    warning`) or the command's own verdict failed the run. `accepted`: the
+    warnings knoc.toml's [accept] kept from the findings, counted here."""
     errors = sum(d.is_error for d in diags)
     warnings = len(diags) - errors
-    counts = ", ".join(p for p in (_plural(errors, "error"), _plural(warnings, "warning")) if p) or "no problems"
+    counts = ", ".join(p for p in (_plural(errors, "error"), _plural(warnings, "warning"),
+                                   _plural(accepted, "accepted warning")) if p) or "no problems"
     head = "error" if errors else "failed" if failed else "ok"
-    if not diags and not entities:  # a command that read no entities (knoc clean): only what it did
+    if not diags and not entities and not accepted:  # a command that read no entities (knoc clean): only what it did
         return f"{head}: {outcome}"
     if failed and not diags:  # the command's own verdict (a breaking change): it leads, not "no problems"
         return f"{head}: {outcome} (no problems in {_plural(entities, 'entity', 'entities')})"

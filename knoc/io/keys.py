@@ -6,6 +6,7 @@ material: a problem names the file or the variable it came from."""
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Callable
 from pathlib import Path
 
@@ -88,16 +89,32 @@ def signing_keys(paths: list[str], root: Path, configured: str | None = None) ->
     return [private_key(source, root, name) for source, name in _given(paths, configured)]
 
 
-def readable_by_others(paths: list[str], configured: str | None = None) -> list[tuple[str, int]]:
+def exposed_files(paths: list[str], configured: str | None = None) -> list[tuple[str, str, str]]:
     """The key files `signing_keys` reads that other users of this machine
-    may read too (group or other bits set): each path, with its mode."""
+    may read (group or other bits set), or replace (a folder above the file
+    they may write to, without the sticky bit that keeps them from renaming
+    another's file, as OpenSSH's StrictModes checks): each path, what is
+    wrong, and the command that fixes it."""
     found = []
     for source, _ in _given(paths, configured):
         path = _existing(source) if inline_pem(source) is None else None
-        mode = path.stat().st_mode if path is not None and path.is_file() else 0
+        if path is None or not path.is_file():
+            continue
+        mode = path.stat().st_mode & 0o777
         if mode & 0o077:
-            found.append((str(path), mode & 0o777))
+            found.append((str(path), f"can be read by other users of this machine (mode {mode:o})",
+                          f"make it readable by you alone: `chmod 600 {path}`"))
+        folder = next((f for f in path.parents if _open_to_others(f)), None)
+        if folder is not None:
+            found.append((str(path), f"lies in {folder}, a folder other users of this machine may write to (mode "
+                          f"{folder.stat().st_mode & 0o7777:o}): they can put another key in its place",
+                          f"keep it in a folder only you can write to (`chmod go-w {folder}`)"))
     return found
+
+
+def _open_to_others(folder: Path) -> bool:
+    mode = folder.stat().st_mode
+    return bool(mode & 0o022) and not mode & stat.S_ISVTX
 
 
 def _given(paths: list[str], configured: str | None) -> list[tuple[str, str]]:

@@ -5,8 +5,10 @@ past the limits gets 414 or 431, and a failing `answer` gets 500."""
 
 from __future__ import annotations
 
+import io
 import socket
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -34,10 +36,39 @@ class Request:
 Answer = Callable[[Request], Response]
 
 
+class _Deadline(io.RawIOBase):
+    """A connection's reading side, where each request's line and headers
+    (and the wait before them) must all arrive by `deadline`: a per-read
+    timeout alone lets a client that sends a byte every few seconds hold
+    its thread for good."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        self._sock, self.deadline = sock, 0.0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: memoryview) -> int:  # type: ignore[override]
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError("the request took too long to arrive")
+        self._sock.settimeout(left)
+        return self._sock.recv_into(buffer)
+
+
 def _handler(answer: Answer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         server_version = "knoc-serve"
-        timeout = limits.SERVE_IDLE_SECONDS  # a client that sends nothing gives its thread back
+
+        def setup(self) -> None:
+            super().setup()
+            self._head = _Deadline(self.connection)
+            self.rfile = io.BufferedReader(self._head)
+
+        def handle_one_request(self) -> None:
+            # A client that sends nothing, or its request too slowly, gives its thread back.
+            self._head.deadline = time.monotonic() + limits.SERVE_IDLE_SECONDS
+            super().handle_one_request()
 
         def do_GET(self) -> None:
             self._reply("GET")
@@ -49,6 +80,7 @@ def _handler(answer: Answer) -> type[BaseHTTPRequestHandler]:
             self._reply("OPTIONS")
 
         def _reply(self, method: str) -> None:
+            self.connection.settimeout(limits.SERVE_IDLE_SECONDS)  # the answer's writes: not the head's time left
             host = self.headers.get("Host", "")
             if len(self.path) > limits.SERVE_PATH_BYTES:
                 response = Response(414)

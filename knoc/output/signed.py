@@ -72,7 +72,7 @@ class KeySigner:
     retired: list[PublicKey]
     # The views left unsigned (`knoc.a2a.readers.Unverifiable`): (reader, why) -> the sources of their cards.
     unsigned: dict[tuple[str, str], list[str]] = field(default_factory=dict)
-    exposed: list[tuple[str, int]] = field(default_factory=list)  # key files others may read: (path, mode)
+    exposed: list[tuple[str, str, str]] = field(default_factory=list)  # key files others may read or replace
 
     def sign(self, rel: str, body: bytes, url: str, source: str) -> bytes:
         from knoc.a2a import readers, signing

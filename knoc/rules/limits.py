@@ -32,4 +32,4 @@ SERVE_PATH_BYTES = 2048  # a request path: longer gets 414
 SERVE_HOST_BYTES = 255  # a Host header: longer gets 431
 SERVE_BACKLOG = 128  # connections waiting to be accepted
 SERVE_CONNECTIONS = 256  # connections served at once, a thread each: more are closed at once
-SERVE_IDLE_SECONDS = 10.0  # a connection that sends nothing this long is closed
+SERVE_IDLE_SECONDS = 10.0  # a connection whose next request has not all arrived this long after is closed

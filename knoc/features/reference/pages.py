@@ -11,6 +11,7 @@ from pathlib import Path
 
 from knoc.a2a.extensions import CONTRACT_URI
 from knoc.config import HOST_HELP, HOST_KEYS, KNOC_KEYS, SIGNING_KEYS
+from knoc.diagnostics import accepted
 from knoc.diagnostics.codes import CODES
 from knoc.features.reference.fields import NO_DEFAULT, EntityType, Field
 from knoc.io import files
@@ -104,10 +105,12 @@ def config_page() -> str:
     out += [f"| `{key}` | {text} |" for key, text in SIGNING_KEYS.items()]
     out += ["", "## `[primary]`", "", "`\"host\" = \"agent-slug\"` lines: the agent whose card a host serves at its "
             "origin root (`https://host/.well-known/agent-card.json`). A host whose root url is an agent's, or "
-            "that has one public agent, needs no line.", "", "## Example", "", "```toml",
+            "that has one public agent, needs no line.", "", "## `[accept]`", "", f"{accepted.HELP}.", "",
+            "## Example", "", "```toml",
             "[knoc]", 'a2a = "1.0"', 'output = "build"', 'catalog_url = "https://catalog.example.org/"', "",
             "[host]", 'display_name = "Example Org"', "", "[signing]",
-            'public = "keys/signing.pub.pem"', "", "[primary]", '"agents.example.org" = "concierge"', "```"]
+            'public = "keys/signing.pub.pem"', "", "[primary]", '"agents.example.org" = "concierge"', "",
+            "[accept]", 'KNO-COMPAT-JS = ["content/agent-blueprints/concierge.kno"]', "```"]
     return "\n".join(out) + "\n"
 
 

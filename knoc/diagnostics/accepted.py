@@ -1,0 +1,60 @@
+"""Warnings a repo has looked at and keeps: knoc.toml's `[accept]` maps a
+warning's code to the files where it is accepted, as patterns of
+repo-relative paths (`*` matches any run of characters, `/` too). An
+accepted warning is not shown and does not fail `--fail-on warning`; the
+summary line counts it, so it is never silent. An error cannot be accepted:
+what it is about is not written."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from fnmatch import fnmatchcase
+from typing import cast
+
+from knoc.diagnostics.codes import CODES
+from knoc.diagnostics.model import Diagnostic, Severity
+
+# Each accepted code with its file patterns, sorted by code.
+Accept = tuple[tuple[str, tuple[str, ...]], ...]
+
+# What [accept] means, for the knoc.toml reference.
+HELP = ("`CODE = [\"pattern\", ...]`: a warning accepted in the files whose repo-relative path matches a pattern "
+        "(`*` matches any run of characters, `/` too; `\"*\"`: everywhere). It is not shown and does not fail "
+        "`--fail-on warning`; the summary line counts it. An error cannot be accepted")
+
+
+def refused(table: Mapping[str, object]) -> tuple[str, str] | None:
+    """The first [accept] entry knoc does not take, and why; None: all are taken."""
+    return next(((code, why) for code, patterns in table.items() if (why := _problem(code, patterns))), None)
+
+
+def parse(table: Mapping[str, object]) -> Accept:
+    """[accept] as knoc.toml gives it, once `refused` found nothing."""
+    return tuple(sorted((code, tuple(cast(list[str], patterns))) for code, patterns in table.items()))
+
+
+def _problem(code: str, patterns: object) -> str | None:
+    known = CODES.get(code)
+    if known is None:
+        return f"`{code}` is not a knoc diagnostic code (`knoc explain` lists them)"
+    if known.severity is not Severity.WARNING:
+        return f"`{code}` is an error, and an error cannot be accepted: what it is about is not written; fix it"
+    if not isinstance(patterns, list) or not patterns or not all(isinstance(p, str) and p for p in patterns):
+        return f"`{code}` takes a list of path patterns (`[\"content/agent-blueprints/*.kno\"]`, or `[\"*\"]`)"
+    return None
+
+
+def split(diags: Iterable[Diagnostic], accept: Accept) -> tuple[list[Diagnostic], int]:
+    """The findings still shown, and how many were accepted."""
+    if not accept:
+        return list(diags), 0
+    patterns = dict(accept)
+    shown: list[Diagnostic] = []
+    accepted = 0
+    for d in diags:
+        its = patterns.get(d.code, ()) if d.severity is Severity.WARNING else ()
+        if any(fnmatchcase(d.file or "", p) for p in its):
+            accepted += 1
+        else:
+            shown.append(d)
+    return shown, accepted
