@@ -58,3 +58,4 @@ def test_an_entry_knoc_cannot_take_is_a_configuration_error_at_its_line(knoc: Kn
     lines = (repo / "knoc.toml").read_text(encoding="utf-8").splitlines()
     assert code == 2 and finding["code"] == "KNO-CONFIG" and said in finding["message"]
     assert finding["file"] == "knoc.toml" and lines[finding["line"] - 1] == table
+

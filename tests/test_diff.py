@@ -685,3 +685,18 @@ def test_a_long_value_that_changed_late_is_shown_where_it_changed() -> None:
     [change] = compare(Publication({"a": old}, {}), Publication({"a": new}, {}))
     assert change.before != change.after and change.before and change.before.startswith("…")
     assert "the end" in change.before and "a new end" in (change.after or "")
+
+
+def test_accepted_breaking_changes_do_not_fail_the_diff_under_fail_on_warning(knoc: Knoc, two_commits: Path) -> None:
+    """`knoc diff --fail-on warning` fails on each breaking change (a
+    warning), unless knoc.toml accepts them; the summary counts them, and
+    `--fail-on breaking` stays the gate it is."""
+    code, out, err = knoc("diff", "--base", "main", "--fail-on", "warning", "--format", "sarif", root=two_commits)
+    assert code == 1 and err.strip().splitlines()[-1].startswith("failed: 3 warnings in ")
+    config = two_commits / "knoc.toml"
+    config.write_text(config.read_text(encoding="utf-8") + '\n[accept]\nKNO-CARD-BREAKING = ["*"]\n', encoding="utf-8")
+    code, out, err = knoc("diff", "--base", "main", "--fail-on", "warning", "--format", "sarif", root=two_commits)
+    assert code == 0 and json.loads(out)["runs"][0]["results"] == []
+    assert err.strip().splitlines()[-1].startswith("ok: 3 accepted warnings in ")
+    code, out, err = knoc("diff", "--base", "main", "--fail-on", "breaking", "--format", "sarif", root=two_commits)
+    assert code == 1 and err.strip().splitlines()[-1].startswith("error: 3 errors in ")  # not accepted: errors

@@ -424,27 +424,50 @@ def test_the_js_sdk_reads_a_compat_cards_schemes_unconverted_and_the_build_says_
     assert found == {"compat": {"realm-oidc": None}, "1.0": {"realm-oidc": "openIdConnectSecurityScheme"}}
 
 
-def test_one_url_listed_with_and_without_a_tenant_is_said_as_the_sdks_pick_differently(repo: Path) -> None:
-    """Two 1.0 interfaces of one url and binding, one with a tenant: a2a-sdk
-    1.3 calls the first (no tenant), @a2a-js/sdk the last (the tenant), and
-    the build says so at the second."""
+SENTINEL_URL = "https://agents.possibility.space/drift-sentinel/"
+CHOICES = {  # the interfaces drift-sentinel's card lists after its main url (JSONRPC, 1.0 and 0.3): what knoc says
+    "a tenant at the same url": ([f"{{url: {SENTINEL_URL}, transport: JSONRPC, tenant: acme}}"],
+                                 "KNO-INTERFACE-CHOICE"),
+    "a tenant at another url": ([f"{{url: {SENTINEL_URL}v2/, transport: JSONRPC, tenant: acme}}"],
+                                "KNO-INTERFACE-CHOICE"),
+    "another url": ([f"{{url: {SENTINEL_URL}v2/, transport: JSONRPC}}"], "KNO-INTERFACE-CHOICE"),
+    "a tenant, then the main url again": ([f"{{url: {SENTINEL_URL}, transport: JSONRPC, tenant: acme}}",
+                                           f"{{url: {SENTINEL_URL}, transport: JSONRPC}}"], None),
+    "another binding": ([f"{{url: {SENTINEL_URL}rest, transport: HTTP+JSON}}"], None),
+    "the main url speaking 0.2": ([f"{{url: {SENTINEL_URL}rest, transport: HTTP+JSON}}"], "KNO-PROTOCOL-TOO-OLD"),
+}
+
+
+@pytest.mark.parametrize("case", CHOICES)
+def test_what_the_sdks_call_of_a_cards_interfaces_is_said_where_they_differ(repo: Path, case: str) -> None:
+    """Interfaces added to a card built for 1.0: knoc warns exactly where
+    a2a-sdk 1.3's client factory and @a2a-js/sdk's call different
+    interfaces (url and tenant), or a2a-sdk finds none to call."""
     from a2a.client.card_resolver import parse_agent_card
+    from a2a.client.client import ClientConfig
     from a2a.client.client_factory import ClientFactory
 
+    added, code = CHOICES[case]
     source = repo / "content/agent-blueprints/drift-sentinel.kno"
     text = source.read_text(encoding="utf-8")
     assert '  version: "0.2.1"\n' in text
-    source.write_text(text.replace('  version: "0.2.1"\n', '  version: "0.2.1"\n  additional_interfaces:\n'
-                                   "    - {url: https://agents.possibility.space/drift-sentinel/, transport: JSONRPC,"
-                                   ' tenant: acme, protocol_versions: ["1.0"]}\n', 1), encoding="utf-8")
+    text = text.replace('  version: "0.2.1"\n', '  version: "0.2.1"\n  additional_interfaces:\n'
+                        + "".join(f"    - {i[:-1]}, protocol_versions: [\"1.0\"]}}\n" for i in added), 1)
+    if code == "KNO-PROTOCOL-TOO-OLD":
+        text = text.replace('protocol_versions: ["1.0", "0.3"]', 'protocol_versions: ["0.2"]', 1).replace(
+            'min_protocol_version: "0.3"', 'min_protocol_version: "0.2"')
+    source.write_text(text, encoding="utf-8")
     done = subprocess.run([sys.executable, "-m", "knoc", "build", "--root", str(repo), "--format", "json"],
                           capture_output=True, text=True)
-    said = [json.loads(line) for line in done.stdout.splitlines() if '"KNO-INTERFACE-TENANT"' in line]
-    assert done.returncode == 0 and len(said) == 1, done.stdout
-    assert said[0]["json_path"] == "$.a2a_projection.additional_interfaces[0]" and "tenant `acme`" in said[0]["message"]
+    said = [json.loads(line) for line in done.stdout.splitlines()]
+    assert done.returncode == 0 and [d["code"] for d in said] == ([code] if code else []), done.stdout
     card = repo / "build/site/agents.possibility.space/drift-sentinel/.well-known/agent-card.json"
-    interfaces = list(parse_agent_card(json.loads(card.read_text(encoding="utf-8"))).supported_interfaces)
-    picked = ClientFactory._find_best_interface(interfaces, protocol_bindings=["JSONRPC"])
-    assert picked is not None and picked.tenant == ""
-    assert run(["node", str(js_client("tenant_js.mjs"))], {"card": str(card)}) == {
-        "url": "https://agents.possibility.space/drift-sentinel/", "tenant": "acme"}
+    try:
+        transport = ClientFactory(ClientConfig()).create(parse_agent_card(json.loads(card.read_bytes())))._transport
+        tenant = getattr(transport, "_tenant", "")
+        python: dict[str, str] | None = {"url": getattr(transport, "_base", transport).url, "tenant": tenant}
+    except ValueError:  # "no compatible transports found"
+        python = None
+    js = run(["node", str(js_client("tenant_js.mjs"))], {"card": str(card)})
+    assert (python != js) == (code is not None), (python, js)
+    assert (python is None) == (code == "KNO-PROTOCOL-TOO-OLD")

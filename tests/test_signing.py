@@ -856,6 +856,9 @@ def test_a_key_file_others_can_read_is_used_and_said(repo: Path, keys: dict[str,
                               capture_output=True, text=True)
         assert done.returncode == 0 and "warning[KNO-SIGNING-KEY-EXPOSED]" in done.stderr and "(mode 644)" in done.stderr
         assert f"chmod 600 {key}" in done.stderr and "PRIVATE KEY" not in done.stderr
+        checked = subprocess.run([sys.executable, "-m", "knoc", "validate", "--root", str(repo)], capture_output=True,
+                                 text=True, env={**os.environ, "KNOC_SIGNING_KEY": str(key)})
+        assert checked.returncode == 0 and "warning[KNO-SIGNING-KEY-EXPOSED]" in checked.stderr  # as a build reads it
     finally:
         key.chmod(0o600)
     done = subprocess.run([sys.executable, "-m", "knoc", "build", "--root", str(repo), "--sign-key", str(key)],
@@ -903,3 +906,22 @@ def test_a_key_file_in_a_folder_others_can_write_to_is_said(repo: Path, keys: di
         assert done.returncode == 0 and ("KNO-SIGNING-KEY-EXPOSED" in done.stderr) == said, done.stderr
         assert not said or (f"lies in {shared}, a folder other users" in done.stderr
                             and f"chmod go-w {shared}" in done.stderr)
+    safe = tmp_path_factory.mktemp("safe")  # a link to a safe key, in the open folder: replaceable all the same
+    (safe / "signing.pem").write_bytes(key.read_bytes())
+    (safe / "signing.pem").chmod(0o600)
+    key.unlink()
+    key.symlink_to(safe / "signing.pem")
+    shared.chmod(0o777)
+    done = subprocess.run([sys.executable, "-m", "knoc", "build", "--root", str(repo), "--sign-key", str(key)],
+                          capture_output=True, text=True)
+    assert done.returncode == 0 and f"lies in {shared}, a folder other users" in done.stderr, done.stderr
+    if os.getuid() == 0:  # a folder of another user's (root can make one)
+        shared.chmod(0o755)
+        os.chown(shared, 65534, 65534)
+        done = subprocess.run([sys.executable, "-m", "knoc", "build", "--root", str(repo), "--sign-key", str(key)],
+                              capture_output=True, text=True)
+        assert done.returncode == 0 and "uid 65534" in done.stderr, done.stderr
+        os.chown(safe / "signing.pem", 65534, 65534)
+        done = subprocess.run([sys.executable, "-m", "knoc", "build", "--root", str(repo), "--sign-key",
+                               str(safe / "signing.pem")], capture_output=True, text=True)
+        assert done.returncode == 0 and "belongs to another user of this machine (uid 65534)" in done.stderr

@@ -170,12 +170,6 @@ def speaks_0_3(versions: Iterable[str]) -> bool:
     return any(version_key(v).release[:2] == (0, 3) for v in versions)
 
 
-def modern_version(versions: Iterable[str]) -> bool:
-    """Whether an interface speaking `versions` is one a 1.0 client calls:
-    a2a-sdk 1.x calls 0.3 and later (0.3 through its compat layer), never 0.2."""
-    return any(version_key(v) >= version_key("0.3") for v in versions)
-
-
 def legacy_version(versions: Iterable[str]) -> str | None:
     """The version a 0.3-shaped card (whose readers predate 1.0) states for
     an interface speaking `versions`: 0.3 if it speaks it, else its highest

@@ -18,6 +18,7 @@ from knoc.app.refs import check_refs, default_base, git_error, refused_at
 from knoc.app.signing import signed_by
 from knoc.config import Config, ConfigError, load_config
 from knoc.diagnostics import Diagnostic, Severity, diag
+from knoc.diagnostics.accepted import split
 from knoc.evolution import report
 from knoc.evolution.params import params_change
 from knoc.features import diff as changes
@@ -106,8 +107,9 @@ def diff(config: Config, base: str | None, *, fmt: str, fail_on: str, use_cache:
     unannounced = any(d.is_error for d in spec_diags)  # a spec change its version does not announce
     return Outcome("knoc diff", diags + findings + spec_diags if fmt in MACHINE else diags, new.inputs, summary,
                    answer=answer, report_format=_report_format(fmt),
-                   failed=counts["breaking"] > 0 or unannounced if gate else fail_on == "warning" and (
-                       any(c.cls == "breaking" for c in found) or bool(spec_diags)))
+                   # --fail-on warning: a breaking change (a warning each) fails it, unless knoc.toml accepts it
+                   failed=counts["breaking"] > 0 or unannounced if gate else fail_on == "warning" and bool(
+                       split(findings + spec_diags, config.accept)[0]))
 
 
 # What to do about a breaking change, by what it is a change of.

@@ -106,12 +106,12 @@ def keys_read(config: Config) -> list[Diagnostic]:
     except UsageError as exc:
         return [exc.finding()]
     try:
-        key_signer(config, (), then="a build here stops")
+        signer = key_signer(config, (), then="a build here stops")
     except UsageError as exc:
         return [diag("KNO-SIGNING-KEY", str(exc), file=exc.file, span=exc.span,
                      hint="give the key the repo pins before building here (KNOC_SIGNING_KEY or [signing] `key`), "
                           "or build with --unsigned")]
-    return []
+    return exposed(signer) if signer is not None else []
 
 
 def _placed(config: Config, key: str, message: str, hint: str) -> UsageError:

@@ -6,7 +6,8 @@ the agent's entity."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from typing import NamedTuple
 
 from knoc.a2a import capability, targets
 from knoc.a2a.capability import in_range, version_key
@@ -68,14 +69,7 @@ def protocol_checks(agent: Agent, target: Target) -> Iterable[Diagnostic]:
                    f"another version before 1.0), and none does ({', '.join(main)} for the url)",
                    f"add \"0.3\" to the `protocol_versions` of the interface that answers 0.3 clients, or build "
                    f"with `--a2a {targets.DEFAULT}`")
-    if not target.legacy_shaped and agent.public and not any(capability.modern_version(v) for _, _, v, _ in stated):
-        yield card_error(agent, ("protocol_versions",), "KNO-PROTOCOL-TOO-OLD",
-                   f"an A2A {target.name} card lists interfaces that speak only A2A "
-                   f"{', '.join(sorted({v for _, _, vs, _ in stated for v in vs}, key=version_key))}, which no 1.0 "
-                   f"client speaks: a2a-sdk 1.x finds no interface to call, and @a2a-js/sdk calls one in A2A 1.0 "
-                   f"(agent.json serves 0.2 clients)",
-                   "add \"1.0\" (or \"0.3\") to the `protocol_versions` of the interface that answers them, or "
-                   "build with `--a2a 0.3` for older clients alone")
+
 
 
 def patch_versions(agent: Agent) -> Iterable[Diagnostic]:
@@ -94,32 +88,68 @@ def patch_versions(agent: Agent) -> Iterable[Diagnostic]:
                              f"write \"{major_minor(v)}\": cards name protocol versions without a patch number")
 
 
-def tenant_picks(agent: Agent, fields: CardFields, target: Target) -> Iterable[Diagnostic]:
-    """Two interfaces of a 1.0 card at one url with one binding, both A2A
-    1.0, that differ in `tenant`: a2a-sdk 1.x calls the first of them and
-    @a2a-js/sdk the last, so which tenant a request goes to depends on the
-    client's SDK. (A 0.3-shaped card carries no tenant.)"""
+class _Listed(NamedTuple):
+    """One entry of a 1.0 card's `supportedInterfaces`, where it comes from."""
+
+    path: JsonPath  # the interface in the entity: the main url, or an additional interface
+    url: str
+    binding: str
+    version: str
+    tenant: str
+
+
+def client_picks(agent: Agent, fields: CardFields, target: Target) -> Iterable[Diagnostic]:
+    """What each 1.0 SDK calls of a 1.0 (or compat) card, binding by
+    binding (both take the first binding the card lists that they speak,
+    then one of its interfaces): a warning for a binding none of whose
+    interfaces a 1.0 client calls, and one where the SDKs call different
+    interfaces. (A 0.3-shaped card has no `supportedInterfaces`.)"""
     if target.legacy_shaped:
         return
-    seen: dict[tuple[str, str], tuple[JsonPath, str]] = {}
-    listed: list[tuple[JsonPath, str, str, tuple[str, ...], str]] = [
-        (("url",), fields.url, fields.transport, fields.main_versions, "")]
-    listed += [(("additional_interfaces", i), iface["url"], iface["transport"], tuple(iface["protocol_versions"]),
-                str(iface.get("tenant") or "")) for i, iface in enumerate(fields.interfaces)]
-    for path, url, binding, versions, tenant in listed:
-        if "1.0" not in map(major_minor, versions):
-            continue
-        key = (url.rstrip("/").lower(), binding.upper())
-        first = seen.setdefault(key, (path, tenant))
-        if first[1] != tenant:
-            other = json_path((*agent.card_path, *first[0]))
-            yield card_error(agent, path, "KNO-INTERFACE-TENANT",
-                             f"{_tenant(tenant)} and {_tenant(first[1])} (at `{other}`) are one url "
-                             f"and binding ({url}, {binding}), both A2A 1.0: a2a-sdk 1.x calls the first of them, "
-                             f"@a2a-js/sdk the last, so a request's tenant depends on the client",
-                             "list the url once per binding with A2A 1.0, with the tenant clients should use; "
-                             "serve another tenant at a url of its own")
+    listed = [_Listed(("url",), fields.url, fields.transport, major_minor(v), "") for v in fields.main_versions]
+    listed += [_Listed(("additional_interfaces", i), iface["url"], iface["transport"], major_minor(v),
+                       str(iface.get("tenant") or ""))
+               for i, iface in enumerate(fields.interfaces) for v in iface["protocol_versions"]]
+    bindings: dict[str, list[_Listed]] = {}
+    for entry in listed:
+        bindings.setdefault(entry.binding, []).append(entry)
+    for binding, entries in bindings.items():
+        python, js = _a2a_sdk_pick(entries), _js_sdk_pick(entries)
+        if python is None:
+            versions = ", ".join(sorted({e.version for e in entries}, key=version_key))
+            path = entries[0].path
+            yield card_error(agent, ("protocol_versions",) if path == ("url",) else (*path, "protocol_versions"),
+                             "KNO-PROTOCOL-TOO-OLD",
+                             f"the card's {binding} interfaces speak only A2A {versions}, which no 1.0 client "
+                             f"calls: a2a-sdk 1.x finds none of them to call, and @a2a-js/sdk calls {js.url} in "
+                             "A2A 1.0",
+                             f"add \"1.0\" (or \"0.3\") to the `protocol_versions` of the {binding} interface that "
+                             "answers 1.0 clients, if one does; or build with `--a2a 0.3` for older clients alone")
+        elif (python.url, python.tenant) != (js.url, js.tenant):
+            first = json_path((*agent.card_path, *python.path))
+            yield card_error(agent, js.path, "KNO-INTERFACE-CHOICE",
+                             f"a2a-sdk 1.x calls {binding} at {_shown(python)} (`{first}`), and @a2a-js/sdk at "
+                             f"{_shown(js)}: a2a-sdk takes the first of a binding's "
+                             "interfaces that speaks A2A 1.0, the JS SDK the last",
+                             f"list one {binding} interface for A2A 1.0, the one 1.0 clients should call: give "
+                             "the others their own binding or version, or drop them")
 
 
-def _tenant(tenant: str) -> str:
-    return f"tenant `{tenant}`" if tenant else "no tenant"
+def _a2a_sdk_pick(entries: list[_Listed]) -> _Listed | None:
+    """a2a-sdk 1.x's `ClientFactory._find_best_interface`: the first that
+    speaks 1.0, else the first past 1.0, else the first of 0.3 or later."""
+    ranked = [(e, version_key(e.version).release[:2]) for e in entries]
+    return next((e for better in _A2A_SDK_ORDER for e, v in ranked if better(v)), None)
+
+
+_A2A_SDK_ORDER: tuple[Callable[[tuple[int, ...]], bool], ...] = (
+    lambda v: v == (1, 0), lambda v: v > (1, 0), lambda v: v >= (0, 3))
+
+
+def _js_sdk_pick(entries: list[_Listed]) -> _Listed:
+    """@a2a-js/sdk's `ClientFactory`: the last that speaks "1.0", else the first."""
+    return next((e for e in reversed(entries) if e.version == "1.0"), entries[0])
+
+
+def _shown(entry: _Listed) -> str:
+    return entry.url + (f" (tenant `{entry.tenant}`)" if entry.tenant else "") + f", A2A {entry.version}"

@@ -32,7 +32,7 @@ from knoc.compiler.card_checks import (
     unprotected_values,
     unusable_schemes,
 )
-from knoc.compiler.interface_checks import patch_versions, protocol_checks, tenant_picks
+from knoc.compiler.interface_checks import client_picks, patch_versions, protocol_checks
 from knoc.compiler.legacy_checks import compat_read_raw, legacy_dropped
 from knoc.diagnostics import Diagnostic, JsonPath
 from knoc.kinds.agent import NO_TWIN, Agent, Projection, Written
@@ -60,7 +60,7 @@ def project(agent: Agent, target_name: str) -> tuple[Projection | None, list[Dia
     fields = _fields(agent, target, diags)
     location = _location(agent, diags)
     dropped = list(target.dropped(fields)) if fields is not None else []
-    diags += tenant_picks(agent, fields, target) if fields is not None else ()
+    diags += client_picks(agent, fields, target) if fields is not None else ()
     diags += [*auth_urls(agent, (path for path, _ in dropped)), *unusable_schemes(agent, target)]
     for path, what in dropped:
         diags.append(card_error(agent, path, "KNO-PROJECT-DROPPED",

@@ -1,6 +1,6 @@
 """Warnings a repo has looked at and keeps: knoc.toml's `[accept]` maps a
-warning's code to the files where it is accepted, as patterns of
-repo-relative paths (`*` matches any run of characters, `/` too). An
+warning's code to the files where it is accepted, as shell patterns of
+repo-relative paths (`fnmatch`: `*` matches any run of characters, `/` too). An
 accepted warning is not shown and does not fail `--fail-on warning`; the
 summary line counts it, so it is never silent. An error cannot be accepted:
 what it is about is not written."""
@@ -18,9 +18,10 @@ from knoc.diagnostics.model import Diagnostic, Severity
 Accept = tuple[tuple[str, tuple[str, ...]], ...]
 
 # What [accept] means, for the knoc.toml reference.
-HELP = ("`CODE = [\"pattern\", ...]`: a warning accepted in the files whose repo-relative path matches a pattern "
-        "(`*` matches any run of characters, `/` too; `\"*\"`: everywhere). It is not shown and does not fail "
-        "`--fail-on warning`; the summary line counts it. An error cannot be accepted")
+HELP = ("`CODE = [\"pattern\", ...]`: a warning accepted in the files whose repo-relative path matches a shell "
+        "pattern (`*` matches any run of characters, `/` too; `?` one; `\"*\"`: everywhere, and a warning about no "
+        "file). It is not shown and does not fail `--fail-on warning`; the summary line counts it. An error cannot "
+        "be accepted")
 
 
 def refused(table: Mapping[str, object]) -> tuple[str, str] | None:

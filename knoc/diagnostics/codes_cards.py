@@ -51,12 +51,13 @@ declare("KNO-CARD-URL-EXAMPLE", W, "a public card's url is on a domain reserved 
     example.com, example.net, example.org and the .example, .test and .invalid names (RFC 2606,
     6761) belong to no one: a card there sends clients nowhere. Publish the real url, or keep the
     agent private (`visibility: private`) until it has one.""")
-declare("KNO-INTERFACE-TENANT", W, "one url and binding is listed twice for A2A 1.0, with different tenants", """
-    A 1.0 client calls one interface per binding. Listed twice at one url, both speaking A2A 1.0,
-    with a `tenant` and without (or with another), a2a-sdk 1.x calls the first of the two and
-    @a2a-js/sdk the last, so the tenant a request goes to depends on the client's SDK. List the url
-    once per binding with the tenant clients should use, and serve another tenant at a url of its
-    own.""")
+declare("KNO-INTERFACE-CHOICE", W, "a2a-sdk and the JS SDK call different interfaces of one binding", """
+    A 1.0 client calls one interface of a binding. a2a-sdk 1.x takes the first that speaks A2A 1.0
+    (else the first past it, else the first of 0.3 or later); @a2a-js/sdk takes the last that
+    speaks 1.0 (else the first). So two interfaces of one binding that speak 1.0, at two urls or
+    with two tenants, send the two SDKs' requests to different places. List one interface of the
+    binding for 1.0, the one clients should call; give the others a binding or version of their
+    own, or drop them.""")
 declare("KNO-CARD-BINDING", W, "a binding is written otherwise than A2A names it (`grpc` for `GRPC`)", """
     Clients pick an interface by comparing its binding with the ones they speak, exactly: `grpc`,
     `REST` or `JSON-RPC` match nothing, and the interface is never used. knoc publishes a binding
@@ -210,12 +211,13 @@ declare("KNO-PROTOCOL-TARGET", E, "an A2A 0.3 card has no interface that speaks 
     first interface (the main url first) whose `protocol_versions` list 0.3 (or another version
     before 1.0), and the build refuses a card where none does. Add "0.3" to the versions of the
     interface that answers 0.3 clients, or build for 1.0.""")
-declare("KNO-PROTOCOL-TOO-OLD", W, "a 1.0 or compat card has no interface that 1.0 clients call", """
-    A 1.0 client calls an interface that speaks A2A 0.3 or later: given a card whose interfaces all
-    speak only 0.2, a2a-sdk 1.x finds none to call, and @a2a-js/sdk calls one in A2A 1.0. The card
-    is written (and `agent.json` serves 0.2 clients), but no 1.0 client can use it. Add "1.0" (or
-    "0.3") to the versions of the interface that answers them, or build for 0.3, where the card
-    itself is for older clients.""")
+declare("KNO-PROTOCOL-TOO-OLD", W, "a 1.0 or compat card lists a binding none of whose interfaces 1.0 clients call", """
+    A 1.0 client takes the first binding the card lists that it speaks, then calls an interface of
+    that binding that speaks A2A 0.3 or later: where every interface of the binding speaks only
+    0.2, a2a-sdk 1.x finds none to call, and @a2a-js/sdk calls the first in A2A 1.0. The card is
+    written (and `agent.json` serves 0.2 clients), but a 1.0 client of that binding cannot use it.
+    Add "1.0" (or "0.3") to the versions of the interface that answers them, or build for 0.3,
+    where the card itself is for older clients.""")
 declare("KNO-PROTOCOL-UNSTATED", W, "an older card states no protocol versions: the target's default is claimed", """
     An agent-card or agent-blueprint before 0.4.0 that states no `protocol_versions` for its url
     is published with the build target's versions (1.0 and 0.3 for compat, 0.3 for 0.3, 1.0 for
@@ -276,9 +278,10 @@ declare("KNO-SIGNING-KEY", W, "the signing key given here would stop a build", "
 declare("KNO-SIGNING-KEY-EXPOSED", W, "the signing key file can be read or replaced by other users of this machine", """
     The private key signs every card: whoever reads it can sign cards your clients will trust. A
     key file whose group or other users may read it (a PEM written under the usual umask, 0644)
-    is used, and said; `chmod 600` it, or keep it in a CI secret. So is a key file in a folder
-    (or below one) that they may write to without the sticky bit, as OpenSSH's StrictModes
-    checks: they can put another key in its place.""")
+    is used, and said; `chmod 600` it, or keep it in a CI secret. So is a key file they can
+    replace, as OpenSSH's StrictModes checks: one of another user's, or one in a folder (or below
+    one, as given or once its links are followed) of another user's or that they may write to
+    without the sticky bit. `knoc validate` says it too, of the key a build would read.""")
 declare("KNO-SIGNING-KEY-GONE", W, "build/ is signed with a key this build neither signs with nor publishes", """
     A key rotation keeps the old key in each host's `jwks.json` for a while (`retired` under
     [signing]), so that copies of the cards it signed, in caches and other registries, still

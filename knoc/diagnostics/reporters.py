@@ -125,7 +125,7 @@ def summary(diags: list[Diagnostic], entities: int, outcome: str, failed: bool =
     if not diags and not entities and not accepted:  # a command that read no entities (knoc clean): only what it did
         return f"{head}: {outcome}"
     if failed and not diags:  # the command's own verdict (a breaking change): it leads, not "no problems"
-        return f"{head}: {outcome} (no problems in {_plural(entities, 'entity', 'entities')})"
+        return f"{head}: {outcome} ({counts} in {_plural(entities, 'entity', 'entities')})"
     return f"{head}: {counts} in {_plural(entities, 'entity', 'entities')} ({outcome})"
 
 

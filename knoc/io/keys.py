@@ -91,30 +91,41 @@ def signing_keys(paths: list[str], root: Path, configured: str | None = None) ->
 
 def exposed_files(paths: list[str], configured: str | None = None) -> list[tuple[str, str, str]]:
     """The key files `signing_keys` reads that other users of this machine
-    may read (group or other bits set), or replace (a folder above the file
-    they may write to, without the sticky bit that keeps them from renaming
-    another's file, as OpenSSH's StrictModes checks): each path, what is
-    wrong, and the command that fixes it."""
+    may read (group or other bits set), or replace, as OpenSSH's StrictModes
+    checks: a key file of another user's, or a folder above it (as given,
+    and once its links are followed) that is another user's or that they
+    may write to without the sticky bit that keeps them from renaming
+    another's file. Each path, what is wrong, and what fixes it."""
     found = []
     for source, _ in _given(paths, configured):
         path = _existing(source) if inline_pem(source) is None else None
-        if path is None or not path.is_file():
+        if path is None or not path.is_file() or not hasattr(os, "getuid"):
             continue
-        mode = path.stat().st_mode & 0o777
-        if mode & 0o077:
-            found.append((str(path), f"can be read by other users of this machine (mode {mode:o})",
+        st = path.stat()
+        if st.st_mode & 0o077:
+            found.append((str(path), f"can be read by other users of this machine (mode {st.st_mode & 0o777:o})",
                           f"make it readable by you alone: `chmod 600 {path}`"))
-        folder = next((f for f in path.parents if _open_to_others(f)), None)
-        if folder is not None:
-            found.append((str(path), f"lies in {folder}, a folder other users of this machine may write to (mode "
-                          f"{folder.stat().st_mode & 0o7777:o}): they can put another key in its place",
-                          f"keep it in a folder only you can write to (`chmod go-w {folder}`)"))
+        if st.st_uid not in (0, os.getuid()):
+            found.append((str(path), f"belongs to another user of this machine (uid {st.st_uid})",
+                          "use a key file of your own"))
+        given = Path(os.path.abspath(Path(source).expanduser()))
+        unsafe = next((f for f in dict.fromkeys([*given.parents, *path.parents]) if _open_to_others(f)), None)
+        if unsafe is not None:
+            st = unsafe.stat()
+            found.append((str(path), f"lies in {unsafe}, a folder other users of this machine may change (mode "
+                          f"{st.st_mode & 0o7777:o}, uid {st.st_uid}): they can put another key in its place",
+                          f"keep it in a folder only you can change (`chmod go-w {unsafe}`, owned by you)"))
     return found
 
 
 def _open_to_others(folder: Path) -> bool:
-    mode = folder.stat().st_mode
-    return bool(mode & 0o022) and not mode & stat.S_ISVTX
+    """Whether another user may rename or replace what `folder` holds."""
+    try:
+        st = folder.stat()  # a link to a folder: the folder it leads to (the link's own folder is checked too)
+    except OSError:  # not ours to look into: nor to change
+        return False
+    writable = bool(st.st_mode & 0o022) and not st.st_mode & stat.S_ISVTX
+    return writable or st.st_uid not in (0, os.getuid())
 
 
 def _given(paths: list[str], configured: str | None) -> list[tuple[str, str]]:
