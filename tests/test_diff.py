@@ -698,5 +698,8 @@ def test_accepted_breaking_changes_do_not_fail_the_diff_under_fail_on_warning(kn
     code, out, err = knoc("diff", "--base", "main", "--fail-on", "warning", "--format", "sarif", root=two_commits)
     assert code == 0 and json.loads(out)["runs"][0]["results"] == []
     assert err.strip().splitlines()[-1].startswith("ok: 3 accepted warnings in ")
+    for fmt in ("text", "json", "github"):  # however the changes are reported, the summary counts them
+        code, out, err = knoc("diff", "--base", "main", "--fail-on", "warning", "--format", fmt, root=two_commits)
+        assert code == 0 and err.strip().splitlines()[-1].startswith("ok: 3 accepted warnings in "), (fmt, err)
     code, out, err = knoc("diff", "--base", "main", "--fail-on", "breaking", "--format", "sarif", root=two_commits)
     assert code == 1 and err.strip().splitlines()[-1].startswith("error: 3 errors in ")  # not accepted: errors

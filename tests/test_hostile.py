@@ -41,6 +41,13 @@ def text(rel: str, body: str) -> Callable[[Path], None]:
     return write(rel, body.encode("utf-8"))
 
 
+def in_schema(yaml: str) -> Callable[[Path], None]:
+    """Lines added to the perception-domain spec's schema (each indented into it)."""
+    return replace("specs/perception-domain-schema.kno", "  schema:\n    type: object\n", "  schema:\n    type: object\n"
+                   + "".join(f"    {line}\n" for line in yaml.splitlines()))
+
+
+REF_NEXT, REF_A = '{{$ref: "#/$defs/L{}"}}', '{$ref: "#/$defs/A"}'
 DOMAIN = "$schema: perception-domain@0.1.0\nid: 01KKT0A1B2C3D4E5F6G7H8J9ZZ\nslug: hostile\n"
 CASES: dict[str, tuple[Callable[[Path], None], int, str]] = {
     # urls and paths: every host and segment checked in one place
@@ -101,6 +108,16 @@ CASES: dict[str, tuple[Callable[[Path], None], int, str]] = {
                                                  "slug: " + "a" * 40 + "-x")(root)), 1, "KNO-SCHEMA-PATTERN"),
     "pattern-backreference": (replace("specs/document-schema.kno", '"^[a-z0-9]+(-[a-z0-9]+)*$"', r'"^(a)\\1$"'),
                               1, "KNO-SPEC-SCHEMA"),
+    # validating one document would take hours: refused as a spec
+    "spec-allof-fanout": (in_schema("$ref: \"#/$defs/L0\"\n$defs:\n" + "".join(
+        f"  L{i}: {{allOf: [{', '.join([REF_NEXT.format(i + 1)] * 6)}]}}\n" for i in range(12))
+        + "  L12: {type: object}\n"), 1, "KNO-SPEC-SCHEMA"),
+    "params-allof-fanout": (replace(REVIEW_TRACE, "params_schema:\n  type: object\n", "params_schema:\n  type: object\n"
+                                    "  $ref: \"#/$defs/L0\"\n  $defs:\n" + "".join(
+                                        f"    L{i}: {{allOf: [{', '.join([REF_NEXT.format(i + 1)] * 6)}]}}\n"
+                                        for i in range(12)) + "    L12: {type: object}\n"), 1, "KNO-EXT-SCHEMA"),
+    "spec-recursion-fanout": (in_schema("anyOf: [" + ", ".join([REF_A] * 6) + "]\n$defs:\n"
+                                        "  A: {properties: {x: {$ref: \"#\"}}}\n"), 1, "KNO-SPEC-SCHEMA"),
     # a schema that refers to itself in place: the Python explainer would recurse forever (a bug, exit 3)
     "spec-refers-to-itself": (lambda root: (replace("specs/perception-domain-schema.kno", "  schema:\n    type: object",
                                                     '  schema:\n    $ref: "#"\n    type: object')(root),
@@ -960,3 +977,20 @@ def test_case_folding_is_the_simple_one_file_systems_use() -> None:
     assert [(a, b) for a, _, b, _ in case_collisions({"site/h/Straße/x.json": ["a.kno"],
                                                       "site/h/straße/y.json": ["b.kno"]})] == [
         ("site/h/Straße/", "site/h/straße/")]
+
+
+def test_a_spec_that_recurses_once_per_part_of_a_document_is_taken(repo: Path, knoc: Knoc) -> None:
+    """A tree's recursion (`left` and `right`, a list of children, `then` or
+    `else`) costs what the document's size does: the spec is taken, and a
+    document deep in it is checked."""
+    in_schema("properties:\n  tree: {$ref: \"#/$defs/node\"}\n$defs:\n  node:\n    if: {required: [leaf]}\n"
+              "    then: {$ref: \"#/$defs/branch\"}\n    else: {$ref: \"#/$defs/branch\"}\n  branch:\n    properties:\n"
+              "      left: {$ref: \"#/$defs/node\"}\n      right: {$ref: \"#/$defs/node\"}\n"
+              "      kids: {items: {$ref: \"#/$defs/node\"}}\n      n: {type: integer}\n")(repo)
+    domain = repo / "content/perception-domains/api-surface.kno"
+    nested = "tree: " + "{left: " * 40 + "{n: oops}" + "}" * 40 + "\n"
+    domain.write_text(domain.read_text(encoding="utf-8") + nested, encoding="utf-8")
+    code, out, _ = knoc("validate", "--format", "json", root=repo)
+    found = json_diags(out)
+    assert code == 1 and not [d for d in found if d["code"] == "KNO-SPEC-SCHEMA"], found[:3]
+    assert any(d["code"].startswith("KNO-SCHEMA") and d["file"].endswith("api-surface.kno") for d in found)

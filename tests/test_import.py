@@ -656,3 +656,35 @@ def test_no_password_in_a_url_reaches_the_blueprint(repo: Path, knoc: Knoc,
     code, out, err = knoc("import", str(source), "--force", "--url", "https://bob:hunter2@odd.example.org/x/",
                           root=repo)
     assert code == 2 and "user name or password" in err and "hunter2" not in out + err
+
+
+def test_no_key_or_token_in_a_query_or_a_secret_member_reaches_the_blueprint(
+        repo: Path, knoc: Knoc, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """A url's query or fragment parameter that carries a credential
+    (`?api_key=`, `#access_token=`) is left out of the url, and the value of
+    a member named as one (`password`, `Authorization`) is left out, each
+    said at its path without repeating it; the rest of the url stays."""
+    card = {"name": "Leaky", "description": "Docs: https://docs.leaky.dev/x?api_key=SEKRET-1&lang=en",
+            "url": "https://leaky.dev/a2a/", "version": "1.0.0", "protocolVersion": "0.3.0",
+            "additionalInterfaces": [{"url": "https://leaky.dev/rest?api_key=SEKRET-2&region=eu",
+                                      "transport": "HTTP+JSON"}],
+            "documentationUrl": "https://leaky.dev/docs#access_token=SEKRET-3",
+            "capabilities": {"extensions": [{"uri": "https://leaky.dev/ext", "params": {
+                "password": "SEKRET-4", "headers": {"Authorization": "Bearer SEKRET-5"}, "region": "eu"}}]},
+            "securitySchemes": {"w": {"apiKeySecurityScheme": {"location": "header", "name": "X-K",
+                                                               "value": "SEKRET-6"}}},
+            "security": [{"w": []}],
+            "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
+            "skills": [{"id": "s", "name": "S", "description": "d", "tags": ["t"]}]}
+    source = tmp_path_factory.mktemp("cards") / "leaky.json"
+    source.write_text(json.dumps(card), encoding="utf-8")
+    code, out, err = knoc("import", str(source), "--format", "json", root=repo)
+    said = {d["json_path"] for d in json_diags(out) if d["code"] == "KNO-IMPORT-CHANGED"}
+    written = (repo / BLUEPRINTS / "leaky.kno").read_text(encoding="utf-8")
+    assert code == 0 and {"$.description", "$.additionalInterfaces[0].url", "$.documentationUrl",
+                          "$.capabilities.extensions[0].params.password",
+                          "$.capabilities.extensions[0].params.headers.Authorization",
+                          "$.securitySchemes.w.apiKeySecurityScheme.value"} <= said, said
+    for secret in ("SEKRET-1", "SEKRET-2", "SEKRET-3", "SEKRET-4", "SEKRET-5", "SEKRET-6"):
+        assert secret not in written and secret not in out + err
+    assert "https://leaky.dev/rest?region=eu" in written and "region: eu" in written

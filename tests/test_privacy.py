@@ -249,3 +249,17 @@ def test_a_password_written_into_a_cards_text_is_said_and_never_repeated(repo: P
         encoding="utf-8")
     code, out, _ = knoc("validate", "--format", "json", root=repo)
     assert code == 0 and not [d for d in json_diags(out) if d["code"] == "KNO-CARD-TEXT-CREDENTIALS"]  # addresses
+
+
+@pytest.mark.parametrize("url", ["https://agents.possibility.space/catalog-search/rest?api_key=s3cret&region=eu",
+                                 "https://agents.possibility.space/catalog-search/rest#access_token=s3cret",
+                                 "https://agents.possibility.space/catalog-search/rest?X-Amz-Signature=s3cret"])
+def test_a_key_or_token_in_a_url_parameter_is_refused_without_repeating_it(repo: Path, knoc, url: str) -> None:  # type: ignore[no-untyped-def]
+    """A url's query or fragment parameter that carries a credential would
+    be published with the card: refused, and no message, excerpt or format
+    repeats its value."""
+    edit(repo, "content/agent-blueprints/catalog-search.kno", "    - url: https://agents.possibility.space/catalog-search/rest",
+         f'    - url: "{url}"')
+    _a_password_refused(repo, knoc, "additional_interfaces[1].url", "content/agent-blueprints/catalog-search.kno")
+    code, _, err = knoc("build", root=repo)  # the source line shown too
+    assert code == 1 and "s3cret" not in err and "carries a credential" in err

@@ -105,11 +105,12 @@ def diff(config: Config, base: str | None, *, fmt: str, fail_on: str, use_cache:
         classes = [evolution.class_name(c) for c in spec_changes]
         summary += "; specs: " + ", ".join(f"{classes.count(k)} {k}" for k in dict.fromkeys(sorted(classes)))
     unannounced = any(d.is_error for d in spec_diags)  # a spec change its version does not announce
-    return Outcome("knoc diff", diags + findings + spec_diags if fmt in MACHINE else diags, new.inputs, summary,
-                   answer=answer, report_format=_report_format(fmt),
+    unaccepted, accepted = split(findings + spec_diags, config.accept)
+    machine = fmt in MACHINE  # the findings go to the reporter, which counts the accepted; else they are counted here
+    return Outcome("knoc diff", diags + findings + spec_diags if machine else diags, new.inputs, summary,
+                   answer=answer, report_format=_report_format(fmt), accepted=0 if machine else accepted,
                    # --fail-on warning: a breaking change (a warning each) fails it, unless knoc.toml accepts it
-                   failed=counts["breaking"] > 0 or unannounced if gate else fail_on == "warning" and bool(
-                       split(findings + spec_diags, config.accept)[0]))
+                   failed=counts["breaking"] > 0 or unannounced if gate else fail_on == "warning" and bool(unaccepted))
 
 
 # What to do about a breaking change, by what it is a change of.

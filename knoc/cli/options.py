@@ -58,6 +58,7 @@ class Run:
         if outcome.answer is not None:
             click.echo(lines_shown(outcome.answer), nl=False)
         outcome.diagnostics, accepted = split(outcome.diagnostics, self.config.accept)
+        accepted += outcome.accepted
         if outcome.summary is None:
             return exit_code(outcome, self.fail_on == "warning")
         fmt = outcome.report_format or self.fmt

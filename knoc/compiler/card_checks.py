@@ -18,7 +18,7 @@ from knoc.a2a.wire import FLOW_FIELDS
 from knoc.diagnostics import Diagnostic, JsonPath, at, json_path
 from knoc.kinds.agent import PLACEHOLDERS, Agent
 from knoc.rules import jsontext
-from knoc.rules.masking import masked
+from knoc.rules.masking import CREDENTIAL_PARAM, masked
 from knoc.rules.paths import has_userinfo, host_folder, ip_literal, ipv4_as_read, origin, shown_url, split_url, web_link
 from knoc.rules.text import hidden_character, one_line
 
@@ -106,6 +106,11 @@ def _card_urls(agent: Agent) -> Iterable[Diagnostic]:
             yield card_error(agent, path, "KNO-CARD-URL-CREDENTIALS", f"{_named(path, url)} holds a user name or "
                              "password: the card is public, and so would they be",
                              "publish the URL without them; clients bring their own credentials")
+        elif "=" in url and (param := CREDENTIAL_PARAM.search(url)) is not None:
+            name = param.group(0).split("=", 1)[0]
+            yield card_error(agent, path, "KNO-CARD-URL-CREDENTIALS", f"{_named(path, url)} carries a credential in "
+                             f"its `{name}` parameter: the card is public, and so would it be",
+                             "publish the URL without it; clients bring their own credentials")
         elif path[0] in _LINKS and not web_link(url, image=path[0] == "icon_url"):
             yield card_error(agent, path, "KNO-CARD-LINK", f"{_named(path, url)} is not an http(s) URL: card "
                              "viewers show it as a link, and a `javascript:` or `file:` one runs or opens "
@@ -263,7 +268,7 @@ def _well_formed(url: str, where: SplitResult) -> bool:
 
 def _bindings(agent: Agent) -> Iterable[Diagnostic]:
     """A binding written otherwise than A2A names it (`grpc`, `REST`):
-    clients compare bindings exactly, so they would not know it."""
+    a2a-sdk compares bindings exactly, so it would not know it."""
     c = agent.card
     stated: list[tuple[JsonPath, object]] = [(("preferred_transport",), c.get("preferred_transport"))]
     stated += [(("additional_interfaces", i, "transport"), iface.get("transport"))
@@ -272,7 +277,8 @@ def _bindings(agent: Agent) -> Iterable[Diagnostic]:
         named = named_binding(binding) if isinstance(binding, str) else None
         if named is not None:
             yield card_error(agent, path, "KNO-CARD-BINDING", f"binding `{binding}` is published as written, and "
-                             f"clients compare bindings exactly: they know it as `{named}`", f"write `{named}`")
+                             f"a2a-sdk compares bindings exactly (the JS SDK ignores case): it knows it as "
+                             f"`{named}`", f"write `{named}`")
 
 
 def _local(host: str) -> bool:

@@ -110,11 +110,12 @@ def client_picks(agent: Agent, fields: CardFields, target: Target) -> Iterable[D
     listed += [_Listed(("additional_interfaces", i), iface["url"], iface["transport"], major_minor(v),
                        str(iface.get("tenant") or ""))
                for i, iface in enumerate(fields.interfaces) for v in iface["protocol_versions"]]
-    bindings: dict[str, list[_Listed]] = {}
+    bindings: dict[str, list[_Listed]] = {}  # as a2a-sdk groups them: by their exact name
     for entry in listed:
         bindings.setdefault(entry.binding, []).append(entry)
     for binding, entries in bindings.items():
-        python, js = _a2a_sdk_pick(entries), _js_sdk_pick(entries)
+        python = _a2a_sdk_pick(entries)
+        js = _js_sdk_pick([e for e in listed if e.binding.upper() == binding.upper()])  # the JS SDK ignores case
         if python is None:
             versions = ", ".join(sorted({e.version for e in entries}, key=version_key))
             path = entries[0].path
@@ -129,8 +130,8 @@ def client_picks(agent: Agent, fields: CardFields, target: Target) -> Iterable[D
             first = json_path((*agent.card_path, *python.path))
             yield card_error(agent, js.path, "KNO-INTERFACE-CHOICE",
                              f"a2a-sdk 1.x calls {binding} at {_shown(python)} (`{first}`), and @a2a-js/sdk at "
-                             f"{_shown(js)}: a2a-sdk takes the first of a binding's "
-                             "interfaces that speaks A2A 1.0, the JS SDK the last",
+                             f"{_shown(js)}: of a binding's interfaces, a2a-sdk takes the first that speaks A2A "
+                             "1.0 (else one past 1.0, else 0.3), the JS SDK the last that speaks 1.0 (else the first)",
                              f"list one {binding} interface for A2A 1.0, the one 1.0 clients should call: give "
                              "the others their own binding or version, or drop them")
 

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from knoc.diagnostics import Diagnostic, at
+from knoc.kinds import schema_size
 from knoc.kinds.entity import Entity
 from knoc.kinds.schema import NOT_COMPILED, UNRESOLVED, compile_schema, meta_valid, registry
 from knoc.kinds.spec import DECLARATION, SPEC_URI, Spec, SpecSet, uri
@@ -34,6 +35,7 @@ def compile_specs(entities: list[Entity]) -> tuple[SpecSet, list[Diagnostic]]:
     entities = [ent for ent in entities if ent.collection == "specs"]
     candidates = [spec for ent in entities if (spec := _candidate(ent, diags))]
     candidates, fast_registry = _resolvable(candidates, {ent.slug for ent in entities}, diags)
+    candidates = _bounded(candidates, diags)
     out = SpecSet(registered=candidates)
     for spec in candidates:
         try:
@@ -86,6 +88,32 @@ def _candidate(ent: Entity, diags: list[Diagnostic]) -> Spec | None:
     declared = properties.get("$schema") if isinstance(properties, dict) else None
     enum = declared.get("enum") if isinstance(declared, dict) else None
     return Spec(ent, ent.slug, schema, [str(v) for v in enum] if isinstance(enum, list) else [])
+
+
+def _bounded(candidates: list[Spec], diags: list[Diagnostic]) -> list[Spec]:
+    """The candidates a document can be validated against in bounded time
+    (`knoc.kinds.schema_size`); each other is dropped with a diagnostic."""
+    registry_of = SpecSet(registered=candidates)
+
+    def fallback(slug: str, ref: str) -> object | None:  # an anchor, a `$id` of its own: rare, and read as knoc does
+        try:
+            found: object = registry_of.registry.resolver(uri(slug) if slug else "").lookup(ref).contents
+        except Exception:  # `referencing` raises several kinds: it leads nowhere knoc can count
+            return None
+        return found
+
+    resolve = schema_size.resolver({s.slug: s.schema for s in candidates}, fallback)
+    kept = []
+    for spec in candidates:
+        problem = schema_size.problem(spec.schema, resolve)
+        if problem is None:
+            kept.append(spec)
+            continue
+        diags.append(at(spec.entity.source, ("spec", "schema"), "KNO-SPEC-SCHEMA",
+                        f"`spec.schema` cannot be checked in bounded time: {problem}",
+                        "give shared parts one `$ref` each, not an `allOf` of references that branch again",
+                        spec=spec.slug))
+    return kept
 
 
 def _uncompiled(spec: Spec, problem: str, out: SpecSet) -> Diagnostic:

@@ -59,8 +59,9 @@ declare("KNO-INTERFACE-CHOICE", W, "a2a-sdk and the JS SDK call different interf
     binding for 1.0, the one clients should call; give the others a binding or version of their
     own, or drop them.""")
 declare("KNO-CARD-BINDING", W, "a binding is written otherwise than A2A names it (`grpc` for `GRPC`)", """
-    Clients pick an interface by comparing its binding with the ones they speak, exactly: `grpc`,
-    `REST` or `JSON-RPC` match nothing, and the interface is never used. knoc publishes a binding
+    Clients pick an interface by comparing its binding with the ones they speak: a2a-sdk exactly,
+    so `grpc`, `REST` or `JSON-RPC` match nothing there and the interface is never used (the JS SDK
+    ignores case, so it takes `grpc` for `GRPC`, and the two call different interfaces). knoc publishes a binding
     as written (a custom binding is allowed); write A2A's name for it: `JSONRPC`, `GRPC` or
     `HTTP+JSON`.""")
 declare("KNO-CARD-URL-HTTP", W, "a public card's url is plain http", """
@@ -71,13 +72,14 @@ declare("KNO-CARD-TEXT-CREDENTIALS", W, "a public card's text holds a url with a
     published with the card, to every client and registry that reads it. The finding masks
     them; write the url without them. An address in prose (`support:team@example.com`) is no
     url, and is not flagged.""")
-declare("KNO-CARD-URL-CREDENTIALS", E, "a public card's url holds a user name or password", """
+declare("KNO-CARD-URL-CREDENTIALS", E, "a public card's url holds a user name, password, key or token", """
     The card's url, an interface's url, an extension's uri, or its documentation, icon or
     provider url holds a user name or password (`https://user:secret@host/`, and as browsers
-    read a url, `https:/user:secret@host/` too). The card is public: so would they be, in the
-    card, its agent.json, the catalog and the index. Publish the URL without them; a client
-    brings its own credentials, as the card's security schemes say. The message never repeats
-    them.""")
+    read a url, `https:/user:secret@host/` too), or a query or fragment parameter that carries a
+    credential (`?api_key=`, `#access_token=`, a presigned url's `X-Amz-Signature`). The card
+    is public: so would they be, in the card, its agent.json, the catalog and the index. Publish
+    the URL without them; a client brings its own credentials, as the card's security schemes
+    say. The message never repeats them.""")
 declare("KNO-CARD-LINK", E, "a card's documentation, icon or provider url is not an http(s) URL", """
     Card viewers (catalogs, registries, the SDKs' tools) show `documentation_url`, `icon_url`
     and `provider.url` as links or images. A `javascript:` URL runs script in whoever opens it,
@@ -279,9 +281,9 @@ declare("KNO-SIGNING-KEY-EXPOSED", W, "the signing key file can be read or repla
     The private key signs every card: whoever reads it can sign cards your clients will trust. A
     key file whose group or other users may read it (a PEM written under the usual umask, 0644)
     is used, and said; `chmod 600` it, or keep it in a CI secret. So is a key file they can
-    replace, as OpenSSH's StrictModes checks: one of another user's, or one in a folder (or below
-    one, as given or once its links are followed) of another user's or that they may write to
-    without the sticky bit. `knoc validate` says it too, of the key a build would read.""")
+    replace, as OpenSSH's StrictModes checks: one of another user's, or one reached (each link
+    followed) through a folder or link of another user's, or a folder they may write to without
+    the sticky bit. `knoc validate` says it too, of the key a build would read.""")
 declare("KNO-SIGNING-KEY-GONE", W, "build/ is signed with a key this build neither signs with nor publishes", """
     A key rotation keeps the old key in each host's `jwks.json` for a while (`retired` under
     [signing]), so that copies of the cards it signed, in caches and other registries, still

@@ -92,10 +92,8 @@ def signing_keys(paths: list[str], root: Path, configured: str | None = None) ->
 def exposed_files(paths: list[str], configured: str | None = None) -> list[tuple[str, str, str]]:
     """The key files `signing_keys` reads that other users of this machine
     may read (group or other bits set), or replace, as OpenSSH's StrictModes
-    checks: a key file of another user's, or a folder above it (as given,
-    and once its links are followed) that is another user's or that they
-    may write to without the sticky bit that keeps them from renaming
-    another's file. Each path, what is wrong, and what fixes it."""
+    checks: a key file of another user's, or anything on the way to it
+    (`_changeable`). Each path, what is wrong, and what fixes it."""
     found = []
     for source, _ in _given(paths, configured):
         path = _existing(source) if inline_pem(source) is None else None
@@ -108,24 +106,47 @@ def exposed_files(paths: list[str], configured: str | None = None) -> list[tuple
         if st.st_uid not in (0, os.getuid()):
             found.append((str(path), f"belongs to another user of this machine (uid {st.st_uid})",
                           "use a key file of your own"))
-        given = Path(os.path.abspath(Path(source).expanduser()))
-        unsafe = next((f for f in dict.fromkeys([*given.parents, *path.parents]) if _open_to_others(f)), None)
-        if unsafe is not None:
-            st = unsafe.stat()
-            found.append((str(path), f"lies in {unsafe}, a folder other users of this machine may change (mode "
-                          f"{st.st_mode & 0o7777:o}, uid {st.st_uid}): they can put another key in its place",
-                          f"keep it in a folder only you can change (`chmod go-w {unsafe}`, owned by you)"))
+        changeable = _changeable(Path(os.path.abspath(Path(source).expanduser())))
+        if changeable is not None:
+            where, what = changeable
+            found.append((str(path), f"is reached through {where}, {what}: they can put another key in its place",
+                          "keep the key where only you can change the way to it (`chmod go-w`, owned by you)"))
     return found
 
 
-def _open_to_others(folder: Path) -> bool:
-    """Whether another user may rename or replace what `folder` holds."""
-    try:
-        st = folder.stat()  # a link to a folder: the folder it leads to (the link's own folder is checked too)
-    except OSError:  # not ours to look into: nor to change
-        return False
-    writable = bool(st.st_mode & 0o022) and not st.st_mode & stat.S_ISVTX
-    return writable or st.st_uid not in (0, os.getuid())
+def _changeable(path: Path) -> tuple[Path, str] | None:
+    """The first folder or link on the way to `path`, each link followed,
+    that another user may change: a folder of theirs, or one they may write
+    to without the sticky bit that keeps them from renaming another's file;
+    a link of theirs. None: only this user (or root) can."""
+    me, todo, at, hops = os.getuid(), list(path.parts[1:]), Path(path.anchor), 0
+    while todo:
+        part = todo.pop(0)
+        if part in ("", "."):
+            continue
+        if part == "..":
+            at = at.parent
+            continue
+        try:
+            folder, st = os.stat(at), os.lstat(at / part)
+        except OSError:  # not there, or not ours to look into: the key's own reading says so
+            return None
+        if folder.st_uid not in (0, me):
+            return at, f"a folder of another user's (uid {folder.st_uid})"
+        if folder.st_mode & 0o022 and not folder.st_mode & stat.S_ISVTX:
+            return at, f"a folder other users may write to (mode {folder.st_mode & 0o7777:o})"
+        if not stat.S_ISLNK(st.st_mode):
+            at = at / part
+            continue
+        if st.st_uid not in (0, me):
+            return at / part, f"a link of another user's (uid {st.st_uid})"
+        hops += 1
+        if hops > 40:  # a loop: the key's own reading says so
+            return None
+        target = Path(os.readlink(at / part))
+        todo = [*target.parts[1:], *todo] if target.is_absolute() else [*target.parts, *todo]
+        at = Path(target.anchor) if target.is_absolute() else at
+    return None
 
 
 def _given(paths: list[str], configured: str | None) -> list[tuple[str, str]]:

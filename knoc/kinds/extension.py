@@ -14,6 +14,7 @@ from knoc.a2a.extensions import CONTRACT_URI, SERVICE_CLASS_URI, SERVICE_CLASSES
 from knoc.a2a.wire import ContractParams
 from knoc.diagnostics import Diagnostic, JsonPath, at
 from knoc.io.native import jsonschema_rs
+from knoc.kinds import schema_size
 from knoc.kinds.agent import Agent, Projection
 from knoc.kinds.entity import Typed, is_public
 from knoc.kinds.schema import compile_schema
@@ -77,6 +78,12 @@ def registry(typed: list[Typed]) -> tuple[dict[str, Extension], list[Diagnostic]
             diags.append(at(t.source, ("params_schema",), "KNO-EXT-SCHEMA",
                             "`params_schema` is not a valid JSON Schema",
                             "write it as JSON Schema draft 2020-12, e.g. `type: object` with `properties`"))
+            continue
+        unbounded = schema_size.problem(schema, schema_size.resolver({"": schema}, lambda _slug, _ref: None))
+        if unbounded is not None:
+            diags.append(at(t.source, ("params_schema",), "KNO-EXT-SCHEMA",
+                            f"`params_schema` cannot be checked in bounded time: {unbounded}",
+                            "give shared parts one `$ref` each, not an `allOf` of references that branch again"))
             continue
         try:
             ext = Extension.of(str(t.data.get("uri")), t.entity.source.rel, t.data)

@@ -23,6 +23,8 @@ CARD_BYTES = 256 * 1024  # one published card (the example's largest is ~3 KiB)
 PATH_SEGMENT_BYTES, OUTPUT_PATH_BYTES, HOST_BYTES = SEGMENT_BYTES, PATH_BYTES, DNS_NAME_BYTES
 # Patterns in specs: compiled for a linear-time engine, never a backtracking one
 PATTERN_BYTES = 64 * 1024  # one compiled `pattern` (the engine's size limit)
+SCHEMA_VISITS = 100_000  # subschemas a spec may hold for one value, its references followed (`allOf` fan-out)
+SCHEMA_DEPTH = 512  # subschemas inside each other, its references followed
 # Downloads (`knoc import URL`)
 DOWNLOAD_BYTES = 5 * MiB  # one card body
 DOWNLOAD_SECONDS = 20.0  # one download, start to last byte, however slowly it drips

@@ -1,4 +1,5 @@
-"""User names and passwords masked in any text a message repeats, in time
+"""User names and passwords (and a url's credential parameters, such as
+`?api_key=`) masked in any text a message repeats, in time
 linear in the text: a source line or a value quoted in a finding may be a
 megabyte an attacker wrote, and regular expressions that try a match at
 every `[` or `http:` of it take hours. Each credential ends at an `@`, so
@@ -23,6 +24,15 @@ _AUTHORITY = re.compile(r"(?:[^/?#\s]|[\t\n\r])+")
 _WORD = re.compile(r"[^\s\"'`/\\?#]+")  # what a bare `name:secret@host` is written in
 
 
+# A url's query or fragment parameter that carries a credential (`?api_key=`, `#access_token=`, a presigned
+# url's signature): its value is masked as a password is. The name is read from just after its `?`, `&`, `#`
+# or `;`, so each character starts at most one try.
+CREDENTIAL_PARAM = re.compile(
+    r"(?<=[?&#;])(?i:api[-_]?key|key|access[-_]?token|refresh[-_]?token|id[-_]?token|token|authorization|"
+    r"password|passwd|pwd|secret|client[-_]?secret|sig|signature|x-amz-(?:signature|credential|security-token)|"
+    r"x-goog-(?:signature|credential))=([^&#;\s\"'<>]+)")
+
+
 def masked(text: str, keep_width: bool = False, bare: bool = True) -> str:
     """`text` with every user name and password it holds masked: a URL's,
     from after `scheme:` and its slashes (`https:/u:p@h` and `https:\\u:p@h`
@@ -35,12 +45,14 @@ def masked(text: str, keep_width: bool = False, bare: bool = True) -> str:
     one `*` per character masked, so that columns after it stay where they
     were. `bare`: the bare form too (prose, where `support:team@example.com`
     is a label and an address, says False)."""
-    if "@" not in text and "\\" not in text:
+    if "@" not in text and "\\" not in text and "=" not in text:
         return text
     # Read with each escaped `@` (YAML's, JSON's) as one, of the same width: a value's credential is masked
     # in its source and in a card's JSON as in the value.
     seen = _ESCAPED_AT.sub(lambda m: "@" + "\x01" * (len(m.group()) - 1), text) if "\\" in text else text
     spans = [*_in_urls(seen), *_in_quoted_urls(seen), *(_bare(seen) if bare else ())] if "@" in seen else []
+    if "=" in text:
+        spans += [m.span(1) for m in CREDENTIAL_PARAM.finditer(text)]
     if not spans:
         return text
     out, done = [], 0

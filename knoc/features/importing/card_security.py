@@ -37,6 +37,7 @@ def security_schemes(raw: JsonObject, out: Imported) -> None:
 # Every member of a 0.3 scheme (A2A 0.3 section 5.5.2, OpenAPI's security scheme object).
 _MEMBERS = frozenset({"type", "description", "in", "name", "scheme", "bearerFormat", "flows", "openIdConnectUrl",
                       "oauth2MetadataUrl"})
+_INNER = (_MEMBERS - {"type", "in"}) | {"location"}  # a 1.0 wrapper's: its kind is the wrapper's, `in` is `location`
 # Why a scheme of a known kind is not carried: what it lacks.
 _WHY_NOT = {"apiKey": "an `apiKey` scheme needs `in` (header, query or cookie) and a `name`",
             "http": "an `http` scheme needs a `scheme`, an HTTP authentication scheme's name (`Bearer`, say)",
@@ -67,6 +68,8 @@ def _scheme(s: JsonObject, path: str, out: Imported) -> JsonObject | None:
         return _fields(s, path, out)
     inner = s[wrapper]
     assert isinstance(inner, dict)
+    for key in sorted(set(inner) - _INNER):
+        out.drop(member(f"{path}.{wrapper}", key), "not a field of an A2A security scheme")
     as_1_0 = {**inner, "type": kind, "in": inner.get("location", inner.get("in"))}
     if "type" not in s:
         return _fields(as_1_0, f"{path}.{wrapper}", out)

@@ -7,11 +7,12 @@ import json
 import re
 from dataclasses import dataclass, field
 from typing import TypedDict
+from urllib.parse import urlsplit, urlunsplit
 
 from knoc.output.hosting import locate_url
 from knoc.rules.json import JsonObject, JsonValue
-from knoc.rules.masking import masked
-from knoc.rules.paths import has_userinfo, shown_url, without_userinfo
+from knoc.rules.masking import CREDENTIAL_PARAM, masked
+from knoc.rules.paths import has_userinfo, without_userinfo
 
 URL = re.compile(r"^https?://[^/?#\s]+(/[^?#\s]*)?$")  # agent-card-schema's card url
 
@@ -126,38 +127,63 @@ def boolean(value: JsonValue, path: str, out: Imported) -> bool | None:
 
 
 def no_credentials(raw: JsonValue, out: Imported) -> None:
-    """No user name or password anywhere in the blueprint (it is committed,
-    and its card would publish them): a url holding them is kept without
-    them; text holding one (a description, an example, a params key) is
-    kept with it masked. Each is said at its path."""
+    """No credential anywhere in the blueprint (it is committed, and its
+    card would publish them): a url holding a user name and password, or a
+    query or fragment parameter that carries one (`?api_key=`), is kept
+    without them; text holding one (a description, an example, a params
+    key) is kept with it masked; the value of a member named as a credential
+    (`password`, `Authorization`, `client_secret`) is left out. Each is said
+    at its path."""
     for path, text in _with_credentials(raw, "$"):
-        out.drop(path, f"the user name and password in `{shown_url(text) if _is_url(text) else masked(text)[:200]}`:"
-                       " a committed blueprint and its card would publish them; "
-                       + ("kept the url without them" if _is_url(text) else "kept the text with them masked"))
+        if text is None:
+            out.drop(path, "a credential's value: a committed blueprint and its card would publish it; left out")
+            continue
+        kept = "kept the url without it" if _is_url(text) else "kept the text with it masked"
+        out.drop(path, f"the credential in `{masked(text)[:200]}`: a committed blueprint and its card would "
+                       f"publish it; {kept}")
     _strip(out.card)
 
 
 def _is_url(value: str) -> bool:
-    return _SCHEME.match(value) is not None and has_userinfo(value)
+    return _SCHEME.match(value) is not None and (has_userinfo(value) or _credential_params(value) != value)
 
 
 def _clean(text: str) -> str:
-    return without_userinfo(text) if _is_url(text) else masked(text, bare=False)  # a url's, not an address
+    """`text` without a url's credentials (a url's), or with them masked (text, not an address)."""
+    return _credential_params(without_userinfo(text)) if _is_url(text) else masked(text, bare=False)
 
 
-def _with_credentials(value: JsonValue, path: str) -> list[tuple[str, str]]:
+def _credential_params(url: str) -> str:
+    """A url without the query and fragment parameters that carry a credential."""
+    parts = urlsplit(url)
+    kept = [("&".join(p for p in part.split("&") if not CREDENTIAL_PARAM.match(f"?{p}", 1))
+             if part else part) for part in (parts.query, parts.fragment)]
+    return urlunsplit(parts._replace(query=kept[0], fragment=kept[1])) if kept != [parts.query, parts.fragment] else url
+
+
+def _secret_member(key: str, value: object) -> bool:
+    """A member whose name says its value is a credential (`password`, `Authorization`)."""
+    return isinstance(value, str) and bool(value) and CREDENTIAL_PARAM.fullmatch(f"?{key}=x", 1) is not None
+
+
+def _with_credentials(value: JsonValue, path: str) -> list[tuple[str, str | None]]:
+    """Each credential in `value`: its path, and the text holding it (None:
+    the whole value of a member named as one)."""
     if isinstance(value, dict):
-        keys = [(member(path, k), k) for k in value if _clean(k) != k]
-        return keys + [found for k, v in value.items() for found in _with_credentials(v, member(path, k))]
+        found: list[tuple[str, str | None]] = [(member(path, k), k) for k in value if _clean(k) != k]
+        for k, v in value.items():
+            found += [(member(path, k), None)] if _secret_member(k, v) else _with_credentials(v, member(path, k))
+        return found
     if isinstance(value, list):
         return [found for i, v in enumerate(value) for found in _with_credentials(v, f"{path}[{i}]")]
     return [(path, value)] if isinstance(value, str) and _clean(value) != value else []
 
 
 def _strip(value: object) -> None:
-    """Every string in `value` (in place, keys too) without a user name and password."""
+    """Every string in `value` (in place, keys too) without a credential,
+    and no member named as one."""
     if isinstance(value, dict):
-        items = [(_clean(k), v) for k, v in value.items()]
+        items = [(_clean(k), v) for k, v in value.items() if not _secret_member(k, v)]
         value.clear()
         value.update(items)
     pairs = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
