@@ -667,7 +667,8 @@ def test_no_key_or_token_in_a_query_or_a_secret_member_reaches_the_blueprint(
     card = {"name": "Leaky", "description": "Docs: https://docs.leaky.dev/x?api_key=SEKRET-1&lang=en",
             "url": "https://leaky.dev/a2a/", "version": "1.0.0", "protocolVersion": "0.3.0",
             "additionalInterfaces": [{"url": "https://leaky.dev/rest?api_key=SEKRET-2&region=eu",
-                                      "transport": "HTTP+JSON"}],
+                                      "transport": "HTTP+JSON"},
+                                     {"url": "https://leaky.dev/grpc?key=agent-card", "transport": "JSONRPC"}],
             "documentationUrl": "https://leaky.dev/docs#access_token=SEKRET-3",
             "capabilities": {"extensions": [{"uri": "https://leaky.dev/ext", "params": {
                 "password": "SEKRET-4", "headers": {"Authorization": "Bearer SEKRET-5"}, "region": "eu"}}]},
@@ -688,3 +689,4 @@ def test_no_key_or_token_in_a_query_or_a_secret_member_reaches_the_blueprint(
     for secret in ("SEKRET-1", "SEKRET-2", "SEKRET-3", "SEKRET-4", "SEKRET-5", "SEKRET-6"):
         assert secret not in written and secret not in out + err
     assert "https://leaky.dev/rest?region=eu" in written and "region: eu" in written
+    assert "https://leaky.dev/grpc?key=agent-card" in written  # a short `key=` names no credential

@@ -263,3 +263,21 @@ def test_a_key_or_token_in_a_url_parameter_is_refused_without_repeating_it(repo:
     _a_password_refused(repo, knoc, "additional_interfaces[1].url", "content/agent-blueprints/catalog-search.kno")
     code, _, err = knoc("build", root=repo)  # the source line shown too
     assert code == 1 and "s3cret" not in err and "carries a credential" in err
+
+
+def test_a_key_in_a_url_in_a_cards_text_is_said_masked(repo: Path, knoc) -> None:  # type: ignore[no-untyped-def]
+    """A url with `?private_token=` (or `api%5Fkey=`, or `\\u0026api_key=`) pasted into a
+    description is published with the card: a warning at its line, which repeats no value; a
+    search url's short `?key=` (in a skill's description) is not a credential."""
+    edit(repo, "content/agent-blueprints/catalog-search.kno",
+         "  description: Searches the KNO content catalog by name, type, domain or tag.",
+         '  description: "Try https://api.example.com/v1?private_token=s3cret1, https://a.example.com/?api%5Fkey=s3cret2,'
+         ' or https://b.example.com/?x=1\\u0026api_key=s3cret3."')
+    edit(repo, "content/agent-blueprints/catalog-search.kno",
+         "      description: Returns entities matching a query, ranked by relevance.",
+         "      description: Returns entities matching a query (https://docs.example.com/search?key=agent-card).")
+    code, out, err = knoc("build", "--format", "json", root=repo)
+    [found] = [d for d in json_diags(out) if d["code"] == "KNO-CARD-TEXT-CREDENTIALS"]
+    assert found["json_path"] == "$.a2a_projection.description" and "s3cret" not in out + err
+    code, _, err = knoc("validate", root=repo)  # the source line shown too
+    assert code == 0 and "KNO-CARD-TEXT-CREDENTIALS" in err and "s3cret" not in err

@@ -926,6 +926,16 @@ def test_a_key_file_in_a_folder_others_can_write_to_is_said(repo: Path, keys: di
         done = subprocess.run([sys.executable, "-m", "knoc", "build", "--root", str(repo), "--sign-key", str(key)],
                               capture_output=True, text=True)
         assert done.returncode == 0 and f"is reached through {key}, a link of another user's" in done.stderr
+        (shared / "sub").mkdir()  # `link/..`: the parent of where the link leads, another user's folder
+        os.chown(shared, 65534, 65534)
+        (safe / "to-sub").symlink_to(shared / "sub")
+        (shared / "signing.pem").unlink()
+        (shared / "signing.pem").write_bytes((safe / "signing.pem").read_bytes())
+        os.chown(shared / "signing.pem", 0, 0)
+        (shared / "signing.pem").chmod(0o600)
+        done = subprocess.run([sys.executable, "-m", "knoc", "build", "--root", str(repo), "--sign-key",
+                               f"{safe}/to-sub/../signing.pem"], capture_output=True, text=True)
+        assert done.returncode == 0 and f"is reached through {shared}, a folder of another user's" in done.stderr
         os.chown(safe / "signing.pem", 65534, 65534)
         done = subprocess.run([sys.executable, "-m", "knoc", "build", "--root", str(repo), "--sign-key",
                                str(safe / "signing.pem")], capture_output=True, text=True)

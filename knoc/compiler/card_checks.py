@@ -150,15 +150,16 @@ def _hidden_text(agent: Agent) -> Iterable[Diagnostic]:
 
 
 def _credentials_in_text(agent: Agent) -> Iterable[Diagnostic]:
-    """A user name and password a card's text holds (a url written into a
-    description or an example): the card is public, and so would they be."""
-    if not agent.typed.entity.source.may_hold_userinfo():  # most cards: no text to read (a build's hot path)
+    """A credential a card's text holds (a url written into a description
+    or an example, with a user name and password or an `?api_key=`): the
+    card is public, and so would it be."""
+    if not agent.typed.entity.source.may_hold_credentials():  # most cards: no text to read (a build's hot path)
         return
     for path, text in _texts(agent.card):
-        if isinstance(text, str) and "@" in text and masked(text, bare=False) != text:  # a url's, not an address
-            yield card_error(agent, path, "KNO-CARD-TEXT-CREDENTIALS", f"`{_field(path)}` holds a url with a user "
-                             f"name and password (`{masked(one_line(text))[:120]}`): the card is public, and so would "
-                             "they be", "write the url without them; clients bring their own credentials")
+        if isinstance(text, str) and masked(text, bare=False) != text:  # a url's, not an address
+            yield card_error(agent, path, "KNO-CARD-TEXT-CREDENTIALS", f"`{_field(path)}` holds a url with a "
+                             f"credential (`{masked(one_line(text))[:120]}`): the card is public, and so would it be",
+                             "write the url without it; clients bring their own credentials")
 
 
 def _texts(c: Mapping[str, object]) -> Iterator[tuple[JsonPath, object]]:

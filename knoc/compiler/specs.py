@@ -84,6 +84,13 @@ def _candidate(ent: Entity, diags: list[Diagnostic]) -> Spec | None:
                         "refer to another spec as kno://specs/<slug>#/<json pointer>, or copy the "
                         "schema into a spec", spec=ent.slug))
         return None
+    nested = next((path for path, key, _ in _uris(schema, ()) if key == "$id" and path), None)
+    if nested is not None:
+        diags.append(at(ent.source, ("spec", "schema", *nested, "$id"), "KNO-SPEC-SCHEMA",
+                        "a `$id` inside the schema makes a schema of its own, whose references are read against it: "
+                        "knoc takes one `$id`, at the root, so that it can bound the work of checking a document",
+                        "move the part under `$defs` and refer to it as #/$defs/<name>", spec=ent.slug))
+        return None
     properties = schema.get("properties")
     declared = properties.get("$schema") if isinstance(properties, dict) else None
     enum = declared.get("enum") if isinstance(declared, dict) else None

@@ -16,6 +16,7 @@ from knoc.diagnostics import Diagnostic, SourceFile, Span, diag
 from knoc.diagnostics import json_path as _json_path
 from knoc.kinds import agent_rules
 from knoc.kinds.entity import Entity, Typed
+from knoc.kinds.schema import first_error
 from knoc.kinds.spec import DECLARATION, SpecSet, property_names
 from knoc.rules import slug as slugs
 from knoc.rules import ulid
@@ -70,12 +71,11 @@ def check(t: Typed, specs: SpecSet) -> Iterable[Diagnostic]:
         detailed = specs.explain(t.spec, t.data)
         for err in detailed:
             yield from schema_diagnostics(t, err, specs)
-        if not detailed:  # the two engines disagree: report the fast one's words
-            for fast_err in t.spec.fast.iter_errors(t.data):
-                path = tuple(fast_err.instance_path)
-                yield diag("KNO-SCHEMA", fast_err.message, file=t.entity.source.rel,
-                            span=t.entity.source.locate(path), json_path=_json_path(path),
-                            spec=t.spec.slug)
+        if not detailed and (fast_err := first_error(t.spec.fast, t.data)) is not None:
+            # the two engines disagree, or explaining took too long: the fast one's first error
+            path = tuple(fast_err.instance_path)
+            yield diag("KNO-SCHEMA", fast_err.message, file=t.entity.source.rel, span=t.entity.source.locate(path),
+                       json_path=_json_path(path), spec=t.spec.slug)
     yield from agent_rules.boundary_wording(t)
 
 

@@ -67,16 +67,18 @@ declare("KNO-CARD-BINDING", W, "a binding is written otherwise than A2A names it
 declare("KNO-CARD-URL-HTTP", W, "a public card's url is plain http", """
     Clients send tasks, and often credentials, to the card's url. Over plain http they travel
     unencrypted and can be altered on the way; serve the agent over https.""")
-declare("KNO-CARD-TEXT-CREDENTIALS", W, "a public card's text holds a url with a user name and password", """
-    A url with a user name and password written into a description, an example or a tag is
-    published with the card, to every client and registry that reads it. The finding masks
-    them; write the url without them. An address in prose (`support:team@example.com`) is no
-    url, and is not flagged.""")
+declare("KNO-CARD-TEXT-CREDENTIALS", W, "a public card's text holds a url with a credential", """
+    A url with a user name and password, or with a parameter that carries a credential
+    (`?api_key=`, `#access_token=`), written into a description, an example or a tag is
+    published with the card, to every client and registry that reads it. The finding masks it;
+    write the url without it. An address in prose (`support:team@example.com`) is no url, and
+    is not flagged.""")
 declare("KNO-CARD-URL-CREDENTIALS", E, "a public card's url holds a user name, password, key or token", """
     The card's url, an interface's url, an extension's uri, or its documentation, icon or
     provider url holds a user name or password (`https://user:secret@host/`, and as browsers
     read a url, `https:/user:secret@host/` too), or a query or fragment parameter that carries a
-    credential (`?api_key=`, `#access_token=`, a presigned url's `X-Amz-Signature`). The card
+    credential (`?api_key=`, `#access_token=`, a presigned url's `X-Amz-Signature`; `key`, `token`
+    and `sig` only with a value of 16 or more token characters, as they name other things too). The card
     is public: so would they be, in the card, its agent.json, the catalog and the index. Publish
     the URL without them; a client brings its own credentials, as the card's security schemes
     say. The message never repeats them.""")

@@ -17,6 +17,7 @@ from knoc.diagnostics.codes import diag
 from knoc.diagnostics.model import Diagnostic, Related, Span
 from knoc.io.files import read_source
 from knoc.rules.lines import lines
+from knoc.rules.masking import CREDENTIAL_PARAM
 from knoc.yaml.yaml12 import MappingNode, Node, ScalarNode, SequenceNode, compose
 
 JsonPath = Sequence[str | int]
@@ -44,12 +45,15 @@ class SourceFile:
         (`"\\u202e"`) of any character. False when not read: not known."""
         return self._text is not None and self._text.isascii() and "\\" not in self._text
 
-    def may_hold_userinfo(self) -> bool:
-        """Whether a url in the text may hold a user name or password: an
-        `@` after a slash or backslash on one line (`https://u:p@h`), or any
-        backslash (an escape of any character). True when not read: not
-        known. (Every blueprint has an `@`, in its `$schema`.)"""
-        return self._text is None or "\\" in self._text or _USERINFO.search(self._text) is not None
+    def may_hold_credentials(self) -> bool:
+        """Whether a url in the text may hold a user name or password (an
+        `@` after a slash or backslash on one line: `https://u:p@h`) or a
+        parameter that carries a credential (`?api_key=`), or any backslash
+        (an escape of any character). True when not read: not known. (Every
+        blueprint has an `@`, in its `$schema`.)"""
+        text = self._text
+        return (text is None or "\\" in text or _USERINFO.search(text) is not None
+                or ("=" in text and CREDENTIAL_PARAM.search(text) is not None))
 
     def line(self, number: int) -> str:
         found = lines(self.text)

@@ -106,7 +106,8 @@ def exposed_files(paths: list[str], configured: str | None = None) -> list[tuple
         if st.st_uid not in (0, os.getuid()):
             found.append((str(path), f"belongs to another user of this machine (uid {st.st_uid})",
                           "use a key file of your own"))
-        changeable = _changeable(Path(os.path.abspath(Path(source).expanduser())))
+        given = Path(source).expanduser()  # not normalised: `link/..` is the link's target's folder's parent
+        changeable = _changeable(given if given.is_absolute() else Path.cwd() / given)
         if changeable is not None:
             where, what = changeable
             found.append((str(path), f"is reached through {where}, {what}: they can put another key in its place",
@@ -141,9 +142,12 @@ def _changeable(path: Path) -> tuple[Path, str] | None:
         if st.st_uid not in (0, me):
             return at / part, f"a link of another user's (uid {st.st_uid})"
         hops += 1
+        try:
+            target = Path(os.readlink(at / part))
+        except OSError:  # swapped meanwhile, or not ours to read: the key's own reading says so
+            return None
         if hops > 40:  # a loop: the key's own reading says so
             return None
-        target = Path(os.readlink(at / part))
         todo = [*target.parts[1:], *todo] if target.is_absolute() else [*target.parts, *todo]
         at = Path(target.anchor) if target.is_absolute() else at
     return None

@@ -157,3 +157,38 @@ def _evolve(self: Validator, **changes: object) -> Validator:
 
 
 Explainer.evolve = _evolve  # our class's method, not jsonschema's: no other validator changes
+
+
+class OutOfSteps(Exception):
+    """The explanation took more than its budget of steps (`explained`)."""
+
+
+# The steps the explanation under way may still take (one process explains one at a time); None: no budget.
+_left: list[int | None] = [None]
+_iter_errors = Explainer.iter_errors
+
+
+def _counted(self: Validator, instance: object, _schema: object = None) -> Iterator[ValidationError]:
+    """jsonschema's `iter_errors`, one step each time a (sub)schema is applied."""
+    left = _left[0]
+    if left is not None:
+        if left <= 0:
+            raise OutOfSteps
+        _left[0] = left - 1
+    yield from _iter_errors(self, instance, *(() if _schema is None else (_schema,)))
+
+
+Explainer.iter_errors = _counted
+
+
+def explained(explainer: Validator, instance: object, steps: int) -> list[ValidationError]:
+    """Every error the explainer finds in `instance`, within `steps`
+    applications of a (sub)schema: past them, OutOfSteps. A schema whose
+    branches each apply to the same invalid value makes the Python
+    validator's work grow with the document's depth, where the fast one
+    stops at the first error."""
+    _left[0] = steps
+    try:
+        return list(explainer.iter_errors(instance))  # type: ignore[attr-defined]
+    finally:
+        _left[0] = None

@@ -17,7 +17,7 @@ from knoc.io.native import jsonschema_rs
 from knoc.kinds import schema_size
 from knoc.kinds.agent import Agent, Projection
 from knoc.kinds.entity import Typed, is_public
-from knoc.kinds.schema import compile_schema
+from knoc.kinds.schema import compile_schema, first_error
 from knoc.rules.paths import has_userinfo, shown_url
 
 FACT_KEYS = ("uri", "evolution", "required", "depends_on", "params_schema")
@@ -151,8 +151,8 @@ def check_cards(cards: Iterable[tuple[Agent, Projection]], known: dict[str, Exte
 
 def _params(t: Typed, where: JsonPath, ext: Extension, params: object) -> list[Diagnostic]:
     value = {} if params is None else params
-    problems = [f"{e.message} (at `{'/'.join(map(str, e.instance_path)) or 'params'}`)"
-                for e in ext.params.iter_errors(value)]
+    e = first_error(ext.params, value)
+    problems = [f"{e.message} (at `{'/'.join(map(str, e.instance_path)) or 'params'}`)"] if e is not None else []
     if problems:
         return [at(t.source, where, "KNO-EXT-PARAMS",
                    f"params of `{ext.uri}` do not fit its params_schema: {problems[0]}",

@@ -42,6 +42,17 @@ def registry(resources: list[tuple[str, JsonObject]]) -> jsonschema_rs.Registry:
     return jsonschema_rs.Registry(resources, retriever=refuse)
 
 
+def first_error(validator: jsonschema_rs.Validator, instance: object) -> jsonschema_rs.ValidationError | None:
+    """The fast validator's first error in `instance`, or None: its
+    `iter_errors` lists every one, which a schema whose branches each apply
+    to the same value can make grow with the document's depth."""
+    try:
+        validator.validate(instance)
+    except jsonschema_rs.ValidationError as exc:
+        return exc
+    return None
+
+
 def meta_valid(schema: JsonObject | bool) -> bool:
     """Whether `schema` is a valid JSON Schema (by its meta-schema)."""
     return bool(jsonschema_rs.meta.is_valid(schema))

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from knoc.rules import limits
 from knoc.rules.json import JsonObject
 from knoc.rules.version import semver_key
 
@@ -76,13 +77,15 @@ class SpecSet:
         """The detailed errors of `instance` against `spec`; none when the
         Python validator cannot say (a schema that refers to itself in place,
         `$ref: "#"` at its root, recurses forever there, not in the fast
-        one): the caller then reports the fast validator's own words."""
+        one; or past `limits.EXPLAIN_STEPS`): the caller then reports the
+        fast validator's own words."""
+        from knoc.kinds.explainer import Explainer, OutOfSteps, explained
+
         if spec.explainer is None:
-            from knoc.kinds.explainer import Explainer
             spec.explainer = Explainer(spec.schema, registry=self.registry)
         try:
-            return list(spec.explainer.iter_errors(instance))
-        except RecursionError:
+            return explained(spec.explainer, instance, limits.EXPLAIN_STEPS)
+        except (RecursionError, OutOfSteps):
             return []
 
     def resolver_for(self, node: object) -> Resolver:

@@ -25,6 +25,7 @@ PATH_SEGMENT_BYTES, OUTPUT_PATH_BYTES, HOST_BYTES = SEGMENT_BYTES, PATH_BYTES, D
 PATTERN_BYTES = 64 * 1024  # one compiled `pattern` (the engine's size limit)
 SCHEMA_VISITS = 100_000  # subschemas a spec may hold for one value, its references followed (`allOf` fan-out)
 SCHEMA_DEPTH = 512  # subschemas inside each other, its references followed
+EXPLAIN_STEPS = 200_000  # subschemas applied to say what is wrong with one document (past it: the first error)
 # Downloads (`knoc import URL`)
 DOWNLOAD_BYTES = 5 * MiB  # one card body
 DOWNLOAD_SECONDS = 20.0  # one download, start to last byte, however slowly it drips

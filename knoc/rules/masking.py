@@ -26,11 +26,17 @@ _WORD = re.compile(r"[^\s\"'`/\\?#]+")  # what a bare `name:secret@host` is writ
 
 # A url's query or fragment parameter that carries a credential (`?api_key=`, `#access_token=`, a presigned
 # url's signature): its value is masked as a password is. The name is read from just after its `?`, `&`, `#`
-# or `;`, so each character starts at most one try.
+# or `;` (or a JSON escape of `&`), so each character starts at most one try; `_` and `-` may be
+# percent-encoded. A name that also means other things (`key`, `token`, `sig`) counts only before a value
+# that looks like a secret: 16 or more characters of a token's alphabet.
+_SEP = r"(?:[-_]|%5[fF]|%2[dD])?"
+CREDENTIAL_NAME = re.compile(
+    rf"(?i:(?:api|auth|access|private|secret|session|client|refresh|id|bearer){_SEP}(?:key|token|secret)"
+    rf"|x{_SEP}api{_SEP}key|x{_SEP}amz{_SEP}(?:signature|credential|security{_SEP}token)"
+    rf"|x{_SEP}goog{_SEP}(?:signature|credential)|password|passwd|pwd|secret|authorization|signature|jwt)")
 CREDENTIAL_PARAM = re.compile(
-    r"(?<=[?&#;])(?i:api[-_]?key|key|access[-_]?token|refresh[-_]?token|id[-_]?token|token|authorization|"
-    r"password|passwd|pwd|secret|client[-_]?secret|sig|signature|x-amz-(?:signature|credential|security-token)|"
-    r"x-goog-(?:signature|credential))=([^&#;\s\"'<>]+)")
+    r"(?:(?<=[?&#;])|(?<=\\u0026)|(?<=\\x26))"
+    rf"(?:(?:{CREDENTIAL_NAME.pattern})=([^&#;\s\"'<>`\\]+)|(?i:key|token|sig)=([A-Za-z0-9._~+/=-]{{16,}}))")
 
 
 def masked(text: str, keep_width: bool = False, bare: bool = True) -> str:
@@ -52,7 +58,7 @@ def masked(text: str, keep_width: bool = False, bare: bool = True) -> str:
     seen = _ESCAPED_AT.sub(lambda m: "@" + "\x01" * (len(m.group()) - 1), text) if "\\" in text else text
     spans = [*_in_urls(seen), *_in_quoted_urls(seen), *(_bare(seen) if bare else ())] if "@" in seen else []
     if "=" in text:
-        spans += [m.span(1) for m in CREDENTIAL_PARAM.finditer(text)]
+        spans += [m.span(m.lastindex or 0) for m in CREDENTIAL_PARAM.finditer(text)]
     if not spans:
         return text
     out, done = [], 0

@@ -11,7 +11,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from knoc.output.hosting import locate_url
 from knoc.rules.json import JsonObject, JsonValue
-from knoc.rules.masking import CREDENTIAL_PARAM, masked
+from knoc.rules.masking import CREDENTIAL_NAME, CREDENTIAL_PARAM, masked
 from knoc.rules.paths import has_userinfo, without_userinfo
 
 URL = re.compile(r"^https?://[^/?#\s]+(/[^?#\s]*)?$")  # agent-card-schema's card url
@@ -163,7 +163,7 @@ def _credential_params(url: str) -> str:
 
 def _secret_member(key: str, value: object) -> bool:
     """A member whose name says its value is a credential (`password`, `Authorization`)."""
-    return isinstance(value, str) and bool(value) and CREDENTIAL_PARAM.fullmatch(f"?{key}=x", 1) is not None
+    return isinstance(value, str) and bool(value) and CREDENTIAL_NAME.fullmatch(key) is not None
 
 
 def _with_credentials(value: JsonValue, path: str) -> list[tuple[str, str | None]]:
