@@ -672,6 +672,7 @@ def test_no_key_or_token_in_a_query_or_a_secret_member_reaches_the_blueprint(
             "documentationUrl": "https://leaky.dev/docs#access_token=SEKRET-3",
             "capabilities": {"extensions": [{"uri": "https://leaky.dev/ext", "params": {
                 "password": "SEKRET-4", "headers": {"Authorization": "Bearer SEKRET-5"}, "region": "eu"}}]},
+            "metadata": {"password": "SEKRET-7", "owner": "ops"},
             "securitySchemes": {"w": {"apiKeySecurityScheme": {"location": "header", "name": "X-K",
                                                                "value": "SEKRET-6"}}},
             "security": [{"w": []}],
@@ -686,7 +687,8 @@ def test_no_key_or_token_in_a_query_or_a_secret_member_reaches_the_blueprint(
                           "$.capabilities.extensions[0].params.password",
                           "$.capabilities.extensions[0].params.headers.Authorization",
                           "$.securitySchemes.w.apiKeySecurityScheme.value"} <= said, said
-    for secret in ("SEKRET-1", "SEKRET-2", "SEKRET-3", "SEKRET-4", "SEKRET-5", "SEKRET-6"):
+    assert "$.metadata" in said and not [p for p in said if p.startswith("$.metadata.")]  # left out whole, said once
+    for secret in ("SEKRET-1", "SEKRET-2", "SEKRET-3", "SEKRET-4", "SEKRET-5", "SEKRET-6", "SEKRET-7"):
         assert secret not in written and secret not in out + err
     assert "https://leaky.dev/rest?region=eu" in written and "region: eu" in written
     assert "https://leaky.dev/grpc?key=agent-card" in written  # a short `key=` names no credential
