@@ -54,6 +54,7 @@ def in_properties(yaml: str) -> Callable[[Path], None]:
 
 
 REF_NEXT = '{{$ref: "#/$defs/L{}"}}'
+REF_ANCHOR = '{{$ref: "#a{}"}}'
 DOMAIN = "$schema: perception-domain@0.1.0\nid: 01KKT0A1B2C3D4E5F6G7H8J9ZZ\nslug: hostile\n"
 CASES: dict[str, tuple[Callable[[Path], None], int, str]] = {
     # urls and paths: every host and segment checked in one place
@@ -122,6 +123,9 @@ CASES: dict[str, tuple[Callable[[Path], None], int, str]] = {
                                     "  $ref: \"#/$defs/L0\"\n  $defs:\n" + "".join(
                                         f"    L{i}: {{allOf: [{', '.join([REF_NEXT.format(i + 1)] * 6)}]}}\n"
                                         for i in range(12)) + "    L12: {type: object}\n"), 1, "KNO-EXT-SCHEMA"),
+    "spec-anchor-fanout": (in_schema("$ref: \"#a0\"\n$defs:\n" + "".join(
+        f"  L{i}: {{$anchor: a{i}, allOf: [{', '.join([REF_ANCHOR.format(i + 1)] * 6)}]}}\n"
+        for i in range(12)) + "  L12: {$anchor: a12, type: object}\n"), 1, "KNO-SPEC-SCHEMA"),
     "spec-nested-id": (in_schema("$defs:\n  inner: {$id: \"kno://specs/perception-domain-schema/inner\", "
                                  "type: object}\n"), 1, "KNO-SPEC-SCHEMA"),
     "explained-past-its-steps": (lambda root: (

@@ -18,7 +18,7 @@ from knoc.a2a.wire import FLOW_FIELDS
 from knoc.diagnostics import Diagnostic, JsonPath, at, json_path
 from knoc.kinds.agent import PLACEHOLDERS, Agent
 from knoc.rules import jsontext
-from knoc.rules.masking import CREDENTIAL_PARAM, masked
+from knoc.rules.masking import credential_param, masked
 from knoc.rules.paths import has_userinfo, host_folder, ip_literal, ipv4_as_read, origin, shown_url, split_url, web_link
 from knoc.rules.text import hidden_character, one_line
 
@@ -106,8 +106,7 @@ def _card_urls(agent: Agent) -> Iterable[Diagnostic]:
             yield card_error(agent, path, "KNO-CARD-URL-CREDENTIALS", f"{_named(path, url)} holds a user name or "
                              "password: the card is public, and so would they be",
                              "publish the URL without them; clients bring their own credentials")
-        elif "=" in url and (param := CREDENTIAL_PARAM.search(url)) is not None:
-            name = param.group(0).split("=", 1)[0]
+        elif (name := credential_param(url)) is not None:
             yield card_error(agent, path, "KNO-CARD-URL-CREDENTIALS", f"{_named(path, url)} carries a credential in "
                              f"its `{name}` parameter: the card is public, and so would it be",
                              "publish the URL without it; clients bring their own credentials")

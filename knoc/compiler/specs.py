@@ -100,16 +100,7 @@ def _candidate(ent: Entity, diags: list[Diagnostic]) -> Spec | None:
 def _bounded(candidates: list[Spec], diags: list[Diagnostic]) -> list[Spec]:
     """The candidates a document can be validated against in bounded time
     (`knoc.kinds.schema_size`); each other is dropped with a diagnostic."""
-    registry_of = SpecSet(registered=candidates)
-
-    def fallback(slug: str, ref: str) -> object | None:  # an anchor, a `$id` of its own: rare, and read as knoc does
-        try:
-            found: object = registry_of.registry.resolver(uri(slug) if slug else "").lookup(ref).contents
-        except Exception:  # `referencing` raises several kinds: it leads nowhere knoc can count
-            return None
-        return found
-
-    resolve = schema_size.resolver({s.slug: s.schema for s in candidates}, fallback)
+    resolve = schema_size.resolver({s.slug: s.schema for s in candidates})
     kept = []
     for spec in candidates:
         problem = schema_size.problem(spec.schema, resolve)
@@ -118,8 +109,7 @@ def _bounded(candidates: list[Spec], diags: list[Diagnostic]) -> list[Spec]:
             continue
         diags.append(at(spec.entity.source, ("spec", "schema"), "KNO-SPEC-SCHEMA",
                         f"`spec.schema` cannot be checked in bounded time: {problem}",
-                        "give shared parts one `$ref` each, not an `allOf` of references that branch again",
-                        spec=spec.slug))
+                        schema_size.HINT, spec=spec.slug))
     return kept
 
 

@@ -17,7 +17,7 @@ from knoc.diagnostics.codes import diag
 from knoc.diagnostics.model import Diagnostic, Related, Span
 from knoc.io.files import read_source
 from knoc.rules.lines import lines
-from knoc.rules.masking import CREDENTIAL_PARAM
+from knoc.rules.masking import credential_param
 from knoc.yaml.yaml12 import MappingNode, Node, ScalarNode, SequenceNode, compose
 
 JsonPath = Sequence[str | int]
@@ -53,7 +53,7 @@ class SourceFile:
         blueprint has an `@`, in its `$schema`.)"""
         text = self._text
         return (text is None or "\\" in text or _USERINFO.search(text) is not None
-                or ("=" in text and CREDENTIAL_PARAM.search(text) is not None))
+                or credential_param(text) is not None)
 
     def line(self, number: int) -> str:
         found = lines(self.text)

@@ -79,11 +79,10 @@ def registry(typed: list[Typed]) -> tuple[dict[str, Extension], list[Diagnostic]
                             "`params_schema` is not a valid JSON Schema",
                             "write it as JSON Schema draft 2020-12, e.g. `type: object` with `properties`"))
             continue
-        unbounded = schema_size.problem(schema, schema_size.resolver({"": schema}, lambda _slug, _ref: None))
+        unbounded = schema_size.problem(schema, schema_size.resolver({"": schema}))
         if unbounded is not None:
             diags.append(at(t.source, ("params_schema",), "KNO-EXT-SCHEMA",
-                            f"`params_schema` cannot be checked in bounded time: {unbounded}",
-                            "give shared parts one `$ref` each, not an `allOf` of references that branch again"))
+                            f"`params_schema` cannot be checked in bounded time: {unbounded}", schema_size.HINT))
             continue
         try:
             ext = Extension.of(str(t.data.get("uri")), t.entity.source.rel, t.data)
@@ -151,11 +150,9 @@ def check_cards(cards: Iterable[tuple[Agent, Projection]], known: dict[str, Exte
 
 def _params(t: Typed, where: JsonPath, ext: Extension, params: object) -> list[Diagnostic]:
     value = {} if params is None else params
-    e = first_error(ext.params, value)
-    problems = [f"{e.message} (at `{'/'.join(map(str, e.instance_path)) or 'params'}`)"] if e is not None else []
-    if problems:
-        return [at(t.source, where, "KNO-EXT-PARAMS",
-                   f"params of `{ext.uri}` do not fit its params_schema: {problems[0]}",
+    if (e := first_error(ext.params, value)) is not None:
+        return [at(t.source, where, "KNO-EXT-PARAMS", f"params of `{ext.uri}` do not fit its params_schema: "
+                   f"{e.message} (at `{'/'.join(map(str, e.instance_path)) or 'params'}`)",
                    f"see {ext.source} for what the extension accepts")]
     if ext.properties is not None and isinstance(value, dict):
         unknown = sorted(set(value) - ext.properties)

@@ -24,6 +24,8 @@ _MANY = ("allOf", "anyOf", "oneOf", "prefixItems")
 _MAPPED = ("properties", "patternProperties", "dependentSchemas")
 _REFS = ("$ref", "$dynamicRef")
 
+# What to do about a schema `problem` refuses.
+HINT = "give shared parts one `$ref` each, not an `allOf` of references that branch again"
 # Where a reference leads, from the schema it is written in (None: nowhere knoc can tell).
 Resolve = Callable[[Mapping[str, object], str], object | None]
 
@@ -88,36 +90,43 @@ class _Walk:
                     yield found
 
 
-def resolver(schemas: Mapping[str, object], fallback: Callable[[str, str], object | None]) -> Resolve:
-    """Where each reference among `schemas` (by spec slug) leads: a JSON
-    pointer into a spec, read here; anything else (an anchor, a `$id` of
-    its own) through `fallback(spec slug, reference)`."""
+def resolver(schemas: Mapping[str, object]) -> Resolve:
+    """Where each reference among `schemas` (by spec slug; one schema of
+    its own: "") leads: a JSON pointer into one of them, or an anchor
+    (`$anchor`, `$dynamicAnchor`) of one. (A spec holds one `$id`, at its
+    root: knoc.compiler.specs refuses any other.)"""
     owner: dict[int, str] = {}
+    anchors: dict[tuple[str, str], Mapping[str, object]] = {}
     for slug, schema in schemas.items():
         stack = [schema]
         while stack:
             value = stack.pop()
             if isinstance(value, Mapping):
                 owner[id(value)] = slug
+                for key in ("$anchor", "$dynamicAnchor"):
+                    if isinstance(name := value.get(key), str):
+                        anchors.setdefault((slug, name), value)
                 stack.extend(value.values())
             elif isinstance(value, list):
                 stack.extend(value)
 
     def resolve(node: Mapping[str, object], ref: str) -> object | None:
-        base = owner.get(id(node), "")
-        where, _, pointer = ref.partition("#")
-        slug = where.removeprefix(SPEC_URI) if where.startswith(SPEC_URI) else base if not where else None
-        if slug is not None and slug in schemas and (pointer == "" or pointer.startswith("/")):
-            found: object = schemas[slug]
-            for part in pointer.split("/")[1:]:
-                part = unquote(part).replace("~1", "/").replace("~0", "~")
-                if isinstance(found, Mapping) and part in found:
-                    found = found[part]
-                elif isinstance(found, list) and part.isdigit() and int(part) < len(found):
-                    found = found[int(part)]
-                else:
-                    return None
-            return found
-        return fallback(base, ref)
+        where, _, fragment = ref.partition("#")
+        slug = where.removeprefix(SPEC_URI) if where.startswith(SPEC_URI) else owner.get(id(node), "") if not where \
+            else None
+        if slug is None or slug not in schemas:  # none the specs' own references resolve to: refused before
+            return None
+        if fragment and not fragment.startswith("/"):
+            return anchors.get((slug, unquote(fragment)))
+        found: object = schemas[slug]
+        for part in fragment.split("/")[1:]:
+            part = unquote(part).replace("~1", "/").replace("~0", "~")
+            if isinstance(found, Mapping) and part in found:
+                found = found[part]
+            elif isinstance(found, list) and part.isdigit() and int(part) < len(found):
+                found = found[int(part)]
+            else:
+                return None
+        return found
 
     return resolve

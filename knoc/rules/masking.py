@@ -25,8 +25,8 @@ _WORD = re.compile(r"[^\s\"'`/\\?#]+")  # what a bare `name:secret@host` is writ
 
 
 # A url's query or fragment parameter that carries a credential (`?api_key=`, `#access_token=`, a presigned
-# url's signature): its value is masked as a password is. The name is read from just after its `?`, `&`, `#`
-# or `;` (or a JSON escape of `&`), so each character starts at most one try; `_` and `-` may be
+# url's signature): its value is masked as a password is. A match begins at the `?`, `&`, `#` or `;` (or a
+# JSON escape of `&`) before the name, so a try fails at once anywhere else; `_` and `-` may be
 # percent-encoded. A name that also means other things (`key`, `token`, `sig`) counts only before a value
 # that looks like a secret: 16 or more characters of a token's alphabet.
 _SEP = r"(?:[-_]|%5[fF]|%2[dD])?"
@@ -35,8 +35,15 @@ CREDENTIAL_NAME = re.compile(
     rf"|x{_SEP}api{_SEP}key|x{_SEP}amz{_SEP}(?:signature|credential|security{_SEP}token)"
     rf"|x{_SEP}goog{_SEP}(?:signature|credential)|password|passwd|pwd|secret|authorization|signature|jwt)")
 CREDENTIAL_PARAM = re.compile(
-    r"(?:(?<=[?&#;])|(?<=\\u0026)|(?<=\\x26))"
-    rf"(?:(?:{CREDENTIAL_NAME.pattern})=([^&#;\s\"'<>`\\]+)|(?i:key|token|sig)=([A-Za-z0-9._~+/=-]{{16,}}))")
+    r"(?:[?&#;]|\\u0026|\\x26)"
+    rf"(?:(?P<name>{CREDENTIAL_NAME.pattern})=(?P<value>[^&#;\s\"'<>`\\]+)"
+    r"|(?P<weak>(?i:key|token|sig))=(?P<weak_value>[A-Za-z0-9._~+/=-]{16,}))")
+
+
+def credential_param(text: str) -> str | None:
+    """The name of the first url parameter in `text` that carries a credential, or None."""
+    found = CREDENTIAL_PARAM.search(text) if "=" in text else None
+    return None if found is None else found.group("name") or found.group("weak")
 
 
 def masked(text: str, keep_width: bool = False, bare: bool = True) -> str:
@@ -58,7 +65,7 @@ def masked(text: str, keep_width: bool = False, bare: bool = True) -> str:
     seen = _ESCAPED_AT.sub(lambda m: "@" + "\x01" * (len(m.group()) - 1), text) if "\\" in text else text
     spans = [*_in_urls(seen), *_in_quoted_urls(seen), *(_bare(seen) if bare else ())] if "@" in seen else []
     if "=" in text:
-        spans += [m.span(m.lastindex or 0) for m in CREDENTIAL_PARAM.finditer(text)]
+        spans += [m.span("value" if m.group("value") else "weak_value") for m in CREDENTIAL_PARAM.finditer(text)]
     if not spans:
         return text
     out, done = [], 0

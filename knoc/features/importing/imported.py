@@ -11,7 +11,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from knoc.output.hosting import locate_url
 from knoc.rules.json import JsonObject, JsonValue
-from knoc.rules.masking import CREDENTIAL_NAME, CREDENTIAL_PARAM, masked
+from knoc.rules.masking import CREDENTIAL_NAME, credential_param, masked
 from knoc.rules.paths import has_userinfo, without_userinfo
 
 URL = re.compile(r"^https?://[^/?#\s]+(/[^?#\s]*)?$")  # agent-card-schema's card url
@@ -159,7 +159,7 @@ def _clean(text: str) -> str:
 def _credential_params(url: str) -> str:
     """A url without the query and fragment parameters that carry a credential."""
     parts = urlsplit(url)
-    kept = [("&".join(p for p in part.split("&") if not CREDENTIAL_PARAM.match(f"?{p}", 1))
+    kept = [("&".join(p for p in part.split("&") if credential_param(f"?{p}") is None)
              if part else part) for part in (parts.query, parts.fragment)]
     return urlunsplit(parts._replace(query=kept[0], fragment=kept[1])) if kept != [parts.query, parts.fragment] else url
 
