@@ -49,6 +49,7 @@ def test_a_warning_in_a_file_no_pattern_names_is_still_shown(knoc: Knoc, repo: P
     ('KNO-RESOLVE-DOMAIN = ["*"]', "is an error, and an error cannot be accepted"),
     ('KNO-PROTOCOL-PATCH = "*"', "takes a list of path patterns"),
     ("KNO-PROTOCOL-PATCH = []", "takes a list of path patterns"),
+    ('KNO-CARD-TEXT-CREDENTIALS = ["*"]', "a credential would be published or exposed"),
 ])
 def test_an_entry_knoc_cannot_take_is_a_configuration_error_at_its_line(knoc: Knoc, repo: Path, table: str,
                                                                         said: str) -> None:

@@ -126,6 +126,9 @@ CASES: dict[str, tuple[Callable[[Path], None], int, str]] = {
     "spec-anchor-fanout": (in_schema("$ref: \"#a0\"\n$defs:\n" + "".join(
         f"  L{i}: {{$anchor: a{i}, allOf: [{', '.join([REF_ANCHOR.format(i + 1)] * 6)}]}}\n"
         for i in range(12)) + "  L12: {$anchor: a12, type: object}\n"), 1, "KNO-SPEC-SCHEMA"),
+    "spec-items-fanout": (in_schema("$ref: \"#/$defs/L0\"\n$defs:\n" + "".join(
+        f"  L{i}: {{allOf: [{', '.join([REF_NEXT.format(i + 1)] * 3)}]}}\n" for i in range(9))
+        + "  L9: {items: {$ref: \"#/$defs/L0\"}}\n"), 1, "KNO-SPEC-SCHEMA"),  # each item: the fan-out again
     "spec-nested-id": (in_schema("$defs:\n  inner: {$id: \"kno://specs/perception-domain-schema/inner\", "
                                  "type: object}\n"), 1, "KNO-SPEC-SCHEMA"),
     "explained-past-its-steps": (lambda root: (

@@ -275,7 +275,7 @@ def test_a_key_in_a_url_in_a_cards_text_is_said_masked(repo: Path, knoc) -> None
          ' or https://b.example.com/?x=1\\u0026api_key=s3cret3."')
     edit(repo, "content/agent-blueprints/catalog-search.kno",
          "      description: Returns entities matching a query, ranked by relevance.",
-         "      description: Returns entities matching a query (https://docs.example.com/search?key=agent-card).")
+         "      description: Returns entities matching a query (https://docs.example.com/search?key=getting-started-guide).")
     code, out, err = knoc("build", "--format", "json", root=repo)
     [found] = [d for d in json_diags(out) if d["code"] == "KNO-CARD-TEXT-CREDENTIALS"]
     assert found["json_path"] == "$.a2a_projection.description" and "s3cret" not in out + err

@@ -114,6 +114,8 @@ def client_picks(agent: Agent, fields: CardFields, target: Target) -> Iterable[D
     for entry in listed:
         bindings.setdefault(entry.binding, []).append(entry)
     for binding, entries in bindings.items():
+        if binding not in _A2A_SDK_BINDINGS:  # a2a-sdk calls none of these; a misspelt one is KNO-CARD-BINDING's
+            continue
         python = _a2a_sdk_pick(entries)
         js = _js_sdk_pick([e for e in listed if e.binding.upper() == binding.upper()])  # the JS SDK ignores case
         if python is None:
@@ -143,6 +145,7 @@ def _a2a_sdk_pick(entries: list[_Listed]) -> _Listed | None:
     return next((e for better in _A2A_SDK_ORDER for e, v in ranked if better(v)), None)
 
 
+_A2A_SDK_BINDINGS = frozenset({"JSONRPC", "HTTP+JSON", "GRPC"})  # the transports a2a-sdk 1.x registers
 _A2A_SDK_ORDER: tuple[Callable[[tuple[int, ...]], bool], ...] = (
     lambda v: v == (1, 0), lambda v: v > (1, 0), lambda v: v >= (0, 3))
 

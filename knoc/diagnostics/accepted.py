@@ -21,7 +21,11 @@ Accept = tuple[tuple[str, tuple[str, ...]], ...]
 HELP = ("`CODE = [\"pattern\", ...]`: a warning accepted in the files whose repo-relative path matches a shell "
         "pattern (`*` matches any run of characters, `/` too; `?` one; `\"*\"`: everywhere, and a warning about no "
         "file). It is not shown and does not fail `--fail-on warning`; the summary line counts it. An error cannot "
-        "be accepted")
+        "be accepted, nor a warning that a credential would be published or exposed")
+
+
+# Warnings about a credential a build would publish or expose: never accepted.
+_NEVER = frozenset({"KNO-CARD-TEXT-CREDENTIALS", "KNO-SIGNING-KEY-EXPOSED"})
 
 
 def refused(table: Mapping[str, object]) -> tuple[str, str] | None:
@@ -40,6 +44,8 @@ def _problem(code: str, patterns: object) -> str | None:
         return f"`{code}` is not a knoc diagnostic code (`knoc explain` lists them)"
     if known.severity is not Severity.WARNING:
         return f"`{code}` is an error, and an error cannot be accepted: what it is about is not written; fix it"
+    if code in _NEVER:
+        return f"`{code}` says a credential would be published or exposed, which is never a choice to keep; fix it"
     if not isinstance(patterns, list) or not patterns or not all(isinstance(p, str) and p for p in patterns):
         return f"`{code}` takes a list of path patterns (`[\"content/agent-blueprints/*.kno\"]`, or `[\"*\"]`)"
     return None

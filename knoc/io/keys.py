@@ -139,7 +139,7 @@ def _changeable(path: Path) -> tuple[Path, str] | None:
         if not stat.S_ISLNK(st.st_mode):
             at = at / part
             continue
-        if st.st_uid not in (0, me):
+        if st.st_uid not in (0, me) and folder.st_mode & 0o022:  # theirs, where they may replace it (sticky or not)
             return at / part, f"a link of another user's (uid {st.st_uid})"
         hops += 1
         try:

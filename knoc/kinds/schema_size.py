@@ -4,10 +4,12 @@ references to subschemas that are `allOf`s of references in turn
 multiplies the work at each level: six wide and twelve deep is two
 billion subschemas for one value, minutes for one document, however fast
 the validator. The subschemas a value may meet are counted, each way to
-one anew, up to `limits.SCHEMA_VISITS`. A recursive reference counts once:
-each time round, the validator is one level further into the document,
-and the fast validator's work on it stays in proportion (what explaining
-an invalid document costs is bounded apart: `limits.EXPLAIN_STEPS`)."""
+one anew, up to `limits.SCHEMA_VISITS`. A recursive reference is counted
+one round further: each way back to a subschema (from every leaf of a
+fan-out above an `items` that leads back, say) is that subschema once more,
+so a recursion reached once per part of a document (a tree) stays small and
+one reached from every branch is seen. What explaining an invalid document
+costs is bounded apart: `limits.EXPLAIN_STEPS`."""
 
 from __future__ import annotations
 
@@ -51,27 +53,42 @@ class _Walk:
     def __init__(self, resolve: Resolve) -> None:
         self._resolve = resolve
         self._open: set[int] = set()  # on the way down: reached again, it is a recursion
-        self._done: dict[int, int] = {}  # each finished one's count
+        self._done: dict[int, tuple[int, dict[int, int]]] = {}  # each finished one: its count, its ways back up
 
-    def visit(self, node: object, depth: int) -> int:
-        """How many subschemas `node` is, followed through, each way to one counted."""
-        if not isinstance(node, Mapping) or id(node) in self._open:
-            return 1
+    def visit(self, node: object, depth: int) -> tuple[int, dict[int, int]]:
+        """How many subschemas `node` is, followed through, each way to one
+        counted; and how many ways lead from it back to each open subschema
+        (a recursion)."""
+        if not isinstance(node, Mapping):
+            return 1, {}
+        if id(node) in self._open:
+            return 1, {id(node): 1}
         if (done := self._done.get(id(node))) is not None:
             return done
         if depth > limits.SCHEMA_DEPTH:
             raise _TooLarge(f"its references lead more than {limits.SCHEMA_DEPTH:,} subschemas deep")
         self._open.add(id(node))
-        count = 1
+        count, back = 1, dict[int, int]()
         for child in self._children(node):
-            count += self.visit(child, depth + 1)
-            if count > limits.SCHEMA_VISITS:
-                raise _TooLarge(f"followed through its references, it holds more than {limits.SCHEMA_VISITS:,} "
-                                "subschemas for one value (`allOf`, `anyOf` or `oneOf` of references that branch "
-                                "in turn): validating a document could take hours")
+            found, ways = self.visit(child, depth + 1)
+            count += found
+            for target, n in ways.items():
+                back[target] = back.get(target, 0) + n
+            self._check(count)
+        # Each way back is one more round of this subschema, for the part of the document it goes into: one
+        # round more is counted, so a recursion reached many ways (from each leaf of a fan-out) is seen.
+        count += back.pop(id(node), 0) * count
+        self._check(count)
         self._open.discard(id(node))
-        self._done[id(node)] = count
-        return count
+        self._done[id(node)] = count, back
+        return count, back
+
+    @staticmethod
+    def _check(count: int) -> None:
+        if count > limits.SCHEMA_VISITS:
+            raise _TooLarge(f"followed through its references, it holds more than {limits.SCHEMA_VISITS:,} "
+                            "subschemas for one value (`allOf`, `anyOf` or `oneOf` of references that branch "
+                            "in turn): validating a document could take hours")
 
     def _children(self, node: Mapping[str, object]) -> Iterator[object]:
         for key in _ONE:
