@@ -34,6 +34,7 @@ ASPECTS = {
     "input modes": ("$.defaultInputModes", "$.default_input_modes"),
     "output modes": ("$.defaultOutputModes", "$.default_output_modes"),
     "documentation": ("$.documentationUrl", "$.documentation_url"),
+    "provider": ("$.provider",),
 }
 
 
@@ -59,7 +60,7 @@ def read(card: dict[str, Any]) -> dict[str, Any] | None:
             "picked": picks,
             "schemes": parsed.get("securitySchemes", {}), "requirements": requirements,
             "input modes": parsed.get("defaultInputModes", []), "output modes": parsed.get("defaultOutputModes", []),
-            "documentation": parsed.get("documentationUrl")}
+            "documentation": parsed.get("documentationUrl"), "provider": parsed.get("provider")}
 
 
 def warned_paths(repo: Path, knoc: Knoc) -> dict[str, list[str]]:
@@ -173,6 +174,17 @@ MIXES = {
                 "oauth2SecurityScheme": {"flows": {"clientCredentials": {
                     "tokenUrl": "https://other.mix.example.com/token", "scopes": {"read": "Read"}}}}}},
         securityRequirements=[{"schemes": {"key": {}}}, {"schemes": {"oauth": {"list": ["read"]}}}]),
+    # a query is part of a provider's or an OAuth endpoint's url (Auth0's `?audience=`)
+    "queried-urls": _card(supportedInterfaces=[
+        {"url": "https://mix.example.com/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
+        provider={"organization": "Mix", "url": "https://mix.example.com/?ref=card#about"},
+        securitySchemes={"oauth": {"oauth2SecurityScheme": {
+            "oauth2MetadataUrl": "https://auth.mix.example.com/.well-known/oauth?tenant=mix", "flows": {
+                "authorizationCode": {"authorizationUrl": "https://auth.mix.example.com/authorize?audience=api",
+                                      "tokenUrl": "https://auth.mix.example.com/token?tenant=mix",
+                                      "refreshUrl": "https://auth.mix.example.com/token?grant=refresh",
+                                      "scopes": {"read": "Read"}}}}}},
+        securityRequirements=[{"schemes": {"oauth": {"list": ["read"]}}}]),
 }
 
 
@@ -198,6 +210,9 @@ def test_odd_mixes_keep_what_the_sdk_reads_or_say_what_changed(repo: Path, knoc:
         assert "$.protocolVersion" in warned and "the JS SDK" in said
     if name in ("order", "legacy-tenant"):  # kept exactly, not merely warned about
         assert before["picked"] == after["picked"] and before["interfaces"] == after["interfaces"], (before, after)
+    if name == "queried-urls":  # kept exactly, without a word (the one warning: an example domain)
+        assert before == after, (before, after)
+        assert warned == ["$.a2a_projection.url"], warned
     if name in ("requirements-disagree", "tenant", "trailing-slash", "grpc-wss-custom"):
         assert before["interfaces"] == after["interfaces"] and before["requirements"] == after["requirements"]
     if name == "requirements-disagree":

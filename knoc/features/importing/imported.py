@@ -15,6 +15,9 @@ from knoc.rules.masking import CREDENTIAL_NAME, credential_param, masked
 from knoc.rules.paths import has_userinfo, without_userinfo
 
 URL = re.compile(r"^https?://[^/?#\s]+(/[^?#\s]*)?$")  # agent-card-schema's card url
+# Any other url a card holds (a provider's site, an OAuth endpoint): a query
+# such as `?audience=` is part of it. Credential parameters are gone by then.
+WEB_URL = re.compile(r"^https?://[^/?#\s]+([/?#]\S*)?$")
 
 
 class NotACard(Exception):
@@ -94,8 +97,9 @@ class Imported:
 
 
 def http_url(url: object) -> bool:
-    """An absolute http(s) URL (a token or metadata url: anywhere, unlike a card's)."""
-    return isinstance(url, str) and URL.match(url) is not None
+    """An absolute http(s) URL (a token or metadata url: anywhere, with a
+    query or fragment, unlike a card's)."""
+    return isinstance(url, str) and WEB_URL.match(url) is not None
 
 
 def publishable(url: object) -> bool:
