@@ -697,9 +697,9 @@ def test_accepted_breaking_changes_do_not_fail_the_diff_under_fail_on_warning(kn
     config.write_text(config.read_text(encoding="utf-8") + '\n[accept]\nKNO-CARD-BREAKING = ["*"]\n', encoding="utf-8")
     code, out, err = knoc("diff", "--base", "main", "--fail-on", "warning", "--format", "sarif", root=two_commits)
     assert code == 0 and json.loads(out)["runs"][0]["results"] == []
-    assert err.strip().splitlines()[-1].startswith("ok: 3 accepted warnings in ")
+    assert err.strip().splitlines()[-1].startswith("ok: 3 accepted warnings (KNO-CARD-BREAKING) in ")
     for fmt in ("text", "json", "github"):  # however the changes are reported, the summary counts them
         code, out, err = knoc("diff", "--base", "main", "--fail-on", "warning", "--format", fmt, root=two_commits)
-        assert code == 0 and err.strip().splitlines()[-1].startswith("ok: 3 accepted warnings in "), (fmt, err)
+        assert code == 0 and err.strip().splitlines()[-1].startswith("ok: 3 accepted warnings (KNO-CARD-BREAKING) in "), (fmt, err)
     code, out, err = knoc("diff", "--base", "main", "--fail-on", "breaking", "--format", "sarif", root=two_commits)
     assert code == 1 and err.strip().splitlines()[-1].startswith("error: 3 errors in ")  # not accepted: errors

@@ -108,7 +108,7 @@ def diff(config: Config, base: str | None, *, fmt: str, fail_on: str, use_cache:
     unaccepted, accepted = split(findings + spec_diags, config.accept)
     machine = fmt in MACHINE  # the findings go to the reporter, which counts the accepted; else they are counted here
     return Outcome("knoc diff", diags + findings + spec_diags if machine else diags, new.inputs, summary,
-                   answer=answer, report_format=_report_format(fmt), accepted=0 if machine else accepted,
+                   answer=answer, report_format=_report_format(fmt), accepted=[] if machine else accepted,
                    # --fail-on warning: a breaking change (a warning each) fails it, unless knoc.toml accepts it
                    failed=counts["breaking"] > 0 or unannounced if gate else fail_on == "warning" and bool(unaccepted))
 

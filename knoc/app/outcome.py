@@ -84,7 +84,8 @@ class Outcome:
     answer: str | None = None  # the command's own output on stdout (a diff, a discovery answer)
     report_format: str | None = None  # how findings are reported when the answer owns stdout
     failed: bool = False  # the command failed whatever its findings say (exit code 1)
-    accepted: int = 0  # findings knoc.toml's [accept] kept from a command's own verdict, for the summary
+    # The code of each finding knoc.toml's [accept] kept from a command's own verdict, for the summary.
+    accepted: list[str] = field(default_factory=list)
 
 
 def exit_code(outcome: Outcome, fail_on_warning: bool) -> int:

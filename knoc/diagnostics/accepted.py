@@ -2,7 +2,7 @@
 warning's code to the files where it is accepted, as shell patterns of
 repo-relative paths (`fnmatch`: `*` matches any run of characters, `/` too). An
 accepted warning is not shown and does not fail `--fail-on warning`; the
-summary line counts it, so it is never silent. An error cannot be accepted:
+summary line counts it and names its code, so it is never silent. An error cannot be accepted:
 what it is about is not written."""
 
 from __future__ import annotations
@@ -20,7 +20,8 @@ Accept = tuple[tuple[str, tuple[str, ...]], ...]
 # What [accept] means, for the knoc.toml reference.
 HELP = ("`CODE = [\"pattern\", ...]`: a warning accepted in the files whose repo-relative path matches a shell "
         "pattern (`*` matches any run of characters, `/` too; `?` one; `\"*\"`: everywhere, and a warning about no "
-        "file). It is not shown and does not fail `--fail-on warning`; the summary line counts it. An error cannot "
+        "file). It is not shown and does not fail `--fail-on warning`; the summary line counts it and names its code. "
+        "An error cannot "
         "be accepted, nor a warning that a credential would be published or exposed")
 
 
@@ -51,17 +52,17 @@ def _problem(code: str, patterns: object) -> str | None:
     return None
 
 
-def split(diags: Iterable[Diagnostic], accept: Accept) -> tuple[list[Diagnostic], int]:
-    """The findings still shown, and how many were accepted."""
+def split(diags: Iterable[Diagnostic], accept: Accept) -> tuple[list[Diagnostic], list[str]]:
+    """The findings still shown, and the code of each one accepted."""
     if not accept:
-        return list(diags), 0
+        return list(diags), []
     patterns = dict(accept)
     shown: list[Diagnostic] = []
-    accepted = 0
+    accepted: list[str] = []
     for d in diags:
         its = patterns.get(d.code, ()) if d.severity is Severity.WARNING else ()
         if any(fnmatchcase(d.file or "", p) for p in its):
-            accepted += 1
+            accepted.append(d.code)
         else:
             shown.append(d)
     return shown, accepted

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TextIO
 from urllib.parse import quote
@@ -112,21 +112,28 @@ def json_lines(diags: Iterable[Diagnostic], ctx: Context | None = None) -> str:
     return "\n".join(json.dumps(d.to_dict(), ensure_ascii=False, sort_keys=False) for d in diags)
 
 
-def summary(diags: list[Diagnostic], entities: int, outcome: str, failed: bool = False, accepted: int = 0) -> str:
+def summary(diags: list[Diagnostic], entities: int, outcome: str, failed: bool = False,
+            accepted: Sequence[str] = ()) -> str:
     """The last line. Its first word agrees with the exit code: `ok` for 0,
     `error` when there are errors, `failed` when warnings (under `--fail-on
     warning`) or the command's own verdict failed the run. `accepted`: the
-    warnings knoc.toml's [accept] kept from the findings, counted here."""
+    code of each warning knoc.toml's [accept] kept from the findings, counted
+    and named here (`2 accepted warnings (KNO-COMPAT-JS)`)."""
     errors = sum(d.is_error for d in diags)
     warnings = len(diags) - errors
     counts = ", ".join(p for p in (_plural(errors, "error"), _plural(warnings, "warning"),
-                                   _plural(accepted, "accepted warning")) if p) or "no problems"
+                                   _accepted(accepted)) if p) or "no problems"
     head = "error" if errors else "failed" if failed else "ok"
     if not diags and not entities and not accepted:  # a command that read no entities (knoc clean): only what it did
         return f"{head}: {outcome}"
     if failed and not diags:  # the command's own verdict (a breaking change): it leads, not "no problems"
         return f"{head}: {outcome} ({counts} in {_plural(entities, 'entity', 'entities')})"
     return f"{head}: {counts} in {_plural(entities, 'entity', 'entities')} ({outcome})"
+
+
+def _accepted(codes: Sequence[str]) -> str:
+    counted = _plural(len(codes), "accepted warning")
+    return f"{counted} ({', '.join(sorted(set(codes)))})" if codes else ""
 
 
 def _plural(n: int, one: str, many: str | None = None) -> str:
