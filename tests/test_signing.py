@@ -940,3 +940,21 @@ def test_a_key_file_in_a_folder_others_can_write_to_is_said(repo: Path, keys: di
         done = subprocess.run([sys.executable, "-m", "knoc", "build", "--root", str(repo), "--sign-key",
                                str(safe / "signing.pem")], capture_output=True, text=True)
         assert done.returncode == 0 and "belongs to another user of this machine (uid 65534)" in done.stderr
+
+
+def test_keys_new_into_a_folder_others_can_write_to_says_so_at_once(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The key is theirs to swap from the moment it is written: said by
+    `knoc keys new`, not first by the next build; a folder of one's own is quiet."""
+    shared = tmp_path_factory.mktemp("open")
+    shared.chmod(0o777)
+    done = subprocess.run([sys.executable, "-m", "knoc", "keys", "new", str(shared / "signing.pem")],
+                          capture_output=True, text=True)
+    assert done.returncode == 0 and (shared / "signing.pem").is_file(), done.stderr
+    assert f"warning[KNO-SIGNING-KEY-EXPOSED]: the signing key {shared}/signing.pem is reached through {shared}" \
+        in done.stderr
+    assert done.stderr.strip().splitlines()[-1] == f"ok: 1 warning (wrote {shared}/signing.pem)"
+    own = tmp_path_factory.mktemp("own")
+    own.chmod(0o700)
+    done = subprocess.run([sys.executable, "-m", "knoc", "keys", "new", str(own / "signing.pem")],
+                          capture_output=True, text=True)
+    assert done.returncode == 0 and done.stderr == "", done.stderr

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from knoc.a2a import signing
 from knoc.app.outcome import Outcome, UsageError
-from knoc.app.signing import pin_line, pins
+from knoc.app.signing import exposed, pin_line, pins
 from knoc.config import Config, ConfigError, load_config, repos_around
 from knoc.io import files, keys
 from knoc.output.signed import PublicKey
@@ -26,7 +26,9 @@ def new_key(path: Path, kind: str) -> Outcome:
               + _public_lines(key, _pinned(_repo_of(Path.cwd()))) +  # in a repo that pins keys: beside them
               f"next: pin it (the line above, under [signing] in knoc.toml), then knoc build --sign-key {path}\n"
               "      (in CI: KNOC_SIGNING_KEY holding the file's contents)\n")
-    return Outcome("knoc keys new", answer=answer)
+    # Said now, not at the next build: a folder others may write to lets them swap the key from today.
+    found = exposed(keys.exposed_files([str(path)]))
+    return Outcome("knoc keys new", answer=answer, diagnostics=found, summary=f"wrote {path}" if found else None)
 
 
 def _repo_of(folder: Path) -> Path | None:

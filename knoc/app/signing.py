@@ -57,10 +57,10 @@ def key_signer(config: Config, sign_keys: tuple[str, ...], then: str = "nothing 
     return KeySigner(signers, published, retired, exposed=keys.exposed_files(list(sign_keys), config.key))
 
 
-def exposed(signer: KeySigner) -> list[Diagnostic]:
-    """A warning per signing key file other users of this machine may read or replace."""
-    return [diag("KNO-SIGNING-KEY-EXPOSED", f"the signing key {path} {what}", hint=fix)
-            for path, what, fix in signer.exposed]
+def exposed(found: list[tuple[str, str, str]]) -> list[Diagnostic]:
+    """A warning per signing key file other users of this machine may read
+    or replace (`keys.exposed_files`)."""
+    return [diag("KNO-SIGNING-KEY-EXPOSED", f"the signing key {path} {what}", hint=fix) for path, what, fix in found]
 
 
 def pins(config: Config) -> tuple[list[PublicKey], list[PublicKey]]:
@@ -111,7 +111,7 @@ def keys_read(config: Config) -> list[Diagnostic]:
         return [diag("KNO-SIGNING-KEY", str(exc), file=exc.file, span=exc.span,
                      hint="give the key the repo pins before building here (KNOC_SIGNING_KEY or [signing] `key`), "
                           "or build with --unsigned")]
-    return exposed(signer) if signer is not None else []
+    return exposed(signer.exposed) if signer is not None else []
 
 
 def _placed(config: Config, key: str, message: str, hint: str) -> UsageError:

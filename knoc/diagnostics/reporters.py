@@ -126,6 +126,8 @@ def summary(diags: list[Diagnostic], entities: int, outcome: str, failed: bool =
     head = "error" if errors else "failed" if failed else "ok"
     if not diags and not entities and not accepted:  # a command that read no entities (knoc clean): only what it did
         return f"{head}: {outcome}"
+    if not entities:  # a command that read no entities, with findings (`knoc keys new` in a shared folder)
+        return f"{head}: {counts} ({outcome})"
     if failed and not diags:  # the command's own verdict (a breaking change): it leads, not "no problems"
         return f"{head}: {outcome} ({counts} in {_plural(entities, 'entity', 'entities')})"
     return f"{head}: {counts} in {_plural(entities, 'entity', 'entities')} ({outcome})"
