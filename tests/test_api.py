@@ -33,6 +33,11 @@ def test_findings_are_diagnostics_and_a_bad_config_raises(repo: Path) -> None:
     [found] = [d for d in build.diagnostics if d.is_error]
     assert not build.ok and build.files == {} and isinstance(found, knoc.Diagnostic)
     assert found.code == "KNO-SCHEMA-TYPE" and found.file == "content/agent-blueprints/schema-steward.kno"
+    assert found.message.endswith("expected a boolean, found a string")
+    steward.write_text(steward.read_text(encoding="utf-8").replace("streaming: maybe", "streaming: true")
+                       .replace("max_invocation_tokens: 120000", "max_invocation_tokens: lots"), encoding="utf-8")
+    [found] = [d for d in knoc.compile(repo).diagnostics if d.is_error]
+    assert found.message.endswith("expected an integer, found a string"), found.message
     with pytest.raises(knoc.ConfigError):
         knoc.compile(repo, a2a="9.9")
     for nowhere in (repo / "no-such-folder", repo / "knoc.toml", repo / "content"):  # never a hang, never a guess

@@ -859,6 +859,11 @@ def test_a_key_file_others_can_read_is_used_and_said(repo: Path, keys: dict[str,
         checked = subprocess.run([sys.executable, "-m", "knoc", "validate", "--root", str(repo)], capture_output=True,
                                  text=True, env={**os.environ, "KNOC_SIGNING_KEY": str(key)})
         assert checked.returncode == 0 and "warning[KNO-SIGNING-KEY-EXPOSED]" in checked.stderr  # as a build reads it
+        assert "is open to other users of this machine (mode 644)" in done.stderr
+        key.chmod(0o640)  # its group's members only: named as such
+        done = subprocess.run([sys.executable, "-m", "knoc", "build", "--root", str(repo), "--sign-key", str(key)],
+                              capture_output=True, text=True)
+        assert f"is open to the members of its group (gid {key.stat().st_gid}) (mode 640)" in done.stderr
     finally:
         key.chmod(0o600)
     done = subprocess.run([sys.executable, "-m", "knoc", "build", "--root", str(repo), "--sign-key", str(key)],

@@ -188,7 +188,8 @@ def _show(v: object) -> str:
 
 def _types(value: object) -> str:
     items = value if isinstance(value, list) else [value]
-    return " or ".join({"object": "a mapping", "array": "a list"}.get(str(v), f"a {v}") for v in items)
+    names = {"object": "a mapping", "array": "a list", "integer": "an integer", "null": "null (an empty value)"}
+    return " or ".join(names.get(str(v), f"a {v}") for v in items)
 
 
 def _type_name(v: object) -> str:

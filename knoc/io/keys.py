@@ -101,7 +101,8 @@ def exposed_files(paths: list[str], configured: str | None = None) -> list[tuple
             continue
         st = path.stat()
         if st.st_mode & 0o077:
-            found.append((str(path), f"can be read by other users of this machine (mode {st.st_mode & 0o777:o})",
+            who = "other users of this machine" if st.st_mode & 0o007 else f"the members of its group (gid {st.st_gid})"
+            found.append((str(path), f"is open to {who} (mode {st.st_mode & 0o777:o})",
                           f"make it readable by you alone: `chmod 600 {path}`"))
         if st.st_uid not in (0, os.getuid()):
             found.append((str(path), f"belongs to another user of this machine (uid {st.st_uid})",
