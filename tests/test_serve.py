@@ -365,7 +365,7 @@ def test_a_watch_that_cannot_go_on_is_said_once_and_serving_stops(monkeypatch: p
     lost: list[Exception] = []
     ready = threading.Event()
     (tmp_path / "content").mkdir()
-    watch._watch(tmp_path, ["specs", "content"], lambda: None, threading.Event(), ready, lost.append)
+    watch._watch(tmp_path, ["specs", "content"], ("knoc.toml",), lambda: None, threading.Event(), ready, lost.append)
     assert ready.is_set() and len(lost) == 1 and "watch limit" in str(lost[0])
 
 
@@ -418,3 +418,30 @@ def test_watch_follows_a_source_folder_swapped_whole(repo: Path, tmp_path_factor
         (aside / "agent-blueprints/quick-summarizer.kno").write_text("a: [", encoding="utf-8")  # outside: no source
         time.sleep(1.5)
         assert b"Boils down" in get(card, "agents.possibility.space")[2]
+
+
+def test_watch_rereads_knoc_toml_and_builds_nothing_while_it_is_broken(repo: Path) -> None:
+    """An edit of knoc.toml is a change like a source's: the next build reads
+    it. One knoc cannot read builds nothing (the tree served stays as it
+    was) until it is mended."""
+    settings = (repo / "knoc.toml").read_text(encoding="utf-8")
+
+    def served(base: str, wanted: bytes, seconds: float = 30) -> bytes:
+        deadline = time.monotonic() + seconds
+        while wanted not in (body := get(f"{base}quick-summarizer/.well-known/agent-card.json",
+                                         "agents.possibility.space")[2]):
+            if time.monotonic() > deadline:
+                return body
+            time.sleep(0.2)
+        return body
+
+    with serving(repo, "--watch") as base:
+        assert b'"supportedInterfaces"' in served(base, b"Condenses a document")
+        (repo / "knoc.toml").write_text(settings.replace('a2a = "1.0"', 'a2a = "0.3"'), encoding="utf-8")
+        assert b'"protocolVersion": "0.3"' in served(base, b'"protocolVersion": "0.3"')
+        (repo / "knoc.toml").write_text(settings.replace('a2a = "1.0"', 'a2a = "9.9"'), encoding="utf-8")
+        edit(repo, "content/agent-blueprints/quick-summarizer.kno", "Condenses a document", "Boils down a document")
+        assert b"Boils down" not in served(base, b"Boils down", seconds=3)  # not built with a broken knoc.toml
+        (repo / "knoc.toml").write_text(settings, encoding="utf-8")
+        body = served(base, b"Boils down")
+        assert b"Boils down" in body and b'"supportedInterfaces"' in body

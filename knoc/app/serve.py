@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 from knoc.app.build import build
 from knoc.app.outcome import Outcome, UsageError
-from knoc.config import Config
+from knoc.config import CONFIG_FILE, Config
 from knoc.diagnostics.progress import quiet
 from knoc.features import serve as serving
 from knoc.io import files, interrupts, journal, server, tree, watch
@@ -23,21 +23,29 @@ STOPPED = "stopped serving (knoc serve writes nothing)"
 
 
 def serve(config: Config, port: int, site_name: str | None, rebuild: bool, sign_keys: tuple[str, ...] = (),
-          unsigned: bool = False, *, use_cache: bool,
+          unsigned: bool = False, *, use_cache: bool, reopen: Callable[[], Config],
           fail_on_warning: bool, report: Callable[[Outcome], object], failed: Callable[[Exception], object],
           say: Callable[[str], None]) -> Outcome:
     """Serve until interrupted. `report` shows each build's outcome, `failed`
     a rebuild that raised (a usage error or a knoc bug): either way the old
-    tree stays served and the watcher goes on. `say` tells the user where to look."""
+    tree stays served and the watcher goes on. `say` tells the user where to
+    look. A rebuild after knoc.toml changed reads it anew (`reopen`)."""
     site = config.out_dir / SITE.rstrip("/")
     watching = watch.Watch() if rebuild else None
+    folders = [config.specs, config.content]
+    settings = watch.fingerprint(config.root, [], (CONFIG_FILE,))
+    now = config
 
     def build_and_report() -> None:
-        report(build(config, use_cache=use_cache, fail_on_warning=fail_on_warning, sign_keys=sign_keys,
+        nonlocal now, settings
+        if (changed := watch.fingerprint(config.root, [], (CONFIG_FILE,))) != settings:
+            now = _reread(config, reopen())  # a broken one raises, each rebuild, until it is mended
+            settings = changed
+            say(f"{CONFIG_FILE} changed: building with it")
+        report(build(now, use_cache=use_cache, fail_on_warning=fail_on_warning, sign_keys=sign_keys,
                      unsigned=unsigned, progress=watching.progress if watching is not None else quiet))
 
-    folders = [config.specs, config.content]
-    since = watch.fingerprint(config.root, folders) if rebuild else None
+    since = watch.fingerprint(config.root, folders, (CONFIG_FILE,)) if rebuild else None
     if rebuild:
         build_and_report()
     if files.unlinked(config.out_dir, SITE) != "folder":
@@ -59,7 +67,7 @@ def serve(config: Config, port: int, site_name: str | None, rebuild: bool, sign_
         running.shutdown()
 
     if watching is not None:
-        watching.start(config.root, folders, since, build_and_report, failed, lost)
+        watching.start(config.root, folders, (CONFIG_FILE,), since, build_and_report, failed, lost)
     with interrupts.as_ctrl_c() as ignore_more:  # a service manager's stop is a Ctrl-C too
         try:  # said once Ctrl-C stops it as said: a stop right after the line is one
             say(f"serving {config.output}/{SITE} on http://127.0.0.1:{running.server_address[1]}/"
@@ -81,6 +89,14 @@ def serve(config: Config, port: int, site_name: str | None, rebuild: bool, sign_
                          "raise the system's limit on watched folders (Linux: fs.inotify.max_user_watches), or "
                          "serve without --watch and build by hand")
     return Outcome("knoc serve")
+
+
+def _reread(served: Config, new: Config) -> Config:
+    """knoc.toml as it now reads, unless it moves what is watched or served."""
+    if (new.specs, new.content, new.output) != (served.specs, served.content, served.output):
+        raise UsageError("KNO-SERVE", f"{CONFIG_FILE} now names other folders (specs, content or output) than "
+                         "the ones being watched and served", "stop knoc serve (Ctrl-C) and start it again")
+    return new
 
 
 def _stop(watching: watch.Watch, say: Callable[[str], None]) -> None:

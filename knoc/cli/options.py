@@ -43,6 +43,11 @@ class Run:
     fail_on: str  # error, warning, or for diff also breaking
     use_cache: bool
     debug: bool = False  # --debug: a bug's traceback is shown
+    reopen: Callable[[], Config] | None = None  # the config read anew, as the command line gave it
+
+    def reopened(self) -> Run:
+        """This run with knoc.toml read again (`knoc serve --watch` after an edit of it)."""
+        return self if self.reopen is None else dataclasses.replace(self, config=self.reopen())
 
     def progress(self) -> ProgressBar:
         """A bar on stderr for a long run: only on a terminal, only for text
@@ -101,12 +106,13 @@ def options(formats: tuple[str, ...] = FORMATS, thresholds: tuple[str, ...] = ("
             if fmt is None:
                 fmt = implied_format(formats)
 
+            def opened() -> Config:
+                config = open_repo(root, a2a, Path.cwd()) if repo else Config(root=Path.cwd())
+                return config if jobs is None else dataclasses.replace(config, jobs=jobs)
+
             def run() -> int:
                 utf8_arguments([root, *kw.values()])
-                config = open_repo(root, a2a, Path.cwd()) if repo else Config(root=Path.cwd())
-                if jobs is not None:
-                    config = dataclasses.replace(config, jobs=jobs)
-                return command(Run(config, fmt, fail_on, not no_cache, debug), **kw)
+                return command(Run(opened(), fmt, fail_on, not no_cache, debug, opened), **kw)
 
             guarded(run, fmt, command_name(click.get_current_context()), debug)
 

@@ -4,6 +4,7 @@ import click
 
 from knoc.app.outcome import UsageError
 from knoc.cli.options import Run, common, complain
+from knoc.config import Config
 
 
 @click.command(name="serve")
@@ -31,6 +32,14 @@ def command(run: Run, port: int, site_name: str | None, watch: bool, sign_keys: 
     if (sign_keys or unsigned) and not watch:
         raise UsageError("KNO-CONFIG", "--sign-key and --unsigned go with --watch (they say how it builds)",
                          "add --watch, or build first: knoc build --sign-key KEY")
+    current = run  # as knoc.toml last read: its [accept] decides what each rebuild's report shows
+
+    def reopen() -> Config:
+        nonlocal current
+        current = run.reopened()
+        return current.config
+
     return run.report(serve(run.config, port, site_name, watch, sign_keys, unsigned, use_cache=run.use_cache,
-                            fail_on_warning=run.fail_on == "warning", report=run.report, failed=complain,
+                            reopen=reopen, fail_on_warning=run.fail_on == "warning",
+                            report=lambda outcome: current.report(outcome), failed=complain,
                             say=lambda line: click.echo(line, err=True)))

@@ -8,7 +8,8 @@ Each folder of the sources is watched on its own, as a build lists them:
 never through a link out of the repo (a link to `/` is not a watch on the
 whole disk), and a folder added or removed sets the watch anew (an edit
 made meanwhile is caught by comparing the sources once it is set). A watch
-that cannot go on (the system's limit on watches) is handed to `lost`, once."""
+that cannot go on (the system's limit on watches) is handed to `lost`, once.
+Files named at the repo's root (`settings`: knoc.toml) are watched too."""
 
 from __future__ import annotations
 
@@ -22,10 +23,11 @@ from knoc.io.files import SOURCE_SUFFIX, discover
 READY_SECONDS = 10.0  # how long to wait for the watch to be in place
 
 
-def fingerprint(root: Path, folders: list[str]) -> tuple[tuple[str, int, int], ...]:
-    """The size and ctime (which no call can put back) of each source file a compile reads."""
+def fingerprint(root: Path, folders: list[str], settings: tuple[str, ...] = ()) -> tuple[tuple[str, int, int], ...]:
+    """The size and ctime (which no call can put back) of each source file
+    a compile reads, and of the `settings` files at the root."""
     out = []
-    for rel in discover(root, folders):
+    for rel in (*discover(root, folders), *settings):
         try:
             st = os.stat(root / rel)
         except OSError:  # removed since the listing
@@ -53,16 +55,17 @@ class Watch:
         if self._stop.is_set():
             raise Stopped
 
-    def start(self, root: Path, folders: list[str], since: object, rebuild: Callable[[], None],
-              failed: Callable[[Exception], object], lost: Callable[[Exception], object]) -> None:
+    def start(self, root: Path, folders: list[str], settings: tuple[str, ...], since: object,
+              rebuild: Callable[[], None], failed: Callable[[Exception], object],
+              lost: Callable[[Exception], object]) -> None:
         """Watch; returns once the watch is in place, after a rebuild if the
         sources changed since the `since` fingerprint (taken before the first build)."""
         ready = threading.Event()
-        self._thread = threading.Thread(target=_watch, args=(root, folders, _guarded(rebuild, failed), self._stop,
-                                                             ready, lost), daemon=True)
+        self._thread = threading.Thread(target=_watch, args=(root, folders, settings, _guarded(rebuild, failed),
+                                                             self._stop, ready, lost), daemon=True)
         self._thread.start()
         ready.wait(READY_SECONDS)
-        if fingerprint(root, folders) != since:  # an edit made before the watch was in place
+        if fingerprint(root, folders, settings) != since:  # an edit made before the watch was in place
             _guarded(rebuild, failed)()
 
     def stop(self, wait: float) -> bool:
@@ -83,12 +86,12 @@ def _guarded(rebuild: Callable[[], None], failed: Callable[[Exception], object])
     return run
 
 
-def _watch(root: Path, folders: list[str], rebuild: Callable[[], None], stop: threading.Event,
-           ready: threading.Event, lost: Callable[[Exception], object]) -> None:
+def _watch(root: Path, folders: list[str], settings: tuple[str, ...], rebuild: Callable[[], None],
+           stop: threading.Event, ready: threading.Event, lost: Callable[[Exception], object]) -> None:
     try:
         since: object = None  # the sources when the last watch ended: changed before the next is set, rebuilt
         while not stop.is_set():
-            done, since = _watch_once(root, folders, rebuild, stop, ready, since)
+            done, since = _watch_once(root, folders, settings, rebuild, stop, ready, since)
             if done:
                 return
     except Exception as exc:  # the watch itself failed (inotify's limits): said, and serving stops
@@ -96,8 +99,8 @@ def _watch(root: Path, folders: list[str], rebuild: Callable[[], None], stop: th
         lost(exc)
 
 
-def _watch_once(root: Path, folders: list[str], rebuild: Callable[[], None], stop: threading.Event,
-                ready: threading.Event, since: object) -> tuple[bool, object]:
+def _watch_once(root: Path, folders: list[str], settings: tuple[str, ...], rebuild: Callable[[], None],
+                stop: threading.Event, ready: threading.Event, since: object) -> tuple[bool, object]:
     """Watch the folders of the sources until a folder comes or goes
     (False, and the sources' fingerprint then: watch anew) or the watch
     stops (True). `since`: the fingerprint the last watch ended with."""
@@ -106,11 +109,14 @@ def _watch_once(root: Path, folders: list[str], rebuild: Callable[[], None], sto
     sources, ways = _folders(root, folders)
     known = {str(f) for f in sources}
     on_the_way = {str(f) for f in ways}
+    at_root = {str(root / name) for name in settings}
 
     def wanted(_: object, path: str) -> bool:
         """A source or a folder in a folder of the sources; in a folder on the
         way to a source folder, that folder (or one on its way), come or gone."""
         parent, name = os.path.split(path)
+        if path in at_root:
+            return True
         if name.startswith("."):
             return False
         if parent in known:
@@ -122,12 +128,13 @@ def _watch_once(root: Path, folders: list[str], rebuild: Callable[[], None], sto
                                     rust_timeout=200, yield_on_timeout=True, raise_interrupt=False,
                                     recursive=False, ignore_permission_denied=True):
         ready.set()  # the first (empty) batch comes once the watch is in place
-        missed = since is not None and fingerprint(root, folders) != since  # an edit while it was set anew
+        missed = since is not None and fingerprint(root, folders, settings) != since  # an edit while set anew
         since = None
         if changes or missed:
-            anew = any(path in known or os.path.isdir(path) or os.path.dirname(path) in on_the_way
+            anew = any(path not in at_root and (path in known or os.path.isdir(path)
+                                                or os.path.dirname(path) in on_the_way)
                        for _, path in changes)  # a folder came or went
-            mark = fingerprint(root, folders) if anew else None  # before the rebuild: an edit after it differs
+            mark = fingerprint(root, folders, settings) if anew else None  # before the rebuild: a later edit differs
             try:
                 rebuild()
             except Stopped:
