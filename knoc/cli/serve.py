@@ -12,7 +12,7 @@ from knoc.config import Config
               help="Port on 127.0.0.1; 0 picks a free one.")
 @click.option("--site", "site_name", metavar="HOST",
               help="Serve the build/site/HOST tree for every request, whatever its Host header.")
-@click.option("--watch", is_flag=True, help="Build now, then rebuild whenever a source or spec changes.")
+@click.option("--watch", is_flag=True, help="Build now, then rebuild whenever a source, a spec or knoc.toml changes.")
 @click.option("--sign-key", "sign_keys", multiple=True, metavar="PATH",
               help="With --watch: sign each build, as `knoc build --sign-key` does.")
 @click.option("--unsigned", is_flag=True, help="With --watch: build without signatures in a repo that signs.")
