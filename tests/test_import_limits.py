@@ -184,6 +184,20 @@ def test_a_deadline_that_passes_while_connecting_still_cuts_the_download(monkeyp
         assert time.monotonic() - start < 2
 
 
+def test_a_name_lookup_that_hangs_is_cut_at_the_deadline(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A resolver that never answers (a dead DNS server, its retries) is
+    not waited for past the deadline: a lookup cannot be interrupted, so
+    knoc stops waiting for it."""
+    from knoc.io import http
+
+    monkeypatch.setattr(limits, "DOWNLOAD_SECONDS", 0.3)
+    monkeypatch.setattr(socket, "getaddrinfo", lambda *a, **k: time.sleep(30))
+    start = time.monotonic()
+    with pytest.raises(http.FetchError, match=r"took longer than 0\.3 s"):
+        http.fetch("http://unanswered.example.org/.well-known/agent-card.json")
+    assert time.monotonic() - start < 2
+
+
 def test_the_credentials_a_card_was_fetched_with_are_not_its_url(repo: Path, knoc: Knoc) -> None:
     """A card that names no url of its own is published where it was
     fetched from: without the user name and password used to fetch it."""

@@ -13,6 +13,7 @@ import ssl
 import threading
 import time
 from collections.abc import Callable
+from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 from knoc.rules import limits
@@ -132,7 +133,7 @@ class _Watchdog:
     def _connect(self, address: tuple[str, int], timeout: float | None,
                  source: tuple[str, int] | None) -> socket.socket:
         failed: OSError = TimeoutError("timed out")
-        for family, kind, proto, _, where in socket.getaddrinfo(*address, type=socket.SOCK_STREAM):
+        for family, kind, proto, _, where in _lookup(address, self._deadline - time.monotonic()):
             left = self._deadline - time.monotonic()
             if left <= 0:
                 break
@@ -163,6 +164,28 @@ class _Watchdog:
             for sock in self._held:
                 sock.close()
             self._held.clear()
+
+
+def _lookup(address: tuple[str, int], left: float) -> list[tuple[Any, ...]]:
+    """The addresses a name resolves to, within `left` seconds: a lookup
+    cannot be interrupted, so it runs on a thread of its own, left behind
+    (to end with the process) if the resolver hangs."""
+    found: list[list[tuple[Any, ...]] | OSError] = []
+    done = threading.Event()
+
+    def run() -> None:
+        try:
+            found.append(list(socket.getaddrinfo(*address, type=socket.SOCK_STREAM)))
+        except OSError as exc:
+            found.append(exc)
+        done.set()
+
+    threading.Thread(target=run, daemon=True).start()
+    if not done.wait(max(0.0, left)):
+        raise TimeoutError("the name lookup timed out")
+    if isinstance(found[0], OSError):
+        raise found[0]
+    return found[0]
 
 
 def _shut(sock: socket.socket) -> None:
