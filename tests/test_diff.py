@@ -518,14 +518,15 @@ def test_no_value_in_a_pull_request_can_rewrite_its_comment() -> None:
 
 def test_every_sarif_result_is_placed_for_code_scanning(knoc: Knoc, two_commits: Path) -> None:
     """GitHub code scanning refuses an upload holding a result placed
-    nowhere: an agent made private is placed at its file, a change of the
-    domain index at knoc.toml; so is every finding of a diff not compared."""
+    nowhere: an agent made private is placed at its file, a domain's change
+    at the domain's; every finding of a diff not compared, at knoc.toml."""
     code, out, _ = knoc("diff", "main..feature", "--format", "sarif", root=two_commits)
     results = json.loads(out)["runs"][0]["results"]
     assert code == 0 and len(results) >= 3
     uris = {r["message"]["text"].split(":")[0]: r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
             for r in results}
-    assert uris["agent `quick-summarizer`"] == SUMMARIZER and "knoc.toml" in uris.values(), uris
+    assert uris["agent `quick-summarizer`"] == SUMMARIZER, uris
+    assert uris["domain `entity-health`"] == "content/perception-domains/entity-health.kno", uris
     (two_commits / SEARCH).write_text("name: [broken\n", encoding="utf-8")
     code, out, _ = knoc("diff", "--base", "main", "--format", "sarif", root=two_commits)
     results = json.loads(out)["runs"][0]["results"]
@@ -703,3 +704,19 @@ def test_accepted_breaking_changes_do_not_fail_the_diff_under_fail_on_warning(kn
         assert code == 0 and err.strip().splitlines()[-1].startswith("ok: 3 accepted warnings (KNO-CARD-BREAKING) in "), (fmt, err)
     code, out, err = knoc("diff", "--base", "main", "--fail-on", "breaking", "--format", "sarif", root=two_commits)
     assert code == 1 and err.strip().splitlines()[-1].startswith("error: 3 errors in ")  # not accepted: errors
+
+
+def test_a_domains_breaking_change_names_its_file_and_can_be_accepted_there(knoc: Knoc, two_commits: Path) -> None:
+    """A perception domain that loses an agent is said at the domain's
+    source, so `[accept]` can name that file rather than `"*"`."""
+    domain = "content/perception-domains/entity-health.kno"
+    code, out, err = knoc("diff", "--base", "main", "--fail-on", "warning", "--format", "sarif", root=two_commits)
+    results = json.loads(out)["runs"][0]["results"]
+    [lost] = [r for r in results if "domain `entity-health`" in r["message"]["text"]]
+    assert lost["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == domain
+    config = two_commits / "knoc.toml"
+    config.write_text(config.read_text(encoding="utf-8") + f'\n[accept]\nKNO-CARD-BREAKING = ["{domain}"]\n',
+                      encoding="utf-8")
+    code, out, err = knoc("diff", "--base", "main", "--fail-on", "warning", "--format", "sarif", root=two_commits)
+    assert code == 1 and len(json.loads(out)["runs"][0]["results"]) == len(results) - 1  # the two agents' stay
+    assert "1 accepted warning (KNO-CARD-BREAKING)" in err

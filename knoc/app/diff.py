@@ -74,6 +74,7 @@ def diff(config: Config, base: str | None, *, fmt: str, fail_on: str, use_cache:
             was = publication(old, old_config, config.a2a, _configured(old_config, label))
             now = publication(new, new_config, config.a2a, _configured(new_config, head_label))
             extensions = _extensions(new_config)
+            domains = {**_domain_sources(old_config), **_domain_sources(new_config)}  # one removed: where it was
             found = changes.ordered(changes.compare(was, now)
                                     + _params_changes(_extensions(old_config), extensions, was, now))
             spec_changes = [c for c in evolution.compared(old_config, new_config) if c.cls != "none"]
@@ -89,6 +90,7 @@ def diff(config: Config, base: str | None, *, fmt: str, fail_on: str, use_cache:
                             indent=2, ensure_ascii=False) + "\n"
     sources = {**{f"agent {slug}": rel for slug, rel in old.agents.items()},  # one removed: where it was
                **{f"extension {uri}": e.source.rel for uri, (e, _) in extensions.items()},
+               **{f"domain {slug}": rel for slug, rel in domains.items()},
                **{f"agent {slug}": rel for slug, rel in new.agents.items()}}
     findings = [diag("KNO-CARD-BREAKING", f"{c.subject} `{c.name}`: {c.message}"
                      + (f" (intended: {c.intended})" if c.intended else ""),
@@ -251,6 +253,13 @@ def _extensions(config: Config) -> dict[str, tuple[Entity, JsonObject]]:
         if ent.data.get("visibility") != "private" and isinstance(uri, str) and isinstance(schema, dict):
             found.setdefault(uri, (ent, schema))
     return found
+
+
+def _domain_sources(config: Config) -> dict[str, str]:
+    """Each perception domain's source, by slug: where a change to it is
+    said (and `[accept]` can name it)."""
+    return {str(ent.data["slug"]): ent.source.rel for ent in entities(config, declaring="perception-domain")
+            if isinstance(ent.data.get("slug"), str)}
 
 
 def _params_changes(old: dict[str, tuple[Entity, JsonObject]], new: dict[str, tuple[Entity, JsonObject]],
