@@ -27,7 +27,7 @@ _WORD = re.compile(r"[^\s\"'`/\\?#]+")  # what a bare `name:secret@host` is writ
 # A url's query or fragment parameter that carries a credential (`?api_key=`, `#access_token=`, a presigned
 # url's signature): its value is masked as a password is. A match begins at the `?`, `&`, `#` or `;` (or a
 # JSON escape of `&`) before the name, so a try fails at once anywhere else; `_` and `-` may be
-# percent-encoded. A name that also means other things (`key`, `token`, `sig`, `auth`) counts only before
+# percent-encoded. A name that also means other things (`key`, `token`, `sig`, `auth`, `code`) counts only before
 # a value that looks like a secret: 16 or more characters of a token's alphabet, digits and letters both.
 _SEP = r"(?:[-_]|%5[fF]|%2[dD])?"
 CREDENTIAL_NAME = re.compile(
@@ -37,7 +37,7 @@ CREDENTIAL_NAME = re.compile(
 CREDENTIAL_PARAM = re.compile(
     r"(?:[?&#;]|\\u0026|\\x26)"
     rf"(?:(?P<name>{CREDENTIAL_NAME.pattern})=(?P<value>[^&#;\s\"'<>`\\]+)"
-    r"|(?P<weak>(?i:key|token|sig|auth))=(?P<weak_value>(?=[\w.~+/=-]*\d)(?=[\w.~+/=-]*[A-Za-z])[\w.~+/=-]{16,}))")
+    r"|(?P<weak>(?i:key|token|sig|auth|code))=(?P<weak_value>(?=[\w.~+/=-]*\d)(?=[\w.~+/=-]*[A-Za-z])[\w.~+/=-]{16,}))")
 
 
 def credential_param(text: str) -> str | None:
