@@ -2,8 +2,8 @@
 warning's code to the files where it is accepted, as shell patterns of
 repo-relative paths (`fnmatch`: `*` matches any run of characters, `/` too). An
 accepted warning is not shown and does not fail `--fail-on warning`; the
-summary line counts it and names its code, so it is never silent. An error cannot be accepted:
-what it is about is not written."""
+summary line counts it and names its code, so it is never silent. An error
+cannot be accepted: what it is about is not written."""
 
 from __future__ import annotations
 
@@ -21,8 +21,7 @@ Accept = tuple[tuple[str, tuple[str, ...]], ...]
 HELP = ("`CODE = [\"pattern\", ...]`: a warning accepted in the files whose repo-relative path matches a shell "
         "pattern (`*` matches any run of characters, `/` too; `?` one; `\"*\"`: everywhere, and a warning about no "
         "file). It is not shown and does not fail `--fail-on warning`; the summary line counts it and names its code. "
-        "An error cannot "
-        "be accepted, nor a warning that a credential would be published or exposed")
+        "An error cannot be accepted, nor a warning that a credential would be published or exposed")
 
 
 # Warnings about a credential a build would publish or expose: never accepted.
