@@ -663,7 +663,10 @@ def test_no_key_or_token_in_a_query_or_a_secret_member_reaches_the_blueprint(
     """A url's query or fragment parameter that carries a credential
     (`?api_key=`, `#access_token=`) is left out of the url, and the value of
     a member named as one (`password`, `Authorization`) is left out, each
-    said at its path without repeating it; the rest of the url stays."""
+    said at its path without repeating it; the rest of the url stays. A url
+    kept whole (a provider's, an OAuth endpoint's) loses any parameter whose
+    name a credential goes by, however short its value (`?pass=`, a SAS
+    url's percent-encoded `sig`, `?code=`, `?key=`)."""
     card = {"name": "Leaky", "description": "Docs: https://docs.leaky.dev/x?api_key=SEKRET-1&lang=en",
             "url": "https://leaky.dev/a2a/", "version": "1.0.0", "protocolVersion": "0.3.0",
             "additionalInterfaces": [{"url": "https://leaky.dev/rest?api_key=SEKRET-2&region=eu",
@@ -673,9 +676,13 @@ def test_no_key_or_token_in_a_query_or_a_secret_member_reaches_the_blueprint(
             "capabilities": {"extensions": [{"uri": "https://leaky.dev/ext", "params": {
                 "password": "SEKRET-4", "headers": {"Authorization": "Bearer SEKRET-5"}, "region": "eu"}}]},
             "metadata": {"password": "SEKRET-7", "owner": "ops"},
+            "provider": {"organization": "Leaky", "url": "https://leaky.dev/?user=bob&pass=SEKRET-8&sig=A%2FSEKRET-9"},
             "securitySchemes": {"w": {"apiKeySecurityScheme": {"location": "header", "name": "X-K",
-                                                               "value": "SEKRET-6"}}},
-            "security": [{"w": []}],
+                                                               "value": "SEKRET-6"}},
+                                "o": {"oauth2SecurityScheme": {"flows": {"clientCredentials": {
+                                    "tokenUrl": "https://leaky.dev/token?code=SEKRET-10&audience=api",
+                                    "scopes": {"read": "Read"}}}}}},
+            "security": [{"w": []}, {"o": ["read"]}],
             "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
             "skills": [{"id": "s", "name": "S", "description": "d", "tags": ["t"]}]}
     source = tmp_path_factory.mktemp("cards") / "leaky.json"
@@ -686,9 +693,47 @@ def test_no_key_or_token_in_a_query_or_a_secret_member_reaches_the_blueprint(
     assert code == 0 and {"$.description", "$.additionalInterfaces[0].url", "$.documentationUrl",
                           "$.capabilities.extensions[0].params.password",
                           "$.capabilities.extensions[0].params.headers.Authorization",
-                          "$.securitySchemes.w.apiKeySecurityScheme.value"} <= said, said
+                          "$.securitySchemes.w.apiKeySecurityScheme.value", "$.provider.url",
+                          "$.securitySchemes.o.oauth2SecurityScheme.flows.clientCredentials.tokenUrl",
+                          "$.additionalInterfaces[1].url"} <= said, said
     assert "$.metadata" in said and not [p for p in said if p.startswith("$.metadata.")]  # left out whole, said once
-    for secret in ("SEKRET-1", "SEKRET-2", "SEKRET-3", "SEKRET-4", "SEKRET-5", "SEKRET-6", "SEKRET-7"):
+    for secret in ("SEKRET-1", "SEKRET-2", "SEKRET-3", "SEKRET-4", "SEKRET-5", "SEKRET-6", "SEKRET-7", "SEKRET-8",
+                   "SEKRET-9", "SEKRET-10", "agent-card"):
         assert secret not in written and secret not in out + err
     assert "https://leaky.dev/rest?region=eu" in written and "region: eu" in written
-    assert "https://leaky.dev/grpc?key=agent-card" in written  # a short `key=` names no credential
+    assert "https://leaky.dev/?user=bob" in written and "https://leaky.dev/token?audience=api" in written
+
+
+@pytest.mark.parametrize("url", ["https://corp.example.org/?a=\x7f", "https://corp.example.org/?x=\u202eevil",
+                                 "https://corp.example.org/x\n"])
+def test_a_provider_url_with_a_character_no_reader_sees_is_left_out_and_said(
+        repo: Path, knoc: Knoc, tmp_path_factory: pytest.TempPathFactory, url: str) -> None:
+    """A control character, a direction override or a trailing line break
+    in a url kept whole: left out and said, so the blueprint builds."""
+    card = {"name": "Odd Provider", "description": "d", "url": "https://odd.possibility.space/a2a/", "version": "1.0.0",
+            "protocolVersion": "0.3.0", "provider": {"organization": "Corp", "url": url}, "capabilities": {},
+            "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
+            "skills": [{"id": "s", "name": "S", "description": "d", "tags": ["t"]}]}
+    source = tmp_path_factory.mktemp("cards") / "odd.json"
+    source.write_text(json.dumps(card), encoding="utf-8")
+    code, out, err = knoc("import", str(source), "--format", "json", root=repo)
+    assert code == 0 and "$.provider" in {d["json_path"] for d in json_diags(out)}, out + err
+    assert "provider:" not in (repo / BLUEPRINTS / "odd-provider.kno").read_text(encoding="utf-8")
+
+
+def test_an_oauth_endpoint_with_a_fragment_is_not_kept(repo: Path, knoc: Knoc,
+                                                       tmp_path_factory: pytest.TempPathFactory) -> None:
+    """RFC 6749 3.1-3.2: an endpoint's url has no fragment. The flow is
+    left out, said, and the agent kept private (its requirement is gone)."""
+    card = {"name": "Frag Token", "description": "d", "url": "https://frag.possibility.space/a2a/", "version": "1.0.0",
+            "protocolVersion": "0.3.0", "capabilities": {}, "defaultInputModes": ["text/plain"],
+            "defaultOutputModes": ["text/plain"], "skills": [{"id": "s", "name": "S", "description": "d", "tags": ["t"]}],
+            "securitySchemes": {"o": {"type": "oauth2", "flows": {"clientCredentials": {
+                "tokenUrl": "https://auth.possibility.space/token#frag", "scopes": {"read": "Read"}}}}},
+            "security": [{"o": ["read"]}]}
+    source = tmp_path_factory.mktemp("cards") / "frag.json"
+    source.write_text(json.dumps(card), encoding="utf-8")
+    code, out, err = knoc("import", str(source), "--format", "json", root=repo)
+    said = {d["json_path"] for d in json_diags(out)}
+    assert code == 0 and "$.securitySchemes.o.flows.clientCredentials" in said, out + err
+    assert "visibility: private" in (repo / BLUEPRINTS / "frag-token.kno").read_text(encoding="utf-8")

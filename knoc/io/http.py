@@ -12,8 +12,7 @@ import socket
 import ssl
 import threading
 import time
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Sequence
 from urllib.parse import urljoin, urlsplit
 
 from knoc.rules import limits
@@ -166,24 +165,31 @@ class _Watchdog:
             self._held.clear()
 
 
-def _lookup(address: tuple[str, int], left: float) -> list[tuple[Any, ...]]:
+_Resolved = Sequence[tuple[socket.AddressFamily, socket.SocketKind, int, str,
+                       tuple[str, int] | tuple[str, int, int, int] | tuple[int, bytes]]]
+
+
+def _lookup(address: tuple[str, int], left: float) -> _Resolved:
     """The addresses a name resolves to, within `left` seconds: a lookup
     cannot be interrupted, so it runs on a thread of its own, left behind
     (to end with the process) if the resolver hangs."""
-    found: list[list[tuple[Any, ...]] | OSError] = []
+    found: list[_Resolved | OSError | ValueError] = []
     done = threading.Event()
 
     def run() -> None:
         try:
-            found.append(list(socket.getaddrinfo(*address, type=socket.SOCK_STREAM)))
-        except OSError as exc:
+            found.append(socket.getaddrinfo(*address, type=socket.SOCK_STREAM))
+        except (OSError, ValueError) as exc:  # ValueError: a name IDNA cannot encode
             found.append(exc)
-        done.set()
+        finally:
+            done.set()
 
     threading.Thread(target=run, daemon=True).start()
     if not done.wait(max(0.0, left)):
         raise TimeoutError("the name lookup timed out")
-    if isinstance(found[0], OSError):
+    if not found:
+        raise OSError("the name lookup failed")
+    if isinstance(found[0], OSError | ValueError):
         raise found[0]
     return found[0]
 

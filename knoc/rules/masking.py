@@ -31,13 +31,13 @@ _WORD = re.compile(r"[^\s\"'`/\\?#]+")  # what a bare `name:secret@host` is writ
 # a value that looks like a secret: 16 or more characters of a token's alphabet, digits and letters both.
 _SEP = r"(?:[-_]|%5[fF]|%2[dD])?"
 CREDENTIAL_NAME = re.compile(
-    rf"(?i:(?:api|auth|access|private|secret|session|client|refresh|id|bearer){_SEP}(?:key|token|secret)"
+    rf"(?i:(?:api|auth|access|private|secret|session|client|refresh|id|bearer|oauth){_SEP}(?:key|token|secret)"
     rf"|x{_SEP}api{_SEP}key|subscription{_SEP}key|x{_SEP}amz{_SEP}(?:signature|credential|security{_SEP}token)"
-    rf"|x{_SEP}goog{_SEP}(?:signature|credential)|password|passwd|pwd|secret|authorization|signature|jwt)")
+    rf"|x{_SEP}goog{_SEP}(?:signature|credential)|password|passwd|pwd|pass|secret|authorization|signature|jwt)")
 CREDENTIAL_PARAM = re.compile(
     r"(?:[?&#;]|\\u0026|\\x26)"
     rf"(?:(?P<name>{CREDENTIAL_NAME.pattern})=(?P<value>[^&#;\s\"'<>`\\]+)"
-    r"|(?P<weak>(?i:key|token|sig|auth|code))=(?P<weak_value>(?=[\w.~+/=-]*\d)(?=[\w.~+/=-]*[A-Za-z])[\w.~+/=-]{16,}))")
+    r"|(?P<weak>(?i:key|token|sig|auth|code))=(?P<weak_value>(?=[\w.~+/=%-]*\d)(?=[\w.~+/=%-]*[A-Za-z])[\w.~+/=%-]{16,}))")
 
 
 def credential_param(text: str) -> str | None:

@@ -11,7 +11,7 @@ import json
 from knoc.a2a.readers import js, sdk03
 from knoc.a2a.readers.common import Unreadable
 from knoc.a2a.schemes import TOKEN
-from knoc.features.importing.imported import Imported, boolean, http_url, list_of, member
+from knoc.features.importing.imported import Imported, boolean, endpoint_url, list_of, member
 from knoc.rules.json import JsonObject, JsonValue
 
 
@@ -96,7 +96,7 @@ def _fields(s: JsonObject, path: str, out: Imported) -> JsonObject | None:
         bearer = _text(s, "bearerFormat", path, out)
         fmt = {"bearer_format": bearer} if bearer is not None else {}
         return {"type": kind, "scheme": scheme, **fmt, **desc}
-    if kind == "openIdConnect" and http_url(s.get("openIdConnectUrl")):
+    if kind == "openIdConnect" and endpoint_url(s.get("openIdConnectUrl")):
         return {"type": kind, "open_id_connect_url": s["openIdConnectUrl"], **desc}
     if kind == "mutualTLS":
         return {"type": kind, **desc}
@@ -113,7 +113,7 @@ def _fields(s: JsonObject, path: str, out: Imported) -> JsonObject | None:
         for name in others:  # A2A 1.0 allows one flow per scheme
             out.drop(f"{path}.flows.{name}", f"A2A 1.0 allows one flow per scheme; `{first}` is kept: "
                                              "declare another scheme for this one")
-        meta = {"oauth2_metadata_url": s["oauth2MetadataUrl"]} if http_url(s.get("oauth2MetadataUrl")) else {}
+        meta = {"oauth2_metadata_url": s["oauth2MetadataUrl"]} if endpoint_url(s.get("oauth2MetadataUrl")) else {}
         if "oauth2MetadataUrl" in s and not meta:
             out.drop(f"{path}.oauth2MetadataUrl", "not an absolute http(s) URL")
         return {"type": kind, "flows": {FLOWS[first]: flows[first]}, **meta, **desc}
@@ -122,9 +122,9 @@ def _fields(s: JsonObject, path: str, out: Imported) -> JsonObject | None:
 
 def _flow(name: str, flow: JsonValue, path: str, out: Imported) -> JsonObject | None:
     """One OAuth flow, snake_case, or None when knoc cannot carry it."""
-    if name not in FLOWS or not isinstance(flow, dict) or not http_url(flow.get("tokenUrl")):
+    if name not in FLOWS or not isinstance(flow, dict) or not endpoint_url(flow.get("tokenUrl")):
         return None
-    if name in FLOW_URLS and not http_url(flow.get(FLOW_URLS[name])):
+    if name in FLOW_URLS and not endpoint_url(flow.get(FLOW_URLS[name])):
         return None
     for key in sorted(set(flow) - _FLOW_MEMBERS[name]):
         out.drop(member(path, key), f"not a field of the `{name}` flow")
@@ -135,7 +135,7 @@ def _flow(name: str, flow: JsonValue, path: str, out: Imported) -> JsonObject | 
             kept["pkce_required"] = pkce
     if name == "deviceCode":
         kept["device_authorization_url"] = flow["deviceAuthorizationUrl"]
-    if http_url(flow.get("refreshUrl")):
+    if endpoint_url(flow.get("refreshUrl")):
         kept["refresh_url"] = flow["refreshUrl"]
     elif "refreshUrl" in flow:
         out.drop(f"{path}.refreshUrl", "not an absolute http(s) URL")

@@ -7,17 +7,24 @@ import json
 import re
 from dataclasses import dataclass, field
 from typing import TypedDict
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import unquote, urlsplit, urlunsplit
 
 from knoc.output.hosting import locate_url
 from knoc.rules.json import JsonObject, JsonValue
 from knoc.rules.masking import CREDENTIAL_NAME, credential_param, masked
 from knoc.rules.paths import has_userinfo, without_userinfo
+from knoc.rules.text import unshown
 
 URL = re.compile(r"^https?://[^/?#\s]+(/[^?#\s]*)?$")  # agent-card-schema's card url
-# Any other url a card holds (a provider's site, an OAuth endpoint): a query
-# such as `?audience=` is part of it. Credential parameters are gone by then.
-WEB_URL = re.compile(r"^https?://[^/?#\s]+([/?#]\S*)?$")
+# The other urls a card holds keep their query (`?audience=`): a provider's
+# site its fragment too, an OAuth endpoint none (RFC 6749 3.1). Credential
+# parameters are gone by then (`_credential_params`).
+_SITE_URL = re.compile(r"https?://[^/?#\s]+(?:[/?#]\S*)?")
+_ENDPOINT_URL = re.compile(r"https?://[^/?#\s]+(?:[/?][^#\s]*)?")
+# A url parameter `knoc import` leaves out, besides those a card check refuses (`credential_param`): one
+# whose name holds a word a credential goes by, whatever its value (`?pass=`, `?oauth_token=`, a SAS url's
+# `sig`). An imported card is committed as it is; each one left out is said, to be put back if it is no secret.
+_SECRET_WORD = re.compile(r"key|token|secret|pass|pwd|sig|auth|code|credential|session|jwt|bearer|cookie", re.I)
 
 
 class NotACard(Exception):
@@ -97,9 +104,14 @@ class Imported:
 
 
 def http_url(url: object) -> bool:
-    """An absolute http(s) URL (a token or metadata url: anywhere, with a
-    query or fragment, unlike a card's)."""
-    return isinstance(url, str) and WEB_URL.match(url) is not None
+    """An absolute http(s) URL, anywhere (a provider's site), with a query
+    and fragment unlike a card's, and no character a reader would not see."""
+    return isinstance(url, str) and _SITE_URL.fullmatch(url) is not None and unshown(url) is None
+
+
+def endpoint_url(url: object) -> bool:
+    """`http_url`, for an OAuth endpoint: without a fragment."""
+    return http_url(url) and _ENDPOINT_URL.fullmatch(str(url)) is not None
 
 
 def publishable(url: object) -> bool:
@@ -146,7 +158,8 @@ def no_credentials(raw: JsonValue, out: Imported) -> None:
             out.drop(path, "a credential's value: a committed blueprint and its card would publish it; left out")
             continue
         kept = "kept the url without it" if _is_url(text) else "kept the text with it masked"
-        out.drop(path, f"the credential in `{masked(text)[:200]}`: a committed blueprint and its card would "
+        shown = masked(_credential_params(text, mask=True) if _SCHEME.match(text) else text)
+        out.drop(path, f"the credential in `{shown[:200]}`: a committed blueprint and its card would "
                        f"publish it; {kept}")
     _strip(out.card)
 
@@ -160,12 +173,27 @@ def _clean(text: str) -> str:
     return _credential_params(without_userinfo(text)) if _is_url(text) else masked(text, bare=False)
 
 
-def _credential_params(url: str) -> str:
-    """A url without the query and fragment parameters that carry a credential."""
+def _credential_params(url: str, mask: bool = False) -> str:
+    """A url without the query and fragment parameters that may carry a
+    credential, or (`mask`) with their values masked, as a message shows it."""
     parts = urlsplit(url)
-    kept = [("&".join(p for p in part.split("&") if credential_param(f"?{p}") is None)
-             if part else part) for part in (parts.query, parts.fragment)]
+    kept = [_params(part, mask) for part in (parts.query, parts.fragment)]
     return urlunsplit(parts._replace(query=kept[0], fragment=kept[1])) if kept != [parts.query, parts.fragment] else url
+
+
+def _params(part: str, mask: bool) -> str:
+    out = []
+    for param in part.split("&") if part else ():
+        if not _secret_param(param):
+            out.append(param)
+        elif mask:
+            out.append(param.partition("=")[0] + "=***")
+    return "&".join(out)
+
+
+def _secret_param(param: str) -> bool:
+    name = unquote(param.partition("=")[0])
+    return credential_param(f"?{param}") is not None or _SECRET_WORD.search(name) is not None
 
 
 def _secret_member(key: str, value: object) -> bool:
