@@ -77,7 +77,7 @@ declare("KNO-CARD-URL-CREDENTIALS", E, "a public card's url holds a user name, p
     The card's url, an interface's url, an extension's uri, or its documentation, icon or
     provider url holds a user name or password (`https://user:secret@host/`, and as browsers
     read a url, `https:/user:secret@host/` too), or a query or fragment parameter that carries a
-    credential (`?api_key=`, `#access_token=`, a presigned url's `X-Amz-Signature`; `key`, `token`,
+    credential (`?api_key=`, `?pass=`, `#access_token=`, a presigned url's `X-Amz-Signature`; `key`, `token`,
     `sig`, `auth` and `code` (an Azure Functions key, an OAuth code) only with a value of 16 or more
     token characters holding digits and letters, as they name other things too). The card
     is public: so would they be, in the card, its agent.json, the catalog and the index. Publish
