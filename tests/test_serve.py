@@ -422,7 +422,8 @@ def test_watch_follows_a_source_folder_swapped_whole(repo: Path, tmp_path_factor
 
 def test_watch_rereads_knoc_toml_and_builds_nothing_while_it_is_broken(repo: Path) -> None:
     """An edit of knoc.toml is a change like a source's: the next build reads
-    it. One knoc cannot read builds nothing (the tree served stays as it
+    it. One knoc cannot read, or none (removed: a build with every default
+    would drop its settings), builds nothing (the tree served stays as it
     was) until it is mended."""
     settings = (repo / "knoc.toml").read_text(encoding="utf-8")
 
@@ -442,6 +443,8 @@ def test_watch_rereads_knoc_toml_and_builds_nothing_while_it_is_broken(repo: Pat
         (repo / "knoc.toml").write_text(settings.replace('a2a = "1.0"', 'a2a = "9.9"'), encoding="utf-8")
         edit(repo, "content/agent-blueprints/quick-summarizer.kno", "Condenses a document", "Boils down a document")
         assert b"Boils down" not in served(base, b"Boils down", seconds=3)  # not built with a broken knoc.toml
+        (repo / "knoc.toml").unlink()
+        assert b"Boils down" not in served(base, b"Boils down", seconds=3)  # not built without it
         (repo / "knoc.toml").write_text(settings, encoding="utf-8")
         body = served(base, b"Boils down")
         assert b"Boils down" in body and b'"supportedInterfaces"' in body

@@ -24,12 +24,13 @@ STOPPED = "stopped serving (knoc serve writes nothing)"
 
 def serve(config: Config, port: int, site_name: str | None, rebuild: bool, sign_keys: tuple[str, ...] = (),
           unsigned: bool = False, *, use_cache: bool, reopen: Callable[[], Config],
-          fail_on_warning: bool, report: Callable[[Outcome], object], failed: Callable[[Exception], object],
-          say: Callable[[str], None]) -> Outcome:
-    """Serve until interrupted. `report` shows each build's outcome, `failed`
-    a rebuild that raised (a usage error or a knoc bug): either way the old
-    tree stays served and the watcher goes on. `say` tells the user where to
-    look. A rebuild after knoc.toml changed reads it anew (`reopen`)."""
+          fail_on_warning: bool, report: Callable[[Outcome, Config], object],
+          failed: Callable[[Exception], object], say: Callable[[str], None]) -> Outcome:
+    """Serve until interrupted. `report` shows each build's outcome (under
+    the config it was built with), `failed` a rebuild that raised (a usage
+    error or a knoc bug): either way the old tree stays served and the
+    watcher goes on. `say` tells the user where to look. A rebuild after
+    knoc.toml changed reads it anew (`reopen`)."""
     site = config.out_dir / SITE.rstrip("/")
     watching = watch.Watch() if rebuild else None
     folders = [config.specs, config.content]
@@ -39,11 +40,11 @@ def serve(config: Config, port: int, site_name: str | None, rebuild: bool, sign_
     def build_and_report() -> None:
         nonlocal now, settings
         if (changed := watch.fingerprint(config.root, [], (CONFIG_FILE,))) != settings:
-            now = _reread(config, reopen())  # a broken one raises, each rebuild, until it is mended
+            now = _reread(config, bool(settings) and not changed, reopen)  # raises, each rebuild, until mended
             settings = changed
             say(f"{CONFIG_FILE} changed: building with it")
         report(build(now, use_cache=use_cache, fail_on_warning=fail_on_warning, sign_keys=sign_keys,
-                     unsigned=unsigned, progress=watching.progress if watching is not None else quiet))
+                     unsigned=unsigned, progress=watching.progress if watching is not None else quiet), now)
 
     since = watch.fingerprint(config.root, folders, (CONFIG_FILE,)) if rebuild else None
     if rebuild:
@@ -91,11 +92,18 @@ def serve(config: Config, port: int, site_name: str | None, rebuild: bool, sign_
     return Outcome("knoc serve")
 
 
-def _reread(served: Config, new: Config) -> Config:
-    """knoc.toml as it now reads, unless it moves what is watched or served."""
-    if (new.specs, new.content, new.output) != (served.specs, served.content, served.output):
-        raise UsageError("KNO-SERVE", f"{CONFIG_FILE} now names other folders (specs, content or output) than "
-                         "the ones being watched and served", "stop knoc serve (Ctrl-C) and start it again")
+def _reread(served: Config, gone: bool, reopen: Callable[[], Config]) -> Config:
+    """knoc.toml as it now reads, unless it is `gone` (removed while
+    serving: a build with every default would drop its settings from the
+    tree) or moves what is watched or served."""
+    if gone:
+        raise UsageError("KNO-CONFIG", f"{CONFIG_FILE} is gone: nothing is built until it is back",
+                         f"restore {CONFIG_FILE} (`git checkout {CONFIG_FILE}`)")
+    new = reopen()
+    if (new.root, new.specs, new.content, new.output) != (served.root, served.specs, served.content, served.output):
+        raise UsageError("KNO-SERVE", f"{CONFIG_FILE} now names another repo, or other folders (specs, content "
+                         "or output), than the ones being watched and served", "stop knoc serve (Ctrl-C) and start "
+                         "it again")
     return new
 
 

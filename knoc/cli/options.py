@@ -45,9 +45,9 @@ class Run:
     debug: bool = False  # --debug: a bug's traceback is shown
     reopen: Callable[[], Config] | None = None  # the config read anew, as the command line gave it
 
-    def reopened(self) -> Run:
-        """This run with knoc.toml read again (`knoc serve --watch` after an edit of it)."""
-        return self if self.reopen is None else dataclasses.replace(self, config=self.reopen())
+    def reread(self) -> Config:
+        """The config with knoc.toml read again (`knoc serve --watch` after an edit of it)."""
+        return self.config if self.reopen is None else self.reopen()
 
     def progress(self) -> ProgressBar:
         """A bar on stderr for a long run: only on a terminal, only for text

@@ -1,10 +1,11 @@
 from __future__ import annotations
 
+import dataclasses
+
 import click
 
 from knoc.app.outcome import UsageError
 from knoc.cli.options import Run, common, complain
-from knoc.config import Config
 
 
 @click.command(name="serve")
@@ -32,14 +33,7 @@ def command(run: Run, port: int, site_name: str | None, watch: bool, sign_keys: 
     if (sign_keys or unsigned) and not watch:
         raise UsageError("KNO-CONFIG", "--sign-key and --unsigned go with --watch (they say how it builds)",
                          "add --watch, or build first: knoc build --sign-key KEY")
-    current = run  # as knoc.toml last read: its [accept] decides what each rebuild's report shows
-
-    def reopen() -> Config:
-        nonlocal current
-        current = run.reopened()
-        return current.config
-
     return run.report(serve(run.config, port, site_name, watch, sign_keys, unsigned, use_cache=run.use_cache,
-                            reopen=reopen, fail_on_warning=run.fail_on == "warning",
-                            report=lambda outcome: current.report(outcome), failed=complain,
-                            say=lambda line: click.echo(line, err=True)))
+                            reopen=run.reread, fail_on_warning=run.fail_on == "warning",
+                            report=lambda outcome, config: dataclasses.replace(run, config=config).report(outcome),
+                            failed=complain, say=lambda line: click.echo(line, err=True)))
