@@ -863,7 +863,7 @@ def test_a_key_file_others_can_read_is_used_and_said(repo: Path, keys: dict[str,
         key.chmod(0o640)  # its group's members only: named as such
         done = subprocess.run([sys.executable, "-m", "knoc", "build", "--root", str(repo), "--sign-key", str(key)],
                               capture_output=True, text=True)
-        assert f"is open to the members of its group (gid {key.stat().st_gid}) (mode 640)" in done.stderr
+        assert f"is open to the members of group {key.stat().st_gid} (mode 640)" in done.stderr
     finally:
         key.chmod(0o600)
     done = subprocess.run([sys.executable, "-m", "knoc", "build", "--root", str(repo), "--sign-key", str(key)],
@@ -909,7 +909,8 @@ def test_a_key_file_in_a_folder_others_can_write_to_is_said(repo: Path, keys: di
         done = subprocess.run([sys.executable, "-m", "knoc", "build", "--root", str(repo), "--sign-key", str(key)],
                               capture_output=True, text=True)
         assert done.returncode == 0 and ("KNO-SIGNING-KEY-EXPOSED" in done.stderr) == said, done.stderr
-        assert not said or f"is reached through {shared}, a folder other users may write to" in done.stderr
+        assert not said or f"is reached through {shared}, a folder other users of this machine may write to" \
+            in done.stderr
     safe = tmp_path_factory.mktemp("safe")  # a link to a safe key, in the open folder: replaceable all the same
     (safe / "signing.pem").write_bytes(key.read_bytes())
     (safe / "signing.pem").chmod(0o600)
@@ -958,6 +959,12 @@ def test_keys_new_into_a_folder_others_can_write_to_says_so_at_once(tmp_path_fac
     assert f"warning[KNO-SIGNING-KEY-EXPOSED]: the signing key {shared}/signing.pem is reached through {shared}" \
         in done.stderr
     assert done.stderr.strip().splitlines()[-1] == f"ok: 1 warning (wrote {shared}/signing.pem)"
+    team = tmp_path_factory.mktemp("team")
+    team.chmod(0o770)  # its group's members may swap it: named as such
+    done = subprocess.run([sys.executable, "-m", "knoc", "keys", "new", str(team / "signing.pem")],
+                          capture_output=True, text=True)
+    assert f"is reached through {team}, a folder the members of group {team.stat().st_gid} may write to (mode 770)" \
+        in done.stderr, done.stderr
     own = tmp_path_factory.mktemp("own")
     own.chmod(0o700)
     done = subprocess.run([sys.executable, "-m", "knoc", "keys", "new", str(own / "signing.pem")],

@@ -101,8 +101,7 @@ def exposed_files(paths: list[str], configured: str | None = None) -> list[tuple
             continue
         st = path.stat()
         if st.st_mode & 0o077:
-            who = "other users of this machine" if st.st_mode & 0o007 else f"the members of its group (gid {st.st_gid})"
-            found.append((str(path), f"is open to {who} (mode {st.st_mode & 0o777:o})",
+            found.append((str(path), f"is open to {_who(st, 0o007)} (mode {st.st_mode & 0o777:o})",
                           f"make it readable by you alone: `chmod 600 {path}`"))
         if st.st_uid not in (0, os.getuid()):
             found.append((str(path), f"belongs to another user of this machine (uid {st.st_uid})",
@@ -114,6 +113,12 @@ def exposed_files(paths: list[str], configured: str | None = None) -> list[tuple
             found.append((str(path), f"is reached through {where}, {what}: they can put another key in its place",
                           "keep the key where only you can change the way to it (`chmod go-w`, owned by you)"))
     return found
+
+
+def _who(st: os.stat_result, others: int) -> str:
+    """Whom a mode opens a file or folder to: everyone, if any of its
+    `others` bits is set, else its group's members."""
+    return "other users of this machine" if st.st_mode & others else f"the members of group {st.st_gid}"
 
 
 def _changeable(path: Path) -> tuple[Path, str] | None:
@@ -136,7 +141,7 @@ def _changeable(path: Path) -> tuple[Path, str] | None:
         if folder.st_uid not in (0, me):
             return at, f"a folder of another user's (uid {folder.st_uid})"
         if folder.st_mode & 0o022 and not folder.st_mode & stat.S_ISVTX:
-            return at, f"a folder other users may write to (mode {folder.st_mode & 0o7777:o})"
+            return at, f"a folder {_who(folder, 0o002)} may write to (mode {folder.st_mode & 0o7777:o})"
         if not stat.S_ISLNK(st.st_mode):
             at = at / part
             continue
