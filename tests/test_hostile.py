@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -16,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+import knoc as knoc_api
 from knoc.rules import limits
 from tests.conftest import ROOT, Knoc, edit, json_diags, tree
 from tests.test_bad_input import BP, replace, write
@@ -1014,3 +1016,33 @@ def test_a_spec_that_recurses_once_per_part_of_a_document_is_taken(repo: Path, k
     found = json_diags(out)
     assert code == 1 and [(d["code"], d["file"]) for d in found] == [
         ("KNO-SCHEMA-TYPE", "content/perception-domains/api-surface.kno")], found[:3]
+
+
+def test_a_source_folder_swapped_for_a_link_after_listing_is_not_read(repo: Path, tmp_path_factory: pytest.TempPathFactory,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """A branch switch (or anyone) may swap a listed source folder for a link
+    out of the repo before its files are opened, which guards only the last
+    step against links: the file opened is checked where the kernel found
+    it, and a build publishes nothing from outside."""
+    from knoc.incremental import driver
+    from knoc.io import files
+
+    outside = tmp_path_factory.mktemp("outside")
+    blueprints = repo / "content/agent-blueprints"
+    shutil.copytree(blueprints, outside / "agent-blueprints")
+    summarizer = outside / "agent-blueprints/quick-summarizer.kno"
+    summarizer.write_text(summarizer.read_text(encoding="utf-8").replace("Condenses", "OUTSIDE-TEXT"), encoding="utf-8")
+    listed = driver._listed
+
+    def swapped(*args: object, **kwargs: object) -> object:
+        found = listed(*args, **kwargs)  # type: ignore[arg-type]
+        blueprints.rename(repo / "content/held")  # after the listing, before any file is read
+        blueprints.symlink_to(outside / "agent-blueprints", target_is_directory=True)
+        return found
+
+    monkeypatch.setattr(driver, "_listed", swapped)
+    result = knoc_api.compile(repo)
+    assert not result.ok and any(d.code == "KNO-IO-REFUSED" for d in result.diagnostics), result.diagnostics
+    assert all(b"OUTSIDE-TEXT" not in body for body in result.files.values())
+    with pytest.raises(files.Refused, match="outside the repo"):
+        files.read_source(str(blueprints / "quick-summarizer.kno"), str(repo))

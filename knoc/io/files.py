@@ -214,6 +214,8 @@ def read_source(path: str, root: str | None = None, limit: int = limits.SOURCE_B
         st = os.fstat(fd)
         if not stat_.S_ISREG(st.st_mode):
             raise _not_regular()
+        if root is not None and not _opened_within(fd, root):
+            raise _linked_out()
         if st.st_size > limit:
             raise too_large(st.st_size, limit)
         chunks, size = [], 0
@@ -225,6 +227,23 @@ def read_source(path: str, root: str | None = None, limit: int = limits.SOURCE_B
         return b"".join(chunks)
     finally:
         os.close(fd)
+
+
+def _opened_within(fd: int, root: str) -> bool:
+    """Whether the file open at `fd` lies inside `root`, as the kernel
+    reached it: a folder on the way swapped for a link after the sources
+    were listed (O_NOFOLLOW guards only the last step) is caught here.
+    Where /proc does not say, the path was checked when it was listed."""
+    try:
+        where = os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:
+        return True
+    return within(where, _real(root))
+
+
+@functools.lru_cache(maxsize=16)
+def _real(root: str) -> str:
+    return os.path.realpath(root)
 
 
 def too_large(size: int, limit: int = limits.SOURCE_BYTES) -> Refused:
