@@ -6,7 +6,6 @@ import dataclasses
 import os
 import posixpath
 import re
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, TypedDict, cast
@@ -169,16 +168,12 @@ def load_config(root: Path, a2a: str | None = None) -> Config:
         try:
             data = files.read_source(str(path), str(root))
             text = data.decode("utf-8").removeprefix("\ufeff")  # an editor's BOM
-            raw: dict[str, object] = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as exc:
-            twice = str(exc).startswith("Cannot overwrite a value")  # the most common: a second `public = ...`
-            raise ConfigError(f"{CONFIG_FILE}: {exc}" + ("; a key is set twice: set it once (several keys to pin "
-                                                         "are one list, `public = [..., ...]`)" if twice else ""),
-                              toml.syntax_error_place(exc)) from None
+            raw = toml.parse(text)
+        except toml.Unreadable as exc:
+            raise ConfigError(f"{CONFIG_FILE}: {exc}", exc.at) from None
         except UnicodeDecodeError as exc:
-            before = data[:exc.start]
             raise ConfigError(f"{CONFIG_FILE} is not UTF-8 text (byte 0x{data[exc.start]:02x}); save it as UTF-8",
-                              (before.count(b"\n") + 1, len(before.rpartition(b"\n")[2]) + 1)) from None
+                              toml.byte_place(data, exc.start)) from None
         except OSError as exc:
             raise ConfigError(f"{CONFIG_FILE}: {exc}") from None
     try:

@@ -95,6 +95,9 @@ def test_outside_a_content_repo_is_a_usage_error(tmp_path: Path) -> None:
     ('[knoc]\noutput = "x/../../elsewhere"\n', "inside the repo"),
     ('[knoc]\noutput = "' + "/".join(["a" * 200] * 30) + '"\n', "knoc takes at most 2,048"),  # past PATH_MAX
     ('[knoc]\ncontent = "' + "/".join(["c" * 200] * 30) + '"\n', "knoc takes at most 2,048"),
+    # tomllib reads nested values by recursion: no traceback, at the line where they start to nest
+    ('[knoc]\n\n[x]\na = ' + "[" * 600 + "]" * 600 + "\n", "nest hundreds deep; flatten them\n  --> knoc.toml:4:5"),
+    ('[x]\na = ' + "{b=" * 600 + "1" + "}" * 600 + "\n", "nest hundreds deep; flatten them\n  --> knoc.toml:2:5"),
 ])
 def test_bad_configuration_exits_2(repo: Path, knoc, toml: str, message: str) -> None:  # type: ignore[no-untyped-def]
     (repo / "knoc.toml").write_bytes(toml.encode("utf-8", "surrogateescape"))

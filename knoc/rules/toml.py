@@ -21,6 +21,26 @@ def shown_key(key: str) -> str:
     return f"`{key}`" if re.fullmatch(r"[A-Za-z0-9_-]+", key) else json.dumps(key)
 
 
+class Unreadable(ValueError):
+    """TOML that tomllib cannot read: what is wrong, and where (`at`)."""
+
+    def __init__(self, message: str, at: Place | None) -> None:
+        super().__init__(message)
+        self.at = at
+
+
+def parse(text: str) -> dict[str, object]:
+    """A TOML document's tables and values; Unreadable for one that is not."""
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        twice = str(exc).startswith("Cannot overwrite a value")  # the most common: a second `public = ...`
+        raise Unreadable(f"{exc}" + ("; a key is set twice: set it once (several keys to pin are one list, "
+                                     "`public = [..., ...]`)" if twice else ""), syntax_error_place(exc)) from None
+    except RecursionError:  # tomllib reads nested values by recursion: 1 KB of `[[[...` is enough
+        raise Unreadable("values nest hundreds deep; flatten them", deepest_place(text)) from None
+
+
 def syntax_error_place(exc: tomllib.TOMLDecodeError) -> Place | None:
     """Where tomllib stopped: its attributes (Python 3.14 on), else its message."""
     line, column = getattr(exc, "lineno", None), getattr(exc, "colno", None)
@@ -100,3 +120,23 @@ def _closing(line: str, quotes: str, start: int) -> int:
 
 
 _BASIC = '"' * 3  # a multi-line basic string's quotes
+
+
+def byte_place(data: bytes, at: int) -> Place:
+    """The line and column of byte `at`."""
+    before = data[:at]
+    return before.count(b"\n") + 1, len(before.rpartition(b"\n")[2]) + 1
+
+
+_DEEP = re.compile(r"[\[{](?:[^\]}\n\"']*?[\[{]){31}")  # 32 arrays or inline tables opened, none closed
+
+
+def deepest_place(text: str | None) -> Place | None:
+    """Where values start to nest past any need (for a file tomllib could
+    not read for their depth): the first of 32 brackets opened on one line,
+    none closed between."""
+    found = _DEEP.search(text or "")
+    if found is None:
+        return None
+    before = (text or "")[:found.start()]
+    return before.count("\n") + 1, len(before.rpartition("\n")[2]) + 1
