@@ -106,6 +106,27 @@ def test_a_card_that_cannot_be_written_early_leaves_none_of_its_files(tmp_path: 
 
 
 @pytest.mark.parametrize("rebuild", [(), ("--no-cache",)], ids=["cached", "uncached"])
+@pytest.mark.parametrize("mode", [0o755, 0o4644, 0o200])
+def test_a_card_given_a_mode_knoc_never_writes_is_drift_and_is_written_anew(repo: Path, knoc: Knoc,
+                                                                              rebuild: tuple[str, ...],
+                                                                              mode: int) -> None:
+    """An executable bit (git commits it), a set-id bit, or a card its
+    owner cannot read (a server behind a copy of build/ could not serve
+    it): the bytes are right, the file is not. A check says so; a build
+    writes it anew, with the mode knoc gives every file."""
+    assert knoc("build", root=repo)[0] == 0
+    card = repo / "build" / "site/agents.possibility.space/schema-steward/.well-known/agent-card.json"
+    usual = card.stat().st_mode
+    card.chmod(mode)
+    code, _, err = knoc("check", *rebuild, root=repo)
+    assert code == 1 and "schema-steward/.well-known/agent-card.json (its mode: knoc writes no file executable" \
+        in err, err
+    code, _, err = knoc("build", *rebuild, root=repo)
+    assert code == 0 and card.stat().st_mode == usual, err
+    assert knoc("check", *rebuild, root=repo)[0] == 0
+
+
+@pytest.mark.parametrize("rebuild", [(), ("--no-cache",)], ids=["cached", "uncached"])
 def test_a_fifo_where_a_card_was_is_drift_and_is_replaced_without_a_hang(repo: Path, knoc: Knoc,
                                                                          rebuild: tuple[str, ...]) -> None:
     """The scan hashes build/'s files and an uncached rebuild reads the

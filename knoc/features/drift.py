@@ -8,6 +8,7 @@ import re
 from collections.abc import Callable, Collection, Container, Mapping
 
 from knoc.diagnostics import Diagnostic, diag
+from knoc.io.outputs import ODD_MODE
 from knoc.output.hosting import AI_CATALOG_FILE, CARD_FILE, HEADERS_FILE, LEGACY_CARD_FILE, SITE
 from knoc.output.pages import is_details_path
 from knoc.output.tree import MANIFEST
@@ -34,7 +35,7 @@ def differing(want: Mapping[str, str], actual: Mapping[str, str], where: Collect
     return {path for path, _ in want.items() ^ actual.items()}
 
 
-def drift(expected: Mapping[str, bytes], differ: set[str], actual: Container[str],
+def drift(expected: Mapping[str, bytes], differ: set[str], actual: Mapping[str, str],
           read: Callable[[str], bytes | None], out: str, targets: tuple[Callable[[], str | None], str] | None = None,
           in_hook: bool = False, rebuild: str = "knoc build",
           written: Callable[[], Container[str] | None] = lambda: (),
@@ -42,7 +43,7 @@ def drift(expected: Mapping[str, bytes], differ: set[str], actual: Container[str
           ) -> list[Diagnostic]:
     """One error per stale, missing or extra file, cards first. `differ`:
     the files whose sha256 is not the same in `expected` and on disk
-    (`differing`); `actual`: the files on disk; `read` fetches one from
+    (`differing`); `actual`: the sha256 of each file on disk; `read` fetches one from
     disk for the diff (None: it is not a file to read); `out` prefixes paths. A card's agent.json twin, the
     manifest and the files that join every card, which follow from the
     other files, are folded into one line each (with no diff: the card's
@@ -83,6 +84,9 @@ def drift(expected: Mapping[str, bytes], differ: set[str], actual: Container[str
                               file=shown, hint=hint))
         elif cards and _joins_cards(path):  # its diff would repeat the cards' (as JavaScript, say)
             found.append(diag("KNO-DRIFT", f"stale: {shown} (it joins the drifted cards)", file=shown, hint=hint))
+        elif actual.get(path) == ODD_MODE:  # its bytes are not read: they may be unreadable
+            found.append(diag("KNO-DRIFT", f"stale: {shown}{also} (its mode: knoc writes no file executable, "
+                                           "set-id or unreadable)", file=shown, hint=hint))
         elif (old := read(path)) is None:
             found.append(diag("KNO-DRIFT", f"stale: {shown}{also} (not a regular file)", file=shown, hint=hint))
         else:

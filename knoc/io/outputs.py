@@ -44,6 +44,9 @@ GONE = ""  # an override's sha256 for a file that is not there
 # A file of the tree as knoc last wrote or read it: (size, ctime, sha256, inode).
 TreeStat = tuple[int, int, str, int]
 NOT_A_FILE = "0" * 64  # the sha256 the scan gives a fifo or a device: one no file's bytes have
+# ... and a file of a mode knoc never writes: executable (git commits that bit), set-id, or unreadable to its
+# owner (a web server behind a copy of it could not serve it). A build writes it anew.
+ODD_MODE = "1" * 64
 REBASE_MOST = 1000  # overrides beyond which comparing every digest costs less than looking each up
 
 
@@ -288,6 +291,8 @@ def fresh(base: str, rel: str, known: TreeStat | None) -> TreeStat:
         return known
     if not stat.S_ISREG(st.st_mode):  # a link, a FIFO or a device: drift, never read
         return (st.st_size, st.st_ctime_ns, NOT_A_FILE, st.st_ino)
+    if st.st_mode & 0o7111 or not st.st_mode & stat.S_IRUSR:
+        return (st.st_size, st.st_ctime_ns, ODD_MODE, st.st_ino)
     with files.opened(base + rel, follow=False) as f:  # hashed a piece at a time: agents.js is 100 MB at 100,000 agents
         return (st.st_size, st.st_ctime_ns, hashlib.file_digest(f, "sha256").hexdigest(), st.st_ino)
 
