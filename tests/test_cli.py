@@ -66,6 +66,11 @@ def test_an_encrypted_signing_key_is_named_and_said_encrypted(repo: Path, knoc, 
         serialization.BestAvailableEncryption(b"pw-Zq81")))
     code, _, err = knoc("build", "--sign-key", str(key), root=repo)
     assert code == 2 and f"({key}) is encrypted" in err and "pw-Zq81" not in err
+    plain = ed25519.Ed25519PrivateKey.generate().private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+    key.write_bytes(plain.replace(plain[40:48], b"AAAAAAAA"))  # damaged, not encrypted: said so
+    code, _, err = knoc("build", "--sign-key", str(key), root=repo)
+    assert code == 2 and f"({key}) is not an unencrypted PEM private key" in err, err
 
 
 def test_outside_a_content_repo_is_a_usage_error(tmp_path: Path) -> None:

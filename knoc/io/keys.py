@@ -54,7 +54,7 @@ def private_key(source: str, root: Path, name: str) -> PrivateKey:
         key = serialization.load_pem_private_key(pem, password=None)
     except (ValueError, TypeError, UnsupportedAlgorithm) as exc:
         named = f"{name} ({path})" if path is not None else name
-        encrypted = "encrypted" in str(exc).lower() or "password" in str(exc).lower()
+        encrypted = b"ENCRYPTED" in pem or "password" in str(exc).lower()  # by its header: a damaged one is not
         raise KeyProblem(f"{named} is " + ("encrypted: knoc reads an unencrypted PEM private key (decrypt it into "
                                            "a file only you can read, or a CI secret)" if encrypted
                                            else "not an unencrypted PEM private key")) from None
