@@ -230,20 +230,15 @@ def read_source(path: str, root: str | None = None, limit: int = limits.SOURCE_B
 
 
 def _opened_within(fd: int, root: str) -> bool:
-    """Whether the file open at `fd` lies inside `root`, as the kernel
-    reached it: a folder on the way swapped for a link after the sources
-    were listed (O_NOFOLLOW guards only the last step) is caught here.
-    Where /proc does not say, the path was checked when it was listed."""
+    """Whether the file at `fd` lies in `root` where the kernel found it: a folder swapped for a link out
+    of the repo after the listing (O_NOFOLLOW guards only the last step). Without /proc: as listed."""
     try:
-        where = os.readlink(f"/proc/self/fd/{fd}")
+        return within(os.readlink(f"/proc/self/fd/{fd}"), _real(root))
     except OSError:
         return True
-    return within(where, _real(root))
 
 
-@functools.lru_cache(maxsize=16)
-def _real(root: str) -> str:
-    return os.path.realpath(root)
+_real = functools.lru_cache(maxsize=16)(os.path.realpath)
 
 
 def too_large(size: int, limit: int = limits.SOURCE_BYTES) -> Refused:
