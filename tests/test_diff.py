@@ -670,6 +670,9 @@ def test_a_key_rotated_with_the_old_one_retired_is_not_breaking() -> None:
     assert {(c.kind, c.cls) for c in compare(rotated, dropped)} == {("keys-removed", "breaking")}
     assert ("signing-keys-changed", "breaking") in {(c.kind, c.cls) for c in compare(before, dropped)}
     assert ("keys-removed", "breaking") in {(c.kind, c.cls) for c in compare(before, swapped)}
+    both = Publication({"a": card()}, {}, signed={"a": ("new", "old")}, keys={"h": ("new (t2)", "old (t1)")})
+    [fewer] = [c for c in compare(both, rotated) if c.kind == "signing-keys-rotated"]  # mid-rotation, one key left out
+    assert fewer.message.startswith("signed by fewer keys; each one it is no longer signed by stays in jwks.json")
 
 
 @pytest.mark.parametrize("at", [0, 150, 197, 198, 199, 200, 300])

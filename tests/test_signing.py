@@ -204,12 +204,18 @@ def test_keys_public_in_a_repo_that_pins_keys_gives_the_list_that_adds_it(
     made = subprocess.run([sys.executable, "-m", "knoc", "keys", "new", str(keys["p256"][0].parent / "third.pem")],
                           cwd=repo, capture_output=True, text=True, check=True)  # a new key: the same list
     assert "beside the keys pinned there" in made.stdout and "public = [{ " in made.stdout, made.stdout
+    assert f"knoc build --sign-key CURRENT.pem --sign-key {keys['p256'][0].parent / 'third.pem'}" in made.stdout
     settings = (repo / "knoc.toml").read_text(encoding="utf-8")
     (repo / "knoc.toml").write_text("\n".join(line if ln.startswith("public = ") else ln
                                               for ln in settings.splitlines()) + "\n", encoding="utf-8")
     assert public("p256") == public("ed25519") == "knoc.toml pins it already, under [signing] `public`"
     code, out, err = knoc("build", "--sign-key", str(keys["p256"][0]), root=repo)
     assert code == 0 and "KNO-SIGNING-UNPINNED" not in out + err and "signed with 1 key" in out + err
+    [idle] = [line for line in err.splitlines() if "KNO-SIGNING-PIN-IDLE" in line]  # mid-rotation: one key left out
+    assert "which does not sign this build: its cards lose that key's signature" in idle
+    code, out, err = knoc("build", "--sign-key", str(keys["p256"][0]), "--sign-key", str(keys["ed25519"][0]),
+                          root=repo)
+    assert code == 0 and "KNO-SIGNING-PIN-IDLE" not in err and "signed with 2 keys" in out + err
     with (repo / "knoc.toml").open("a", encoding="utf-8") as f:  # `kid` with two keys: still read, and said
         f.write('kid = "mine"\n')
     assert public("ed25519") == "knoc.toml pins it already, under [signing] `public`"

@@ -15,6 +15,7 @@ from knoc.app.signing import (
     built_keys,
     committed_signed_by,
     exposed,
+    idle_pins,
     key_signer,
     signed_by,
     unpinned,
@@ -95,7 +96,7 @@ def _build(config: Config, use_cache: bool, fail_on_warning: bool, stage: bool, 
         diags = result.report.sorted() + (_roots_gone(differ, result.files) if result.ok else [])
         if signer is not None:
             diags += (unverifiable(signer) + ([] if config.public else [unpinned(signer)]) + _keys_gone(config, signer)
-                      + exposed(signer.exposed))
+                      + idle_pins(config, signer) + exposed(signer.exposed))
         # --fail-on warning: a warning stops the write too, unless knoc.toml accepts it (as the report does)
         written = result.ok and not fails(split(diags, config.accept)[0], fail_on_warning)
         if written and not current:

@@ -22,10 +22,14 @@ def new_key(path: Path, kind: str) -> Outcome:
                          "give a new file's path outside any content repo, e.g. ~/.config/knoc/signing.pem") from None
     except files.Exists:
         raise UsageError("KNO-EXISTS", f"{path} already exists; knoc does not replace a key") from None
+    pinned = _pinned(_repo_of(Path.cwd()))
+    then = (f"sign with every pinned key while clients pick up the new key set: knoc build --sign-key CURRENT.pem "
+            f"--sign-key {path}\n      (then move the old key to `retired`: the signing guide's rotation)\n"
+            if isinstance(pinned, tuple) else
+            f"knoc build --sign-key {path}\n      (in CI: KNOC_SIGNING_KEY holding the file's contents)\n")
     answer = (f"wrote {path} ({'Ed25519, EdDSA' if kind == 'ed25519' else 'P-256, ES256'}), mode 0600\n"
-              + _public_lines(key, _pinned(_repo_of(Path.cwd()))) +  # in a repo that pins keys: beside them
-              f"next: pin it (the line above, under [signing] in knoc.toml), then knoc build --sign-key {path}\n"
-              "      (in CI: KNOC_SIGNING_KEY holding the file's contents)\n")
+              + _public_lines(key, pinned)  # in a repo that pins keys: beside them
+              + f"next: pin it (the line above, under [signing] in knoc.toml), then {then}")
     # Said now, not at the next build: a folder others may write to lets them swap the key from today.
     found = exposed(keys.exposed_files([str(path)]))
     return Outcome("knoc keys new", answer=answer, diagnostics=found, summary=f"wrote {path}" if found else None)

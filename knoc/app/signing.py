@@ -284,6 +284,18 @@ def unpinned(signer: KeySigner) -> Diagnostic:
                 hint=f"add under [signing]: {lines}")
 
 
+def idle_pins(config: Config, signer: KeySigner) -> list[Diagnostic]:
+    """A warning per key knoc.toml pins that this build does not sign with:
+    mid-rotation, a build with one of the two keys drops the other's
+    signature from every card (clients that trust only that key cannot
+    verify them), and nothing else would say so."""
+    idle = [p.kid for p in signer.published if p.kid not in signer.kids()] if config.public else []
+    return [diag("KNO-SIGNING-PIN-IDLE", f"{CONFIG_FILE} pins key {kid!r}, which does not sign this build: its "
+                 "cards lose that key's signature", file=CONFIG_FILE,
+                 hint="sign with every pinned key (`--sign-key` once for each: both, during a rotation), or, once "
+                      "the new key alone signs, move this one from `public` to `retired`") for kid in idle]
+
+
 def unverifiable(signer: KeySigner | Adopter) -> list[Diagnostic]:
     """A warning per view a signed build left unsigned, at the first card's
     source: that client cannot verify those cards."""

@@ -296,6 +296,12 @@ declare("KNO-SIGNING-KEY-GONE", W, "build/ is signed with a key this build neith
     for a new key published under the old key's kid (a new key pinned with [signing] `kid` still
     set): a client looks the old cards' kid up and finds a key that does not verify them. Give
     the new key a kid of its own, and retire the old one under its kid.""")
+declare("KNO-SIGNING-PIN-IDLE", W, "a key knoc.toml pins does not sign this build", """
+    A rotation pins the new key beside the old one and signs with both while clients pick up the
+    new key set. A build given only one of them (`--sign-key` once) drops the other key's
+    signature from every card, and a client that trusts only that key can no longer verify them.
+    Sign with every pinned key, or, once the new key alone signs, move the old one from `public`
+    to `retired`.""")
 declare("KNO-SIGNING-UNPINNED", W, "a build is signed with a key knoc.toml does not pin", """
     `knoc check` verifies a signed build without the private key, against the public keys knoc.toml
     pins in `[signing] public`. With no pin it cannot tell the build's key from one planted in its

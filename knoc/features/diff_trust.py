@@ -71,8 +71,9 @@ def signatures(old: tuple[str, ...], new: tuple[str, ...], kept: frozenset[str],
     elif new and not old:
         yield "signatures-added", "additive", "now signed", None, new
     elif set(old) - set(new) and set(old) - set(new) <= kept and set(new) <= published:
-        yield ("signing-keys-rotated", "cosmetic", "signed by another key; the one it was signed by stays in "
-               "jwks.json (retired), so copies it signed still verify", old, new)
+        what = "signed by another key" if set(new) - set(old) else "signed by fewer keys"
+        yield ("signing-keys-rotated", "cosmetic", f"{what}; each one it is no longer signed by stays in jwks.json, "
+               "so copies it signed still verify", old, new)
     elif set(old) - set(new):
         yield "signing-keys-changed", "breaking", "no longer signed by a key it was signed by", old, new
     elif set(new) - set(old):
