@@ -82,6 +82,8 @@ def test_knoc_build_rebuilds_and_stages(repo: Path) -> None:
     hook_repo(repo, "knoc-build")
     accepted = run(repo, "git", "commit", "-m", "edit without rebuild")
     assert "Passed" in accepted.stdout + accepted.stderr
+    # shown on a pass too: what it wrote, and any warning (a host's root card gone, a key left out)
+    assert "build/ updated" in accepted.stdout + accepted.stderr
     assert run(repo, "git", "status", "--porcelain").stdout.strip() == ""  # the rebuilt build/ went into the commit
     committed = run(repo, "git", "show", "HEAD:build/site/agents.possibility.space/schema-steward/.well-known/"
                     "agent-card.json").stdout
