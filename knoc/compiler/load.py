@@ -5,6 +5,7 @@ hang."""
 from __future__ import annotations
 
 import hashlib
+import re
 from typing import Any
 
 from knoc.compiler.bounds import OutOfBounds, check_text, check_value, needs_walk, refused_character
@@ -91,6 +92,12 @@ def yaml_diagnostic(exc: yaml12.YAMLError, source: SourceFile) -> Diagnostic:
     if isinstance(char, int) and at >= 0:
         return refused_character(source.text, at, "KNO-YAML-SYNTAX", f"invalid YAML: U+{char:04X} is not allowed "
                                  f"in a YAML file ({getattr(exc, 'reason', '')})").at(file)
+    conflict = _CONFLICT.search(source.text)
+    if conflict is not None:  # what libyaml says of it (an indentation, lines later) does not help
+        line = source.text.count("\n", 0, conflict.start()) + 1
+        return diag("KNO-YAML-SYNTAX", f"an unresolved merge conflict: git's `{conflict.group()}` marker", file=file,
+                    span=Span(line, 1, 8), hint="resolve the conflict: keep the lines each side should keep, and "
+                    "remove the `<<<<<<<`, `=======` and `>>>>>>>` lines")
     tab_line = _tab_indented_line(source.text)
     if tab_line:
         line, col = tab_line
@@ -141,6 +148,9 @@ def yaml_diagnostic(exc: yaml12.YAMLError, source: SourceFile) -> Diagnostic:
                     span=span, hint=misaligned)
     return diag("KNO-YAML-SYNTAX", f"invalid YAML: {message}", file=file, span=span,
                  hint="fix the YAML syntax at this position")
+
+
+_CONFLICT = re.compile(r"^(?:<{7}|\|{7}|>{7})(?= |$)", re.M)  # git's markers (`|||||||`: diff3's)
 
 
 def _misaligned(text: str, line: int, context: Mark | None, problem: str) -> str | None:
