@@ -171,7 +171,7 @@ def test_build_refuses_a_foreign_output_folder(repo: Path, knoc) -> None:  # typ
 
 @pytest.mark.parametrize(("folder", "reported", "refused"), [
     ("build/index", "extra: build/index", "holds files knoc did not write: index"),
-    ("build", "missing: build/manifest.json", "build exists and is not a directory"),
+    ("build", "missing: build/ (none of its", "build exists and is not a directory"),
 ])
 def test_a_file_where_build_or_one_of_its_folders_was_is_reported_not_a_crash(  # type: ignore[no-untyped-def]
         repo: Path, knoc, folder: str, reported: str, refused: str) -> None:
@@ -529,3 +529,9 @@ def test_a_folder_setting_is_named_as_the_folder_it_is(repo: Path, knoc) -> None
         code, _, err = knoc("build", root=repo)
         assert code == 0 and "wrote 7 cards (A2A 1.0) to out/" in err and (repo / "out/manifest.json").is_file(), err
         assert knoc("clean", root=repo)[0] == 0
+
+
+def test_check_without_build_says_it_once(repo: Path, knoc) -> None:  # type: ignore[no-untyped-def]
+    """Not a line for each of its files: build/ is missing, and the hint."""
+    code, _, err = knoc("check", root=repo)
+    assert code == 1 and err.count("KNO-DRIFT") == 1 and "missing: build/ (none of its" in err, err

@@ -56,6 +56,9 @@ def drift(expected: Mapping[str, bytes], differ: set[str], actual: Mapping[str, 
     `shown_as(path, on disk, from sources)`: the two sides as a diff shows them."""
     hint = f"run `{rebuild}` and commit {out}" + (
         f"; if you already ran it, stage it: `git add {out}`" if in_hook else "")
+    if differ and not actual:  # a line per file would bury what happened
+        return [diag("KNO-DRIFT", f"missing: {out} (none of its {len(expected):,} files is there)", file=out,
+                     hint=hint)]
     built = targets[0]() if differ and targets is not None else None
     if built is not None and targets is not None and built != targets[1]:
         return [diag("KNO-DRIFT", f"{out} was built for A2A {built}, but the sources compile for A2A {targets[1]}",
@@ -69,8 +72,9 @@ def drift(expected: Mapping[str, bytes], differ: set[str], actual: Mapping[str, 
     found: list[Diagnostic] = []
     for path in sorted(differ - twins - set(copies), key=lambda p: (_rank(p), p)):
         shown = f"{out}{path}"
-        also = " (and its agent.json twin)" if path.endswith(CARD_FILE) and _legacy(path) in twins else ""
-        also += " (and the host's root copy)" if path in copies.values() else ""
+        joined = [what for what, holds in (("its agent.json twin", path.endswith(CARD_FILE) and _legacy(path) in twins),
+                                           ("the host's root copy", path in copies.values())) if holds]
+        also = f" (and {' and '.join(joined)})" if joined else ""
         if path not in actual:
             found.append(diag("KNO-DRIFT", f"missing: {shown}{also}", file=shown, hint=hint))
         elif path not in expected and path not in (written() or ()):
