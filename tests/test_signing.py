@@ -436,6 +436,8 @@ def test_verify_and_import_fetch_the_key_set_the_card_names_only_when_allowed(
                                "--format", "json"], capture_output=True, text=True, env=env)
         [signed] = [d for d in json_diags(done.stdout) if d["code"] == "KNO-IMPORT-SIGNATURE"]
         assert signed["message"].startswith("its signatures verify for every client that reads it"), signed
+        said = [d["json_path"] for d in json_diags(done.stdout) if d.get("json_path", "").startswith("$.signatures")]
+        assert said == ["$.signatures"], said  # once, as signatures: not again as a credential's value
         written = (other / "content/agent-blueprints/catalog-search.kno").read_text(encoding="utf-8")
         assert "signatures" not in written and "protected" not in written
 

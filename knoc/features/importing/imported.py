@@ -150,7 +150,8 @@ def no_credentials(raw: JsonValue, out: Imported) -> None:
     key) is kept with it masked; the value of a member named as a credential
     (`password`, `Authorization`, `client_secret`) is left out. Each is said
     at its path."""
-    dropped = [c.path for c in out.changes if c.message.startswith("dropped: ")]
+    # What is left out whole is said once, as such: `signatures` by KNO-IMPORT-SIGNATURE.
+    dropped = ["$.signatures", *(c.path for c in out.changes if c.message.startswith("dropped: "))]
     for path, text in _with_credentials(raw, "$"):
         if any(path == d or path.startswith((f"{d}.", f"{d}[")) for d in dropped):
             continue  # inside a field already left out whole: not written, and said once
