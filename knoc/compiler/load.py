@@ -142,12 +142,44 @@ def yaml_diagnostic(exc: yaml12.YAMLError, source: SourceFile) -> Diagnostic:
         return diag("KNO-YAML-SYNTAX", f"invalid YAML: {message}", file=file, span=span,
                     hint=f"`|` or `>` at {opened} begins text on the lines below it, indented; only `-`, `+` "
                          "or a digit may follow it: quote the value if it is text")
+    unclosed = _unclosed_quote(source.text, span.line)
+    if unclosed is not None:  # libyaml read on to the next quote, and stopped lines later
+        n, col, quote = unclosed
+        return diag("KNO-YAML-SYNTAX", f"invalid YAML: the {quote} that starts this value is not closed on its line "
+                    f"(YAML reads on to the next {quote}, and stopped at line {span.line}: {problem})", file=file,
+                    span=Span(n, col, col + 1), hint=f"close it on line {n}; for text on several lines, use `|`")
     misaligned = _misaligned(source.text, span.line, started, problem)
     if misaligned is not None:
         return diag("KNO-YAML-SYNTAX", f"invalid YAML: {message}: the indentation does not line up", file=file,
                     span=span, hint=misaligned)
     return diag("KNO-YAML-SYNTAX", f"invalid YAML: {message}", file=file, span=span,
                  hint="fix the YAML syntax at this position")
+
+
+# A value that opens with a quote: after a key's `: ` or a list item's `- `.
+_OPENS_QUOTED = re.compile(r"""^\s*(?:-\s+)?(?:[^\s#'"-][^#'"]*?:\s+)?(["'])""")
+
+
+def _unclosed_quote(text: str, line: int) -> tuple[int, int, str] | None:
+    """The nearest line a few above `line` (or at it) whose value opens a
+    quote its line does not close, and that the next quote closes only near
+    `line` (where libyaml stopped): (line, column, quote). A value quoted
+    across lines that closes well above `line` is not it."""
+    lines = split_lines(text)
+    for n in range(min(line, len(lines)), max(0, line - 20), -1):
+        found = _OPENS_QUOTED.match(lines[n - 1])
+        if found is None:
+            continue
+        quote = found.group(1)
+        closing = re.compile(r'(?<!\\)"' if quote == '"' else r"'(?!')")
+        if closing.search(lines[n - 1][found.end():].replace("''", "")) is not None:
+            continue  # closed on its line
+        after = "\n".join(lines[n - 1:])[found.end():]
+        closed = closing.search(after.replace("''", "  "))
+        if closed is None or n + after.count("\n", 0, closed.start()) >= line - 1:
+            return n, found.start(1) + 1, quote
+        return None
+    return None
 
 
 _CONFLICT = re.compile(r"^(?:<{7}|\|{7}|>{7})(?= |$)", re.M)  # git's markers (`|||||||`: diff3's)

@@ -87,6 +87,8 @@ _RAW: dict[str, tuple[Edit | tuple[Edit, ...], str, str, int | str | None]] = {
                           "KNO-YAML-ALIAS-CYCLE", f"{BP}/merge.kno", 2),
     "key-is-a-list": (Replace(SENTINEL, "  name: Drift Sentinel", "  ? [name]\n  : Drift Sentinel"),
                       "KNO-YAML-SYNTAX", SENTINEL, "? [name]"),
+    "unclosed-quote": (Replace(SENTINEL, "  name: Drift Sentinel", '  name: "Drift Sentinel'), "KNO-YAML-SYNTAX",
+                       SENTINEL, 'name: "Drift Sentinel'),
     "merge-conflict": (Replace(SENTINEL, "  name: Drift Sentinel", "<<<<<<< HEAD\n  name: Drift Sentinel\n=======\n"
                                                                    "  name: Drift Watch\n>>>>>>> feature"),
                        "KNO-YAML-SYNTAX", SENTINEL, "<<<<<<< HEAD"),
