@@ -702,10 +702,12 @@ def test_no_key_or_token_in_a_query_or_a_secret_member_reaches_the_blueprint(
         assert secret not in written and secret not in out + err
     assert "https://leaky.dev/rest?region=eu" in written and "region: eu" in written
     assert "https://leaky.dev/?user=bob" in written and "https://leaky.dev/token?audience=api" in written
+    code, out, err = knoc("import", str(source), "--force", root=repo)  # text: each source excerpt masked too
+    assert code == 0 and "KNO-IMPORT-CHANGED" in err and not [s for s in ("SEKRET", "agent-card") if s in out + err]
 
 
 @pytest.mark.parametrize("url", ["https://corp.example.org/?a=\x7f", "https://corp.example.org/?x=\u202eevil",
-                                 "https://corp.example.org/x\n"])
+                                 "https://corp.example.org/x\n", "https://[corp/", "https://[corp/?pass=1"])
 def test_a_provider_url_with_a_character_no_reader_sees_is_left_out_and_said(
         repo: Path, knoc: Knoc, tmp_path_factory: pytest.TempPathFactory, url: str) -> None:
     """A control character, a direction override or a trailing line break
@@ -721,10 +723,10 @@ def test_a_provider_url_with_a_character_no_reader_sees_is_left_out_and_said(
     assert "provider:" not in (repo / BLUEPRINTS / "odd-provider.kno").read_text(encoding="utf-8")
 
 
-def test_an_oauth_endpoint_with_a_fragment_is_not_kept(repo: Path, knoc: Knoc,
-                                                       tmp_path_factory: pytest.TempPathFactory) -> None:
-    """RFC 6749 3.1-3.2: an endpoint's url has no fragment. The flow is
-    left out, said, and the agent kept private (its requirement is gone)."""
+def test_an_oauth_endpoint_loses_its_fragment_not_its_flow(repo: Path, knoc: Knoc,
+                                                          tmp_path_factory: pytest.TempPathFactory) -> None:
+    """RFC 6749 3.1-3.2: an endpoint's url has no fragment. The fragment is
+    left out and said; the flow, and the requirement on it, stay."""
     card = {"name": "Frag Token", "description": "d", "url": "https://frag.possibility.space/a2a/", "version": "1.0.0",
             "protocolVersion": "0.3.0", "capabilities": {}, "defaultInputModes": ["text/plain"],
             "defaultOutputModes": ["text/plain"], "skills": [{"id": "s", "name": "S", "description": "d", "tags": ["t"]}],
@@ -733,7 +735,8 @@ def test_an_oauth_endpoint_with_a_fragment_is_not_kept(repo: Path, knoc: Knoc,
             "security": [{"o": ["read"]}]}
     source = tmp_path_factory.mktemp("cards") / "frag.json"
     source.write_text(json.dumps(card), encoding="utf-8")
-    code, out, err = knoc("import", str(source), "--format", "json", root=repo)
-    said = {d["json_path"] for d in json_diags(out)}
-    assert code == 0 and "$.securitySchemes.o.flows.clientCredentials" in said, out + err
-    assert "visibility: private" in (repo / BLUEPRINTS / "frag-token.kno").read_text(encoding="utf-8")
+    code, out, _ = knoc("import", str(source), "--format", "json", root=repo)
+    said = {d["json_path"]: d["message"] for d in json_diags(out)}
+    assert code == 0 and "without its fragment `#frag`" in said["$.securitySchemes.o.flows.clientCredentials.tokenUrl"]
+    written = (repo / BLUEPRINTS / "frag-token.kno").read_text(encoding="utf-8")
+    assert "token_url: https://auth.possibility.space/token\n" in written and "visibility: private" not in written

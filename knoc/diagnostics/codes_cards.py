@@ -105,9 +105,10 @@ declare("KNO-CARD-HIDDEN-TEXT", W, "a card's text holds a character that hides o
     carriage return, a bell; not a tab or a line break) makes a terminal that prints the card
     rewrite what it showed. In a card's name, description, provider, extension descriptions,
     skill names, tags or examples, people would read another text than clients and models act
-    on. Remove the character. Right-to-left text needs none of them (its marks, LRM and RLM, are
-    not flagged), nor do emoji: a subdivision flag's tags and one variation selector after a
-    character (U+FE0F after an emoji; one from U+E0100 up after an ideograph) are not flagged.""")
+    on; in one of its urls, a viewer shows another url than clients fetch. Remove the character.
+    Right-to-left text needs none of them (its marks, LRM and RLM, are not flagged), nor do
+    emoji: a subdivision flag's tags and one variation selector after a character (U+FE0F after
+    an emoji; one from U+E0100 up after an ideograph) are not flagged.""")
 declare("KNO-CARD-AUTH-URL", E, "a security scheme's endpoint is not an absolute URL", """
     A client authenticates at the endpoints a card's security schemes name: the OAuth token,
     authorization, device authorization and refresh URLs, the authorization server's metadata

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from urllib.parse import unquote
 
 # A web scheme, as a browser reads one before an authority (`https:/u:p@h`, `https:\u:p@h` too).
 _SCHEME = r"(?<!\w)(?i:https?|wss?|ftp):"
@@ -30,6 +31,9 @@ _WORD = re.compile(r"[^\s\"'`/\\?#]+")  # what a bare `name:secret@host` is writ
 # percent-encoded. A name that also means other things (`key`, `token`, `sig`, `auth`, `code`) counts only before
 # a value that looks like a secret: 16 or more characters of a token's alphabet, digits and letters both.
 _SEP = r"(?:[-_]|%5[fF]|%2[dD])?"
+# A token's character: base64's and base64url's, `+`, `/` and `=` percent-encoded too (a SAS url's `sig`);
+# any other escape (`%20`) ends it, so `?key=getting%20started` is text.
+_TOKEN = r"(?:[\w.~+/=-]|%2[bBfF]|%3[dD])"
 CREDENTIAL_NAME = re.compile(
     rf"(?i:(?:api|auth|access|private|secret|session|client|refresh|id|bearer|oauth){_SEP}(?:key|token|secret)"
     rf"|x{_SEP}api{_SEP}key|subscription{_SEP}key|x{_SEP}amz{_SEP}(?:signature|credential|security{_SEP}token)"
@@ -37,7 +41,11 @@ CREDENTIAL_NAME = re.compile(
 CREDENTIAL_PARAM = re.compile(
     r"(?:[?&#;]|\\u0026|\\x26)"
     rf"(?:(?P<name>{CREDENTIAL_NAME.pattern})=(?P<value>[^&#;\s\"'<>`\\]+)"
-    r"|(?P<weak>(?i:key|token|sig|auth|code))=(?P<weak_value>(?=[\w.~+/=%-]*\d)(?=[\w.~+/=%-]*[A-Za-z])[\w.~+/=%-]{16,}))")
+    rf"|(?P<weak>(?i:key|token|sig|auth|code))=(?P<weak_value>(?={_TOKEN}*\d)(?={_TOKEN}*[A-Za-z]){_TOKEN}{{16,}}))")
+# A url parameter whose name holds a word a credential goes by, whatever its value: what `knoc import` leaves
+# out of a url it keeps (a card from the wild is committed as it is), and what a source excerpt masks.
+SECRET_WORD = re.compile(r"key|token|secret|pass|pwd|sig|auth|code|credential|sess|jwt|bearer|cookie", re.I)
+_NAMED_PARAM = re.compile(r"(?:[?&#;]|\\u0026|\\x26)(?P<name>[^=&#;\s\"'<>`\\]+)=(?P<value>[^&#;\s\"'<>`\\]+)")
 
 
 def credential_param(text: str) -> str | None:
@@ -46,7 +54,13 @@ def credential_param(text: str) -> str | None:
     return None if found is None else found.group("name") or found.group("weak")
 
 
-def masked(text: str, keep_width: bool = False, bare: bool = True) -> str:
+def secret_param(param: str) -> bool:
+    """Whether a url parameter (`name=value`) may carry a credential: by its
+    value (`credential_param`), or by a word in its name (`SECRET_WORD`)."""
+    return credential_param(f"?{param}") is not None or SECRET_WORD.search(unquote(param.partition("=")[0])) is not None
+
+
+def masked(text: str, keep_width: bool = False, bare: bool = True, named: bool = False) -> str:
     """`text` with every user name and password it holds masked: a URL's,
     from after `scheme:` and its slashes (`https:/u:p@h` and `https:\\u:p@h`
     too) or after `//` or `\\\\`, up to the last `@` before its path; in a
@@ -57,7 +71,9 @@ def masked(text: str, keep_width: bool = False, bare: bool = True) -> str:
     inside an authority (browsers drop them) does not end it. `keep_width`:
     one `*` per character masked, so that columns after it stay where they
     were. `bare`: the bare form too (prose, where `support:team@example.com`
-    is a label and an address, says False)."""
+    is a label and an address, says False). `named`: also the value of any
+    url parameter `SECRET_WORD` names (a source excerpt, which may show a
+    card whose url `knoc import` left such a parameter out of)."""
     if "@" not in text and "\\" not in text and "=" not in text:
         return text
     # Read with each escaped `@` (YAML's, JSON's) as one, of the same width: a value's credential is masked
@@ -66,6 +82,8 @@ def masked(text: str, keep_width: bool = False, bare: bool = True) -> str:
     spans = [*_in_urls(seen), *_in_quoted_urls(seen), *(_bare(seen) if bare else ())] if "@" in seen else []
     if "=" in text:
         spans += [m.span("value" if m.group("value") else "weak_value") for m in CREDENTIAL_PARAM.finditer(text)]
+        if named:
+            spans += [m.span("value") for m in _NAMED_PARAM.finditer(text) if SECRET_WORD.search(m.group("name"))]
     if not spans:
         return text
     out, done = [], 0
@@ -80,8 +98,8 @@ def masked_line(line: str, following: str) -> str:
     on in the `following` line when it ends in an escaped line break (a
     quoted YAML value continued there: its `@` may be on the next line)."""
     if not line.endswith("\\"):
-        return masked(line, keep_width=True)
-    return masked(f"{line}\n{following.lstrip()}", keep_width=True)[:len(line)]
+        return masked(line, keep_width=True, named=True)
+    return masked(f"{line}\n{following.lstrip()}", keep_width=True, named=True)[:len(line)]
 
 
 def _in_urls(text: str) -> list[tuple[int, int]]:

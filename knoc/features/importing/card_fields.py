@@ -18,10 +18,12 @@ from knoc.features.importing.imported import (
     http_url,
     list_of,
     member,
+    not_a_url,
 )
 from knoc.rules import slug as slugs
 from knoc.rules.json import JsonObject, JsonValue
 from knoc.rules.paths import shown_url, web_link
+from knoc.rules.text import unshown
 
 FLAGS = {"streaming": "streaming", "pushNotifications": "push_notifications",
          "stateTransitionHistory": "state_transition_history", "extendedAgentCard": "extended_agent_card"}
@@ -77,7 +79,9 @@ def _provider(raw: JsonObject, out: Imported) -> None:
             for key in sorted(set(p) - {"organization", "name", "url"}):
                 out.drop(member("$.provider", key), "A2A's provider has only organization and url")
             return
-    out.drop("$.provider", "A2A's provider needs an organization and an http(s) url")
+    url = p.get("url") if isinstance(p, dict) else None
+    hidden = f" (its url: {not_a_url(url)})" if isinstance(url, str) and unshown(url) else ""
+    out.drop("$.provider", f"A2A's provider needs an organization and an http(s) url{hidden}")
 
 
 def _renamed(key: str) -> Converter:

@@ -11,8 +11,9 @@ import json
 from knoc.a2a.readers import js, sdk03
 from knoc.a2a.readers.common import Unreadable
 from knoc.a2a.schemes import TOKEN
-from knoc.features.importing.imported import Imported, boolean, endpoint_url, list_of, member
+from knoc.features.importing.imported import Imported, boolean, endpoint_url, list_of, member, not_a_url
 from knoc.rules.json import JsonObject, JsonValue
+from knoc.rules.text import unshown
 
 
 def security_schemes(raw: JsonObject, out: Imported) -> None:
@@ -96,6 +97,8 @@ def _fields(s: JsonObject, path: str, out: Imported) -> JsonObject | None:
         bearer = _text(s, "bearerFormat", path, out)
         fmt = {"bearer_format": bearer} if bearer is not None else {}
         return {"type": kind, "scheme": scheme, **fmt, **desc}
+    if kind in ("oauth2", "openIdConnect"):
+        s = _unfragmented(s, path, out)
     if kind == "openIdConnect" and endpoint_url(s.get("openIdConnectUrl")):
         return {"type": kind, "open_id_connect_url": s["openIdConnectUrl"], **desc}
     if kind == "mutualTLS":
@@ -103,10 +106,13 @@ def _fields(s: JsonObject, path: str, out: Imported) -> JsonObject | None:
     if kind == "oauth2" and isinstance(stated := s.get("flows"), dict):
         flows = {name: f for name, raw in stated.items()
                  if (f := _flow(name, raw, f"{path}.flows.{name}", out)) is not None}
-        for name in stated:
+        for name, raw in stated.items():
             if name not in flows:
+                urls = raw.items() if isinstance(raw, dict) else ()
+                hidden = next((f" (its `{k}`: {not_a_url(u)})" for k, u in urls if k in _ENDPOINTS
+                               and isinstance(u, str) and unshown(u)), "")
                 out.drop(f"{path}.flows.{name}", "not an OAuth flow knoc can carry (authorization code, client "
-                                                 "credentials, device code, each with http(s) urls)")
+                                                 f"credentials, device code, each with http(s) urls){hidden}")
         if not flows:
             return None
         first, *others = flows
@@ -115,9 +121,34 @@ def _fields(s: JsonObject, path: str, out: Imported) -> JsonObject | None:
                                              "declare another scheme for this one")
         meta = {"oauth2_metadata_url": s["oauth2MetadataUrl"]} if endpoint_url(s.get("oauth2MetadataUrl")) else {}
         if "oauth2MetadataUrl" in s and not meta:
-            out.drop(f"{path}.oauth2MetadataUrl", "not an absolute http(s) URL")
+            out.drop(f"{path}.oauth2MetadataUrl", not_a_url(s["oauth2MetadataUrl"]))
         return {"type": kind, "flows": {FLOWS[first]: flows[first]}, **meta, **desc}
     return None
+
+
+# The urls of an OAuth scheme and its flows: endpoints, which have no fragment (RFC 6749 3.1, 3.2).
+_ENDPOINTS = ("tokenUrl", "authorizationUrl", "deviceAuthorizationUrl", "refreshUrl")
+
+
+def _unfragmented(s: JsonObject, path: str, out: Imported) -> JsonObject:
+    """An OAuth or OpenID Connect scheme with its endpoints' fragments left
+    out, each said: the endpoint stays, where refusing its url would drop
+    the flow and the requirement with it."""
+    def kept(url: JsonValue, at: str) -> JsonValue:
+        if isinstance(url, str) and "#" in url and endpoint_url(bare := url.partition("#")[0]):
+            out.convert(at, f"the url without its fragment `#{url.partition('#')[2][:40]}`: an OAuth endpoint has "
+                            "none (RFC 6749 3.1)")
+            return bare
+        return url
+
+    flows = s.get("flows")
+    fixed: JsonObject = {k: kept(v, member(path, k)) if k in ("openIdConnectUrl", "oauth2MetadataUrl") else v
+                         for k, v in s.items()}
+    if isinstance(flows, dict):
+        fixed["flows"] = {name: {k: kept(v, f"{path}.flows.{name}.{k}") if k in _ENDPOINTS else v
+                                 for k, v in flow.items()} if isinstance(flow, dict) else flow
+                          for name, flow in flows.items()}
+    return fixed
 
 
 def _flow(name: str, flow: JsonValue, path: str, out: Imported) -> JsonObject | None:
@@ -138,7 +169,7 @@ def _flow(name: str, flow: JsonValue, path: str, out: Imported) -> JsonObject | 
     if endpoint_url(flow.get("refreshUrl")):
         kept["refresh_url"] = flow["refreshUrl"]
     elif "refreshUrl" in flow:
-        out.drop(f"{path}.refreshUrl", "not an absolute http(s) URL")
+        out.drop(f"{path}.refreshUrl", not_a_url(flow["refreshUrl"]))
     return kept
 
 

@@ -7,11 +7,11 @@ import json
 import re
 from dataclasses import dataclass, field
 from typing import TypedDict
-from urllib.parse import unquote, urlsplit, urlunsplit
+from urllib.parse import urlsplit, urlunsplit
 
 from knoc.output.hosting import locate_url
 from knoc.rules.json import JsonObject, JsonValue
-from knoc.rules.masking import CREDENTIAL_NAME, credential_param, masked
+from knoc.rules.masking import CREDENTIAL_NAME, masked, secret_param
 from knoc.rules.paths import has_userinfo, without_userinfo
 from knoc.rules.text import unshown
 
@@ -21,10 +21,6 @@ URL = re.compile(r"^https?://[^/?#\s]+(/[^?#\s]*)?$")  # agent-card-schema's car
 # parameters are gone by then (`_credential_params`).
 _SITE_URL = re.compile(r"https?://[^/?#\s]+(?:[/?#]\S*)?")
 _ENDPOINT_URL = re.compile(r"https?://[^/?#\s]+(?:[/?][^#\s]*)?")
-# A url parameter `knoc import` leaves out, besides those a card check refuses (`credential_param`): one
-# whose name holds a word a credential goes by, whatever its value (`?pass=`, `?oauth_token=`, a SAS url's
-# `sig`). An imported card is committed as it is; each one left out is said, to be put back if it is no secret.
-_SECRET_WORD = re.compile(r"key|token|secret|pass|pwd|sig|auth|code|credential|session|jwt|bearer|cookie", re.I)
 
 
 class NotACard(Exception):
@@ -106,7 +102,22 @@ class Imported:
 def http_url(url: object) -> bool:
     """An absolute http(s) URL, anywhere (a provider's site), with a query
     and fragment unlike a card's, and no character a reader would not see."""
-    return isinstance(url, str) and _SITE_URL.fullmatch(url) is not None and unshown(url) is None
+    return isinstance(url, str) and _SITE_URL.fullmatch(url) is not None and unshown(url) is None and _splits(url)
+
+
+def not_a_url(url: object) -> str:
+    """Why `http_url` refuses `url`, as a drop says it."""
+    hidden = unshown(url) if isinstance(url, str) else None
+    return f"it holds {hidden}, a character no reader sees" if hidden else "not an absolute http(s) URL"
+
+
+def _splits(url: str) -> bool:
+    """Whether a url's host and port read (`https://[bad/` does not)."""
+    try:
+        urlsplit(url).port  # noqa: B018 - read for the ValueError a host or port that does not read raises
+    except ValueError:
+        return False
+    return True
 
 
 def endpoint_url(url: object) -> bool:
@@ -177,7 +188,10 @@ def _clean(text: str) -> str:
 def _credential_params(url: str, mask: bool = False) -> str:
     """A url without the query and fragment parameters that may carry a
     credential, or (`mask`) with their values masked, as a message shows it."""
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+    except ValueError:  # `https://[bad/`: no url to take apart (refused where a url belongs)
+        return url
     kept = [_params(part, mask) for part in (parts.query, parts.fragment)]
     return urlunsplit(parts._replace(query=kept[0], fragment=kept[1])) if kept != [parts.query, parts.fragment] else url
 
@@ -185,16 +199,11 @@ def _credential_params(url: str, mask: bool = False) -> str:
 def _params(part: str, mask: bool) -> str:
     out = []
     for param in part.split("&") if part else ():
-        if not _secret_param(param):
+        if not secret_param(param):
             out.append(param)
         elif mask:
             out.append(param.partition("=")[0] + "=***")
     return "&".join(out)
-
-
-def _secret_param(param: str) -> bool:
-    name = unquote(param.partition("=")[0])
-    return credential_param(f"?{param}") is not None or _SECRET_WORD.search(name) is not None
 
 
 def _secret_member(key: str, value: object) -> bool:
