@@ -181,3 +181,18 @@ def test_the_readme_config_installs_knoc_from_its_release_tag(repo: Path) -> Non
     run(repo, "git", "add", BLUEPRINT)
     refused = run(repo, "git", "commit", "-m", "edit without rebuild", check=False)
     assert refused.returncode != 0 and "stale: build/site/" in refused.stdout + refused.stderr
+
+
+def test_knoc_check_names_a_card_made_executable_in_the_commit(repo: Path) -> None:
+    """`chmod +x` on a card, staged: git would commit the bit. The hook says
+    the card's mode, not "current in your work tree but not staged" (which
+    `git add` could never mend)."""
+    hook_repo(repo, "knoc-check")
+    run(repo, "git", "checkout", "HEAD", "--", BLUEPRINT)  # only the mode changes
+    card = "build/site/agents.possibility.space/schema-steward/.well-known/agent-card.json"
+    (repo / card).chmod(0o755)
+    run(repo, "git", "add", card)
+    refused = run(repo, "git", "commit", "-m", "a card made executable", check=False)
+    output = refused.stdout + refused.stderr
+    assert refused.returncode != 0 and "(its mode: knoc writes no file executable" in output, output
+    assert "not staged" not in output

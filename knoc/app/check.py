@@ -41,6 +41,7 @@ def _compared(config: Config, use_cache: bool, progress: Progress | None, scan: 
               pending: Callable[[], list[Any]]) -> Outcome:
     from knoc.app.signing import adopter, unverifiable
     from knoc.features.drift import drift
+    from knoc.io.outputs import ODD_MODE
     from knoc.output.tree import MANIFEST
 
     out, in_hook = config.output + "/", scan.in_hook
@@ -51,7 +52,8 @@ def _compared(config: Config, use_cache: bool, progress: Progress | None, scan: 
         return Outcome("knoc check", result.report.sorted(), result.inputs, f"{out} not compared")
     found = scan.in_build(seen, result.base)
     differ = found.differing(result.digests)
-    if in_hook and differ and not found.differing(result.digests, found.before):
+    odd_mode = any(found.actual.get(p) == ODD_MODE for p in differ)  # never knoc's: not a build left unstaged
+    if in_hook and differ and not odd_mode and not found.differing(result.digests, found.before):
         # pre-commit set unstaged changes aside: the build/ the last run saw
         # is the right one, and only the staged one is stale.
         unstaged = diag("KNO-DRIFT", f"{out} is current in your work tree but not staged", file=out,
