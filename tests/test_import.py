@@ -676,7 +676,7 @@ def test_no_key_or_token_in_a_query_or_a_secret_member_reaches_the_blueprint(
             "capabilities": {"extensions": [{"uri": "https://leaky.dev/ext", "params": {
                 "password": "SEKRET-4", "headers": {"Authorization": "Bearer SEKRET-5"}, "region": "eu"}}]},
             "metadata": {"password": "SEKRET-7", "owner": "ops"},
-            "provider": {"organization": "Leaky", "url": "https://leaky.dev/?user=bob&pass=SEKRET-8&sig=A%2FSEKRET-9"},
+            "provider": {"organization": "Leaky", "url": "https://leaky.dev/?user=bob&pass=SEKRET-8&sig=A%2FSEKRET-9;session=SEKRET-11"},
             "securitySchemes": {"w": {"apiKeySecurityScheme": {"location": "header", "name": "X-K",
                                                                "value": "SEKRET-6"}},
                                 "o": {"oauth2SecurityScheme": {"flows": {"clientCredentials": {
@@ -698,7 +698,7 @@ def test_no_key_or_token_in_a_query_or_a_secret_member_reaches_the_blueprint(
                           "$.additionalInterfaces[1].url"} <= said, said
     assert "$.metadata" in said and not [p for p in said if p.startswith("$.metadata.")]  # left out whole, said once
     for secret in ("SEKRET-1", "SEKRET-2", "SEKRET-3", "SEKRET-4", "SEKRET-5", "SEKRET-6", "SEKRET-7", "SEKRET-8",
-                   "SEKRET-9", "SEKRET-10", "agent-card"):
+                   "SEKRET-9", "SEKRET-10", "SEKRET-11", "agent-card"):
         assert secret not in written and secret not in out + err
     assert "https://leaky.dev/rest?region=eu" in written and "region: eu" in written
     assert "https://leaky.dev/?user=bob" in written and "https://leaky.dev/token?audience=api" in written

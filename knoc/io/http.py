@@ -132,7 +132,8 @@ class _Watchdog:
     def _connect(self, address: tuple[str, int], timeout: float | None,
                  source: tuple[str, int] | None) -> socket.socket:
         failed: OSError = TimeoutError("timed out")
-        for family, kind, proto, _, where in _lookup(address, self._deadline - time.monotonic()):
+        left = self._deadline - time.monotonic()
+        for family, kind, proto, _, where in _lookup(address, min(timeout or left, left)):
             left = self._deadline - time.monotonic()
             if left <= 0:
                 break

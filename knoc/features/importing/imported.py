@@ -197,13 +197,16 @@ def _credential_params(url: str, mask: bool = False) -> str:
 
 
 def _params(part: str, mask: bool) -> str:
-    out = []
-    for param in part.split("&") if part else ():
-        if not secret_param(param):
-            out.append(param)
-        elif mask:
-            out.append(param.partition("=")[0] + "=***")
-    return "&".join(out)
+    """A query's or fragment's parameters (split at `&` and at `;`, as some
+    servers read them) without those `secret_param` finds, or masked."""
+    pieces = re.split(r"([&;])", part)  # a parameter, a separator, a parameter, ...
+    kept: list[str] = []
+    for i in range(0, len(pieces), 2):
+        param = pieces[i]
+        shown = param if not secret_param(param) else param.partition("=")[0] + "=***" if mask else None
+        if shown is not None:
+            kept += [pieces[i - 1] if kept else "", shown]  # the separator before it, unless it comes first
+    return "".join(kept)
 
 
 def _secret_member(key: str, value: object) -> bool:
