@@ -157,6 +157,13 @@ def _a2a_schemes(card: dict[str, Any]) -> set[str]:
     return kept
 
 
+def import_card(card: dict[str, Any], knoc: Knoc, repo: Path, cards: Path) -> tuple[int, str, str]:
+    """`knoc import --format json` of `card`, written as JSON into `cards` (a folder outside the repo)."""
+    source = cards / "card.json"
+    source.write_text(json.dumps(card), encoding="utf-8")
+    return knoc("import", str(source), "--format", "json", root=repo)
+
+
 def test_every_card_an_official_sdk_reads_imports_with_name_skills_and_security(repo: Path, knoc: Knoc) -> None:
     """The SDKs judge what a card is: each real card here that one of them
     reads imports and builds a strict 1.0 card that keeps its name, skills
@@ -566,9 +573,7 @@ def test_odd_scheme_values_are_converted_or_dropped_at_their_path(repo: Path, kn
                 "key": {"type": "apiKey", "in": "Header", "name": "X-Key"},
                 "bearer": {"type": "http", "scheme": "Bearer", "bearerFormat": 7}},
             "security": [{"code": ["read"]}, {"cc": ["read"]}, {"key": []}, {"bearer": []}]}
-    source = tmp_path_factory.mktemp("cards") / "odd.json"
-    source.write_text(json.dumps(card), encoding="utf-8")
-    code, out, _ = knoc("import", str(source), "--format", "json", root=repo)
+    code, out, _ = import_card(card, knoc, repo, tmp_path_factory.mktemp("cards"))
     said = {d["json_path"]: d["message"] for d in json_diags(out) if d["code"] == "KNO-IMPORT-CHANGED"}
     assert code == 0
     flow = "$.securitySchemes.code.flows.authorizationCode"
@@ -716,9 +721,7 @@ def test_a_provider_url_with_a_character_no_reader_sees_is_left_out_and_said(
             "protocolVersion": "0.3.0", "provider": {"organization": "Corp", "url": url}, "capabilities": {},
             "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
             "skills": [{"id": "s", "name": "S", "description": "d", "tags": ["t"]}]}
-    source = tmp_path_factory.mktemp("cards") / "odd.json"
-    source.write_text(json.dumps(card), encoding="utf-8")
-    code, out, err = knoc("import", str(source), "--format", "json", root=repo)
+    code, out, err = import_card(card, knoc, repo, tmp_path_factory.mktemp("cards"))
     assert code == 0 and "$.provider" in {d["json_path"] for d in json_diags(out)}, out + err
     assert "provider:" not in (repo / BLUEPRINTS / "odd-provider.kno").read_text(encoding="utf-8")
 
@@ -733,9 +736,7 @@ def test_an_oauth_endpoint_loses_its_fragment_not_its_flow(repo: Path, knoc: Kno
             "securitySchemes": {"o": {"type": "oauth2", "flows": {"clientCredentials": {
                 "tokenUrl": "https://auth.possibility.space/token#frag", "scopes": {"read": "Read"}}}}},
             "security": [{"o": ["read"]}]}
-    source = tmp_path_factory.mktemp("cards") / "frag.json"
-    source.write_text(json.dumps(card), encoding="utf-8")
-    code, out, _ = knoc("import", str(source), "--format", "json", root=repo)
+    code, out, _ = import_card(card, knoc, repo, tmp_path_factory.mktemp("cards"))
     said = {d["json_path"]: d["message"] for d in json_diags(out)}
     assert code == 0 and "without its fragment `#frag`" in said["$.securitySchemes.o.flows.clientCredentials.tokenUrl"]
     written = (repo / BLUEPRINTS / "frag-token.kno").read_text(encoding="utf-8")
