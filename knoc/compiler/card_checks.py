@@ -101,6 +101,10 @@ def _card_urls(agent: Agent) -> Iterable[Diagnostic]:
     for path, url in urls:
         if not isinstance(url, str):
             continue
+        if not (url.isascii() and url.isprintable()) and (found := hidden_character(url)) is not None:
+            yield card_error(agent, path, "KNO-CARD-HIDDEN-TEXT", f"`{_field(path)}` holds {found}, which is not "
+                             "shown, or changes how the url around it is shown: viewers show another url than "
+                             "clients fetch", "remove it")
         # (a gRPC host:port with a user name is no address: the schema refuses it)
         if has_userinfo(url):
             yield card_error(agent, path, "KNO-CARD-URL-CREDENTIALS", f"{_named(path, url)} holds a user name or "
@@ -110,10 +114,6 @@ def _card_urls(agent: Agent) -> Iterable[Diagnostic]:
             yield card_error(agent, path, "KNO-CARD-URL-CREDENTIALS", f"{_named(path, url)} carries a credential in "
                              f"its `{name}` parameter: the card is public, and so would it be",
                              "publish the URL without it; clients bring their own credentials")
-        elif not (url.isascii() and url.isprintable()) and (found := hidden_character(url)) is not None:
-            yield card_error(agent, path, "KNO-CARD-HIDDEN-TEXT", f"`{_field(path)}` holds {found}, which is not "
-                             "shown, or changes how the url around it is shown: viewers show another url than "
-                             "clients fetch", "remove it")
         elif path[0] in _LINKS and not web_link(url, image=path[0] == "icon_url"):
             yield card_error(agent, path, "KNO-CARD-LINK", f"{_named(path, url)} is not an http(s) URL: card "
                              "viewers show it as a link, and a `javascript:` or `file:` one runs or opens "

@@ -162,13 +162,14 @@ _OPENS_QUOTED = re.compile(r"""^\s*(?:-\s+)?(?:[^\s#'"-][^#'"]*?:\s+)?(["'])""")
 
 def _unclosed_quote(text: str, line: int) -> tuple[int, int, str] | None:
     """The nearest line a few above `line` (or at it) whose value opens a
-    quote its line does not close, and that the next quote closes only near
-    `line` (where libyaml stopped): (line, column, quote). A value quoted
-    across lines that closes well above `line` is not it."""
+    quote its line does not close, and that the next quote closes only on
+    `line` or after (where libyaml stopped): (line, column, quote). A value
+    quoted across lines that closes above `line`, and text in a `|` or `>`
+    block, are not it."""
     lines = split_lines(text)
     for n in range(min(line, len(lines)), max(0, line - 20), -1):
         found = _OPENS_QUOTED.match(lines[n - 1])
-        if found is None:
+        if found is None or _in_block(lines, n):
             continue
         quote = found.group(1)
         closing = re.compile(r'(?<!\\)"' if quote == '"' else r"'(?!')")
@@ -176,13 +177,23 @@ def _unclosed_quote(text: str, line: int) -> tuple[int, int, str] | None:
             continue  # closed on its line
         after = "\n".join(lines[n - 1:])[found.end():]
         closed = closing.search(after.replace("''", "  "))
-        if closed is None or n + after.count("\n", 0, closed.start()) >= line - 1:
+        if closed is None or n + after.count("\n", 0, closed.start()) >= line:
             return n, found.start(1) + 1, quote
         return None
     return None
 
 
-_CONFLICT = re.compile(r"^(?:<{7}|\|{7}|>{7})(?= |$)", re.M)  # git's markers (`|||||||`: diff3's)
+def _in_block(lines: list[str], n: int) -> bool:
+    """Whether line `n` is text of a `|` or `>` block scalar: the nearest
+    line above it that is indented less ends with one."""
+    indent = len(lines[n - 1]) - len(lines[n - 1].lstrip(" "))
+    for above in reversed(lines[:n - 1]):
+        if above.strip() and len(above) - len(above.lstrip(" ")) < indent:
+            return re.search(r"[|>][-+0-9]*\s*(?:#.*)?$", above) is not None
+    return False
+
+
+_CONFLICT = re.compile(r"^<{7}(?= |$)", re.M)  # git's first marker: every conflict has one
 
 
 def _misaligned(text: str, line: int, context: Mark | None, problem: str) -> str | None:

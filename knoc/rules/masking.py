@@ -31,13 +31,14 @@ _WORD = re.compile(r"[^\s\"'`/\\?#]+")  # what a bare `name:secret@host` is writ
 # percent-encoded. A name that also means other things (`key`, `token`, `sig`, `auth`, `code`) counts only before
 # a value that looks like a secret: 16 or more characters of a token's alphabet, digits and letters both.
 _SEP = r"(?:[-_]|%5[fF]|%2[dD])?"
-# A token's character: base64's and base64url's, `+`, `/` and `=` percent-encoded too (a SAS url's `sig`);
+# A token's character: base64's and base64url's, `+`, `/`, `=` and `~` percent-encoded too (a SAS url's `sig`);
 # any other escape (`%20`) ends it, so `?key=getting%20started` is text.
-_TOKEN = r"(?:[\w.~+/=-]|%2[bBfF]|%3[dD])"
+_TOKEN = r"(?:[\w.~+/=-]|%2[bBfF]|%3[dD]|%7[eE])"
 CREDENTIAL_NAME = re.compile(
     rf"(?i:(?:api|auth|access|private|secret|session|client|refresh|id|bearer|oauth){_SEP}(?:key|token|secret)"
     rf"|x{_SEP}api{_SEP}key|subscription{_SEP}key|x{_SEP}amz{_SEP}(?:signature|credential|security{_SEP}token)"
-    rf"|x{_SEP}goog{_SEP}(?:signature|credential)|password|passwd|pwd|pass|secret|authorization|signature|jwt)")
+    rf"|x{_SEP}goog{_SEP}(?:signature|credential)|(?:j|php)?sess(?:ion)?{_SEP}id"
+    r"|password|passwd|pwd|pass|secret|authorization|signature|jwt)")
 CREDENTIAL_PARAM = re.compile(
     r"(?:[?&#;]|\\u0026|\\x26)"
     rf"(?:(?P<name>{CREDENTIAL_NAME.pattern})=(?P<value>[^&#;\s\"'<>`\\]+)"
@@ -83,7 +84,8 @@ def masked(text: str, keep_width: bool = False, bare: bool = True, named: bool =
     if "=" in text:
         spans += [m.span("value" if m.group("value") else "weak_value") for m in CREDENTIAL_PARAM.finditer(text)]
         if named:
-            spans += [m.span("value") for m in _NAMED_PARAM.finditer(text) if SECRET_WORD.search(m.group("name"))]
+            spans += [m.span("value") for m in _NAMED_PARAM.finditer(text)
+                      if SECRET_WORD.search(unquote(m.group("name")))]
     if not spans:
         return text
     out, done = [], 0

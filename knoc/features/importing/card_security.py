@@ -136,8 +136,8 @@ def _unfragmented(s: JsonObject, path: str, out: Imported) -> JsonObject:
     the flow and the requirement with it."""
     def kept(url: JsonValue, at: str) -> JsonValue:
         if isinstance(url, str) and "#" in url and endpoint_url(bare := url.partition("#")[0]):
-            out.convert(at, f"the url without its fragment `#{url.partition('#')[2][:40]}`: an OAuth endpoint has "
-                            "none (RFC 6749 3.1)")
+            out.convert(at, "the url without its fragment (not shown: it may hold a credential): an OAuth or "
+                            "OpenID Connect endpoint has none")
             return bare
         return url
 

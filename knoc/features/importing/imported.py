@@ -192,8 +192,20 @@ def _credential_params(url: str, mask: bool = False) -> str:
         parts = urlsplit(url)
     except ValueError:  # `https://[bad/`: no url to take apart (refused where a url belongs)
         return url
-    kept = [_params(part, mask) for part in (parts.query, parts.fragment)]
-    return urlunsplit(parts._replace(query=kept[0], fragment=kept[1])) if kept != [parts.query, parts.fragment] else url
+    kept = [_path_params(parts.path, mask), *(_params(part, mask) for part in (parts.query, parts.fragment))]
+    return (urlunsplit(parts._replace(path=kept[0], query=kept[1], fragment=kept[2]))
+            if kept != [parts.path, parts.query, parts.fragment] else url)
+
+
+def _path_params(path: str, mask: bool) -> str:
+    """A path without its `;name=value` parameters that `secret_param`
+    finds (`/app;jsessionid=...`), or with their values masked."""
+    def kept(found: re.Match[str]) -> str:
+        if not secret_param(found.group(1)):
+            return found.group()
+        return f";{found.group(1).partition('=')[0]}=***" if mask else ""
+
+    return re.sub(r";([^/;]*)", kept, path) if ";" in path else path
 
 
 def _params(part: str, mask: bool) -> str:
