@@ -103,6 +103,7 @@ class Config:
     retired: tuple[KeyRef, ...] = ()  # [signing]
     primary: tuple[tuple[str, str], ...] = ()  # [primary]: (host folder, agent slug), sorted
     primary_at: tuple[tuple[str, int, int], ...] = ()  # where knoc.toml sets each: (host folder, line, column)
+    accept_at: tuple[tuple[str, int, int], ...] = ()  # where [accept] sets each code: (code, line, column)
     catalog_url: str = ""  # where site/ (the all-hosts catalog) is published, linked from each host's page
     accept: accepted.Accept = ()  # [accept]: warnings kept, by code, with the files they are kept in
 
@@ -182,11 +183,12 @@ def load_config(root: Path, a2a: str | None = None) -> Config:
         if text is not None and exc.at is None and exc.key is not None:
             exc.at = toml.key_place(text, *exc.key)
         raise
-    if text is None or not config.primary:
+    if text is None:
         return config
-    table = _table(raw, "primary")
-    places = ((_host_folder(host), toml.key_place(text, "primary", host)) for host in table)
-    return dataclasses.replace(config, primary_at=tuple(sorted((f, *at) for f, at in places if f and at)))
+    places = ((_host_folder(host), toml.key_place(text, "primary", host)) for host in _table(raw, "primary"))
+    codes = ((code, toml.key_place(text, "accept", code)) for code, _ in config.accept)
+    return dataclasses.replace(config, primary_at=tuple(sorted((f, *at) for f, at in places if f and at)),
+                               accept_at=tuple((code, *at) for code, at in codes if at))
 
 
 def _config(root: Path, raw: dict[str, object] | None, a2a: str | None) -> Config:

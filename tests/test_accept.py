@@ -61,3 +61,16 @@ def test_an_entry_knoc_cannot_take_is_a_configuration_error_at_its_line(knoc: Kn
     assert code == 2 and finding["code"] == "KNO-CONFIG" and said in finding["message"]
     assert finding["file"] == "knoc.toml" and lines[finding["line"] - 1] == table
 
+
+
+def test_a_pattern_that_names_no_file_is_said_at_its_line(knoc: Knoc, repo: Path) -> None:
+    """A typo (or a file renamed since) accepts nothing, and would accept the
+    warning in a file added under that name later: said, at its code's line."""
+    accept(repo, 'KNO-PROTOCOL-PATCH = ["content/agent-blueprints/drift-sentinal.kno", "content/*/drift-*.kno"]\n'
+                 'KNO-COMPAT-JS = ["*"]')
+    for command in ("validate", "build", "check"):
+        _, out, _ = knoc(command, "--format", "json", root=repo)
+        [found] = [d for d in json_diags(out) if d["code"] == "KNO-ACCEPT-UNMATCHED"]
+        assert "`content/agent-blueprints/drift-sentinal.kno`" in found["message"] and found["file"] == "knoc.toml"
+        lines = (repo / "knoc.toml").read_text(encoding="utf-8").splitlines()
+        assert lines[found["line"] - 1].startswith("KNO-PROTOCOL-PATCH"), (command, found)

@@ -8,7 +8,7 @@ import json
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
-from knoc.app.common import compile_cached
+from knoc.app.common import compile_cached, unmatched_accepts
 from knoc.app.outcome import Outcome, UsageError, fails
 from knoc.app.scan import Scan
 from knoc.app.signing import (
@@ -97,6 +97,7 @@ def _build(config: Config, use_cache: bool, fail_on_warning: bool, stage: bool, 
         if signer is not None:
             diags += (unverifiable(signer) + ([] if config.public else [unpinned(signer)]) + _keys_gone(config, signer)
                       + idle_pins(config, signer) + exposed(signer.exposed))
+        diags += unmatched_accepts(config, result.inputs)
         # --fail-on warning: a warning stops the write too, unless knoc.toml accepts it (as the report does)
         written = result.ok and not fails(split(diags, config.accept)[0], fail_on_warning)
         if written and not current:

@@ -12,7 +12,7 @@ import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from knoc.app.common import compile_cached
+from knoc.app.common import compile_cached, unmatched_accepts
 from knoc.app.outcome import Outcome
 from knoc.app.scan import Scan
 from knoc.config import Config
@@ -70,7 +70,8 @@ def _compared(config: Config, use_cache: bool, progress: Progress | None, scan: 
     if drifted and journal.pending(config.out_dir):
         summary += " (an interrupted build left it half updated; the next build finishes that first)"
     said = unverifiable(signed) if signed is not None else []  # what a build says: clients that cannot verify
-    return Outcome("knoc check", result.report.sorted() + said + drifted, result.inputs, summary)
+    return Outcome("knoc check", result.report.sorted() + unmatched_accepts(config, result.inputs) + said + drifted,
+                   result.inputs, summary)
 
 
 def _unsigned(path: str, on_disk: bytes, built: bytes) -> tuple[bytes, bytes]:

@@ -70,6 +70,21 @@ def at_new_files(config: Config, diags: list[Diagnostic]) -> list[Diagnostic]:
             and d.file not in edited and other in edited else d for d in diags]
 
 
+def unmatched_accepts(config: Config, inputs: Collection[str]) -> list[Diagnostic]:
+    """A warning for each [accept] pattern that matches no file the run read
+    (nor knoc.toml, nor one under the output folder, which a build writes)."""
+    from knoc.diagnostics import diag
+    from knoc.diagnostics.accepted import unmatched
+
+    places = {code: Span(line, column) for code, line, column in config.accept_at}
+    return [diag("KNO-ACCEPT-UNMATCHED", f"[accept] `{code}` names `{pattern}`, which matches no file of the repo: "
+                 "it accepts nothing now, and would accept that warning in a file added under that name",
+                 file=CONFIG_FILE, span=places.get(code),
+                 hint="correct the pattern (a path from the repo's root, `*` for any run of characters), or remove it")
+            for code, pattern in unmatched(config.accept, [*inputs, CONFIG_FILE])
+            if not pattern.startswith(f"{config.output}/")]
+
+
 def rel(root: Path, path: Path) -> str:
     """`path` (from the working folder where it names a file there, else
     from the repo's root) as a repo-relative name; outside the repo (a `..`

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from knoc.app.common import compile_cached, in_files, rel, source_named
+from knoc.app.common import compile_cached, in_files, rel, source_named, unmatched_accepts
 from knoc.app.outcome import Outcome
 from knoc.app.signing import keys_read
 from knoc.config import Config
@@ -24,4 +24,6 @@ def validate(config: Config, files: tuple[Path, ...], *, use_cache: bool, progre
     if files:  # a file knoc refused is named escaped (`escaped`): asked about, it is found so
         diags = in_files(diags, wanted | {escaped(name) for name in wanted})
         inputs = [i for i in inputs if i in wanted]
+    else:
+        diags += unmatched_accepts(config, inputs)
     return Outcome("knoc validate", diags + keys_read(config), inputs, "nothing written")  # the keys: any FILES

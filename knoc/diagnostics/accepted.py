@@ -51,6 +51,15 @@ def _problem(code: str, patterns: object) -> str | None:
     return None
 
 
+def unmatched(accept: Accept, paths: Iterable[str]) -> list[tuple[str, str]]:
+    """(code, pattern) for each pattern but `"*"` that matches none of
+    `paths` (the repo's files): a typo, or a file renamed since, which
+    accepts nothing now, and a warning in a file added under that name later."""
+    listed = list(paths)
+    return [(code, p) for code, patterns in accept for p in patterns
+            if p != "*" and not any(fnmatchcase(path, p) for path in listed)]
+
+
 def split(diags: Iterable[Diagnostic], accept: Accept) -> tuple[list[Diagnostic], list[str]]:
     """The findings still shown, and the code of each one accepted."""
     if not accept:

@@ -12,6 +12,11 @@ declare("KNO-CONFIG", E, "`knoc.toml` or the command line is wrong, or no conten
     unknown setting, a value of the wrong type, a folder that lies outside the repo, an unknown A2A
     target and options that make no sense together. Fix the named setting or option; `--root`
     points knoc at a repo explicitly.""")
+declare("KNO-ACCEPT-UNMATCHED", W, "an [accept] pattern in knoc.toml matches no file of the repo", """
+    `[accept]` accepts a warning in the files its patterns name. A pattern that names none (a
+    typo, or a file renamed since) accepts nothing now, and would accept that warning, unseen, in
+    a file added later under the name. Correct it, or remove it. `"*"` matches everywhere and is
+    never said; nor is a pattern under the output folder.""")
 declare("KNO-GIT", E, "`knoc diff`: git is missing, this is not a git work tree, or the ref is unknown", """
     `knoc diff` compiles the sources as they were at a git ref (each file read as committed into a
     scratch folder, never touching the work tree) and compares the cards. It needs git on the PATH,
