@@ -83,3 +83,17 @@ def test_a_credential_in_what_a_finding_names_as_its_file_is_masked(tmp_path: Pa
                                "alice:hunter2@127.0.0.1:9", "--format", fmt, "--root", str(ROOT)],
                               capture_output=True, text=True, cwd=tmp_path)
         assert done.returncode == 1 and "hunter2" not in done.stdout + done.stderr, (fmt, done.stdout + done.stderr)
+
+
+def test_a_weak_name_before_a_page_name_is_text_and_before_a_token_a_credential() -> None:
+    """`key`, `token`, `sig`, `auth` and `code` name other things too: the
+    hyphened words of a page's name, or an escaped space, are text; a UUID
+    or a key of digits and letters (a SAS `sig` with its escapes) is not."""
+    from knoc.rules.masking import credential_param
+
+    for text in ("?code=chapter-2-getting-started-guide", "?key=getting%20started", "?key=agent-card"):
+        assert credential_param(f"https://docs.example.org/{text}") is None, text
+    for text in ("?token=123e4567-e89b-12d3-a456-426614174000", "?sig=Ab%2FcdEfGh0123456789%3D",
+                 "?key=sk-proj-AbCdEfGh1234567890xyz", "?code=Az1%7E0123456789abcdef"):
+        assert credential_param(f"https://docs.example.org/{text}") is not None, text
+        assert "=***" in masked(f"https://docs.example.org/{text}"), text

@@ -286,10 +286,12 @@ def test_a_key_in_a_url_in_a_cards_text_is_said_masked(repo: Path, knoc) -> None
     assert code == 0 and "KNO-CARD-TEXT-CREDENTIALS" in err and "s3cret" not in err
 
 
-@pytest.mark.parametrize("query", ["?key=getting%20started", "?code=print%28%22hi%22%29", "?auth=none%2Cbasic%2Cdigest"])
+@pytest.mark.parametrize("query", ["?key=getting%20started", "?code=print%28%22hi%22%29", "?auth=none%2Cbasic%2Cdigest",
+                                   "?code=chapter-2-getting-started-guide"])
 def test_percent_encoded_text_after_a_weak_name_is_no_credential(repo: Path, knoc, query: str) -> None:  # type: ignore[no-untyped-def]
     """`key`, `code` and `auth` name a credential only before a token: an
-    escaped space or punctuation is text (a search, a code sample)."""
+    escaped space or punctuation is text (a search, a code sample), and so
+    are the hyphened words of a page's name."""
     edit(repo, BLUEPRINT, "  description: Condenses", f"  documentation_url: https://docs.possibility.space/doc{query}\n"
                                                    "  description: Condenses")
     code, out, _ = knoc("validate", "--format", "json", root=repo)

@@ -79,7 +79,8 @@ declare("KNO-CARD-URL-CREDENTIALS", E, "a public card's url holds a user name, p
     read a url, `https:/user:secret@host/` too), or a query or fragment parameter that carries a
     credential (`?api_key=`, `?pass=`, `#access_token=`, a presigned url's `X-Amz-Signature`; `key`, `token`,
     `sig`, `auth` and `code` (an Azure Functions key, an OAuth code) only with a value of 16 or more
-    token characters holding digits and letters, as they name other things too). The card
+    token characters holding digits and letters, and not the hyphened words of a page's name, as
+    they name other things too). The card
     is public: so would they be, in the card, its agent.json, the catalog and the index. Publish
     the URL without them; a client brings its own credentials, as the card's security schemes
     say. The message never repeats them.""")

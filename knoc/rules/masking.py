@@ -49,9 +49,20 @@ SECRET_WORD = re.compile(r"key|token|secret|pass|pwd|sig|auth|code|credential|se
 _NAMED_PARAM = re.compile(r"(?:[?&#;]|\\u0026|\\x26)(?P<name>[^=&#;\s\"'<>`\\]+)=(?P<value>[^&#;\s\"'<>`\\]+)")
 
 
+# A weak name's value that is words of a page's name, not a token: short lowercase parts joined by
+# hyphens, one with a letter past `f` (`chapter-2-getting-started`; a UUID's are hex).
+_SLUG = re.compile(r"(?=.*[g-z])[a-z0-9]{1,12}(?:-[a-z0-9]{1,12}){2,}")
+
+
+def _credentials(text: str) -> Iterator[re.Match[str]]:
+    """Each url parameter in `text` that carries a credential."""
+    found = CREDENTIAL_PARAM.finditer(text) if "=" in text else ()
+    return (m for m in found if m.group("value") is not None or _SLUG.fullmatch(m.group("weak_value")) is None)
+
+
 def credential_param(text: str) -> str | None:
     """The name of the first url parameter in `text` that carries a credential, or None."""
-    found = CREDENTIAL_PARAM.search(text) if "=" in text else None
+    found = next(_credentials(text), None)
     return None if found is None else found.group("name") or found.group("weak")
 
 
@@ -82,7 +93,7 @@ def masked(text: str, keep_width: bool = False, bare: bool = True, named: bool =
     seen = _ESCAPED_AT.sub(lambda m: "@" + "\x01" * (len(m.group()) - 1), text) if "\\" in text else text
     spans = [*_in_urls(seen), *_in_quoted_urls(seen), *(_bare(seen) if bare else ())] if "@" in seen else []
     if "=" in text:
-        spans += [m.span("value" if m.group("value") else "weak_value") for m in CREDENTIAL_PARAM.finditer(text)]
+        spans += [m.span("value" if m.group("value") else "weak_value") for m in _credentials(text)]
         if named:
             spans += [m.span("value") for m in _NAMED_PARAM.finditer(text)
                       if SECRET_WORD.search(unquote(m.group("name")))]
