@@ -535,3 +535,14 @@ def test_check_without_build_says_it_once(repo: Path, knoc) -> None:  # type: ig
     """Not a line for each of its files: build/ is missing, and the hint."""
     code, _, err = knoc("check", root=repo)
     assert code == 1 and err.count("KNO-DRIFT") == 1 and "missing: build/ (none of its" in err, err
+
+
+def test_check_names_a_merge_conflict_left_in_build(repo: Path, knoc) -> None:  # type: ignore[no-untyped-def]
+    """A merge leaves git's markers in a file of build/: said as such."""
+    assert knoc("build", root=repo)[0] == 0
+    manifest = repo / "build/manifest.json"
+    lines = manifest.read_text(encoding="utf-8").splitlines(keepends=True)
+    manifest.write_text("".join([*lines[:3], "<<<<<<< HEAD\n", lines[3], "=======\n", lines[3], ">>>>>>> feature\n",
+                                 *lines[4:]]), encoding="utf-8")
+    code, _, err = knoc("check", root=repo)
+    assert code == 1 and "stale: build/manifest.json (an unresolved merge conflict" in err, err

@@ -16,6 +16,7 @@ from knoc.output.tree import MANIFEST
 MAX_DIFF_LINES = 40
 CONTEXT = 2
 ANCHOR = 20  # equal lines beyond the context that a diff window keeps, for alignment
+_CONFLICT = re.compile(rb"^<{7} ", re.M)  # git's first marker, in a file of build/ a merge left
 _HUNK = re.compile(r"^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@$")
 
 
@@ -94,7 +95,8 @@ def drift(expected: Mapping[str, bytes], differ: set[str], actual: Mapping[str, 
         elif (old := read(path)) is None:
             found.append(diag("KNO-DRIFT", f"stale: {shown}{also} (not a regular file)", file=shown, hint=hint))
         else:
-            found.append(diag("KNO-DRIFT", f"stale: {shown}{also}", file=shown, hint=hint,
+            conflict = " (an unresolved merge conflict: a build writes it anew)" if _CONFLICT.search(old) else ""
+            found.append(diag("KNO-DRIFT", f"stale: {shown}{also}{conflict}", file=shown, hint=hint,
                               detail=_diff(shown, *shown_as(path, old, expected[path]))))
     return found
 
