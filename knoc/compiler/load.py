@@ -13,6 +13,7 @@ from knoc.diagnostics import Diagnostic, SourceFile, Span, diag
 from knoc.diagnostics.model import Related
 from knoc.diagnostics.source import span_of
 from knoc.kinds.entity import DEFAULT_LAYOUT, Entity, Layout
+from knoc.rules.lines import MERGE_CONFLICT
 from knoc.rules.lines import lines as split_lines
 from knoc.yaml import yaml12
 from knoc.yaml.yaml12 import Mark
@@ -92,7 +93,7 @@ def yaml_diagnostic(exc: yaml12.YAMLError, source: SourceFile) -> Diagnostic:
     if isinstance(char, int) and at >= 0:
         return refused_character(source.text, at, "KNO-YAML-SYNTAX", f"invalid YAML: U+{char:04X} is not allowed "
                                  f"in a YAML file ({getattr(exc, 'reason', '')})").at(file)
-    conflict = _CONFLICT.search(source.text)
+    conflict = MERGE_CONFLICT.search(source.text)
     if conflict is not None:  # what libyaml says of it (an indentation, lines later) does not help
         line = source.text.count("\n", 0, conflict.start()) + 1
         return diag("KNO-YAML-SYNTAX", f"an unresolved merge conflict: git's `{conflict.group()}` marker", file=file,
@@ -192,8 +193,6 @@ def _in_block(lines: list[str], n: int) -> bool:
             return re.search(r"[|>][-+0-9]*\s*(?:#.*)?$", above) is not None
     return False
 
-
-_CONFLICT = re.compile(r"^<{7}(?= |$)", re.M)  # git's first marker: every conflict has one
 
 
 def _misaligned(text: str, line: int, context: Mark | None, problem: str) -> str | None:

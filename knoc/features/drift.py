@@ -12,11 +12,11 @@ from knoc.io.outputs import ODD_MODE
 from knoc.output.hosting import AI_CATALOG_FILE, CARD_FILE, HEADERS_FILE, LEGACY_CARD_FILE, SITE
 from knoc.output.pages import is_details_path
 from knoc.output.tree import MANIFEST
+from knoc.rules.lines import MERGE_CONFLICT
 
 MAX_DIFF_LINES = 40
 CONTEXT = 2
 ANCHOR = 20  # equal lines beyond the context that a diff window keeps, for alignment
-_CONFLICT = re.compile(rb"^<{7} ", re.M)  # git's first marker, in a file of build/ a merge left
 _HUNK = re.compile(r"^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@$")
 
 
@@ -95,7 +95,8 @@ def drift(expected: Mapping[str, bytes], differ: set[str], actual: Mapping[str, 
         elif (old := read(path)) is None:
             found.append(diag("KNO-DRIFT", f"stale: {shown}{also} (not a regular file)", file=shown, hint=hint))
         else:
-            conflict = " (an unresolved merge conflict: a build writes it anew)" if _CONFLICT.search(old) else ""
+            merged = MERGE_CONFLICT.search(old.decode("utf-8", "replace"))  # a merge left git's markers in it
+            conflict = " (an unresolved merge conflict: a build writes it anew)" if merged else ""
             found.append(diag("KNO-DRIFT", f"stale: {shown}{also}{conflict}", file=shown, hint=hint,
                               detail=_diff(shown, *shown_as(path, old, expected[path]))))
     return found

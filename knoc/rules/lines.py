@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 LINE_BREAK = re.compile("\r\n|\r|\n")
+MERGE_CONFLICT = re.compile(r"^<{7}(?= |$)", re.M)  # git's first conflict marker: every conflict has one
 _WITH_ENDS = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 
 
