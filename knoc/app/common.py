@@ -3,6 +3,7 @@ cache, and naming files for messages."""
 
 from __future__ import annotations
 
+import itertools
 import os
 from collections.abc import Collection
 from pathlib import Path
@@ -81,7 +82,7 @@ def unmatched_accepts(config: Config, inputs: Collection[str]) -> list[Diagnosti
                  "it accepts nothing now, and would accept that warning in a file added under that name",
                  file=CONFIG_FILE, span=places.get(code),
                  hint="correct the pattern (a path from the repo's root, `*` for any run of characters), or remove it")
-            for code, pattern in unmatched(config.accept, [*inputs, CONFIG_FILE])
+            for code, pattern in unmatched(config.accept, itertools.chain(inputs, [CONFIG_FILE]))
             if not pattern.startswith(f"{config.output}/")]
 
 

@@ -73,10 +73,10 @@ def diff(config: Config, base: str | None, *, fmt: str, fail_on: str, use_cache:
                 return _refused(fmt, config, diags + old_refused, new.inputs, label, head_label, label)
             was = publication(old, old_config, config.a2a, _configured(old_config, label))
             now = publication(new, new_config, config.a2a, _configured(new_config, head_label))
-            extensions = _extensions(new_config)
-            domains = {**_domain_sources(old_config), **_domain_sources(new_config)}  # one removed: where it was
+            (old_extensions, old_domains), (extensions, new_domains) = _declared(old_config), _declared(new_config)
+            domains = {**old_domains, **new_domains}  # one removed: where it was
             found = changes.ordered(changes.compare(was, now)
-                                    + _params_changes(_extensions(old_config), extensions, was, now))
+                                    + _params_changes(old_extensions, extensions, was, now))
             spec_changes = [c for c in evolution.compared(old_config, new_config) if c.cls != "none"]
     counts = changes.count(found)
     specs = [evolution.as_dict(c) for c in spec_changes]
@@ -244,22 +244,22 @@ def publication(result: Result, config: Config, target: str, configured: str | N
                                catalogs=catalogs)
 
 
-def _extensions(config: Config) -> dict[str, tuple[Entity, JsonObject]]:
-    """Each public extension and its params schema, by URI (both sides
-    compile: each is valid)."""
-    found: dict[str, tuple[Entity, JsonObject]] = {}
-    for ent in entities(config, declaring="extension"):
+def _declared(config: Config) -> tuple[dict[str, tuple[Entity, JsonObject]], dict[str, str]]:
+    """In one read of the sources (both sides compile: each is valid): each
+    public extension and its params schema, by URI; and each perception
+    domain's source, by slug, where a change to it is said (and `[accept]`
+    can name it)."""
+    extensions: dict[str, tuple[Entity, JsonObject]] = {}
+    domains: dict[str, str] = {}
+    for ent in entities(config, declaring=("extension", "perception-domain")):
+        if str(ent.data.get("$schema")).startswith("perception-domain@"):
+            if isinstance(slug := ent.data.get("slug"), str):
+                domains[slug] = ent.source.rel
+            continue
         uri, schema = ent.data.get("uri"), ent.data.get("params_schema")
         if ent.data.get("visibility") != "private" and isinstance(uri, str) and isinstance(schema, dict):
-            found.setdefault(uri, (ent, schema))
-    return found
-
-
-def _domain_sources(config: Config) -> dict[str, str]:
-    """Each perception domain's source, by slug: where a change to it is
-    said (and `[accept]` can name it)."""
-    return {str(ent.data["slug"]): ent.source.rel for ent in entities(config, declaring="perception-domain")
-            if isinstance(ent.data.get("slug"), str)}
+            extensions.setdefault(uri, (ent, schema))
+    return extensions, domains
 
 
 def _params_changes(old: dict[str, tuple[Entity, JsonObject]], new: dict[str, tuple[Entity, JsonObject]],

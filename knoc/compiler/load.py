@@ -13,7 +13,7 @@ from knoc.diagnostics import Diagnostic, SourceFile, Span, diag
 from knoc.diagnostics.model import Related
 from knoc.diagnostics.source import span_of
 from knoc.kinds.entity import DEFAULT_LAYOUT, Entity, Layout
-from knoc.rules.lines import MERGE_CONFLICT
+from knoc.rules.lines import LINE_BREAK, MERGE_CONFLICT
 from knoc.rules.lines import lines as split_lines
 from knoc.yaml import yaml12
 from knoc.yaml.yaml12 import Mark
@@ -95,7 +95,7 @@ def yaml_diagnostic(exc: yaml12.YAMLError, source: SourceFile) -> Diagnostic:
                                  f"in a YAML file ({getattr(exc, 'reason', '')})").at(file)
     conflict = MERGE_CONFLICT.search(source.text)
     if conflict is not None:  # what libyaml says of it (an indentation, lines later) does not help
-        line = source.text.count("\n", 0, conflict.start()) + 1
+        line = len(LINE_BREAK.split(source.text[:conflict.start()]))  # lines counted as YAML counts them
         return diag("KNO-YAML-SYNTAX", f"an unresolved merge conflict: git's `{conflict.group()}` marker", file=file,
                     span=Span(line, 1, 8), hint="resolve the conflict: keep the lines each side should keep, and "
                     "remove the `<<<<<<<`, `=======` and `>>>>>>>` lines")

@@ -7,6 +7,8 @@ cannot be accepted: what it is about is not written."""
 
 from __future__ import annotations
 
+import fnmatch
+import re
 from collections.abc import Iterable, Mapping
 from fnmatch import fnmatchcase
 from typing import cast
@@ -55,9 +57,12 @@ def unmatched(accept: Accept, paths: Iterable[str]) -> list[tuple[str, str]]:
     """(code, pattern) for each pattern but `"*"` that matches none of
     `paths` (the repo's files): a typo, or a file renamed since, which
     accepts nothing now, and a warning in a file added under that name later."""
+    wanted = [(code, p, re.compile(fnmatch.translate(p)).match) for code, patterns in accept for p in patterns
+              if p != "*"]
+    if not wanted:  # most repos: nothing to look for among their files
+        return []
     listed = list(paths)
-    return [(code, p) for code, patterns in accept for p in patterns
-            if p != "*" and not any(fnmatchcase(path, p) for path in listed)]
+    return [(code, p) for code, p, matches in wanted if not any(map(matches, listed))]
 
 
 def split(diags: Iterable[Diagnostic], accept: Accept) -> tuple[list[Diagnostic], list[str]]:

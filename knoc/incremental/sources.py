@@ -62,17 +62,19 @@ def compile_source(config: Config, specs: SpecSet, cache: Cache, rel: str) -> tu
     return src.digest, one_file(src, None, specs, config.a2a, config.layout).encode()
 
 
-def entities(config: Config, declaring: str = "") -> list[Entity]:
+def entities(config: Config, declaring: tuple[str, ...] = ()) -> list[Entity]:
     """Every content entity of the repo that reads and parses (what does
-    not is the build's to report); with `declaring`, of that type only (a
-    text that neither holds `<type>@` nor an escape that could spell it is not parsed)."""
-    found, declared = [], f"{declaring}@"
+    not is the build's to report); with `declaring`, of those types only (a
+    text that holds no `<type>@` nor an escape that could spell one is not parsed)."""
+    found, declared = [], tuple(f"{kind}@" for kind in declaring)
     for rel in files.listed(config.root, [config.content]).found:
         source = source_at(config.root, rel)
-        if not isinstance(source, SourceFile) or (declaring and declared not in (text := source.text or "")
-                                                  and "\\" not in text):
+        if not isinstance(source, SourceFile):
+            continue
+        text = source.text or ""
+        if declared and "\\" not in text and not any(mark in text for mark in declared):
             continue
         if isinstance(ent := parse_source(source, config.layout), Entity) and \
-                str(ent.data.get("$schema")).startswith(declared if declaring else ""):
+                str(ent.data.get("$schema")).startswith(declared or ""):
             found.append(ent)
     return found

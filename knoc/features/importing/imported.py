@@ -197,27 +197,31 @@ def _credential_params(url: str, mask: bool = False) -> str:
             if kept != [parts.path, parts.query, parts.fragment] else url)
 
 
+def _kept_param(param: str, mask: bool) -> str | None:
+    """A url parameter as the url keeps it: itself, or, when `secret_param`
+    finds it, left out (None) or (`mask`) with its value masked."""
+    if not secret_param(param):
+        return param
+    return param.partition("=")[0] + "=***" if mask else None
+
+
 def _path_params(path: str, mask: bool) -> str:
-    """A path without its `;name=value` parameters that `secret_param`
-    finds (`/app;jsessionid=...`), or with their values masked."""
+    """A path with its `;name=value` parameters (`/app;jsessionid=...`) as `_kept_param` keeps them."""
     def kept(found: re.Match[str]) -> str:
-        if not secret_param(found.group(1)):
-            return found.group()
-        return f";{found.group(1).partition('=')[0]}=***" if mask else ""
+        param = _kept_param(found.group(1), mask)
+        return "" if param is None else f";{param}"
 
     return re.sub(r";([^/;]*)", kept, path) if ";" in path else path
 
 
 def _params(part: str, mask: bool) -> str:
     """A query's or fragment's parameters (split at `&` and at `;`, as some
-    servers read them) without those `secret_param` finds, or masked."""
+    servers read them) as `_kept_param` keeps them."""
     pieces = re.split(r"([&;])", part)  # a parameter, a separator, a parameter, ...
     kept: list[str] = []
     for i in range(0, len(pieces), 2):
-        param = pieces[i]
-        shown = param if not secret_param(param) else param.partition("=")[0] + "=***" if mask else None
-        if shown is not None:
-            kept += [pieces[i - 1] if kept else "", shown]  # the separator before it, unless it comes first
+        if (param := _kept_param(pieces[i], mask)) is not None:
+            kept += [pieces[i - 1] if kept else "", param]  # the separator before it, unless it comes first
     return "".join(kept)
 
 
