@@ -215,3 +215,15 @@ def test_a_quote_closed_on_a_later_line_and_a_quoted_marker_are_not_blamed(repo:
     code, out, _ = knoc("validate", "--format", "json", root=repo)
     [found] = [d for d in json_diags(out) if d["code"] == "KNO-YAML-SYNTAX"]
     assert code == 1 and "not closed" not in found["message"] and "merge conflict" not in found["message"], found
+
+
+@pytest.mark.parametrize("end", ["\r", "\r\n"])
+def test_a_conflict_marker_is_found_whatever_ends_the_lines(repo: Path, knoc, end: str) -> None:  # type: ignore[no-untyped-def]
+    """YAML ends a line at `\\r` too: the marker is found there, and on its line."""
+    source = repo / SENTINEL
+    lines = source.read_text(encoding="utf-8").splitlines()
+    source.write_bytes(end.join([*lines[:5], "<<<<<<<", lines[5], "=======", lines[5], ">>>>>>> feature", *lines[6:]])
+                       .encode("utf-8"))
+    code, out, _ = knoc("validate", "--format", "json", root=repo)
+    [found] = [d for d in json_diags(out) if d["file"] == SENTINEL]
+    assert code == 1 and "merge conflict" in found["message"] and found["line"] == 6, found

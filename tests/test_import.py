@@ -741,3 +741,16 @@ def test_an_oauth_endpoint_loses_its_fragment_not_its_flow(repo: Path, knoc: Kno
     assert code == 0 and any("without its fragment (not shown" in m for m in said) and "SEKRET-F" not in out, said
     written = (repo / BLUEPRINTS / "frag-token.kno").read_text(encoding="utf-8")
     assert "token_url: https://auth.possibility.space/token\n" in written and "visibility: private" not in written
+
+
+def test_a_card_with_no_url_to_publish_at_is_refused_without_repeating_its_secrets(
+        repo: Path, knoc: Knoc, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The refusal quotes the card's url: each parameter named as a
+    credential masked, as import leaves it out of a url it keeps."""
+    card = {"name": "Nowhere", "description": "d", "version": "1.0.0", "capabilities": {},
+            "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
+            "skills": [{"id": "s", "name": "S", "description": "x", "tags": ["t"]}],
+            "supportedInterfaces": [{"url": "https://agent.possibility.space/a2a?bearer=SEKRET-1&x=1;sess=SEKRET-2"
+                                            "#code=SEKRET-3", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}]}
+    code, out, err = import_card(card, knoc, repo, tmp_path_factory.mktemp("cards"))
+    assert code != 0 and "KNO-IMPORT-NOT-CARD" in out + err and "SEKRET" not in out + err, out + err

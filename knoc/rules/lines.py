@@ -8,7 +8,8 @@ from __future__ import annotations
 import re
 
 LINE_BREAK = re.compile("\r\n|\r|\n")
-MERGE_CONFLICT = re.compile(r"^<{7}(?= |$)", re.M)  # git's first conflict marker: every conflict has one
+# git's first conflict marker (every conflict has one), at a line's start: after `\n` or `\r`, as YAML ends lines.
+MERGE_CONFLICT = re.compile(r"(?:^|(?<=\r))<{7}(?=[ \r]|$)", re.M)
 _WITH_ENDS = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 
 

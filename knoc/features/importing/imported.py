@@ -92,11 +92,13 @@ class Imported:
     changes: list[Change] = field(default_factory=list)
     private: bool = False  # its security could not be kept: it would be published as open
 
+    # Each said with any url parameter named as a credential masked (`diag` masks the rest: a password), by
+    # the rule import leaves them out of a url by: a message may quote the card's url as it came.
     def drop(self, path: str, why: str) -> None:
-        self.changes.append(Change(path, f"dropped: {why}"))  # a finding: `diag` masks a url's password
+        self.changes.append(Change(path, f"dropped: {masked(why, named=True)}"))
 
     def convert(self, path: str, what: str) -> None:
-        self.changes.append(Change(path, f"converted: {what}"))
+        self.changes.append(Change(path, f"converted: {masked(what, named=True)}"))
 
 
 def http_url(url: object) -> bool:

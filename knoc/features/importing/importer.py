@@ -158,7 +158,8 @@ def _why_not(raw: JsonObject) -> str:
     if first is None:
         return "it states no url"
     why = locate_url(first) if URL.match(first) else "it is not an http(s) url without query or fragment"
-    return f"`{shown_url(first)}`: {why}" if isinstance(why, str) else "an http(s) url without query or fragment"
+    return (f"`{masked(shown_url(first), named=True)}`: {why}" if isinstance(why, str)
+            else "an http(s) url without query or fragment")
 
 
 def _parts(path: str) -> list[str | int]:
