@@ -221,7 +221,9 @@ def _config(root: Path, raw: dict[str, object] | None, a2a: str | None) -> Confi
                     raise ConfigError(f"{CONFIG_FILE}: `{folder}` names `{values[folder]}`: knoc reads it as a folder "
                                       "of that name in the repo, not your home folder; name the folder plainly",
                                       key=("knoc", folder))
-                values[folder] = posixpath.relpath(posixpath.normpath(posixpath.join(top, values[folder])), top)
+                rel = posixpath.relpath(posixpath.normpath(posixpath.join(top, values[folder])), top)
+                absolute_out = rel[:2] == ".." and values[folder][:1] == "/"  # said as written
+                values[folder] = posixpath.normpath(values[folder]) if absolute_out else rel
         operator = tuple((HOST_KEYS[k], str(host[k])) for k in HOST_KEYS if k in host)
         for name, value in operator:  # each host's AI Catalog publishes them
             if (found := hidden_character(value)) is not None:
@@ -368,8 +370,9 @@ def _check_layout(config: Config) -> None:
         raise ConfigError(f"{CONFIG_FILE}: a folder setting cannot be resolved: {exc}", key=("knoc", None)) from None
     for key, folder in folders.items():
         if root not in folder.parents:
+            named = getattr(config, key)
             raise ConfigError(f"{CONFIG_FILE}: `{key}` must be a folder inside the repo "
-                              f"(`{getattr(config, key)}` is {folder})", key=("knoc", key))
+                              f"(`{named}`{'' if named == str(folder) else f' is {folder}'})", key=("knoc", key))
         if len(os.fsencode(folder)) > FOLDER_BYTES:  # the files below it would pass the system's PATH_MAX
             raise ConfigError(f"{CONFIG_FILE}: `{key}` is a folder whose path is {len(os.fsencode(folder)):,} bytes; "
                               f"knoc takes at most {FOLDER_BYTES:,}, for the files below it", key=("knoc", key))

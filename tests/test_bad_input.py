@@ -227,3 +227,17 @@ def test_a_conflict_marker_is_found_whatever_ends_the_lines(repo: Path, knoc, en
     code, out, _ = knoc("validate", "--format", "json", root=repo)
     [found] = [d for d in json_diags(out) if d["file"] == SENTINEL]
     assert code == 1 and "merge conflict" in found["message"] and found["line"] == 6, found
+
+
+@pytest.mark.parametrize(("old", "new"), [("\nversion: ", "\nversion "), ("\n  safety_level: ", "\n  safety_level ")])
+def test_a_key_without_its_colon_is_said_at_its_own_line(repo: Path, knoc, old: str, new: str) -> None:  # type: ignore[no-untyped-def]
+    """libyaml notices a missing `:` on the line after; the author is shown
+    the line that lacks it."""
+    source = repo / SENTINEL
+    text = source.read_text(encoding="utf-8")
+    assert old in text
+    source.write_text(text.replace(old, new, 1), encoding="utf-8")
+    code, out, _ = knoc("validate", "--format", "json", root=repo)
+    [found] = [d for d in json_diags(out) if d["code"] == "KNO-YAML-SYNTAX"]
+    line = text[:text.index(old)].count("\n") + 2
+    assert code == 1 and found["line"] == line and "`: `" in found["hint"], found

@@ -98,6 +98,7 @@ def test_outside_a_content_repo_is_a_usage_error(tmp_path: Path) -> None:
     ('[knoc]\noutput = "knoc.toml/x"\n', "inside knoc.toml, which is a file, not a folder"),
     ('[knoc]\noutput = "~"\n', "not your home folder"),
     ('[knoc]\noutput = "x/../../elsewhere"\n', "inside the repo"),
+    ('[knoc]\nspecs = "/nowhere/specs"\n', "inside the repo (`/nowhere/specs`)"),  # as written, not made relative
     ('[knoc]\noutput = "' + "/".join(["a" * 200] * 30) + '"\n', "knoc takes at most 2,048"),  # past PATH_MAX
     ('[knoc]\ncontent = "' + "/".join(["c" * 200] * 30) + '"\n', "knoc takes at most 2,048"),
     # tomllib reads nested values by recursion: no traceback, at the line where they start to nest

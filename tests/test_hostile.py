@@ -1046,3 +1046,19 @@ def test_a_source_folder_swapped_for_a_link_after_listing_is_not_read(repo: Path
     assert all(b"OUTSIDE-TEXT" not in body for body in result.files.values())
     with pytest.raises(files.Refused, match="outside the repo"):
         files.read_source(str(blueprints / "quick-summarizer.kno"), str(repo))
+
+
+def test_a_source_excerpt_is_not_read_through_a_folder_swapped_for_a_link(repo: Path,
+                                                                           tmp_path_factory: pytest.TempPathFactory) -> None:
+    """A report reads a source again for its excerpt: as a build reads it,
+    so a folder swapped for a link out of the repo in between shows no
+    excerpt, never the outside file's lines."""
+    from knoc.diagnostics.source import reader
+
+    outside = tmp_path_factory.mktemp("outside")
+    (outside / "quick-summarizer.kno").write_text("OUTSIDE-TEXT: 1\n", encoding="utf-8")
+    blueprints = repo / "content/agent-blueprints"
+    assert reader(repo)("content/agent-blueprints/quick-summarizer.kno") is not None
+    blueprints.rename(repo / "content/held")
+    blueprints.symlink_to(outside, target_is_directory=True)
+    assert reader(repo)("content/agent-blueprints/quick-summarizer.kno") is None

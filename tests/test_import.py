@@ -739,6 +739,7 @@ def test_an_oauth_endpoint_loses_its_fragment_not_its_flow(repo: Path, knoc: Kno
     code, out, _ = import_card(card, knoc, repo, tmp_path_factory.mktemp("cards"))
     said = [d["message"] for d in json_diags(out) if d["json_path"] == "$.securitySchemes.o.flows.clientCredentials.tokenUrl"]
     assert code == 0 and any("without its fragment (not shown" in m for m in said) and "SEKRET-F" not in out, said
+    assert len(said) == 1, said  # the credential it held went with the fragment: said once
     written = (repo / BLUEPRINTS / "frag-token.kno").read_text(encoding="utf-8")
     assert "token_url: https://auth.possibility.space/token\n" in written and "visibility: private" not in written
 

@@ -97,3 +97,15 @@ def test_a_weak_name_before_a_page_name_is_text_and_before_a_token_a_credential(
                  "?key=sk-proj-AbCdEfGh1234567890xyz", "?code=Az1%7E0123456789abcdef"):
         assert credential_param(f"https://docs.example.org/{text}") is not None, text
         assert "=***" in masked(f"https://docs.example.org/{text}"), text
+
+
+def test_a_credential_name_written_with_escapes_is_read_decoded() -> None:
+    """A server decodes a parameter's name before it reads it: `%70ass` is
+    `pass`. An escape elsewhere in the url does not make a name."""
+    from knoc.rules.masking import credential_param
+
+    assert credential_param("https://a.example/x?%70ass=hunter2") == "pass"
+    assert masked("https://a.example/x?q=1&%61pi%5Fkey=hunter2&r=2") == "https://a.example/x?q=1&%61pi%5Fkey=***&r=2"
+    assert masked("https://a.example/x?k%65y=AbCdEf0123456789xyz") == "https://a.example/x?k%65y=***"
+    for text in ("?q=%70ass", "?k%65y=getting-started-now-x", "?%70age=2"):
+        assert credential_param(f"https://a.example/x{text}") is None, text

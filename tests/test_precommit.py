@@ -64,6 +64,7 @@ def test_knoc_check_refuses_a_commit_that_did_not_rebuild(repo: Path) -> None:
     run(repo, "git", "add", "-A")
     accepted = run(repo, "git", "commit", "-m", "edit and rebuild")
     assert "Passed" in accepted.stdout + accepted.stderr
+    assert "build/ is up to date" in accepted.stdout + accepted.stderr  # shown on a pass too, with any warning
 
 
 def test_knoc_check_guards_a_repo_whose_folders_are_named_otherwise(repo: Path) -> None:
@@ -196,3 +197,19 @@ def test_knoc_check_names_a_card_made_executable_in_the_commit(repo: Path) -> No
     output = refused.stdout + refused.stderr
     assert refused.returncode != 0 and "(its mode: knoc writes no file executable" in output, output
     assert "not staged" not in output
+
+
+def test_knoc_check_names_a_card_edited_by_hand_and_staged(repo: Path) -> None:
+    """A card edited in build/ and staged, after a check saw build/ current:
+    the hook shows the stale card and its diff, not "not staged" (the work
+    tree holds the same edit: `git add` would mend nothing)."""
+    hook_repo(repo, "knoc-check")
+    run(repo, "git", "checkout", "HEAD", "--", BLUEPRINT)
+    run(repo, sys.executable, "-m", "knoc", "check")  # the last run saw build/ as the sources give it
+    card = repo / "build/site/agents.possibility.space/schema-steward/.well-known/agent-card.json"
+    card.write_text(card.read_text(encoding="utf-8").replace('"name": "', '"name": "Hand-', 1), encoding="utf-8")
+    run(repo, "git", "add", "-A")
+    refused = run(repo, "git", "commit", "-m", "a card edited by hand", check=False)
+    output = refused.stdout + refused.stderr
+    assert refused.returncode != 0 and "stale: build/site/agents.possibility.space/schema-steward" in output, output
+    assert "not staged" not in output and "Hand-" in output

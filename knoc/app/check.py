@@ -17,7 +17,7 @@ from knoc.app.outcome import Outcome
 from knoc.app.scan import Scan
 from knoc.config import Config
 from knoc.diagnostics import Diagnostic, diag
-from knoc.io import background, journal, lock, tree
+from knoc.io import background, git, journal, lock, tree
 
 if TYPE_CHECKING:
     from knoc.diagnostics.progress import Progress
@@ -53,9 +53,11 @@ def _compared(config: Config, use_cache: bool, progress: Progress | None, scan: 
     found = scan.in_build(seen, result.base)
     differ = found.differing(result.digests)
     odd_mode = any(found.actual.get(p) == ODD_MODE for p in differ)  # never knoc's: not a build left unstaged
-    if in_hook and differ and not odd_mode and not found.differing(result.digests, found.before):
+    if in_hook and differ and not odd_mode and not found.differing(result.digests, found.before) \
+            and not git.edited(config.root, [f"{config.output}/{p}" for p in sorted(differ)[:64]]):
         # pre-commit set unstaged changes aside: the build/ the last run saw
-        # is the right one, and only the staged one is stale.
+        # is the right one, and only the staged one is stale (as committed:
+        # a file of it edited and staged is the author's, and drifted).
         unstaged = diag("KNO-DRIFT", f"{out} is current in your work tree but not staged", file=out,
                         hint=f"stage it: `git add {out}`, then commit again")
         return Outcome("knoc check", [*result.report.sorted(), unstaged], result.inputs, f"{out} not staged")

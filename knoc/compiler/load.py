@@ -149,6 +149,11 @@ def yaml_diagnostic(exc: yaml12.YAMLError, source: SourceFile) -> Diagnostic:
         return diag("KNO-YAML-SYNTAX", f"invalid YAML: the {quote} that starts this value is not closed on its line "
                     f"(YAML reads on to the next {quote}, and stopped at line {span.line}: {problem})", file=file,
                     span=Span(n, col, col + 1), hint=f"close it on line {n}; for text on several lines, use `|`")
+    keyless = _keyless_line(source.text, span.line, started, context, problem)
+    if keyless is not None:  # libyaml notices it on a later line
+        return diag("KNO-YAML-SYNTAX", f"invalid YAML: this line holds no `key: value` ({message})", file=file,
+                    span=keyless, hint="put `: ` after the key; a value that goes on from the line above is "
+                                       "indented under it")
     misaligned = _misaligned(source.text, span.line, started, problem)
     if misaligned is not None:
         return diag("KNO-YAML-SYNTAX", f"invalid YAML: {message}: the indentation does not line up", file=file,
@@ -297,6 +302,23 @@ def _open_columns(lines: list[str], line: int) -> list[tuple[int, int]]:
             found.append((_after_dash(lines[n - 1], i), n))
         found.append((i, n))
     return found
+
+
+def _keyless_line(text: str, line: int, started: Mark | None, context: str | None, problem: str) -> Span | None:
+    """Where a key lacks its `:`: the simple key libyaml was scanning, or,
+    when a mapping's first key lacks it (YAML reads that line and the next
+    one's key as one value), the line above the `:` it stopped at."""
+    if context == "while scanning a simple key" and started is not None:
+        return Span(started.line + 1, started.column + 1)
+    if context is not None or not problem.startswith("mapping values are not allowed") or line < 2:
+        return None
+    lines = split_lines(text)
+    here = _indent(lines[line - 1]) if line <= len(lines) else None
+    above, opening = lines[line - 2], next((t for t in reversed(lines[:line - 2]) if _indent(t) is not None), "")
+    if here is None or _indent(above) != here or ":" in above or above.lstrip().startswith(("-", "'", '"')) \
+            or not opening.rstrip().endswith(":") or (_indent(opening) or 0) >= here:  # not a block's first line
+        return None
+    return Span(line - 1, here + 1)
 
 
 def _indent(line: str) -> int | None:

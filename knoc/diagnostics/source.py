@@ -35,8 +35,9 @@ class SourceFile:
 
     @property
     def text(self) -> str:
-        if self._text is None:
-            self._text = read_source(self.path).decode("utf-8", errors="replace").removeprefix("\ufeff")
+        if self._text is None:  # read as a build reads it: never from outside the repo it is listed in
+            root = self.path[:-len(self.rel) - 1] if self.path.endswith(f"/{self.rel}") else None
+            self._text = read_source(self.path, root).decode("utf-8", errors="replace").removeprefix("\ufeff")
         return self._text
 
     def ascii_only(self) -> bool:

@@ -54,16 +54,33 @@ _NAMED_PARAM = re.compile(r"(?:[?&#;]|\\u0026|\\x26)(?P<name>[^=&#;\s\"'<>`\\]+)
 _SLUG = re.compile(r"(?=.*[g-z])[a-z0-9]{1,12}(?:-[a-z0-9]{1,12}){2,}")
 
 
-def _credentials(text: str) -> Iterator[re.Match[str]]:
-    """Each url parameter in `text` that carries a credential."""
-    found = CREDENTIAL_PARAM.finditer(text) if "=" in text else ()
-    return (m for m in found if m.group("value") is not None or _SLUG.fullmatch(m.group("weak_value")) is None)
+def _credentials(text: str) -> Iterator[tuple[str, tuple[int, int]]]:
+    """The name and the value's span of each url parameter in `text` that
+    carries a credential, in order. A name written with escapes
+    (`?%70ass=`) is read as a server reads it, decoded."""
+    if "=" not in text:
+        return
+    yield from _as_written(text)
+    if "%" in text:
+        for m in _NAMED_PARAM.finditer(text):
+            if "%" in m.group("name"):
+                name = unquote(m.group("name"))
+                found = next(_as_written(f"?{name}={m.group('value')}"), None)
+                if found is not None and found[1][0] == len(name) + 2:  # that name's value, not a name inside it
+                    yield found[0], m.span("value")
+
+
+def _as_written(text: str) -> Iterator[tuple[str, tuple[int, int]]]:
+    for m in CREDENTIAL_PARAM.finditer(text):
+        if m.group("value") is not None:
+            yield m.group("name"), m.span("value")
+        elif _SLUG.fullmatch(m.group("weak_value")) is None:
+            yield m.group("weak"), m.span("weak_value")
 
 
 def credential_param(text: str) -> str | None:
     """The name of the first url parameter in `text` that carries a credential, or None."""
-    found = next(_credentials(text), None)
-    return None if found is None else found.group("name") or found.group("weak")
+    return next((name for name, _ in _credentials(text)), None)
 
 
 def secret_param(param: str) -> bool:
@@ -93,7 +110,7 @@ def masked(text: str, keep_width: bool = False, bare: bool = True, named: bool =
     seen = _ESCAPED_AT.sub(lambda m: "@" + "\x01" * (len(m.group()) - 1), text) if "\\" in text else text
     spans = [*_in_urls(seen), *_in_quoted_urls(seen), *(_bare(seen) if bare else ())] if "@" in seen else []
     if "=" in text:
-        spans += [m.span("value" if m.group("value") else "weak_value") for m in _credentials(text)]
+        spans += [span for _, span in _credentials(text)]
         if named:
             spans += [m.span("value") for m in _NAMED_PARAM.finditer(text)
                       if SECRET_WORD.search(unquote(m.group("name")))]

@@ -11,7 +11,7 @@ import json
 from knoc.a2a.readers import js, sdk03
 from knoc.a2a.readers.common import Unreadable
 from knoc.a2a.schemes import TOKEN
-from knoc.features.importing.imported import Imported, boolean, endpoint_url, list_of, member, not_a_url
+from knoc.features.importing.imported import UNFRAGMENTED, Imported, boolean, endpoint_url, list_of, member, not_a_url
 from knoc.rules.json import JsonObject, JsonValue
 from knoc.rules.text import unshown
 
@@ -136,8 +136,7 @@ def _unfragmented(s: JsonObject, path: str, out: Imported) -> JsonObject:
     the flow and the requirement with it."""
     def kept(url: JsonValue, at: str) -> JsonValue:
         if isinstance(url, str) and "#" in url and endpoint_url(bare := url.partition("#")[0]):
-            out.convert(at, "the url without its fragment (not shown: it may hold a credential): an OAuth or "
-                            "OpenID Connect endpoint has none")
+            out.convert(at, UNFRAGMENTED)
             return bare
         return url
 

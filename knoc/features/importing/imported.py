@@ -41,6 +41,11 @@ def member(path: str, key: str) -> str:
 _PLAIN_KEY = re.compile(r"[A-Za-z_$][A-Za-z0-9_$-]*")
 
 
+# What import says of an OAuth endpoint's fragment, which it leaves out (`card_security`).
+UNFRAGMENTED = ("the url without its fragment (not shown: it may hold a credential): an OAuth or OpenID Connect "
+                "endpoint has none")
+
+
 @dataclass(frozen=True)
 class Change:
     path: str  # JSON path in the imported card, e.g. $.capabilities.streaming
@@ -165,9 +170,12 @@ def no_credentials(raw: JsonValue, out: Imported) -> None:
     at its path."""
     # What is left out whole is said once, as such: `signatures` by KNO-IMPORT-SIGNATURE.
     dropped = ["$.signatures", *(c.path for c in out.changes if c.message.startswith("dropped: "))]
+    unfragmented = {c.path for c in out.changes if c.message == f"converted: {UNFRAGMENTED}"}
     for path, text in _with_credentials(raw, "$"):
         if any(path == d or path.startswith((f"{d}.", f"{d}[")) for d in dropped):
             continue  # inside a field already left out whole: not written, and said once
+        if path in unfragmented and text is not None and not _is_url(text.partition("#")[0]):
+            continue  # in the fragment left out, and said so
         if text is None:
             out.drop(path, "a credential's value: a committed blueprint and its card would publish it; left out")
             continue
