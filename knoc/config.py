@@ -222,8 +222,8 @@ def _config(root: Path, raw: dict[str, object] | None, a2a: str | None) -> Confi
                                       "of that name in the repo, not your home folder; name the folder plainly",
                                       key=("knoc", folder))
                 rel = posixpath.relpath(posixpath.normpath(posixpath.join(top, values[folder])), top)
-                absolute_out = rel[:2] == ".." and values[folder][:1] == "/"  # said as written
-                values[folder] = posixpath.normpath(values[folder]) if absolute_out else rel
+                if values[folder][:1] != "/" or files.within(os.path.realpath(values[folder]), os.path.realpath(top)):
+                    values[folder] = rel  # an absolute one outside the repo stays as written, for its message
         operator = tuple((HOST_KEYS[k], str(host[k])) for k in HOST_KEYS if k in host)
         for name, value in operator:  # each host's AI Catalog publishes them
             if (found := hidden_character(value)) is not None:

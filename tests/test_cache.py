@@ -100,7 +100,8 @@ def test_a_cache_made_elsewhere_is_not_used(knoc: Knoc, built: Path, tmp_path: P
 def test_a_planted_owner_mark_neither_hangs_nor_leads_outside(knoc: Knoc, built: Path, tmp_path: Path,
                                                              owner: str) -> None:
     """An unpacked archive may hold anything where knoc keeps its mark: the
-    folder is taken as foreign, emptied (what is outside it untouched), and marked."""
+    folder is taken as foreign, emptied of knoc's names (what is outside it
+    untouched), and marked."""
     outside = tmp_path / "outside"
     outside.mkdir()
     (outside / "precious").write_text("mine", encoding="utf-8")
@@ -115,7 +116,8 @@ def test_a_planted_owner_mark_neither_hangs_nor_leads_outside(knoc: Knoc, built:
                           timeout=120)  # a FIFO read blocking would hang here
     assert done.returncode == 0, done.stderr
     assert (outside / "precious").read_text(encoding="utf-8") == "mine" and len(list(outside.iterdir())) == 1
-    assert mark.is_file() and not mark.is_symlink() and not (built / DIR / "elsewhere").exists()
+    assert mark.is_file() and not mark.is_symlink()
+    assert (built / DIR / "elsewhere").is_symlink()  # a name knoc never reads: left, not followed
 
 
 def test_a_cache_folder_that_is_a_link_is_never_emptied_through(knoc: Knoc, built: Path, tmp_path: Path) -> None:
@@ -667,3 +669,18 @@ def test_a_cached_card_forged_inside_stops_the_run_and_says_to_delete_the_cache(
     assert f"delete {DIR}/ (always safe), then run it again" in err
     shutil.rmtree(repo / DIR)
     assert knoc("build", root=repo)[0] == 0
+
+
+def test_a_cache_folder_made_elsewhere_loses_only_the_files_knoc_names(knoc: Knoc, built: Path, tmp_path: Path) -> None:
+    """A `.knoc-cache/` copied from elsewhere is emptied before it is read:
+    of knoc's own files (and its temporary ones), never of a file of
+    another name someone keeps there."""
+    (built / DIR / "notes.txt").write_text("mine\n", encoding="utf-8")
+    (built / DIR / ".outputs.bin.a1b2c3d4").write_bytes(b"debris")  # a temporary file a killed run left
+    clone = tmp_path / "clone"
+    shutil.copytree(built, clone, symlinks=True)
+    shards = sorted(p.name for p in (clone / DIR).glob("sources-*.bin"))
+    assert shards and knoc("build", root=clone)[0] == 0
+    assert (clone / DIR / "notes.txt").read_text(encoding="utf-8") == "mine\n"
+    assert not (clone / DIR / ".outputs.bin.a1b2c3d4").exists()
+    assert (clone / DIR / "owner").read_bytes() != (built / DIR / "owner").read_bytes()  # marked as this folder's

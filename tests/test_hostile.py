@@ -212,6 +212,24 @@ def test_an_output_path_with_dot_dot_creates_nothing_else(repo: Path, knoc: Knoc
     assert (repo / "site-out/manifest.json").is_file() and not (repo / "scratch").exists()
 
 
+def test_absolute_folders_through_a_link_to_the_repo_are_its_folders(repo: Path, knoc: Knoc,
+                                                                     tmp_path_factory: pytest.TempPathFactory) -> None:
+    """`content = "/abs/path/content"`, as a shell's `pwd` gives it through a
+    link to the repo: the repo's own folders, read and written as such."""
+    assert knoc("build", root=repo)[0] == 0
+    cards = sorted(p.relative_to(repo / "build") for p in (repo / "build").rglob("agent-card.json"))
+    via = tmp_path_factory.mktemp("elsewhere") / "via"
+    via.symlink_to(repo)
+    toml = (repo / "knoc.toml").read_text(encoding="utf-8")
+    for key in ("specs", "content"):
+        toml = toml.replace(f'{key} = "{key}"', f'{key} = "{via}/{key}"')
+    assert toml.count(f"{via}/") == 2
+    (repo / "knoc.toml").write_text(toml, encoding="utf-8")
+    code, _, err = knoc("build", root=repo)
+    assert code == 0 and "in 23 entities" in err and "removed" not in err, err
+    assert sorted(p.relative_to(repo / "build") for p in (repo / "build").rglob("agent-card.json")) == cards
+
+
 def test_a_missing_root_is_never_created(tmp_path: Path, knoc: Knoc) -> None:
     code, _, err = knoc("build", root=tmp_path / "no" / "such")
     assert code == 2 and "KNO-CONFIG" in err and not (tmp_path / "no").exists()

@@ -740,6 +740,12 @@ def test_an_oauth_endpoint_loses_its_fragment_not_its_flow(repo: Path, knoc: Kno
     said = [d["message"] for d in json_diags(out) if d["json_path"] == "$.securitySchemes.o.flows.clientCredentials.tokenUrl"]
     assert code == 0 and any("without its fragment (not shown" in m for m in said) and "SEKRET-F" not in out, said
     assert len(said) == 1, said  # the credential it held went with the fragment: said once
+    card["securitySchemes"]["o"]["flows"]["clientCredentials"]["tokenUrl"] = (  # type: ignore[index]
+        "https://auth.possibility.space/token?api_key=SEKRET-Q#ghp_SEKRETFRAGMENT")
+    (repo / BLUEPRINTS / "frag-token.kno").unlink()
+    code, out, _ = import_card(card, knoc, repo, tmp_path_factory.mktemp("cards"))
+    said = [d["message"] for d in json_diags(out) if d["json_path"] == "$.securitySchemes.o.flows.clientCredentials.tokenUrl"]
+    assert code == 0 and len(said) == 2 and "SEKRET" not in out, said  # the fragment, and the query's credential
     written = (repo / BLUEPRINTS / "frag-token.kno").read_text(encoding="utf-8")
     assert "token_url: https://auth.possibility.space/token\n" in written and "visibility: private" not in written
 
@@ -755,3 +761,19 @@ def test_a_card_with_no_url_to_publish_at_is_refused_without_repeating_its_secre
                                             "#code=SEKRET-3", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}]}
     code, out, err = import_card(card, knoc, repo, tmp_path_factory.mktemp("cards"))
     assert code != 0 and "KNO-IMPORT-NOT-CARD" in out + err and "SEKRET" not in out + err, out + err
+
+
+def test_a_credential_named_with_escapes_inside_a_parameters_value_is_left_out(
+        repo: Path, knoc: Knoc, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """`?next=/cb?%70ass=...`: a server decodes `%70ass` as `pass`; import
+    leaves the parameter out of the url, says so masked, and the build
+    publishes no trace of it."""
+    card = {"name": "Nested Next", "description": "d", "url": "https://nested.possibility.space/a2a/",
+            "version": "1.0.0", "protocolVersion": "0.3.0", "capabilities": {}, "defaultInputModes": ["text/plain"],
+            "defaultOutputModes": ["text/plain"], "skills": [{"id": "s", "name": "S", "description": "d", "tags": ["t"]}],
+            "documentationUrl": "https://docs.possibility.space/start?next=/cb?%70ass=SEKRETP"}
+    code, out, err = import_card(card, knoc, repo, tmp_path_factory.mktemp("cards"))
+    assert code == 0 and "SEKRETP" not in out + err, out + err
+    assert "SEKRETP" not in (repo / BLUEPRINTS / "nested-next.kno").read_text(encoding="utf-8")
+    assert knoc("build", root=repo)[0] == 0
+    assert not [p for p in (repo / "build").rglob("*") if p.is_file() and b"SEKRETP" in p.read_bytes()]

@@ -213,3 +213,19 @@ def test_knoc_check_names_a_card_edited_by_hand_and_staged(repo: Path) -> None:
     output = refused.stdout + refused.stderr
     assert refused.returncode != 0 and "stale: build/site/agents.possibility.space/schema-steward" in output, output
     assert "not staged" not in output and "Hand-" in output
+
+
+def test_knoc_check_says_not_staged_over_an_older_build_staged_before(repo: Path) -> None:
+    """An edit built and staged, then another edit built but only its
+    source staged: the staged build/ is the older build, whole, and the
+    work tree's is current; the hook says to stage it."""
+    hook_repo(repo, "knoc-check")
+    run(repo, sys.executable, "-m", "knoc", "build")
+    run(repo, "git", "add", "-A")
+    edit = repo / BLUEPRINT
+    edit.write_text(edit.read_text(encoding="utf-8").replace("Now reviews", "Then reviews"), encoding="utf-8")
+    run(repo, sys.executable, "-m", "knoc", "build")
+    run(repo, "git", "add", BLUEPRINT)
+    refused = run(repo, "git", "commit", "-m", "second edit, build/ not staged", check=False)
+    output = refused.stdout + refused.stderr
+    assert refused.returncode != 0 and "build/ is current in your work tree but not staged" in output, output

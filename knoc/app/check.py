@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from knoc.app.common import compile_cached, unmatched_accepts
@@ -17,7 +17,7 @@ from knoc.app.outcome import Outcome
 from knoc.app.scan import Scan
 from knoc.config import Config
 from knoc.diagnostics import Diagnostic, diag
-from knoc.io import background, git, journal, lock, tree
+from knoc.io import background, journal, lock, tree
 
 if TYPE_CHECKING:
     from knoc.diagnostics.progress import Progress
@@ -54,10 +54,9 @@ def _compared(config: Config, use_cache: bool, progress: Progress | None, scan: 
     differ = found.differing(result.digests)
     odd_mode = any(found.actual.get(p) == ODD_MODE for p in differ)  # never knoc's: not a build left unstaged
     if in_hook and differ and not odd_mode and not found.differing(result.digests, found.before) \
-            and not git.edited(config.root, [f"{config.output}/{p}" for p in sorted(differ)[:64]]):
+            and _as_built(config, found.actual, differ):
         # pre-commit set unstaged changes aside: the build/ the last run saw
-        # is the right one, and only the staged one is stale (as committed:
-        # a file of it edited and staged is the author's, and drifted).
+        # is the right one, and only the staged one is stale.
         unstaged = diag("KNO-DRIFT", f"{out} is current in your work tree but not staged", file=out,
                         hint=f"stage it: `git add {out}`, then commit again")
         return Outcome("knoc check", [*result.report.sorted(), unstaged], result.inputs, f"{out} not staged")
@@ -74,6 +73,16 @@ def _compared(config: Config, use_cache: bool, progress: Progress | None, scan: 
     said = unverifiable(signed) if signed is not None else []  # what a build says: clients that cannot verify
     return Outcome("knoc check", result.report.sorted() + unmatched_accepts(config, result.inputs) + said + drifted,
                    result.inputs, summary)
+
+
+def _as_built(config: Config, actual: Mapping[str, str], differ: Iterable[str]) -> bool:
+    """Whether each of the `differ` files is in build/ (`actual`) as its
+    manifest lists it: an older build, staged whole. A file edited by hand
+    (or one removed) after the build that wrote the manifest is not."""
+    from knoc.output.tree import MANIFEST
+
+    listed = tree.outputs(config.out_dir, MANIFEST)
+    return listed is not None and all(listed.get(p) == actual.get(p) for p in differ if p != MANIFEST)
 
 
 def _unsigned(path: str, on_disk: bytes, built: bytes) -> tuple[bytes, bytes]:

@@ -304,21 +304,43 @@ def _open_columns(lines: list[str], line: int) -> list[tuple[int, int]]:
     return found
 
 
+_KEY = re.compile(r"[^\s:#'\"\[\]{},&*!|>%@`-][^\s:]*:(?:\s|$)")  # `key:`, the key without a space
+_ITEM = re.compile(r" *- +")
+_OPENS_BLOCK = re.compile(r".*:[ \t]*(?:#.*)?")
+
+
 def _keyless_line(text: str, line: int, started: Mark | None, context: str | None, problem: str) -> Span | None:
-    """Where a key lacks its `:`: the simple key libyaml was scanning, or,
-    when a mapping's first key lacks it (YAML reads that line and the next
-    one's key as one value), the line above the `:` it stopped at."""
+    """Where a key lacks its `:`: the simple key libyaml was scanning; or,
+    when libyaml read a line without its `:` as one value with the next
+    line's key (a mapping's first key, a list item's, the file's first line)
+    and stopped at that key's `:`, the first of the lines it read so."""
     if context == "while scanning a simple key" and started is not None:
         return Span(started.line + 1, started.column + 1)
-    if context is not None or not problem.startswith("mapping values are not allowed") or line < 2:
-        return None
+    late = (context is None and problem.startswith("mapping values are not allowed")) or (
+        context == "while parsing a block mapping" and problem.startswith("did not find expected key"))
     lines = split_lines(text)
-    here = _indent(lines[line - 1]) if line <= len(lines) else None
-    above, opening = lines[line - 2], next((t for t in reversed(lines[:line - 2]) if _indent(t) is not None), "")
-    if here is None or _indent(above) != here or ":" in above or above.lstrip().startswith(("-", "'", '"')) \
-            or not opening.rstrip().endswith(":") or (_indent(opening) or 0) >= here:  # not a block's first line
+    here = _indent(lines[line - 1]) if late and 0 < line <= len(lines) else None
+    if here is None or not _KEY.match(lines[line - 1], here):
         return None
-    return Span(line - 1, here + 1)
+    first = None
+    for n in range(line - 1, 0, -1):  # up the lines YAML read as one value, blank and comment lines aside
+        t, indent = lines[n - 1], _indent(lines[n - 1])
+        if indent is None:
+            continue
+        item = _ITEM.match(t)
+        if ":" in t or indent != here:
+            if item and item.end() == here and ":" not in t:
+                return Span(n, here + 1)  # an item's first key
+            break
+        first = n
+    if first is None:
+        return None
+    for t in reversed(lines[:first - 1]):  # what it is in: a block a key opens, or a key beside it
+        indent = _indent(t)
+        if indent is not None and indent <= here:
+            opens = _OPENS_BLOCK.fullmatch(t) if indent < here else _KEY.match(t, here)
+            return Span(first, here + 1) if opens else None
+    return Span(first, 1) if here == 0 else None  # the file's first line
 
 
 def _indent(line: str) -> int | None:

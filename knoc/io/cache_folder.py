@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import stat
 from pathlib import Path
 
@@ -30,7 +31,7 @@ def _here(folder: Path) -> bool:
     each source's sha256, and a checksum guards against damage, not an
     adversary: a cache folder unpacked, cloned, copied or restored from
     elsewhere is a new folder, whose files anyone could have written. It
-    is emptied of its files unread (`_unlink_files`), and marked; the run
+    is emptied of the files knoc names, unread (`_unlink_files`), and marked; the run
     compiles every file. The check and the emptying go through the folder
     opened once, never through a link, and read no file but a small
     regular one. (What the run writes later goes by path: see the cache
@@ -62,13 +63,18 @@ def _here(folder: Path) -> bool:
         os.close(fd)
 
 
+# The names knoc writes in `.knoc-cache/` and `files/`, and the temporary ones it writes them by (mkstemp's).
+_OWN_NAME = re.compile(r"\.?(?:owner|\.gitignore|[a-z0-9-]+\.bin|[0-9a-f]{64}|pieces)(?:\.\w{8})?")
+
+
 def _unlink_files(fd: int) -> None:
-    """Remove every entry of the folder open at `fd` that is no folder
-    (links themselves, never what they lead to). Folders stay, and are
-    never descended into: knoc reads only its own names, all files, and a
-    folder could be another file system mounted there."""
+    """Remove every entry of the folder open at `fd` that bears a name knoc
+    writes and is no folder (links themselves, never what they lead to).
+    Folders stay, and are never descended into, and so do files of other
+    names: knoc reads only its own names, all files, and a folder could be
+    another file system mounted there."""
     for entry in os.scandir(fd):
-        if not entry.is_dir(follow_symlinks=False):
+        if _OWN_NAME.fullmatch(entry.name) and not entry.is_dir(follow_symlinks=False):
             os.unlink(entry.name, dir_fd=fd)
 
 

@@ -46,7 +46,13 @@ CREDENTIAL_PARAM = re.compile(
 # A url parameter whose name holds a word a credential goes by, whatever its value: what `knoc import` leaves
 # out of a url it keeps (a card from the wild is committed as it is), and what a source excerpt masks.
 SECRET_WORD = re.compile(r"key|token|secret|pass|pwd|sig|auth|code|credential|sess|jwt|bearer|cookie", re.I)
-_NAMED_PARAM = re.compile(r"(?:[?&#;]|\\u0026|\\x26)(?P<name>[^=&#;\s\"'<>`\\]+)=(?P<value>[^&#;\s\"'<>`\\]+)")
+# A url parameter as a text holds it: a name and a value, each up to the next separator (a parameter in a
+# parameter's value, `?next=/cb?pass=...`, is one too), a YAML or JSON escape in them read as one character.
+_ESCAPE = r"\\(?!u0026|x26)(?:x[0-9A-Fa-f]{2}|u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8})"
+_NAMED_PARAM = re.compile(rf"(?:[?&#;]|\\u0026|\\x26)(?P<name>(?:[^=&#;?\s\"'<>`\\]|{_ESCAPE})+)="
+                          rf"(?P<value>(?:[^&#;?\s\"'<>`\\]|{_ESCAPE})+)")
+_ESCAPED = re.compile(_ESCAPE)
+_WEAK_VALUE = re.compile(rf"(?={_TOKEN}*\d)(?={_TOKEN}*[A-Za-z]){_TOKEN}{{16,}}")
 
 
 # A weak name's value that is words of a page's name, not a token: short lowercase parts joined by
@@ -56,26 +62,33 @@ _SLUG = re.compile(r"(?=.*[g-z])[a-z0-9]{1,12}(?:-[a-z0-9]{1,12}){2,}")
 
 def _credentials(text: str) -> Iterator[tuple[str, tuple[int, int]]]:
     """The name and the value's span of each url parameter in `text` that
-    carries a credential, in order. A name written with escapes
-    (`?%70ass=`) is read as a server reads it, decoded."""
+    carries a credential. A name written with escapes (`?%70ass=`, YAML's
+    `\\x70ass`) is read as a server reads it, decoded once."""
     if "=" not in text:
         return
-    yield from _as_written(text)
-    if "%" in text:
-        for m in _NAMED_PARAM.finditer(text):
-            if "%" in m.group("name"):
-                name = unquote(m.group("name"))
-                found = next(_as_written(f"?{name}={m.group('value')}"), None)
-                if found is not None and found[1][0] == len(name) + 2:  # that name's value, not a name inside it
-                    yield found[0], m.span("value")
-
-
-def _as_written(text: str) -> Iterator[tuple[str, tuple[int, int]]]:
     for m in CREDENTIAL_PARAM.finditer(text):
         if m.group("value") is not None:
             yield m.group("name"), m.span("value")
         elif _SLUG.fullmatch(m.group("weak_value")) is None:
             yield m.group("weak"), m.span("weak_value")
+    if "%" in text or "\\" in text:
+        for m in _NAMED_PARAM.finditer(text):
+            if ("%" in m.group("name") or "\\" in m.group("name")) and \
+                    (name := _credential_name(_decoded(m.group("name")), m.group("value"))) is not None:
+                yield name, m.span("value")
+
+
+def _credential_name(name: str, value: str) -> str | None:
+    """`name` if, read as a parameter's name before `value`, it names a credential."""
+    if CREDENTIAL_NAME.fullmatch(name) is not None:
+        return name
+    weak = _WEAK_VALUE.match(value) if name.lower() in ("key", "token", "sig", "auth", "code") else None
+    return name if weak is not None and _SLUG.fullmatch(weak.group()) is None else None
+
+
+def _decoded(name: str) -> str:
+    """A parameter's name as a server reads it: its YAML or JSON escapes, then its percent-escapes."""
+    return unquote(_ESCAPED.sub(lambda m: chr(min(int(m.group()[2:], 16), 0x10FFFF)), name) if "\\" in name else name)
 
 
 def credential_param(text: str) -> str | None:
@@ -113,7 +126,7 @@ def masked(text: str, keep_width: bool = False, bare: bool = True, named: bool =
         spans += [span for _, span in _credentials(text)]
         if named:
             spans += [m.span("value") for m in _NAMED_PARAM.finditer(text)
-                      if SECRET_WORD.search(unquote(m.group("name")))]
+                      if SECRET_WORD.search(_decoded(m.group("name")))]
     if not spans:
         return text
     out, done = [], 0

@@ -174,8 +174,10 @@ def no_credentials(raw: JsonValue, out: Imported) -> None:
     for path, text in _with_credentials(raw, "$"):
         if any(path == d or path.startswith((f"{d}.", f"{d}[")) for d in dropped):
             continue  # inside a field already left out whole: not written, and said once
-        if path in unfragmented and text is not None and not _is_url(text.partition("#")[0]):
-            continue  # in the fragment left out, and said so
+        if path in unfragmented and text is not None:
+            text = text.partition("#")[0]  # its fragment is left out, and said so: never shown
+            if not _is_url(text):
+                continue
         if text is None:
             out.drop(path, "a credential's value: a committed blueprint and its card would publish it; left out")
             continue
