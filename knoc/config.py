@@ -109,8 +109,7 @@ class Config:
 
     @property
     def report_prefix(self) -> str:
-        """How a forge (SARIF, annotations, JUnit) names the repo's files:
-        the path down to the repo from its git work tree's top (`cards/`)."""
+        """How a forge (SARIF, annotations, JUnit) names the repo's files: from its git work tree's top."""
         from knoc.io import git
 
         return git.top_prefix(self.root)
@@ -221,9 +220,10 @@ def _config(root: Path, raw: dict[str, object] | None, a2a: str | None) -> Confi
                     raise ConfigError(f"{CONFIG_FILE}: `{folder}` names `{values[folder]}`: knoc reads it as a folder "
                                       "of that name in the repo, not your home folder; name the folder plainly",
                                       key=("knoc", folder))
-                rel = posixpath.relpath(posixpath.normpath(posixpath.join(top, values[folder])), top)
-                if values[folder][:1] != "/" or files.within(os.path.realpath(values[folder]), os.path.realpath(top)):
-                    values[folder] = rel  # an absolute one outside the repo stays as written, for its message
+                if values[folder][:1] != "/":
+                    values[folder] = posixpath.relpath(posixpath.normpath(posixpath.join(top, values[folder])), top)
+                elif files.within(real := os.path.realpath(values[folder]), real_top := os.path.realpath(top)):
+                    values[folder] = posixpath.relpath(real, real_top)  # else outside the repo: said as written
         operator = tuple((HOST_KEYS[k], str(host[k])) for k in HOST_KEYS if k in host)
         for name, value in operator:  # each host's AI Catalog publishes them
             if (found := hidden_character(value)) is not None:

@@ -241,3 +241,29 @@ def test_a_key_without_its_colon_is_said_at_its_own_line(repo: Path, knoc, old: 
     [found] = [d for d in json_diags(out) if d["code"] == "KNO-YAML-SYNTAX"]
     line = text[:text.index(old)].count("\n") + 2
     assert code == 1 and found["line"] == line and "`: `" in found["hint"], found
+
+
+@pytest.mark.parametrize(("text", "line", "also"), [
+    ("$schema agent-blueprint@0.4.0\nid: x\n", 1, 2),  # the file's first line
+    ("---\n$schema agent-blueprint@0.4.0\nid: x\n", 2, 3),  # after the document's start
+    ("$schema: agent-blueprint@0.4.0\npersona:  # who\n  safety_level standard\n\n  # why\n  lifecycle: x\n", 3, 6),
+    ("$schema: agent-blueprint@0.4.0\nskills:\n  - id summarize\n    name: S\n", 3, 4),  # a list item's first key
+    ("$schema: agent-blueprint@0.4.0\npurpose:\n  Finds entities in the catalog,\n  note: slow.\n", 3, 4),
+])
+def test_a_first_key_without_its_colon_is_said_where_yaml_read_on_from(repo: Path, knoc, text: str, line: int,  # type: ignore[no-untyped-def]
+                                                                       also: int) -> None:
+    """YAML reads a line without its `:` and the next line's key as one
+    value, and stops at that key's `:`: the line said is the one that lacks
+    its colon, the `:` beside it (text that holds `: ` reads the same)."""
+    (repo / "content/agent-blueprints/keyless.kno").write_text(text, encoding="utf-8")
+    code, out, _ = knoc("validate", "--format", "json", root=repo)
+    [found] = [d for d in json_diags(out) if d["code"] == "KNO-YAML-SYNTAX"]
+    assert code == 1 and found["line"] == line and "holds no `key: value`" in found["message"], found
+    assert f"line {also} are one text" in found["hint"], found
+
+
+def test_a_key_past_yamls_length_is_said_as_one(repo: Path, knoc) -> None:  # type: ignore[no-untyped-def]
+    (repo / "content/agent-blueprints/long-key.kno").write_text("a: 1\n" + "k" * 1100 + ": v\n", encoding="utf-8")
+    code, out, _ = knoc("validate", "--format", "json", root=repo)
+    [found] = [d for d in json_diags(out) if d["code"] == "KNO-YAML-SYNTAX"]
+    assert code == 1 and found["line"] == 2 and "1,024 characters" in found["hint"], found

@@ -684,3 +684,13 @@ def test_a_cache_folder_made_elsewhere_loses_only_the_files_knoc_names(knoc: Kno
     assert (clone / DIR / "notes.txt").read_text(encoding="utf-8") == "mine\n"
     assert not (clone / DIR / ".outputs.bin.a1b2c3d4").exists()
     assert (clone / DIR / "owner").read_bytes() != (built / DIR / "owner").read_bytes()  # marked as this folder's
+    # in any case (a file system that folds it opens `LINK.BIN` as `link.bin`), and a `files` that is no folder
+    again = tmp_path / "again"
+    shutil.copytree(built, again, symlinks=True)
+    (again / DIR / "link.bin").rename(again / DIR / "LINK.BIN")
+    shutil.rmtree(again / DIR / "files")
+    (again / DIR / "files").symlink_to(tmp_path)
+    code, out, _ = knoc("build", "--format", "json", root=again)
+    assert code == 0 and "KNO-CACHE-UNUSED" not in out, out
+    assert not (again / DIR / "LINK.BIN").exists() and (again / DIR / "files").is_dir()
+    assert not (again / DIR / "files").is_symlink()

@@ -114,3 +114,30 @@ def test_a_credential_name_written_with_escapes_is_read_decoded() -> None:
     assert masked("https://a.example/login?next=/cb?%70ass=hunter2") == "https://a.example/login?next=/cb?%70ass=***"
     for line in ('url: "https://a.example/x?%\\x370ass=hunter2"', 'url: "https://a.example/x?\\u0070ass=hunter2"'):
         assert credential_param(line) == "pass" and "hunter2" not in masked(line, named=True), line
+
+
+def test_a_credential_named_with_words_before_it_is_one_and_a_page_name_is_not() -> None:
+    """`db_password`, `user[password]`, `aws_secret_access_key`: a
+    credential's name after words that say whose. A yes or no is no
+    secret; a file's path or a page's name after a weak name is text."""
+    from knoc.rules.masking import credential_param, secret_param
+
+    for text in ("?db_password=hunter2", "?user[password]=hunter2", "?aws_secret_access_key=AKIAX", "?pass[]=x1",
+                 "?passphrase=hunter2", "?app_secret=x1"):
+        assert credential_param(f"https://a.example/x{text}") is not None, text
+    for text in ("?reset_password=true", "?password=1", "?compass=north", "?first_pass=q", "?sort_key=name",
+                 "?key=reports/2024/q1.pdf", "?key=Getting-Started-2", "?key=getting_started_v2",
+                 "?code=ISO-3166-1-alpha-2", "?response_type=code&client_id=abc"):
+        assert credential_param(f"https://a.example/x{text}") is None, text
+    # import leaves out any parameter a credential's word names, but for words of their own and OAuth's public ones
+    assert [p for p in ("code_challenge_method=S256", "keyword=a2a", "postcode=1", "api_key=x", "auth=x")
+            if secret_param(p)] == ["api_key=x", "auth=x"]
+
+
+def test_a_source_line_with_escaped_separators_is_masked() -> None:
+    """YAML's escapes of `?`, `;` and `=` in a quoted url: a source excerpt
+    shows the line as written, and masks the value all the same."""
+    for line in ('url: "https://a.example/d\\x3Fpass=hunter2"', 'url: "https://a.example/d\\u003fpass=hunter2"',
+                 'url: "https://a.example/d?a=1\\x3Bpass=hunter2"', 'url: "https://a.example/d?pass\\x3Dhunter2"'):
+        assert "hunter2" not in masked(line, keep_width=True, named=True), line
+    assert masked("https://a.example/d?pass= hunter2") == "https://a.example/d?pass= ***"  # folded onto a next line

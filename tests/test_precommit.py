@@ -213,6 +213,13 @@ def test_knoc_check_names_a_card_edited_by_hand_and_staged(repo: Path) -> None:
     output = refused.stdout + refused.stderr
     assert refused.returncode != 0 and "stale: build/site/agents.possibility.space/schema-steward" in output, output
     assert "not staged" not in output and "Hand-" in output
+    run(repo, "git", "checkout", "HEAD", "--", "build")  # the manifest alone, reformatted by hand (or by a tool)
+    manifest = repo / "build/manifest.json"
+    manifest.write_text(manifest.read_text(encoding="utf-8").replace('\n  "', '\n    "', 1), encoding="utf-8")
+    run(repo, "git", "add", "-A")
+    refused = run(repo, "git", "commit", "-m", "the manifest edited by hand", check=False)
+    output = refused.stdout + refused.stderr
+    assert refused.returncode != 0 and "stale: build/manifest.json" in output and "not staged" not in output, output
 
 
 def test_knoc_check_says_not_staged_over_an_older_build_staged_before(repo: Path) -> None:

@@ -76,13 +76,22 @@ def _compared(config: Config, use_cache: bool, progress: Progress | None, scan: 
 
 
 def _as_built(config: Config, actual: Mapping[str, str], differ: Iterable[str]) -> bool:
-    """Whether each of the `differ` files is in build/ (`actual`) as its
-    manifest lists it: an older build, staged whole. A file edited by hand
-    (or one removed) after the build that wrote the manifest is not."""
+    """Whether build/ is as a build wrote it: its manifest as knoc writes
+    one, and each of the `differ` files in build/ (`actual`) as the
+    manifest lists it (an older build, staged whole or in part). A file
+    edited by hand, the manifest too, or one removed, is not."""
+    from knoc.output.canonical import dumps
     from knoc.output.tree import MANIFEST
+    from knoc.rules import jsontext
 
-    listed = tree.outputs(config.out_dir, MANIFEST)
-    return listed is not None and all(listed.get(p) == actual.get(p) for p in differ if p != MANIFEST)
+    try:
+        raw = tree.read(config.out_dir, MANIFEST)
+        manifest = jsontext.parse(raw)
+    except (OSError, jsontext.Refused):
+        return False
+    listed = manifest.get("outputs") if isinstance(manifest, dict) else None
+    return isinstance(listed, dict) and dumps(manifest) == raw and all(
+        listed.get(p) == actual.get(p) for p in differ if p != MANIFEST)
 
 
 def _unsigned(path: str, on_disk: bytes, built: bytes) -> tuple[bytes, bytes]:

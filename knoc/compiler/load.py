@@ -150,10 +150,18 @@ def yaml_diagnostic(exc: yaml12.YAMLError, source: SourceFile) -> Diagnostic:
                     f"(YAML reads on to the next {quote}, and stopped at line {span.line}: {problem})", file=file,
                     span=Span(n, col, col + 1), hint=f"close it on line {n}; for text on several lines, use `|`")
     keyless = _keyless_line(source.text, span.line, started, context, problem)
-    if keyless is not None:  # libyaml notices it on a later line
+    scanning = context == "while scanning a simple key"  # else YAML read the line on, with the next key
+    if keyless is not None and scanning and ":" in split_lines(source.text)[keyless.line - 1][keyless.column - 1:]:
+        return diag("KNO-YAML-SYNTAX", f"invalid YAML: a key longer than YAML allows ({message})", file=file,
+                    span=keyless, hint="a key on one line is at most 1,024 characters: shorten it")
+    if keyless is not None:
         return diag("KNO-YAML-SYNTAX", f"invalid YAML: this line holds no `key: value` ({message})", file=file,
-                    span=keyless, hint="put `: ` after the key; a value that goes on from the line above is "
-                                       "indented under it")
+                    span=keyless, hint="put `: ` after its key; a value that goes on from the line above is "
+                                       "indented under it" if scanning else
+                    f"put `: ` after its key; or, if it and line {span.line} are one text, quote the text or "
+                    "write it on the lines after `|` (in plain text, `: ` ends a key)",
+                    related=() if scanning else (Related(span, "YAML read on to here, and took this `:` for a "
+                                                               "key's"),))
     misaligned = _misaligned(source.text, span.line, started, problem)
     if misaligned is not None:
         return diag("KNO-YAML-SYNTAX", f"invalid YAML: {message}: the indentation does not line up", file=file,
@@ -307,6 +315,7 @@ def _open_columns(lines: list[str], line: int) -> list[tuple[int, int]]:
 _KEY = re.compile(r"[^\s:#'\"\[\]{},&*!|>%@`-][^\s:]*:(?:\s|$)")  # `key:`, the key without a space
 _ITEM = re.compile(r" *- +")
 _OPENS_BLOCK = re.compile(r".*:[ \t]*(?:#.*)?")
+_DOCUMENT_START = re.compile(r"---(?:\s|$)|%")  # the `---` a document may start with, or a directive before it
 
 
 def _keyless_line(text: str, line: int, started: Mark | None, context: str | None, problem: str) -> Span | None:
@@ -327,6 +336,8 @@ def _keyless_line(text: str, line: int, started: Mark | None, context: str | Non
         t, indent = lines[n - 1], _indent(lines[n - 1])
         if indent is None:
             continue
+        if _DOCUMENT_START.match(t):
+            break
         item = _ITEM.match(t)
         if ":" in t or indent != here:
             if item and item.end() == here and ":" not in t:
@@ -337,6 +348,8 @@ def _keyless_line(text: str, line: int, started: Mark | None, context: str | Non
         return None
     for t in reversed(lines[:first - 1]):  # what it is in: a block a key opens, or a key beside it
         indent = _indent(t)
+        if _DOCUMENT_START.match(t):
+            break
         if indent is not None and indent <= here:
             opens = _OPENS_BLOCK.fullmatch(t) if indent < here else _KEY.match(t, here)
             return Span(first, here + 1) if opens else None

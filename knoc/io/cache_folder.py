@@ -64,7 +64,8 @@ def _here(folder: Path) -> bool:
 
 
 # The names knoc writes in `.knoc-cache/` and `files/`, and the temporary ones it writes them by (mkstemp's).
-_OWN_NAME = re.compile(r"\.?(?:owner|\.gitignore|[a-z0-9-]+\.bin|[0-9a-f]{64}|pieces)(?:\.\w{8})?")
+# Whatever its case: a file system that folds case opens `LINK.BIN` as `link.bin`. (`files` too, when it is no folder.)
+_OWN_NAME = re.compile(r"\.?(?:owner|\.gitignore|files|[a-z0-9-]+\.bin|[0-9a-f]{64}|pieces)(?:\.\w{8})?", re.I)
 
 
 def _unlink_files(fd: int) -> None:

@@ -35,18 +35,11 @@ def read_file(out: Path, rel: str) -> bytes | None:
 def written(out: Path, manifest: str) -> set[str] | None:
     """The files the tree's `manifest` says knoc wrote, itself included;
     None without a manifest that says."""
-    listed = outputs(out, manifest)
-    return None if listed is None else {*listed, manifest}
-
-
-def outputs(out: Path, manifest: str) -> dict[str, str] | None:
-    """Each file the tree's `manifest` lists, with the sha256 it lists;
-    None without a manifest that says."""
     try:
-        listed = jsontext.parse(files.read_bytes(out / manifest))["outputs"]
+        outputs = jsontext.parse(files.read_bytes(out / manifest))["outputs"]
     except (OSError, jsontext.Refused, KeyError, TypeError):
         return None
-    return listed if isinstance(listed, dict) else None
+    return {*outputs, manifest} if isinstance(outputs, dict) else None
 
 
 def built_for(out: Path, manifest: str) -> str | None:

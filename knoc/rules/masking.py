@@ -27,49 +27,62 @@ _WORD = re.compile(r"[^\s\"'`/\\?#]+")  # what a bare `name:secret@host` is writ
 
 # A url's query or fragment parameter that carries a credential (`?api_key=`, `#access_token=`, a presigned
 # url's signature): its value is masked as a password is. A match begins at the `?`, `&`, `#` or `;` (or a
-# JSON escape of `&`) before the name, so a try fails at once anywhere else; `_` and `-` may be
+# YAML or JSON escape of one) before the name, so a try fails at once anywhere else; `_` and `-` may be
 # percent-encoded. A name that also means other things (`key`, `token`, `sig`, `auth`, `code`) counts only before
 # a value that looks like a secret: 16 or more characters of a token's alphabet, digits and letters both.
 _SEP = r"(?:[-_]|%5[fF]|%2[dD])?"
+_ESCAPED_SEPARATOR = r"\\(?:x|u00|U000000)(?:26|23|3[fFbB])"  # `&`, `#`, `?`, `;`
+_SEPARATOR = rf"(?:[?&#;]|{_ESCAPED_SEPARATOR})"
+_EQUALS = r"(?:=|\\(?:x|u00|U000000)3[dD])"
 # A token's character: base64's and base64url's, `+`, `/`, `=` and `~` percent-encoded too (a SAS url's `sig`);
 # any other escape (`%20`) ends it, so `?key=getting%20started` is text.
 _TOKEN = r"(?:[\w.~+/=-]|%2[bBfF]|%3[dD]|%7[eE])"
-CREDENTIAL_NAME = re.compile(
-    rf"(?i:(?:api|auth|access|private|secret|session|client|refresh|id|bearer|oauth){_SEP}(?:key|token|secret)"
-    rf"|x{_SEP}api{_SEP}key|subscription{_SEP}key|x{_SEP}amz{_SEP}(?:signature|credential|security{_SEP}token)"
-    rf"|x{_SEP}goog{_SEP}(?:signature|credential)|(?:j|php)?sess(?:ion)?{_SEP}id"
-    r"|password|passwd|pwd|pass|secret|authorization|signature|jwt)")
+# A credential's own name, after any words that say whose (`db_password`, `user[password]`, `pass[]`); the
+# names that also mean other things only as they are (`pass`, `signature`).
+_OWN = (rf"(?:api|auth|access|private|secret|session|client|refresh|id|bearer|oauth){_SEP}(?:key|token|secret)"
+        rf"|x{_SEP}api{_SEP}key|subscription{_SEP}key|x{_SEP}amz{_SEP}(?:signature|credential|security{_SEP}token)"
+        rf"|x{_SEP}goog{_SEP}(?:signature|credential)|(?:j|php)?sess(?:ion)?{_SEP}id|password|passwd|passphrase"
+        r"|secret|jwt")
+CREDENTIAL_NAME = re.compile(rf"(?i:(?:(?:[a-z0-9]+(?:[-_.\[]|%5[fFbB]|%2[dD]))*(?:{_OWN})(?:\]|%5[dD])?"
+                             r"|pass|pwd|authorization|signature)(?:\[\]|%5[bB]%5[dD])?)")
 CREDENTIAL_PARAM = re.compile(
-    r"(?:[?&#;]|\\u0026|\\x26)"
-    rf"(?:(?P<name>{CREDENTIAL_NAME.pattern})=(?P<value>[^&#;\s\"'<>`\\]+)"
-    rf"|(?P<weak>(?i:key|token|sig|auth|code))=(?P<weak_value>(?={_TOKEN}*\d)(?={_TOKEN}*[A-Za-z]){_TOKEN}{{16,}}))")
+    _SEPARATOR + rf"(?:(?P<name>{CREDENTIAL_NAME.pattern}){_EQUALS}[ \t]*(?P<value>[^&#;\s\"'<>`\\]+)"
+    rf"|(?P<weak>(?i:key|token|sig|auth|code)){_EQUALS}(?P<weak_value>(?={_TOKEN}*\d)(?={_TOKEN}*[A-Za-z]){_TOKEN}{{16,}}))")
+# A value no credential is: a yes or no, a digit.
+_NOT_A_SECRET = re.compile(r"(?i:true|false|yes|no|on|off|null|none|\d)")
 # A url parameter whose name holds a word a credential goes by, whatever its value: what `knoc import` leaves
-# out of a url it keeps (a card from the wild is committed as it is), and what a source excerpt masks.
+# out of a url it keeps (a card from the wild is committed as it is), and what a source excerpt masks; but
+# for names that are words of their own, or OAuth's public ones.
 SECRET_WORD = re.compile(r"key|token|secret|pass|pwd|sig|auth|code|credential|sess|jwt|bearer|cookie", re.I)
+_PUBLIC_NAMES = frozenset({"code_challenge", "code_challenge_method", "response_type", "keyword", "keywords",
+                           "author", "authors", "authority", "passage", "compass", "postcode", "zipcode",
+                           "country_code", "language_code", "lang_code", "currency_code", "keys"})
 # A url parameter as a text holds it: a name and a value, each up to the next separator (a parameter in a
 # parameter's value, `?next=/cb?pass=...`, is one too), a YAML or JSON escape in them read as one character.
-_ESCAPE = r"\\(?!u0026|x26)(?:x[0-9A-Fa-f]{2}|u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8})"
-_NAMED_PARAM = re.compile(rf"(?:[?&#;]|\\u0026|\\x26)(?P<name>(?:[^=&#;?\s\"'<>`\\]|{_ESCAPE})+)="
+_ESCAPE = r"\\(?!(?:x|u00|U000000)(?:26|23|3[fFbBdD]))(?:x[0-9A-Fa-f]{2}|u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8})"
+_NAMED_PARAM = re.compile(rf"{_SEPARATOR}(?P<name>(?:[^=&#;?\s\"'<>`\\]|{_ESCAPE})+){_EQUALS}[ \t]*"
                           rf"(?P<value>(?:[^&#;?\s\"'<>`\\]|{_ESCAPE})+)")
 _ESCAPED = re.compile(_ESCAPE)
 _WEAK_VALUE = re.compile(rf"(?={_TOKEN}*\d)(?={_TOKEN}*[A-Za-z]){_TOKEN}{{16,}}")
 
 
-# A weak name's value that is words of a page's name, not a token: short lowercase parts joined by
-# hyphens, one with a letter past `f` (`chapter-2-getting-started`; a UUID's are hex).
-_SLUG = re.compile(r"(?=.*[g-z])[a-z0-9]{1,12}(?:-[a-z0-9]{1,12}){2,}")
+# A weak name's value that is words, not a token: the parts of a page's name (`chapter-2-getting-started`,
+# `getting_started_v2`; one with a letter past `f`: a UUID's are hex), or a file's path (`reports/2024/q1.pdf`).
+_WORDS = re.compile(r"(?=.*[g-zG-Z])[A-Za-z0-9]{1,12}(?:[-_][A-Za-z0-9]{1,12}){2,}"
+                    r"|(?:[\w.-]+/)+[\w-]+\.[A-Za-z][A-Za-z0-9]{0,4}")
 
 
 def _credentials(text: str) -> Iterator[tuple[str, tuple[int, int]]]:
     """The name and the value's span of each url parameter in `text` that
     carries a credential. A name written with escapes (`?%70ass=`, YAML's
     `\\x70ass`) is read as a server reads it, decoded once."""
-    if "=" not in text:
+    if "=" not in text and "\\" not in text:  # an `=` may be written as an escape
         return
     for m in CREDENTIAL_PARAM.finditer(text):
         if m.group("value") is not None:
-            yield m.group("name"), m.span("value")
-        elif _SLUG.fullmatch(m.group("weak_value")) is None:
+            if _NOT_A_SECRET.fullmatch(m.group("value")) is None:
+                yield m.group("name"), m.span("value")
+        elif _WORDS.fullmatch(m.group("weak_value")) is None:
             yield m.group("weak"), m.span("weak_value")
     if "%" in text or "\\" in text:
         for m in _NAMED_PARAM.finditer(text):
@@ -81,9 +94,9 @@ def _credentials(text: str) -> Iterator[tuple[str, tuple[int, int]]]:
 def _credential_name(name: str, value: str) -> str | None:
     """`name` if, read as a parameter's name before `value`, it names a credential."""
     if CREDENTIAL_NAME.fullmatch(name) is not None:
-        return name
+        return name if _NOT_A_SECRET.fullmatch(value) is None else None
     weak = _WEAK_VALUE.match(value) if name.lower() in ("key", "token", "sig", "auth", "code") else None
-    return name if weak is not None and _SLUG.fullmatch(weak.group()) is None else None
+    return name if weak is not None and _WORDS.fullmatch(weak.group()) is None else None
 
 
 def _decoded(name: str) -> str:
@@ -99,7 +112,9 @@ def credential_param(text: str) -> str | None:
 def secret_param(param: str) -> bool:
     """Whether a url parameter (`name=value`) may carry a credential: by its
     value (`credential_param`), or by a word in its name (`SECRET_WORD`)."""
-    return credential_param(f"?{param}") is not None or SECRET_WORD.search(unquote(param.partition("=")[0])) is not None
+    name = unquote(param.partition("=")[0])
+    return credential_param(f"?{param}") is not None or (
+        SECRET_WORD.search(name) is not None and name.lower() not in _PUBLIC_NAMES)
 
 
 def masked(text: str, keep_width: bool = False, bare: bool = True, named: bool = False) -> str:
@@ -122,7 +137,7 @@ def masked(text: str, keep_width: bool = False, bare: bool = True, named: bool =
     # in its source and in a card's JSON as in the value.
     seen = _ESCAPED_AT.sub(lambda m: "@" + "\x01" * (len(m.group()) - 1), text) if "\\" in text else text
     spans = [*_in_urls(seen), *_in_quoted_urls(seen), *(_bare(seen) if bare else ())] if "@" in seen else []
-    if "=" in text:
+    if "=" in text or "\\" in text:
         spans += [span for _, span in _credentials(text)]
         if named:
             spans += [m.span("value") for m in _NAMED_PARAM.finditer(text)
