@@ -267,3 +267,14 @@ def test_a_key_past_yamls_length_is_said_as_one(repo: Path, knoc) -> None:  # ty
     code, out, _ = knoc("validate", "--format", "json", root=repo)
     [found] = [d for d in json_diags(out) if d["code"] == "KNO-YAML-SYNTAX"]
     assert code == 1 and found["line"] == 2 and "1,024 characters" in found["hint"], found
+
+
+@pytest.mark.parametrize(("text", "line", "hint"), [
+    ("a: 1\nurl https://api.possibility.space/a2a\nversion: x\n", 2, "put `: ` after its key"),  # a `:` in its value
+    ("$schema: agent-blueprint@0.4.0\ntags:\n  - a\n  b\n  - c\n", 4, "start it with `- `"),  # an item's `- `
+])
+def test_a_line_that_holds_no_key_says_what_it_lacks(repo: Path, knoc, text: str, line: int, hint: str) -> None:  # type: ignore[no-untyped-def]
+    (repo / "content/agent-blueprints/keyless.kno").write_text(text, encoding="utf-8")
+    code, out, _ = knoc("validate", "--format", "json", root=repo)
+    [found] = [d for d in json_diags(out) if d["code"] == "KNO-YAML-SYNTAX"]
+    assert code == 1 and found["line"] == line and hint in found["hint"] and "1,024" not in found["hint"], found

@@ -676,12 +676,14 @@ def test_a_cache_folder_made_elsewhere_loses_only_the_files_knoc_names(knoc: Kno
     of knoc's own files (and its temporary ones), never of a file of
     another name someone keeps there."""
     (built / DIR / "notes.txt").write_text("mine\n", encoding="utf-8")
+    (built / DIR / "model.bin").write_bytes(b"mine")  # a name knoc never writes, though it ends as its own do
     (built / DIR / ".outputs.bin.a1b2c3d4").write_bytes(b"debris")  # a temporary file a killed run left
     clone = tmp_path / "clone"
     shutil.copytree(built, clone, symlinks=True)
     shards = sorted(p.name for p in (clone / DIR).glob("sources-*.bin"))
     assert shards and knoc("build", root=clone)[0] == 0
     assert (clone / DIR / "notes.txt").read_text(encoding="utf-8") == "mine\n"
+    assert (clone / DIR / "model.bin").read_bytes() == b"mine"
     assert not (clone / DIR / ".outputs.bin.a1b2c3d4").exists()
     assert (clone / DIR / "owner").read_bytes() != (built / DIR / "owner").read_bytes()  # marked as this folder's
     # in any case (a file system that folds it opens `LINK.BIN` as `link.bin`), and a `files` that is no folder

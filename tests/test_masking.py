@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -141,3 +142,33 @@ def test_a_source_line_with_escaped_separators_is_masked() -> None:
                  'url: "https://a.example/d?a=1\\x3Bpass=hunter2"', 'url: "https://a.example/d?pass\\x3Dhunter2"'):
         assert "hunter2" not in masked(line, keep_width=True, named=True), line
     assert masked("https://a.example/d?pass= hunter2") == "https://a.example/d?pass= ***"  # folded onto a next line
+
+
+@pytest.mark.parametrize("text", ["?password='hunter2'", "?app_key=a8f5f167f44f4964e6c998dee827110c", "?_password=h",
+                                  "?password[0]=h", "?key=H7KQ2-9MXPT-4RVJW-8YBN3-6CGDF", "?client_assertion=e.x",
+                                  "?passcode=h", "?sas_token=sv2020Ab12cdEF34ghIJ56", "?dbPassword=h",
+                                  "?hapikey=a8f5f167f44f4964e6c998dee827110c"])
+def test_a_credential_a_url_carries_is_found(text: str) -> None:
+    from knoc.rules.masking import credential_param
+
+    assert credential_param(f"https://a.example/x{text}") is not None
+    assert "hunter2" not in masked(f"https://a.example/x{text}")
+
+
+@pytest.mark.parametrize("text", ["?key=docs/quickstart-v2", "?token=release/2024.06/notes", "?key=getting-started2",
+                                  "?code=python3-quickstart", "?key=agent-card-v0.3.0-draft", "?key=com.example.agent.v2"])
+def test_words_after_a_weak_name_are_text(text: str) -> None:
+    """A page's name, a version or a path after `key`, `token` or `code`:
+    a card's documentation url may hold one, and it is published."""
+    from knoc.rules.masking import credential_param
+
+    assert credential_param(f"https://docs.example.org/view{text}") is None
+
+
+def test_import_leaves_out_parameters_named_by_a_credentials_word_not_words_that_hold_one() -> None:
+    from knoc.rules.masking import secret_param
+
+    kept = ["authuser=0", "design=dark", "signup=1", "postal_code=1", "countryCode=x", "search_keyword=x", "sessions=2"]
+    dropped = ["apiKey=x", "X-Auth-Token=x", "hapikey=x", "code=x", "oauth_token=x"]
+    assert [p for p in kept + dropped if secret_param(p)] == dropped
+    assert masked("x?password=it's-secret") == "x?password=***"

@@ -151,13 +151,14 @@ def yaml_diagnostic(exc: yaml12.YAMLError, source: SourceFile) -> Diagnostic:
                     span=Span(n, col, col + 1), hint=f"close it on line {n}; for text on several lines, use `|`")
     keyless = _keyless_line(source.text, span.line, started, context, problem)
     scanning = context == "while scanning a simple key"  # else YAML read the line on, with the next key
-    if keyless is not None and scanning and ":" in split_lines(source.text)[keyless.line - 1][keyless.column - 1:]:
+    rest = split_lines(source.text)[keyless.line - 1][keyless.column - 1:] if keyless is not None else ""
+    if keyless is not None and scanning and ":" in rest and len(rest.split(": ", 1)[0].rstrip(":")) > 1024:
         return diag("KNO-YAML-SYNTAX", f"invalid YAML: a key longer than YAML allows ({message})", file=file,
                     span=keyless, hint="a key on one line is at most 1,024 characters: shorten it")
     if keyless is not None:
         return diag("KNO-YAML-SYNTAX", f"invalid YAML: this line holds no `key: value` ({message})", file=file,
-                    span=keyless, hint="put `: ` after its key; a value that goes on from the line above is "
-                                       "indented under it" if scanning else
+                    span=keyless, hint=_item_or("put `: ` after its key; a value that goes on from the line "
+                                                "above is indented under it", source.text, keyless) if scanning else
                     f"put `: ` after its key; or, if it and line {span.line} are one text, quote the text or "
                     "write it on the lines after `|` (in plain text, `: ` ends a key)",
                     related=() if scanning else (Related(span, "YAML read on to here, and took this `:` for a "
@@ -354,6 +355,14 @@ def _keyless_line(text: str, line: int, started: Mark | None, context: str | Non
             opens = _OPENS_BLOCK.fullmatch(t) if indent < here else _KEY.match(t, here)
             return Span(first, here + 1) if opens else None
     return Span(first, 1) if here == 0 else None  # the file's first line
+
+
+def _item_or(hint: str, text: str, at: Span) -> str:
+    """`hint`, or first that a line below a list's items is one without its `- `."""
+    above = next((t for t in reversed(split_lines(text)[:at.line - 1]) if _indent(t) is not None), "")
+    item = _ITEM.match(above)
+    return f"if it is an item of the list above, start it with `- `; or {hint}" if \
+        item is not None and _indent(above) == at.column - 1 else hint
 
 
 def _indent(line: str) -> int | None:

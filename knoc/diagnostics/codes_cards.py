@@ -77,10 +77,12 @@ declare("KNO-CARD-URL-CREDENTIALS", E, "a public card's url holds a user name, p
     The card's url, an interface's url, an extension's uri, or its documentation, icon or
     provider url holds a user name or password (`https://user:secret@host/`, and as browsers
     read a url, `https:/user:secret@host/` too), or a query or fragment parameter that carries a
-    credential (`?api_key=`, `?pass=`, `#access_token=`, a presigned url's `X-Amz-Signature`; `key`, `token`,
-    `sig`, `auth` and `code` (an Azure Functions key, an OAuth code) only with a value of 16 or more
-    token characters holding digits and letters, and not the hyphened words of a page's name, as
-    they name other things too). The card
+    credential (`?api_key=`, `?pass=`, `?db_password=`, `#access_token=`, a presigned url's
+    `X-Amz-Signature`; a name written with escapes, `?%70ass=`, read decoded as a server reads it).
+    `key`, `token` (and names ending in them), `sig`, `auth` and `code` (an Azure Functions key, an
+    OAuth code) name other things too: they count only with a value of 16 or more token characters
+    holding digits and letters, and not one whose parts are each a word, a number or both (a page's
+    name, a version, a path: `?key=docs/quickstart-v2`). A yes or no is no secret. The card
     is public: so would they be, in the card, its agent.json, the catalog and the index. Publish
     the URL without them; a client brings its own credentials, as the card's security schemes
     say. The message never repeats them.""")

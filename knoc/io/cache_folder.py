@@ -64,8 +64,10 @@ def _here(folder: Path) -> bool:
 
 
 # The names knoc writes in `.knoc-cache/` and `files/`, and the temporary ones it writes them by (mkstemp's).
-# Whatever its case: a file system that folds case opens `LINK.BIN` as `link.bin`. (`files` too, when it is no folder.)
-_OWN_NAME = re.compile(r"\.?(?:owner|\.gitignore|files|[a-z0-9-]+\.bin|[0-9a-f]{64}|pieces)(?:\.\w{8})?", re.I)
+# Whatever its case (in ASCII): a file system that folds case opens `LINK.BIN` as `link.bin`. (`files` too, when
+# it is no folder.)
+_OWN_NAME = re.compile(r"\.?(?:owner|\.gitignore|files|(?:link|listing|outputs|rendered|sources-[0-9a-f]{2})\.bin"
+                       r"|[0-9a-f]{64}|pieces)(?:\.\w{8})?", re.I | re.A)
 
 
 def _unlink_files(fd: int) -> None:

@@ -37,26 +37,30 @@ _EQUALS = r"(?:=|\\(?:x|u00|U000000)3[dD])"
 # A token's character: base64's and base64url's, `+`, `/`, `=` and `~` percent-encoded too (a SAS url's `sig`);
 # any other escape (`%20`) ends it, so `?key=getting%20started` is text.
 _TOKEN = r"(?:[\w.~+/=-]|%2[bBfF]|%3[dD]|%7[eE])"
-# A credential's own name, after any words that say whose (`db_password`, `user[password]`, `pass[]`); the
-# names that also mean other things only as they are (`pass`, `signature`).
+# A credential's own name, after any words that say whose (`db_password`, `dbPassword`, `user[password]`,
+# `pass[]`); the names that also mean other things only as they are (`pass`, `signature`).
 _OWN = (rf"(?:api|auth|access|private|secret|session|client|refresh|id|bearer|oauth){_SEP}(?:key|token|secret)"
         rf"|x{_SEP}api{_SEP}key|subscription{_SEP}key|x{_SEP}amz{_SEP}(?:signature|credential|security{_SEP}token)"
         rf"|x{_SEP}goog{_SEP}(?:signature|credential)|(?:j|php)?sess(?:ion)?{_SEP}id|password|passwd|passphrase"
-        r"|secret|jwt")
-CREDENTIAL_NAME = re.compile(rf"(?i:(?:(?:[a-z0-9]+(?:[-_.\[]|%5[fFbB]|%2[dD]))*(?:{_OWN})(?:\]|%5[dD])?"
-                             r"|pass|pwd|authorization|signature)(?:\[\]|%5[bB]%5[dD])?)")
+        rf"|passcode|secret|jwt|credential|client{_SEP}assertion")
+CREDENTIAL_NAME = re.compile(rf"(?i:(?:(?:[a-z0-9]*(?:[-_.\[]|%5[fFbB]|%2[dD]))*[a-z0-9]*(?:{_OWN})(?:\]|%5[dD])?"
+                             r"|pass|pwd|authorization|signature)(?:\[\d*\]|%5[bB]\d*%5[dD])?)")
+# A value as a url holds it: a quote between letters (`it's`) and an escaped character are in it.
+_VALUE = r"['\"`<]?(?:[^&#;\s\"'<>`\\]|\\\S|(?<=\w)['`](?=\w))+"
 CREDENTIAL_PARAM = re.compile(
-    _SEPARATOR + rf"(?:(?P<name>{CREDENTIAL_NAME.pattern}){_EQUALS}[ \t]*(?P<value>[^&#;\s\"'<>`\\]+)"
-    rf"|(?P<weak>(?i:key|token|sig|auth|code)){_EQUALS}(?P<weak_value>(?={_TOKEN}*\d)(?={_TOKEN}*[A-Za-z]){_TOKEN}{{16,}}))")
+    _SEPARATOR + rf"(?:(?P<name>{CREDENTIAL_NAME.pattern}){_EQUALS}[ \t]*(?P<value>{_VALUE})"
+    rf"|(?P<weak>(?i:(?:[a-z0-9]*[-_])*[a-z0-9]*(?:key|token)|sig|auth|code)){_EQUALS}"
+    rf"(?P<weak_value>(?={_TOKEN}*\d)(?={_TOKEN}*[A-Za-z]){_TOKEN}{{16,}}))")
 # A value no credential is: a yes or no, a digit.
 _NOT_A_SECRET = re.compile(r"(?i:true|false|yes|no|on|off|null|none|\d)")
-# A url parameter whose name holds a word a credential goes by, whatever its value: what `knoc import` leaves
-# out of a url it keeps (a card from the wild is committed as it is), and what a source excerpt masks; but
-# for names that are words of their own, or OAuth's public ones.
-SECRET_WORD = re.compile(r"key|token|secret|pass|pwd|sig|auth|code|credential|sess|jwt|bearer|cookie", re.I)
-_PUBLIC_NAMES = frozenset({"code_challenge", "code_challenge_method", "response_type", "keyword", "keywords",
-                           "author", "authors", "authority", "passage", "compass", "postcode", "zipcode",
-                           "country_code", "language_code", "lang_code", "currency_code", "keys"})
+# The words a url parameter that may carry a credential is named by, as parts of its name (`api_key`,
+# `X-Auth-Token`, `sessionId`), whatever its value: what `knoc import` leaves out of a url it keeps (a card
+# from the wild is committed as it is), and what a source excerpt masks. `code` only as the whole name.
+_SECRET_PARTS = frozenset({"key", "apikey", "hapikey", "token", "accesstoken", "secret", "pass", "passwd", "password",
+                           "passphrase", "passcode", "pwd", "sig", "signature", "auth", "authorization", "credential",
+                           "credentials", "session", "sessionid", "sess", "sid", "jsessionid", "phpsessid", "jwt",
+                           "bearer", "cookie", "assertion"})
+_NAME_PARTS = re.compile(r"[-_.\[\]\s]+|(?<=[a-z0-9])(?=[A-Z])")
 # A url parameter as a text holds it: a name and a value, each up to the next separator (a parameter in a
 # parameter's value, `?next=/cb?pass=...`, is one too), a YAML or JSON escape in them read as one character.
 _ESCAPE = r"\\(?!(?:x|u00|U000000)(?:26|23|3[fFbBdD]))(?:x[0-9A-Fa-f]{2}|u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8})"
@@ -64,12 +68,24 @@ _NAMED_PARAM = re.compile(rf"{_SEPARATOR}(?P<name>(?:[^=&#;?\s\"'<>`\\]|{_ESCAPE
                           rf"(?P<value>(?:[^&#;?\s\"'<>`\\]|{_ESCAPE})+)")
 _ESCAPED = re.compile(_ESCAPE)
 _WEAK_VALUE = re.compile(rf"(?={_TOKEN}*\d)(?={_TOKEN}*[A-Za-z]){_TOKEN}{{16,}}")
+# A part of a page's name, a version or a path: a word, a number, or a word and its number (`v2`, `python3`).
+_WORD_PART = re.compile(r"[A-Za-z]{2,}[0-9]*|[A-Za-z][0-9]+|[0-9]+")
 
 
-# A weak name's value that is words, not a token: the parts of a page's name (`chapter-2-getting-started`,
-# `getting_started_v2`; one with a letter past `f`: a UUID's are hex), or a file's path (`reports/2024/q1.pdf`).
-_WORDS = re.compile(r"(?=.*[g-zG-Z])[A-Za-z0-9]{1,12}(?:[-_][A-Za-z0-9]{1,12}){2,}"
-                    r"|(?:[\w.-]+/)+[\w-]+\.[A-Za-z][A-Za-z0-9]{0,4}")
+def _words(value: str) -> bool:
+    """Whether a weak name's value is words, not a token: parts that are
+    each a word, a number or both (`getting-started-v2`, `ISO-3166-1`,
+    `reports/2024/q1.pdf`, `agent-card-v0.3.0`), one of them a word of
+    three letters. A token's parts mix them (`H7KQ2-9MXPT`, a UUID's)."""
+    parts = [p for p in re.split(r"[-_./]+", value) if p]
+    return len(parts) >= 2 and all(_WORD_PART.fullmatch(p) for p in parts) and any(
+        re.match(r"[A-Za-z]{3}", p) for p in parts)
+
+
+def _secret_name(name: str) -> bool:
+    """Whether a url parameter's name (decoded) holds a word a credential goes by (`_SECRET_PARTS`)."""
+    parts = {p.lower() for p in _NAME_PARTS.split(name) if p}
+    return name.lower() == "code" or not parts.isdisjoint(_SECRET_PARTS) or CREDENTIAL_NAME.fullmatch(name) is not None
 
 
 def _credentials(text: str) -> Iterator[tuple[str, tuple[int, int]]]:
@@ -82,7 +98,7 @@ def _credentials(text: str) -> Iterator[tuple[str, tuple[int, int]]]:
         if m.group("value") is not None:
             if _NOT_A_SECRET.fullmatch(m.group("value")) is None:
                 yield m.group("name"), m.span("value")
-        elif _WORDS.fullmatch(m.group("weak_value")) is None:
+        elif not _words(m.group("weak_value")):
             yield m.group("weak"), m.span("weak_value")
     if "%" in text or "\\" in text:
         for m in _NAMED_PARAM.finditer(text):
@@ -96,7 +112,7 @@ def _credential_name(name: str, value: str) -> str | None:
     if CREDENTIAL_NAME.fullmatch(name) is not None:
         return name if _NOT_A_SECRET.fullmatch(value) is None else None
     weak = _WEAK_VALUE.match(value) if name.lower() in ("key", "token", "sig", "auth", "code") else None
-    return name if weak is not None and _WORDS.fullmatch(weak.group()) is None else None
+    return name if weak is not None and not _words(weak.group()) else None
 
 
 def _decoded(name: str) -> str:
@@ -111,10 +127,8 @@ def credential_param(text: str) -> str | None:
 
 def secret_param(param: str) -> bool:
     """Whether a url parameter (`name=value`) may carry a credential: by its
-    value (`credential_param`), or by a word in its name (`SECRET_WORD`)."""
-    name = unquote(param.partition("=")[0])
-    return credential_param(f"?{param}") is not None or (
-        SECRET_WORD.search(name) is not None and name.lower() not in _PUBLIC_NAMES)
+    value (`credential_param`), or by a word in its name (`_secret_name`)."""
+    return credential_param(f"?{param}") is not None or _secret_name(unquote(param.partition("=")[0]))
 
 
 def masked(text: str, keep_width: bool = False, bare: bool = True, named: bool = False) -> str:
@@ -129,7 +143,7 @@ def masked(text: str, keep_width: bool = False, bare: bool = True, named: bool =
     one `*` per character masked, so that columns after it stay where they
     were. `bare`: the bare form too (prose, where `support:team@example.com`
     is a label and an address, says False). `named`: also the value of any
-    url parameter `SECRET_WORD` names (a source excerpt, which may show a
+    url parameter `_secret_name` names (a source excerpt, which may show a
     card whose url `knoc import` left such a parameter out of)."""
     if "@" not in text and "\\" not in text and "=" not in text:
         return text
@@ -141,7 +155,7 @@ def masked(text: str, keep_width: bool = False, bare: bool = True, named: bool =
         spans += [span for _, span in _credentials(text)]
         if named:
             spans += [m.span("value") for m in _NAMED_PARAM.finditer(text)
-                      if SECRET_WORD.search(_decoded(m.group("name")))]
+                      if _secret_name(_decoded(m.group("name")))]
     if not spans:
         return text
     out, done = [], 0
