@@ -155,14 +155,15 @@ def yaml_diagnostic(exc: yaml12.YAMLError, source: SourceFile) -> Diagnostic:
     if keyless is not None and scanning and ":" in rest and len(rest.split(": ", 1)[0].rstrip(":")) > 1024:
         return diag("KNO-YAML-SYNTAX", f"invalid YAML: a key longer than YAML allows ({message})", file=file,
                     span=keyless, hint="a key on one line is at most 1,024 characters: shorten it")
-    if keyless is not None:
+    if keyless is not None and scanning:
         return diag("KNO-YAML-SYNTAX", f"invalid YAML: this line holds no `key: value` ({message})", file=file,
                     span=keyless, hint=_item_or("put `: ` after its key; a value that goes on from the line "
-                                                "above is indented under it", source.text, keyless) if scanning else
-                    f"put `: ` after its key; or, if it and line {span.line} are one text, quote the text or "
-                    "write it on the lines after `|` (in plain text, `: ` ends a key)",
-                    related=() if scanning else (Related(span, "YAML read on to here, and took this `:` for a "
-                                                               "key's"),))
+                                                "above is indented under it", source.text, keyless))
+    if keyless is not None:
+        return diag("KNO-YAML-SYNTAX", f"invalid YAML: this line holds no `key: value` ({message})", file=file,
+                    span=keyless, related=(Related(span, "YAML read on to here, and took this `:` for a key's"),),
+                    hint=f"put `: ` after its key; or, if it and line {span.line} are one text, quote the text or "
+                         "write it on the lines after `|` (in plain text, `: ` ends a key)")
     misaligned = _misaligned(source.text, span.line, started, problem)
     if misaligned is not None:
         return diag("KNO-YAML-SYNTAX", f"invalid YAML: {message}: the indentation does not line up", file=file,

@@ -47,10 +47,10 @@ CREDENTIAL_NAME = re.compile(rf"(?i:(?:(?:[a-z0-9]*(?:[-_.\[]|%5[fFbB]|%2[dD]))*
                              r"|pass|pwd|authorization|signature)(?:\[\d*\]|%5[bB]\d*%5[dD])?)")
 # A value as a url holds it: a quote between letters (`it's`) and an escaped character are in it.
 _VALUE = r"['\"`<]?(?:[^&#;\s\"'<>`\\]|\\\S|(?<=\w)['`](?=\w))+"
+_WEAK_NAME = re.compile(r"(?i:(?:[a-z0-9]*[-_])*[a-z0-9]*(?:key|token)|sig|auth|code)")  # `app_key`, `sas_token`
 CREDENTIAL_PARAM = re.compile(
     _SEPARATOR + rf"(?:(?P<name>{CREDENTIAL_NAME.pattern}){_EQUALS}[ \t]*(?P<value>{_VALUE})"
-    rf"|(?P<weak>(?i:(?:[a-z0-9]*[-_])*[a-z0-9]*(?:key|token)|sig|auth|code)){_EQUALS}"
-    rf"(?P<weak_value>(?={_TOKEN}*\d)(?={_TOKEN}*[A-Za-z]){_TOKEN}{{16,}}))")
+    rf"|(?P<weak>{_WEAK_NAME.pattern}){_EQUALS}(?P<weak_value>(?={_TOKEN}*\d)(?={_TOKEN}*[A-Za-z]){_TOKEN}{{16,}}))")
 # A value no credential is: a yes or no, a digit.
 _NOT_A_SECRET = re.compile(r"(?i:true|false|yes|no|on|off|null|none|\d)")
 # The words a url parameter that may carry a credential is named by, as parts of its name (`api_key`,
@@ -95,11 +95,9 @@ def _credentials(text: str) -> Iterator[tuple[str, tuple[int, int]]]:
     if "=" not in text and "\\" not in text:  # an `=` may be written as an escape
         return
     for m in CREDENTIAL_PARAM.finditer(text):
-        if m.group("value") is not None:
-            if _NOT_A_SECRET.fullmatch(m.group("value")) is None:
-                yield m.group("name"), m.span("value")
-        elif not _words(m.group("weak_value")):
-            yield m.group("weak"), m.span("weak_value")
+        strong = m.group("value") is not None
+        if _secret(strong, m.group("value" if strong else "weak_value")):
+            yield m.group("name" if strong else "weak"), m.span("value" if strong else "weak_value")
     if "%" in text or "\\" in text:
         for m in _NAMED_PARAM.finditer(text):
             if ("%" in m.group("name") or "\\" in m.group("name")) and \
@@ -110,9 +108,15 @@ def _credentials(text: str) -> Iterator[tuple[str, tuple[int, int]]]:
 def _credential_name(name: str, value: str) -> str | None:
     """`name` if, read as a parameter's name before `value`, it names a credential."""
     if CREDENTIAL_NAME.fullmatch(name) is not None:
-        return name if _NOT_A_SECRET.fullmatch(value) is None else None
-    weak = _WEAK_VALUE.match(value) if name.lower() in ("key", "token", "sig", "auth", "code") else None
-    return name if weak is not None and not _words(weak.group()) else None
+        return name if _secret(True, value) else None
+    weak = _WEAK_VALUE.match(value) if _WEAK_NAME.fullmatch(name) else None
+    return name if weak is not None and _secret(False, weak.group()) else None
+
+
+def _secret(strong: bool, value: str) -> bool:
+    """Whether a value after a credential's name (`strong`) or after a name
+    that also means other things is a secret: not a yes or no; not words."""
+    return _NOT_A_SECRET.fullmatch(value) is None if strong else not _words(value)
 
 
 def _decoded(name: str) -> str:
