@@ -278,3 +278,14 @@ def test_a_line_that_holds_no_key_says_what_it_lacks(repo: Path, knoc, text: str
     code, out, _ = knoc("validate", "--format", "json", root=repo)
     [found] = [d for d in json_diags(out) if d["code"] == "KNO-YAML-SYNTAX"]
     assert code == 1 and found["line"] == line and hint in found["hint"] and "1,024" not in found["hint"], found
+
+
+def test_a_value_holding_a_colon_and_a_space_is_told_to_be_quoted(repo: Path, knoc) -> None:  # type: ignore[no-untyped-def]
+    """`purpose: Note: one-shot`: the commonest first mistake; YAML reads
+    `: ` as the end of a key, and the value must be quoted."""
+    source = repo / SENTINEL
+    text = source.read_text(encoding="utf-8")
+    source.write_text(text.replace("\npurpose: ", "\npurpose: Note: ", 1), encoding="utf-8")
+    code, out, _ = knoc("validate", "--format", "json", root=repo)
+    [found] = [d for d in json_diags(out) if d["code"] == "KNO-YAML-SYNTAX"]
+    assert code == 1 and "quote the value" in found["hint"] and "holds `: `" in found["message"], found

@@ -172,3 +172,44 @@ def test_import_leaves_out_parameters_named_by_a_credentials_word_not_words_that
     dropped = ["apiKey=x", "X-Auth-Token=x", "hapikey=x", "code=x", "oauth_token=x"]
     assert [p for p in kept + dropped if secret_param(p)] == dropped
     assert masked("x?password=it's-secret") == "x?password=***"
+
+
+def test_a_credential_in_a_url_a_parameter_carries_encoded_is_found() -> None:
+    """`?next=https%3A%2F%2F...%3Fpassword%3D...`: a redirect's url, decoded
+    as its server reads it; the whole value is masked."""
+    from knoc.rules.masking import credential_param, secret_param
+
+    url = "https://a.example/login?next=https%3A%2F%2Fa.example%2Fapp%3Fpassword%3Dhunter2"
+    assert credential_param(url) == "password" and masked(url) == "https://a.example/login?next=***"
+    assert secret_param("next=https%3A%2F%2Fa.example%2Fapp%3Fpassword%3Dhunter2")
+
+
+@pytest.mark.parametrize("text", ["?api_key=YOUR_API_KEY", "?api_key=<YOUR_API_KEY>", "?api_key={api_key}",
+                                  "?apiKey=${API_KEY}", "?api_key=xxxxxxxx", "?key=pk_live_51H8abcDEFghiJKLmnoPQR",
+                                  "?nextPageToken=CiAKGjBpNDd2Nmp2Zml2cXRwYjBpOXA0cTMwNA",
+                                  "?cache_key=da39a3ee5e6b4b0d3255bfef95601890afd80709"])
+def test_a_placeholder_or_a_key_public_by_design_is_no_credential(text: str) -> None:
+    """An API's docs show where the key goes; a page token, a cache key and
+    Stripe's publishable key are public: none is refused."""
+    from knoc.rules.masking import credential_param
+
+    assert credential_param(f"https://docs.example.org/api{text}") is None
+
+
+@pytest.mark.parametrize("text", ["?token=ghp_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789", "?appid=b6907d289e10d714a6e88b30761fae22",
+                                  "?key=sk-proj-AbCdEfGhIjKlMnOp1234", "?hmac=4f9d1a2b3c4d5e6f7a8b9c0d"])
+def test_a_known_secret_after_a_weak_name_is_one(text: str) -> None:
+    from knoc.rules.masking import credential_param
+
+    assert credential_param(f"https://a.example/x{text}") is not None
+
+
+def test_import_keeps_a_plain_value_after_a_credentials_word() -> None:
+    """`knoc import` leaves out what may carry a credential: any value after
+    a credential's word as the whole name (`key=`, however short), not a
+    plain one after a name that holds it beside other words (`sort_key=name`)."""
+    from knoc.rules.masking import secret_param
+
+    kept = ["sort_key=name", "token_type=bearer", "primary_key=id", "sessionTimeout=30", "sid=3"]
+    dropped = ["api_key=abc123", "password=secret", "token=hunter2", "key=agent-card", "code=SEKRET-10"]
+    assert [p for p in kept + dropped if secret_param(p)] == dropped

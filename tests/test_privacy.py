@@ -261,7 +261,8 @@ def test_a_password_written_into_a_cards_text_is_said_and_never_repeated(repo: P
                                  "https://agents.possibility.space/catalog-search/rest?%70ass=s3cret",
                                  "https://agents.possibility.space/catalog-search/rest?%61pi%5Fkey=s3cret",
                                  "https://agents.possibility.space/catalog-search/rest?next=/cb?%70ass=s3cret",
-                                 "https://agents.possibility.space/catalog-search/rest?db_password=s3cret"])
+                                 "https://agents.possibility.space/catalog-search/rest?db_password=s3cret",
+                                 "https://agents.possibility.space/catalog-search/rest?next=https%3A%2F%2Fx%2F%3Fpassword%3Ds3cret"])
 def test_a_key_or_token_in_a_url_parameter_is_refused_without_repeating_it(repo: Path, knoc, url: str) -> None:  # type: ignore[no-untyped-def]
     """A url's query or fragment parameter that carries a credential would
     be published with the card: refused, and no message, excerpt or format

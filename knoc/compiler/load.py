@@ -164,6 +164,11 @@ def yaml_diagnostic(exc: yaml12.YAMLError, source: SourceFile) -> Diagnostic:
                     span=keyless, related=(Related(span, "YAML read on to here, and took this `:` for a key's"),),
                     hint=f"put `: ` after its key; or, if it and line {span.line} are one text, quote the text or "
                          "write it on the lines after `|` (in plain text, `: ` ends a key)")
+    text_lines = split_lines(source.text)
+    held = text_lines[span.line - 1][:span.column - 1] if 0 < span.line <= len(text_lines) else ""
+    if context is None and problem.startswith("mapping values are not allowed") and re.search(r"\S: ", held):
+        return diag("KNO-YAML-SYNTAX", f"invalid YAML: {message}: this value holds `: `", file=file, span=span,
+                    hint="quote the value (\"...\" or '...'): in plain text, `: ` ends a key")
     misaligned = _misaligned(source.text, span.line, started, problem)
     if misaligned is not None:
         return diag("KNO-YAML-SYNTAX", f"invalid YAML: {message}: the indentation does not line up", file=file,

@@ -78,11 +78,14 @@ declare("KNO-CARD-URL-CREDENTIALS", E, "a public card's url holds a user name, p
     provider url holds a user name or password (`https://user:secret@host/`, and as browsers
     read a url, `https:/user:secret@host/` too), or a query or fragment parameter that carries a
     credential (`?api_key=`, `?pass=`, `?db_password=`, `#access_token=`, a presigned url's
-    `X-Amz-Signature`; a name written with escapes, `?%70ass=`, read decoded as a server reads it).
-    `key`, `token` (and names ending in them), `sig`, `auth` and `code` (an Azure Functions key, an
-    OAuth code) name other things too: they count only with a value of 16 or more token characters
-    holding digits and letters, and not one whose parts are each a word, a number or both (a page's
-    name, a version, a path: `?key=docs/quickstart-v2`). A yes or no is no secret. The card
+    `X-Amz-Signature`; a name written with escapes, `?%70ass=`, read decoded as a server reads it, and
+    a url carried encoded in another parameter, `?next=https%3A...%3Fpassword%3D...`). `key`, `token`
+    (and names ending in them, but a page's, a cache's or a publishable one), `sig`, `auth`, `code`,
+    `hmac`, `appid` and `ticket` name other things too: they count only with a value of 16 or more
+    token characters holding digits and letters, and not one whose parts are each a word, a number
+    or both (a page's name, a version, a path: `?key=docs/quickstart-v2`), unless it begins as a
+    well-known secret does (`ghp_`, `sk-`, `xoxb-`). A yes or no, and a placeholder a reader fills in
+    (`YOUR_API_KEY`, `<token>`, `{api_key}`), are no secrets. The card
     is public: so would they be, in the card, its agent.json, the catalog and the index. Publish
     the URL without them; a client brings its own credentials, as the card's security schemes
     say. The message never repeats them.""")

@@ -42,17 +42,22 @@ _TOKEN = r"(?:[\w.~+/=-]|%2[bBfF]|%3[dD]|%7[eE])"
 _OWN = (rf"(?:api|auth|access|private|secret|session|client|refresh|id|bearer|oauth){_SEP}(?:key|token|secret)"
         rf"|x{_SEP}api{_SEP}key|subscription{_SEP}key|x{_SEP}amz{_SEP}(?:signature|credential|security{_SEP}token)"
         rf"|x{_SEP}goog{_SEP}(?:signature|credential)|(?:j|php)?sess(?:ion)?{_SEP}id|password|passwd|passphrase"
-        rf"|passcode|secret|jwt|credential|client{_SEP}assertion")
+        rf"|passcode|secret|jwt|credential|client{_SEP}assertion|x{_SEP}vercel{_SEP}protection{_SEP}bypass")
 CREDENTIAL_NAME = re.compile(rf"(?i:(?:(?:[a-z0-9]*(?:[-_.\[]|%5[fFbB]|%2[dD]))*[a-z0-9]*(?:{_OWN})(?:\]|%5[dD])?"
                              r"|pass|pwd|authorization|signature)(?:\[\d*\]|%5[bB]\d*%5[dD])?)")
 # A value as a url holds it: a quote between letters (`it's`) and an escaped character are in it.
 _VALUE = r"['\"`<]?(?:[^&#;\s\"'<>`\\]|\\\S|(?<=\w)['`](?=\w))+"
-_WEAK_NAME = re.compile(r"(?i:(?:[a-z0-9]*[-_])*[a-z0-9]*(?:key|token)|sig|auth|code)")  # `app_key`, `sas_token`
+# `app_key`, `sas_token`, `hmac`; not a key or token public by design (a page's, a cache's, Stripe's publishable).
+_WEAK_NAME = re.compile(r"(?i:(?!(?:next[-_]?)?page[-_]?|continuation[-_]?|cache[-_]?|idempotency[-_]?|publishable[-_]?"
+                        r"|sort[-_]?|partition[-_]?|primary[-_]?)(?:[a-z0-9]*[-_])*[a-z0-9]*(?:key|token)"
+                        r"|sig|auth|code|hmac|appid|ticket)")
 CREDENTIAL_PARAM = re.compile(
     _SEPARATOR + rf"(?:(?P<name>{CREDENTIAL_NAME.pattern}){_EQUALS}[ \t]*(?P<value>{_VALUE})"
     rf"|(?P<weak>{_WEAK_NAME.pattern}){_EQUALS}(?P<weak_value>(?={_TOKEN}*\d)(?={_TOKEN}*[A-Za-z]){_TOKEN}{{16,}}))")
-# A value no credential is: a yes or no, a digit.
-_NOT_A_SECRET = re.compile(r"(?i:true|false|yes|no|on|off|null|none|\d)")
+# A value no credential is: a yes or no, a digit, or a placeholder a page's reader fills in (`YOUR_API_KEY`,
+# `<token>`, `{api_key}`, `${API_KEY}`, `xxxxxxxx`).
+_NOT_A_SECRET = re.compile(r"(?i:true|false|yes|no|on|off|null|none|\d)|<[^>]*>?|\$?\{[^}]*\}|\$[A-Z_]+|[xX*.]{3,}"
+                           r"|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|pk_(?:live|test)_\w+")  # Stripe's publishable key
 # The words a url parameter that may carry a credential is named by, as parts of its name (`api_key`,
 # `X-Auth-Token`, `sessionId`), whatever its value: what `knoc import` leaves out of a url it keeps (a card
 # from the wild is committed as it is), and what a source excerpt masks. `code` only as the whole name.
@@ -69,7 +74,9 @@ _NAMED_PARAM = re.compile(rf"{_SEPARATOR}(?P<name>(?:[^=&#;?\s\"'<>`\\]|{_ESCAPE
 _ESCAPED = re.compile(_ESCAPE)
 _WEAK_VALUE = re.compile(rf"(?={_TOKEN}*\d)(?={_TOKEN}*[A-Za-z]){_TOKEN}{{16,}}")
 # A part of a page's name, a version or a path: a word, a number, or a word and its number (`v2`, `python3`).
-_WORD_PART = re.compile(r"[A-Za-z]{2,}[0-9]*|[A-Za-z][0-9]+|[0-9]+")
+_WORD_PART = re.compile(r"[A-Za-z][a-z]+[0-9]*|[A-Z]+[0-9]*|[a-z][0-9]+|[0-9]+")
+# How well-known secrets begin (GitHub's, Slack's, OpenAI's, Stripe's, AWS's, Google's, GitLab's): never words.
+_KNOWN_SECRET = re.compile(r"gh[pousr]_|github_pat_|xox[abposr]-|sk-|[sr]k_(?:live|test)_|AKIA|AIza|glpat-")
 
 
 def _words(value: str) -> bool:
@@ -78,7 +85,7 @@ def _words(value: str) -> bool:
     `reports/2024/q1.pdf`, `agent-card-v0.3.0`), one of them a word of
     three letters. A token's parts mix them (`H7KQ2-9MXPT`, a UUID's)."""
     parts = [p for p in re.split(r"[-_./]+", value) if p]
-    return len(parts) >= 2 and all(_WORD_PART.fullmatch(p) for p in parts) and any(
+    return len(parts) >= 2 and not _KNOWN_SECRET.match(value) and all(_WORD_PART.fullmatch(p) for p in parts) and any(
         re.match(r"[A-Za-z]{3}", p) for p in parts)
 
 
@@ -88,10 +95,12 @@ def _secret_name(name: str) -> bool:
     return name.lower() == "code" or not parts.isdisjoint(_SECRET_PARTS) or CREDENTIAL_NAME.fullmatch(name) is not None
 
 
-def _credentials(text: str) -> Iterator[tuple[str, tuple[int, int]]]:
+def _credentials(text: str, nested: bool = True) -> Iterator[tuple[str, tuple[int, int]]]:
     """The name and the value's span of each url parameter in `text` that
     carries a credential. A name written with escapes (`?%70ass=`, YAML's
-    `\\x70ass`) is read as a server reads it, decoded once."""
+    `\\x70ass`) is read as a server reads it, decoded once; so is a value
+    that is a url itself (`?next=https%3A...%3Fpassword%3D...`): a
+    credential in it is its parameter's (`nested`: looked for, one level)."""
     if "=" not in text and "\\" not in text:  # an `=` may be written as an escape
         return
     for m in CREDENTIAL_PARAM.finditer(text):
@@ -103,6 +112,9 @@ def _credentials(text: str) -> Iterator[tuple[str, tuple[int, int]]]:
             if ("%" in m.group("name") or "\\" in m.group("name")) and \
                     (name := _credential_name(_decoded(m.group("name")), m.group("value"))) is not None:
                 yield name, m.span("value")
+            elif nested and "%" in m.group("value") and \
+                    (inner := next(_credentials(unquote(m.group("value")), nested=False), None)) is not None:
+                yield inner[0], m.span("value")
 
 
 def _credential_name(name: str, value: str) -> str | None:
@@ -116,7 +128,7 @@ def _credential_name(name: str, value: str) -> str | None:
 def _secret(strong: bool, value: str) -> bool:
     """Whether a value after a credential's name (`strong`) or after a name
     that also means other things is a secret: not a yes or no; not words."""
-    return _NOT_A_SECRET.fullmatch(value) is None if strong else not _words(value)
+    return _NOT_A_SECRET.fullmatch(value) is None and (strong or not _words(value))
 
 
 def _decoded(name: str) -> str:
@@ -132,7 +144,15 @@ def credential_param(text: str) -> str | None:
 def secret_param(param: str) -> bool:
     """Whether a url parameter (`name=value`) may carry a credential: by its
     value (`credential_param`), or by a word in its name (`_secret_name`)."""
-    return credential_param(f"?{param}") is not None or _secret_name(unquote(param.partition("=")[0]))
+    if credential_param(f"?{param}") is not None:
+        return True
+    name, value = (unquote(part) for part in param.partition("=")[::2])
+    if not _secret_name(name) or _NOT_A_SECRET.fullmatch(value) is not None:
+        return False
+    # A name that is a credential's word itself (`key`, `code`) drops any value; one that holds it beside others
+    # (`sort_key`, `token_type`) keeps a plain one: words, a number, a short lowercase word.
+    whole = len({p for p in _NAME_PARTS.split(name) if p}) == 1
+    return whole or not (_words(value) or re.fullmatch(r"[0-9]+|[a-z]{1,12}", value) is not None)
 
 
 def masked(text: str, keep_width: bool = False, bare: bool = True, named: bool = False) -> str:
