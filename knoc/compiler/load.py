@@ -151,7 +151,8 @@ def yaml_diagnostic(exc: yaml12.YAMLError, source: SourceFile) -> Diagnostic:
                     span=Span(n, col, col + 1), hint=f"close it on line {n}; for text on several lines, use `|`")
     keyless = _keyless_line(source.text, span.line, started, context, problem)
     scanning = context == "while scanning a simple key"  # else YAML read the line on, with the next key
-    rest = split_lines(source.text)[keyless.line - 1][keyless.column - 1:] if keyless is not None else ""
+    text_lines = split_lines(source.text)
+    rest = text_lines[keyless.line - 1][keyless.column - 1:] if keyless is not None else ""
     if keyless is not None and scanning and ":" in rest and len(rest.split(": ", 1)[0].rstrip(":")) > 1024:
         return diag("KNO-YAML-SYNTAX", f"invalid YAML: a key longer than YAML allows ({message})", file=file,
                     span=keyless, hint="a key on one line is at most 1,024 characters: shorten it")
@@ -164,7 +165,6 @@ def yaml_diagnostic(exc: yaml12.YAMLError, source: SourceFile) -> Diagnostic:
                     span=keyless, related=(Related(span, "YAML read on to here, and took this `:` for a key's"),),
                     hint=f"put `: ` after its key; or, if it and line {span.line} are one text, quote the text or "
                          "write it on the lines after `|` (in plain text, `: ` ends a key)")
-    text_lines = split_lines(source.text)
     held = text_lines[span.line - 1][:span.column - 1] if 0 < span.line <= len(text_lines) else ""
     if context is None and problem.startswith("mapping values are not allowed") and re.search(r"\S: ", held):
         return diag("KNO-YAML-SYNTAX", f"invalid YAML: {message}: this value holds `: `", file=file, span=span,

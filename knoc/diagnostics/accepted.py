@@ -7,10 +7,9 @@ cannot be accepted: what it is about is not written."""
 
 from __future__ import annotations
 
-import fnmatch
 import re
 from collections.abc import Iterable, Mapping
-from fnmatch import fnmatchcase
+from fnmatch import fnmatchcase, translate
 from typing import cast
 
 from knoc.diagnostics.codes import CODES
@@ -57,7 +56,7 @@ def unmatched(accept: Accept, paths: Iterable[str]) -> list[tuple[str, str]]:
     """(code, pattern) for each pattern but `"*"` that matches none of
     `paths` (the repo's files): a typo, or a file renamed since, which
     accepts nothing now, and a warning in a file added under that name later."""
-    wanted = [(code, p, re.compile(fnmatch.translate(p)).match) for code, patterns in accept for p in patterns
+    wanted = [(code, p, re.compile(translate(p)).match) for code, patterns in accept for p in patterns
               if p != "*"]
     if not wanted:  # most repos: nothing to look for among their files
         return []

@@ -31,12 +31,13 @@ _WORD = re.compile(r"[^\s\"'`/\\?#]+")  # what a bare `name:secret@host` is writ
 # percent-encoded. A name that also means other things (`key`, `token`, `sig`, `auth`, `code`) counts only before
 # a value that looks like a secret: 16 or more characters of a token's alphabet, digits and letters both.
 _SEP = r"(?:[-_]|%5[fF]|%2[dD])?"
-_ESCAPED_SEPARATOR = r"\\(?:x|u00|U000000)(?:26|23|3[fFbB])"  # `&`, `#`, `?`, `;`
-_SEPARATOR = rf"(?:[?&#;]|{_ESCAPED_SEPARATOR})"
-_EQUALS = r"(?:=|\\(?:x|u00|U000000)3[dD])"
+_ESCAPE_LEAD = r"\\(?:x|u00|U000000)"  # how YAML and JSON begin the escape of a character below U+0100
+_SEPARATOR = rf"(?:[?&#;]|{_ESCAPE_LEAD}(?:26|23|3[fFbB]))"  # `&`, `#`, `?`, `;`, or an escape of one
+_EQUALS = rf"(?:=|{_ESCAPE_LEAD}3[dD])"
 # A token's character: base64's and base64url's, `+`, `/`, `=` and `~` percent-encoded too (a SAS url's `sig`);
 # any other escape (`%20`) ends it, so `?key=getting%20started` is text.
 _TOKEN = r"(?:[\w.~+/=-]|%2[bBfF]|%3[dD]|%7[eE])"
+_WEAK_VALUE = re.compile(rf"(?={_TOKEN}*\d)(?={_TOKEN}*[A-Za-z]){_TOKEN}{{16,}}")
 # A credential's own name, after any words that say whose (`db_password`, `dbPassword`, `user[password]`,
 # `pass[]`); the names that also mean other things only as they are (`pass`, `signature`).
 _OWN = (rf"(?:api|auth|access|private|secret|session|client|refresh|id|bearer|oauth){_SEP}(?:key|token|secret)"
@@ -53,7 +54,7 @@ _WEAK_NAME = re.compile(r"(?i:(?!(?:next[-_]?)?page[-_]?|continuation[-_]?|cache
                         r"|sig|auth|code|hmac|appid|ticket)")
 CREDENTIAL_PARAM = re.compile(
     _SEPARATOR + rf"(?:(?P<name>{CREDENTIAL_NAME.pattern}){_EQUALS}[ \t]*(?P<value>{_VALUE})"
-    rf"|(?P<weak>{_WEAK_NAME.pattern}){_EQUALS}(?P<weak_value>(?={_TOKEN}*\d)(?={_TOKEN}*[A-Za-z]){_TOKEN}{{16,}}))")
+    rf"|(?P<weak>{_WEAK_NAME.pattern}){_EQUALS}(?P<weak_value>{_WEAK_VALUE.pattern}))")
 # A value no credential is: a yes or no, a digit, or a placeholder a page's reader fills in (`YOUR_API_KEY`,
 # `<token>`, `{api_key}`, `${API_KEY}`, `xxxxxxxx`).
 _NOT_A_SECRET = re.compile(r"(?i:true|false|yes|no|on|off|null|none|\d)|<[^>]*>?|\$?\{[^}]*\}|\$[A-Z_]+|[xX*.]{3,}"
@@ -68,11 +69,10 @@ _SECRET_PARTS = frozenset({"key", "apikey", "hapikey", "token", "accesstoken", "
 _NAME_PARTS = re.compile(r"[-_.\[\]\s]+|(?<=[a-z0-9])(?=[A-Z])")
 # A url parameter as a text holds it: a name and a value, each up to the next separator (a parameter in a
 # parameter's value, `?next=/cb?pass=...`, is one too), a YAML or JSON escape in them read as one character.
-_ESCAPE = r"\\(?!(?:x|u00|U000000)(?:26|23|3[fFbBdD]))(?:x[0-9A-Fa-f]{2}|u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8})"
+_ESCAPE = rf"(?!{_ESCAPE_LEAD}(?:26|23|3[fFbBdD]))\\(?:x[0-9A-Fa-f]{{2}}|u[0-9A-Fa-f]{{4}}|U[0-9A-Fa-f]{{8}})"
 _NAMED_PARAM = re.compile(rf"{_SEPARATOR}(?P<name>(?:[^=&#;?\s\"'<>`\\]|{_ESCAPE})+){_EQUALS}[ \t]*"
                           rf"(?P<value>(?:[^&#;?\s\"'<>`\\]|{_ESCAPE})+)")
-_ESCAPED = re.compile(_ESCAPE)
-_WEAK_VALUE = re.compile(rf"(?={_TOKEN}*\d)(?={_TOKEN}*[A-Za-z]){_TOKEN}{{16,}}")
+_ESCAPES = re.compile(_ESCAPE)
 # A part of a page's name, a version or a path: a word, a number, or a word and its number (`v2`, `python3`).
 _WORD_PART = re.compile(r"[A-Za-z][a-z]+[0-9]*|[A-Z]+[0-9]*|[a-z][0-9]+|[0-9]+")
 # How well-known secrets begin (GitHub's, Slack's, OpenAI's, Stripe's, AWS's, Google's, GitLab's): never words.
@@ -89,10 +89,15 @@ def _words(value: str) -> bool:
         re.match(r"[A-Za-z]{3}", p) for p in parts)
 
 
+def _name_parts(name: str) -> set[str]:
+    """The words of a parameter's name (`X-Auth-Token`, `sessionId`), lowercase."""
+    return {p.lower() for p in _NAME_PARTS.split(name) if p}
+
+
 def _secret_name(name: str) -> bool:
     """Whether a url parameter's name (decoded) holds a word a credential goes by (`_SECRET_PARTS`)."""
-    parts = {p.lower() for p in _NAME_PARTS.split(name) if p}
-    return name.lower() == "code" or not parts.isdisjoint(_SECRET_PARTS) or CREDENTIAL_NAME.fullmatch(name) is not None
+    return name.lower() == "code" or not _name_parts(name).isdisjoint(_SECRET_PARTS) or \
+        CREDENTIAL_NAME.fullmatch(name) is not None
 
 
 def _credentials(text: str, nested: bool = True) -> Iterator[tuple[str, tuple[int, int]]]:
@@ -133,7 +138,7 @@ def _secret(strong: bool, value: str) -> bool:
 
 def _decoded(name: str) -> str:
     """A parameter's name as a server reads it: its YAML or JSON escapes, then its percent-escapes."""
-    return unquote(_ESCAPED.sub(lambda m: chr(min(int(m.group()[2:], 16), 0x10FFFF)), name) if "\\" in name else name)
+    return unquote(_ESCAPES.sub(lambda m: chr(min(int(m.group()[2:], 16), 0x10FFFF)), name) if "\\" in name else name)
 
 
 def credential_param(text: str) -> str | None:
@@ -151,7 +156,7 @@ def secret_param(param: str) -> bool:
         return False
     # A name that is a credential's word itself (`key`, `code`) drops any value; one that holds it beside others
     # (`sort_key`, `token_type`) keeps a plain one: words, a number, a short lowercase word.
-    whole = len({p for p in _NAME_PARTS.split(name) if p}) == 1
+    whole = len(_name_parts(name)) == 1
     return whole or not (_words(value) or re.fullmatch(r"[0-9]+|[a-z]{1,12}", value) is not None)
 
 
