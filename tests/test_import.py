@@ -777,3 +777,21 @@ def test_a_credential_named_with_escapes_inside_a_parameters_value_is_left_out(
     assert "SEKRETP" not in (repo / BLUEPRINTS / "nested-next.kno").read_text(encoding="utf-8")
     assert knoc("build", root=repo)[0] == 0
     assert not [p for p in (repo / "build").rglob("*") if p.is_file() and b"SEKRETP" in p.read_bytes()]
+
+
+def test_a_url_whose_credential_cannot_be_taken_out_is_left_out_whole(
+        repo: Path, knoc: Knoc, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """A password in a url's path, or before an `@` browsers read as a path:
+    `***` written in its place would make another url (another host). The
+    field is left out, and said."""
+    card = {"name": "Odd Urls", "description": "d", "url": "https://odd.possibility.space/a2a/", "version": "1.0.0",
+            "protocolVersion": "0.3.0", "capabilities": {}, "defaultInputModes": ["text/plain"],
+            "defaultOutputModes": ["text/plain"], "skills": [{"id": "s", "name": "S", "description": "d", "tags": ["t"]}],
+            "documentationUrl": "https://docs.possibility.space\\@evil.example.org/page",
+            "iconUrl": "https://www.possibility.space/docs&password=hunter2hunter2/icon.png"}
+    code, out, err = import_card(card, knoc, repo, tmp_path_factory.mktemp("cards"))
+    said = {d["json_path"]: d["message"] for d in json_diags(out)}
+    written = (repo / BLUEPRINTS / "odd-urls.kno").read_text(encoding="utf-8")
+    assert code == 0 and "hunter2" not in out + err + written and "***" not in written, written
+    assert "documentation_url" not in written and "icon_url" not in written
+    assert "left the url out" in said["$.iconUrl"] and "left the url out" in said["$.documentationUrl"], said

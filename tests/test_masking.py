@@ -213,3 +213,18 @@ def test_import_keeps_a_plain_value_after_a_credentials_word() -> None:
     kept = ["sort_key=name", "token_type=bearer", "primary_key=id", "sessionTimeout=30", "sid=3"]
     dropped = ["api_key=abc123", "password=secret", "token=hunter2", "key=agent-card", "code=SEKRET-10"]
     assert [p for p in kept + dropped if secret_param(p)] == dropped
+
+
+def test_a_user_name_and_password_in_a_url_carried_encoded_twice_or_in_its_host_is_found() -> None:
+    from knoc.rules.masking import credential_param
+
+    for url in ("https://a.example/a?redirect=https%3A%2F%2Fadmin%3AS3cret%40intra.example%2F",
+                "https://a.example/a?next=https%253A%252F%252Fb%252Fcb%253Fpassword%253DS3cret"):
+        assert credential_param(url) is not None and "S3cret" not in masked(url), url
+    assert credential_param("https://a.example/?next=%2Fhome%3Fpage%3D2") is None
+
+
+def test_an_import_message_masks_only_what_import_leaves_out() -> None:
+    """A drop's message shows the url as it came: the parameters kept stay readable."""
+    assert masked("?sort_key=name&token_type=bearer&key=7&api_key=zz", named=True) == (
+        "?sort_key=name&token_type=bearer&key=7&api_key=***")

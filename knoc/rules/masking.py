@@ -100,13 +100,14 @@ def _secret_name(name: str) -> bool:
         CREDENTIAL_NAME.fullmatch(name) is not None
 
 
-def _credentials(text: str, nested: bool = True) -> Iterator[tuple[str, tuple[int, int]]]:
+def _credentials(text: str, nested: int = 2) -> Iterator[tuple[str, tuple[int, int]]]:
     """The name and the value's span of each url parameter in `text` that
     carries a credential. A name written with escapes (`?%70ass=`, YAML's
     `\\x70ass`) is read as a server reads it, decoded once; so is a value
     that is a url itself (`?next=https%3A...%3Fpassword%3D...`): a
-    credential in it is its parameter's (`nested`: looked for, one level)."""
-    if "=" not in text and "\\" not in text:  # an `=` may be written as an escape
+    credential in it (a parameter, a user name and password) is its
+    parameter's (`nested`: looked for so many levels down)."""
+    if "=" not in text and "\\" not in text and "%" not in text:  # an `=` may be written as an escape
         return
     for m in CREDENTIAL_PARAM.finditer(text):
         strong = m.group("value") is not None
@@ -117,9 +118,24 @@ def _credentials(text: str, nested: bool = True) -> Iterator[tuple[str, tuple[in
             if ("%" in m.group("name") or "\\" in m.group("name")) and \
                     (name := _credential_name(_decoded(m.group("name")), m.group("value"))) is not None:
                 yield name, m.span("value")
-            elif nested and "%" in m.group("value") and \
-                    (inner := next(_credentials(unquote(m.group("value")), nested=False), None)) is not None:
-                yield inner[0], m.span("value")
+            elif nested and "%" in m.group("value") and (found := _carried(m.group("value"), nested)) is not None:
+                yield found or m.group("name"), m.span("value")
+
+
+def _carried(value: str, times: int) -> str | None:
+    """The credential a parameter's value carries as an encoded url (a
+    redirect's), decoded up to `times` times: the name of its parameter,
+    "" for a user name and password, None for none."""
+    for _ in range(times):
+        value = unquote(value)
+        found = next(_credentials(value, 0), None)
+        if found is not None:
+            return found[0]
+        if "@" in value and masked(value, bare=False) != value:
+            return ""
+        if "%" not in value:
+            return None
+    return None
 
 
 def _credential_name(name: str, value: str) -> str | None:
@@ -152,6 +168,11 @@ def secret_param(param: str) -> bool:
     if credential_param(f"?{param}") is not None:
         return True
     name, value = (unquote(part) for part in param.partition("=")[::2])
+    return _named_secret(name, value)
+
+
+def _named_secret(name: str, value: str) -> bool:
+    """Whether a parameter `name` (decoded) makes `value` one to leave out."""
     if not _secret_name(name) or _NOT_A_SECRET.fullmatch(value) is not None:
         return False
     # A name that is a credential's word itself (`key`, `code`) drops any value; one that holds it beside others
@@ -172,7 +193,7 @@ def masked(text: str, keep_width: bool = False, bare: bool = True, named: bool =
     one `*` per character masked, so that columns after it stay where they
     were. `bare`: the bare form too (prose, where `support:team@example.com`
     is a label and an address, says False). `named`: also the value of any
-    url parameter `_secret_name` names (a source excerpt, which may show a
+    url parameter `knoc import` leaves out by its name (a source excerpt, which may show a
     card whose url `knoc import` left such a parameter out of)."""
     if "@" not in text and "\\" not in text and "=" not in text:
         return text
@@ -184,7 +205,7 @@ def masked(text: str, keep_width: bool = False, bare: bool = True, named: bool =
         spans += [span for _, span in _credentials(text)]
         if named:
             spans += [m.span("value") for m in _NAMED_PARAM.finditer(text)
-                      if _secret_name(_decoded(m.group("name")))]
+                      if _named_secret(_decoded(m.group("name")), unquote(m.group("value")))]
     if not spans:
         return text
     out, done = [], 0

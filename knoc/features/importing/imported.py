@@ -181,7 +181,9 @@ def no_credentials(raw: JsonValue, out: Imported) -> None:
         if text is None:
             out.drop(path, "a credential's value: a committed blueprint and its card would publish it; left out")
             continue
-        kept = "kept the url without it" if _is_url(text) else "kept the text with it masked"
+        kept = ("left the url out: it cannot be taken out of it, and a url is never written masked"
+                if path.lower().endswith(("url", "uri")) and _unmendable(text)
+                else "kept the url without it" if _is_url(text) else "kept the text with it masked")
         shown = masked(_credential_params(text, mask=True) if _SCHEME.match(text) else text)
         out.drop(path, f"the credential in `{shown[:200]}`: a committed blueprint and its card would "
                        f"publish it; {kept}")
@@ -195,6 +197,15 @@ def _is_url(value: str) -> bool:
 def _clean(text: str) -> str:
     """`text` without a url's credentials (a url's), or with them masked (text, not an address)."""
     return _credential_params(without_userinfo(text)) if _is_url(text) else masked(text, bare=False)
+
+
+def _unmendable(url: str) -> bool:
+    """Whether a url's credential could only be masked, not taken out (in
+    its path, or before an `@` a browser reads otherwise): `***` written
+    into a url would stand in its host or path. A url field holding one is
+    left out whole."""
+    return _WHOLE_URL.fullmatch(url) is not None and (cleaned := _clean(url)) != url and (
+        not _is_url(url) or masked(cleaned) != cleaned)
 
 
 def _credential_params(url: str, mask: bool = False) -> str:
@@ -259,7 +270,8 @@ def _strip(value: object) -> None:
     """Every string in `value` (in place, keys too) without a credential,
     and no member named as one."""
     if isinstance(value, dict):
-        items = [(_clean(k), v) for k, v in value.items() if not _secret_member(k, v)]
+        items = [(_clean(k), v) for k, v in value.items() if not _secret_member(k, v) and not (
+            isinstance(v, str) and k.lower().endswith(("url", "uri")) and _unmendable(v))]
         value.clear()
         value.update(items)
     pairs = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
@@ -271,3 +283,4 @@ def _strip(value: object) -> None:
 
 
 _SCHEME = re.compile(r"\s*[A-Za-z][A-Za-z0-9+.-]*:")  # a url, as far as a password in it goes
+_WHOLE_URL = re.compile(r"\s*[A-Za-z][A-Za-z0-9+.-]*:\S*\s*")  # a text that is a url and nothing else
