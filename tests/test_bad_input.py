@@ -289,3 +289,29 @@ def test_a_value_holding_a_colon_and_a_space_is_told_to_be_quoted(repo: Path, kn
     code, out, _ = knoc("validate", "--format", "json", root=repo)
     [found] = [d for d in json_diags(out) if d["code"] == "KNO-YAML-SYNTAX"]
     assert code == 1 and "quote the value" in found["hint"] and "holds `: `" in found["message"], found
+
+
+@pytest.mark.parametrize(("text", "line", "column"), [
+    ('a: 1\ntitle: "Quick" Summarizer\n', 2, 8),  # a key's value
+    ("a: 1\ntags:\n  - 'it' s\n", 3, 5),  # a list item
+    ('a: 1\ntags: [ "x" y ]\n', 2, 9),  # in a flow list: not an unclosed `[`
+])
+def test_text_after_a_quoted_value_is_said_at_its_opening_quote(repo: Path, knoc, text: str, line: int,  # type: ignore[no-untyped-def]
+                                                                 column: int) -> None:
+    """libyaml stops after the closing quote ("did not find expected key");
+    the author is shown the value and told to quote all of it."""
+    (repo / "content/agent-blueprints/quoted.kno").write_text(text, encoding="utf-8")
+    code, out, _ = knoc("validate", "--format", "json", root=repo)
+    [found] = [d for d in json_diags(out) if d["code"] == "KNO-YAML-SYNTAX"]
+    assert code == 1 and (found["line"], found["column"]) == (line, column), found
+    assert "text after a quoted value" in found["message"] and "quote the whole value" in found["hint"], found
+
+
+def test_list_items_without_a_space_after_the_dash_are_told_so(repo: Path, knoc) -> None:  # type: ignore[no-untyped-def]
+    """`-MUST ...` lines read as one text, where a list is wanted."""
+    replace(SENTINEL, "    - MUST NOT modify", "    -MUST NOT modify")(repo)
+    replace(SENTINEL, "    - MUST NOT exceed", "    -MUST NOT exceed")(repo)
+    code, out, _ = knoc("validate", "--format", "json", root=repo)
+    [found] = [d for d in json_diags(out) if d["code"] == "KNO-SCHEMA-TYPE"]
+    assert code == 1 and found["line"] == line_of(repo, SENTINEL, "-MUST NOT modify"), found
+    assert "put a space after each item's `-` (`- MUST`)" in found["hint"], found

@@ -87,11 +87,14 @@ def test_outside_a_content_repo_is_a_usage_error(tmp_path: Path) -> None:
     ('[knoc]\n[signing]\na2a = "1.0"\n', "`a2a` under [signing]; a key belongs to the table whose header"),
     ('[primary]\n"a.example" = "x"\na2a = "0.3"\n', "`a2a` is under [primary], but it is a [knoc] setting"),
     ("[knoc\n", "knoc.toml"),
+    ('[knoc]\n[accept\n', "a table declaration; close the table's header on its line: `[name]`\n --> knoc.toml:2:8\n"
+                          "  |\n2 | [accept\n  |        ^"),  # the line shown, and what to do
+    ('[knoc]\nspecs = specs\n', "Invalid value; quote text: `key = \"text\"`"),
     ('[knoc]\noutput = "build"\na2a = 1.0.x\n', "--> knoc.toml:3:10"),  # not TOML: where it stops reading
     ('# settings\n[knoc]\n  output = "../elsewhere"\n', "--> knoc.toml:3:3"),  # read, but wrong: at its key
     ('[primary]\n"agents.example.org/x" = "a"\n', "--> knoc.toml:2:1"),
     ('[signing]\npublic = "a.pem"\npublic = "b.pem"\n', "`public = [..., ...]`"),  # a second key pinned
-    ('[knoc]\n# caf\udce9\n', "not UTF-8 text (byte 0xe9); save it as UTF-8\n  --> knoc.toml:2:6"),
+    ('[knoc]\n# caf\udce9\n', "not UTF-8 text (byte 0xe9); save it as UTF-8\n --> knoc.toml:2:6"),
     ('[knoc]\noutput = "build"\n"" = 1\n', 'unknown setting(s): "" under [knoc]'),  # an empty key, at its line
     ('[knoc]\noutput = "build"\n"" = 1\n', "--> knoc.toml:3:1"),
     ('[knoc]\n"a`b" = 1\n', 'unknown setting(s): "a`b" under [knoc]'),  # quoted as TOML, not in backticks
@@ -102,8 +105,8 @@ def test_outside_a_content_repo_is_a_usage_error(tmp_path: Path) -> None:
     ('[knoc]\noutput = "' + "/".join(["a" * 200] * 30) + '"\n', "knoc takes at most 2,048"),  # past PATH_MAX
     ('[knoc]\ncontent = "' + "/".join(["c" * 200] * 30) + '"\n', "knoc takes at most 2,048"),
     # tomllib reads nested values by recursion: no traceback, at the line where they start to nest
-    ('[knoc]\n\n[x]\na = ' + "[" * 600 + "]" * 600 + "\n", "nest hundreds deep; flatten them\n  --> knoc.toml:4:5"),
-    ('[x]\na = ' + "{b=" * 600 + "1" + "}" * 600 + "\n", "nest hundreds deep; flatten them\n  --> knoc.toml:2:5"),
+    ('[knoc]\n\n[x]\na = ' + "[" * 600 + "]" * 600 + "\n", "nest hundreds deep; flatten them\n --> knoc.toml:4:5"),
+    ('[x]\na = ' + "{b=" * 600 + "1" + "}" * 600 + "\n", "nest hundreds deep; flatten them\n --> knoc.toml:2:5"),
 ])
 def test_bad_configuration_exits_2(repo: Path, knoc, toml: str, message: str) -> None:  # type: ignore[no-untyped-def]
     (repo / "knoc.toml").write_bytes(toml.encode("utf-8", "surrogateescape"))

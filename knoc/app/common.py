@@ -29,10 +29,11 @@ def open_repo(root: Path | None, a2a: str | None, cwd: Path) -> Config:
         raise UsageError("KNO-CONFIG", f"--root {root} is no content repo: it holds no knoc.toml, specs/ or content/",
                          "pass the folder that holds knoc.toml (or `knoc init` one)")
     try:
-        return load_config(root.resolve() if root else find_root(cwd), a2a)
+        base = root.resolve() if root else find_root(cwd)
+        return load_config(base, a2a)
     except ConfigError as exc:
         raise UsageError("KNO-CONFIG", str(exc), file=CONFIG_FILE if exc.at else None,
-                         span=Span(*exc.at) if exc.at else None) from None
+                         span=Span(*exc.at) if exc.at else None, root=base if exc.at else None) from None
 
 
 def compile_cached(config: Config, use_cache: bool, progress: Progress | None = None,

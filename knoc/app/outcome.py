@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from knoc.diagnostics import Diagnostic, Span, diag
 from knoc.diagnostics.internal import has_internal
@@ -17,9 +18,10 @@ class UsageError(Exception):
     `file` and `span`: where in the repo, when it is in one of its files."""
 
     def __init__(self, code: str, message: str, hint: str | None = None, file: str | None = None,
-                 span: Span | None = None) -> None:
+                 span: Span | None = None, root: Path | None = None) -> None:
         super().__init__(message)
         self.code, self.hint, self.file, self.span = code, hint, file, span
+        self.root = root  # the folder `file` is in, for the line it is about
 
     def finding(self) -> Diagnostic:
         """The error as a finding, for every reporter."""

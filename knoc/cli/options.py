@@ -192,9 +192,9 @@ def complain(exc: Exception, fmt: str = "text", suite: str = "knoc", debug: bool
     finding = internal.internal(exc) if found is None else found.finding()
     if not debug:
         [finding] = internal.without_traceback([finding])
-    at = f"\n  --> {finding.file}:{finding.span.line}:{finding.span.column}" if finding.file and finding.span else ""
-    click.echo(f"error[{finding.code}]: {finding.message}{at}" + (f"\n  = help: {finding.hint}" if finding.hint else "")
-               + (f"\n{finding.detail}" if finding.detail else ""), err=True)
+    where = found.root if found is not None else None  # the line it is about, shown as a finding's is
+    click.echo(REPORTERS["text"].render([finding], Context(reader(where) if where else lambda rel: None, [], suite,
+                                                           color=use_color(sys.stderr))), err=True)
     _machine(finding, fmt, suite)
     return EXIT_USAGE if found is not None else EXIT_BUG
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+from knoc.compiler.comments import cut_values
 from knoc.compiler.load import parse_source
 from knoc.compiler.project import project
 from knoc.compiler.records import FileResult
@@ -32,10 +33,11 @@ def one_file(source: SourceFile, loaded: Entity | Diagnostic | None, specs: Spec
 def _one_file(source: SourceFile, loaded: Entity | Diagnostic, specs: SpecSet, target: str) -> FileResult:
     if isinstance(loaded, Diagnostic):
         return FileResult([loaded])
+    cut = cut_values(loaded.source)
     t = declaration(loaded, specs)
     if isinstance(t, Diagnostic):
-        return FileResult([t])
-    diags = list(check(t, specs))
+        return FileResult([*cut, t])
+    diags = [*cut, *check(t, specs)]
     t.valid = not any(d.is_error for d in diags)
     projection = None
     if kind_of(t) == "agent":

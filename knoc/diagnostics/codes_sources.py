@@ -132,6 +132,12 @@ declare("KNO-YAML-LINE-BREAK", E, "a raw U+2028, U+2029 or U+0085, which YAML pa
     They usually arrive pasted from a web page or a word processor. Remove the character, or write
     it as an escape (`"\\u2028"`) inside a double-quoted string; `knoc new` and `knoc import`
     write it so.""")
+declare("KNO-YAML-COMMENT", W, "a `#` right after a value's text begins a comment: the rest of the line is not in it",
+        """
+    In YAML a `#` after a space begins a comment, to the end of the line: `description: Fixes
+    issue #42 fast` holds `Fixes issue`, and the card says so. knoc warns where a `#` after an
+    unquoted value is followed by text at once (`#42`, `#tag`), as a comment seldom is. Quote the
+    whole value to keep the `#`; if it is a comment, put a space after the `#`.""")
 declare("KNO-YAML-DUPLICATE-KEY", E, "a key appears twice in one mapping", """
     A YAML mapping may hold each key once; a second one would silently replace the first in most
     tools. Remove or rename one of them.""")

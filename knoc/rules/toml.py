@@ -34,11 +34,31 @@ def parse(text: str) -> dict[str, object]:
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        twice = str(exc).startswith("Cannot overwrite a value")  # the most common: a second `public = ...`
-        raise Unreadable(f"{exc}" + ("; a key is set twice: set it once (several keys to pin are one list, "
-                                     "`public = [..., ...]`)" if twice else ""), syntax_error_place(exc)) from None
+        advice = next((what for start, what in _ADVICE if str(exc).startswith(start)), None)
+        at = syntax_error_place(exc)
+        said = re.sub(r" \(at line \d+, column \d+\)$", "", str(exc)) if at else str(exc)  # `at` says where
+        raise Unreadable(said + (f"; {advice}" if advice else ""), at) from None
     except RecursionError:  # tomllib reads nested values by recursion: 1 KB of `[[[...` is enough
         raise Unreadable("values nest hundreds deep; flatten them", deepest_place(text)) from None
+
+
+# What to do about tomllib's commonest errors, by how its message starts.
+_ADVICE = (
+    ("Cannot overwrite a value", "a key is set twice: set it once (several keys to pin are one list, "
+                                 "`public = [..., ...]`)"),
+    ("Cannot declare", "a table's header appears once: move the keys under the second one up under the first"),
+    ("Expected ']' at the end of a table", "close the table's header on its line: `[name]`"),
+    ("Expected ']]' at the end of an array", "close the header on its line: `[[name]]`"),
+    ("Expected '=' after a key", "write `key = value` (a key with a space or a dot in it is quoted)"),
+    ("Expected newline or end of document", "one setting per line, and text in quotes: `key = \"text\"`"),
+    ("Invalid value", "quote text: `key = \"text\"` (numbers, `true` and `false` go without quotes)"),
+    ("Invalid statement", "each line is a `[table]` header, a `key = value` setting or a `# comment`"),
+    ("Illegal character '\\n'", "close the quote on its line (text on several lines goes between `\"\"\"`s)"),
+    ("Unterminated string", "close the quote on its line (text on several lines goes between `\"\"\"`s)"),
+    ("Unescaped '\\' in a string", "write a backslash twice (`\\\\`), or quote the text with single quotes"),
+    ("Unclosed array", "close the list's `[` with `]`"),
+    ("Unclosed inline table", "close the `{` with `}` on the same line"),
+)
 
 
 def syntax_error_place(exc: tomllib.TOMLDecodeError) -> Place | None:

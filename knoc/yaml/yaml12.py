@@ -22,26 +22,9 @@ from yaml import MappingNode, Node, ScalarNode, SequenceNode, YAMLError
 from yaml.constructor import ConstructorError
 from yaml.error import Mark
 
-try:
-    from yaml._yaml import CParser as _Parser  # libyaml
-except ImportError:  # pragma: no cover - PyYAML built without libyaml: same values, slower
-    from yaml.composer import Composer
-    from yaml.parser import Parser
-    from yaml.reader import Reader
-    from yaml.scanner import Scanner
-
-    class _Parser(Reader, Scanner, Parser, Composer):  # type: ignore[no-redef]
-        def __init__(self, stream: str) -> None:
-            Reader.__init__(self, stream)
-            Scanner.__init__(self)
-            Parser.__init__(self)
-            Composer.__init__(self)
-
-        def dispose(self) -> None:
-            pass
-
 from knoc.rules import limits
 from knoc.rules.json import JsonArray, JsonObject, JsonScalar, JsonValue
+from knoc.yaml.scanner import Parser as _Parser
 
 __all__ = [
     "ODD_BREAKS",

@@ -187,6 +187,8 @@ _RAW: dict[str, tuple[Edit | tuple[Edit, ...], str, str, int | str | None]] = {
     "number-too-large": (Replace(SENTINEL, '  version: "0.2.1"', "  version: 1e999"),
                          "KNO-YAML-NUMBER", SENTINEL, "version: 1e999"),
     # --- warnings: the build goes on, and says what a client will see -----
+    "comment-cuts-value": (Replace(SENTINEL, "  description: ", "  description: Fixes issue #42: "),
+                           "KNO-YAML-COMMENT", SENTINEL, "Fixes issue #42"),
     "url-local": (Replace(SENTINEL, "url: https://agents.possibility.space/drift-sentinel",
                           "url: http://localhost:8080/drift-sentinel"),
                   "KNO-CARD-URL-LOCAL", SENTINEL, "url: http://localhost"),

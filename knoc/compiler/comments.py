@@ -1,0 +1,38 @@
+"""A `#` that cuts a value short: YAML reads a ` #` and the rest of its
+line as a comment, so `description: Fixes issue #42 fast` is `Fixes
+issue`, and nothing says so. Said where the `#` after a plain value is
+followed by text at once (`#42`, `#tag`): a comment is written `# ...`.
+Pure."""
+
+from __future__ import annotations
+
+import re
+
+from knoc.diagnostics import Diagnostic, SourceFile, Span, diag
+from knoc.rules.lines import lines as split_lines
+from knoc.yaml.scanner import plain_ends
+
+_GLUED = re.compile(r"[ \t]#[^\s#]")  # what most sources never hold: the text is walked only when it does
+_AFTER_VALUE = re.compile(r"[ \t]+#[^\s#]")
+
+
+def cut_values(source: SourceFile) -> list[Diagnostic]:
+    """Each plain value a glued `#` ends, at that `#`."""
+    text = source.text or ""
+    if (" #" not in text and "\t#" not in text) or _GLUED.search(text) is None:
+        return []
+    lines = split_lines(text)
+    found = []
+    for line, column in plain_ends(text):
+        rest = lines[line][column:] if line < len(lines) else ""
+        if (glued := _AFTER_VALUE.match(rest)) is None:
+            continue
+        at = column + glued.end() - 1  # the `#`, 1-based
+        word = rest[glued.end() - 2:].split(None, 1)[0]
+        shown = word if len(word) <= 40 else word[:39] + "…"
+        found.append(diag("KNO-YAML-COMMENT", f"the value stops before `{shown}`: YAML reads a ` #` and the rest of "
+                          "its line as a comment", file=source.rel,
+                          span=Span(line + 1, at, column + len(rest.rstrip()) + 1),
+                          hint="quote the whole value to keep the `#` in it; if it is a comment, put a space "
+                               "after the `#`"))
+    return found
