@@ -15,7 +15,7 @@ from knoc.diagnostics import accepted
 from knoc.io import files
 from knoc.io.cache import DIR as CACHE_DIR
 from knoc.rules import toml
-from knoc.rules.paths import has_userinfo, origin, segment_problem, split_url, web_link
+from knoc.rules.paths import credential_in, origin, segment_problem, split_url, web_link
 from knoc.rules.text import PRIVATE_JWK_MEMBERS, hidden_character, holds_key
 
 if TYPE_CHECKING:
@@ -229,9 +229,9 @@ def _config(root: Path, raw: dict[str, object] | None, a2a: str | None) -> Confi
             if (found := hidden_character(value)) is not None:
                 raise ConfigError(f"{CONFIG_FILE}: [host] `{name}` holds {found}, which hides or reorders the "
                                   "text around it where it is shown; remove it", key=("host", _HOST_KEY[name]))
-        if host.get("identifier") and has_userinfo(str(host["identifier"])):
-            raise ConfigError(f"{CONFIG_FILE}: [host] `identifier` holds a user name or password, and it is "
-                              "published", key=("host", "identifier"))
+        if host.get("identifier") and (why := credential_in(str(host["identifier"]))):
+            raise ConfigError(f"{CONFIG_FILE}: [host] `identifier` {why}, and it is published",
+                              key=("host", "identifier"))
         for link in ("documentation_url", "logo_url"):
             if host.get(link):
                 _published_link("host", link, str(host[link]))
@@ -257,14 +257,13 @@ def _config(root: Path, raw: dict[str, object] | None, a2a: str | None) -> Confi
 def _published_link(table: str, key: str, url: str) -> None:
     """A url knoc.toml gives that is published (on the catalog pages, in each
     AI Catalog's host): an http(s) URL (a logo may be a `data:image/` one),
-    without a user name or password."""
+    without a credential in it."""
     if not web_link(url, image=key == "logo_url"):
         raise ConfigError(f"{CONFIG_FILE}: `{key}` must be an http(s) URL"
                           + (" (or a data:image/ one)" if key == "logo_url" else "") + ": it is published",
                           key=(table, key))
-    if has_userinfo(url):
-        raise ConfigError(f"{CONFIG_FILE}: `{key}` holds a user name or password, and it is published",
-                          key=(table, key))
+    if (why := credential_in(url)) is not None:
+        raise ConfigError(f"{CONFIG_FILE}: `{key}` {why}, and it is published", key=(table, key))
 
 
 def _table(raw: dict[str, object], name: str) -> dict[str, object]:

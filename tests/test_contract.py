@@ -7,6 +7,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.conftest import edit, findings, line_of, one
 
 STEWARD = "content/agent-blueprints/schema-steward.kno"
@@ -64,6 +66,14 @@ def test_a_versioned_extension_without_a_version_in_its_uri_is_a_warning(knoc: K
     code, diags = findings(knoc, repo)
     d = one(diags, "KNO-EXT-UNVERSIONED")
     assert code == 0 and (d["file"], d["line"]) == (TRACE, line_of(repo, TRACE, "uri:"))
+
+
+@pytest.mark.parametrize("after", ["?a=1", "#part"])
+def test_a_versioned_uri_with_a_query_or_fragment_keeps_its_version(knoc: Knoc, repo: Path, after: str) -> None:
+    edit(repo, TRACE, "extensions/review-trace/v1", f"extensions/review-trace/v1{after}")
+    edit(repo, STEWARD, "extensions/review-trace/v1", f"extensions/review-trace/v1{after}")
+    _, diags = findings(knoc, repo)
+    assert not [d for d in diags if d["code"] == "KNO-EXT-UNVERSIONED"], diags
 
 
 def test_two_entities_for_one_uri_are_an_error(knoc: Knoc, repo: Path) -> None:

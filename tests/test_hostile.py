@@ -181,6 +181,24 @@ def test_no_url_under_a_well_known_folder_in_any_case(segment: str) -> None:
     assert "`.well-known` segment" in str(locate_url(f"https://h.example/a/{segment}/x"))
 
 
+@pytest.mark.parametrize("segment", [".git", ".GIT", ".Git.", ".git ", "git~1", ".git%2e"])
+def test_no_url_under_a_git_folder(segment: str) -> None:
+    """git holds no file under a `.git` folder (nor one it reads as it on
+    Windows): a card there would be on disk, pass `knoc check`, and be
+    missing from every clone."""
+    from knoc.output.hosting import locate_url
+
+    assert "names git's own folder" in str(locate_url(f"https://h.example/a/{segment}/x"))
+    assert isinstance(locate_url("https://h.example/a/.github/.gitx/x"), tuple)
+
+
+def test_an_agent_url_under_a_git_folder_is_refused(repo: Path, knoc: Knoc) -> None:
+    edit(repo, BLUEPRINT, "url: https://agents.possibility.space/", "url: https://agents.possibility.space/.git/")
+    code, out, _ = knoc("build", "--format", "json", root=repo)
+    [found] = [d for d in json_diags(out) if d["code"] == "KNO-PROJECT-URL"]
+    assert code == 1 and "git's own folder" in found["message"] and not (repo / "build").exists()
+
+
 def test_an_extension_without_its_optional_required_key_builds(repo: Path, knoc: Knoc) -> None:
     replace(REVIEW_TRACE, "required: false\n", "")(repo)
     code, _, err = knoc("build", root=repo)
@@ -191,7 +209,7 @@ def test_an_extension_without_its_optional_required_key_builds(repo: Path, knoc:
 
 @pytest.mark.parametrize(("output", "why"), [
     ("x/../content", "overlaps `content`"), ("content", "overlaps `content`"), ("content/build", "overlaps `content`"),
-    ("specs/../.git", "overlaps `.git`"), (".", "inside the repo"), ("..", "inside the repo"),
+    ("specs/../.git", "names git's own folder"), (".", "inside the repo"), ("..", "inside the repo"),
     ("/tmp", "inside the repo"), ("link-to-content", "overlaps `content`"), (".knoc-cache", "overlaps `.knoc-cache`"),
     (".knoc-cache/build", "overlaps `.knoc-cache`"),
 ])
@@ -870,6 +888,11 @@ def test_hidden_text_in_what_a_client_shows_to_sign_in_is_a_warning(repo: Path, 
     ('catalog_url = "https://u:CATPW@catalog.example.org/"', "catalog_url"),
     ('[host]\ndocumentation_url = "javascript:alert(document.domain)"', "documentation_url"),
     ('[host]\nlogo_url = "https://u:LOGOPW@example.org/logo.png"', "logo_url"),
+    ('catalog_url = "https://catalog.example.org/?token=CATPW0123456789abcdef"', "catalog_url"),
+    ('[host]\ndocumentation_url = "https://docs.example.org/#access_token=DOCPW0123456789abcdef"',
+     "documentation_url"),
+    ('[host]\nlogo_url = "https://cdn.example.org/l.png?X-Amz-Signature=LOGOPW0123456789abcdef"', "logo_url"),
+    ('[host]\nidentifier = "https://example.org/?api_key=IDPW0123456789abcdef"', "identifier"),
 ])
 def test_a_published_knoc_toml_url_is_a_web_link_without_a_password(repo: Path, knoc: Knoc, setting: str,
                                                                     key: str) -> None:
@@ -890,6 +913,31 @@ def test_an_extension_uri_holding_a_password_is_refused_unrepeated(repo: Path, k
          "      - uri: https://x:EXTPW@possibility.space/extensions/review-trace/v1")
     code, out, err = knoc("build", "--format", "json", root=repo)
     assert code == 1 and "KNO-CARD-URL-CREDENTIALS" in out and "EXTPW" not in out + err
+
+
+@pytest.mark.parametrize(("old", "new", "path"), [
+    ("uri: https://possibility.space/extensions/review-trace/v1",
+     "uri: https://possibility.space/extensions/review-trace/v1?token=EXTTOKEN0123456789abcdef", "uri"),
+    ("evolution: versioned", "evolution: versioned\ndepends_on: ['https://bob:EXTPW@possibility.space/y/v1']",
+     "depends_on"),
+    ("  The agent attaches", "  See https://docs.possibility.space/?access_token=EXTTOKEN0123456789abcdef.\n"
+                             "  The agent attaches", "description"),
+    ("      enum: [sarif, junit, markdown]", "      enum: [sarif, junit, markdown]\n"
+                                             "      default: 'https://q:EXTPW@docs.possibility.space'",
+     "params_schema"),
+])
+def test_an_extension_page_never_publishes_a_credential(repo: Path, knoc: Knoc, old: str, new: str,
+                                                        path: str) -> None:
+    """What the page shows (its uri, the uris it depends on, its text and
+    params schema) is checked as a card's urls and text are."""
+    edit(repo, "content/extensions/review-trace.kno", old, new)
+    code, out, err = knoc("build", "--format", "json", root=repo)
+    [found] = [d for d in json_diags(out) if d["code"] == "KNO-EXT-CREDENTIALS"]
+    text = (repo / "content/extensions/review-trace.kno").read_text(encoding="utf-8").splitlines()
+    secret = next(n for n, line in enumerate(text, 1) if "EXTPW" in line or "EXTTOKEN" in line)
+    at = found["line"] if path != "description" else found["line"] + 1  # a `|` block: said at its `|`
+    assert code == 1 and at == secret and path in found["message"] + text[found["line"] - 1], found
+    assert "EXTPW" not in out + err and "EXTTOKEN" not in out + err and not (repo / "build").exists()
 
 
 def test_an_extension_entitys_uri_holding_a_password_is_refused_before_its_page(repo: Path, knoc: Knoc,

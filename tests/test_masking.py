@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from knoc.rules.masking import masked
+from knoc.rules.masking import masked, masked_line
 
 # The rules as regular expressions (what knoc masked before), each applied to the text as written.
 URL_OR_BARE = re.compile(r"(?P<lead>(?i:\b(?:https?|wss?|ftp):)[/\\]*|//|\\\\)[^/?#\s]*@"
@@ -228,3 +228,14 @@ def test_an_import_message_masks_only_what_import_leaves_out() -> None:
     """A drop's message shows the url as it came: the parameters kept stay readable."""
     assert masked("?sort_key=name&token_type=bearer&key=7&api_key=zz", named=True) == (
         "?sort_key=name&token_type=bearer&key=7&api_key=***")
+
+
+@pytest.mark.parametrize("line", [
+    'public = { kty = "OKP", crv = "Ed25519", x = "abc", d = "KEYSECRET" }',  # a JWK inline in knoc.toml
+    '  example: \'{"kty": "OKP", "x": "abc", "d": "KEYSECRET"}\'',  # pasted into a source
+    "kid = '''-----BEGIN PRIVATE KEY-----MC4CAQAwBQYDK2VwBCIEIKEYSECRETKEYSECRETKEYSECRET",
+    "    MC4CAQAwBQYDK2VwBCIEIKEYSECRETKEYSECRETKEYSECRETKEYSECRETKEY",  # a PEM body line
+])
+def test_an_excerpt_never_shows_private_key_material(line: str) -> None:
+    shown = masked_line(line, "")
+    assert "KEYSECRET" not in shown and len(shown) == len(line)

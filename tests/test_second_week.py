@@ -178,6 +178,24 @@ def test_clean_removes_only_what_knoc_made(repo: Path, knoc: Knoc, tmp_path_fact
     assert knoc("clean", root=repo)[0] == 0  # nothing left: still fine
 
 
+def test_clean_removes_only_the_cache_files_knoc_names(repo: Path, knoc: Knoc) -> None:
+    """A file of the author's in `.knoc-cache/`, or in its place, stays
+    where it is, and the summary says so; knoc's own files go."""
+    assert knoc("build", root=repo)[0] == 0
+    cache = repo / ".knoc-cache"
+    (cache / "sub").mkdir()
+    for mine in (cache / "notes.txt", cache / "sub/x", cache / "files/mine.txt"):
+        mine.write_text("mine\n", encoding="utf-8")
+    code, _, err = knoc("clean", "--cache-only", root=repo)
+    assert code == 0 and ".knoc-cache/notes.txt" in err and ".knoc-cache/files/mine.txt" in err, err
+    assert sorted(p.relative_to(cache).as_posix() for p in cache.rglob("*")) == [
+        "files", "files/mine.txt", "notes.txt", "sub", "sub/x"]
+    shutil.rmtree(cache)
+    cache.write_text("notes\n", encoding="utf-8")
+    code, _, err = knoc("clean", root=repo)
+    assert code == 2 and "left it as it is" in err and cache.read_text(encoding="utf-8") == "notes\n"
+
+
 @pytest.mark.parametrize(("url", "warned"), [("https://agents.example.com/x", True), ("https://a.b.test/x", True),
                                              ("https://examples.com/x", False), ("https://possibility.space/x", False)])
 def test_a_public_card_on_an_example_domain_is_named(repo: Path, knoc: Knoc, url: str, warned: bool) -> None:

@@ -1,12 +1,13 @@
 """`knoc clean`: remove what knoc made in a repo, build/ and the cache,
 never anything else: build/ goes only when every file in it is one its
-manifest lists (as a build would replace it), and no link is followed."""
+manifest lists (as a build would replace it), the cache's files only by
+the names knoc gives them, and no link is followed."""
 
 from __future__ import annotations
 
 from knoc.app.outcome import Outcome, UsageError
 from knoc.config import Config
-from knoc.io import files, lock, swap
+from knoc.io import cache_folder, files, lock, swap
 from knoc.io.cache import DIR as CACHE_DIR
 from knoc.io.staging import OutputError, check_owned
 from knoc.output.tree import MANIFEST
@@ -31,8 +32,12 @@ def clean(config: Config, cache_only: bool) -> Outcome:
             if files.is_dir(config.out_dir):
                 swap.remove(config.out_dir)
                 removed.append(f"{config.output}/")
-        cache = config.root / CACHE_DIR
-        if files.present(cache):
-            swap.remove(cache)  # a link there is removed itself, never what it points to
-            removed.append(f"{CACHE_DIR}/")
+        left = cache_folder.clear(config.root)
+        if left == [CACHE_DIR]:
+            raise UsageError("KNO-OUTPUT", f"{CACHE_DIR} is a file, not a folder knoc made: knoc left it as it is"
+                             + (f" (and removed {removed[0]})" if removed else ""),
+                             "remove it yourself if it is not yours to keep")
+        if left is not None:
+            removed.append(f"{CACHE_DIR}/" if not left else f"knoc's files from {CACHE_DIR}/ (left, not knoc's: "
+                           f"{', '.join(left[:5])}{f' and {len(left) - 5} more' if len(left) > 5 else ''})")
     return Outcome("knoc clean", summary=f"removed {' and '.join(removed)}" if removed else "nothing to remove")

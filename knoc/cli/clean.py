@@ -12,7 +12,9 @@ def command(run: Run, cache_only: bool) -> int:
     """Remove build/ and .knoc-cache/ (a build or check makes them again).
 
     build/ is removed only when every file in it is one knoc wrote (its
-    manifest lists it); nothing is removed through a link."""
+    manifest lists it); from .knoc-cache/ only the files of the names knoc
+    gives them go, and a file of another name stays (the summary names it);
+    nothing is removed through a link."""
     from knoc.app.clean import clean
 
     return run.report(clean(run.config, cache_only))

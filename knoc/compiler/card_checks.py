@@ -18,8 +18,17 @@ from knoc.a2a.wire import FLOW_FIELDS
 from knoc.diagnostics import Diagnostic, JsonPath, at, json_path
 from knoc.kinds.agent import PLACEHOLDERS, Agent
 from knoc.rules import jsontext
-from knoc.rules.masking import credential_param, masked
-from knoc.rules.paths import has_userinfo, host_folder, ip_literal, ipv4_as_read, origin, shown_url, split_url, web_link
+from knoc.rules.masking import masked
+from knoc.rules.paths import (
+    credential_in,
+    host_folder,
+    ip_literal,
+    ipv4_as_read,
+    origin,
+    shown_url,
+    split_url,
+    web_link,
+)
 from knoc.rules.text import hidden_character, one_line
 
 
@@ -106,14 +115,10 @@ def _card_urls(agent: Agent) -> Iterable[Diagnostic]:
                              "shown, or changes how the url around it is shown: viewers show another url than "
                              "clients fetch", "remove it")
         # (a gRPC host:port with a user name is no address: the schema refuses it)
-        if has_userinfo(url):
-            yield card_error(agent, path, "KNO-CARD-URL-CREDENTIALS", f"{_named(path, url)} holds a user name or "
-                             "password: the card is public, and so would they be",
-                             "publish the URL without them; clients bring their own credentials")
-        elif (name := credential_param(url)) is not None:
-            yield card_error(agent, path, "KNO-CARD-URL-CREDENTIALS", f"{_named(path, url)} carries a credential in "
-                             f"its `{name}` parameter: the card is public, and so would it be",
-                             "publish the URL without it; clients bring their own credentials")
+        if (why := credential_in(url)) is not None:
+            yield card_error(agent, path, "KNO-CARD-URL-CREDENTIALS", f"{_named(path, url)} {why}: the card is "
+                             "public, and so would it be", "publish the URL without it; clients bring their own "
+                             "credentials")
         elif path[0] in _LINKS and not web_link(url, image=path[0] == "icon_url"):
             yield card_error(agent, path, "KNO-CARD-LINK", f"{_named(path, url)} is not an http(s) URL: card "
                              "viewers show it as a link, and a `javascript:` or `file:` one runs or opens "

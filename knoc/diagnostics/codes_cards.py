@@ -189,10 +189,12 @@ declare("KNO-EXT-SCHEMA", E, "an extension's `params_schema` is not a valid JSON
     2020-12); cards' entries are checked against it.""")
 declare("KNO-EXT-DUPLICATE", E, "an extension URI is declared by two entities, or twice on one card", """
     One entity per extension URI, and one entry per URI on a card.""")
-declare("KNO-EXT-CREDENTIALS", E, "a public extension's uri holds a user name or password", """
-    A public extension's page is published at its uri, and the uri is shown on it and on every
-    card that declares it: so would a user name or password in it be. Give the uri without them.
-    The message never repeats them.""")
+declare("KNO-EXT-CREDENTIALS", E, "a public extension's page would publish a credential", """
+    A public extension's page is published at its uri, and shows the uri, the uris it depends
+    on, its title, description and params schema; the uri is shown on every card that declares
+    it too. A user name or password in one of those uris, a parameter that carries a key or
+    token (`?token=`, `#access_token=`), or such a url written into its text would be published
+    with them. Give the uris without them. The message never repeats them.""")
 declare("KNO-EXT-UNVERSIONED", W, "a `versioned` extension's URI carries no version segment (such as /v1)", """
     A versioned extension mints a new URI for each breaking change, so its URI ends in a version
     segment such as /v1. Add one, or declare `evolution: additive`.""")

@@ -52,7 +52,7 @@ declare("KNO-CACHE-UNUSED", W, "knoc does not use `.knoc-cache/` in this repo", 
     one it cannot empty (read-only, another user's) is not used either. Each way every file is
     compiled (slower, never wrong). Untrack a committed one (`git rm -r --cached .knoc-cache`;
     knoc's own `.gitignore` there keeps it out of later commits), or remove what stands in its
-    place (`knoc clean --cache-only`).""")
+    place (a link: `knoc clean --cache-only`; a file of yours, which knoc leaves alone: move it).""")
 declare("KNO-CACHE", E, "a file of the cache under `.knoc-cache/` no longer holds what it held; it was dropped", """
     The cache keeps the large files a run rendered (the index, the catalog page, the manifest) as
     they are, named by their sha256, and trusts one whose size and ctime did not change; a run

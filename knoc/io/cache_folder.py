@@ -5,6 +5,7 @@ adversary, so a cache anyone else could have written is never read."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import re
@@ -79,6 +80,47 @@ def _unlink_files(fd: int) -> None:
     for entry in os.scandir(fd):
         if _OWN_NAME.fullmatch(entry.name) and not entry.is_dir(follow_symlinks=False):
             os.unlink(entry.name, dir_fd=fd)
+
+
+def clear(root: Path) -> list[str] | None:
+    """Remove `.knoc-cache/`, as `knoc clean` does: the files of knoc's
+    names in it and in `files/`, then each folder left empty (a link in
+    its place is removed itself). What is not knoc's stays: returns its
+    names (a file that stands where the folder would, as `.knoc-cache`
+    itself), [] when all is gone, None when there was nothing."""
+    folder = root / DIR
+    if not os.path.lexists(folder):
+        return None
+    if folder.is_symlink():
+        os.unlink(folder)
+        return []
+    try:
+        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except NotADirectoryError:
+        return [DIR]
+    left: list[str] = []
+    try:
+        _unlink_files(fd)
+        with contextlib.suppress(FileNotFoundError, NotADirectoryError):
+            inner = os.open(FILES, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=fd)
+            try:
+                _unlink_files(inner)
+                left = _names(inner, f"{FILES}/")
+            finally:
+                os.close(inner)
+            if not left:
+                os.rmdir(FILES, dir_fd=fd)
+        left = sorted(left + [name for name in _names(fd, "") if name != f"{FILES}/" or not left])
+    finally:
+        os.close(fd)
+    if not left:
+        os.rmdir(folder)
+    return [f"{DIR}/{name}" for name in left]
+
+
+def _names(fd: int, prefix: str) -> list[str]:
+    """The entries of the folder open at `fd`, each folder's with its `/`."""
+    return [prefix + e.name + ("/" if e.is_dir(follow_symlinks=False) else "") for e in os.scandir(fd)]
 
 
 def _owner(fd: int) -> bytes | None:

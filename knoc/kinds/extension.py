@@ -12,13 +12,16 @@ from functools import cache
 
 from knoc.a2a.extensions import CONTRACT_URI, SERVICE_CLASS_URI, SERVICE_CLASSES
 from knoc.a2a.wire import ContractParams
-from knoc.diagnostics import Diagnostic, JsonPath, at
+from knoc.diagnostics import Diagnostic, JsonPath, at, json_path
 from knoc.io.native import jsonschema_rs
 from knoc.kinds import schema_size
 from knoc.kinds.agent import Agent, Projection
 from knoc.kinds.entity import Typed, is_public
 from knoc.kinds.schema import compile_schema, first_error
-from knoc.rules.paths import has_userinfo, shown_url
+from knoc.rules.jsontext import strings
+from knoc.rules.masking import masked
+from knoc.rules.paths import credential_in, shown_url
+from knoc.rules.text import one_line
 
 FACT_KEYS = ("uri", "evolution", "required", "depends_on", "params_schema")
 PAGE_KEYS = ("title", "description")  # what its page shows besides the facts
@@ -98,16 +101,47 @@ def registry(typed: list[Typed]) -> tuple[dict[str, Extension], list[Diagnostic]
                             "one entity per extension URI: remove or rename one"))
             continue
         known[ext.uri] = ext
-        if is_public(t) and has_userinfo(ext.uri):
-            diags.append(at(t.source, ("uri",), "KNO-EXT-CREDENTIALS",
-                            f"`{shown_url(ext.uri)}` holds a user name or password, which its page would publish",
-                            "give the uri without them"))
-        if t.data.get("evolution") == "versioned" and not VERSION_SEGMENT.search(ext.uri.split("://", 1)[-1]):
+        if is_public(t):
+            diags += _credentials(t)
+        if t.data.get("evolution") == "versioned" and not VERSION_SEGMENT.search(_path_of(ext.uri)):
             diags.append(at(t.source, ("uri",), "KNO-EXT-UNVERSIONED",
                             f"`{ext.uri}` is a versioned extension but its URI carries no version",
                             "end the URI with a version segment such as /v1 (a breaking change mints "
                             "a new URI), or declare `evolution: additive`"))
     return {**builtin(), **known}, diags
+
+
+def _path_of(uri: str) -> str:
+    """A URI without its scheme, query and fragment: where a version segment is."""
+    return re.split(r"[?#]", uri.split("://", 1)[-1], maxsplit=1)[0]
+
+
+def _credentials(t: Typed) -> list[Diagnostic]:
+    """A credential a public extension's page would publish: in its uri or
+    a uri it depends on (a user name, a password, a key or token
+    parameter), or in a url written into its title, description or
+    params_schema."""
+    if not t.entity.source.may_hold_credentials():  # most extensions: nothing to look for
+        return []
+    depends_on = t.data.get("depends_on")
+    urls = [(("uri",), t.data.get("uri")),
+            *((("depends_on", i), d) for i, d in enumerate(depends_on if isinstance(depends_on, list) else []))]
+    found = []
+    for path, url in urls:
+        if not isinstance(url, str):
+            continue
+        if (why := credential_in(url)) is not None:
+            found.append(at(t.source, path, "KNO-EXT-CREDENTIALS", f"`{shown_url(url)}` {why}, which the "
+                            "extension's page would publish", "give the uri without it; clients bring their own "
+                            "credentials"))
+    texts = [(("title",), t.data.get("title")), (("description",), t.data.get("description")),
+             *strings(t.data.get("params_schema"), ("params_schema",))]
+    for path, text in texts:
+        if isinstance(text, str) and masked(text, bare=False) != text:
+            found.append(at(t.source, path, "KNO-EXT-CREDENTIALS", f"`{json_path(path).removeprefix('$.')}` "
+                            f"holds a url with a credential (`{masked(one_line(text))[:120]}`), which the "
+                            "extension's page would publish", "write the url without it"))
+    return found
 
 
 def check_cards(cards: Iterable[tuple[Agent, Projection]], known: dict[str, Extension]) -> list[Diagnostic]:

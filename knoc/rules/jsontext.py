@@ -79,6 +79,18 @@ def inexact_integers(value: object, at: tuple[str | int, ...] = ()) -> Iterator[
             yield from inexact_integers(item, (*at, i))
 
 
+def strings(value: object, at: tuple[str | int, ...] = ()) -> Iterator[tuple[tuple[str | int, ...], str]]:
+    """Each string `value` (a source's plain data) holds, with its place."""
+    if isinstance(value, str):
+        yield at, value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from strings(item, (*at, str(key)))
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            yield from strings(item, (*at, i))
+
+
 def _walk(value: JsonValue, depth: int) -> None:
     """Nesting and strings, without recursion (a deep value must not crash the check of it)."""
     pending = [(value, 1)]

@@ -218,10 +218,24 @@ def masked(text: str, keep_width: bool = False, bare: bool = True, named: bool =
 def masked_line(line: str, following: str) -> str:
     """A source line masked, column for column, as the start of what goes
     on in the `following` line when it ends in an escaped line break (a
-    quoted YAML value continued there: its `@` may be on the next line)."""
+    quoted YAML value continued there: its `@` may be on the next line);
+    and any private key material in it (`_key_material`)."""
     if not line.endswith("\\"):
-        return masked(line, keep_width=True, named=True)
-    return masked(f"{line}\n{following.lstrip()}", keep_width=True, named=True)[:len(line)]
+        return _key_material(masked(line, keep_width=True, named=True))
+    return _key_material(masked(f"{line}\n{following.lstrip()}", keep_width=True, named=True)[:len(line)])
+
+
+# A private JWK member's value (`"d": "..."`, TOML's `d = "..."`), and a run of a PEM block's base64.
+_JWK_PRIVATE = re.compile(r"""(?<![\w-])(["']?)(?:d|p|q|dp|dq|qi|k)\1\s*[:=]\s*(["'])([^"']*)\2""")
+_BASE64_RUN = re.compile(r"[A-Za-z0-9+/]{32,}={0,2}")
+
+
+def _key_material(line: str) -> str:
+    """A line as an excerpt may show it: a key pasted where a setting or a
+    value goes (a private JWK, a PEM block's lines) masked, column for column."""
+    if "PRIVATE KEY" in line or _BASE64_RUN.fullmatch(line.strip()):
+        line = _BASE64_RUN.sub(lambda m: "*" * len(m.group()), line)
+    return _JWK_PRIVATE.sub(lambda m: m.group()[:m.start(3) - m.start()] + "*" * len(m.group(3)) + m.group(2), line)
 
 
 def _in_urls(text: str) -> list[tuple[int, int]]:

@@ -9,7 +9,7 @@ import ipaddress
 import re
 from urllib.parse import SplitResult, urlsplit
 
-from knoc.rules.masking import masked
+from knoc.rules.masking import credential_param, masked
 
 SEGMENT_BYTES = 255  # most file systems' limit for one name
 PATH_BYTES = 1024  # a whole relative output path, well under PATH_MAX
@@ -21,12 +21,19 @@ _UNRESERVED_ESCAPE = re.compile(r"%(2[dDeE]|3[0-9]|[46][1-9a-fA-F]|[57][0-9aA]|5
 _UNSAFE = re.compile(r"[\x00-\x1f\x7f/\\%]")
 
 
+# `.git` in any case, with trailing dots or spaces, or as its 8.3 name: what git refuses in a path (`core.protectNTFS`).
+_GIT_DIR = re.compile(r"(?:\.git|git~1)[. ]*", re.I)
+
+
 def segment_problem(segment: str) -> str | None:
     """Why `segment` cannot be one folder or file name under the build tree, or None."""
     if segment in ("", ".", ".."):
         return f"`{segment}` is not a name (empty, `.` or `..`)"
     if _UNSAFE.search(segment):
         return "it holds a separator, `%`, NUL or another control character"
+    if _GIT_DIR.fullmatch(segment):
+        return f"`{segment}` names git's own folder (as git reads names on every system): git cannot hold the " \
+               "files under it, so the build could not be committed"
     if len(segment.encode("utf-8")) > SEGMENT_BYTES:
         return f"a segment is {len(segment.encode('utf-8'))} bytes long; the limit is {SEGMENT_BYTES}"
     return None
@@ -65,6 +72,15 @@ def shown_url(url: str) -> str:
         url = url[:found[0]] + "***" + url[found[0] + url[found[0]:found[1]].rindex("@"):]
     url = masked(url)
     return url if len(url) <= _SHOWN else url[:_SHOWN] + "..."
+
+
+def credential_in(url: str) -> str | None:
+    """How a url would publish a credential: it holds a user name or
+    password, or a parameter that carries a key or token (None: neither)."""
+    if has_userinfo(url):
+        return "holds a user name or password"
+    name = credential_param(url)
+    return None if name is None else f"carries a credential in its `{name}` parameter"
 
 
 def has_userinfo(url: str) -> bool:
