@@ -32,10 +32,9 @@ KNOC_KEYS = {
               "from the sources, `.git` and `.knoc-cache`",
     "a2a": f"the A2A version the cards are written for: {', '.join(f'`{t}`' for t in targets.names())} "
            f"(default `{targets.DEFAULT}`); `--a2a` overrides it for one run",
-    "catalog_url": "where `build/site/` (the all-hosts catalog) is published, an http(s) URL without a user "
-                   "name or password; each host's catalog page links to it",
+    "catalog_url": "where `build/site/` (the all-hosts catalog) is published, an http(s) URL without a "
+                   "credential (a user name, password, key or token); each host's catalog page links to it",
 }
-_KEYS = set(KNOC_KEYS)
 _TABLES = ("knoc", "host", "signing", "primary", "accept")
 
 
@@ -74,6 +73,7 @@ SIGNING_KEYS = {
     "retired": "public keys no longer signing but still published in jwks.json (files in the repo or inline "
                "JWK tables), so cards signed with them keep verifying",
 }
+_SETTINGS = {"knoc": KNOC_KEYS, "host": HOST_KEYS, "signing": SIGNING_KEYS}  # the tables of fixed keys
 # A public key as knoc.toml gives it: a repo-relative file, or an inline JWK (its members, sorted).
 KeyRef = str | tuple[tuple[str, str], ...]
 
@@ -195,14 +195,14 @@ def _config(root: Path, raw: dict[str, object] | None, a2a: str | None) -> Confi
     if raw is not None:
         section, host, signing, primary, accept = (_table(raw, name) for name in _TABLES)
         unknown = [*(("", k) for k in sorted(set(raw) - set(_TABLES))),
-                   *(("knoc", k) for k in sorted(set(section) - _KEYS)),
+                   *(("knoc", k) for k in sorted(set(section) - KNOC_KEYS.keys())),
                    *(("host", k) for k in sorted(set(host) - set(HOST_KEYS))),
                    *(("signing", k) for k in sorted(set(signing) - set(SIGNING_KEYS)))]
         if unknown:
-            named = ", ".join(f"{toml.shown_key(k)} under [{t}]" if t else
-                              f"{toml.shown_key(k)} (a table, or a key above the first)" for t, k in unknown)
+            named = ", ".join((f"{toml.shown_key(k)} under [{t}]" if t else f"{toml.shown_key(k)} (a table, or a key "
+                               f"above the first)") + toml.near(k, _SETTINGS.get(t, _TABLES)) for t, k in unknown)
             raise ConfigError(f"{CONFIG_FILE}: unknown setting(s): {named}; a key belongs to the table whose "
-                              f"header is the last above it. [knoc] takes {', '.join(sorted(_KEYS))}; [host] takes "
+                              f"header is the last above it. [knoc] takes {', '.join(sorted(KNOC_KEYS))}; [host] takes "
                               f"{', '.join(HOST_KEYS)}; [signing] takes {', '.join(SIGNING_KEYS)}; [primary] maps a "
                               "host to an agent's slug; [accept] maps codes to file patterns", key=unknown[0])
         kid, key = (_signing_text(signing, name) for name in ("kid", "key"))
@@ -295,8 +295,7 @@ def _primaries(table: dict[str, object]) -> tuple[tuple[str, str], ...]:
         if isinstance(slug, dict):  # `agents.example.org = "a"`: TOML reads a dotted key as tables
             raise ConfigError(f"{CONFIG_FILE}: [primary] reads `{host}` as a table: quote a host name that holds "
                               "dots (`\"agents.example.com\" = \"agent-slug\"`)", key=("primary", host))
-        settings = {"knoc": _KEYS, "host": HOST_KEYS, "signing": SIGNING_KEYS}
-        if (table_of := next((t for t, keys in settings.items() if host in keys), None)) is not None:
+        if (table_of := next((t for t, keys in _SETTINGS.items() if host in keys), None)) is not None:
             raise ConfigError(f"{CONFIG_FILE}: `{host}` is under [primary], but it is a [{table_of}] setting: a key "
                               "belongs to the table whose header is the last above it, so move it up there",
                               key=("primary", host))

@@ -550,3 +550,11 @@ def test_check_names_a_merge_conflict_left_in_build(repo: Path, knoc) -> None:  
                                  *lines[4:]]), encoding="utf-8")
     code, _, err = knoc("check", root=repo)
     assert code == 1 and "stale: build/manifest.json (an unresolved merge conflict" in err, err
+
+
+@pytest.mark.parametrize(("toml", "near"), [('[knoc]\nouput = "build"\n', "did you mean `output`?"),
+                                            ('[sigining]\nkid = "x"\n', "did you mean `signing`?")])
+def test_a_misspelt_knoc_toml_key_is_told_its_near_name(repo: Path, knoc, toml: str, near: str) -> None:  # type: ignore[no-untyped-def]
+    (repo / "knoc.toml").write_text(toml, encoding="utf-8")
+    code, _, err = knoc("validate", root=repo)
+    assert code == 2 and near in err, err

@@ -723,3 +723,20 @@ def test_a_domains_breaking_change_names_its_file_and_can_be_accepted_there(knoc
     code, out, err = knoc("diff", "--base", "main", "--fail-on", "warning", "--format", "sarif", root=two_commits)
     assert code == 1 and len(json.loads(out)["runs"][0]["results"]) == len(results) - 1  # the two agents' stay
     assert "1 accepted warning (KNO-CARD-BREAKING)" in err
+
+
+def test_a_base_that_does_not_compile_for_the_new_target_says_how_to_compare(knoc: Knoc, repo: Path) -> None:
+    """Both sides are compiled for this run's target: a base written for
+    1.0 only does not compile for 0.3, and the answer says to compare
+    under the old target, which reports the change of target as breaking."""
+    edit(repo / SUMMARIZER, 'protocol_versions: ["1.0", "0.3"]', 'protocol_versions: ["1.0"]')
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "base")
+    edit(repo / "knoc.toml", 'a2a = "1.0"', 'a2a = "0.3"')
+    edit(repo / SUMMARIZER, 'protocol_versions: ["1.0"]', 'protocol_versions: ["1.0", "0.3"]')
+    code, _, err = knoc("diff", root=repo)
+    assert code == 1 and "do not compile for A2A 0.3" in err and "`knoc diff --a2a 1.0`" in err, err
+    code, out, err = knoc("diff", "--a2a", "1.0", "--format", "json", root=repo)
+    [target] = [c for c in json.loads(out)["changes"] if "target" in c["message"]]
+    assert code == 0 and target["class"] == "breaking" and (target["before"], target["after"]) == ("1.0", "0.3")

@@ -37,6 +37,8 @@ def test_knoc_explain_prints_every_code() -> None:
     assert listing.exit_code == 0 and len(listing.stdout.splitlines()) == len(CODES)
     unknown = CliRunner().invoke(main, ["explain", "KNO-DIRFT"])
     assert unknown.exit_code == 2 and "KNO-DRIFT" in unknown.stderr
+    family = CliRunner().invoke(main, ["explain", "yaml"])  # a code's start: the codes it starts
+    assert family.exit_code == 0 and "KNO-YAML-SYNTAX" in family.stdout and "KNO-DRIFT" not in family.stdout
 
 
 def test_readme_opens_with_the_build_and_test_commands() -> None:

@@ -297,18 +297,18 @@ def test_a_host_root_card_that_goes_is_said(repo: Path, knoc: Knoc) -> None:
     config.write_text(config.read_text(encoding="utf-8").replace('"agents.possibility.space" = "catalog-search"\n', ""),
                       encoding="utf-8")
     code, out, _ = knoc("build", "--format", "json", root=repo)
-    [gone] = [d for d in json_diags(out) if d["code"] == "KNO-HOST-ROOT-GONE"]
+    [gone] = [d for d in json_diags(out) if d["code"] == "KNO-HOST-NO-ROOT"]
     assert code == 0 and "agents.possibility.space's root card" in gone["message"] and gone["file"] == "knoc.toml"
     assert not (repo / "build/site/agents.possibility.space/.well-known/agent-card.json").exists()
     assert not [d for d in json_diags(knoc("build", "--format", "json", root=repo)[1])
-                if d["code"] == "KNO-HOST-ROOT-GONE"]  # said once, when it goes
+                if d["code"] == "KNO-HOST-NO-ROOT"]  # said once, when it goes
     config.write_text(config.read_text(encoding="utf-8").replace("[primary]\n", '[primary]\n'
                                                                   '"agents.possibility.space" = "catalog-search"\n'),
                       encoding="utf-8")
     assert knoc("build", root=repo)[0] == 0 and (repo / "build/site/agents.possibility.space/.well-known").is_dir()
     (repo / "content/agent-blueprints/broken.kno").write_text("bad: [\n", encoding="utf-8")
     code, out, _ = knoc("build", "--format", "json", root=repo)  # a failed build writes nothing: no root goes
-    assert code == 1 and not [d for d in json_diags(out) if d["code"] == "KNO-HOST-ROOT-GONE"]
+    assert code == 1 and not [d for d in json_diags(out) if d["code"] == "KNO-HOST-NO-ROOT"]
 
 
 def test_a_url_a_js_client_resolves_to_another_agent_is_said(repo: Path, knoc: Knoc) -> None:
@@ -348,3 +348,29 @@ def test_a_url_below_another_agents_card_folder_is_said_too(repo: Path, knoc: Kn
     code, out, _ = knoc("validate", "--format", "json", root=repo)
     [said] = [d for d in json_diags(out) if d["code"] == "KNO-CARD-URL-JS"]
     assert code == 0 and "the card of the folder above, `drift-sentinel`'s" in said["message"]
+
+
+def test_a_host_first_published_without_a_root_card_is_said_once(repo: Path, knoc: Knoc) -> None:
+    """A first build of a host of several agents and no `[primary]`: said,
+    then not again."""
+    config = repo / "knoc.toml"
+    config.write_text(config.read_text(encoding="utf-8").replace('"agents.possibility.space" = "catalog-search"\n', ""),
+                      encoding="utf-8")
+    code, out, _ = knoc("build", "--format", "json", root=repo)
+    [said] = [d for d in json_diags(out) if d["code"] == "KNO-HOST-NO-ROOT" and "agents.possibility" in d["message"]]
+    assert code == 0 and "has 4 public agents" in said["message"] and said["file"] == "knoc.toml"
+    assert not [d for d in json_diags(knoc("build", "--format", "json", root=repo)[1]) if d["code"] == "KNO-HOST-NO-ROOT"]
+
+
+@pytest.mark.parametrize(("named", "said", "hint"), [
+    ("echo-agent", "but its url is on api.possibility.space", 'move the line to "api.possibility.space"'),
+    ("catalog-serch", "which publishes no such card", "did you mean `catalog-search`?"),
+])
+def test_a_primary_agent_elsewhere_or_misspelt_is_named_so(repo: Path, knoc: Knoc, named: str, said: str,
+                                                           hint: str) -> None:
+    config = repo / "knoc.toml"
+    config.write_text(config.read_text(encoding="utf-8").replace(
+        '"agents.possibility.space" = "catalog-search"', f'"agents.possibility.space" = "{named}"'), encoding="utf-8")
+    _, out, _ = knoc("validate", "--format", "json", root=repo)
+    [found] = [d for d in json_diags(out) if d["code"] == "KNO-CONFIG-PRIMARY"]
+    assert said in found["message"] and hint in found["hint"], found

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING
 
-from knoc.app.common import compile_cached, unmatched_accepts
+from knoc.app.common import compile_cached, setting_span, unmatched_accepts
 from knoc.app.outcome import Outcome, UsageError, fails
 from knoc.app.scan import Scan
 from knoc.app.signing import (
@@ -93,7 +93,7 @@ def _build(config: Config, use_cache: bool, fail_on_warning: bool, stage: bool, 
         result = compile_cached(config, use_cache, progress, signer, early=None if signer else staging, keep=True)
         differ = scan.in_build(seen(), result.base).differing(result.digests)  # none: rewrite nothing
         current = not differ
-        diags = result.report.sorted() + (_roots_gone(differ, result.files) if result.ok else [])
+        diags = result.report.sorted() + (_rootless(config, differ, result.files, old) if result.ok else [])
         if signer is not None:
             diags += (unverifiable(signer) + ([] if config.public else [unpinned(signer)]) + _keys_gone(config, signer)
                       + idle_pins(config, signer) + exposed(signer.exposed))
@@ -161,6 +161,8 @@ def _keys_gone(config: Config, signer: KeySigner) -> list[Diagnostic]:
     step), a key published under another kid, another key under its kid."""
     from knoc.a2a import signing
 
+    where = setting_span(config, "signing")
+
     now = {k.kid: signing.thumbprint(k.jwk) for k in (*signer.published, *signer.retired)}
     was = built_keys(config)
     renamed = {thumb: kid for kid, thumb in now.items()}
@@ -172,34 +174,52 @@ def _keys_gone(config: Config, signer: KeySigner) -> list[Diagnostic]:
         if kid not in now and was.get(kid) in renamed:  # the same key, published under another kid
             found.append(diag("KNO-SIGNING-KEY-GONE", f"{said}, which this build publishes as "
                               f"{renamed[was[kid]]!r}: copies of the cards it signed name {kid!r}, and stop "
-                              "verifying", file=CONFIG_FILE, hint=f"give its entry under [signing] (`public` or "
-                              f"`retired`) `kid = {json.dumps(kid)}`, the kid it signed under"))
+                              "verifying", file=CONFIG_FILE, span=where,
+                              hint=f"give its entry under [signing] (`public` or `retired`) "
+                                   f"`kid = {json.dumps(kid)}`, the kid it signed under"))
         elif kid not in now and kid in signed:
             found.append(diag("KNO-SIGNING-KEY-GONE", f"{said}, which this build neither signs with nor publishes: "
-                              "copies of the cards it signed stop verifying", file=CONFIG_FILE,
+                              "copies of the cards it signed stop verifying", file=CONFIG_FILE, span=where,
                               hint="keep it in the key sets a while: list its public half under [signing] "
                               "`retired` (`knoc keys public KEY` prints it)"))
         elif kid in now and was.get(kid, now[kid]) != now[kid]:
             found.append(diag("KNO-SIGNING-KEY-GONE", f"{said}, and this build publishes another key under that "
-                              "kid: copies of the cards it signed stop verifying", file=CONFIG_FILE,
+                              "kid: copies of the cards it signed stop verifying", file=CONFIG_FILE, span=where,
                               hint="give the new key a kid of its own (remove [signing] `kid`: a key is then "
                               "named by its thumbprint), and list the old key's public half under `retired` with "
                               f"`kid = {json.dumps(kid)}`"))
     return found
 
 
-def _roots_gone(differ: set[str], files: Mapping[str, bytes]) -> list[Diagnostic]:
-    """A warning for each host whose root card build/ has and this build
-    does not write (clients given only the host find none now)."""
-    gone = sorted(p for p in differ if p not in files and p.startswith(SITE) and p.count("/") == 3
-                  and p.endswith(f"/{CARD_FILE}"))
-    if gone:  # a host with no card left at all is gone whole: `knoc diff` says so of its agents
-        hosts = {p.split("/", 2)[1] for p in files if p.startswith(SITE) and p.endswith(f"/{CARD_FILE}")}
-        gone = [p for p in gone if p.split("/", 2)[1] in hosts]
-    return [diag("KNO-HOST-ROOT-GONE", f"{host}'s root card (https://{host}/{CARD_FILE}) is no longer published: a "
-                 "client given only the host finds no card", file=CONFIG_FILE,
-                 hint=f'name the host\'s primary agent under [primary]: "{host}" = "<slug>"')
-            for host in (p.removeprefix(SITE).split("/", 1)[0] for p in gone)]
+def _rootless(config: Config, differ: set[str], files: Mapping[str, bytes],
+              old: Callable[[], Mapping[str, object]]) -> list[Diagnostic]:
+    """A warning for each host this build publishes cards on without a root
+    card (clients given only the host find none), said once, when that
+    changes: build/ had the root card and this build does not write it, or
+    the host is new in build/. A host of many agents that means to have
+    none is not told again at each build."""
+    rootless = sorted(host for host in _card_hosts(differ) if f"{SITE}{host}/{CARD_FILE}" not in files)
+    before = _card_hosts(old()) if any(f"{SITE}{host}/{CARD_FILE}" not in differ for host in rootless) else set()
+    found = []
+    for host in rootless:
+        if f"{SITE}{host}/{CARD_FILE}" in differ:  # build/ has it (a host with no card left is gone whole)
+            if not any(p.startswith(f"{SITE}{host}/") and p.endswith(f"/{CARD_FILE}") for p in files):
+                continue
+            said = "is no longer published"
+        elif host not in before:
+            cards = sum(1 for p in differ if p.startswith(f"{SITE}{host}/") and p.endswith(f"/{CARD_FILE}"))
+            said = f"is not published: the host has {cards:,} public agents"
+        else:
+            continue
+        found.append(diag("KNO-HOST-NO-ROOT", f"{host}'s root card (https://{host}/{CARD_FILE}) {said}: a client "
+                          "given only the host finds no card", file=CONFIG_FILE, span=setting_span(config, "primary"),
+                          hint=f'name the host\'s primary agent under [primary]: "{host}" = "<slug>"'))
+    return found
+
+
+def _card_hosts(paths: Iterable[str]) -> set[str]:
+    """The hosts of the cards among `paths` (a host's root card too)."""
+    return {p.split("/", 2)[1] for p in paths if p.startswith(SITE) and p.endswith(f"/{CARD_FILE}")}
 
 
 def _plural(n: int, noun: str) -> str:

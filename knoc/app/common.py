@@ -14,6 +14,7 @@ from knoc.config import CONFIG_FILE, Config, ConfigError, find_root, is_repo_roo
 from knoc.diagnostics import Diagnostic, Span, duplicates
 from knoc.io import files, lock, pool
 from knoc.io.files import SOURCE_SUFFIX
+from knoc.rules import toml
 
 if TYPE_CHECKING:
     from knoc.diagnostics.progress import Progress
@@ -128,3 +129,14 @@ def source_named(config: Config, name: str) -> None:
     if config.layout.collection_of(name) != "specs" and not name.startswith(f"{config.layout.content}/"):
         raise UsageError("KNO-CONFIG", f"{name} is not under {config.specs}/ or {config.content}/, so knoc "
                          "does not read it", "move it there, or set `specs` or `content` in knoc.toml")
+
+
+def setting_span(config: Config, table: str, key: str | None = None) -> Span | None:
+    """Where knoc.toml sets `key` of `table` (its header, with no key), for
+    a finding about that setting; None when it is not there to point at."""
+    try:
+        text = files.read_source(str(config.root / CONFIG_FILE), str(config.root)).decode("utf-8")
+    except (OSError, UnicodeDecodeError, files.Refused):
+        return None
+    place = toml.key_place(text.removeprefix("\ufeff"), table, key)
+    return Span(*place) if place else None

@@ -10,14 +10,15 @@ import json
 import os
 from typing import TYPE_CHECKING
 
+from knoc.app.common import setting_span
 from knoc.app.outcome import UsageError
 from knoc.config import CONFIG_FILE, SIGNING_KEY_ENV, Config, KeyRef
-from knoc.diagnostics import Diagnostic, Span, diag
-from knoc.io import files, git, tree
+from knoc.diagnostics import Diagnostic, diag
+from knoc.io import git, tree
 from knoc.output.hosting import JWKS_FILE, SITE
 from knoc.output.signed import Adopter, KeySigner, PublicKey
 from knoc.output.tree import MANIFEST
-from knoc.rules import jsontext, toml
+from knoc.rules import jsontext
 
 if TYPE_CHECKING:
     from knoc.a2a import signing as signing_
@@ -116,13 +117,8 @@ def keys_read(config: Config) -> list[Diagnostic]:
 
 def _placed(config: Config, key: str, message: str, hint: str) -> UsageError:
     """A KNO-SIGNING error about `[signing]`'s `key`, placed at its line in knoc.toml."""
-    try:
-        text: str | None = files.read_bytes(config.root / CONFIG_FILE).decode("utf-8").removeprefix("\ufeff")
-    except (OSError, UnicodeDecodeError):
-        text = None
-    place = toml.key_place(text, "signing", key) if text is not None else None
-    return UsageError("KNO-SIGNING", message, hint, file=CONFIG_FILE if place else None,
-                      span=Span(*place) if place else None)
+    span = setting_span(config, "signing", key)
+    return UsageError("KNO-SIGNING", message, hint, file=CONFIG_FILE if span else None, span=span)
 
 
 def _in_repo(config: Config) -> bool:
@@ -291,7 +287,7 @@ def idle_pins(config: Config, signer: KeySigner) -> list[Diagnostic]:
     verify them), and nothing else would say so."""
     idle = [p.kid for p in signer.published if p.kid not in signer.kids()] if config.public else []
     return [diag("KNO-SIGNING-PIN-IDLE", f"{CONFIG_FILE} pins key {kid!r}, which does not sign this build: its "
-                 "cards lose that key's signature", file=CONFIG_FILE,
+                 "cards lose that key's signature", file=CONFIG_FILE, span=setting_span(config, "signing", "public"),
                  hint="sign with every pinned key (`--sign-key` once for each: both, during a rotation), or move "
                       "the one that no longer signs from `public` to `retired`") for kid in idle]
 

@@ -5,6 +5,7 @@ from a url's origin look)."""
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Collection, Iterable
 from typing import NamedTuple
 
@@ -40,6 +41,7 @@ def publish(projected: Iterable[tuple[Agent, Projection]], primary: dict[str, st
     unslashed: list[tuple[Agent, str, str, str]] = []  # (agent, host, path, url) of a url with no trailing `/`
     on_host: dict[str, list[str]] = {}
     first_of: dict[str, Agent] = {}  # each host's first agent, where a finding about the host points
+    host_of: dict[str, str] = {}  # each published agent's host
     for agent, proj in projected:
         owner = by_location.setdefault((proj.host, proj.path), agent)
         if owner is not agent:
@@ -51,6 +53,7 @@ def publish(projected: Iterable[tuple[Agent, Projection]], primary: dict[str, st
         if proj.path and not proj.url.rstrip("?#").endswith("/"):
             unslashed.append((agent, proj.host, proj.path, proj.url))
         on_host.setdefault(proj.host, []).append(agent.slug)
+        host_of[agent.slug] = proj.host
         first_of.setdefault(proj.host, agent)
         if not proj.has_twin:
             untwinned.append(agent.slug)
@@ -68,14 +71,19 @@ def publish(projected: Iterable[tuple[Agent, Projection]], primary: dict[str, st
     for host, slugs in on_host.items():
         at_root = (host, "") in by_location
         named = primary.get(host)
-        if named is not None and named not in slugs and named in agents:  # private, elsewhere, or its card failed
+        if named is not None and named in host_of and host_of[named] != host:
+            diags.append(wrong(host, f"`{named}` the primary agent of {host}, but its url is on {host_of[named]}",
+                               f"name one of {host}'s public agents ({', '.join(slugs)}), or move the line to "
+                               f"\"{host_of[named]}\""))
+        elif named is not None and named not in slugs and named in agents:  # private, or its card failed
             diags.append(wrong(host, f"`{named}` the primary agent of {host}, but this build publishes no card of "
-                               f"it on {host} (the host's cards: {', '.join(slugs)})", "make it a public agent on "
-                               "the host whose card builds for this target (its findings say why not), or name "
-                               "another"))
+                               f"it (the host's cards: {', '.join(slugs)})", "make it a public agent whose card "
+                               "builds for this target (its findings say why not), or name another"))
         elif named is not None and named not in slugs:
+            near = difflib.get_close_matches(named, slugs, n=1)
             diags.append(wrong(host, f"`{named}` the primary agent of {host}, which publishes no such card "
-                               f"({', '.join(slugs)})", "name one of the host's public agents, or remove the line"))
+                               f"({', '.join(slugs)})", f"did you mean `{near[0]}`?" if near else
+                               "name one of the host's public agents, or remove the line"))
         elif named is not None and at_root:
             diags.append(wrong(host, f"a primary agent for {host}, whose root url is already the url of "
                                f"`{by_location[(host, '')].slug}`",

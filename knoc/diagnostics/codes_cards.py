@@ -142,12 +142,14 @@ declare("KNO-EXT-REQUIRED", W, "an extension that says clients must activate it 
     an agent declaring it, and its page says so; but what a client reads is the card's entry,
     whose `required` is false when left out. Say `required: true` on the entry, or make the
     extension optional in its entity, so that the page and the cards agree.""")
-declare("KNO-HOST-ROOT-GONE", W, "a host's root card is no longer published", """
+declare("KNO-HOST-NO-ROOT", W, "a host's root card is not published (said when it goes, or the host is new)", """
     A client given only a host looks for its card at the origin's well-known path
     (`https://host/.well-known/agent-card.json`, A2A 8.2). A host with one public agent serves
     that agent's card there too; with several, the one knoc.toml's `[primary]` names, or the
-    agent whose url is the host's root. A build that no longer writes a root card build/ had
-    (a second agent on the host, a `[primary]` line removed) says so: name the host's primary.""")
+    agent whose url is the host's root. A build says so when a host's root card goes (a second
+    agent on the host, a `[primary]` line removed) and when it first publishes a host of several
+    agents without one; not again at each build, so a host that means to have none is left in
+    peace. Name the host's primary to give it one.""")
 declare("KNO-CARD-URL-JS", W, "the JS SDK, given this agent's url, finds another agent's card", """
     @a2a-js/sdk resolves `.well-known/agent-card.json` against the url it is given, as a
     relative URL: for `https://host/name` that is the host's root, where another agent's card

@@ -4,9 +4,11 @@ wrong for knoc, so the key is found in the text by its table and name."""
 
 from __future__ import annotations
 
+import difflib
 import json
 import re
 import tomllib
+from collections.abc import Iterable
 
 from knoc.rules.lines import lines
 
@@ -19,6 +21,12 @@ def shown_key(key: str) -> str:
     """A key as a message shows it: a bare key in backticks, any other
     (empty, or with a backtick, a space or a control) as TOML quotes it."""
     return f"`{key}`" if re.fullmatch(r"[A-Za-z0-9_-]+", key) else json.dumps(key)
+
+
+def near(key: str, known: Iterable[str]) -> str:
+    """` (did you mean `x`?)` for a known key close to `key`, else nothing."""
+    found = difflib.get_close_matches(key, list(known), n=1)
+    return f" (did you mean `{found[0]}`?)" if found else ""
 
 
 class Unreadable(ValueError):
