@@ -90,6 +90,8 @@ def test_outside_a_content_repo_is_a_usage_error(tmp_path: Path) -> None:
     ('[knoc]\n[accept\n', "a table declaration; close the table's header on its line: `[name]`\n --> knoc.toml:2:8\n"
                           "  |\n2 | [accept\n  |        ^"),  # the line shown, and what to do
     ('[knoc]\nspecs = specs\n', "Invalid value; quote text: `key = \"text\"`"),
+    ('[knoc]\n[[knoc]]\n', "not both\n --> knoc.toml:2:"),  # not "a key is set twice"
+    ('[knoc]\nx = [1, 2\n', "Unclosed array; close the list's `[` with `]`\n --> knoc.toml:2:"),  # at the end
     ('[knoc]\noutput = "build"\na2a = 1.0.x\n', "--> knoc.toml:3:10"),  # not TOML: where it stops reading
     ('# settings\n[knoc]\n  output = "../elsewhere"\n', "--> knoc.toml:3:3"),  # read, but wrong: at its key
     ('[primary]\n"agents.example.org/x" = "a"\n', "--> knoc.toml:2:1"),

@@ -740,3 +740,6 @@ def test_a_base_that_does_not_compile_for_the_new_target_says_how_to_compare(kno
     code, out, err = knoc("diff", "--a2a", "1.0", "--format", "json", root=repo)
     [target] = [c for c in json.loads(out)["changes"] if "target" in c["message"]]
     assert code == 0 and target["class"] == "breaking" and (target["before"], target["after"]) == ("1.0", "0.3")
+    edit(repo / "knoc.toml", 'a2a = "0.3"', 'a2a = "1.0"')  # no change of target: --a2a alone is not one
+    code, _, err = knoc("diff", "--a2a", "0.3", root=repo)
+    assert code == 1 and "the target given with --a2a" in err and "change of target" not in err, err

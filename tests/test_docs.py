@@ -32,13 +32,16 @@ def test_knoc_explain_prints_every_code() -> None:
         result = CliRunner().invoke(main, ["explain", code.id])
         assert result.exit_code == 0, result.output
         assert result.stdout.startswith(f"{code.id} ({code.severity.value}): {code.summary}")
-        assert " ".join(result.stdout.split("\n\n", 1)[1].split()) == code.explanation
+        body = result.stdout.split("\n\n", 1)[1].split("\nThe codes it starts:\n")[0]  # KNO-CONFIG: then KNO-CONFIG-*
+        assert " ".join(body.split()) == code.explanation
     listing = CliRunner().invoke(main, ["explain"])
     assert listing.exit_code == 0 and len(listing.stdout.splitlines()) == len(CODES)
     unknown = CliRunner().invoke(main, ["explain", "KNO-DIRFT"])
     assert unknown.exit_code == 2 and "KNO-DRIFT" in unknown.stderr
     family = CliRunner().invoke(main, ["explain", "yaml"])  # a code's start: the codes it starts
     assert family.exit_code == 0 and "KNO-YAML-SYNTAX" in family.stdout and "KNO-DRIFT" not in family.stdout
+    config = CliRunner().invoke(main, ["explain", "config"])  # a code, and the start of others
+    assert config.stdout.startswith("KNO-CONFIG (error)") and "\nKNO-CONFIG-PRIMARY " in config.stdout
 
 
 def test_readme_opens_with_the_build_and_test_commands() -> None:

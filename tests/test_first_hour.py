@@ -239,7 +239,7 @@ def test_a_scripted_first_hour(tmp_path: Path) -> None:
     knoc = [sys.executable, "-m", "knoc"]
     sh(tmp_path, *knoc, "init", str(repo), "--url", "https://agents.nightsky.dev/hello-agent")
     sh(repo, *knoc, "new", "domain", "weather")
-    sh(repo, *knoc, "new", "agent", "night-watch", "--url", "https://agents.nightsky.dev/night-watch")
+    sh(repo, *knoc, "new", "agent", "night-watch", "--url", "https://agents.nightsky.dev/night-watch/")
     agent = repo / "content/agent-blueprints/night-watch.kno"
     text = agent.read_text(encoding="utf-8").replace("visibility: private\n", "").replace("domains: []",
                                                                                           "domains: [weather]")
@@ -247,6 +247,10 @@ def test_a_scripted_first_hour(tmp_path: Path) -> None:
                               ("First skill", "Forecast"), ("What the skill does.", "Tells tomorrow's weather.")):
         text = text.replace(placeholder, real)
     agent.write_text(text, encoding="utf-8")
+    built = sh(repo, *knoc, "validate")  # the host has two agents now, and no primary: said by the build
+    assert "no problems" in built.stderr and "warning" not in built.stderr
+    with (repo / "knoc.toml").open("a", encoding="utf-8") as toml:  # as the tutorial does
+        toml.write('\n[primary]\n"agents.nightsky.dev" = "hello-agent"\n')
     built = sh(repo, *knoc, "build")
     assert "wrote 2 cards" in built.stderr and "warning" not in built.stderr
     for card in (repo / "build/site").rglob("agent-card.json"):

@@ -187,7 +187,8 @@ def test_a_credential_in_a_url_a_parameter_carries_encoded_is_found() -> None:
 @pytest.mark.parametrize("text", ["?api_key=YOUR_API_KEY", "?api_key=<YOUR_API_KEY>", "?api_key={api_key}",
                                   "?apiKey=${API_KEY}", "?api_key=xxxxxxxx", "?key=pk_live_51H8abcDEFghiJKLmnoPQR",
                                   "?nextPageToken=CiAKGjBpNDd2Nmp2Zml2cXRwYjBpOXA0cTMwNA",
-                                  "?cache_key=da39a3ee5e6b4b0d3255bfef95601890afd80709"])
+                                  "?cache_key=da39a3ee5e6b4b0d3255bfef95601890afd80709", "?api_key={{api_key}}",
+                                  "?access_token=your-access-token", "?api_key=%API_KEY%"])
 def test_a_placeholder_or_a_key_public_by_design_is_no_credential(text: str) -> None:
     """An API's docs show where the key goes; a page token, a cache key and
     Stripe's publishable key are public: none is refused."""
@@ -235,7 +236,29 @@ def test_an_import_message_masks_only_what_import_leaves_out() -> None:
     '  example: \'{"kty": "OKP", "x": "abc", "d": "KEYSECRET"}\'',  # pasted into a source
     "kid = '''-----BEGIN PRIVATE KEY-----MC4CAQAwBQYDK2VwBCIEIKEYSECRETKEYSECRETKEYSECRET",
     "    MC4CAQAwBQYDK2VwBCIEIKEYSECRETKEYSECRETKEYSECRETKEYSECRETKEY",  # a PEM body line
+    'public = { kty = "OKP", d = """nWGxne_9WmC6hEr0kuwsKEYSECRETl7MmkZcDusAxyuf2A""" }',  # TOML's triple quotes
+    'public = { d = "nWGxne_9WmC6hEr0kuwsKEYSECRETl7MmkZcDusAxyuf2A',  # its quote left open
+    "d = nWGxne_9WmC6hEr0kuwsKEYSECRETl7MmkZcDusAxyuf2A",  # not quoted at all
+    "      d: nWGxne_9WmC6hEr0kuwsKEYSECRETl7MmkZcDusAxyuf2A",  # YAML's own form
 ])
 def test_an_excerpt_never_shows_private_key_material(line: str) -> None:
     shown = masked_line(line, "")
     assert "KEYSECRET" not in shown and len(shown) == len(line)
+
+
+@pytest.mark.parametrize(("text", "code"), [
+    ("purpose: Mirror #https://deploy:PWSECRET9zLw3KvB2nR8ySXq7TmP9zLw3KvB2nR8yS@git.example.com/r\n",
+     "KNO-YAML-COMMENT"),
+    ("tags:\n  -https://deploy:PWSECRET9zLw3KvB2nR8ySXq7TmP9zLw3KvB2nR8yS@git.example.com/r\n", None),
+])
+def test_a_message_that_quotes_a_word_masks_it_whole_before_cutting_it(text: str, code: str | None) -> None:
+    """A quoted word is cut to a few dozen characters: cut first, its
+    password's `@` would be gone, and the password shown."""
+    from knoc.compiler.comments import cut_values
+    from knoc.compiler.load import source_file
+    from knoc.compiler.validate import _type_hint
+
+    source = source_file("/x.kno", "x.kno", text.encode("utf-8"))
+    said = [d.message for d in cut_values(source)] if code else [_type_hint("array", text.split("  ", 1)[1].strip())]
+    assert said and all("PWSECRET" not in s and ("stops before" in s or "put a space" in s) for s in said), said
+

@@ -35,11 +35,11 @@ def test_root_copies_are_their_primary_agents_cards(target: str) -> None:
     result = compile_example(target)
     roots = {p: b for p, b in result.files.items() if p.endswith((".well-known/agent-card.json",
                                                                  ".well-known/agent.json")) and p.count("/") == 3}
-    assert sorted(roots) == [f"site/{h}/.well-known/{n}" for h in ("agents.possibility.space",
+    assert sorted(roots) == [f"site/{h}/.well-known/{n}" for h in ("agents.possibility.space", "api.possibility.space",
                                                                    "realms.possibility.space")
                              for n in ("agent-card.json", "agent.json")]
-    for path, body in roots.items():  # the primary's, named in knoc.toml, and the host's only agent
-        slug = "catalog-search" if "agents.possibility" in path else "agents/concierge"
+    for path, body in roots.items():  # the primaries, named in knoc.toml, and the host's only agent
+        slug = {"agents": "catalog-search", "api": "a2a", "realms": "agents/concierge"}[path.split("/")[1].split(".")[0]]
         assert body == result.files[path.replace("/.well-known/", f"/{slug}/.well-known/")]
 
 

@@ -79,7 +79,7 @@ def test_every_card_verifies_with_the_sdk_and_the_published_keys(
     code, _, err = knoc("build", "--a2a", target, "--sign-key", str(keys[kind][0]), root=repo)
     assert code == 0 and "signed with 1 key" in err, err
     built = {rel: c for rel, c in cards(repo).items() if rel.endswith("agent-card.json")}
-    assert len(built) == 9  # 7 agents, and the root copies of two hosts' primaries
+    assert len(built) == 10  # 7 agents, and the root copies of three hosts' primaries
     for rel, card in built.items():
         header = json.loads(_b64(card["signatures"][0]["protected"]))
         host = rel.split("/", 1)[0]

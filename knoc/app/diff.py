@@ -71,7 +71,7 @@ def diff(config: Config, base: str | None, *, fmt: str, fail_on: str, use_cache:
         with _compiled(config, base or default_base(config), False, named) as (old, old_config, label, old_refused):
             if not old.ok:
                 return _refused(fmt, config, diags + old_refused, new.inputs, label, head_label, label,
-                                _configured(old_config, label))
+                                (_configured(old_config, label), _configured(new_config, head_label)))
             was = publication(old, old_config, config.a2a, _configured(old_config, label))
             now = publication(new, new_config, config.a2a, _configured(new_config, head_label))
             (old_extensions, old_domains), (extensions, new_domains) = _declared(old_config), _declared(new_config)
@@ -117,8 +117,8 @@ def diff(config: Config, base: str | None, *, fmt: str, fail_on: str, use_cache:
 
 
 # What to do about a breaking change, by what it is a change of.
-_HINTS = {"agent": "keep it, or bump the major of the card's version (a blueprint's `a2a_projection.version`) "
-                   "and tell its clients",
+_HINTS = {"agent": "keep it, or bump the major of the card's version (a blueprint's `a2a_projection.version`, an "
+                   "agent card's `version`) and tell its clients",
           "extension": "keep accepting those params, or publish the change under a new URI (a versioned extension)",
           "": "keep it, or tell its clients: only an agent's major version announces a breaking change"}
 _ANNOUNCED = "its major version announces it: tell its clients what they must change"
@@ -195,23 +195,26 @@ def _named(config: Config, base: str | None) -> str | None:
         return None
 
 
-def _not_compiled(label: str, target: str, own: str | None = None) -> tuple[str, str]:
+def _not_compiled(label: str, target: str, own: tuple[str, str] | None = None) -> tuple[str, str]:
     """Why nothing was compared, and what to do: as the summary and the
-    finding say it. `own`: the target the base's knoc.toml names, when the
-    base was compiled for another (`target`, the one compared under)."""
-    if own is not None and own != target:
+    finding say it. `own`: the targets the base's and the head's knoc.toml
+    name, when the base did not compile for `target` (the one compared under)."""
+    if own is not None and own[0] != own[1]:
         return (f"the sources at {label} do not compile for A2A {target}, the target both sides are compared "
-                f"under; they were written for {own} (the change of target is itself breaking)",
-                f"compare under the old target: `knoc diff --a2a {own}` (it reports the change of target too)")
+                f"under; they were written for {own[0]} (the change of target is itself breaking)",
+                f"compare under the old target: `knoc diff --a2a {own[0]}` (it reports the change of target too)")
+    if own is not None and target != own[0]:
+        return (f"the sources at {label} do not compile for A2A {target}, the target given with --a2a",
+                f"compare under the target knoc.toml names: leave out --a2a (or give `--a2a {own[0]}`)")
     commit = label.rsplit("(", 1)[-1].rstrip(")")  # "HEAD (dacffff)": the commit the command can name
     return f"the sources at {label} do not compile", f"`git switch --detach {commit}`, then `knoc check`, says why"
 
 
 def _refused(fmt: str, config: Config, diags: list[Diagnostic], inputs: list[str], base: str | None, head: str,
-             at: str, own: str | None = None) -> Outcome:
+             at: str, own: tuple[str, str] | None = None) -> Outcome:
     """The outcome when the sources at `at` do not compile: a failure in
     every format (a finding SARIF, JUnit and GitHub carry; an answer in JSON
-    or Markdown). `own`: the target the base's knoc.toml names."""
+    or Markdown). `own`: the targets the base's and the head's knoc.toml name."""
     message, hint = _not_compiled(at, config.a2a, own)
     why = f"not compared: {message} ({hint})"
     finding = diag("KNO-DIFF-NOT-COMPARED", f"nothing was compared: {message}", hint=hint)

@@ -20,7 +20,8 @@ def command(run: Run, refs: str | None, base: str | None) -> int:
     Per agent, perception domain and host, each change is classed breaking,
     additive or cosmetic, with its old and new value. Breaking changes of
     an agent whose card's major version went up (a blueprint's
-    `a2a_projection.version`) are reported as intended.
+    `a2a_projection.version`, an agent card's `version`) are reported as
+    intended.
     Markdown (the default; paste it into a pull request) or JSON;
     --fail-on breaking makes it a CI gate that intended changes pass."""
     from knoc.app.diff import diff

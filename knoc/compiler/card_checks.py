@@ -18,7 +18,7 @@ from knoc.a2a.wire import FLOW_FIELDS
 from knoc.diagnostics import Diagnostic, JsonPath, at, json_path
 from knoc.kinds.agent import PLACEHOLDERS, Agent
 from knoc.rules import jsontext
-from knoc.rules.masking import masked
+from knoc.rules.masking import credential_shown, masked
 from knoc.rules.paths import (
     credential_in,
     host_folder,
@@ -29,7 +29,7 @@ from knoc.rules.paths import (
     split_url,
     web_link,
 )
-from knoc.rules.text import hidden_character, one_line
+from knoc.rules.text import hidden_character
 
 
 def unusable_schemes(agent: Agent, target: Target) -> list[Diagnostic]:
@@ -166,7 +166,7 @@ def _credentials_in_text(agent: Agent) -> Iterable[Diagnostic]:
     for path, text in _texts(agent.card):
         if isinstance(text, str) and masked(text, bare=False) != text:  # a url's, not an address
             yield card_error(agent, path, "KNO-CARD-TEXT-CREDENTIALS", f"`{_field(path)}` holds a url with a "
-                             f"credential (`{masked(one_line(text))[:120]}`): the card is public, and so would it be",
+                             f"credential (`{credential_shown(text)}`): the card is public, and so would it be",
                              "write the url without it; clients bring their own credentials")
 
 

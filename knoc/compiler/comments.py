@@ -10,6 +10,7 @@ import re
 
 from knoc.diagnostics import Diagnostic, SourceFile, Span, diag
 from knoc.rules.lines import lines as split_lines
+from knoc.rules.masking import masked
 from knoc.yaml.scanner import plain_ends
 
 _GLUED = re.compile(r"[ \t]#[^\s#]")  # what most sources never hold: the text is walked only when it does
@@ -24,15 +25,14 @@ def cut_values(source: SourceFile) -> list[Diagnostic]:
     lines = split_lines(text)
     found = []
     for line, column in plain_ends(text):
-        rest = lines[line][column:] if line < len(lines) else ""
-        if (glued := _AFTER_VALUE.match(rest)) is None:
+        here = lines[line] if line < len(lines) else ""
+        if (glued := _AFTER_VALUE.match(here, column)) is None:  # matched in place: a line may hold many values
             continue
-        at = column + glued.end() - 1  # the `#`, 1-based
-        word = rest[glued.end() - 2:].split(None, 1)[0]
+        word = masked(here[glued.end() - 2:].split(None, 1)[0])  # masked whole, then cut: no password half-shown
         shown = word if len(word) <= 40 else word[:39] + "…"
         found.append(diag("KNO-YAML-COMMENT", f"the value stops before `{shown}`: YAML reads a ` #` and the rest of "
                           "its line as a comment", file=source.rel,
-                          span=Span(line + 1, at, column + len(rest.rstrip()) + 1),
+                          span=Span(line + 1, glued.end() - 1, len(here.rstrip()) + 1),
                           hint="quote the whole value to keep the `#` in it; if it is a comment, put a space "
                                "after the `#`"))
     return found

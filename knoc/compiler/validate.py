@@ -20,6 +20,7 @@ from knoc.kinds.schema import first_error
 from knoc.kinds.spec import DECLARATION, SpecSet, property_names
 from knoc.rules import slug as slugs
 from knoc.rules import ulid
+from knoc.rules.masking import masked
 from knoc.rules.paths import shown_url
 
 if TYPE_CHECKING:
@@ -225,8 +226,8 @@ def _type_hint(expected: object, instance: object, written: str | None = None) -
         return "write a number, e.g. 3"
     if "array" in wanted and not isinstance(instance, list):
         if isinstance(instance, str) and len(instance) > 1 and instance[0] == "-" and not instance[1].isspace():
-            return f"put a space after each item's `-` (`- {instance[1:].split(None, 1)[0][:40]}`): without it, " \
-                   "YAML reads the lines as one text"
+            item = masked(instance[1:].split(None, 1)[0])[:40]  # masked whole, then cut: no password half-shown
+            return f"put a space after each item's `-` (`- {item}`): without it, YAML reads the lines as one text"
         return "write a list: `[a, b]` on one line, or one `- item` per line"
     if "object" in wanted and not isinstance(instance, dict):
         return "write a mapping: one `key: value` per line, indented under its key"

@@ -19,9 +19,8 @@ from knoc.kinds.agent import Agent, Projection
 from knoc.kinds.entity import Typed, is_public
 from knoc.kinds.schema import compile_schema, first_error
 from knoc.rules.jsontext import strings
-from knoc.rules.masking import masked
+from knoc.rules.masking import credential_shown, masked
 from knoc.rules.paths import credential_in, shown_url
-from knoc.rules.text import one_line
 
 FACT_KEYS = ("uri", "evolution", "required", "depends_on", "params_schema")
 PAGE_KEYS = ("title", "description")  # what its page shows besides the facts
@@ -139,7 +138,7 @@ def _credentials(t: Typed) -> list[Diagnostic]:
     for path, text in texts:
         if isinstance(text, str) and masked(text, bare=False) != text:
             found.append(at(t.source, path, "KNO-EXT-CREDENTIALS", f"`{json_path(path).removeprefix('$.')}` "
-                            f"holds a url with a credential (`{masked(one_line(text))[:120]}`), which the "
+                            f"holds a url with a credential (`{credential_shown(text)}`), which the "
                             "extension's page would publish", "write the url without it"))
     return found
 

@@ -56,8 +56,9 @@ CREDENTIAL_PARAM = re.compile(
     _SEPARATOR + rf"(?:(?P<name>{CREDENTIAL_NAME.pattern}){_EQUALS}[ \t]*(?P<value>{_VALUE})"
     rf"|(?P<weak>{_WEAK_NAME.pattern}){_EQUALS}(?P<weak_value>{_WEAK_VALUE.pattern}))")
 # A value no credential is: a yes or no, a digit, or a placeholder a page's reader fills in (`YOUR_API_KEY`,
-# `<token>`, `{api_key}`, `${API_KEY}`, `xxxxxxxx`).
-_NOT_A_SECRET = re.compile(r"(?i:true|false|yes|no|on|off|null|none|\d)|<[^>]*>?|\$?\{[^}]*\}|\$[A-Z_]+|[xX*.]{3,}"
+# `your-access-token`, `<token>`, `{api_key}`, `{{api_key}}`, `${API_KEY}`, `%API_KEY%`, `xxxxxxxx`).
+_NOT_A_SECRET = re.compile(r"(?i:true|false|yes|no|on|off|null|none|\d|your[-_.][\w.-]+)|<[^>]*>?|\$?\{\{?[^}]*\}\}?"
+                           r"|\$[A-Z_]+|%[A-Za-z_]+%|[xX*.]{3,}"
                            r"|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|pk_(?:live|test)_\w+")  # Stripe's publishable key
 # The words a url parameter that may carry a credential is named by, as parts of its name (`api_key`,
 # `X-Auth-Token`, `sessionId`), whatever its value: what `knoc import` leaves out of a url it keeps (a card
@@ -215,6 +216,16 @@ def masked(text: str, keep_width: bool = False, bare: bool = True, named: bool =
     return "".join([*out, text[done:]])
 
 
+def credential_shown(text: str, width: int = 100) -> str:
+    """What a message quotes of a text that holds a credential: the part
+    around the first one, masked, on one line."""
+    shown = masked(text, bare=False)
+    first = next((i for i, (a, b) in enumerate(zip(text, shown, strict=False)) if a != b), 0)
+    start = max(0, first - width // 2)
+    return ("…" if start else "") + " ".join(shown[start:start + width].split()) + \
+        ("…" if start + width < len(shown) else "")
+
+
 def masked_line(line: str, following: str) -> str:
     """A source line masked, column for column, as the start of what goes
     on in the `following` line when it ends in an escaped line break (a
@@ -225,8 +236,9 @@ def masked_line(line: str, following: str) -> str:
     return _key_material(masked(f"{line}\n{following.lstrip()}", keep_width=True, named=True)[:len(line)])
 
 
-# A private JWK member's value (`"d": "..."`, TOML's `d = "..."`), and a run of a PEM block's base64.
-_JWK_PRIVATE = re.compile(r"""(?<![\w-])(["']?)(?:d|p|q|dp|dq|qi|k)\1\s*[:=]\s*(["'])([^"']*)\2""")
+# A private JWK member's value, however it is written (`"d": "..."`, TOML's `d = """..."""`, YAML's `d: ...`,
+# its quote left open), and a run of a PEM block's base64.
+_JWK_PRIVATE = re.compile(r"""(?<![\w-])(["']?)(?:d|p|q|dp|dq|qi|k)\1\s*[:=]\s*["']{0,3}(?P<value>[\w+/=-]{8,})""")
 _BASE64_RUN = re.compile(r"[A-Za-z0-9+/]{32,}={0,2}")
 
 
@@ -235,7 +247,7 @@ def _key_material(line: str) -> str:
     value goes (a private JWK, a PEM block's lines) masked, column for column."""
     if "PRIVATE KEY" in line or _BASE64_RUN.fullmatch(line.strip()):
         line = _BASE64_RUN.sub(lambda m: "*" * len(m.group()), line)
-    return _JWK_PRIVATE.sub(lambda m: m.group()[:m.start(3) - m.start()] + "*" * len(m.group(3)) + m.group(2), line)
+    return _JWK_PRIVATE.sub(lambda m: m.group()[:m.start("value") - m.start()] + "*" * len(m.group("value")), line)
 
 
 def _in_urls(text: str) -> list[tuple[int, int]]:

@@ -42,9 +42,15 @@ def parse(text: str) -> dict[str, object]:
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        advice = next((what for start, what in _ADVICE if str(exc).startswith(start)), None)
         at = syntax_error_place(exc)
-        said = re.sub(r" \(at line \d+, column \d+\)$", "", str(exc)) if at else str(exc)  # `at` says where
+        said = re.sub(r" \(at (?:line \d+, column \d+|end of document)\)$", "", str(exc))  # `at` says where
+        if at is None and said != str(exc):  # at the end: the last line
+            last = lines(text)[-1] if text else ""
+            at = (len(lines(text)), len(last) + 1)
+        line = lines(text)[at[0] - 1] if at and 0 < at[0] <= len(lines(text)) else ""
+        advice = ("a table is either `[name]` or `[[name]]` (a list of tables), not both"
+                  if line.lstrip().startswith("[[") and said.startswith("Cannot") else
+                  next((what for start, what in _ADVICE if said.startswith(start)), None))
         raise Unreadable(said + (f"; {advice}" if advice else ""), at) from None
     except RecursionError:  # tomllib reads nested values by recursion: 1 KB of `[[[...` is enough
         raise Unreadable("values nest hundreds deep; flatten them", deepest_place(text)) from None
@@ -62,7 +68,8 @@ _ADVICE = (
     ("Invalid value", "quote text: `key = \"text\"` (numbers, `true` and `false` go without quotes)"),
     ("Invalid statement", "each line is a `[table]` header, a `key = value` setting or a `# comment`"),
     ("Illegal character '\\n'", "close the quote on its line (text on several lines goes between `\"\"\"`s)"),
-    ("Unterminated string", "close the quote on its line (text on several lines goes between `\"\"\"`s)"),
+    ("Unterminated string", "close the string: on its line, or, for a text between `\"\"\"`s, with the same "
+                            "three quotes"),
     ("Unescaped '\\' in a string", "write a backslash twice (`\\\\`), or quote the text with single quotes"),
     ("Unclosed array", "close the list's `[` with `]`"),
     ("Unclosed inline table", "close the `{` with `}` on the same line"),
