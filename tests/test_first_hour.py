@@ -9,6 +9,7 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from knoc.cli import main
@@ -47,6 +48,18 @@ def test_init_starts_a_repo_that_builds_a_valid_card(tmp_path: Path, knoc: Knoc)
     assert_v10_strict(json.loads(next(iter(cards.values()))))
     domains = json.loads((folder / "build/index/domains.json").read_text(encoding="utf-8"))
     assert domains == {"domains": {"greetings": ["hello-agent"]}}
+
+
+@pytest.mark.parametrize(("url", "slug"), [("https://agents.fleet.io/triage", "triage"),
+                                         ("https://agents.fleet.io/a2a/triage-bot/", "triage-bot"),
+                                         ("https://agents.fleet.io/", "hello-agent"),
+                                         ("https://agents.fleet.io/Not_A_Slug", "hello-agent")])
+def test_init_names_its_agent_after_its_url(tmp_path: Path, url: str, slug: str) -> None:
+    """The first agent is the one its url names, not a `hello-agent` at `/triage`."""
+    folder = tmp_path / "agents"
+    code, _, err = run("init", str(folder), "--url", url)
+    blueprint = folder / f"content/agent-blueprints/{slug}.kno"
+    assert code == 0 and blueprint.is_file() and f"\nslug: {slug}\n" in blueprint.read_text(encoding="utf-8"), err
 
 
 def test_init_never_replaces_a_file(tmp_path: Path) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from knoc.a2a import targets
 from knoc.app.common import compile_cached, exists_message, only
@@ -109,12 +110,13 @@ def init(folder: Path, url: str | None = None) -> Outcome:
     writing.writable(folder, ".gitignore")
     ignored = files.is_file(folder / ".gitignore") and ".knoc-cache" in files.read_bytes(
         folder / ".gitignore").decode("utf-8", "replace")
+    first = _first_slug(url)
     wanted = {
         CONFIG_FILE: author.config_file(),
         f"content/{COLLECTION}/{FIRST_DOMAIN}.kno": author.domain_skeleton(
             FIRST_DOMAIN, "Greetings", "Messages that greet someone, and the answers to them."),
-        f"content/{BLUEPRINTS}/{FIRST_AGENT}.kno": author.blueprint_skeleton(
-            FIRST_AGENT, "Hello Agent", url or f"https://agents.example.com/{FIRST_AGENT}", public=True,
+        f"content/{BLUEPRINTS}/{first}.kno": author.blueprint_skeleton(
+            first, author.title_of(first), url or f"https://agents.example.com/{FIRST_AGENT}", public=True,
             domain=FIRST_DOMAIN, description="Answers a greeting with a greeting.", skill="Greet",
             skill_description="Replies to a greeting in the same language."),
     }
@@ -177,6 +179,13 @@ def vendor_specs(config: Config, force: bool) -> Outcome:
 
 def new_id() -> str:
     return ulid.new()
+
+
+def _first_slug(url: str | None) -> str:
+    """The first agent's slug: the last segment of its url's path when it
+    is one (`https://host/triage` -> `triage`), else `hello-agent`."""
+    last = urlsplit(url).path.rstrip("/").rpartition("/")[2] if url else ""
+    return last if slugs.is_slug(last) and len(last) <= slugs.MAX_LENGTH else FIRST_AGENT
 
 
 def _slug(slug: str) -> str:
