@@ -743,3 +743,13 @@ def test_a_base_that_does_not_compile_for_the_new_target_says_how_to_compare(kno
     edit(repo / "knoc.toml", 'a2a = "0.3"', 'a2a = "1.0"')  # no change of target: --a2a alone is not one
     code, _, err = knoc("diff", "--a2a", "0.3", root=repo)
     assert code == 1 and "the target given with --a2a" in err and "change of target" not in err, err
+
+
+def test_a_head_that_does_not_compile_for_the_a2a_given_says_so(knoc: Knoc, repo: Path) -> None:
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "base")
+    edit(repo / SUMMARIZER, 'protocol_versions: ["1.0", "0.3"]', 'protocol_versions: ["1.0"]')  # 1.0 only now
+    git(repo, "commit", "-qam", "head")
+    code, _, err = knoc("diff", "--a2a", "0.3", "HEAD~1..HEAD", root=repo)
+    assert code == 1 and "the target given with --a2a" in err and "git switch" not in err, err

@@ -40,6 +40,10 @@ def test_knoc_explain_prints_every_code() -> None:
     assert unknown.exit_code == 2 and "KNO-DRIFT" in unknown.stderr
     family = CliRunner().invoke(main, ["explain", "yaml"])  # a code's start: the codes it starts
     assert family.exit_code == 0 and "KNO-YAML-SYNTAX" in family.stdout and "KNO-DRIFT" not in family.stdout
+    for start in ("KNO-HOST-", "kno-host*"):
+        hosts = CliRunner().invoke(main, ["explain", start])
+        assert hosts.exit_code == 0 and hosts.stdout.startswith("KNO-HOST-NO-ROOT "), hosts.output
+    assert CliRunner().invoke(main, ["explain", "KNO-"]).stdout == listing.stdout
     config = CliRunner().invoke(main, ["explain", "config"])  # a code, and the start of others
     assert config.stdout.startswith("KNO-CONFIG (error)") and "\nKNO-CONFIG-PRIMARY " in config.stdout
 

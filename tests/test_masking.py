@@ -240,6 +240,10 @@ def test_an_import_message_masks_only_what_import_leaves_out() -> None:
     'public = { d = "nWGxne_9WmC6hEr0kuwsKEYSECRETl7MmkZcDusAxyuf2A',  # its quote left open
     "d = nWGxne_9WmC6hEr0kuwsKEYSECRETl7MmkZcDusAxyuf2A",  # not quoted at all
     "      d: nWGxne_9WmC6hEr0kuwsKEYSECRETl7MmkZcDusAxyuf2A",  # YAML's own form
+    'nWGxne_9WmC6hEr0kuwsKEYSECRETl7MmkZcDusAxyuf2A""" x',  # a multi-line string's line
+    'public = { x = "abc", "\\u0064" = "nWGxne_9WmC6hEr0kuwsKEYSECRETl7MmkZcDusAxyuf2A" } x',  # an escaped name
+    'api_token = "ghp_R4nd0mT0kenKEYSECRET1234567890abcdEFGH"',  # under a key knoc does not know
+    'passphrase = "correct horse KEYSECRET staple"',  # a setting named as a secret
 ])
 def test_an_excerpt_never_shows_private_key_material(line: str) -> None:
     shown = masked_line(line, "")
@@ -261,4 +265,11 @@ def test_a_message_that_quotes_a_word_masks_it_whole_before_cutting_it(text: str
     source = source_file("/x.kno", "x.kno", text.encode("utf-8"))
     said = [d.message for d in cut_values(source)] if code else [_type_hint("array", text.split("  ", 1)[1].strip())]
     assert said and all("PWSECRET" not in s and ("stops before" in s or "put a space" in s) for s in said), said
+
+
+@pytest.mark.parametrize("line", ["  token_url: https://auth.example.org/oauth/token", 'key = "~/.config/knoc/signing.pem"',
+                                  "id: 01KKV1QV1CKSVMMAR1ZER00004", "description: Tokens are refreshed hourly",
+                                  "  digest: 4f5472de23465dff10dc9dd163fd959296bbd9ed3255820b549a75343e10d928"])
+def test_an_excerpt_shows_what_is_no_secret(line: str) -> None:
+    assert masked_line(line, "") == line
 

@@ -205,14 +205,14 @@ def _rootless(config: Config, differ: set[str], files: Mapping[str, bytes],
         if f"{SITE}{host}/{CARD_FILE}" in differ:  # build/ has it (a host with no card left is gone whole)
             if not any(p.startswith(f"{SITE}{host}/") and p.endswith(f"/{CARD_FILE}") for p in files):
                 continue
-            said = "is no longer published"
+            said = f"{host}'s root card (/{CARD_FILE}) is no longer published"
         elif host not in before:
             cards = sum(1 for p in differ if p.startswith(f"{SITE}{host}/") and p.endswith(f"/{CARD_FILE}"))
-            said = f"is not published: the host has {cards:,} public agents"
+            said = f"{host} has {cards:,} public agents and no root card (/{CARD_FILE})"
         else:
             continue
-        found.append(diag("KNO-HOST-NO-ROOT", f"{host}'s root card (https://{host}/{CARD_FILE}) {said}: a client "
-                          "given only the host finds no card", file=CONFIG_FILE, span=setting_span(config, "primary"),
+        found.append(diag("KNO-HOST-NO-ROOT", f"{said}, so a client given only the host finds no card",
+                          file=CONFIG_FILE, span=setting_span(config, "primary"),
                           hint=f'name the host\'s primary agent under [primary]: "{host}" = "<slug>"'))
     return found
 

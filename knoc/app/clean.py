@@ -11,6 +11,7 @@ from knoc.io import cache_folder, files, lock, swap
 from knoc.io.cache import DIR as CACHE_DIR
 from knoc.io.staging import OutputError, check_owned
 from knoc.output.tree import MANIFEST
+from knoc.rules.text import escaped
 
 
 def clean(config: Config, cache_only: bool) -> Outcome:
@@ -38,6 +39,7 @@ def clean(config: Config, cache_only: bool) -> Outcome:
                              + (f" (and removed {removed[0]})" if removed else ""),
                              "remove it yourself if it is not yours to keep")
         if left is not None:
+            more = f" and {len(left) - 5} more" if len(left) > 5 else ""
             removed.append(f"{CACHE_DIR}/" if not left else f"knoc's files from {CACHE_DIR}/ (left, not knoc's: "
-                           f"{', '.join(left[:5])}{f' and {len(left) - 5} more' if len(left) > 5 else ''})")
+                           f"{', '.join(map(escaped, left[:5]))}{more})")
     return Outcome("knoc clean", summary=f"removed {' and '.join(removed)}" if removed else "nothing to remove")

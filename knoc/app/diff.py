@@ -67,7 +67,9 @@ def diff(config: Config, base: str | None, *, fmt: str, fail_on: str, use_cache:
             return Outcome("knoc diff", diags, new.inputs, why,
                            answer=_not_compared(fmt, config, None, head_label, why), report_format=_report_format(fmt))
         if not new.ok:  # its findings point into files the work tree may not hold (but what the ref holds refused)
-            return _refused(fmt, config, new_refused, new.inputs, _named(config, base), head_label, head_label)
+            own = _configured(new_config, head_label)
+            return _refused(fmt, config, new_refused, new.inputs, _named(config, base), head_label, head_label,
+                            (own, own))
         with _compiled(config, base or default_base(config), False, named) as (old, old_config, label, old_refused):
             if not old.ok:
                 return _refused(fmt, config, diags + old_refused, new.inputs, label, head_label, label,

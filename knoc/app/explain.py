@@ -14,7 +14,10 @@ def explain(code: str | None) -> str:
     with a code's start (`KNO-YAML`), the list of the codes it starts."""
     if code is None:
         return _listed(list(CODES))
-    wanted = code.upper() if code.upper().startswith("KNO-") else f"KNO-{code.upper()}"
+    wanted = code.upper().rstrip("-*")
+    wanted = wanted if wanted.startswith("KNO-") or wanted == "KNO" else f"KNO-{wanted}"
+    if wanted in ("KNO", "KNO-"):  # `knoc explain KNO-`: every code
+        return _listed(list(CODES))
     found = CODES.get(wanted)
     family = [c for c in CODES if c.startswith(wanted + "-")]
     if found is None and family:  # `knoc explain yaml`: every KNO-YAML-* code

@@ -9,9 +9,9 @@ from knoc.cli.options import finish, guarded, utf8_arguments
 
 @click.command(name="init")
 @click.argument("folder", default=".", type=click.Path(file_okay=False, path_type=Path))
-@click.option("--url", metavar="URL", help="Where the first agent is served, its slug the url's last segment "
-              "(default: https://agents.example.com/hello-agent, a domain for examples: the build says so until it "
-              "is real).")
+@click.option("--url", metavar="URL", help="Where the first agent is served; its slug is the url's last segment "
+              "when that is a slug, else hello-agent (default: https://agents.example.com/hello-agent, a domain for "
+              "examples: the build says so until it is real).")
 def command(folder: Path, url: str | None) -> None:
     """Start a content repo in FOLDER (default: here): knoc.toml, a
     .gitignore for the cache, one perception domain and one public agent

@@ -71,15 +71,19 @@ _OWN_NAME = re.compile(r"\.?(?:owner|\.gitignore|files|(?:link|listing|outputs|r
                        r"|[0-9a-f]{64}|pieces)(?:\.\w{8})?", re.I | re.A)
 
 
-def _unlink_files(fd: int) -> None:
-    """Remove every entry of the folder open at `fd` that bears a name knoc
-    writes and is no folder (links themselves, never what they lead to).
-    Folders stay, and are never descended into, and so do files of other
-    names: knoc reads only its own names, all files, and a folder could be
-    another file system mounted there."""
+def _unlink_files(fd: int, where: str = f"{DIR}/") -> None:
+    """Remove every entry of the folder open at `fd` (`where`, as an error
+    names it) that bears a name knoc writes and is no folder (links
+    themselves, never what they lead to). Folders stay, and are never
+    descended into, and so do files of other names: knoc reads only its own
+    names, all files, and a folder could be another file system mounted there."""
     for entry in os.scandir(fd):
         if _OWN_NAME.fullmatch(entry.name) and not entry.is_dir(follow_symlinks=False):
-            os.unlink(entry.name, dir_fd=fd)
+            try:
+                os.unlink(entry.name, dir_fd=fd)
+            except OSError as exc:
+                exc.filename = where + entry.name
+                raise
 
 
 def clear(root: Path) -> list[str] | None:
@@ -104,7 +108,7 @@ def clear(root: Path) -> list[str] | None:
         with contextlib.suppress(FileNotFoundError, NotADirectoryError):
             inner = os.open(FILES, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=fd)
             try:
-                _unlink_files(inner)
+                _unlink_files(inner, f"{DIR}/{FILES}/")
                 left = _names(inner, f"{FILES}/")
             finally:
                 os.close(inner)

@@ -240,14 +240,27 @@ def masked_line(line: str, following: str) -> str:
 # its quote left open), and a run of a PEM block's base64.
 _JWK_PRIVATE = re.compile(r"""(?<![\w-])(["']?)(?:d|p|q|dp|dq|qi|k)\1\s*[:=]\s*["']{0,3}(?P<value>[\w+/=-]{8,})""")
 _BASE64_RUN = re.compile(r"[A-Za-z0-9+/]{32,}={0,2}")
+# A random-looking run (upper and lower case and digits, 32 or more: a key's base64url, a token), whatever names it
+# (an escaped `"\u0064"`, a key knoc does not know), and the value of a setting named as a secret (`passphrase`).
+_RANDOM_RUN = re.compile(r"(?<![\w+/=-])(?=[\w-]*[A-Z])(?=[\w-]*[a-z])(?=[\w-]*[0-9])[A-Za-z0-9_-]{32,}(?![\w+/=-])")
+_SECRET_SETTING = re.compile(r"(?<![\w-])(?i:(?:[\w-]*[_-])?(?:password|passwd|passphrase|secret|token|api[_-]?key"
+                             r"""|private[_-]?key))["']?[ \t]*[:=][ \t]*["']{0,3}"""
+                             r"""(?P<value>(?!\w+://)[^"'\s#,{}\[\]]+(?: [^"'\s#,{}\[\]]+)*)""")
 
 
 def _key_material(line: str) -> str:
-    """A line as an excerpt may show it: a key pasted where a setting or a
-    value goes (a private JWK, a PEM block's lines) masked, column for column."""
+    """A line as an excerpt may show it: a key or secret pasted where a
+    setting or a value goes (a private JWK, a PEM block's lines, a token, a
+    setting named as a secret) masked, column for column."""
     if "PRIVATE KEY" in line or _BASE64_RUN.fullmatch(line.strip()):
-        line = _BASE64_RUN.sub(lambda m: "*" * len(m.group()), line)
+        line = _BASE64_RUN.sub(_stars, line)
+    line = _RANDOM_RUN.sub(_stars, line)
+    line = _SECRET_SETTING.sub(lambda m: m.group()[:m.start("value") - m.start()] + "*" * len(m.group("value")), line)
     return _JWK_PRIVATE.sub(lambda m: m.group()[:m.start("value") - m.start()] + "*" * len(m.group("value")), line)
+
+
+def _stars(m: re.Match[str]) -> str:
+    return "*" * len(m.group())
 
 
 def _in_urls(text: str) -> list[tuple[int, int]]:
