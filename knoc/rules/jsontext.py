@@ -69,26 +69,25 @@ def inexact_integers(value: object, at: tuple[str | int, ...] = ()) -> Iterator[
     """Where `value` (a source's plain data, nested at most as deep as a
     source may be) holds an integer outside JSON's safe range: one every
     JavaScript client, and knoc's own reader, cannot hold exactly."""
-    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > SAFE_INTEGER:
-        yield at
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            yield from inexact_integers(item, (*at, str(key)))
-    elif isinstance(value, list):
-        for i, item in enumerate(value):
-            yield from inexact_integers(item, (*at, i))
+    return (path for path, leaf in _leaves(value, at)
+            if isinstance(leaf, int) and not isinstance(leaf, bool) and abs(leaf) > SAFE_INTEGER)
 
 
 def strings(value: object, at: tuple[str | int, ...] = ()) -> Iterator[tuple[tuple[str | int, ...], str]]:
     """Each string `value` (a source's plain data) holds, with its place."""
-    if isinstance(value, str):
-        yield at, value
-    elif isinstance(value, dict):
+    return ((path, leaf) for path, leaf in _leaves(value, at) if isinstance(leaf, str))
+
+
+def _leaves(value: object, at: tuple[str | int, ...]) -> Iterator[tuple[tuple[str | int, ...], object]]:
+    """Each value of `value` that is no mapping or list, with its place."""
+    if isinstance(value, dict):
         for key, item in value.items():
-            yield from strings(item, (*at, str(key)))
+            yield from _leaves(item, (*at, str(key)))
     elif isinstance(value, list):
         for i, item in enumerate(value):
-            yield from strings(item, (*at, i))
+            yield from _leaves(item, (*at, i))
+    else:
+        yield at, value
 
 
 def _walk(value: JsonValue, depth: int) -> None:
