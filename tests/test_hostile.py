@@ -192,6 +192,15 @@ def test_no_url_under_a_git_folder(segment: str) -> None:
     assert isinstance(locate_url("https://h.example/a/.github/.gitx/x"), tuple)
 
 
+@pytest.mark.parametrize("url", ["https://h.example//a", "https://h.example/a//b/", "https://h.example//"])
+def test_no_url_with_an_empty_path_segment(url: str) -> None:
+    """`//a` would be written to `a/`, where a static host that keeps the
+    `//` (S3, GCS) does not serve it: the card's url and its file disagree."""
+    from knoc.output.hosting import locate_url
+
+    assert "`//`" in str(locate_url(url)) and isinstance(locate_url(url.replace("//", "/").replace(":/", "://")), tuple)
+
+
 def test_an_agent_url_under_a_git_folder_is_refused(repo: Path, knoc: Knoc) -> None:
     edit(repo, BLUEPRINT, "url: https://agents.possibility.space/", "url: https://agents.possibility.space/.git/")
     code, out, _ = knoc("build", "--format", "json", root=repo)

@@ -142,6 +142,8 @@ def locate_url(url: str) -> tuple[str, str] | str:
     folder = origin(parts)
     if folder is None:
         return f"the host `{parts.hostname or ''}` is not a DNS name or an IP address"
+    if "//" in parts.path:  # one folder, but a static host may serve `//x` at another path than `/x`
+        return "its path holds `//`, an empty segment: write one `/`"
     segments = path_segments(parts.path)
     if ".well-known" in (s.lower() for s in segments):  # where cards are served (any case: some hosts fold it)
         return "its path has a `.well-known` segment: that is where cards are served, not where an agent answers"
