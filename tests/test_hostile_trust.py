@@ -107,6 +107,19 @@ def test_a_signed_build_stripped_of_its_signatures_is_refused(signed: Path, knoc
     assert len(refused) == 1 and "more cards" in refused[0]["message"]  # one finding, not one per card
 
 
+def test_a_card_stripped_of_its_signature_is_named_not_its_root_copy(signed: Path, knoc: Knoc) -> None:
+    """The host's root copy still holds the signature: the card that lost
+    it is the finding, and the untouched copy is no drift."""
+    card = json.loads((signed / CARD).read_text(encoding="utf-8"))
+    card.pop("signatures")
+    (signed / CARD).write_bytes(dumps(card))
+    code, found = _check(knoc, signed)
+    [refused] = [d for d in found if d["code"] == "KNO-SIGNATURE"]
+    assert code == 1 and refused["file"] == CARD, found
+    root = f"{SITE}/agents.possibility.space/.well-known/agent-card.json"
+    assert not [d for d in found if d["code"] == "KNO-DRIFT" and root in d["message"]], found
+
+
 def test_an_unprotected_header_added_to_a_signature_is_refused(signed: Path, knoc: Knoc) -> None:
     card = json.loads((signed / CARD).read_text(encoding="utf-8"))
     card["signatures"][0]["header"] = {"jku": "https://evil.example/jwks.json", "kid": "evil"}

@@ -149,7 +149,8 @@ declare("KNO-HOST-NO-ROOT", W, "a host's root card is not published (said when i
     agent whose url is the host's root. A build says so when a host's root card goes (a second
     agent on the host, a `[primary]` line removed) and when it first publishes a host of several
     agents without one; not again at each build, so a host that means to have none is left in
-    peace. Name the host's primary to give it one.""")
+    peace. A host whose last public agent leaves is gone whole, its root card with it: `knoc diff`
+    reports that, agent by agent. Name the host's primary to give it one.""")
 declare("KNO-CARD-URL-JS", W, "the JS SDK, given this agent's url, finds another agent's card", """
     @a2a-js/sdk resolves `.well-known/agent-card.json` against the url it is given, as a
     relative URL: for `https://host/name` that is the host's root, where another agent's card

@@ -50,7 +50,7 @@ def _here(folder: Path) -> bool:
         _unlink_files(fd)
         inner = os.open(FILES, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=fd)
         try:
-            _unlink_files(inner)
+            _unlink_files(inner, f"{DIR}/{FILES}/")
         finally:
             os.close(inner)
         create_in(fd, OWNER, mine)

@@ -26,6 +26,8 @@ CARD_HEADERS = {
     "Content-Type": "application/json",
     "Access-Control-Allow-Origin": "*",  # cards are public: any client may fetch them
     "Access-Control-Allow-Methods": "GET, HEAD, OPTIONS",
+    # A 1.0 client sends `A2A-Version` with each request (A2A 3.6.2): from a browser, a header its preflight asks for.
+    "Access-Control-Allow-Headers": "*",
     "Cache-Control": f"public, max-age={CARD_MAX_AGE}",
 }
 AI_CATALOG_HEADERS = {**CARD_HEADERS, "Content-Type": AI_CATALOG_TYPE}

@@ -35,6 +35,10 @@ if TYPE_CHECKING:  # the crypto stack loads only for a run that signs or checks 
 class CardSigner(Protocol):
     def sign(self, rel: str, body: bytes, url: str, source: str) -> bytes: ...  # `source`: the agent's
 
+    def copy(self, rel: str, signed: bytes, body: bytes, url: str, source: str) -> bytes:
+        """A host's root copy at `rel` of a card `sign` made `signed` (from `body`)."""
+        ...
+
     def jwks(self, rel: str) -> bytes: ...  # the key set at `rel` (a host's JWKS_FILE)
 
     def kids(self) -> list[str]: ...
@@ -87,6 +91,9 @@ class KeySigner:
                     found.append(source)
         return dumps(card)
 
+    def copy(self, rel: str, signed: bytes, body: bytes, url: str, source: str) -> bytes:
+        return signed  # byte for byte: an ES256 signature is new each time
+
     @functools.cached_property
     def _jwks(self) -> bytes:
         return key_set(self.published, self.retired)
@@ -131,6 +138,12 @@ class Adopter:
             return dumps(card)
         self.refused.append((rel, why))
         return body
+
+    def copy(self, rel: str, signed: bytes, body: bytes, url: str, source: str) -> bytes:
+        """A root copy is taken from disk as a card is, on its own: a card
+        whose signature was stripped is that card's finding, not a drift
+        of the copy, which still holds it."""
+        return self.sign(rel, body, url, source)
 
     def _doubt(self, card: JsonObject, expected_jku: str, source: str) -> str | None:
         """Why the card's signatures are not the ones a build writes, or None

@@ -295,9 +295,12 @@ def render(cards: Cards, linked: Mapping[str, bytes], linked_digests: dict[str, 
         for path in paths:
             digests[path], at[path] = proj.file_digest(is_legacy(path)), card.source
         if signer is not None:
-            signed = _signed(signer, card, proj.written(), card_paths(card))
+            written = proj.written()
+            signed = _signed(signer, card, written, card_paths(card))
             by_kind = {is_legacy(path): body for path, body in signed.items()}
-            out.add({path: by_kind[is_legacy(path)] for path in paths})  # a root copy: the same signed bytes
+            out.add({path: signed.get(path) or signer.copy(path, by_kind[is_legacy(path)], (
+                written.legacy or written.body) if is_legacy(path) else written.body, proj.url, card.source)
+                for path in paths})  # a root copy: the same signed bytes (`copy`)
     if signer is not None:
         out.add({rel: signer.jwks(rel) for host in sorted({c.projection.host for c in cards})
                  for rel in [f"{SITE}{host}/{JWKS_FILE}"]})
