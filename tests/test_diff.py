@@ -753,3 +753,12 @@ def test_a_head_that_does_not_compile_for_the_a2a_given_says_so(knoc: Knoc, repo
     git(repo, "commit", "-qam", "head")
     code, _, err = knoc("diff", "--a2a", "0.3", "HEAD~1..HEAD", root=repo)
     assert code == 1 and "the target given with --a2a" in err and "git switch" not in err, err
+
+
+def test_a_work_tree_that_does_not_compile_is_counted_in_the_comment_not_quoted(knoc: Knoc, two_commits: Path) -> None:
+    """The comment may be public: it says how many errors and where they
+    are listed, and names no file of the repo."""
+    edit(two_commits / STEWARD, "slug: schema-steward", "slug: Schema_Steward")
+    code, out, _ = knoc("diff", "main", "--format", "markdown", root=two_commits)
+    assert code == 1 and "does not compile (1 error, listed in the job's log and by `knoc validate`)" in out, out
+    assert "schema-steward" not in out and "Schema_Steward" not in out

@@ -306,6 +306,18 @@ def test_knoc_diff_shows_each_spec_change_with_its_class(narrowed: Path, knoc: K
     assert spec["class"] == "breaking" and spec["changes"][0]["counterexample"]["widget"] == "b"
 
 
+def test_knoc_diff_tells_an_announced_break_from_another(repo: Path, knoc: Knoc) -> None:
+    """A major bump announces the break: the row and the summary say so,
+    as the gate does by passing it."""
+    narrow_on_a_branch(repo, knoc, "major")
+    put(repo, SPEC, "version: 0.1.0", "version: 1.0.0")
+    assert knoc("build", root=repo)[0] == 0
+    git(repo, "commit", "-qam", "narrow the widget, announced")
+    code, out, err = knoc("diff", "main..major", "--fail-on", "breaking", root=repo)
+    assert code == 0 and "| 0.1.0 → 1.0.0 (major bump) | breaking, announced |" in out, out
+    assert "specs: 1 breaking (announced)" in err, err
+
+
 def test_a_schema_change_without_a_version_bump_reads_alike_in_diff_and_specs_check(repo: Path, knoc: Knoc) -> None:
     narrow_on_a_branch(repo, knoc, "same")
     git(repo, "commit", "-qam", "narrow, version kept")

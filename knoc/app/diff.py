@@ -63,7 +63,9 @@ def diff(config: Config, base: str | None, *, fmt: str, fail_on: str, use_cache:
     with _compiled(config, head, use_cache) as (new, new_config, head_label, new_refused):
         diags = new.report.sorted() if head is None else []
         if not new.ok and head is None:
-            why = f"not compared: fix the {head_label} first"
+            errors = new.report.errors  # counted, not quoted: the comment may be public, the findings name files
+            why = (f"not compared: the {head_label} does not compile ({errors:,} error{'s' if errors != 1 else ''}, "
+                   "listed in the job's log and by `knoc validate`): fix it first")
             return Outcome("knoc diff", diags, new.inputs, why,
                            answer=_not_compared(fmt, config, None, head_label, why), report_format=_report_format(fmt))
         if not new.ok:  # its findings point into files the work tree may not hold (but what the ref holds refused)
@@ -107,7 +109,8 @@ def diff(config: Config, base: str | None, *, fmt: str, fail_on: str, use_cache:
                                                     else "")
                + f", {counts['additive']} additive, {counts['cosmetic']} cosmetic since {label}")
     if spec_changes:
-        classes = [evolution.class_name(c) for c in spec_changes]
+        classes = ["breaking (announced)" if c.new and c.cls == "breaking" and c.bump == "major"
+                   else evolution.class_name(c) for c in spec_changes]
         summary += "; specs: " + ", ".join(f"{classes.count(k)} {k}" for k in dict.fromkeys(sorted(classes)))
     unannounced = any(d.is_error for d in spec_diags)  # a spec change its version does not announce
     unaccepted, accepted = split(findings + spec_diags, config.accept)

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from knoc.features.diff import Change, count
 from knoc.output import templates
-from knoc.rules.json import JsonObject
+from knoc.rules.json import JsonObject, JsonValue
 from knoc.rules.version import bump_shown
 
 COMMENT_CHARS = 60_000  # GitHub refuses a comment over 65,536 characters: a margin for what a CI step adds
@@ -45,11 +45,17 @@ def markdown(changes: list[Change], base: str, head: str, target: str,
 
 
 def _spec_rows(spec: JsonObject) -> list[JsonObject]:
-    """A changed spec's rows: each change that is not additive, else its first."""
+    """A changed spec's rows: each change that is not additive, else its
+    first. A breaking one a major bump announces says so, as `knoc specs
+    check` does (KNO-SPEC-MAJOR, no error)."""
     versions = f"{spec['old_version'] or 'new'} → {spec['new_version'] or 'gone'}" + (
         " " + bump_shown(str(spec["bump"])) if spec["bump"] else "")
     found = [c for c in (spec["changes"] if isinstance(spec["changes"], list) else []) if isinstance(c, dict)]
     shown = [c for c in found if c["class"] != "additive"] or found[:1]
-    return [{"slug": spec["slug"], "versions": versions, "cls": c["class"], "pointer": c["pointer"],
-             "why": c["why"]} for c in shown] or [{"slug": spec["slug"], "versions": versions,
-                                                   "cls": spec["class"], "pointer": None, "why": None}]
+
+    def cls(c: JsonObject) -> JsonValue:
+        return "breaking, announced" if c["class"] == "breaking" and spec["bump"] == "major" else c["class"]
+
+    return [{"slug": spec["slug"], "versions": versions, "cls": cls(c), "pointer": c["pointer"], "why": c["why"]}
+            for c in shown] or [{"slug": spec["slug"], "versions": versions, "cls": spec["class"], "pointer": None,
+                                 "why": None}]
