@@ -352,3 +352,8 @@ def test_init_around_another_repo_is_refused(tmp_path: Path) -> None:
     (tmp_path / "f3/content/lnk").symlink_to("../inner")
     code, _, err = run("init", str(tmp_path / "f3"))
     assert code == 2 and "lnk/knoc.toml marks another content repo" in err
+
+
+def test_init_tells_a_capital_scheme_for_what_it_is(tmp_path: Path) -> None:
+    code, _, err = run("init", str(tmp_path / "agents"), "--url", "HTTPS://agents.fleet.io/triage")
+    assert code == 2 and "in lowercase" in err and "query" not in err, err

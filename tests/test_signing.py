@@ -205,6 +205,12 @@ def test_keys_public_in_a_repo_that_pins_keys_gives_the_list_that_adds_it(
                           cwd=repo, capture_output=True, text=True, check=True)  # a new key: the same list
     assert "beside the keys pinned there" in made.stdout and "public = [{ " in made.stdout, made.stdout
     assert f"knoc build --sign-key CURRENT.pem --sign-key {keys['p256'][0].parent / 'third.pem'}" in made.stdout
+    with (repo / "knoc.toml").open("a", encoding="utf-8") as f:  # knoc.toml names the current key: so does the advice
+        f.write(f'key = "{keys["ed25519"][0]}"\n')
+    made = subprocess.run([sys.executable, "-m", "knoc", "keys", "new", str(keys["p256"][0].parent / "fourth.pem")],
+                          cwd=repo, capture_output=True, text=True, check=True)
+    assert f"knoc build --sign-key {keys['ed25519'][0]} --sign-key {keys['p256'][0].parent / 'fourth.pem'}" in \
+        made.stdout, made.stdout
     settings = (repo / "knoc.toml").read_text(encoding="utf-8")
     (repo / "knoc.toml").write_text("\n".join(line if ln.startswith("public = ") else ln
                                               for ln in settings.splitlines()) + "\n", encoding="utf-8")
@@ -509,6 +515,11 @@ def test_check_names_the_command_that_rebuilds_a_signed_repo(repo: Path, knoc: K
     assert code == 1 and "run `knoc build --sign-key KEY`" in err
     assert all("knoc build --sign-key KEY" in d["hint"] for d in json_diags(out) if d["code"] == "KNO-DRIFT")
     assert knoc("build", "--sign-key", key, root=repo)[0] == 0  # the advice works
+    with (repo / "knoc.toml").open("a", encoding="utf-8") as f:  # a key knoc.toml names, not on this machine
+        f.write(f'key = "{repo.parent}/no-such-key.pem"\n')
+    source.write_text(source.read_text(encoding="utf-8").replace("Now compares", "Compares"), encoding="utf-8")
+    code, _, err = knoc("check", root=repo)
+    assert code == 1 and "run `knoc build --sign-key KEY`" in err, err
 
 
 def test_a_signed_build_names_the_values_no_signature_protects(

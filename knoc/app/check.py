@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from knoc.app.common import compile_cached, unmatched_accepts
 from knoc.app.outcome import Outcome
 from knoc.app.scan import Scan
-from knoc.config import Config
+from knoc.config import SIGNING_KEY_ENV, Config
 from knoc.diagnostics import Diagnostic, diag
 from knoc.io import background, journal, lock, tree
 
@@ -118,10 +118,11 @@ def _unsigned(path: str, on_disk: bytes, built: bytes) -> tuple[bytes, bytes]:
 
 def _rebuild(config: Config, signs: bool) -> str:
     """The command that rebuilds this repo as it is built: a repo that signs
-    needs its key, unless knoc.toml or the environment already gives it."""
-    from knoc.app.signing import key_given
-
-    if not signs or key_given(config):
+    needs its key, unless the environment gives it or knoc.toml names one
+    that is on this machine."""
+    if not signs or os.environ.get(SIGNING_KEY_ENV, "").strip():
+        return "knoc build"
+    if config.key and os.path.lexists(os.path.expanduser(config.key)):
         return "knoc build"
     return "knoc build --sign-key KEY"
 

@@ -23,8 +23,10 @@ def new_key(path: Path, kind: str) -> Outcome:
     except files.Exists:
         raise UsageError("KNO-EXISTS", f"{path} already exists; knoc does not replace a key") from None
     pinned = _pinned(_repo_of(Path.cwd()))
-    then = (f"sign with every pinned key while clients pick up the new key set: knoc build --sign-key CURRENT.pem "
-            f"--sign-key {path}\n      (then move the old key to `retired`: the signing guide's rotation)\n"
+    current = pinned[0].key if isinstance(pinned, tuple) and pinned[0].key else "CURRENT.pem"  # knoc.toml's, if named
+    then = (f"sign with every pinned key while clients pick up the new key set: knoc build --sign-key {current} "
+            f"--sign-key {path}\n      (both on the command line: --sign-key takes the place of [signing] `key`; "
+            "then move the old key to `retired`: the signing guide's rotation)\n"
             if isinstance(pinned, tuple) else
             f"knoc build --sign-key {path}\n      (in CI: KNOC_SIGNING_KEY holding the file's contents)\n")
     answer = (f"wrote {path} ({'Ed25519, EdDSA' if kind == 'ed25519' else 'P-256, ES256'}), mode 0600\n"

@@ -140,6 +140,8 @@ def publishable(url: object) -> bool:
 def unpublishable(url: str) -> str | None:
     """Why a card cannot be published at `url` (None: it can)."""
     if URL.match(url) is None:
+        if URL.match(re.sub(r"^[A-Za-z]+(?=://)", lambda m: m.group().lower(), url)):
+            return "its scheme is written in capitals: the card schema takes `https://` (or `http://`) in lowercase"
         return "it is not an http(s) URL without query, fragment or whitespace"
     where = locate_url(url)
     return where if isinstance(where, str) else None
