@@ -875,6 +875,9 @@ def test_a_committed_link_that_climbs_out_through_another_is_not_exported(tmp_pa
      '  description: "Condenses a document.\\U000E0049\\U000E0047\\U000E004E"'),  # invisible "IGN", for a model
     ("  name: Quick Summarizer", '  name: "Quick\\e[2K\\rok: FAKE"'),  # a terminal printing the card rewrites it
     ("  name: Quick Summarizer", '  name: "Quick \\aSummarizer"'),
+    ('  version: "0.1.0"', '  version: "0.1.0\\u202e"'),  # the catalog pages show it
+    ("  default_output_modes: [text/markdown]", '  default_output_modes: ["text/mark\\u202edown"]'),
+    ("    - id: summarize", '    - id: "summ\\u202earize"'),
 ])
 def test_text_shown_otherwise_than_it_reads_is_a_warning(repo: Path, knoc: Knoc, old: str, new: str) -> None:
     edit(repo, BLUEPRINT, old, new)

@@ -779,6 +779,29 @@ def test_a_credential_named_with_escapes_inside_a_parameters_value_is_left_out(
     assert not [p for p in (repo / "build").rglob("*") if p.is_file() and b"SEKRETP" in p.read_bytes()]
 
 
+def test_an_interface_whose_url_holds_a_credential_in_its_path_is_left_out(
+        repo: Path, knoc: Knoc, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """`.../api_key=.../` is a parameter written as a path segment: the
+    interface goes whole (never kept without its url), `--url` stands in for
+    the card's, and the secret reaches neither the blueprint nor a message."""
+    card = {"name": "Path Secret", "description": "d", "version": "1.0.0", "protocolVersion": "0.3.0",
+            "url": "https://agent.possibility.space/a2a/api_key=Zx81kLmN0pQrStUvWx/run", "capabilities": {},
+            "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
+            "additionalInterfaces": [{"url": "https://agent.possibility.space/t/secret=abcdef1234567890abc/x",
+                                      "transport": "JSONRPC"}],
+            "skills": [{"id": "s", "name": "S", "description": "d", "tags": ["t"]}]}
+    cards = tmp_path_factory.mktemp("cards")
+    code, out, err = import_card(card, knoc, repo, cards)
+    assert code == 1 and "--url" in out + err and "Zx81" not in out + err  # no url left to publish at
+    code, out, err = knoc("import", str(cards / "card.json"), "--url", "https://agent.possibility.space/ps/",
+                          "--format", "json", root=repo)
+    said = {d["json_path"]: d["message"] for d in json_diags(out)}
+    written = (repo / BLUEPRINTS / "path-secret.kno").read_text(encoding="utf-8")
+    assert code == 0 and "left the interface out" in said["$.url"] + said["$.additionalInterfaces[0]"], said
+    assert all(secret not in out + err + written for secret in ("Zx81", "abcdef1234567890"))
+    assert "url: https://agent.possibility.space/ps/" in written and "additional_interfaces" not in written
+
+
 def test_a_url_whose_credential_cannot_be_taken_out_is_left_out_whole(
         repo: Path, knoc: Knoc, tmp_path_factory: pytest.TempPathFactory) -> None:
     """A password in a url's path, or before an `@` browsers read as a path:
@@ -795,3 +818,17 @@ def test_a_url_whose_credential_cannot_be_taken_out_is_left_out_whole(
     assert code == 0 and "hunter2" not in out + err + written and "***" not in written, written
     assert "documentation_url" not in written and "icon_url" not in written
     assert "left the url out" in said["$.iconUrl"] and "left the url out" in said["$.documentationUrl"], said
+
+
+def test_a_card_whose_blueprint_knoc_could_not_read_is_not_written(
+        repo: Path, knoc: Knoc, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """A source past knoc's size limit would fail every later build: refused
+    before it is written, with what to shorten."""
+    from knoc.rules import limits
+
+    card = {"name": "Wordy", "description": "w" * (limits.SOURCE_BYTES + 1), "url": "https://wordy.possibility.space/",
+            "version": "1.0.0", "protocolVersion": "0.3.0", "capabilities": {}, "defaultInputModes": ["text/plain"],
+            "defaultOutputModes": ["text/plain"], "skills": [{"id": "s", "name": "S", "description": "d", "tags": ["t"]}]}
+    code, out, _ = import_card(card, knoc, repo, tmp_path_factory.mktemp("cards"))
+    [refused] = [d for d in json_diags(out) if d["code"] == "KNO-IO-REFUSED"]
+    assert code == 1 and "not written" in refused["message"] and not (repo / BLUEPRINTS / "wordy.kno").exists()

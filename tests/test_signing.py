@@ -890,6 +890,19 @@ def test_a_key_file_others_can_read_is_used_and_said(repo: Path, keys: dict[str,
     assert done.returncode == 0 and "KNO-SIGNING-KEY-EXPOSED" not in done.stderr
 
 
+def test_a_key_file_with_a_second_name_is_said(repo: Path, keys: dict[str, tuple[Path, bytes]]) -> None:
+    """A hard link cannot be followed to its other name, which may lie in a
+    repo (a symlink there is refused): a key with two names is said."""
+    linked = keys["ed25519"][0].parent / "linked.pem"
+    os.link(keys["ed25519"][0], linked)
+    try:
+        done = subprocess.run([sys.executable, "-m", "knoc", "build", "--root", str(repo), "--sign-key", str(linked)],
+                              capture_output=True, text=True)
+        assert done.returncode == 0 and "has 2 names (hard links)" in done.stderr, done.stderr
+    finally:
+        linked.unlink()
+
+
 def test_a_retired_key_renamed_by_a_later_build_is_said(repo: Path, keys: dict[str, tuple[Path, bytes]]) -> None:
     """Retired under the kid it signed under, then (a later edit) under its
     thumbprint: build/ is signed with the new key alone by then, but its key

@@ -14,7 +14,7 @@ from knoc.features.importing.imported import unpublishable
 from knoc.features.keysets import is_url
 from knoc.features.migrate import BLUEPRINTS
 from knoc.io import files, writing
-from knoc.rules import ulid
+from knoc.rules import limits, ulid
 from knoc.rules.paths import has_userinfo, shown_url
 
 
@@ -43,9 +43,15 @@ def import_cards(config: Config, sources: tuple[str, ...], force: bool, base_url
         if slug != importer.unique_slug(imported.card["name"], set()):  # two cards of one name: both are kept
             diags.append(diag("KNO-IMPORT-CHANGED", f"another card here is also named `{imported.card['name']}`; "
                               f"this one's slug is `{slug}`", file=label, hint="rename one of them"))
+        text = importer.blueprint(imported, slug, ulid.new(), source, date)
+        if (size := len(text.encode("utf-8"))) > limits.SOURCE_BYTES:  # a source knoc would refuse to read
+            diags.append(diag("KNO-IO-REFUSED", f"its blueprint would be {size:,} bytes, and a source may have at "
+                              f"most {limits.SOURCE_BYTES:,}: not written", file=label,
+                              hint="shorten the card's longest texts (a description, a skill's examples), then "
+                                   "import it again"))
+            continue
         taken.add(slug)
-        target = f"{config.content}/{BLUEPRINTS}/{slug}.kno"
-        planned.append((label, target, importer.blueprint(imported, slug, ulid.new(), source, date)))
+        planned.append((label, f"{config.content}/{BLUEPRINTS}/{slug}.kno", text))
     for _, target, _ in planned:
         writing.writable(config.root, target)
     existing = [target for _, target, _ in planned if files.stat(config.root / target) is not None]

@@ -170,10 +170,20 @@ def _credentials_in_text(agent: Agent) -> Iterable[Diagnostic]:
                              "write the url without it; clients bring their own credentials")
 
 
+def _listed(value: Mapping[str, object], keys: tuple[str, ...], at: JsonPath) -> Iterator[tuple[JsonPath, object]]:
+    """Each item of the lists `value` holds under `keys`, with its place."""
+    for key in keys:
+        items = value.get(key)
+        yield from (((*at, key, j), v) for j, v in enumerate(items if isinstance(items, list) else []))
+
+
 def _texts(c: Mapping[str, object]) -> Iterator[tuple[JsonPath, object]]:
-    """The card's texts people and models read, with their places."""
+    """The card's texts people, models and the catalog pages read (its
+    version, modes and skill ids too), with their places."""
     yield ("name",), c.get("name")
     yield ("description",), c.get("description")
+    yield ("version",), c.get("version")
+    yield from _listed(c, ("default_input_modes", "default_output_modes"), ())
     provider = c.get("provider")
     if isinstance(provider, dict):
         yield ("provider", "organization"), provider.get("organization")
@@ -181,11 +191,8 @@ def _texts(c: Mapping[str, object]) -> Iterator[tuple[JsonPath, object]]:
     skills = c.get("skills")
     for i, skill in enumerate(skills if isinstance(skills, list) else []):
         if isinstance(skill, dict):
-            yield from ((("skills", i, key), skill.get(key)) for key in ("name", "description"))
-            for key in ("tags", "examples"):
-                values = skill.get(key)
-                listed = values if isinstance(values, list) else []
-                yield from ((("skills", i, key, j), v) for j, v in enumerate(listed))
+            yield from ((("skills", i, key), skill.get(key)) for key in ("id", "name", "description"))
+            yield from _listed(skill, ("tags", "examples", "input_modes", "output_modes"), ("skills", i))
     schemes = c.get("security_schemes")
     for name, scheme in schemes.items() if isinstance(schemes, dict) else ():  # what a client shows to sign in
         if isinstance(scheme, dict):

@@ -298,8 +298,10 @@ declare("KNO-SIGNING-KEY-EXPOSED", W, "the signing key file can be read or repla
     is used, and said; `chmod 600` it, or keep it in a CI secret. So is a key file they can
     replace, as OpenSSH's StrictModes checks: one of another user's, or one reached (each link
     followed) through a folder or link of another user's, or a folder they may write to without
-    the sticky bit. `knoc validate` says it too, of the key a build would read, and `knoc keys new`
-    of the key it has just written.""")
+    the sticky bit. So is a key file with a second name (a hard link), which cannot be followed
+    to where it is and may lie inside a repo, to be committed (a symbolic link there is refused).
+    `knoc validate` says it too, of the key a build would read, and `knoc keys new` of the key
+    it has just written.""")
 declare("KNO-SIGNING-KEY-GONE", W, "build/ is signed with a key this build neither signs with nor publishes", """
     A key rotation keeps the old key in each host's `jwks.json` for a while (`retired` under
     [signing]), so that copies of the cards it signed, in caches and other registries, still

@@ -106,6 +106,10 @@ def exposed_files(paths: list[str], configured: str | None = None) -> list[tuple
         if st.st_uid not in (0, os.getuid()):
             found.append((str(path), f"belongs to another user of this machine (uid {st.st_uid})",
                           "use a key file of your own"))
+        if st.st_nlink > 1:  # a hard link: the other name cannot be followed, and may lie in a repo, to be committed
+            found.append((str(path), f"has {st.st_nlink} names (hard links): one may lie inside a repo, where it "
+                                     "would be committed", "keep one name for it, outside every repo (remove the "
+                                                           "others, or copy the key to a file of its own)"))
         given = Path(source).expanduser()  # not normalised: `link/..` is the link's target's folder's parent
         changeable = _changeable(given if given.is_absolute() else Path.cwd() / given)
         if changeable is not None:

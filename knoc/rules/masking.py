@@ -74,6 +74,7 @@ _ESCAPE = rf"(?!{_ESCAPE_LEAD}(?:26|23|3[fFbBdD]))\\(?:x[0-9A-Fa-f]{{2}}|u[0-9A-
 _NAMED_PARAM = re.compile(rf"{_SEPARATOR}(?P<name>(?:[^=&#;?\s\"'<>`\\]|{_ESCAPE})+){_EQUALS}[ \t]*"
                           rf"(?P<value>(?:[^&#;?\s\"'<>`\\]|{_ESCAPE})+)")
 _ESCAPES = re.compile(_ESCAPE)
+_PATH_PARAM = re.compile(r"(?<=[^/:])/(?P<name>[A-Za-z][\w.-]*)=(?P<value>[^/?#&;\s\"'<>`\\]+)")
 # A part of a page's name, a version or a path: a word, a number, or a word and its number (`v2`, `python3`).
 _WORD_PART = re.compile(r"[A-Za-z][a-z]+[0-9]*|[A-Z]+[0-9]*|[a-z][0-9]+|[0-9]+")
 # How well-known secrets begin (GitHub's, Slack's, OpenAI's, Stripe's, AWS's, Google's, GitLab's): never words.
@@ -114,6 +115,10 @@ def _credentials(text: str, nested: int = 2) -> Iterator[tuple[str, tuple[int, i
         strong = m.group("value") is not None
         if _secret(strong, m.group("value" if strong else "weak_value")):
             yield m.group("name" if strong else "weak"), m.span("value" if strong else "weak_value")
+    if "/" in text:  # `.../api_key=.../`: a parameter written as a path segment (a matrix or a router's)
+        for m in _PATH_PARAM.finditer(text):
+            if (name := _credential_name(m.group("name"), m.group("value"))) is not None:
+                yield name, m.span("value")
     if "%" in text or "\\" in text:
         for m in _NAMED_PARAM.finditer(text):
             if ("%" in m.group("name") or "\\" in m.group("name")) and \

@@ -12,8 +12,9 @@ from urllib.parse import urljoin
 
 from knoc.a2a.fields import BINDINGS, DEFAULT_TRANSPORT, a2a_binding
 from knoc.a2a.protocol import PROTOCOL, major_minor
-from knoc.features.importing.imported import Imported, list_of, publishable
+from knoc.features.importing.imported import Imported, list_of, publishable, unmendable
 from knoc.rules.json import JsonObject, JsonValue
+from knoc.rules.masking import masked
 from knoc.rules.paths import shown_url
 
 
@@ -183,6 +184,10 @@ def _usable(seen: _Seen, base_url: str | None, out: Imported) -> bool:
         out.convert(f"{seen.path}.url" if seen.path != "$.url" else seen.path,
                     f"the scheme of `{shown_url(url)}` written in lower case (URL schemes are case-insensitive)")
     url = seen.url
+    if isinstance(url, str) and unmendable(url):  # said here, and the interface left out with it: never half kept
+        out.drop(seen.path, f"the credential in `{masked(url)}` cannot be taken out of its url (it is in its path), "
+                            "and a url is never written masked: left the interface out")
+        return False
     if isinstance(url, str) and (publishable(url) or _ANY_URL.match(url)
                                  or (seen.binding == "GRPC" and _ADDRESS.match(url))):
         return True

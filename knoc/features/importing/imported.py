@@ -184,7 +184,7 @@ def no_credentials(raw: JsonValue, out: Imported) -> None:
             out.drop(path, "a credential's value: a committed blueprint and its card would publish it; left out")
             continue
         kept = ("left the url out: it cannot be taken out of it, and a url is never written masked"
-                if path.lower().endswith(("url", "uri")) and _unmendable(text)
+                if path.lower().endswith(("url", "uri")) and unmendable(text)
                 else "kept the url without it" if _is_url(text) else "kept the text with it masked")
         shown = masked(_credential_params(text, mask=True) if _SCHEME.match(text) else text)
         out.drop(path, f"the credential in `{shown[:200]}`: a committed blueprint and its card would "
@@ -201,7 +201,7 @@ def _clean(text: str) -> str:
     return _credential_params(without_userinfo(text)) if _is_url(text) else masked(text, bare=False)
 
 
-def _unmendable(url: str) -> bool:
+def unmendable(url: str) -> bool:
     """Whether a url's credential could only be masked, not taken out (in
     its path, or before an `@` a browser reads otherwise): `***` written
     into a url would stand in its host or path. A url field holding one is
@@ -273,7 +273,7 @@ def _strip(value: object) -> None:
     and no member named as one."""
     if isinstance(value, dict):
         items = [(_clean(k), v) for k, v in value.items() if not _secret_member(k, v) and not (
-            isinstance(v, str) and k.lower().endswith(("url", "uri")) and _unmendable(v))]
+            isinstance(v, str) and k.lower().endswith(("url", "uri")) and unmendable(v))]
         value.clear()
         value.update(items)
     pairs = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
