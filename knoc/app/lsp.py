@@ -60,9 +60,8 @@ class KnocServer(LanguageServer):
         self.unread_config: list[Diagnostic] = []  # why knoc.toml, as last saved, does not read
 
     def report_server_error(self, error: Exception, source: type[Exception]) -> None:
-        """A message knoc cannot act on (not JSON-RPC, a change to a document
-        the client never opened): said in the client's log, in knoc's words,
-        not shown as a Python error; a request's own error goes in its answer."""
+        """A message knoc cannot act on (not JSON-RPC, a change to a document never opened): said in the
+        client's log in knoc's words, not as a Python error; a request's own error goes in its answer."""
         if source is not FeatureRequestError:
             self.window_log_message(lsp.LogMessageParams(lsp.MessageType.Warning, IGNORED))
 
@@ -222,13 +221,14 @@ class KnocServer(LanguageServer):
             self.working = False
 
     def publish(self, report: list[Diagnostic]) -> None:
-        """Each file's findings (and knoc.toml's, while it does not read),
-        where they differ from those last published."""
+        """Each file's findings (knoc.toml's, while it does not read, why
+        alone), where they differ from those last published."""
         found_all = [*(split(report, self.repo.config.accept)[0] if self.repo is not None else report),
                      *self.unread_config]  # an accepted warning is the repo's choice: not shown, as in a build
         by_file: dict[str, list[Diagnostic]] = defaultdict(list)
         for d in at_new_files(self.repo.config, found_all) if self.repo is not None else found_all:
-            if d.file and not d.file.startswith(BUILTIN):  # not a file of the repo's
+            if d.file and not d.file.startswith(BUILTIN) and (  # a repo's file; knoc.toml's not read: that alone
+                    d.file != CONFIG_FILE or not self.unread_config or d in self.unread_config):
                 by_file[d.file].append(d)
         for rel in sorted(set(by_file) | set(self.published)):
             found = by_file.get(rel, [])
