@@ -120,6 +120,24 @@ def test_a_card_stripped_of_its_signature_is_named_not_its_root_copy(signed: Pat
     assert not [d for d in found if d["code"] == "KNO-DRIFT" and root in d["message"]], found
 
 
+def test_a_root_copy_is_its_cards_bytes_however_validly_signed(signed: Path, knoc: Knoc) -> None:
+    """A root copy whose signatures verify but are not the card's (their
+    order swapped, one left out in a rotation) is drift, named as such."""
+    root = signed / f"{SITE}/agents.possibility.space/.well-known/agent-card.json"
+    before = root.read_bytes()
+    card = json.loads(before)
+    assert len(card["signatures"]) > 1  # compat: one for each view
+    card["signatures"].reverse()
+    root.write_bytes(dumps(card))
+    headers = signed / f"{SITE}/agents.possibility.space/_headers"  # the forger's ETag too
+    headers.write_text(headers.read_text(encoding="utf-8").replace(
+        hashlib.sha256(before).hexdigest(), hashlib.sha256(root.read_bytes()).hexdigest()), encoding="utf-8")
+    _fix_manifest(signed)
+    code, found = _check(knoc, signed)
+    assert code == 1 and any(d["code"] == "KNO-DRIFT" and d["file"] == root.relative_to(signed).as_posix()
+                             for d in found), found
+
+
 def test_an_unprotected_header_added_to_a_signature_is_refused(signed: Path, knoc: Knoc) -> None:
     card = json.loads((signed / CARD).read_text(encoding="utf-8"))
     card["signatures"][0]["header"] = {"jku": "https://evil.example/jwks.json", "kid": "evil"}

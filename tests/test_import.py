@@ -820,15 +820,18 @@ def test_a_url_whose_credential_cannot_be_taken_out_is_left_out_whole(
     assert "left the url out" in said["$.iconUrl"] and "left the url out" in said["$.documentationUrl"], said
 
 
-def test_a_card_whose_blueprint_knoc_could_not_read_is_not_written(
-        repo: Path, knoc: Knoc, tmp_path_factory: pytest.TempPathFactory) -> None:
-    """A source past knoc's size limit would fail every later build: refused
-    before it is written, with what to shorten."""
+@pytest.mark.parametrize(("size", "code"), [("source", "KNO-IO-REFUSED"), ("card", "KNO-CARD-SIZE")])
+def test_a_card_whose_blueprint_every_build_would_refuse_is_not_written(
+        repo: Path, knoc: Knoc, tmp_path_factory: pytest.TempPathFactory, size: str, code: str) -> None:
+    """A source past knoc's size limit, or whose card is past a card's,
+    would fail every later build: refused before it is written, with what
+    to shorten."""
     from knoc.rules import limits
 
-    card = {"name": "Wordy", "description": "w" * (limits.SOURCE_BYTES + 1), "url": "https://wordy.possibility.space/",
+    long = limits.SOURCE_BYTES + 1 if size == "source" else limits.CARD_BYTES + 1
+    card = {"name": "Wordy", "description": "w" * long, "url": "https://wordy.possibility.space/",
             "version": "1.0.0", "protocolVersion": "0.3.0", "capabilities": {}, "defaultInputModes": ["text/plain"],
             "defaultOutputModes": ["text/plain"], "skills": [{"id": "s", "name": "S", "description": "d", "tags": ["t"]}]}
-    code, out, _ = import_card(card, knoc, repo, tmp_path_factory.mktemp("cards"))
-    [refused] = [d for d in json_diags(out) if d["code"] == "KNO-IO-REFUSED"]
-    assert code == 1 and "not written" in refused["message"] and not (repo / BLUEPRINTS / "wordy.kno").exists()
+    exit_code, out, _ = import_card(card, knoc, repo, tmp_path_factory.mktemp("cards"))
+    [refused] = [d for d in json_diags(out) if d["code"] == code]
+    assert exit_code == 1 and "not written" in refused["message"] and not (repo / BLUEPRINTS / "wordy.kno").exists()

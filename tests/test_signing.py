@@ -211,6 +211,13 @@ def test_keys_public_in_a_repo_that_pins_keys_gives_the_list_that_adds_it(
                           cwd=repo, capture_output=True, text=True, check=True)
     assert f"knoc build --sign-key {keys['ed25519'][0]} --sign-key {keys['p256'][0].parent / 'fourth.pem'}" in \
         made.stdout, made.stdout
+    settings = (repo / "knoc.toml").read_text(encoding="utf-8")  # a key knoc.toml names, not on this machine
+    (repo / "knoc.toml").write_text(settings.replace(str(keys["ed25519"][0]), str(repo.parent / "gone.pem")),
+                                    encoding="utf-8")
+    made = subprocess.run([sys.executable, "-m", "knoc", "keys", "new", str(keys["p256"][0].parent / "fifth.pem")],
+                          cwd=repo, capture_output=True, text=True, check=True)
+    assert "knoc build --sign-key CURRENT.pem --sign-key" in made.stdout and "gone.pem" not in made.stdout
+    (repo / "knoc.toml").write_text(settings, encoding="utf-8")
     settings = (repo / "knoc.toml").read_text(encoding="utf-8")
     (repo / "knoc.toml").write_text("\n".join(line if ln.startswith("public = ") else ln
                                               for ln in settings.splitlines()) + "\n", encoding="utf-8")

@@ -122,7 +122,7 @@ def _rebuild(config: Config, signs: bool) -> str:
     that is on this machine."""
     if not signs or os.environ.get(SIGNING_KEY_ENV, "").strip():
         return "knoc build"
-    if config.key and os.path.lexists(os.path.expanduser(config.key)):
+    if config.key and os.path.isfile(os.path.expanduser(config.key)):
         return "knoc build"
     return "knoc build --sign-key KEY"
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import datetime
+import json
+from collections.abc import Mapping
 from pathlib import Path
 
 from knoc.app.common import compile_cached, exists_message, in_files, rel
@@ -44,11 +46,10 @@ def import_cards(config: Config, sources: tuple[str, ...], force: bool, base_url
             diags.append(diag("KNO-IMPORT-CHANGED", f"another card here is also named `{imported.card['name']}`; "
                               f"this one's slug is `{slug}`", file=label, hint="rename one of them"))
         text = importer.blueprint(imported, slug, ulid.new(), source, date)
-        if (size := len(text.encode("utf-8"))) > limits.SOURCE_BYTES:  # a source knoc would refuse to read
-            diags.append(diag("KNO-IO-REFUSED", f"its blueprint would be {size:,} bytes, and a source may have at "
-                              f"most {limits.SOURCE_BYTES:,}: not written", file=label,
-                              hint="shorten the card's longest texts (a description, a skill's examples), then "
-                                   "import it again"))
+        too_big = _too_big(text, imported.card)  # a source every build would refuse
+        if too_big is not None:
+            diags.append(diag(too_big[0], f"{too_big[1]}: not written", file=label, hint="shorten the card's longest "
+                              "texts (a description, a skill's examples), then import it again"))
             continue
         taken.add(slug)
         planned.append((label, f"{config.content}/{BLUEPRINTS}/{slug}.kno", text))
@@ -69,6 +70,19 @@ def import_cards(config: Config, sources: tuple[str, ...], force: bool, base_url
         diags += in_files(result.report.sorted(), written)
     summary = f"wrote {len(written)} blueprint{'s' if len(written) != 1 else ''}"
     return Outcome("knoc import", diags, [*sources], summary, notes=notes)
+
+
+def _too_big(text: str, card: Mapping[str, object]) -> tuple[str, str] | None:
+    """Why a blueprint would be refused for its size, as a build says it:
+    past the source limit, or its card past the published card's (its
+    fields as JSON: about the card's size)."""
+    if (size := len(text.encode("utf-8"))) > limits.SOURCE_BYTES:
+        return "KNO-IO-REFUSED", f"its blueprint would be {size:,} bytes; a source may have at most " \
+                                 f"{limits.SOURCE_BYTES:,}"
+    if (size := len(json.dumps(card, ensure_ascii=False).encode("utf-8"))) > limits.CARD_BYTES:
+        return "KNO-CARD-SIZE", f"its card would be about {size:,} bytes; a published card may have at most " \
+                                f"{limits.CARD_BYTES:,}"
+    return None
 
 
 def _label(config: Config, source: str) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 from pathlib import Path
 
 from knoc.a2a import signing
@@ -23,7 +24,8 @@ def new_key(path: Path, kind: str) -> Outcome:
     except files.Exists:
         raise UsageError("KNO-EXISTS", f"{path} already exists; knoc does not replace a key") from None
     pinned = _pinned(_repo_of(Path.cwd()))
-    current = pinned[0].key if isinstance(pinned, tuple) and pinned[0].key else "CURRENT.pem"  # knoc.toml's, if named
+    named = pinned[0].key if isinstance(pinned, tuple) else None  # knoc.toml's key, where it is on this machine
+    current = named if named and os.path.isfile(os.path.expanduser(named)) else "CURRENT.pem"
     then = (f"sign with every pinned key while clients pick up the new key set: knoc build --sign-key {current} "
             f"--sign-key {path}\n      (both on the command line: --sign-key takes the place of [signing] `key`; "
             "then move the old key to `retired`: the signing guide's rotation)\n"

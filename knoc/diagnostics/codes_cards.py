@@ -85,7 +85,9 @@ declare("KNO-CARD-URL-CREDENTIALS", E, "a public card's url holds a user name, p
     token characters holding digits and letters, and not one whose parts are each a word, a number
     or both (a page's name, a version, a path: `?key=docs/quickstart-v2`), unless it begins as a
     well-known secret does (`ghp_`, `sk-`, `xoxb-`). A yes or no, and a placeholder a reader fills in
-    (`YOUR_API_KEY`, `<token>`, `{api_key}`), are no secrets. The card
+    (`YOUR_API_KEY`, `<token>`, `{api_key}`), are no secrets. A parameter written as a path
+    segment (`.../api_key=sk123live/run`) counts with a credential's own name before a token-like
+    value (letters and digits, 8 or more), not `password=reset` or `key=3f2a9c1d`. The card
     is public: so would they be, in the card, its agent.json, the catalog and the index. Publish
     the URL without them; a client brings its own credentials, as the card's security schemes
     say. The message never repeats them.""")
@@ -109,9 +111,10 @@ declare("KNO-CARD-HIDDEN-TEXT", W, "a card's text holds a character that hides o
     Mongolian ones, too) spell out text a person never sees
     but a language model reads. A control character (an escape, a
     carriage return, a bell; not a tab or a line break) makes a terminal that prints the card
-    rewrite what it showed. In a card's name, description, provider, extension descriptions,
-    skill names, tags or examples, people would read another text than clients and models act
-    on; in one of its urls, a viewer shows another url than clients fetch. Remove the character.
+    rewrite what it showed. In a card's name, description, version, provider, modes, extension
+    descriptions, skill ids, names, tags, examples or modes, people (and the catalog pages) would
+    read another text than clients and models act on; in one of its urls, a viewer shows
+    another url than clients fetch. Remove the character.
     Right-to-left text needs none of them (its marks, LRM and RLM, are not flagged), nor do
     emoji: a subdivision flag's tags and one variation selector after a character (U+FE0F after
     an emoji; one from U+E0100 up after an ideograph) are not flagged.""")

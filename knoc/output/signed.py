@@ -92,7 +92,7 @@ class KeySigner:
         return dumps(card)
 
     def copy(self, rel: str, signed: bytes, body: bytes, url: str, source: str) -> bytes:
-        return signed  # byte for byte: an ES256 signature is new each time
+        return signed  # byte for byte, signed once
 
     @functools.cached_property
     def _jwks(self) -> bytes:
@@ -140,10 +140,11 @@ class Adopter:
         return body
 
     def copy(self, rel: str, signed: bytes, body: bytes, url: str, source: str) -> bytes:
-        """A root copy is taken from disk as a card is, on its own: a card
-        whose signature was stripped is that card's finding, not a drift
-        of the copy, which still holds it."""
-        return self.sign(rel, body, url, source)
+        """A root copy is the card's bytes, as a build writes it; but where
+        the card's own signatures were refused (stripped, say), the copy is
+        taken from disk on its own: that is the card's finding, not a drift
+        of the copy that still holds them."""
+        return signed if signed != body else self.sign(rel, body, url, source)
 
     def _doubt(self, card: JsonObject, expected_jku: str, source: str) -> str | None:
         """Why the card's signatures are not the ones a build writes, or None

@@ -74,7 +74,8 @@ _ESCAPE = rf"(?!{_ESCAPE_LEAD}(?:26|23|3[fFbBdD]))\\(?:x[0-9A-Fa-f]{{2}}|u[0-9A-
 _NAMED_PARAM = re.compile(rf"{_SEPARATOR}(?P<name>(?:[^=&#;?\s\"'<>`\\]|{_ESCAPE})+){_EQUALS}[ \t]*"
                           rf"(?P<value>(?:[^&#;?\s\"'<>`\\]|{_ESCAPE})+)")
 _ESCAPES = re.compile(_ESCAPE)
-_PATH_PARAM = re.compile(r"(?<=[^/:])/(?P<name>[A-Za-z][\w.-]*)=(?P<value>[^/?#&;\s\"'<>`\\]+)")
+_PATH_PARAM = re.compile(r"/(?P<name>[^/=?#&;\s\"'<>`]+)=(?P<value>[^/?#&;\s\"'<>`\\]+)")
+_PATH_VALUE = re.compile(r"(?=[^/]*\d)(?=[^/]*[A-Za-z])[\w.~+=-]{8,}")  # token-like: letters and digits, 8 or more
 # A part of a page's name, a version or a path: a word, a number, or a word and its number (`v2`, `python3`).
 _WORD_PART = re.compile(r"[A-Za-z][a-z]+[0-9]*|[A-Z]+[0-9]*|[a-z][0-9]+|[0-9]+")
 # How well-known secrets begin (GitHub's, Slack's, OpenAI's, Stripe's, AWS's, Google's, GitLab's): never words.
@@ -117,8 +118,8 @@ def _credentials(text: str, nested: int = 2) -> Iterator[tuple[str, tuple[int, i
             yield m.group("name" if strong else "weak"), m.span("value" if strong else "weak_value")
     if "/" in text:  # `.../api_key=.../`: a parameter written as a path segment (a matrix or a router's)
         for m in _PATH_PARAM.finditer(text):
-            if (name := _credential_name(m.group("name"), m.group("value"))) is not None:
-                yield name, m.span("value")
+            if _path_secret(decoded := _decoded(m.group("name")), m.group("value")):
+                yield decoded, m.span("value")
     if "%" in text or "\\" in text:
         for m in _NAMED_PARAM.finditer(text):
             if ("%" in m.group("name") or "\\" in m.group("name")) and \
@@ -150,6 +151,15 @@ def _credential_name(name: str, value: str) -> str | None:
         return name if _secret(True, value) else None
     weak = _WEAK_VALUE.match(value) if _WEAK_NAME.fullmatch(name) else None
     return name if weak is not None and _secret(False, weak.group()) else None
+
+
+def _path_secret(name: str, value: str) -> bool:
+    """Whether a parameter written as a path segment carries a credential:
+    a credential's own name before a token-like value (a page's path says
+    `password=reset`, `signature=v2`, `key=3f2a9c1d`: no name that also
+    means other things counts there)."""
+    return CREDENTIAL_NAME.fullmatch(name) is not None and _NOT_A_SECRET.fullmatch(value) is None and (
+        _KNOWN_SECRET.match(value) is not None or _PATH_VALUE.fullmatch(value) is not None)
 
 
 def _secret(strong: bool, value: str) -> bool:

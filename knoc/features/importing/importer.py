@@ -38,7 +38,16 @@ from knoc.features.importing.card_fields import (
 from knoc.features.importing.card_names import camel
 from knoc.features.importing.card_security import security
 from knoc.features.importing.card_service import service
-from knoc.features.importing.imported import URL, Imported, NoServiceUrl, NotACard, list_of, member, no_credentials
+from knoc.features.importing.imported import (
+    URL,
+    Imported,
+    NoServiceUrl,
+    NotACard,
+    list_of,
+    member,
+    no_credentials,
+    unmendable,
+)
 from knoc.kinds.agent import BLUEPRINT_SCHEMA
 from knoc.output.hosting import locate_url
 from knoc.rules import jsontext, limits
@@ -157,7 +166,8 @@ def _why_not(raw: JsonObject) -> str:
     first = next((u for u in urls if isinstance(u, str)), None)
     if first is None:
         return "it states no url"
-    why = locate_url(first) if URL.match(first) else "it is not an http(s) url without query or fragment"
+    why = ("its credential (in its path) cannot be taken out of it" if unmendable(first) else locate_url(first)
+           if URL.match(first) else "it is not an http(s) url without query or fragment")
     return (f"`{masked(shown_url(first), named=True)}`: {why}" if isinstance(why, str)
             else "an http(s) url without query or fragment")
 
