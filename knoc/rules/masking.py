@@ -269,13 +269,17 @@ def _key_material(line: str) -> str:
     setting named as a secret) masked, column for column."""
     if "PRIVATE KEY" in line or _BASE64_RUN.fullmatch(line.strip()):
         line = _BASE64_RUN.sub(_stars, line)
-    line = _RANDOM_RUN.sub(_stars, line)
-    line = _SECRET_SETTING.sub(lambda m: m.group()[:m.start("value") - m.start()] + "*" * len(m.group("value")), line)
-    return _JWK_PRIVATE.sub(lambda m: m.group()[:m.start("value") - m.start()] + "*" * len(m.group("value")), line)
+    line = _SECRET_SETTING.sub(_value_stars, _RANDOM_RUN.sub(_stars, line))
+    return _JWK_PRIVATE.sub(_value_stars, line)
 
 
 def _stars(m: re.Match[str]) -> str:
     return "*" * len(m.group())
+
+
+def _value_stars(m: re.Match[str]) -> str:
+    """The match with its `value` group masked, column for column."""
+    return m.group()[:m.start("value") - m.start()] + "*" * len(m.group("value"))
 
 
 def _in_urls(text: str) -> list[tuple[int, int]]:
