@@ -12,7 +12,7 @@ from urllib.parse import urljoin
 
 from knoc.a2a.fields import BINDINGS, DEFAULT_TRANSPORT, a2a_binding
 from knoc.a2a.protocol import PROTOCOL, major_minor
-from knoc.features.importing.imported import Imported, list_of, publishable, unmendable
+from knoc.features.importing.imported import Imported, list_of, publishable, unmendable, unpublishable
 from knoc.rules.json import JsonObject, JsonValue
 from knoc.rules.masking import masked
 from knoc.rules.paths import shown_url
@@ -95,8 +95,8 @@ def service(raw: JsonObject, out: Imported, base_url: str | None) -> Service | N
                      "as the card's url: a blueprint's url has none; state it on an additional interface")
     if main is None:
         for k, _ in runs:  # each, at its own path: none is kept beside the url that stands in
-            out.drop(paths[k], f"`{shown_url(stated_urls[k])}`, with the card's other interfaces: none is at an "
-                               "http(s) URL without query or fragment, where a card is published")
+            out.drop(paths[k], f"`{shown_url(stated_urls[k])}`, with the card's other interfaces: none is at a url "
+                               f"a card is published under (this one: {unpublishable(stated_urls[k])})")
         return _substitute(base_url, legacy_version, out)
     first, (key, versions) = runs[0][0], runs[main]
     if main != 0:  # a client that takes the first interface it speaks (a2a-sdk's default) may call another
