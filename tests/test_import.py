@@ -802,6 +802,26 @@ def test_an_interface_whose_url_holds_a_credential_in_its_path_is_left_out(
     assert "url: https://agent.possibility.space/ps/" in written and "additional_interfaces" not in written
 
 
+def test_the_url_that_stands_in_speaks_the_versions_the_card_stated(
+        repo: Path, knoc: Knoc, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """`--url` stands in for a 1.0 card's one interface, left out: it speaks
+    1.0, as the card said, not the 0.3 a card of 0.3's shape defaults to."""
+    card = {"name": "Solo", "description": "d", "version": "1.0.0", "capabilities": {},
+            "supportedInterfaces": [{"url": "https://agent.possibility.space/a2a/api_key=Zx81kLmN0pQrStUvWx/run",
+                                     "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
+            "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
+            "skills": [{"id": "s", "name": "S", "description": "d", "tags": ["t"]}]}
+    cards = tmp_path_factory.mktemp("cards")
+    (cards / "card.json").write_text(json.dumps(card), encoding="utf-8")
+    code, out, _ = knoc("import", str(cards / "card.json"), "--url", "https://agent.possibility.space/solo/",
+                        "--format", "json", root=repo)
+    written = (repo / BLUEPRINTS / "solo.kno").read_text(encoding="utf-8")
+    from knoc.yaml.yaml12 import load
+
+    assert code == 0 and load(written)["a2a_projection"]["protocol_versions"] == ["1.0"], written
+    assert any("speaking A2A 1.0" in d["message"] for d in json_diags(out)), out
+
+
 def test_a_url_whose_credential_cannot_be_taken_out_is_left_out_whole(
         repo: Path, knoc: Knoc, tmp_path_factory: pytest.TempPathFactory) -> None:
     """A password in a url's path, or before an `@` browsers read as a path:

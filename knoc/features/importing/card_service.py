@@ -97,7 +97,8 @@ def service(raw: JsonObject, out: Imported, base_url: str | None) -> Service | N
         for k, _ in runs:  # each, at its own path: none is kept beside the url that stands in
             out.drop(paths[k], f"`{shown_url(stated_urls[k])}`, with the card's other interfaces: none is at a url "
                                f"a card is published under (this one: {unpublishable(stated_urls[k])})")
-        return _substitute(base_url, legacy_version, out)
+        stated_versions = [v for _, vs in runs for v in vs] or [s.version for s in stated]  # what the card said
+        return _substitute(base_url, list(dict.fromkeys(stated_versions)) or [legacy_version], out)
     first, (key, versions) = runs[0][0], runs[main]
     if main != 0:  # a client that takes the first interface it speaks (a2a-sdk's default) may call another
         why = f"has tenant `{first[2]}`" if first[2] is not None else "is not an http(s) URL a card is published at"
@@ -142,13 +143,15 @@ def _merge_legacy(seen: _Seen, runs: list[tuple[_Key, list[str]]], has_1x: bool,
                                "did not read it: the card has `supportedInterfaces`")
 
 
-def _substitute(base_url: str | None, version: str, out: Imported) -> Service | None:
-    """With no interface at all, `--url` (or where the card was fetched)
-    stands in, as a JSONRPC url."""
+def _substitute(base_url: str | None, versions: list[str], out: Imported) -> Service | None:
+    """With no interface kept, `--url` (or where the card was fetched)
+    stands in, as a JSONRPC url speaking the versions the card's
+    interfaces stated (else its 0.3 reading's)."""
     if base_url is None or not publishable(base_url):
         return None
-    out.convert("$.url", f"no url; took {base_url} (the base url): check it is where the agent answers")
-    return Service(base_url, DEFAULT_TRANSPORT, [version])
+    out.convert("$.url", f"no url; took {base_url} (the base url), speaking A2A {', '.join(versions)}: check it is "
+                         "where the agent answers")
+    return Service(base_url, DEFAULT_TRANSPORT, versions)
 
 
 _TEMPLATE = re.compile(r"^\{[A-Za-z_][A-Za-z0-9_]*\}(/[^?#\s]*)?$")
