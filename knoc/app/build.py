@@ -162,7 +162,6 @@ def _keys_gone(config: Config, signer: KeySigner) -> list[Diagnostic]:
     from knoc.a2a import signing
 
     where = setting_span(config, "signing")
-
     now = {k.kid: signing.thumbprint(k.jwk) for k in (*signer.published, *signer.retired)}
     was = built_keys(config)
     renamed = {thumb: kid for kid, thumb in now.items()}
@@ -200,7 +199,8 @@ def _rootless(config: Config, differ: set[str], files: Mapping[str, bytes],
     none is not told again at each build."""
     rootless = sorted(host for host in _card_hosts(differ) if f"{SITE}{host}/{CARD_FILE}" not in files)
     before = _card_hosts(old()) if any(f"{SITE}{host}/{CARD_FILE}" not in differ for host in rootless) else set()
-    found = []
+    found: list[Diagnostic] = []
+    where = functools.cache(lambda: setting_span(config, "primary"))  # knoc.toml read once, and only if said
     for host in rootless:
         if f"{SITE}{host}/{CARD_FILE}" in differ:  # build/ has it (a host with no card left is gone whole)
             if not any(p.startswith(f"{SITE}{host}/") and p.endswith(f"/{CARD_FILE}") for p in files):
@@ -212,7 +212,7 @@ def _rootless(config: Config, differ: set[str], files: Mapping[str, bytes],
         else:
             continue
         found.append(diag("KNO-HOST-NO-ROOT", f"{said}, so a client given only the host finds no card",
-                          file=CONFIG_FILE, span=setting_span(config, "primary"),
+                          file=CONFIG_FILE, span=where(),
                           hint=f'name the host\'s primary agent under [primary]: "{host}" = "<slug>"'))
     return found
 

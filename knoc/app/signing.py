@@ -286,8 +286,9 @@ def idle_pins(config: Config, signer: KeySigner) -> list[Diagnostic]:
     signature from every card (clients that trust only that key cannot
     verify them), and nothing else would say so."""
     idle = [p.kid for p in signer.published if p.kid not in signer.kids()] if config.public else []
+    where = setting_span(config, "signing", "public") if idle else None  # knoc.toml read once, and only if said
     return [diag("KNO-SIGNING-PIN-IDLE", f"{CONFIG_FILE} pins key {kid!r}, which does not sign this build: its "
-                 "cards lose that key's signature", file=CONFIG_FILE, span=setting_span(config, "signing", "public"),
+                 "cards lose that key's signature", file=CONFIG_FILE, span=where,
                  hint="sign with every pinned key (`--sign-key` once for each: both, during a rotation), or move "
                       "the one that no longer signs from `public` to `retired`") for kid in idle]
 

@@ -44,10 +44,10 @@ def parse(text: str) -> dict[str, object]:
     except tomllib.TOMLDecodeError as exc:
         at = syntax_error_place(exc)
         said = re.sub(r" \(at (?:line \d+, column \d+|end of document)\)$", "", str(exc))  # `at` says where
+        split = lines(text)
         if at is None and said != str(exc):  # at the end: the last line
-            last = lines(text)[-1] if text else ""
-            at = (len(lines(text)), len(last) + 1)
-        line = lines(text)[at[0] - 1] if at and 0 < at[0] <= len(lines(text)) else ""
+            at = (len(split), len(split[-1]) + 1) if split else (1, 1)
+        line = split[at[0] - 1] if at and 0 < at[0] <= len(split) else ""
         advice = ("a table is either `[name]` or `[[name]]` (a list of tables), not both"
                   if line.lstrip().startswith("[[") and said.startswith("Cannot") else
                   next((what for start, what in _ADVICE if said.startswith(start)), None))
