@@ -934,6 +934,8 @@ def test_an_extension_uri_holding_a_password_is_refused_unrepeated(repo: Path, k
      "depends_on"),
     ("  The agent attaches", "  See https://docs.possibility.space/?access_token=EXTTOKEN0123456789abcdef.\n"
                              "  The agent attaches", "description"),
+    ("  The agent attaches", "  Call it with Authorization: Bearer EXTTOKEN0123456789abcdef.\n"
+                             "  The agent attaches", "description"),
     ("      enum: [sarif, junit, markdown]", "      enum: [sarif, junit, markdown]\n"
                                              "      default: 'https://q:EXTPW@docs.possibility.space'",
      "params_schema"),

@@ -292,6 +292,37 @@ def test_a_key_in_a_url_in_a_cards_text_is_said_masked(repo: Path, knoc) -> None
     assert code == 0 and "KNO-CARD-TEXT-CREDENTIALS" in err and "s3cret" not in err
 
 
+@pytest.mark.parametrize("secret", ["Bearer AbCd1234EfGh5678IjKl9012", "Basic dXNlcjpodW50ZXIyMDI2Z2dn",
+                                    "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJrbm9jIn0.Q2f9wXyZ0aBcDeFgHiJk",
+                                    "ghp_16C7e42F292c6912E7710c838347Ae178B4a", "sk_live_4eC39HqLyjWDarjtT1zdp7dc",
+                                    "AKIAIOSFODNN7QWERTYU", "xoxb-1234567890-0987654321-AbCdEfGhIjKl"])
+def test_a_bare_credential_in_a_cards_text_is_said_masked(repo: Path, knoc: Knoc, secret: str) -> None:
+    """A header value, a JWT or a well-known key pasted into a description,
+    outside any url, is published with the card too: a warning at its
+    line that no message, excerpt or format repeats."""
+    edit(repo, "content/agent-blueprints/catalog-search.kno",
+         "  description: Searches the KNO content catalog by name, type, domain or tag.",
+         f'  description: "Searches the catalog. Call it with Authorization: {secret} set."')
+    code, out, err = knoc("build", "--format", "json", root=repo)
+    [found] = [d for d in json_diags(out) if d["code"] == "KNO-CARD-TEXT-CREDENTIALS"]
+    value = secret.split()[-1]
+    assert code == 0 and found["json_path"] == "$.a2a_projection.description" and value not in out + err
+    code, _, err = knoc("validate", root=repo)  # the source line shown too
+    assert code == 0 and "KNO-CARD-TEXT-CREDENTIALS" in err and value not in err
+
+
+@pytest.mark.parametrize("text", ["Send a Bearer token in the Authorization header.", "Authorization: Bearer <token>",
+                                  "Set Authorization: Bearer YOUR_ACCESS_TOKEN.", "A basic search of the catalog.",
+                                  "Works with scikit-learn and sk-learn-compatible models."])
+def test_prose_and_placeholders_about_credentials_are_no_credential(repo: Path, knoc: Knoc, text: str) -> None:
+    """How to authenticate, said in words or with a placeholder, is no
+    credential: no warning."""
+    edit(repo, "content/agent-blueprints/catalog-search.kno",
+         "  description: Searches the KNO content catalog by name, type, domain or tag.", f'  description: "{text}"')
+    code, out, _ = knoc("validate", "--format", "json", root=repo)
+    assert code == 0 and not [d for d in json_diags(out) if d["code"] == "KNO-CARD-TEXT-CREDENTIALS"]
+
+
 @pytest.mark.parametrize("query", ["?key=getting%20started", "?code=print%28%22hi%22%29", "?auth=none%2Cbasic%2Cdigest",
                                    "?code=chapter-2-getting-started-guide"])
 def test_percent_encoded_text_after_a_weak_name_is_no_credential(repo: Path, knoc, query: str) -> None:  # type: ignore[no-untyped-def]

@@ -159,15 +159,16 @@ def _hidden_text(agent: Agent) -> Iterable[Diagnostic]:
 
 def _credentials_in_text(agent: Agent) -> Iterable[Diagnostic]:
     """A credential a card's text holds (a url written into a description
-    or an example, with a user name and password or an `?api_key=`): the
-    card is public, and so would it be."""
+    or an example, with a user name and password or an `?api_key=`; a
+    bare `Bearer <token>`, JWT or well-known key): the card is public, and
+    so would it be."""
     if not agent.typed.entity.source.may_hold_credentials():  # most cards: no text to read (a build's hot path)
         return
     for path, text in _texts(agent.card):
         if isinstance(text, str) and masked(text, bare=False) != text:  # a url's, not an address
-            yield card_error(agent, path, "KNO-CARD-TEXT-CREDENTIALS", f"`{_field(path)}` holds a url with a "
-                             f"credential (`{credential_shown(text)}`): the card is public, and so would it be",
-                             "write the url without it; clients bring their own credentials")
+            yield card_error(agent, path, "KNO-CARD-TEXT-CREDENTIALS", f"`{_field(path)}` holds a credential "
+                             f"(`{credential_shown(text)}`): the card is public, and so would it be",
+                             "remove it (a url can go without it); clients bring their own credentials")
 
 
 def _listed(value: Mapping[str, object], keys: tuple[str, ...], at: JsonPath) -> Iterator[tuple[JsonPath, object]]:

@@ -67,12 +67,15 @@ declare("KNO-CARD-BINDING", W, "a binding is written otherwise than A2A names it
 declare("KNO-CARD-URL-HTTP", W, "a public card's url is plain http", """
     Clients send tasks, and often credentials, to the card's url. Over plain http they travel
     unencrypted and can be altered on the way; serve the agent over https.""")
-declare("KNO-CARD-TEXT-CREDENTIALS", W, "a public card's text holds a url with a credential", """
+declare("KNO-CARD-TEXT-CREDENTIALS", W, "a public card's text holds a credential", """
     A url with a user name and password, or with a parameter that carries a credential
     (`?api_key=`, `#access_token=`), written into a description, an example or a tag is
-    published with the card, to every client and registry that reads it. The finding masks it;
-    write the url without it. An address in prose (`support:team@example.com`) is no url, and
-    is not flagged.""")
+    published with the card, to every client and registry that reads it; so is a credential
+    written bare: an Authorization header's value (`Bearer <token>`, `Basic <base64>`), a JWT,
+    or a key that begins as a well-known service's do (`ghp_`, `xoxb-`, `sk-`, `sk_live_`,
+    `AKIA`, `AIza`, `glpat-`). The finding masks it; remove it. An address in prose
+    (`support:team@example.com`) is no url, a placeholder (`Bearer <token>`, `Bearer
+    YOUR_TOKEN`) no credential, and neither is flagged.""")
 declare("KNO-CARD-URL-CREDENTIALS", E, "a public card's url holds a user name, password, key or token", """
     The card's url, an interface's url, an extension's uri, or its documentation, icon or
     provider url holds a user name or password (`https://user:secret@host/`, and as browsers
@@ -199,8 +202,9 @@ declare("KNO-EXT-CREDENTIALS", E, "a public extension's page would publish a cre
     A public extension's page is published at its uri, and shows the uri, the uris it depends
     on, its title, description and params schema; the uri is shown on every card that declares
     it too. A user name or password in one of those uris, a parameter that carries a key or
-    token (`?token=`, `#access_token=`), or such a url written into its text would be published
-    with them. Give the uris without them. The message never repeats them.""")
+    token (`?token=`, `#access_token=`), or such a url written into its text, or a credential
+    written there bare (`Bearer <token>`, a JWT, a `ghp_` or `sk_live_` key) would be published
+    with them. Give the uris and the text without them. The message never repeats them.""")
 declare("KNO-EXT-UNVERSIONED", W, "a `versioned` extension's URI carries no version segment (such as /v1)", """
     A versioned extension mints a new URI for each breaking change, so its URI ends in a version
     segment such as /v1. Add one, or declare `evolution: additive`.""")

@@ -17,7 +17,7 @@ from knoc.diagnostics.codes import diag
 from knoc.diagnostics.model import Diagnostic, Related, Span
 from knoc.io.files import read_source
 from knoc.rules.lines import lines
-from knoc.rules.masking import credential_param
+from knoc.rules.masking import credential_param, may_hold_bare_secret
 from knoc.yaml.yaml12 import MappingNode, Node, ScalarNode, SequenceNode, compose
 
 JsonPath = Sequence[str | int]
@@ -50,11 +50,12 @@ class SourceFile:
         """Whether a url in the text may hold a user name or password (an
         `@` after a slash or backslash on one line: `https://u:p@h`) or a
         parameter that carries a credential (`?api_key=`), or any backslash
-        (an escape of any character). True when not read: not known. (Every
+        (an escape of any character), or a credential written bare
+        (`Bearer <token>`). True when not read: not known. (Every
         blueprint has an `@`, in its `$schema`.)"""
         text = self._text
         return (text is None or "\\" in text or _USERINFO.search(text) is not None
-                or credential_param(text) is not None)
+                or credential_param(text) is not None or may_hold_bare_secret(text))
 
     def line(self, number: int) -> str:
         found = lines(self.text)

@@ -118,8 +118,8 @@ def _path_of(uri: str) -> str:
 def _credentials(t: Typed) -> list[Diagnostic]:
     """A credential a public extension's page would publish: in its uri or
     a uri it depends on (a user name, a password, a key or token
-    parameter), or in a url written into its title, description or
-    params_schema."""
+    parameter), or in its title, description or params_schema (in a url
+    written there, or bare: `Bearer <token>`)."""
     if not t.entity.source.may_hold_credentials():  # most extensions: nothing to look for
         return []
     depends_on = t.data.get("depends_on")
@@ -138,8 +138,8 @@ def _credentials(t: Typed) -> list[Diagnostic]:
     for path, text in texts:
         if isinstance(text, str) and masked(text, bare=False) != text:
             found.append(at(t.source, path, "KNO-EXT-CREDENTIALS", f"`{json_path(path).removeprefix('$.')}` "
-                            f"holds a url with a credential (`{credential_shown(text)}`), which the "
-                            "extension's page would publish", "write the url without it"))
+                            f"holds a credential (`{credential_shown(text)}`), which the "
+                            "extension's page would publish", "remove it (a url can go without it)"))
     return found
 
 

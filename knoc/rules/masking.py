@@ -81,6 +81,32 @@ _WORD_PART = re.compile(r"[A-Za-z][a-z]+[0-9]*|[A-Z]+[0-9]*|[a-z][0-9]+|[0-9]+")
 # How well-known secrets begin (GitHub's, Slack's, OpenAI's, Stripe's, AWS's, Google's, GitLab's): never words.
 _KNOWN_SECRET = re.compile(r"gh[pousr]_|github_pat_|xox[abposr]-|sk-|[sr]k_(?:live|test)_|AKIA|AIza|glpat-")
 
+# A credential written bare in text, outside any url: an Authorization header's value (`Bearer <token>`, `Basic
+# <base64>`), a JWT, or a token that begins as a well-known secret does. Each holds digits and letters (`Bearer
+# authentication` is prose), and none is a placeholder (`Bearer YOUR_TOKEN`, `Bearer <token>`).
+_TOKEN_RUN = r"(?=[\w.~+/-]*\d)(?=[\w.~+/-]*[A-Za-z])[\w.~+/-]{16,}=*"
+_BARE_SECRET = re.compile(rf"(?<![\w-])(?:[Bb](?:earer|asic)[ \t]+(?P<header>{_TOKEN_RUN})"
+                          r"|(?P<jwt>eyJ[\w-]{8,}\.eyJ[\w-]{8,}\.[\w-]*)"
+                          r"|(?P<known>(?:gh[pos]_|github_pat_|xox[abposr]-|sk-|[sr]k_live_|AIza|glpat-)"
+                          r"(?=[\w-]*\d)(?=[\w-]*[A-Za-z])[\w-]{16,}|AKIA[0-9A-Z]{16}))(?![\w-])")
+# A text holds none of them unless it holds one of these: substring tests, cheaper than one search (a build's hot
+# path: about 10 µs a source). A test key (`sk_test_`) is left: it reaches no one's money or data.
+_BARE_MARKS = ("earer", "asic", "eyJ", "ghp_", "gho_", "ghs_", "github_pat_", "xox", "sk-", "k_live_", "AKIA", "AIza",
+               "glpat-")
+
+
+def may_hold_bare_secret(text: str) -> bool:
+    """Whether `text` may hold a bare credential (`_BARE_SECRET`): False rules it out."""
+    return any(mark in text for mark in _BARE_MARKS)
+
+
+def _bare_secrets(text: str) -> list[tuple[int, int]]:
+    """The span of each bare credential in `text`."""
+    if not may_hold_bare_secret(text):
+        return []
+    return [m.span(group) for m in _BARE_SECRET.finditer(text) for group in ("header", "jwt", "known")
+            if m.group(group) is not None and _NOT_A_SECRET.fullmatch(m.group(group)) is None]
+
 
 def _words(value: str) -> bool:
     """Whether a weak name's value is words, not a token: parts that are
@@ -211,7 +237,8 @@ def masked(text: str, keep_width: bool = False, bare: bool = True, named: bool =
     is a label and an address, says False). `named`: also the value of any
     url parameter `knoc import` leaves out by its name (a source excerpt, which may show a
     card whose url `knoc import` left such a parameter out of)."""
-    if "@" not in text and "\\" not in text and "=" not in text:
+    bare_secrets = _bare_secrets(text)
+    if "@" not in text and "\\" not in text and "=" not in text and not bare_secrets:
         return text
     # Read with each escaped `@` (YAML's, JSON's) as one, of the same width: a value's credential is masked
     # in its source and in a card's JSON as in the value.
@@ -222,6 +249,7 @@ def masked(text: str, keep_width: bool = False, bare: bool = True, named: bool =
         if named:
             spans += [m.span("value") for m in _NAMED_PARAM.finditer(text)
                       if _named_secret(_decoded(m.group("name")), unquote(m.group("value")))]
+    spans += bare_secrets
     if not spans:
         return text
     out, done = [], 0
