@@ -24,6 +24,21 @@ def git(repo: Path, *args: str) -> None:
                    check=True, capture_output=True)
 
 
+def test_a_file_renamed_without_its_slug_is_said_at_the_slug(repo: Path, knoc: Knoc) -> None:
+    """References are followed to `<slug>.kno`: a file renamed (or a
+    domain's slug changed) without the other is a warning at the slug that
+    names both ways to mend it; the build still writes its card."""
+    (repo / STEWARD).rename(repo / "content/agent-blueprints/steward.kno")
+    code, out, _ = knoc("build", "--format", "json", root=repo)
+    [found] = [d for d in json_diags(out) if d["code"] == "KNO-SLUG-FILE"]
+    assert code == 0 and found["file"] == "content/agent-blueprints/steward.kno" and found["line"] == 5
+    assert "schema-steward.kno" in found["hint"] and "`slug: steward`" in found["hint"]
+    assert (repo / "build/site/agents.possibility.space/schema-steward/.well-known/agent-card.json").is_file()
+    (repo / "content/agent-blueprints/steward.kno").rename(repo / STEWARD)
+    code, out, _ = knoc("validate", "--format", "json", root=repo)
+    assert code == 0 and not [d for d in json_diags(out) if d["code"] == "KNO-SLUG-FILE"]
+
+
 @pytest.mark.parametrize("committed", [True, False])
 def test_a_copied_file_is_where_the_duplicates_are_reported(repo: Path, knoc: Knoc, committed: bool) -> None:
     """Copy an agent to start a new one: the id, slug and url it still

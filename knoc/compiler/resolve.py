@@ -37,6 +37,10 @@ def resolve(typed: list[Typed], agents: dict[Typed, Agent],
         if t.valid and not slugs.is_slug(t.data["slug"]):  # its spec may not say so: slugs become paths
             diags.append(at(t.source, ("slug",), "KNO-SLUG-UNSAFE",
                             f"slug `{t.data['slug']}` is not safe as a path segment", f"use {slugs.WHAT}"))
+        elif t.valid and (name := t.source.rel.rsplit("/", 1)[-1].removesuffix(".kno")) != t.data["slug"]:
+            diags.append(at(t.source, ("slug",), "KNO-SLUG-FILE", f"slug `{t.data['slug']}` is not the file's "
+                            f"name (`{name}.kno`): a reader who follows a reference to `{t.data['slug']}` looks for "
+                            f"{t.data['slug']}.kno", f"rename the file to {t.data['slug']}.kno, or set `slug: {name}`"))
 
     index = _Index(ok, broken)
     linking = {t: links for t in ok if (links := list(_links(t)))}  # most entities link to nothing

@@ -253,6 +253,11 @@ declare("KNO-SLUG-DUPLICATE", E, "two entities of one kind share a slug", """
 declare("KNO-SLUG-UNSAFE", E, "a slug is not safe as one path segment", """
     A slug becomes one segment of an output path; it may hold lowercase letters, digits and single
     hyphens.""")
+declare("KNO-SLUG-FILE", W, "an entity's slug is not its file's name", """
+    References name entities by slug (`kno://agent-blueprints/echo-agent`, a perception domain in
+    `persona.perception.domains`), and people follow them to `<slug>.kno`; `knoc new` and `knoc
+    import` name files so. A file copied or renamed without its slug leaves them looking in the
+    wrong file. Rename the file, or change the slug (and what refers to it).""")
 declare("KNO-RESOLVE-XRI", E, "a `kno://` or `pspace://` reference does not resolve", """
     References are kno://<collection>/<slug> or pspace://<type>:<id-or-slug> and must land on an
     entity of the repo. A close match is suggested when there is one.""")
