@@ -323,6 +323,46 @@ def test_prose_and_placeholders_about_credentials_are_no_credential(repo: Path, 
     assert code == 0 and not [d for d in json_diags(out) if d["code"] == "KNO-CARD-TEXT-CREDENTIALS"]
 
 
+def test_a_card_value_aliased_from_the_persona_is_said_at_its_key(repo: Path, knoc: Knoc) -> None:
+    """A YAML alias copies the persona's value into the card, whose lines
+    show only `*rule`: a warning at the card's key that names where the
+    value is written (the card is still published, as written)."""
+    edit(repo, "content/agent-blueprints/drift-sentinel.kno", "    - MUST NOT modify .kno files directly",
+         "    - &rule MUST NOT modify .kno files directly")
+    edit(repo, "content/agent-blueprints/drift-sentinel.kno", "      tags: [drift, diagnostics]",
+         "      tags: [drift, *rule]")
+    code, out, _ = knoc("build", "--format", "json", root=repo)
+    found = [d for d in json_diags(out) if d["code"] == "KNO-CARD-ALIAS"]
+    lines = (repo / "content/agent-blueprints/drift-sentinel.kno").read_text(encoding="utf-8").splitlines()
+    assert code == 0 and [d["json_path"] for d in found] == ["$.a2a_projection.skills[0].tags[1]"], out
+    assert found[0]["line"] == next(n for n, line in enumerate(lines, 1) if "*rule" in line)
+    assert "`persona.boundaries[0]`" in found[0]["message"]
+
+
+def test_a_legacy_cards_credentials_aliased_into_its_text_are_said(repo: Path, knoc: Knoc) -> None:
+    """A legacy card publishes all but its `authentication.credentials`: an
+    alias of them in its text is the warning, at the text's key."""
+    edit(repo, "content/agents/auth-agent.kno", '  credentials: "tokenUrl=', '  credentials: &creds "tokenUrl=')
+    edit(repo, "content/agents/auth-agent.kno", "\nskills:\n", "\nskills:\n  - id: creds\n    name: Creds\n"
+         "    description: *creds\n    tags: [auth]\n")
+    code, out, _ = knoc("validate", "--format", "json", root=repo)
+    found = [d for d in json_diags(out) if d["code"] == "KNO-CARD-ALIAS"]
+    assert [d["json_path"] for d in found] == ["$.skills[0].description"], out
+    assert "`authentication.credentials`" in found[0]["message"]
+
+
+def test_an_anchor_inside_the_card_is_no_alias_from_outside(repo: Path, knoc: Knoc) -> None:
+    """Card values shared inside the card publish nothing the card's lines
+    do not show: no warning."""
+    edit(repo, "content/agent-blueprints/catalog-search.kno",
+         "  description: Searches the KNO content catalog by name, type, domain or tag.",
+         "  description: &about Searches the KNO content catalog by name, type, domain or tag.")
+    edit(repo, "content/agent-blueprints/catalog-search.kno",
+         "      description: Returns entities matching a query, ranked by relevance.", "      description: *about")
+    code, out, _ = knoc("validate", "--format", "json", root=repo)
+    assert code == 0 and not [d for d in json_diags(out) if d["code"] == "KNO-CARD-ALIAS"]
+
+
 @pytest.mark.parametrize("query", ["?key=getting%20started", "?code=print%28%22hi%22%29", "?auth=none%2Cbasic%2Cdigest",
                                    "?code=chapter-2-getting-started-guide"])
 def test_percent_encoded_text_after_a_weak_name_is_no_credential(repo: Path, knoc, query: str) -> None:  # type: ignore[no-untyped-def]

@@ -24,6 +24,7 @@ from knoc.a2a.wire import (
     ContractInterface,
     ContractParams,
 )
+from knoc.compiler.alias_checks import aliased_from_outside
 from knoc.compiler.card_checks import (
     auth_urls,
     card_error,
@@ -56,7 +57,7 @@ def project(agent: Agent, target_name: str) -> tuple[Projection | None, list[Dia
     diags = list(protocol_checks(agent, target)) + list(patch_versions(agent)) + list(deprecated(agent))
     if not agent.public:
         return None, diags
-    diags += unfinished(agent)
+    diags += [*unfinished(agent), *aliased_from_outside(agent)]
     fields = _fields(agent, target, diags)
     location = _location(agent, diags)
     dropped = list(target.dropped(fields)) if fields is not None else []

@@ -67,6 +67,12 @@ declare("KNO-CARD-BINDING", W, "a binding is written otherwise than A2A names it
 declare("KNO-CARD-URL-HTTP", W, "a public card's url is plain http", """
     Clients send tasks, and often credentials, to the card's url. Over plain http they travel
     unencrypted and can be altered on the way; serve the agent over https.""")
+declare("KNO-CARD-ALIAS", W, "a card value is a YAML alias of one written outside the card", """
+    A blueprint publishes its `a2a_projection` and nothing else of it: persona, goals, boundaries
+    and the rest stay in the repo. A YAML alias (`description: *prompt`) copies the value its
+    anchor (`&prompt`) marks, so one written outside the card would be published with it, while
+    the card's own lines show only `*prompt`. Write the card's own value there; a value meant to
+    be public can be anchored inside the card and aliased from outside instead.""")
 declare("KNO-CARD-TEXT-CREDENTIALS", W, "a public card's text holds a credential", """
     A url with a user name and password, or with a parameter that carries a credential
     (`?api_key=`, `#access_token=`), written into a description, an example or a tag is
