@@ -158,9 +158,11 @@ def _a_file_if_any(path: Path) -> None:
                           "(replace it with a file, or remove it)")
 
 
-def load_config(root: Path, a2a: str | None = None) -> Config:
+def load_config(root: Path, a2a: str | None = None, home: Path | None = None) -> Config:
     """The repo's settings: knoc.toml's, `a2a` (the command line's) over its
-    own. A problem with knoc.toml is a ConfigError placed at its key."""
+    own. A problem with knoc.toml is a ConfigError placed at its key.
+    `home`: the work tree `root` is a checkout of (`knoc diff`'s ref), whose
+    absolute folder settings name folders of `root` too."""
     path = root / CONFIG_FILE
     text = None
     _a_file_if_any(path)
@@ -177,7 +179,7 @@ def load_config(root: Path, a2a: str | None = None) -> Config:
         except OSError as exc:
             raise ConfigError(f"{CONFIG_FILE}: {exc}") from None
     try:
-        config = _config(root, raw if text is not None else None, a2a)
+        config = _config(root, raw if text is not None else None, a2a, home or root)
     except ConfigError as exc:
         if text is not None and exc.at is None and exc.key is not None:
             exc.at = toml.key_place(text, *exc.key)
@@ -190,7 +192,7 @@ def load_config(root: Path, a2a: str | None = None) -> Config:
                                accept_at=tuple((code, *at) for code, at in codes if at))
 
 
-def _config(root: Path, raw: dict[str, object] | None, a2a: str | None) -> Config:
+def _config(root: Path, raw: dict[str, object] | None, a2a: str | None, home: Path) -> Config:
     values: Settings = {}  # [knoc] strings, checked below
     if raw is not None:
         section, host, signing, primary, accept = (_table(raw, name) for name in _TABLES)
@@ -222,7 +224,7 @@ def _config(root: Path, raw: dict[str, object] | None, a2a: str | None) -> Confi
                                       key=("knoc", folder))
                 if values[folder][:1] != "/":
                     values[folder] = posixpath.relpath(posixpath.normpath(posixpath.join(top, values[folder])), top)
-                elif files.within(real := os.path.realpath(values[folder]), real_top := os.path.realpath(top)):
+                elif files.within(real := os.path.realpath(values[folder]), real_top := os.path.realpath(home)):
                     values[folder] = posixpath.relpath(real, real_top)  # else outside the repo: said as written
         operator = tuple((HOST_KEYS[k], str(host[k])) for k in HOST_KEYS if k in host)
         for name, value in operator:  # each host's AI Catalog publishes them

@@ -762,3 +762,19 @@ def test_a_work_tree_that_does_not_compile_is_counted_in_the_comment_not_quoted(
     code, out, _ = knoc("diff", "main", "--format", "markdown", root=two_commits)
     assert code == 1 and "does not compile (1 error, listed in the job's log and by `knoc validate`)" in out, out
     assert "schema-steward" not in out and "Schema_Steward" not in out
+
+
+def test_absolute_folder_settings_name_the_refs_folders_too(repo: Path, knoc: Knoc) -> None:
+    """knoc.toml may name its folders by absolute path inside the repo; at
+    the base ref (checked out elsewhere) they name that checkout's folders,
+    as a build there would read them."""
+    edit(repo / "knoc.toml", 'output = "build"', f'output = "{(repo / "build").as_posix()}"')
+    edit(repo / "knoc.toml", 'content = "content"', f'content = "{(repo / "content").as_posix()}"')
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "base")
+    edit(repo / STEWARD, "  description: Reviews", "  description: Carefully reviews")
+    code, out, err = knoc("diff", "--format", "json", root=repo)
+    answer = json.loads(out)
+    assert code == 0 and answer["compared"] and answer["counts"]["cosmetic"] == 1, out + err
+    assert answer["counts"]["breaking"] == answer["counts"]["additive"] == 0

@@ -69,15 +69,16 @@ def diff(config: Config, base: str | None, *, fmt: str, fail_on: str, use_cache:
             return Outcome("knoc diff", diags, new.inputs, why,
                            answer=_not_compared(fmt, config, None, head_label, why), report_format=_report_format(fmt))
         if not new.ok:  # its findings point into files the work tree may not hold (but what the ref holds refused)
-            own = _configured(new_config, head_label)
+            own = _configured(new_config, head_label, config.root)
             return _refused(fmt, config, new_refused, new.inputs, _named(config, base), head_label, head_label,
                             (own, own))
         with _compiled(config, base or default_base(config), False, named) as (old, old_config, label, old_refused):
             if not old.ok:
                 return _refused(fmt, config, diags + old_refused, new.inputs, label, head_label, label,
-                                (_configured(old_config, label), _configured(new_config, head_label)))
-            was = publication(old, old_config, config.a2a, _configured(old_config, label))
-            now = publication(new, new_config, config.a2a, _configured(new_config, head_label))
+                                (_configured(old_config, label, config.root),
+                                 _configured(new_config, head_label, config.root)))
+            was = publication(old, old_config, config.a2a, _configured(old_config, label, config.root))
+            now = publication(new, new_config, config.a2a, _configured(new_config, head_label, config.root))
             (old_extensions, old_domains), (extensions, new_domains) = _declared(old_config), _declared(new_config)
             domains = {**old_domains, **new_domains}  # one removed: where it was
             found = changes.ordered(changes.compare(was, now)
@@ -165,7 +166,7 @@ def _compiled(config: Config, ref: str | None, use_cache: bool, named: str | Non
         except (git.GitError, ValueError) as exc:
             raise git_error(exc, ref) from None
         try:
-            at_ref = load_config(exported.root, config.a2a)
+            at_ref = load_config(exported.root, config.a2a, config.root)
         except ConfigError as exc:
             raise UsageError("KNO-CONFIG", f"at {label}: {exc}", "compare with a ref whose knoc.toml knoc reads, "
                              "or fix it there") from None
@@ -227,12 +228,12 @@ def _refused(fmt: str, config: Config, diags: list[Diagnostic], inputs: list[str
                    answer=_not_compared(fmt, config, base, head, why), report_format=_report_format(fmt))
 
 
-def _configured(config: Config, label: str) -> str:
+def _configured(config: Config, label: str, home: Path) -> str:
     """The A2A target the repo's knoc.toml names (both sides are compiled for
     the one the command runs with, so their cards compare field by field):
     a target knoc does not know is an error, as the build there would say."""
     try:
-        return load_config(config.root).a2a
+        return load_config(config.root, home=home).a2a
     except ConfigError as exc:
         raise UsageError("KNO-CONFIG", f"at {label}: {exc}", "fix knoc.toml's `a2a` there") from None
 
