@@ -347,7 +347,7 @@ def test_a_legacy_cards_credentials_aliased_into_its_text_are_said(repo: Path, k
          "    description: *creds\n    tags: [auth]\n")
     code, out, _ = knoc("validate", "--format", "json", root=repo)
     found = [d for d in json_diags(out) if d["code"] == "KNO-CARD-ALIAS"]
-    assert [d["json_path"] for d in found] == ["$.skills[0].description"], out
+    assert code == 0 and [d["json_path"] for d in found] == ["$.skills[0].description"], out
     assert "`authentication.credentials`" in found[0]["message"]
 
 

@@ -39,6 +39,29 @@ def test_a_file_renamed_without_its_slug_is_said_at_the_slug(repo: Path, knoc: K
     assert code == 0 and not [d for d in json_diags(out) if d["code"] == "KNO-SLUG-FILE"]
 
 
+@pytest.mark.parametrize(("url", "named"), [
+    ("https://agents.possibility.space:8443/schema-steward", "`agents.possibility.space:8443` holds `:`"),
+    ("https://agents.possibility.space/v1/schema-steward:review", "`schema-steward:review` holds `:`"),
+    ("https://agents.possibility.space/tools/con", "`con` is a device name"),
+    ("https://agents.possibility.space/tools/aux.json", "`aux.json` is a device name")])
+def test_a_card_folder_windows_cannot_name_is_said(repo: Path, knoc: Knoc, url: str, named: str) -> None:
+    """A Windows clone cannot check out a folder named `h:8443`, `a:b` or
+    `con`: a warning that names it (the card is still written), once per
+    host for a host's folder; a url without one is said nothing of."""
+    source = repo / STEWARD
+    text = source.read_text(encoding="utf-8")
+    old = "  url: https://agents.possibility.space/schema-steward/\n"
+    assert old in text
+    source.write_text(text.replace(old, f"  url: {url}\n"), encoding="utf-8")
+    code, out, _ = knoc("build", "--format", "json", root=repo)
+    found = [d for d in json_diags(out) if d["code"] == "KNO-PROJECT-URL-PORTABLE"]
+    assert code == 0 and len(found) == 1 and named in found[0]["message"], found
+    assert found[0]["file"] == STEWARD and "[accept]" in found[0]["hint"]
+    source.write_text(text, encoding="utf-8")
+    code, out, _ = knoc("build", "--format", "json", root=repo)
+    assert code == 0 and not [d for d in json_diags(out) if d["code"] == "KNO-PROJECT-URL-PORTABLE"]
+
+
 @pytest.mark.parametrize("committed", [True, False])
 def test_a_copied_file_is_where_the_duplicates_are_reported(repo: Path, knoc: Knoc, committed: bool) -> None:
     """Copy an agent to start a new one: the id, slug and url it still

@@ -42,7 +42,7 @@ from knoc.output.canonical import dumps_serialized, sha256
 from knoc.output.hosting import locate_url
 from knoc.output.index import card_details
 from knoc.rules import limits
-from knoc.rules.paths import shown_url
+from knoc.rules.paths import shown_url, unportable
 
 # Legacy `authentication.schemes` names that map onto an HTTP auth scheme.
 HTTP_SCHEMES = {"bearer": "bearer", "basic": "basic", "digest": "digest"}
@@ -336,4 +336,10 @@ def _location(agent: Agent, diags: list[Diagnostic]) -> tuple[str, str] | None:
                           f"url `{shown_url(url)}` cannot be mapped to a card path: {location}",
                           "use an absolute https URL whose host is a DNS name, without `.`, `..` or `%` segments"))
         return None
+    why = next((w for s in location[1].split("/") if (w := unportable(s)) is not None), None)
+    if why is not None:
+        diags.append(card_error(agent, ("url",), "KNO-PROJECT-URL-PORTABLE", f"url `{shown_url(url)}` puts the card "
+                                f"in a folder Windows cannot name: {why}, so a clone of the repo on Windows cannot "
+                                "check out its build", "if the repo is cloned on Windows, give the agent a url "
+                                "without it; if not, accept the code in knoc.toml's [accept]"))
     return location

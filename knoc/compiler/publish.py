@@ -14,6 +14,7 @@ from knoc.config import CONFIG_FILE
 from knoc.diagnostics import Diagnostic, Span, diag
 from knoc.diagnostics.duplicates import duplicate
 from knoc.kinds.agent import Agent, Projection
+from knoc.rules.paths import unportable
 
 
 class Published(NamedTuple):
@@ -58,7 +59,7 @@ def publish(projected: Iterable[tuple[Agent, Projection]], primary: dict[str, st
         if not proj.has_twin:
             untwinned.append(agent.slug)
     roots: dict[str, str] = {}
-    diags += _on_example_hosts(on_host, first_of)
+    diags += _on_example_hosts(on_host, first_of) + _unportable_hosts(on_host, first_of)
 
     def wrong(host: str, message: str, hint: str) -> Diagnostic:
         return diag("KNO-CONFIG-PRIMARY", f"{CONFIG_FILE} names {message}", file=CONFIG_FILE,
@@ -103,6 +104,24 @@ def publish(projected: Iterable[tuple[Agent, Projection]], primary: dict[str, st
     return Published(cards, roots, untwinned, diags)
 
 
+def _unportable_hosts(on_host: dict[str, list[str]], first_of: dict[str, Agent]) -> list[Diagnostic]:
+    """One warning per host whose folder Windows cannot name (a port, an IPv6 address)."""
+    found = []
+    for host, slugs in sorted(on_host.items()):
+        if (why := unportable(host)) is not None:
+            found.append(card_error(first_of[host], ("url",), "KNO-PROJECT-URL-PORTABLE", f"the url of `{slugs[0]}`"
+                                    f"{_more(slugs)} puts its card in a folder Windows cannot name: {why}, so a clone "
+                                    "of the repo on Windows cannot check out its build", "if the repo is cloned on "
+                                    "Windows, serve the agents on the scheme's default port; if not, accept the code "
+                                    "in knoc.toml's [accept]"))
+    return found
+
+
+def _more(slugs: list[str]) -> str:
+    """How a finding said once for a host counts its other cards."""
+    return f" (and {len(slugs) - 1:,} more public card{'s' if len(slugs) > 2 else ''})" if len(slugs) > 1 else ""
+
+
 # Names no real host has (RFC 2606 and 6761): a skeleton's, or a copied example's.
 EXAMPLE_DOMAINS = ("example.com", "example.net", "example.org")
 EXAMPLE_TLDS = (".example", ".test", ".invalid")
@@ -115,10 +134,8 @@ def _on_example_hosts(on_host: dict[str, list[str]], first_of: dict[str, Agent])
     for host, slugs in sorted(on_host.items()):
         name = host.rsplit(":", 1)[0] if not host.endswith("]") else host
         if any(name == d or name.endswith("." + d) for d in EXAMPLE_DOMAINS) or name.endswith(EXAMPLE_TLDS):
-            more = f" (and {len(slugs) - 1:,} more public card{'s' if len(slugs) > 2 else ''})" if len(slugs) > 1 \
-                else ""
             found.append(card_error(first_of[host], ("url",), "KNO-CARD-URL-EXAMPLE",
-                                    f"the url of `{slugs[0]}`{more} is on {host}, a domain reserved for examples "
-                                    "(RFC 2606, 6761): no agent answers there",
+                                    f"the url of `{slugs[0]}`{_more(slugs)} is on {host}, a domain reserved for "
+                                    "examples (RFC 2606, 6761): no agent answers there",
                                     "publish the url clients will use, or keep the agent private until it has one"))
     return found

@@ -67,6 +67,13 @@ declare("KNO-CARD-BINDING", W, "a binding is written otherwise than A2A names it
 declare("KNO-CARD-URL-HTTP", W, "a public card's url is plain http", """
     Clients send tasks, and often credentials, to the card's url. Over plain http they travel
     unencrypted and can be altered on the way; serve the agent over https.""")
+declare("KNO-PROJECT-URL-PORTABLE", W, "a card's folder has a name Windows cannot hold", """
+    A card is written under build/site/<host>/<url path>/. A host with a port (`h:8443`) or an
+    IPv6 address, or a path segment holding `<>:"|?*`, ending in a dot or a space, or that is a
+    Windows device name (`con`, `nul`, `com1`, `lpt1`, with any extension) makes a folder name
+    Windows cannot hold: git for Windows refuses to check out the build, so a Windows clone of
+    the repo fails. Said once per host for a host's folder. Where no one clones the repo on
+    Windows, accept the code in knoc.toml's `[accept]`.""")
 declare("KNO-CARD-ALIAS", W, "a card value is a YAML alias of one written outside the card", """
     A blueprint publishes its `a2a_projection` and nothing else of it: persona, goals, boundaries
     and the rest stay in the repo. A YAML alias (`description: *prompt`) copies the value its

@@ -39,6 +39,23 @@ def segment_problem(segment: str) -> str | None:
     return None
 
 
+# What Windows cannot name, so a clone there cannot check out a file under it: a device name (with or without an
+# extension), `<>:"|?*`, and a name ending in a dot or a space (which it drops).
+_WINDOWS_DEVICE = re.compile(r"(?i:con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³])(?:\..*)?")
+_WINDOWS_CHAR = re.compile(r'[<>:"|?*]')
+
+
+def unportable(segment: str) -> str | None:
+    """Why Windows cannot name `segment` (a folder or file name), or None."""
+    if (char := _WINDOWS_CHAR.search(segment)) is not None:
+        return f"`{segment}` holds `{char.group()}`, which Windows does not allow in a name"
+    if segment.endswith((".", " ")):
+        return f"`{segment}` ends in a dot or a space, which Windows drops from a name"
+    if _WINDOWS_DEVICE.fullmatch(segment):
+        return f"`{segment}` is a device name on Windows, not a file"
+    return None
+
+
 def path_problem(rel: str) -> str | None:
     """Why `rel` (forward slashes) cannot be a path inside the build tree, or None."""
     if len(rel.encode("utf-8")) > PATH_BYTES:
