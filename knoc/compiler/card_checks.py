@@ -71,11 +71,11 @@ def unfinished(agent: Agent) -> Iterable[Diagnostic]:
                        "say what the agent really does: clients choose agents by these words")
     url = c.get("url")
     where = split_url(url)
-    if where is not None and _local(where.hostname or ""):
+    if where is not None and local_host(where.hostname or ""):
         yield card_error(agent, ("url",), "KNO-CARD-URL-LOCAL", f"url `{shown_url(str(url))}` can be reached only from "
                          "this machine or network",
                          "publish the url clients will use, or keep the agent private while it is local")
-    if where is not None and not _local(where.hostname or "") and where.scheme == "http":
+    if where is not None and not local_host(where.hostname or "") and where.scheme == "http":
         yield card_error(agent, ("url",), "KNO-CARD-URL-HTTP", f"url `{shown_url(str(url))}` is plain http: tasks and "
                          "credentials travel unencrypted", "serve the agent over https")
     yield from _bindings(agent)
@@ -245,7 +245,7 @@ def auth_urls(agent: Agent, dropped: Iterable[JsonPath]) -> Iterable[Diagnostic]
             yield card_error(agent, path, "KNO-CARD-AUTH-URL", f"`{path[-1]}` `{shown}` holds a user name or "
                              "password: the card is public, and so would they be",
                              "write the endpoint's URL without them; clients bring their own credentials")
-        elif _local(where.hostname or ""):
+        elif local_host(where.hostname or ""):
             yield card_error(agent, path, "KNO-CARD-URL-LOCAL", f"`{path[-1]}` `{shown}` can be reached only "
                              "from this machine or network: clients elsewhere cannot authenticate",
                              "publish the endpoint clients will use, or keep the agent private while it is local")
@@ -298,7 +298,8 @@ def _bindings(agent: Agent) -> Iterable[Diagnostic]:
                              f"`{named}`", f"write `{named}`")
 
 
-def _local(host: str) -> bool:
+def local_host(host: str) -> bool:
+    """Whether only this machine or its network reaches `host` (a client's reading of it)."""
     host = (host_folder(host) or host).strip("[]")  # as a client reads it: `localhost.`, `１２７.0.0.1` (IDNA)
     if host == "localhost" or host.endswith((".localhost", ".local")):
         return True

@@ -9,7 +9,7 @@ import difflib
 from collections.abc import Collection, Iterable
 from typing import NamedTuple
 
-from knoc.compiler.card_checks import card_error
+from knoc.compiler.card_checks import card_error, local_host
 from knoc.config import CONFIG_FILE
 from knoc.diagnostics import Diagnostic, Span, diag
 from knoc.diagnostics.duplicates import duplicate
@@ -108,13 +108,18 @@ def _unportable_hosts(on_host: dict[str, list[str]], first_of: dict[str, Agent])
     """One warning per host whose folder Windows cannot name (a port, an IPv6 address)."""
     found = []
     for host, slugs in sorted(on_host.items()):
-        if (why := unportable(host)) is not None:
+        if (why := unportable(host)) is not None and not local_host(_name(host)):  # a local one is said already
             found.append(card_error(first_of[host], ("url",), "KNO-PROJECT-URL-PORTABLE", f"the url of `{slugs[0]}`"
                                     f"{_more(slugs)} puts its card in a folder Windows cannot name: {why}, so a clone "
                                     "of the repo on Windows cannot check out its build", "if the repo is cloned on "
                                     "Windows, serve the agents on the scheme's default port; if not, accept the code "
                                     "in knoc.toml's [accept]"))
     return found
+
+
+def _name(host: str) -> str:
+    """A host folder's name, without its port."""
+    return host.rsplit(":", 1)[0] if not host.endswith("]") else host
 
 
 def _more(slugs: list[str]) -> str:
@@ -132,7 +137,7 @@ def _on_example_hosts(on_host: dict[str, list[str]], first_of: dict[str, Agent])
     (one, not one per card: a generated repo may have thousands)."""
     found = []
     for host, slugs in sorted(on_host.items()):
-        name = host.rsplit(":", 1)[0] if not host.endswith("]") else host
+        name = _name(host)
         if any(name == d or name.endswith("." + d) for d in EXAMPLE_DOMAINS) or name.endswith(EXAMPLE_TLDS):
             found.append(card_error(first_of[host], ("url",), "KNO-CARD-URL-EXAMPLE",
                                     f"the url of `{slugs[0]}`{_more(slugs)} is on {host}, a domain reserved for "
