@@ -1,8 +1,10 @@
 """A `#` that cuts a value short: YAML reads a ` #` and the rest of its
 line as a comment, so `description: Fixes issue #42 fast` is `Fixes
-issue`, and nothing says so. Said where the `#` after a plain value is
-followed by text at once (`#42`, `#tag`): a comment is written `# ...`.
-Pure."""
+issue`, and nothing says so; and a line of a value written over several
+that begins with `#` (`#1 in the repo`) is a comment line, dropped. Said
+where the `#` after a plain value, or at the start of the line after it
+and indented as its continuation would be, is followed by text at once
+(`#42`, `#tag`): a comment is written `# ...`. Pure."""
 
 from __future__ import annotations
 
@@ -23,16 +25,23 @@ def cut_values(source: SourceFile) -> list[Diagnostic]:
     if (" #" not in text and "\t#" not in text) or _GLUED.search(text) is None:
         return []
     lines = split_lines(text)
-    found = []
-    for line, column in plain_ends(text):
+    found: dict[int, Diagnostic] = {}  # by line: a key and its value end on one line
+    for line, column, first in plain_ends(text):
         here = lines[line] if line < len(lines) else ""
+        said = "YAML reads a ` #` and the rest of its line as a comment"
         if (glued := _AFTER_VALUE.match(here, column)) is None:  # matched in place: a line may hold many values
-            continue
+            line, said = line + 1, "YAML reads a line that begins with `#` as a comment, not as the value's next line"
+            here = lines[line] if line < len(lines) else ""
+            if _indent(here) <= _indent(lines[first]) or (glued := _AFTER_VALUE.match(here)) is None:
+                continue
         word = masked(here[glued.end() - 2:].split(None, 1)[0])  # masked whole, then cut: no password half-shown
         shown = word if len(word) <= 40 else word[:39] + "…"
-        found.append(diag("KNO-YAML-COMMENT", f"the value stops before `{shown}`: YAML reads a ` #` and the rest of "
-                          "its line as a comment", file=source.rel,
-                          span=Span(line + 1, glued.end() - 1, len(here.rstrip()) + 1),
-                          hint="quote the whole value to keep the `#` in it; if it is a comment, put a space "
-                               "after the `#`"))
-    return found
+        found.setdefault(line, diag("KNO-YAML-COMMENT", f"the value stops before `{shown}`: {said}", file=source.rel,
+                                    span=Span(line + 1, glued.end() - 1, len(here.rstrip()) + 1),
+                                    hint="quote the whole value to keep the `#` in it; if it is a comment, put a "
+                                         "space after the `#`"))
+    return [found[line] for line in sorted(found)]
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" \t"))

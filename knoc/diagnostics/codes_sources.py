@@ -135,9 +135,11 @@ declare("KNO-YAML-LINE-BREAK", E, "a raw U+2028, U+2029 or U+0085, which YAML pa
 declare("KNO-YAML-COMMENT", W, "a `#` right after a value's text begins a comment: the rest of the line is not in it",
         """
     In YAML a `#` after a space begins a comment, to the end of the line: `description: Fixes
-    issue #42 fast` holds `Fixes issue`, and the card says so. knoc warns where a `#` after an
-    unquoted value is followed by text at once (`#42`, `#tag`), as a comment seldom is. Quote the
-    whole value to keep the `#`; if it is a comment, put a space after the `#`.""")
+    issue #42 fast` holds `Fixes issue`, and the card says so; a line that begins with `#` is a
+    comment line, so a value written over several lines loses one that starts `#1 in its class`.
+    knoc warns where a `#` after an unquoted value, or at the start of the line after it (indented
+    as its next line would be), is followed by text at once (`#42`, `#tag`), as a comment seldom
+    is. Quote the whole value to keep the `#`; if it is a comment, put a space after the `#`.""")
 declare("KNO-YAML-DUPLICATE-KEY", E, "a key appears twice in one mapping", """
     A YAML mapping may hold each key once; a second one would silently replace the first in most
     tools. Remove or rename one of them.""")

@@ -27,14 +27,15 @@ except ImportError:  # pragma: no cover - PyYAML built without libyaml: same val
             pass
 
 
-def plain_ends(text: str) -> Iterator[tuple[int, int]]:
+def plain_ends(text: str) -> Iterator[tuple[int, int, int]]:
     """Where each plain (unquoted) scalar of a text ends: (line, column),
-    0-based. For a text that composes: a scanner error ends the walk."""
+    0-based, and the line it starts on. For a text that composes: a
+    scanner error ends the walk."""
     scanner = Parser(text)
     try:
         while (token := scanner.get_token()) is not None:
             if type(token) is ScalarToken and token.plain:
-                yield token.end_mark.line, token.end_mark.column
+                yield token.end_mark.line, token.end_mark.column, token.start_mark.line
     except YAMLError:
         return
     finally:

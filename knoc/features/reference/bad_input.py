@@ -189,6 +189,8 @@ _RAW: dict[str, tuple[Edit | tuple[Edit, ...], str, str, int | str | None]] = {
     # --- warnings: the build goes on, and says what a client will see -----
     "comment-cuts-value": (Replace(SENTINEL, "  description: ", "  description: Fixes issue #42: "),
                            "KNO-YAML-COMMENT", SENTINEL, "Fixes issue #42"),
+    "comment-line-cuts-value": (Replace(SENTINEL, "and reports drift.\n", "and reports drift,\n    #1 in its class.\n"),
+                                "KNO-YAML-COMMENT", SENTINEL, "#1 in its class."),
     "url-local": (Replace(SENTINEL, "url: https://agents.possibility.space/drift-sentinel",
                           "url: http://localhost:8080/drift-sentinel"),
                   "KNO-CARD-URL-LOCAL", SENTINEL, "url: http://localhost"),
