@@ -72,8 +72,9 @@ declare("KNO-PROJECT-URL-PORTABLE", W, "a card's folder has a name Windows canno
     IPv6 address, or a path segment holding `<>:"|?*`, ending in a dot or a space, or that is a
     Windows device name (`con`, `nul`, `com1`, `lpt1`, with any extension) makes a folder name
     Windows cannot hold: git for Windows refuses to check out the build, so a Windows clone of
-    the repo fails. Said once per host for a host's folder. Where no one clones the repo on
-    Windows, accept the code in knoc.toml's `[accept]`.""")
+    the repo fails. Said once per host for a host's folder (not of a local host's port:
+    `KNO-CARD-URL-LOCAL` says more). Where no one clones the repo on Windows, accept the code in
+    knoc.toml's `[accept]`.""")
 declare("KNO-CARD-ALIAS", W, "a card value is a YAML alias of one written outside the card", """
     A blueprint publishes its `a2a_projection` and nothing else of it: persona, goals, boundaries
     and the rest stay in the repo. A YAML alias (`description: *prompt`) copies the value its
