@@ -122,8 +122,8 @@ class Config:
 
     @property
     def out_dir(self) -> Path:
-        """The output folder with every `..` and symlink resolved (load_config
-        has checked it lies inside the repo, apart from the sources)."""
+        """The output folder with every `..` and symlink resolved (load_config has checked it lies
+        inside the repo, apart from the sources)."""
         return (self.root / self.output).resolve()
 
 
@@ -138,9 +138,8 @@ def find_root(start: Path) -> Path:
 
 
 def repos_around(folder: Path) -> list[Path]:
-    """Every folder from `folder` up that a run could take for a content
-    repo's root (a knoc.toml there, of whatever kind, or a specs/ folder),
-    innermost first; none raises, whatever its knoc.toml holds."""
+    """Every folder from `folder` up that a run could take for a content repo's root (a knoc.toml
+    there, of whatever kind, or a specs/ folder), innermost first; none raises, whatever it holds."""
     here = folder.resolve()
     return [f for f in (here, *here.parents) if is_repo_root(f)]
 
@@ -159,10 +158,9 @@ def _a_file_if_any(path: Path) -> None:
 
 
 def load_config(root: Path, a2a: str | None = None, home: Path | None = None) -> Config:
-    """The repo's settings: knoc.toml's, `a2a` (the command line's) over its
-    own. A problem with knoc.toml is a ConfigError placed at its key.
-    `home`: the work tree `root` is a checkout of (`knoc diff`'s ref), whose
-    absolute folder settings name folders of `root` too."""
+    """The repo's settings: knoc.toml's, `a2a` (the command line's) over its own. A problem with
+    knoc.toml is a ConfigError placed at its key. `home`: the work tree `root` is a checkout
+    of (`knoc diff`'s ref), whose absolute folder settings name folders of `root` too."""
     path = root / CONFIG_FILE
     text = None
     _a_file_if_any(path)
@@ -219,12 +217,14 @@ def _config(root: Path, raw: dict[str, object] | None, a2a: str | None, home: Pa
         for folder in FOLDERS:  # `build/` and `x/../build` are `build` in every message
             if folder in values:
                 if values[folder].startswith("~"):
-                    raise ConfigError(f"{CONFIG_FILE}: `{folder}` names `{values[folder]}`: knoc reads it as a folder "
-                                      "of that name in the repo, not your home folder; name the folder plainly",
+                    raise ConfigError(f"{CONFIG_FILE}: `{folder}` names `{values[folder]}`: knoc reads it as a "
+                                      "folder of that name in the repo, not your home folder; name the folder plainly",
                                       key=("knoc", folder))
                 if values[folder][:1] != "/":
                     values[folder] = posixpath.relpath(posixpath.normpath(posixpath.join(top, values[folder])), top)
-                elif files.within(real := os.path.realpath(values[folder]), real_top := os.path.realpath(home)):
+                # Absolute: in a checkout of `home` (diff's ref), as written; a link in home's tree is not the ref's.
+                elif files.within(real := (posixpath.normpath if home != root else os.path.realpath)(values[folder]),
+                                  real_top := (os.path.abspath if home != root else os.path.realpath)(home)):
                     values[folder] = posixpath.relpath(real, real_top)  # else outside the repo: said as written
         operator = tuple((HOST_KEYS[k], str(host[k])) for k in HOST_KEYS if k in host)
         for name, value in operator:  # each host's AI Catalog publishes them

@@ -778,3 +778,19 @@ def test_absolute_folder_settings_name_the_refs_folders_too(repo: Path, knoc: Kn
     answer = json.loads(out)
     assert code == 0 and answer["compared"] and answer["counts"]["cosmetic"] == 1, out + err
     assert answer["counts"]["breaking"] == answer["counts"]["additive"] == 0
+
+
+def test_absolute_folder_settings_are_read_at_the_ref_as_written(repo: Path, knoc: Knoc) -> None:
+    """A folder moved in the work tree and linked from its old name: the
+    base ref, which has the folder itself, reads the setting as written,
+    not through the work tree's link."""
+    edit(repo / "knoc.toml", 'content = "content"', f'content = "{(repo / "content").as_posix()}"')
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "base")
+    (repo / "src").mkdir()
+    git(repo, "mv", "content", "src/content")
+    (repo / "content").symlink_to("src/content")
+    code, out, err = knoc("diff", "--format", "json", root=repo)
+    assert code == 0 and json.loads(out)["compared"], out + err
+

@@ -164,6 +164,7 @@ def test_any_card_to_import(data: st.DataObject) -> None:
 
 def _signed_example() -> Path:
     """The example built for compat with a pinned Ed25519 key, once per run: (repo)."""
+    import atexit
     import shutil
     import tempfile
 
@@ -173,6 +174,7 @@ def _signed_example() -> Path:
     global _SIGNED
     if _SIGNED is None:
         folder = Path(tempfile.mkdtemp(prefix="knoc-fuzz-signed-"))
+        atexit.register(shutil.rmtree, folder, ignore_errors=True)  # a private key is in it: never left behind
         key = ed25519.Ed25519PrivateKey.generate()
         (folder / "key.pem").write_bytes(key.private_bytes(serialization.Encoding.PEM,
                                                            serialization.PrivateFormat.PKCS8,

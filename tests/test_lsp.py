@@ -183,6 +183,21 @@ async def test_hover_shows_a_domains_title_and_purpose_and_a_fields_description(
 
 
 @pytest.mark.asyncio
+async def test_hover_never_shows_a_credential_another_file_holds(client: LanguageClient, repo: Path) -> None:
+    """A hover quotes another entity's title and purpose: a key pasted
+    there is masked, as in every message."""
+    domain = repo / "content/perception-domains/schemas.kno"
+    text = domain.read_text(encoding="utf-8")
+    domain.write_text(text.replace("\ntitle: ", "\ntitle: Bearer q8f3k2m9x7v1b4n6c0z5pp ", 1), encoding="utf-8")
+    uri, text = await opened(client, repo / BLUEPRINT)
+    at = line_of(text, DOMAINS_LINE)
+    shown = await client.text_document_hover_async(lsp.HoverParams(
+        lsp.TextDocumentIdentifier(uri), lsp.Position(at, DOMAINS_LINE.index("schemas") + 1)))
+    assert shown is not None and isinstance(shown.contents, lsp.MarkupContent)
+    assert "Bearer ***" in shown.contents.value and "q8f3k2m9" not in shown.contents.value
+
+
+@pytest.mark.asyncio
 async def test_a_client_that_shows_plain_text_gets_plain_text(repo: Path) -> None:
     client = await ClientServerConfig(server_command=[sys.executable, "-m", "knoc", "lsp"]).start()
     try:

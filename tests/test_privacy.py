@@ -295,7 +295,9 @@ def test_a_key_in_a_url_in_a_cards_text_is_said_masked(repo: Path, knoc) -> None
 @pytest.mark.parametrize("secret", ["Bearer AbCd1234EfGh5678IjKl9012", "Basic dXNlcjpodW50ZXIyMDI2Z2dn",
                                     "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJrbm9jIn0.Q2f9wXyZ0aBcDeFgHiJk",
                                     "ghp_16C7e42F292c6912E7710c838347Ae178B4a", "sk_live_4eC39HqLyjWDarjtT1zdp7dc",
-                                    "AKIAIOSFODNN7QWERTYU", "xoxb-1234567890-0987654321-AbCdEfGhIjKl"])
+                                    "AKIAIOSFODNN7QWERTYU", "xoxb-1234567890-0987654321-AbCdEfGhIjKl",
+                                    "BEARER q8f3k2m9x7v1b4n6c0z5", "Basic YWRtaW46YWRtaW4=",
+                                    "eyJhbGciOiJub25lIn0.ewogICJzdWIiOiAiMTIzIgp9.c2lnbmF0dXJl"])
 def test_a_bare_credential_in_a_cards_text_is_said_masked(repo: Path, knoc: Knoc, secret: str) -> None:
     """A header value, a JWT or a well-known key pasted into a description,
     outside any url, is published with the card too: a warning at its
@@ -311,9 +313,46 @@ def test_a_bare_credential_in_a_cards_text_is_said_masked(repo: Path, knoc: Knoc
     assert code == 0 and "KNO-CARD-TEXT-CREDENTIALS" in err and value not in err
 
 
+def test_a_credential_anywhere_in_a_card_is_said_masked(repo: Path, knoc: Knoc) -> None:
+    """Every text a card publishes is read for a credential, its keys too:
+    an extension entry's params, a security scheme's bearer format and
+    header name, a scope's name; its source line shown escaped (`\\x42`) or
+    not never repeats it."""
+    edit(repo, "content/agent-blueprints/catalog-search.kno", "    streaming_message: true\n",
+         "    streaming_message: true\n    extensions:\n      - uri: https://example.com/ext/notes/v1\n"
+         "        params:\n          note: 'Authorization: Bearer q8f3k2m9x7v1b4n6c0z5pp'\n"
+         "          ghp_AAAA1111bbbb2222cccc3333dddd4444eeee: key-as-name\n")
+    edit(repo, "content/agent-blueprints/catalog-search.kno",
+         "      description: Returns entities matching a query, ranked by relevance.",
+         '      description: "Call it with \\x42earer r9g4l3n0y8w2c5o7d1a6qq set."')
+    code, out, err = knoc("build", "--format", "json", root=repo)
+    paths = sorted(d["json_path"] for d in json_diags(out) if d["code"] == "KNO-CARD-TEXT-CREDENTIALS")
+    assert code == 0 and len(paths) == 3 and "$.a2a_projection.capabilities.extensions[0].params.note" in paths, paths
+    assert "$.a2a_projection.skills[0].description" in paths
+    for secret in ("q8f3k2m9x7v1b4n6c0z5pp", "AAAA1111bbbb2222cccc3333dddd4444eeee", "r9g4l3n0y8w2c5o7d1a6qq"):
+        assert secret not in out + err
+    _, _, err = knoc("validate", root=repo)  # the source lines shown
+    assert "KNO-CARD-TEXT-CREDENTIALS" in err and "r9g4l3n0y8w2c5o7d1a6qq" not in err and "q8f3k2m9" not in err
+
+
+def test_a_file_named_like_a_key_prefix_is_named_as_it_is(repo: Path, knoc: Knoc) -> None:
+    """`sk-` begins a file's name as well as a key: a finding names the
+    file as it is, not masked."""
+    (repo / "content/agent-blueprints/quick-summarizer.kno").rename(
+        repo / "content/agent-blueprints/sk-summarizer-slovak-v2.kno")
+    _, out, err = knoc("validate", "--format", "json", root=repo)
+    [found] = [d for d in json_diags(out) if d["code"] == "KNO-SLUG-FILE"]
+    assert found["file"] == "content/agent-blueprints/sk-summarizer-slovak-v2.kno", out + err
+
+
 @pytest.mark.parametrize("text", ["Send a Bearer token in the Authorization header.", "Authorization: Bearer <token>",
                                   "Set Authorization: Bearer YOUR_ACCESS_TOKEN.", "A basic search of the catalog.",
-                                  "Works with scikit-learn and sk-learn-compatible models."])
+                                  "Works with scikit-learn and sk-learn-compatible models.",
+                                  "Performs basic ISO-8601/RFC-3339 date validation.",
+                                  "Runs a basic GPT-4o-mini-2024-07-18 model.", "Basic x86_64-linux-gnu support.",
+                                  "Accepts the bearer token-exchange-v2 grant.", "Bearer Token-Authentication-v2 docs.",
+                                  "Uses sk-learn-compatible-v2 estimators.", "Try Bearer xxxxxxxxxxxxxxxxxxxxxxx1.",
+                                  "AWS documents AKIAIOSFODNN7EXAMPLE as its example key."])
 def test_prose_and_placeholders_about_credentials_are_no_credential(repo: Path, knoc: Knoc, text: str) -> None:
     """How to authenticate, said in words or with a placeholder, is no
     credential: no warning."""
@@ -349,6 +388,41 @@ def test_a_legacy_cards_credentials_aliased_into_its_text_are_said(repo: Path, k
     found = [d for d in json_diags(out) if d["code"] == "KNO-CARD-ALIAS"]
     assert code == 0 and [d["json_path"] for d in found] == ["$.skills[0].description"], out
     assert "`authentication.credentials`" in found[0]["message"]
+
+
+def _card_drafted_in_provenance(repo: Path, card: str) -> Path:
+    """schema-steward with its card written under `provenance.origin.draft`
+    (anchored `&card`), and `a2a_projection` set to `card`."""
+    source = repo / "content/agent-blueprints/schema-steward.kno"
+    head, body = source.read_text(encoding="utf-8").split("a2a_projection:\n", 1)
+    drafted = "".join(f"    {line}\n" if line.strip() else "\n" for line in body.splitlines())
+    head = head.replace("    tool: manual\n", "    tool: manual\n    draft: &card\n" + drafted)
+    source.write_text(f"{head}a2a_projection:{card}\n", encoding="utf-8")
+    return source
+
+
+@pytest.mark.parametrize(("card", "said"), [(" *card", "`a2a_projection` is an alias of"),
+                                            ('\n  <<: *card\n  version: "9.9.9"', "`a2a_projection` merges in")])
+def test_a_whole_card_aliased_or_merged_from_outside_is_said(repo: Path, knoc: Knoc, card: str, said: str) -> None:
+    """The card as a whole, taken from a mapping written elsewhere (by an
+    alias, or merged in with keys of its own over it): one warning at
+    `a2a_projection` that names where it is written."""
+    _card_drafted_in_provenance(repo, card)
+    code, out, _ = knoc("validate", "--format", "json", root=repo)
+    found = [d for d in json_diags(out) if d["code"] == "KNO-CARD-ALIAS"]
+    assert code == 0 and len(found) == 1 and found[0]["message"].startswith(said), out
+    assert "`provenance.origin.draft`" in found[0]["message"] and found[0]["json_path"] == "$.a2a_projection"
+
+
+def test_an_alias_of_what_a_blueprint_publishes_is_no_warning(repo: Path, knoc: Knoc) -> None:
+    """A perception domain and the service class are published (the index,
+    an extension entry): an alias of one in the card publishes nothing
+    else, and says nothing."""
+    edit(repo, "content/agent-blueprints/schema-steward.kno", "    domains: [schemas, api-surface]",
+         "    domains: [&dom schemas, api-surface]")
+    edit(repo, "content/agent-blueprints/schema-steward.kno", "tags: [schemas, docs]", "tags: [*dom, docs]")
+    code, out, _ = knoc("validate", "--format", "json", root=repo)
+    assert code == 0 and not [d for d in json_diags(out) if d["code"] == "KNO-CARD-ALIAS"], out
 
 
 def test_an_anchor_inside_the_card_is_no_alias_from_outside(repo: Path, knoc: Knoc) -> None:

@@ -39,6 +39,17 @@ def test_a_file_renamed_without_its_slug_is_said_at_the_slug(repo: Path, knoc: K
     assert code == 0 and not [d for d in json_diags(out) if d["code"] == "KNO-SLUG-FILE"]
 
 
+def test_the_slug_file_hint_offers_only_names_knoc_takes(repo: Path, knoc: Knoc) -> None:
+    """A file name that is no slug (`Steward_v2.kno`) is not offered as
+    one, and a copy beside its original is not told to take its name."""
+    (repo / STEWARD).rename(repo / "content/agent-blueprints/Steward_v2.kno")
+    shutil.copy(repo / "content/agent-blueprints/drift-sentinel.kno", repo / "content/agent-blueprints/copy.kno")
+    _, out, _ = knoc("validate", "--format", "json", root=repo)
+    hints = {d["file"].rsplit("/", 1)[-1]: d["hint"] for d in json_diags(out) if d["code"] == "KNO-SLUG-FILE"}
+    assert hints["Steward_v2.kno"] == "rename the file to schema-steward.kno", hints
+    assert "copy.kno" not in hints or "rename" not in hints["copy.kno"], hints
+
+
 @pytest.mark.parametrize(("url", "named"), [
     ("https://agents.possibility.space:8443/schema-steward", "`agents.possibility.space:8443` holds `:`"),
     ("https://agents.possibility.space/v1/schema-steward:review", "`schema-steward:review` holds `:`"),

@@ -158,14 +158,19 @@ def _hidden_text(agent: Agent) -> Iterable[Diagnostic]:
 
 
 def _credentials_in_text(agent: Agent) -> Iterable[Diagnostic]:
-    """A credential a card's text holds (a url written into a description
-    or an example, with a user name and password or an `?api_key=`; a
-    bare `Bearer <token>`, JWT or well-known key): the card is public, and
-    so would it be."""
+    """A credential any text of the card holds, a key of its mappings too
+    (a url written into a description, an example or an extension's params,
+    with a user name and password or an `?api_key=`; a bare `Bearer
+    <token>`, JWT or well-known key): the card is public, and so would it
+    be. Not its urls, which hold none (`_card_urls`), nor a legacy card's
+    `authentication.credentials`, which it never publishes."""
     if not agent.typed.entity.source.may_hold_credentials():  # most cards: no text to read (a build's hot path)
         return
-    for path, text in _texts(agent.card):
-        if isinstance(text, str) and masked(text, bare=False) != text:  # a url's, not an address
+    for path, text in jsontext.strings(agent.card):
+        if (path[:2] == ("authentication", "credentials") or (path[-1] in _URLS and "params" not in path)
+                or path[:1] in (("$schema",), ("id",))):
+            continue
+        if masked(text, bare=False) != text:  # a url's, not an address
             yield card_error(agent, path, "KNO-CARD-TEXT-CREDENTIALS", f"`{_field(path)}` holds a credential "
                              f"(`{credential_shown(text)}`): the card is public, and so would it be",
                              "remove it (a url can go without it); clients bring their own credentials")
@@ -206,6 +211,10 @@ def _texts(c: Mapping[str, object]) -> Iterator[tuple[JsonPath, object]]:
 
 
 _LINKS = ("documentation_url", "icon_url", "provider")  # what a card viewer shows as a link or an image
+# A card's urls (its own, an interface's, a link's, an extension's uri, a security scheme's endpoints): each is
+# refused with a credential in it, by `_card_urls` and `auth_urls`.
+_URLS = frozenset({"url", "uri", "documentation_url", "icon_url", "oauth2_metadata_url", "open_id_connect_url",
+                   "authorization_url", "device_authorization_url", "token_url", "refresh_url"})
 
 
 def _extensions(card: Mapping[str, object]) -> list[tuple[int, dict[str, object]]]:

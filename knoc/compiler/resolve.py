@@ -5,6 +5,7 @@ kind and safe as a path segment, every reference lands on an entity, and
 from __future__ import annotations
 
 import difflib
+import functools
 import re
 from collections.abc import Callable, Hashable, Iterable
 
@@ -33,6 +34,7 @@ def resolve(typed: list[Typed], agents: dict[Typed, Agent],
     diags = [*_unique(ok, key=lambda t: t.data["id"], field_="id", code="KNO-ID-DUPLICATE", scope="the repo"),
              *_unique(ok, key=lambda t: (kind_of(t), t.data["slug"]), field_="slug", code="KNO-SLUG-DUPLICATE",
                       scope="its kind")]
+    names = functools.cache(lambda: ({o.source.rel for o in ok}, {(kind_of(o), o.data["slug"]) for o in ok}))
     for t in ok:
         if t.valid and not slugs.is_slug(t.data["slug"]):  # its spec may not say so: slugs become paths
             diags.append(at(t.source, ("slug",), "KNO-SLUG-UNSAFE",
@@ -40,7 +42,7 @@ def resolve(typed: list[Typed], agents: dict[Typed, Agent],
         elif t.valid and (name := t.source.rel.rsplit("/", 1)[-1].removesuffix(".kno")) != t.data["slug"]:
             diags.append(at(t.source, ("slug",), "KNO-SLUG-FILE", f"slug `{t.data['slug']}` is not the file's "
                             f"name (`{name}.kno`): a reader who follows a reference to `{t.data['slug']}` looks for "
-                            f"{t.data['slug']}.kno", f"rename the file to {t.data['slug']}.kno, or set `slug: {name}`"))
+                            f"{t.data['slug']}.kno", _renamed(t, name, names())))
 
     index = _Index(ok, broken)
     linking = {t: links for t in ok if (links := list(_links(t)))}  # most entities link to nothing
@@ -188,3 +190,13 @@ def _unique(typed: list[Typed], key: Callable[[Typed], Hashable], field_: str, c
                             hint)
         else:
             first[k] = t
+
+
+def _renamed(t: Typed, name: str, taken: tuple[set[str], set[tuple[str, str]]]) -> str:
+    """How to make an entity's slug and file name one: the renames that
+    take no name another file, or entity of its kind, has (`taken`)."""
+    slug, (files, kinds) = t.data["slug"], taken
+    ways = [] if f"{t.source.rel.rpartition('/')[0]}/{slug}.kno" in files else [f"rename the file to {slug}.kno"]
+    if slugs.is_slug(name) and (kind_of(t), name) not in kinds:
+        ways.append(f"set `slug: {name}` (and what refers to it)")
+    return ", or ".join(ways) or f"give the file and the slug one name ({slugs.WHAT})"

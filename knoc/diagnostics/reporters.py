@@ -8,6 +8,7 @@ stdout (the machine formats)."""
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from collections.abc import Callable, Iterable, Sequence
@@ -86,8 +87,7 @@ def _excerpt(source: SourceFile, span: Span, mark: str, label: str, gutter: str,
              paint: Callable[[str, str], str], color: str) -> list[str]:
     """A source line with the span underlined (and labelled), rustc-style;
     a long line cut to the part around the span (`...` where it is cut)."""
-    # No url's password, and no character that would reorder or hide the line on the terminal.
-    code_line = visible(masked_line(source.line(span.line), source.line(span.line + 1))).replace("\t", " ")
+    code_line = _shown(source.line(span.line), source.line(span.line + 1))
     width = max(1, (span.end_column or span.column + 1) - span.column)
     column = span.column
     if len(code_line) > EXCERPT_WIDTH:
@@ -103,6 +103,13 @@ def _excerpt(source: SourceFile, span: Span, mark: str, label: str, gutter: str,
             f"{paint('blue', number)} {paint('blue', '|')} {code_line}",
             f"{gutter} {paint('blue', '|')} {' ' * columns(code_line[:column - 1])}" + paint(color, mark * under)
             + (f" {paint(color, label)}" if label else "")]
+
+
+@functools.lru_cache(maxsize=64)  # many findings on one long line: it is masked once
+def _shown(line: str, following: str) -> str:
+    """A source line as an excerpt shows it: no url's password, and no
+    character that would reorder or hide the line on the terminal."""
+    return visible(masked_line(line, following)).replace("\t", " ")
 
 
 EXCERPT_WIDTH = 160  # characters of a source line an excerpt shows

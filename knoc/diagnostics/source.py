@@ -32,6 +32,7 @@ class SourceFile:
     _text: str | None
     digest: str = ""  # sha256 of the file's bytes
     _root: Node | None = field(default=None, repr=False)
+    _lines: list[str] | None = field(default=None, repr=False)  # split once: a report may quote thousands
 
     @property
     def text(self) -> str:
@@ -58,7 +59,9 @@ class SourceFile:
                 or credential_param(text) is not None or may_hold_bare_secret(text))
 
     def line(self, number: int) -> str:
-        found = lines(self.text)
+        if self._lines is None:
+            self._lines = lines(self.text)
+        found = self._lines
         return found[number - 1] if 0 < number <= len(found) else ""
 
     def locate(self, path: JsonPath, *, key: bool = False) -> Span:

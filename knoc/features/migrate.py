@@ -20,6 +20,7 @@ from knoc.incremental.driver import Result, compile_repo
 from knoc.io import files, writing
 from knoc.kinds.agent import BLUEPRINT_SCHEMA
 from knoc.output.tree import MANIFEST
+from knoc.rules.slug import is_slug
 
 if TYPE_CHECKING:
     from ruamel.yaml.comments import CommentedMap, CommentedSeq
@@ -138,7 +139,9 @@ def plan(root: Path, rel: str, content: str, today: datetime.date, versions: tup
     interfaces = data.get("additional_interfaces")
     chose = "protocol_versions" not in data or (isinstance(interfaces, list) and any(
         hasattr(i, "get") and "protocol_versions" not in i for i in interfaces))
-    return Migration(rel, f"{content}/{BLUEPRINTS}/{Path(rel).name}", declared,
+    slug = data.get("slug")  # the new file is named after it, as `knoc new` names one (KNO-SLUG-FILE)
+    name = f"{slug}.kno" if isinstance(slug, str) and is_slug(slug) else Path(rel).name
+    return Migration(rel, f"{content}/{BLUEPRINTS}/{name}", declared,
                      dump(yaml, to_blueprint(data, rel, today, versions)), chose)
 
 

@@ -74,18 +74,23 @@ def inexact_integers(value: object, at: tuple[str | int, ...] = ()) -> Iterator[
 
 
 def strings(value: object, at: tuple[str | int, ...] = ()) -> Iterator[tuple[tuple[str | int, ...], str]]:
-    """Each string `value` (a source's plain data) holds, with its place."""
-    return ((path, leaf) for path, leaf in _leaves(value, at) if isinstance(leaf, str))
+    """Each string `value` (a source's plain data) holds, and each key of
+    its mappings (a text as much as a value is), with its place."""
+    return ((path, leaf) for path, leaf in _leaves(value, at, keys=True) if isinstance(leaf, str))
 
 
-def _leaves(value: object, at: tuple[str | int, ...]) -> Iterator[tuple[tuple[str | int, ...], object]]:
-    """Each value of `value` that is no mapping or list, with its place."""
+def _leaves(value: object, at: tuple[str | int, ...], keys: bool = False
+            ) -> Iterator[tuple[tuple[str | int, ...], object]]:
+    """Each value of `value` that is no mapping or list (and with `keys`,
+    each key), with its place."""
     if isinstance(value, dict):
         for key, item in value.items():
-            yield from _leaves(item, (*at, str(key)))
+            if keys:
+                yield (*at, str(key)), str(key)
+            yield from _leaves(item, (*at, str(key)), keys)
     elif isinstance(value, list):
         for i, item in enumerate(value):
-            yield from _leaves(item, (*at, i))
+            yield from _leaves(item, (*at, i), keys)
     else:
         yield at, value
 

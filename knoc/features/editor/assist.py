@@ -17,6 +17,7 @@ from knoc.incremental.live import Entry, LiveRepo
 from knoc.kinds.domain import COLLECTION
 from knoc.rules import limits, ulid
 from knoc.rules.lines import lines as split_lines
+from knoc.rules.masking import masked
 from knoc.yaml.yaml12 import compose, load_value
 
 _DECLARED = re.compile(r"^\$schema:\s*[\"']?([a-z0-9-]+@\d+\.\d+\.\d+)", re.MULTILINE)
@@ -131,7 +132,7 @@ class Assistant:
     def hover(self, text: str, line: int, character: int) -> str | None:
         target = self._target(text, line, character)
         if target is not None:
-            return self._summary(target)
+            return masked(self._summary(target), bare=False)  # another file's text: no credential in it shown
         key = cursor.key_at(text, line, character)
         schema = self.schema_of(text)
         if key is None or schema is None:
