@@ -16,8 +16,9 @@ from pathlib import Path
 from knoc.diagnostics.codes import diag
 from knoc.diagnostics.model import Diagnostic, Related, Span
 from knoc.io.files import read_source
+from knoc.rules.bare_secrets import may_hold_bare_secret
 from knoc.rules.lines import lines
-from knoc.rules.masking import credential_param, may_hold_bare_secret
+from knoc.rules.masking import credential_param
 from knoc.yaml.yaml12 import MappingNode, Node, ScalarNode, SequenceNode, compose
 
 JsonPath = Sequence[str | int]

@@ -12,6 +12,8 @@ import re
 from collections.abc import Iterator
 from urllib.parse import unquote
 
+from knoc.rules.bare_secrets import NOT_A_SECRET, bare_secrets
+
 # A web scheme, as a browser reads one before an authority (`https:/u:p@h`, `https:\u:p@h` too).
 _SCHEME = r"(?<!\w)(?i:https?|wss?|ftp):"
 _SCHEME_BEFORE = re.compile(_SCHEME + r"\Z")
@@ -55,11 +57,6 @@ _WEAK_NAME = re.compile(r"(?i:(?!(?:next[-_]?)?page[-_]?|continuation[-_]?|cache
 CREDENTIAL_PARAM = re.compile(
     _SEPARATOR + rf"(?:(?P<name>{CREDENTIAL_NAME.pattern}){_EQUALS}[ \t]*(?P<value>{_VALUE})"
     rf"|(?P<weak>{_WEAK_NAME.pattern}){_EQUALS}(?P<weak_value>{_WEAK_VALUE.pattern}))")
-# A value no credential is: a yes or no, a digit, or a placeholder a page's reader fills in (`YOUR_API_KEY`,
-# `your-access-token`, `<token>`, `{api_key}`, `{{api_key}}`, `${API_KEY}`, `%API_KEY%`, `xxxxxxxx`).
-_NOT_A_SECRET = re.compile(r"(?i:true|false|yes|no|on|off|null|none|\d|your[-_.][\w.-]+)|<[^>]*>?|\$?\{\{?[^}]*\}\}?"
-                           r"|\$[A-Z_]+|%[A-Za-z_]+%|[xX*.]{3,}"
-                           r"|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|pk_(?:live|test)_\w+")  # Stripe's publishable key
 # The words a url parameter that may carry a credential is named by, as parts of its name (`api_key`,
 # `X-Auth-Token`, `sessionId`), whatever its value: what `knoc import` leaves out of a url it keeps (a card
 # from the wild is committed as it is), and what a source excerpt masks. `code` only as the whole name.
@@ -80,76 +77,6 @@ _PATH_VALUE = re.compile(r"(?=[^/]*\d)(?=[^/]*[A-Za-z])[\w.~+=-]{8,}")  # token-
 _WORD_PART = re.compile(r"[A-Za-z][a-z]+[0-9]*|[A-Z]+[0-9]*|[a-z][0-9]+|[0-9]+")
 # How well-known secrets begin (GitHub's, Slack's, OpenAI's, Stripe's, AWS's, Google's, GitLab's): never words.
 _KNOWN_SECRET = re.compile(r"gh[pousr]_|github_pat_|xox[abposr]-|sk-|[sr]k_(?:live|test)_|AKIA|AIza|glpat-")
-
-# A credential written bare in text, outside any url: an Authorization header's value (`Bearer <token>`, `Basic
-# <base64>`, its line broken after the word or not), a JWT, or a token that begins as a well-known secret does.
-# What each holds is judged after (`_bare_value`): one pattern, no lookahead, so a search stays linear.
-_BARE_SECRET = re.compile(r"(?<![A-Za-z0-9_-])(?:(?i:bearer|basic):?(?:[ \t\u00a0\u3000]|\\?\n)+"
-                          r"(?P<header>[\w.~+/-]+=*)|(?P<jwt>eyJ[\w-]{8,}\.[\w-]{8,}\.[\w-]*)"
-                          r"|(?P<known>(?:gh[pousr]_|github_pat_|xox[abposr]-|sk-|[sr]k_live_|AIza|glpat-)[\w-]+"
-                          r"|(?:AKIA|ASIA)[0-9A-Z]{16}))(?![\w-])")
-# A text holds none of them unless it holds one of these: substring tests, cheaper than one search (a build's hot
-# path: about 10 µs a source). A test key (`sk_test_`) is left: it reaches no one's money or data.
-_BARE_MARKS = ("earer", "EARER", "asic", "ASIC", "eyJ", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "xox",
-               "sk-", "k_live_", "AKIA", "ASIA", "AIza", "glpat-")
-_RUNS = re.compile(r"[A-Za-z0-9]{12,}")
-
-
-def may_hold_bare_secret(text: str) -> bool:
-    """Whether `text` may hold a bare credential (`_BARE_SECRET`): False rules it out."""
-    return any(mark in text for mark in _BARE_MARKS)
-
-
-def _bare_secrets(text: str) -> list[tuple[int, int]]:
-    """The span of each bare credential in `text`, and in it as YAML or
-    JSON read its escapes (`\\x42earer`, `sk\\x2d...`: a source line's)."""
-    spans = []
-    if may_hold_bare_secret(text):
-        spans = [m.span(kind) for m in _BARE_SECRET.finditer(text) for kind in ("header", "jwt", "known")
-                 if m.group(kind) is not None and _bare_value(kind, m.group(kind))]
-    if "\\" in text:
-        read, at = _unescaped(text)
-        spans += [(at[start], at[end]) for start, end in _bare_secrets(read)] if read != text else []
-    return spans
-
-
-_ANY_ESCAPE = re.compile(r"\\(?:x[0-9A-Fa-f]{2}|u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8}|.)", re.S)
-_ESCAPED_CHARS = {"t": "\t", "n": "\n", "r": "\r", "_": "\u00a0", "N": "\x85", "L": "\u2028", "P": "\u2029"}
-
-
-def _unescaped(text: str) -> tuple[str, list[int]]:
-    """`text` with each escape read as the character it is, and where in
-    `text` each character of that (and its end) is."""
-    read: list[str] = []
-    at: list[int] = []
-    done = 0
-    for m in _ANY_ESCAPE.finditer(text):
-        read += text[done:m.start()]
-        at += range(done, m.start())
-        code = m.group()[1:]
-        read.append(chr(min(int(code[1:], 16), 0x10FFFF)) if len(code) > 1 else _ESCAPED_CHARS.get(code, code))
-        at.append(m.start())
-        done = m.end()
-    read += text[done:]
-    at += [*range(done, len(text)), len(text)]
-    return "".join(read), at
-
-
-def _bare_value(kind: str, value: str) -> bool:
-    """Whether a value found where a bare credential goes is one: not a
-    placeholder or a documented example; a header's holds a run of 12 or
-    more letters and digits, both (`ISO-8601/RFC-3339`, `GPT-4o-mini` and
-    `token-exchange-v2` are words); a well-known prefix's, upper and lower
-    case letters and digits (`sk-learn-compatible-v2` is a name)."""
-    if _NOT_A_SECRET.fullmatch(value) or "example" in value.lower() or len(set(value)) < 6:
-        return False
-    if kind == "header":
-        return any(re.search(r"\d", run) and re.search(r"[A-Za-z]", run) for run in _RUNS.findall(value))
-    if kind == "known" and not value.startswith(("AKIA", "ASIA")):
-        body = value.split("_", 1)[-1] if value.startswith(("gh", "github_pat_")) else value
-        return len(body) >= 16 and all(re.search(c, body) for c in (r"\d", "[a-z]", "[A-Z]"))
-    return True
-
 
 def _words(value: str) -> bool:
     """Whether a weak name's value is words, not a token: parts that are
@@ -227,14 +154,14 @@ def _path_secret(name: str, value: str) -> bool:
     a credential's own name before a token-like value (a page's path says
     `password=reset`, `signature=v2`, `key=3f2a9c1d`: no name that also
     means other things counts there)."""
-    return CREDENTIAL_NAME.fullmatch(name) is not None and _NOT_A_SECRET.fullmatch(value) is None and (
+    return CREDENTIAL_NAME.fullmatch(name) is not None and NOT_A_SECRET.fullmatch(value) is None and (
         _KNOWN_SECRET.match(value) is not None or _PATH_VALUE.fullmatch(value) is not None)
 
 
 def _secret(strong: bool, value: str) -> bool:
     """Whether a value after a credential's name (`strong`) or after a name
     that also means other things is a secret: not a yes or no; not words."""
-    return _NOT_A_SECRET.fullmatch(value) is None and (strong or not _words(value))
+    return NOT_A_SECRET.fullmatch(value) is None and (strong or not _words(value))
 
 
 def _decoded(name: str) -> str:
@@ -258,7 +185,7 @@ def secret_param(param: str) -> bool:
 
 def _named_secret(name: str, value: str) -> bool:
     """Whether a parameter `name` (decoded) makes `value` one to leave out."""
-    if not _secret_name(name) or _NOT_A_SECRET.fullmatch(value) is not None:
+    if not _secret_name(name) or NOT_A_SECRET.fullmatch(value) is not None:
         return False
     # A name that is a credential's word itself (`key`, `code`) drops any value; one that holds it beside others
     # (`sort_key`, `token_type`) keeps a plain one: words, a number, a short lowercase word.
@@ -280,8 +207,8 @@ def masked(text: str, keep_width: bool = False, bare: bool = True, named: bool =
     is a label and an address, says False). `named`: also the value of any
     url parameter `knoc import` leaves out by its name (a source excerpt, which may show a
     card whose url `knoc import` left such a parameter out of)."""
-    bare_secrets = _bare_secrets(text)
-    if "@" not in text and "\\" not in text and "=" not in text and not bare_secrets:
+    written_bare = bare_secrets(text)
+    if "@" not in text and "\\" not in text and "=" not in text and not written_bare:
         return text
     # Read with each escaped `@` (YAML's, JSON's) as one, of the same width: a value's credential is masked
     # in its source and in a card's JSON as in the value.
@@ -292,7 +219,7 @@ def masked(text: str, keep_width: bool = False, bare: bool = True, named: bool =
         if named:
             spans += [m.span("value") for m in _NAMED_PARAM.finditer(text)
                       if _named_secret(_decoded(m.group("name")), unquote(m.group("value")))]
-    spans += bare_secrets
+    spans += written_bare
     if not spans:
         return text
     out, done = [], 0
