@@ -295,9 +295,10 @@ def test_a_key_in_a_url_in_a_cards_text_is_said_masked(repo: Path, knoc) -> None
 @pytest.mark.parametrize("secret", ["Bearer AbCd1234EfGh5678IjKl9012", "Basic dXNlcjpodW50ZXIyMDI2Z2dn",
                                     "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJrbm9jIn0.Q2f9wXyZ0aBcDeFgHiJk",
                                     "ghp_16C7e42F292c6912E7710c838347Ae178B4a", "sk_live_4eC39HqLyjWDarjtT1zdp7dc",
-                                    "AKIAIOSFODNN7QWERTYU", "xoxb-1234567890-0987654321-AbCdEfGhIjKl",
+                                    "AKIAIOSFODNN7QWERTYU", "xoxb-17653672481-19874698323-pdFZKVeTuE8sk7oOcBrzbqgy",
                                     "BEARER q8f3k2m9x7v1b4n6c0z5", "Basic YWRtaW46YWRtaW4=",
-                                    "eyJhbGciOiJub25lIn0.ewogICJzdWIiOiAiMTIzIgp9.c2lnbmF0dXJl"])
+                                    "eyJhbGciOiJub25lIn0.ewogICJzdWIiOiAiMTIzIgp9.c2lnbmF0dXJl",
+                                    "xoxp-123456789012-123456789012-0123456789abcdef0123456789abcdef"])
 def test_a_bare_credential_in_a_cards_text_is_said_masked(repo: Path, knoc: Knoc, secret: str) -> None:
     """A header value, a JWT or a well-known key pasted into a description,
     outside any url, is published with the card too: a warning at its
@@ -352,7 +353,12 @@ def test_a_file_named_like_a_key_prefix_is_named_as_it_is(repo: Path, knoc: Knoc
                                   "Runs a basic GPT-4o-mini-2024-07-18 model.", "Basic x86_64-linux-gnu support.",
                                   "Accepts the bearer token-exchange-v2 grant.", "Bearer Token-Authentication-v2 docs.",
                                   "Uses sk-learn-compatible-v2 estimators.", "Try Bearer xxxxxxxxxxxxxxxxxxxxxxx1.",
-                                  "AWS documents AKIAIOSFODNN7EXAMPLE as its example key."])
+                                  "AWS documents AKIAIOSFODNN7EXAMPLE as its example key.",
+                                  "Clones repos over ssh://git@github.com/zyx/platform.git.",
+                                  "Mirror https://<user>:<token>@github.acme-corp.com/payments/ledger.git.",
+                                  "See https://api.example.org/v1?apikey=demo for a sandbox.",
+                                  "Send Authorization: Bearer eyJhbGciOiJSUzI1NiJ9... as usual.",
+                                  "Returns a basic SHA256withRSA signature over the payload."])
 def test_prose_and_placeholders_about_credentials_are_no_credential(repo: Path, knoc: Knoc, text: str) -> None:
     """How to authenticate, said in words or with a placeholder, is no
     credential: no warning."""
@@ -421,6 +427,64 @@ def test_an_alias_of_what_a_blueprint_publishes_is_no_warning(repo: Path, knoc: 
     edit(repo, "content/agent-blueprints/schema-steward.kno", "    domains: [schemas, api-surface]",
          "    domains: [&dom schemas, api-surface]")
     edit(repo, "content/agent-blueprints/schema-steward.kno", "tags: [schemas, docs]", "tags: [*dom, docs]")
+    code, out, _ = knoc("validate", "--format", "json", root=repo)
+    assert code == 0 and not [d for d in json_diags(out) if d["code"] == "KNO-CARD-ALIAS"], out
+
+
+STEWARD = "content/agent-blueprints/schema-steward.kno"
+TOKEN_URL = "          token_url: https://auth.possibility.space/realms/platform/protocol/openid-connect/token"
+
+
+@pytest.mark.parametrize(("rel", "old", "new", "code"), [
+    (STEWARD, TOKEN_URL, TOKEN_URL + "?client_secret=Zq8w7e6r5t4y3u2i1o0p", "KNO-CARD-AUTH-URL"),
+    (STEWARD, "  documentation_url: https://possibility.space/docs/agents/schema-steward",
+     "  documentation_url: https://possibility.space/docs/ghp_16C7e42F292c6912E7710c838347Ae178B4c/x",
+     "KNO-CARD-URL-CREDENTIALS"),
+    ("content/extensions/review-trace.kno", "uri: https://possibility.space/extensions/review-trace/v1",
+     "uri: https://possibility.space/extensions/ghp_16C7e42F292c6912E7710c838347Ae178B4a/v1", "KNO-EXT-CREDENTIALS")])
+def test_a_key_in_any_published_url_is_refused(repo: Path, knoc: Knoc, rel: str, old: str, new: str,
+                                                code: str) -> None:
+    """A security scheme's endpoint, a link, an extension's uri: a key in
+    its query or its path is refused, and never repeated."""
+    edit(repo, rel, old, new)
+    status, out, err = knoc("build", "--format", "json", root=repo)
+    assert status == 1 and code in {d["code"] for d in json_diags(out)}, out
+    assert "Zq8w7e6r5t4y3u2i1o0p" not in out + err and "E7710c838347" not in out + err
+
+
+@pytest.mark.parametrize(("rel", "anchored", "aliased", "field"), [
+    # a blueprint's card credentials, which it never publishes
+    ("content/agent-blueprints/catalog-search.kno", '  version: "0.4.2"\n', '  version: "0.4.2"\n  authentication:\n'
+     "    schemes: [Bearer]\n    credentials: &c vault/prod/db\n", None),
+    # a legacy card's purpose, goals, ownership: the agent-card reference says it publishes none of them
+    ("content/agents/auth-agent.kno", "name: Possibility Auth Agent\n",
+     "name: Possibility Auth Agent\npurpose: &c Internal shadow-pricing bot\n", None),
+    # an extension's purpose, which its page does not show
+    ("content/extensions/review-trace.kno", 'purpose: "Verdicts carry', 'purpose: &c "Verdicts carry', None)])
+def test_an_alias_of_what_is_never_published_is_said(repo: Path, knoc: Knoc, rel: str, anchored: str, aliased: str,
+                                                     field: str | None) -> None:
+    """Wherever the value an alias copies is one its file never publishes,
+    the alias is the warning: a blueprint's own card credentials, a legacy
+    card's private fields, an extension's purpose on its page."""
+    edit(repo, rel, anchored, aliased)
+    target = {"content/extensions/review-trace.kno": ("      enum: [sarif, junit, markdown]",
+                                                      "      enum: [sarif, junit, markdown]\n      description: *c"),
+              "content/agent-blueprints/catalog-search.kno": ("tags: [search, catalog]", "tags: [search, *c]")}.get(
+        rel, ("    tags: [", "    tags: [*c, "))
+    edit(repo, rel, *target)
+    code, out, _ = knoc("build", "--format", "json", root=repo)
+    found = [d for d in json_diags(out) if d["code"] == "KNO-CARD-ALIAS"]
+    assert code == 0 and len(found) == 1 and found[0]["file"] == rel, out
+
+
+@pytest.mark.parametrize(("anchored", "aliased"), [
+    ("slug: schema-steward", "slug: &c schema-steward"), ("version: 0.3.0\n", "version: &c 0.3.0\n"),
+    ('title: "Schema Steward"', 'title: &c "Schema Steward"')])
+def test_an_alias_of_an_entitys_identity_is_no_warning(repo: Path, knoc: Knoc, anchored: str, aliased: str) -> None:
+    """Slug, id, version and title name the entity, and the index and the
+    card publish them: keeping the card's in step by an alias says nothing."""
+    edit(repo, STEWARD, anchored, aliased)
+    edit(repo, STEWARD, "      tags: [schemas, docs]", "      tags: [schemas, *c]")
     code, out, _ = knoc("validate", "--format", "json", root=repo)
     assert code == 0 and not [d for d in json_diags(out) if d["code"] == "KNO-CARD-ALIAS"], out
 

@@ -39,6 +39,19 @@ def test_a_file_renamed_without_its_slug_is_said_at_the_slug(repo: Path, knoc: K
     assert code == 0 and not [d for d in json_diags(out) if d["code"] == "KNO-SLUG-FILE"]
 
 
+@pytest.mark.parametrize("uri", ["https://possibility.space:8443/extensions/review-trace/v1",
+                                 "https://possibility.space/extensions/conin$/v1"])
+def test_an_extension_page_folder_windows_cannot_name_is_said(repo: Path, knoc: Knoc, uri: str) -> None:
+    """An extension's page goes in the folder of its uri, as a card does."""
+    rel = "content/extensions/review-trace.kno"
+    text = (repo / rel).read_text(encoding="utf-8")
+    (repo / rel).write_text(text.replace("uri: https://possibility.space/extensions/review-trace/v1", f"uri: {uri}"),
+                            encoding="utf-8")
+    code, out, _ = knoc("validate", "--format", "json", root=repo)
+    found = [d for d in json_diags(out) if d["code"] == "KNO-PROJECT-URL-PORTABLE"]
+    assert code == 0 and [d["file"] for d in found] == [rel], out
+
+
 def test_the_slug_file_hint_offers_only_names_knoc_takes(repo: Path, knoc: Knoc) -> None:
     """A file name that is no slug (`Steward_v2.kno`) is not offered as
     one, and a copy beside its original is not told to take its name."""

@@ -202,3 +202,18 @@ def test_lines_end_where_yaml_ends_them() -> None:
     assert lines_with_ends(text) == ["a\x0cb\u2028c\x85d\r\n", "e\r", "f\n", "\n", "g"]
     for plain in ("", "a", "a\n", "a\n\nb\r\n", "\n"):
         assert lines(plain) == plain.splitlines() and lines_with_ends(plain) == plain.splitlines(True)
+
+
+@pytest.mark.parametrize(("text", "cut"), [
+    ("description: Watches the drift\n  #1 in its class\nb: 1\n", True),  # the value's next line, dropped
+    ("modes: [text/plain,\n        #application/pdf,\n        application/json]\n", False),  # a flow list's comment
+    ("p: {organization: Zyx,\n    #url: https://old.example.com,\n    url: x}\n", False),
+    ("description: Watches\n# a comment at the key's indent\nb: 1\n", False)])
+def test_a_comment_line_is_said_only_where_it_cuts_a_value(text: str, cut: bool) -> None:
+    """A `#word` line after a plain value that ran to its line's end would
+    have been the value's next line; after a `,` in a flow list it is the
+    comment it looks like."""
+    from knoc.compiler.comments import cut_values
+    from knoc.diagnostics import SourceFile
+
+    assert bool(cut_values(SourceFile("x.kno", "x.kno", text))) is cut

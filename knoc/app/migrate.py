@@ -32,7 +32,8 @@ def migrate(config: Config, paths: tuple[Path, ...], dry_run: bool, *, use_cache
             raise UsageError("KNO-MIGRATE", f"{source}: {exc}", "migrate only legacy agents; `knoc validate` "
                              "shows what is wrong with a file that does not load") from None
         if files.stat(config.root / m.target) is not None:
-            raise UsageError("KNO-EXISTS", exists_message(m.target), f"move it away, or rename {source}")
+            raise UsageError("KNO-EXISTS", exists_message(m.target),
+                             f"move it away, or give {source} another slug (the blueprint is named after it)")
         plan.append(m)
     for m in plan:  # every path checked before anything is written
         writing.writable(config.root, m.target)

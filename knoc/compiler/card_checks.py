@@ -18,7 +18,7 @@ from knoc.a2a.wire import FLOW_FIELDS
 from knoc.diagnostics import Diagnostic, JsonPath, at, json_path
 from knoc.kinds.agent import PLACEHOLDERS, Agent
 from knoc.rules import jsontext
-from knoc.rules.masking import credential_shown, masked
+from knoc.rules.masking import credential_shown, holds_credential
 from knoc.rules.paths import (
     credential_in,
     host_folder,
@@ -170,7 +170,7 @@ def _credentials_in_text(agent: Agent) -> Iterable[Diagnostic]:
         if (path[:2] == ("authentication", "credentials") or (path[-1] in _URLS and "params" not in path)
                 or path[:1] in (("$schema",), ("id",))):
             continue
-        if masked(text, bare=False) != text:  # a url's, not an address
+        if holds_credential(text):
             yield card_error(agent, path, "KNO-CARD-TEXT-CREDENTIALS", f"`{_field(path)}` holds a credential "
                              f"(`{credential_shown(text)}`): the card is public, and so would it be",
                              "remove it (a url can go without it); clients bring their own credentials")
@@ -250,10 +250,10 @@ def auth_urls(agent: Agent, dropped: Iterable[JsonPath]) -> Iterable[Diagnostic]
             yield card_error(agent, path, "KNO-CARD-AUTH-URL", f"`{path[-1]}` `{shown}` is not an absolute "
                              "http(s) URL: clients have nowhere to authenticate",
                              "write the endpoint's full https URL (`https://auth.example.com/token`)")
-        elif where.username is not None or where.password is not None:
-            yield card_error(agent, path, "KNO-CARD-AUTH-URL", f"`{path[-1]}` `{shown}` holds a user name or "
-                             "password: the card is public, and so would they be",
-                             "write the endpoint's URL without them; clients bring their own credentials")
+        elif (why := credential_in(url)) is not None:
+            yield card_error(agent, path, "KNO-CARD-AUTH-URL", f"`{path[-1]}` `{shown}` {why}: the card is public, "
+                             "and so would it be", "write the endpoint's URL without it; clients bring their own "
+                             "credentials")
         elif local_host(where.hostname or ""):
             yield card_error(agent, path, "KNO-CARD-URL-LOCAL", f"`{path[-1]}` `{shown}` can be reached only "
                              "from this machine or network: clients elsewhere cannot authenticate",

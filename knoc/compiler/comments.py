@@ -30,6 +30,8 @@ def cut_values(source: SourceFile) -> list[Diagnostic]:
         here = lines[line] if line < len(lines) else ""
         said = "YAML reads a ` #` and the rest of its line as a comment"
         if (glued := _AFTER_VALUE.match(here, column)) is None:  # matched in place: a line may hold many values
+            if here[column:].strip():  # a `,` or `]` after it: the value ended there, in a flow list or mapping
+                continue
             line, said = line + 1, "YAML reads a line that begins with `#` as a comment, not as the value's next line"
             here = lines[line] if line < len(lines) else ""
             if _indent(here) <= _indent(lines[first]) or (glued := _AFTER_VALUE.match(here)) is None:

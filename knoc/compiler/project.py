@@ -24,7 +24,6 @@ from knoc.a2a.wire import (
     ContractInterface,
     ContractParams,
 )
-from knoc.compiler.alias_checks import aliased_from_outside
 from knoc.compiler.card_checks import (
     auth_urls,
     card_error,
@@ -37,6 +36,7 @@ from knoc.compiler.interface_checks import client_picks, patch_versions, protoco
 from knoc.compiler.legacy_checks import compat_read_raw, legacy_dropped
 from knoc.diagnostics import Diagnostic, JsonPath
 from knoc.kinds.agent import NO_TWIN, Agent, Projection, Written
+from knoc.kinds.aliases import card_aliases
 from knoc.output import listing
 from knoc.output.canonical import dumps_serialized, sha256
 from knoc.output.hosting import locate_url
@@ -57,7 +57,7 @@ def project(agent: Agent, target_name: str) -> tuple[Projection | None, list[Dia
     diags = list(protocol_checks(agent, target)) + list(patch_versions(agent)) + list(deprecated(agent))
     if not agent.public:
         return None, diags
-    diags += [*unfinished(agent), *aliased_from_outside(agent)]
+    diags += [*unfinished(agent), *card_aliases(agent)]
     fields = _fields(agent, target, diags)
     location = _location(agent, diags)
     dropped = list(target.dropped(fields)) if fields is not None else []

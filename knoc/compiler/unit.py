@@ -14,6 +14,7 @@ from knoc.compiler.validate import check, declaration
 from knoc.diagnostics import Diagnostic, SourceFile
 from knoc.diagnostics.internal import internal
 from knoc.kinds.agent import agent_of
+from knoc.kinds.aliases import page_aliases
 from knoc.kinds.entity import Entity, Layout, is_public, kind_of
 from knoc.kinds.facts import facts
 from knoc.kinds.spec import SpecSet
@@ -43,5 +44,7 @@ def _one_file(source: SourceFile, loaded: Entity | Diagnostic, specs: SpecSet, t
     if kind_of(t) == "agent":
         projection, found = project(agent_of(t), target)
         diags += found
+    elif t.type == "extension" and t.valid and is_public(t):  # its page: read here, where its text is at hand
+        diags += page_aliases(loaded.source)
     return FileResult(diags, (t.type, t.version), t.valid, not is_public(t),
                       json.dumps(facts(loaded.data), ensure_ascii=False, default=repr), projection)

@@ -68,35 +68,40 @@ declare("KNO-CARD-URL-HTTP", W, "a public card's url is plain http", """
     Clients send tasks, and often credentials, to the card's url. Over plain http they travel
     unencrypted and can be altered on the way; serve the agent over https.""")
 declare("KNO-PROJECT-URL-PORTABLE", W, "a card's folder has a name Windows cannot hold", """
-    A card is written under build/site/<host>/<url path>/. A host with a port (`h:8443`) or an
-    IPv6 address, or a path segment holding `<>:"|?*`, ending in a dot or a space, or that is a
-    Windows device name (`con`, `nul`, `com1`, `lpt1`, with any extension) makes a folder name
+    A card is written under build/site/<host>/<url path>/, an extension's page under its uri's.
+    A host with a port (`h:8443`) or an IPv6 address, or a path segment holding `<>:"|?*`, ending
+    in a dot or a space, or that is a Windows device name (`con`, `nul`, `conin$`, `com1`,
+    `lpt1`, with any extension) makes a folder name
     Windows cannot hold: git for Windows refuses to check out the build, so a Windows clone of
     the repo fails. Said once per host for a host's folder (not of a local host's port:
     `KNO-CARD-URL-LOCAL` says more). Where no one clones the repo on Windows, accept the code in
     knoc.toml's `[accept]`.""")
 declare("KNO-CARD-ALIAS", W, "a card value is a YAML alias of one written outside the card", """
-    A blueprint publishes its `a2a_projection` (and its service class and perception domains)
-    and nothing else of it: persona, goals, boundaries and the rest stay in the repo; a legacy
-    card publishes all but its `authentication.credentials`. A YAML alias (`description:
+    A blueprint publishes its `a2a_projection` (but its `authentication.credentials`), its
+    service class, perception domains and identity (slug, id, title, version), and nothing else
+    of it: persona, goals, boundaries and the rest stay in the repo. A legacy card publishes
+    neither its credentials nor its purpose, persona, goals, boundaries, ownership, provenance,
+    taxonomy or relationships; an extension's page shows its title, description, params schema,
+    uri, depends_on, evolution and required, and not its purpose or provenance. A YAML alias (`description:
     *prompt`) copies the value its anchor (`&prompt`) marks, so one written where nothing is
     published would be published with the card, while the card's own lines show only
     `*prompt`: as a value, as a key, as keys merged in (`<<: *base`, unless the card sets each
-    itself), or as the whole card (`a2a_projection: *draft`). Said at the card key that uses
-    it. Write the card's own value there; a value meant to be public can be anchored inside the
-    card and aliased from outside instead.""")
+    itself), or as the whole card (`a2a_projection: *draft`). Said at the key that uses it.
+    Write the published value there; a value meant to be public can be anchored where it is
+    published and aliased from elsewhere instead.""")
 declare("KNO-CARD-TEXT-CREDENTIALS", W, "a public card's text holds a credential", """
     A url with a user name and password, or with a parameter that carries a credential
     (`?api_key=`, `#access_token=`), written into any text of the card (a description, an
     example, a tag, an extension's params, a security scheme's fields, a key of any of them) is
-    published with the card, to every client and registry that reads it; so is a credential
+    published with the card, to every client and registry that reads it (a user name alone,
+    `ssh://git@github.com/...`, is an address, not a credential); so is a credential
     written bare: an Authorization header's value (`Bearer <token>`, `Basic <base64>`), a JWT,
     or a key that begins as a well-known service's do (`ghp_`, `xoxb-`, `sk-`, `sk_live_`,
     `AKIA`, `ASIA`, `AIza`, `glpat-`), read as YAML reads its escapes. The finding masks it, and
     so does every excerpt; remove it. An address in prose (`support:team@example.com`) is no
-    url; a placeholder (`Bearer <token>`, `Bearer YOUR_TOKEN`, AWS's `...EXAMPLE` key) and
-    words (`basic ISO-8601 dates`, `sk-learn-compatible-v2`) are no credential; neither is
-    flagged.""")
+    url; a placeholder (`Bearer <token>`, `Bearer YOUR_TOKEN`, `https://<user>:<token>@`,
+    `?apikey=demo`, AWS's `...EXAMPLE` key, a JWT's header alone) and words (`basic ISO-8601
+    dates`, `sk-learn-compatible-v2`) are no credential; neither is flagged.""")
 declare("KNO-CARD-URL-CREDENTIALS", E, "a public card's url holds a user name, password, key or token", """
     The card's url, an interface's url, an extension's uri, or its documentation, icon or
     provider url holds a user name or password (`https://user:secret@host/`, and as browsers

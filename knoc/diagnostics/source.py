@@ -90,10 +90,6 @@ class SourceFile:
             return span_of(key_node)
         return span_of(node)
 
-    def tree(self) -> Node | None:
-        """The text's YAML nodes, composed once (None: it does not parse)."""
-        return self._node()
-
     def _node(self) -> Node | None:
         if self._root is None:
             try:

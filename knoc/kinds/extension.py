@@ -19,8 +19,8 @@ from knoc.kinds.agent import Agent, Projection
 from knoc.kinds.entity import Typed, is_public
 from knoc.kinds.schema import compile_schema, first_error
 from knoc.rules.jsontext import strings
-from knoc.rules.masking import credential_shown, masked
-from knoc.rules.paths import credential_in, shown_url
+from knoc.rules.masking import credential_shown, holds_credential
+from knoc.rules.paths import credential_in, origin, path_segments, shown_url, split_url, unportable
 
 FACT_KEYS = ("uri", "evolution", "required", "depends_on", "params_schema")
 PAGE_KEYS = ("title", "description")  # what its page shows besides the facts
@@ -101,7 +101,7 @@ def registry(typed: list[Typed]) -> tuple[dict[str, Extension], list[Diagnostic]
             continue
         known[ext.uri] = ext
         if is_public(t):
-            diags += _credentials(t)
+            diags += [*_credentials(t), *_unportable_page(t)]
         if t.data.get("evolution") == "versioned" and not VERSION_SEGMENT.search(_path_of(ext.uri)):
             diags.append(at(t.source, ("uri",), "KNO-EXT-UNVERSIONED",
                             f"`{ext.uri}` is a versioned extension but its URI carries no version",
@@ -113,6 +113,18 @@ def registry(typed: list[Typed]) -> tuple[dict[str, Extension], list[Diagnostic]
 def _path_of(uri: str) -> str:
     """A URI without its scheme, query and fragment: where a version segment is."""
     return re.split(r"[?#]", uri.split("://", 1)[-1], maxsplit=1)[0]
+
+
+def _unportable_page(t: Typed) -> list[Diagnostic]:
+    """The page's folder, from its uri, as a card's is held to (KNO-PROJECT-URL-PORTABLE)."""
+    parts = split_url(t.data.get("uri"))
+    if parts is None or parts.scheme not in ("http", "https"):
+        return []
+    why = next((w for s in [origin(parts) or "", *path_segments(parts.path)] if (w := unportable(s))), None)
+    return [] if why is None else [at(t.source, ("uri",), "KNO-PROJECT-URL-PORTABLE", f"the extension's page goes in "
+                                      f"a folder Windows cannot name: {why}, so a clone of the repo on Windows cannot "
+                                      "check out its build", "if the repo is cloned on Windows, give the extension a "
+                                      "uri without it; if not, accept the code in knoc.toml's [accept]")]
 
 
 def _credentials(t: Typed) -> list[Diagnostic]:
@@ -136,7 +148,7 @@ def _credentials(t: Typed) -> list[Diagnostic]:
     texts = [(("title",), t.data.get("title")), (("description",), t.data.get("description")),
              *strings(t.data.get("params_schema"), ("params_schema",))]
     for path, text in texts:
-        if isinstance(text, str) and masked(text, bare=False) != text:
+        if isinstance(text, str) and holds_credential(text):
             found.append(at(t.source, path, "KNO-EXT-CREDENTIALS", f"`{json_path(path).removeprefix('$.')}` "
                             f"holds a credential (`{credential_shown(text)}`), which the "
                             "extension's page would publish", "remove it (a url can go without it)"))

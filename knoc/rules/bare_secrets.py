@@ -7,10 +7,14 @@ from __future__ import annotations
 
 import re
 
-# A value no credential is: a yes or no, a digit, or a placeholder a page's reader fills in (`YOUR_API_KEY`,
-# `your-access-token`, `<token>`, `{api_key}`, `{{api_key}}`, `${API_KEY}`, `%API_KEY%`, `xxxxxxxx`).
-NOT_A_SECRET = re.compile(r"(?i:true|false|yes|no|on|off|null|none|\d|your[-_.][\w.-]+)|<[^>]*>?|\$?\{\{?[^}]*\}\}?"
-                          r"|\$[A-Z_]+|%[A-Za-z_]+%|[xX*.]{3,}"
+# A value no credential is: a yes or no, a digit, a version, or a placeholder a page's reader fills in
+# (`YOUR_API_KEY`, `YourApiKey`, `your-access-token`, `my-api-key`, `<token>`, `{api_key}`, `{{api_key}}`, `${API_KEY}`,
+# `%API_KEY%`, `TOKEN`, `xxxxxxxx`, `…`, `demo`, `changeme`, `[redacted]`).
+NOT_A_SECRET = re.compile(r"(?i:true|false|yes|no|on|off|null|none|all|\d|v\d+|your[-_.]?[\w.-]+"
+                          r"|(?:my|the|some)[-_]?(?:api[-_]?key|key|token|secret|password|access[-_]?token)"
+                          r"|demo|test|sample|example|placeholder|redacted|\[redacted\]|changeme|reset|value|string)"
+                          r"|TOKEN|KEY|SECRET|PASSWORD|APIKEY"
+                          r"|<[^>]*>?|\$?\{\{?[^}]*\}\}?|\$[A-Z_]+|%[A-Za-z_]+%|[xX*.]{3,}|…+"
                           r"|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|pk_(?:live|test)_\w+")  # Stripe's publishable key
 
 # A credential written bare in text, outside any url: an Authorization header's value (`Bearer <token>`, `Basic
@@ -24,9 +28,6 @@ _BARE_SECRET = re.compile(r"(?<![A-Za-z0-9_-])(?:(?i:bearer|basic):?(?:[ \t\u00a
 # path: about 10 µs a source). A test key (`sk_test_`) is left: it reaches no one's money or data.
 _BARE_MARKS = ("earer", "EARER", "asic", "ASIC", "eyJ", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "xox",
                "sk-", "k_live_", "AKIA", "ASIA", "AIza", "glpat-")
-_RUNS = re.compile(r"[A-Za-z0-9]{12,}")
-
-
 def may_hold_bare_secret(text: str) -> bool:
     """Whether `text` may hold a bare credential (`_BARE_SECRET`): False rules it out."""
     return any(mark in text for mark in _BARE_MARKS)
@@ -69,15 +70,25 @@ def _unescaped(text: str) -> tuple[str, list[int]]:
 
 def _bare_value(kind: str, value: str) -> bool:
     """Whether a value found where a bare credential goes is one: not a
-    placeholder or a documented example; a header's holds a run of 12 or
-    more letters and digits, both (`ISO-8601/RFC-3339`, `GPT-4o-mini` and
-    `token-exchange-v2` are words); a well-known prefix's, upper and lower
-    case letters and digits (`sk-learn-compatible-v2` is a name)."""
+    placeholder, a documented example or a JWT's header alone (what docs
+    show, `eyJhbGciOi...`); random-looking (`_random`), but a JWT, an AWS
+    key id, or a `Basic` value padded as base64 is (`YWRtaW46YWRtaW4=`)."""
     if NOT_A_SECRET.fullmatch(value) or "example" in value.lower() or len(set(value)) < 6:
         return False
-    if kind == "header":
-        return any(re.search(r"\d", run) and re.search(r"[A-Za-z]", run) for run in _RUNS.findall(value))
-    if kind == "known" and not value.startswith(("AKIA", "ASIA")):
-        body = value.split("_", 1)[-1] if value.startswith(("gh", "github_pat_")) else value
-        return len(body) >= 16 and all(re.search(c, body) for c in (r"\d", "[a-z]", "[A-Z]"))
-    return True
+    if kind == "jwt" or value.startswith(("AKIA", "ASIA")):
+        return True
+    if value.startswith("eyJ"):  # after `Bearer`, not a whole JWT (the pattern's): its header, or cut short
+        return False
+    return _random(value) or (kind == "header" and len(value) >= 12 and value.endswith("="))
+
+
+_RUNS = re.compile(r"[A-Za-z0-9]{16,}")
+
+
+def _random(value: str) -> bool:
+    """Whether `value` holds what a token is made of and words are not: a
+    run of 16 or more letters and digits, mixing digits and letters or
+    upper and lower case (`ISO-8601/RFC-3339`, `GPT-4o-mini`, `SHA256withRSA`
+    and `sk-learn-compatible-v2` are words)."""
+    return any((re.search(r"\d", run) and re.search(r"[A-Za-z]", run)) or (run.lower() != run and run.upper() != run)
+               for run in _RUNS.findall(value))

@@ -229,6 +229,24 @@ def masked(text: str, keep_width: bool = False, bare: bool = True, named: bool =
     return "".join([*out, text[done:]])
 
 
+def holds_credential(text: str) -> bool:
+    """Whether prose (a card's text, a page's) holds a credential: a url's
+    user name and a password that is no placeholder (a user name alone,
+    `ssh://git@host/`, is an address; `https://<user>:<token>@` a
+    placeholder), a parameter that carries one, or one written bare. What
+    `masked` hides besides is no finding."""
+    if bare_secrets(text) or (("=" in text or "\\" in text) and next(_credentials(text), None) is not None):
+        return True
+    if "@" not in text and "\\" not in text:
+        return False
+    seen = _ESCAPED_AT.sub(lambda m: "@" + "\x01" * (len(m.group()) - 1), text) if "\\" in text else text
+    for start, end in [*_in_urls(seen), *_in_quoted_urls(seen)]:
+        _, colon, password = seen[start:end].partition(":")
+        if colon and password.strip() and NOT_A_SECRET.fullmatch(password.strip()) is None:
+            return True
+    return False
+
+
 def credential_shown(text: str, width: int = 100) -> str:
     """What a message quotes of a text that holds a credential: the part
     around the first one, masked, on one line."""

@@ -9,6 +9,7 @@ import ipaddress
 import re
 from urllib.parse import SplitResult, urlsplit
 
+from knoc.rules.bare_secrets import bare_secrets
 from knoc.rules.masking import credential_param, masked
 
 SEGMENT_BYTES = 255  # most file systems' limit for one name
@@ -41,7 +42,7 @@ def segment_problem(segment: str) -> str | None:
 
 # What Windows cannot name, so a clone there cannot check out a file under it: a device name (with or without an
 # extension), `<>:"|?*`, and a name ending in a dot or a space (which it drops).
-_WINDOWS_DEVICE = re.compile(r"(?i:con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³])(?:\..*)?")
+_WINDOWS_DEVICE = re.compile(r"(?i:con|prn|aux|nul|conin\$|conout\$|com[0-9¹²³]|lpt[0-9¹²³])(?:\..*)?")
 _WINDOWS_CHAR = re.compile(r'[<>:"|?*]')
 
 
@@ -97,7 +98,9 @@ def credential_in(url: str) -> str | None:
     if has_userinfo(url):
         return "holds a user name or password"
     name = credential_param(url)
-    return None if name is None else f"carries a credential in its `{name}` parameter"
+    if name is not None:
+        return f"carries a credential in its `{name}` parameter"
+    return "holds a key or token (`Bearer ...`, a JWT, `ghp_...`)" if bare_secrets(url) else None
 
 
 def has_userinfo(url: str) -> bool:
