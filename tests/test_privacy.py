@@ -346,6 +346,21 @@ def test_a_file_named_like_a_key_prefix_is_named_as_it_is(repo: Path, knoc: Knoc
     assert found["file"] == "content/agent-blueprints/sk-summarizer-slovak-v2.kno", out + err
 
 
+@pytest.mark.parametrize("secret", ["https://0123456789abcdef0123456789abcdef01234567@github.com/acme/echo.git",
+                                    "Bearer 3f2a9c1d-8e7b-4c6a-9d5e-1f2b3c4d5e6f",
+                                    "postgres://admin:changeme@db.prod.possibility.space/echo",
+                                    "mysql://svc:PROD_DB_2024_XK9@db.prod.possibility.space/echo",
+                                    "https://api.possibility.space/a2a?access_token=Yourx9f8Kq2LmPz7Abc123XYZ"])
+def test_a_real_credential_that_looks_like_a_sample_is_said(repo: Path, knoc: Knoc, secret: str) -> None:
+    """A token given as a url's user name, a UUID, a default password, an
+    all-caps one, one beginning `Your`: each is still a credential."""
+    edit(repo, "content/agent-blueprints/catalog-search.kno",
+         "  description: Searches the KNO content catalog by name, type, domain or tag.",
+         f'  description: "Searches the catalog. Try {secret} first."')
+    code, out, _ = knoc("validate", "--format", "json", root=repo)
+    assert code == 0 and [d["code"] for d in json_diags(out) if d["code"] == "KNO-CARD-TEXT-CREDENTIALS"], out
+
+
 @pytest.mark.parametrize("text", ["Send a Bearer token in the Authorization header.", "Authorization: Bearer <token>",
                                   "Set Authorization: Bearer YOUR_ACCESS_TOKEN.", "A basic search of the catalog.",
                                   "Works with scikit-learn and sk-learn-compatible models.",
@@ -358,7 +373,10 @@ def test_a_file_named_like_a_key_prefix_is_named_as_it_is(repo: Path, knoc: Knoc
                                   "Mirror https://<user>:<token>@github.acme-corp.com/payments/ledger.git.",
                                   "See https://api.example.org/v1?apikey=demo for a sandbox.",
                                   "Send Authorization: Bearer eyJhbGciOiJSUzI1NiJ9... as usual.",
-                                  "Returns a basic SHA256withRSA signature over the payload."])
+                                  "Returns a basic SHA256withRSA signature over the payload.",
+                                  "Connect as https://user:password@db.example.org/ or https://u:[password]@h/.",
+                                  "Pass ?client_secret=secret or ?access_token=AccessToken in tests.",
+                                  "Clone https://oauth2@gitlab.com/acme/repo.git with your token."])
 def test_prose_and_placeholders_about_credentials_are_no_credential(repo: Path, knoc: Knoc, text: str) -> None:
     """How to authenticate, said in words or with a placeholder, is no
     credential: no warning."""
@@ -478,15 +496,39 @@ def test_an_alias_of_what_is_never_published_is_said(repo: Path, knoc: Knoc, rel
 
 
 @pytest.mark.parametrize(("anchored", "aliased"), [
-    ("slug: schema-steward", "slug: &c schema-steward"), ("version: 0.3.0\n", "version: &c 0.3.0\n"),
-    ('title: "Schema Steward"', 'title: &c "Schema Steward"')])
+    ("slug: schema-steward", "slug: &c schema-steward"), ("version: 0.3.0\n", "version: &c 0.3.0\n")])
 def test_an_alias_of_an_entitys_identity_is_no_warning(repo: Path, knoc: Knoc, anchored: str, aliased: str) -> None:
-    """Slug, id, version and title name the entity, and the index and the
-    card publish them: keeping the card's in step by an alias says nothing."""
+    """Slug, id and version name the entity, and the index and the card
+    publish them: keeping the card's in step by an alias says nothing."""
     edit(repo, STEWARD, anchored, aliased)
     edit(repo, STEWARD, "      tags: [schemas, docs]", "      tags: [schemas, *c]")
     code, out, _ = knoc("validate", "--format", "json", root=repo)
     assert code == 0 and not [d for d in json_diags(out) if d["code"] == "KNO-CARD-ALIAS"], out
+
+
+LEGACY = "content/agents/auth-agent.kno"
+
+
+def test_keys_merged_in_are_read_for_what_they_copy(repo: Path, knoc: Knoc) -> None:
+    """`<<: *auth` takes the legacy card's credentials into an extension's
+    params: said, as `params: *auth` is."""
+    edit(repo, LEGACY, "capabilities:\n  streaming: true\n  push_notifications: false\n", "")
+    edit(repo, LEGACY, "authentication:\n", "authentication: &auth\n")
+    edit(repo, LEGACY, "skills:\n", "capabilities:\n  streaming: true\n  push_notifications: false\n  extensions:\n"
+         "    - uri: https://possibility.space/extensions/review-trace/v1\n      params:\n        <<: *auth\n"
+         "        format: sarif\nskills:\n")
+    _, out, _ = knoc("validate", "--format", "json", root=repo)
+    found = [d for d in json_diags(out) if d["code"] == "KNO-CARD-ALIAS"]
+    assert [d["json_path"] for d in found] == ["$.capabilities.extensions[0].params.credentials"], out
+    assert "`authentication.credentials`" in found[0]["message"] and "is an alias of" in found[0]["message"]
+
+
+def test_an_alias_between_two_unpublished_fields_is_no_warning(repo: Path, knoc: Knoc) -> None:
+    """A legacy card's goal that repeats its purpose publishes neither."""
+    edit(repo, LEGACY, "name: Possibility Auth Agent\n", "name: Possibility Auth Agent\npurpose: &p Internal only\n"
+         "goals:\n  - id: g1\n    description: *p\n")
+    code, out, _ = knoc("validate", "--format", "json", root=repo)
+    assert not [d for d in json_diags(out) if d["code"] == "KNO-CARD-ALIAS"], out
 
 
 def test_an_anchor_inside_the_card_is_no_alias_from_outside(repo: Path, knoc: Knoc) -> None:

@@ -78,10 +78,10 @@ declare("KNO-PROJECT-URL-PORTABLE", W, "a card's folder has a name Windows canno
     knoc.toml's `[accept]`.""")
 declare("KNO-CARD-ALIAS", W, "a card value is a YAML alias of one written outside the card", """
     A blueprint publishes its `a2a_projection` (but its `authentication.credentials`), its
-    service class, perception domains and identity (slug, id, title, version), and nothing else
-    of it: persona, goals, boundaries and the rest stay in the repo. A legacy card publishes
-    neither its credentials nor its purpose, persona, goals, boundaries, ownership, provenance,
-    taxonomy or relationships; an extension's page shows its title, description, params schema,
+    service class, perception domains and identity (slug, id, version), and nothing else of it:
+    title, persona, goals, boundaries and the rest stay in the repo. A legacy card publishes
+    neither its credentials nor its title, purpose, persona, goals, boundaries, ownership,
+    provenance, taxonomy or relationships; an extension's page shows its title, description, params schema,
     uri, depends_on, evolution and required, and not its purpose or provenance. A YAML alias (`description:
     *prompt`) copies the value its anchor (`&prompt`) marks, so one written where nothing is
     published would be published with the card, while the card's own lines show only
@@ -94,14 +94,16 @@ declare("KNO-CARD-TEXT-CREDENTIALS", W, "a public card's text holds a credential
     (`?api_key=`, `#access_token=`), written into any text of the card (a description, an
     example, a tag, an extension's params, a security scheme's fields, a key of any of them) is
     published with the card, to every client and registry that reads it (a user name alone,
-    `ssh://git@github.com/...`, is an address, not a credential); so is a credential
+    `ssh://git@github.com/...`, is an address, unless it is a token: `https://<token>@github.com/`);
+    so is a credential
     written bare: an Authorization header's value (`Bearer <token>`, `Basic <base64>`), a JWT,
     or a key that begins as a well-known service's do (`ghp_`, `xoxb-`, `sk-`, `sk_live_`,
     `AKIA`, `ASIA`, `AIza`, `glpat-`), read as YAML reads its escapes. The finding masks it, and
     so does every excerpt; remove it. An address in prose (`support:team@example.com`) is no
     url; a placeholder (`Bearer <token>`, `Bearer YOUR_TOKEN`, `https://<user>:<token>@`,
-    `?apikey=demo`, AWS's `...EXAMPLE` key, a JWT's header alone) and words (`basic ISO-8601
-    dates`, `sk-learn-compatible-v2`) are no credential; neither is flagged.""")
+    `user:password@`, `?apikey=demo`, `?client_secret=secret`, AWS's `...EXAMPLE` key, a JWT's
+    header alone) and words (`basic ISO-8601 dates`, `sk-learn-compatible-v2`) are no
+    credential; neither is flagged. A word a real password may be (`changeme`) is one.""")
 declare("KNO-CARD-URL-CREDENTIALS", E, "a public card's url holds a user name, password, key or token", """
     The card's url, an interface's url, an extension's uri, or its documentation, icon or
     provider url holds a user name or password (`https://user:secret@host/`, and as browsers

@@ -16,10 +16,11 @@ from knoc.kinds.agent import Agent
 from knoc.yaml.yaml12 import MappingNode, Node, ScalarNode, SequenceNode, compose
 
 CREDENTIALS = ("authentication", "credentials")
-# What names an entity, and what is published of it by design (the index, the card's path, its catalog entry).
-IDENTITY = frozenset({"$schema", "type", "subtype", "id", "slug", "title", "version"})
+# What names an entity and is published by design (the index, the card's path). Not an agent's title, which
+# only the repo's readers see (an extension's page shows its own).
+IDENTITY = frozenset({"$schema", "type", "subtype", "id", "slug", "version"})
 # A legacy card's fields that it never publishes (the agent-card reference says which).
-LEGACY_PRIVATE = frozenset({"purpose", "persona", "goals", "boundaries", "ownership", "provenance", "taxonomy",
+LEGACY_PRIVATE = frozenset({"title", "purpose", "persona", "goals", "boundaries", "ownership", "provenance", "taxonomy",
                             "relationships", "quality", "budget_override", "composes", "_history"})
 _ALIAS, _MERGED = "is an alias of", "merges in (`<<`)"
 # An anchor (`&name`) where YAML allows one: at a value's start. Most sources have none (a build's hot path).
@@ -66,6 +67,8 @@ def _copied(top: Node, at_path: JsonPath, written: dict[int, JsonPath], private:
     todo: list[tuple[JsonPath, JsonPath | None, Node]] = [((), None, top)]
     while todo:
         path, said, item = todo.pop()
+        if path and private((*at_path, *path)):  # used where nothing is published (a legacy card's goals)
+            continue
         if said is None and written.get(id(item)) != (*at_path, *path):  # an alias: said where it is used
             said = path
         if path and copied(item, path):
@@ -75,9 +78,14 @@ def _copied(top: Node, at_path: JsonPath, written: dict[int, JsonPath], private:
             own = {k.value for k, _ in item.value if isinstance(k, ScalarNode) and k.value != "<<"}
             for key, value in item.value:
                 if isinstance(key, ScalarNode) and key.value == "<<":  # keys merged in: said at the mapping
-                    merged = value.value if isinstance(value, SequenceNode) else [value]
-                    yield from ((path, said or path, m, _MERGED) for m in merged if copied(m, path) and _adds(m, own))
-                elif isinstance(key, ScalarNode) and copied(key, (*path, str(key.value))):
+                    for merged in value.value if isinstance(value, SequenceNode) else [value]:
+                        if copied(merged, path) and _adds(merged, own):
+                            yield path, said or path, merged, _MERGED
+                        elif isinstance(merged, MappingNode):  # what it gives, unless the mapping sets it itself
+                            todo += [((*path, str(k.value)), said or path, v) for k, v in merged.value
+                                     if isinstance(k, ScalarNode) and k.value not in own]
+                elif isinstance(key, ScalarNode) and copied(key, (*path, str(key.value))) and \
+                        not copied(value, (*path, str(key.value))):  # a copied value is said as such
                     yield path, said or path, key, "has a key that is an alias of"
                 elif isinstance(key, ScalarNode):
                     todo.append(((*path, str(key.value)), said, value))

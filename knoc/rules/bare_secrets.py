@@ -8,14 +8,14 @@ from __future__ import annotations
 import re
 
 # A value no credential is: a yes or no, a digit, a version, or a placeholder a page's reader fills in
-# (`YOUR_API_KEY`, `YourApiKey`, `your-access-token`, `my-api-key`, `<token>`, `{api_key}`, `{{api_key}}`, `${API_KEY}`,
-# `%API_KEY%`, `TOKEN`, `xxxxxxxx`, `…`, `demo`, `changeme`, `[redacted]`).
-NOT_A_SECRET = re.compile(r"(?i:true|false|yes|no|on|off|null|none|all|\d|v\d+|your[-_.]?[\w.-]+"
-                          r"|(?:my|the|some)[-_]?(?:api[-_]?key|key|token|secret|password|access[-_]?token)"
-                          r"|demo|test|sample|example|placeholder|redacted|\[redacted\]|changeme|reset|value|string)"
-                          r"|TOKEN|KEY|SECRET|PASSWORD|APIKEY"
-                          r"|<[^>]*>?|\$?\{\{?[^}]*\}\}?|\$[A-Z_]+|%[A-Za-z_]+%|[xX*.]{3,}|…+"
-                          r"|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|pk_(?:live|test)_\w+")  # Stripe's publishable key
+# (`YOUR_API_KEY`, `your-access-token`, `my-api-key`, `<token>`, `{api_key}`, `{{api_key}}`, `${API_KEY}`,
+# `$db_password`, `%API_KEY%`, `xxxxxxxx`, `•••`, `…`, `demo`, `[redacted]`). Not a word a real password may be
+# (`changeme`, `test`).
+NOT_A_SECRET = re.compile(r"(?i:true|false|yes|no|on|off|null|none|all|\d|v\d+|your[-_.][\w.-]+"
+                          r"|(?:my|the|some)[-_.](?:api[-_]?key|key|token|secret|password|access[-_]?token)"
+                          r"|demo|sample|example|placeholder|redacted|\[redacted\]|value|string)"
+                          r"|<[^>]*>?|\$?\{\{?[^}]*\}\}?|\$[A-Za-z_]+|%[A-Za-z_]+%|[xX*.\u2022]{3,}|\u2026+"
+                          r"|[A-Z]+(?:_[A-Z]+)+|pk_(?:live|test)_\w+")  # Stripe's publishable key
 
 # A credential written bare in text, outside any url: an Authorization header's value (`Bearer <token>`, `Basic
 # <base64>`, its line broken after the word or not), a JWT, or a token that begins as a well-known secret does.
@@ -71,7 +71,7 @@ def _unescaped(text: str) -> tuple[str, list[int]]:
 def _bare_value(kind: str, value: str) -> bool:
     """Whether a value found where a bare credential goes is one: not a
     placeholder, a documented example or a JWT's header alone (what docs
-    show, `eyJhbGciOi...`); random-looking (`_random`), but a JWT, an AWS
+    show, `eyJhbGciOi...`); random-looking (`looks_random`), but a JWT, an AWS
     key id, or a `Basic` value padded as base64 is (`YWRtaW46YWRtaW4=`)."""
     if NOT_A_SECRET.fullmatch(value) or "example" in value.lower() or len(set(value)) < 6:
         return False
@@ -79,16 +79,24 @@ def _bare_value(kind: str, value: str) -> bool:
         return True
     if value.startswith("eyJ"):  # after `Bearer`, not a whole JWT (the pattern's): its header, or cut short
         return False
-    return _random(value) or (kind == "header" and len(value) >= 12 and value.endswith("="))
+    return looks_random(value) or (kind == "header" and len(value) >= 12 and value.endswith("="))
 
 
 _RUNS = re.compile(r"[A-Za-z0-9]{16,}")
 
 
-def _random(value: str) -> bool:
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+
+
+def looks_random(value: str) -> bool:
     """Whether `value` holds what a token is made of and words are not: a
-    run of 16 or more letters and digits, mixing digits and letters or
-    upper and lower case (`ISO-8601/RFC-3339`, `GPT-4o-mini`, `SHA256withRSA`
-    and `sk-learn-compatible-v2` are words)."""
-    return any((re.search(r"\d", run) and re.search(r"[A-Za-z]", run)) or (run.lower() != run and run.upper() != run)
+    UUID, or a run of 16 or more letters and digits, mixing digits and
+    letters or upper and lower case (`ISO-8601/RFC-3339`, `GPT-4o-mini`,
+    `SHA256withRSA` and `sk-learn-compatible-v2` are words); after `sk-`
+    (a name's start as often as a key's), a run of 32 or more, as OpenAI's keys have."""
+    if _UUID.search(value):
+        return True
+    least = 32 if value.startswith("sk-") else 16
+    return any(len(run) >= least and ((re.search(r"\d", run) and re.search(r"[A-Za-z]", run))
+                                      or (run.lower() != run and run.upper() != run))
                for run in _RUNS.findall(value))

@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterator
 from urllib.parse import unquote
 
-from knoc.rules.bare_secrets import NOT_A_SECRET, bare_secrets
+from knoc.rules.bare_secrets import NOT_A_SECRET, bare_secrets, looks_random
 
 # A web scheme, as a browser reads one before an authority (`https:/u:p@h`, `https:\u:p@h` too).
 _SCHEME = r"(?<!\w)(?i:https?|wss?|ftp):"
@@ -110,7 +110,8 @@ def _credentials(text: str, nested: int = 2) -> Iterator[tuple[str, tuple[int, i
         return
     for m in CREDENTIAL_PARAM.finditer(text):
         strong = m.group("value") is not None
-        if _secret(strong, m.group("value" if strong else "weak_value")):
+        if _secret(strong, m.group("value" if strong else "weak_value")) and \
+                not _echoes(m.group("name" if strong else "weak"), m.group("value" if strong else "weak_value")):
             yield m.group("name" if strong else "weak"), m.span("value" if strong else "weak_value")
     if "/" in text:  # `.../api_key=.../`: a parameter written as a path segment (a matrix or a router's)
         for m in _PATH_PARAM.finditer(text):
@@ -156,6 +157,13 @@ def _path_secret(name: str, value: str) -> bool:
     means other things counts there)."""
     return CREDENTIAL_NAME.fullmatch(name) is not None and NOT_A_SECRET.fullmatch(value) is None and (
         _KNOWN_SECRET.match(value) is not None or _PATH_VALUE.fullmatch(value) is not None)
+
+
+def _echoes(name: str, value: str) -> bool:
+    """Whether a value only repeats its name's last words, as a sample does
+    (`?client_secret=secret`, `?access_token=AccessToken`, `?api_key=KEY`)."""
+    plain = re.sub(r"[-_.\s]|%5[fF]|%2[dD]", "", value).lower()
+    return len(plain) >= 3 and re.sub(r"[-_.\s\[\]]|%5[fFbBdD]|%2[dD]", "", name).lower().endswith(plain)
 
 
 def _secret(strong: bool, value: str) -> bool:
@@ -241,10 +249,14 @@ def holds_credential(text: str) -> bool:
         return False
     seen = _ESCAPED_AT.sub(lambda m: "@" + "\x01" * (len(m.group()) - 1), text) if "\\" in text else text
     for start, end in [*_in_urls(seen), *_in_quoted_urls(seen)]:
-        _, colon, password = seen[start:end].partition(":")
-        if colon and password.strip() and NOT_A_SECRET.fullmatch(password.strip()) is None:
-            return True
+        user, colon, password = (part.strip() for part in seen[start:end].partition(":"))
+        if (colon and password and not _PLACEHOLDER_PASSWORD.fullmatch(password)) or (not colon and looks_random(user)):
+            return True  # a password, or a token given as the user name (`https://<token>@github.com/...`)
     return False
+
+
+# A password a page shows as a sample: a placeholder, or the word for it (`user:password@`, `user:[password]@`).
+_PLACEHOLDER_PASSWORD = re.compile(rf"{NOT_A_SECRET.pattern}|(?i:pass(?:word)?|pwd|token|secret|api[-_]?key|\[\w+\])")
 
 
 def credential_shown(text: str, width: int = 100) -> str:
