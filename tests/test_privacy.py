@@ -527,7 +527,7 @@ def test_an_alias_between_two_unpublished_fields_is_no_warning(repo: Path, knoc:
     """A legacy card's goal that repeats its purpose publishes neither."""
     edit(repo, LEGACY, "name: Possibility Auth Agent\n", "name: Possibility Auth Agent\npurpose: &p Internal only\n"
          "goals:\n  - id: g1\n    description: *p\n")
-    code, out, _ = knoc("validate", "--format", "json", root=repo)
+    _, out, _ = knoc("validate", "--format", "json", root=repo)
     assert not [d for d in json_diags(out) if d["code"] == "KNO-CARD-ALIAS"], out
 
 
