@@ -28,6 +28,8 @@ _BARE_SECRET = re.compile(r"(?<![A-Za-z0-9_-])(?:(?i:bearer|basic):?(?:[ \t\u00a
 # path: about 10 µs a source). A test key (`sk_test_`) is left: it reaches no one's money or data.
 _BARE_MARKS = ("earer", "EARER", "asic", "ASIC", "eyJ", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "xox",
                "sk-", "k_live_", "AKIA", "ASIA", "AIza", "glpat-")
+
+
 def may_hold_bare_secret(text: str) -> bool:
     """Whether `text` may hold a bare credential (`_BARE_SECRET`): False rules it out."""
     return any(mark in text for mark in _BARE_MARKS)
