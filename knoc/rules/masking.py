@@ -110,9 +110,9 @@ def _credentials(text: str, nested: int = 2) -> Iterator[tuple[str, tuple[int, i
         return
     for m in CREDENTIAL_PARAM.finditer(text):
         strong = m.group("value") is not None
-        if _secret(strong, m.group("value" if strong else "weak_value")) and \
-                not _echoes(m.group("name" if strong else "weak"), m.group("value" if strong else "weak_value")):
-            yield m.group("name" if strong else "weak"), m.span("value" if strong else "weak_value")
+        name, value = ("name", "value") if strong else ("weak", "weak_value")
+        if _secret(strong, m.group(value)) and not _echoes(m.group(name), m.group(value)):
+            yield m.group(name), m.span(value)
     if "/" in text:  # `.../api_key=.../`: a parameter written as a path segment (a matrix or a router's)
         for m in _PATH_PARAM.finditer(text):
             if _path_secret(decoded := _decoded(m.group("name")), m.group("value")):
