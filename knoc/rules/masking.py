@@ -110,9 +110,9 @@ def _credentials(text: str, nested: int = 2) -> Iterator[tuple[str, tuple[int, i
         return
     for m in CREDENTIAL_PARAM.finditer(text):
         strong = m.group("value") is not None
-        name, value = ("name", "value") if strong else ("weak", "weak_value")
-        if _secret(strong, m.group(value)) and not _echoes(m.group(name), m.group(value)):
-            yield m.group(name), m.span(value)
+        named, valued = ("name", "value") if strong else ("weak", "weak_value")
+        if _secret(strong, m.group(valued)) and not _echoes(m.group(named), m.group(valued)):
+            yield m.group(named), m.span(valued)
     if "/" in text:  # `.../api_key=.../`: a parameter written as a path segment (a matrix or a router's)
         for m in _PATH_PARAM.finditer(text):
             if _path_secret(decoded := _decoded(m.group("name")), m.group("value")):
