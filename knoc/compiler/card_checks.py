@@ -21,9 +21,7 @@ from knoc.rules import jsontext
 from knoc.rules.masking import credential_shown, holds_credential
 from knoc.rules.paths import (
     credential_in,
-    host_folder,
-    ip_literal,
-    ipv4_as_read,
+    local_host,
     origin,
     shown_url,
     split_url,
@@ -305,17 +303,6 @@ def _bindings(agent: Agent) -> Iterable[Diagnostic]:
             yield card_error(agent, path, "KNO-CARD-BINDING", f"binding `{binding}` is published as written, and "
                              f"a2a-sdk compares bindings exactly (the JS SDK ignores case): it knows it as "
                              f"`{named}`", f"write `{named}`")
-
-
-def local_host(host: str) -> bool:
-    """Whether only this machine or its network reaches `host` (a client's reading of it)."""
-    host = (host_folder(host) or host).strip("[]")  # as a client reads it: `localhost.`, `１２７.0.0.1` (IDNA)
-    if host == "localhost" or host.endswith((".localhost", ".local")):
-        return True
-    ip = ip_literal(host) or ipv4_as_read(host)  # `127.1` and `0x7f.1` reach this machine too
-    if ip is None:
-        return False
-    return ip.is_loopback or ip.is_private or ip.is_link_local or ip.is_unspecified
 
 
 def deprecated(agent: Agent) -> Iterable[Diagnostic]:

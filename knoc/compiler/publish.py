@@ -9,12 +9,12 @@ import difflib
 from collections.abc import Collection, Iterable
 from typing import NamedTuple
 
-from knoc.compiler.card_checks import card_error, local_host
+from knoc.compiler.card_checks import card_error
 from knoc.config import CONFIG_FILE
 from knoc.diagnostics import Diagnostic, Span, diag
 from knoc.diagnostics.duplicates import duplicate
 from knoc.kinds.agent import Agent, Projection
-from knoc.rules.paths import unportable
+from knoc.rules.paths import local_host, unportable
 
 
 class Published(NamedTuple):

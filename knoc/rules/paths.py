@@ -228,3 +228,14 @@ def path_segments(path: str) -> list[str]:
     (`/%7Ea` is `/~a`); other escapes stay, for `segment_problem` to refuse."""
     decoded = _UNRESERVED_ESCAPE.sub(lambda m: chr(int(m.group(1), 16)), path)
     return [s for s in decoded.split("/") if s]
+
+
+def local_host(host: str) -> bool:
+    """Whether only this machine or its network reaches `host` (a client's reading of it)."""
+    host = (host_folder(host) or host).strip("[]")  # as a client reads it: `localhost.`, `１２７.0.0.1` (IDNA)
+    if host == "localhost" or host.endswith((".localhost", ".local")):
+        return True
+    ip = ip_literal(host) or ipv4_as_read(host)  # `127.1` and `0x7f.1` reach this machine too
+    if ip is None:
+        return False
+    return ip.is_loopback or ip.is_private or ip.is_link_local or ip.is_unspecified
