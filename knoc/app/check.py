@@ -120,9 +120,9 @@ def _rebuild(config: Config, signs: bool) -> str:
     """The command that rebuilds this repo as it is built: a repo that signs
     needs its key, unless the environment gives it or knoc.toml names one
     that is on this machine."""
-    if not signs or os.environ.get(SIGNING_KEY_ENV, "").strip():
-        return "knoc build"
-    if config.key and os.path.isfile(os.path.expanduser(config.key)):
+    from knoc.app.signing import key_here
+
+    if not signs or os.environ.get(SIGNING_KEY_ENV, "").strip() or key_here(config.key):
         return "knoc build"
     return "knoc build --sign-key KEY"
 

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 from pathlib import Path
 
 from knoc.a2a import signing
 from knoc.app.outcome import Outcome, UsageError
-from knoc.app.signing import exposed, pin_line, pins
+from knoc.app.signing import exposed, key_here, pin_line, pins
 from knoc.config import Config, ConfigError, load_config, repos_around
 from knoc.io import files, keys
 from knoc.output.signed import PublicKey
@@ -25,7 +24,7 @@ def new_key(path: Path, kind: str) -> Outcome:
         raise UsageError("KNO-EXISTS", f"{path} already exists; knoc does not replace a key") from None
     pinned = _pinned(_repo_of(Path.cwd()))
     named = pinned[0].key if isinstance(pinned, tuple) else None  # knoc.toml's key, where it is on this machine
-    current = named if named and os.path.isfile(os.path.expanduser(named)) else "CURRENT.pem"
+    current = named if named and key_here(named) else "CURRENT.pem"
     then = (f"sign with every pinned key while clients pick up the new key set: knoc build --sign-key {current} "
             f"--sign-key {path}\n      (both on the command line: --sign-key takes the place of [signing] `key`; "
             "then move the old key to `retired`: the signing guide's rotation)\n"

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import json
 import os
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from knoc.app.common import setting_span
 from knoc.app.outcome import UsageError
 from knoc.config import CONFIG_FILE, SIGNING_KEY_ENV, Config, KeyRef
 from knoc.diagnostics import Diagnostic, diag
-from knoc.io import git, tree
+from knoc.io import files, git, tree
 from knoc.output.hosting import JWKS_FILE, SITE
 from knoc.output.signed import Adopter, KeySigner, PublicKey
 from knoc.output.tree import MANIFEST
@@ -125,6 +126,11 @@ def _in_repo(config: Config) -> bool:
     from knoc.io import keys  # the key reader (and `cryptography`) only for a repo that names a key
 
     return keys.in_repo(config.key or "", config.root)
+
+
+def key_here(path: str | None) -> bool:
+    """Whether a key file knoc.toml names is on this machine (`~` read as the home folder)."""
+    return path is not None and path != "" and files.is_file(Path(path).expanduser())
 
 
 def key_given(config: Config, sign_keys: tuple[str, ...] = ()) -> bool:

@@ -218,9 +218,7 @@ def masked(text: str, keep_width: bool = False, bare: bool = True, named: bool =
     written_bare = bare_secrets(text)
     if "@" not in text and "\\" not in text and "=" not in text and not written_bare:
         return text
-    # Read with each escaped `@` (YAML's, JSON's) as one, of the same width: a value's credential is masked
-    # in its source and in a card's JSON as in the value.
-    seen = _ESCAPED_AT.sub(lambda m: "@" + "\x01" * (len(m.group()) - 1), text) if "\\" in text else text
+    seen = _at_read(text)
     spans = [*_in_urls(seen), *_in_quoted_urls(seen), *(_bare(seen) if bare else ())] if "@" in seen else []
     if "=" in text or "\\" in text:
         spans += [span for _, span in _credentials(text)]
@@ -247,7 +245,7 @@ def holds_credential(text: str) -> bool:
         return True
     if "@" not in text and "\\" not in text:
         return False
-    seen = _ESCAPED_AT.sub(lambda m: "@" + "\x01" * (len(m.group()) - 1), text) if "\\" in text else text
+    seen = _at_read(text)
     for start, end in [*_in_urls(seen), *_in_quoted_urls(seen)]:
         user, colon, password = (part.strip() for part in seen[start:end].partition(":"))
         if (colon and password and not _PLACEHOLDER_PASSWORD.fullmatch(password)) or (not colon and looks_random(user)):
@@ -257,6 +255,13 @@ def holds_credential(text: str) -> bool:
 
 # A password a page shows as a sample: a placeholder, or the word for it (`user:password@`, `user:[password]@`).
 _PLACEHOLDER_PASSWORD = re.compile(rf"{NOT_A_SECRET.pattern}|(?i:pass(?:word)?|pwd|token|secret|api[-_]?key|\[\w+\])")
+
+
+def _at_read(text: str) -> str:
+    """`text` with each escaped `@` (YAML's, JSON's) read as one, of the same
+    width: a value's credential is found in its source and in a card's JSON
+    as in the value."""
+    return _ESCAPED_AT.sub(lambda m: "@" + "\x01" * (len(m.group()) - 1), text) if "\\" in text else text
 
 
 def credential_shown(text: str, width: int = 100) -> str:
