@@ -936,6 +936,8 @@ def test_an_extension_uri_holding_a_password_is_refused_unrepeated(repo: Path, k
                              "  The agent attaches", "description"),
     ("  The agent attaches", "  Call it with Authorization: Bearer EXTTOKEN0123456789abcdef.\n"
                              "  The agent attaches", "description"),
+    ("  The agent attaches", "  Call it with Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ1c2VyIn0.EXTTOKENsig0123.\n"
+                             "  The agent attaches", "description"),
     ("      enum: [sarif, junit, markdown]", "      enum: [sarif, junit, markdown]\n"
                                              "      default: 'https://q:EXTPW@docs.possibility.space'",
      "params_schema"),

@@ -298,7 +298,8 @@ def test_a_key_in_a_url_in_a_cards_text_is_said_masked(repo: Path, knoc) -> None
                                     "AKIAIOSFODNN7QWERTYU", "xoxb-17653672481-19874698323-pdFZKVeTuE8sk7oOcBrzbqgy",
                                     "BEARER q8f3k2m9x7v1b4n6c0z5", "Basic YWRtaW46YWRtaW4=",
                                     "eyJhbGciOiJub25lIn0.ewogICJzdWIiOiAiMTIzIgp9.c2lnbmF0dXJl",
-                                    "xoxp-123456789012-123456789012-0123456789abcdef0123456789abcdef"])
+                                    "xoxp-123456789012-123456789012-0123456789abcdef0123456789abcdef",
+                                    "Bearer eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJ1c2VyLTQ4MjEifQ.Xk2pQ7rT9vLm3nB8"])
 def test_a_bare_credential_in_a_cards_text_is_said_masked(repo: Path, knoc: Knoc, secret: str) -> None:
     """A header value, a JWT or a well-known key pasted into a description,
     outside any url, is published with the card too: a warning at its
@@ -521,6 +522,21 @@ def test_keys_merged_in_are_read_for_what_they_copy(repo: Path, knoc: Knoc) -> N
     found = [d for d in json_diags(out) if d["code"] == "KNO-CARD-ALIAS"]
     assert [d["json_path"] for d in found] == ["$.capabilities.extensions[0].params.credentials"], out
     assert "`authentication.credentials`" in found[0]["message"] and "is an alias of" in found[0]["message"]
+
+
+def test_a_merged_key_is_overridden_only_by_the_same_key_as_loaded(repo: Path, knoc: Knoc) -> None:
+    """`"0x1"` in the card does not override a merged `0x1` (loaded as "1"):
+    both keys are published, and the merge is said."""
+    edit(repo, LEGACY, "capabilities:\n  streaming: true\n  push_notifications: false\n", "")
+    edit(repo, LEGACY, "authentication:\n", "provenance:\n  origin:\n    stash: &s {0x1: SECRETMERGEHEX}\n"
+         "authentication:\n")
+    edit(repo, LEGACY, "skills:\n", "capabilities:\n  streaming: true\n  push_notifications: false\n  extensions:\n"
+         "    - uri: https://possibility.space/extensions/review-trace/v1\n"
+         '      params: {"0x1": public, format: sarif, <<: *s}\nskills:\n')
+    _, out, _ = knoc("validate", "--format", "json", root=repo)
+    found = [d for d in json_diags(out) if d["code"] == "KNO-CARD-ALIAS"]
+    assert [d["json_path"] for d in found] == ["$.capabilities.extensions[0].params"], out
+    assert "merges in (`<<`) `provenance.origin.stash`" in found[0]["message"]
 
 
 def test_an_alias_between_two_unpublished_fields_is_no_warning(repo: Path, knoc: Knoc) -> None:

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from knoc.diagnostics import Diagnostic, JsonPath, SourceFile, at, json_path
 from knoc.kinds.agent import Agent
-from knoc.yaml.yaml12 import MappingNode, Node, ScalarNode, SequenceNode, compose
+from knoc.yaml.yaml12 import MappingNode, Node, ScalarNode, SequenceNode, compose, key_of
 
 CREDENTIALS = ("authentication", "credentials")
 # What names an entity and is published by design (the index, the card's path). Not an agent's title, which
@@ -75,27 +75,28 @@ def _copied(top: Node, at_path: JsonPath, written: dict[int, JsonPath], private:
             yield path, said or path, item, _ALIAS
             continue
         if isinstance(item, MappingNode):
-            own = {k.value for k, _ in item.value if isinstance(k, ScalarNode) and k.value != "<<"}
+            own = {key_of(k) for k, _ in item.value} - {None}  # as loaded: `0x1` and `"1"` are one key
             for key, value in item.value:
                 if isinstance(key, ScalarNode) and key.value == "<<":  # keys merged in: said at the mapping
                     for merged in value.value if isinstance(value, SequenceNode) else [value]:
                         if copied(merged, path) and _adds(merged, own):
                             yield path, said or path, merged, _MERGED
                         elif isinstance(merged, MappingNode):  # what it gives, unless the mapping sets it itself
-                            todo += [((*path, str(k.value)), said or path, v) for k, v in merged.value
-                                     if isinstance(k, ScalarNode) and k.value not in own]
-                elif isinstance(key, ScalarNode) and copied(key, (*path, str(key.value))) and \
-                        not copied(value, (*path, str(key.value))):  # a copied value is said as such
+                            todo += [((*path, name), said or path, v) for k, v in merged.value
+                                     if (name := key_of(k)) is not None and name not in own]
+                elif (name := key_of(key)) is None:
+                    continue
+                elif copied(key, (*path, name)) and not copied(value, (*path, name)):  # a copied value: said so
                     yield path, said or path, key, "has a key that is an alias of"
-                elif isinstance(key, ScalarNode):
-                    todo.append(((*path, str(key.value)), said, value))
+                else:
+                    todo.append(((*path, name), said, value))
         elif isinstance(item, SequenceNode):
             todo += [((*path, i), said, v) for i, v in enumerate(item.value)]
 
 
-def _adds(merged: Node, own: set[object]) -> bool:
+def _adds(merged: Node, own: set[str | None]) -> bool:
     """Whether a mapping merged in (`<<`) gives a key the mapping does not set itself."""
-    return isinstance(merged, MappingNode) and any(isinstance(k, ScalarNode) and k.value not in own
+    return isinstance(merged, MappingNode) and any((name := key_of(k)) is not None and name not in own
                                                    for k, _ in merged.value)
 
 
@@ -111,7 +112,7 @@ def _origins(root: Node) -> dict[int, JsonPath]:
         found[id(item)] = path
         after = item.start_mark.index
         children: Iterable[tuple[str | int, Node, Node | None]] = (
-            ((str(k.value), v, k) for k, v in item.value) if isinstance(item, MappingNode) else
+            ((key_of(k) or "<<", v, k) for k, v in item.value) if isinstance(item, MappingNode) else
             ((i, v, None) for i, v in enumerate(item.value)) if isinstance(item, SequenceNode) else ())
         for step, child, key in children:
             if key is not None:
@@ -144,7 +145,7 @@ def _at(node: Node | None, path: JsonPath) -> Node | None:
     for step in path:
         if not isinstance(node, MappingNode):
             return None
-        node = next((v for k, v in node.value if isinstance(k, ScalarNode) and k.value == step), None)
+        node = next((v for k, v in node.value if key_of(k) == step), None)
     return node
 
 

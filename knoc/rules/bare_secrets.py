@@ -20,8 +20,9 @@ NOT_A_SECRET = re.compile(r"(?i:true|false|yes|no|on|off|null|none|all|\d|v\d+|y
 # A credential written bare in text, outside any url: an Authorization header's value (`Bearer <token>`, `Basic
 # <base64>`, its line broken after the word or not), a JWT, or a token that begins as a well-known secret does.
 # What each holds is judged after (`_bare_value`): one pattern, no lookahead, so a search stays linear.
+_JWT = r"eyJ[\w-]{8,}\.[\w-]{8,}\.[\w-]*"  # a header and claims (base64url JSON) and a signature, maybe empty
 _BARE_SECRET = re.compile(r"(?<![A-Za-z0-9_-])(?:(?i:bearer|basic):?(?:[ \t\u00a0\u3000]|\\?\n)+"
-                          r"(?P<header>[\w.~+/-]+=*)|(?P<jwt>eyJ[\w-]{8,}\.[\w-]{8,}\.[\w-]*)"
+                          rf"(?P<header>[\w.~+/-]+=*)|(?P<jwt>{_JWT})"
                           r"|(?P<known>(?:gh[pousr]_|github_pat_|xox[abposr]-|sk-|[sr]k_live_|AIza|glpat-)[\w-]+"
                           r"|(?:AKIA|ASIA)[0-9A-Z]{16}))(?![\w-])")
 # A text holds none of them unless it holds one of these: substring tests, cheaper than one search (a build's hot
@@ -79,8 +80,8 @@ def _bare_value(kind: str, value: str) -> bool:
         return False
     if kind == "jwt" or value.startswith(("AKIA", "ASIA")):
         return True
-    if value.startswith("eyJ"):  # after `Bearer`, not a whole JWT (the pattern's): its header, or cut short
-        return False
+    if value.startswith("eyJ"):  # after `Bearer`: a whole JWT is one; its header alone, or cut short, is not
+        return re.fullmatch(_JWT, value.rstrip(".")) is not None
     return looks_random(value) or (kind == "header" and len(value) >= 12 and value.endswith("="))
 
 

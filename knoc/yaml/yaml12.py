@@ -39,6 +39,7 @@ __all__ = [
     "SequenceNode",
     "YAMLError",
     "compose",
+    "key_of",
     "load",
     "load_value",
 ]
@@ -281,6 +282,17 @@ def _sources(node: Node) -> list[Node]:
                           f"{_what(source)}", "merge an anchored mapping (`<<: *name`) or a list of them",
                           source.start_mark)
     return list(sources)
+
+
+def key_of(node: Node) -> str | None:
+    """A mapping key as a loaded value has it (`_key`: `0x1` is "1", `~` is
+    "null"), or None for one no value has (a merge's `<<`, a refused key)."""
+    if node.tag == MERGE:
+        return None
+    try:
+        return _key(node)
+    except ConstructorError:
+        return None
 
 
 def _key(node: Node) -> str:
