@@ -510,32 +510,32 @@ def test_an_alias_of_an_entitys_identity_is_no_warning(repo: Path, knoc: Knoc, a
 LEGACY = "content/agents/auth-agent.kno"
 
 
+def _legacy_params_aliased(repo: Path, knoc: Knoc, anchored: str, params: str) -> list[dict[str, Any]]:
+    """The KNO-CARD-ALIAS findings of the legacy card with `anchored` put
+    before its `authentication:` and an extension entry holding `params`
+    (capabilities moved after it: an alias follows its anchor)."""
+    edit(repo, LEGACY, "capabilities:\n  streaming: true\n  push_notifications: false\n", "")
+    edit(repo, LEGACY, "authentication:\n", anchored)
+    edit(repo, LEGACY, "skills:\n", "capabilities:\n  streaming: true\n  push_notifications: false\n  extensions:\n"
+         f"    - uri: https://possibility.space/extensions/review-trace/v1\n      params: {params}\nskills:\n")
+    _, out, _ = knoc("validate", "--format", "json", root=repo)
+    return [d for d in json_diags(out) if d["code"] == "KNO-CARD-ALIAS"]
+
+
 def test_keys_merged_in_are_read_for_what_they_copy(repo: Path, knoc: Knoc) -> None:
     """`<<: *auth` takes the legacy card's credentials into an extension's
     params: said, as `params: *auth` is."""
-    edit(repo, LEGACY, "capabilities:\n  streaming: true\n  push_notifications: false\n", "")
-    edit(repo, LEGACY, "authentication:\n", "authentication: &auth\n")
-    edit(repo, LEGACY, "skills:\n", "capabilities:\n  streaming: true\n  push_notifications: false\n  extensions:\n"
-         "    - uri: https://possibility.space/extensions/review-trace/v1\n      params:\n        <<: *auth\n"
-         "        format: sarif\nskills:\n")
-    _, out, _ = knoc("validate", "--format", "json", root=repo)
-    found = [d for d in json_diags(out) if d["code"] == "KNO-CARD-ALIAS"]
-    assert [d["json_path"] for d in found] == ["$.capabilities.extensions[0].params.credentials"], out
+    found = _legacy_params_aliased(repo, knoc, "authentication: &auth\n", "\n        <<: *auth\n        format: sarif")
+    assert [d["json_path"] for d in found] == ["$.capabilities.extensions[0].params.credentials"], found
     assert "`authentication.credentials`" in found[0]["message"] and "is an alias of" in found[0]["message"]
 
 
 def test_a_merged_key_is_overridden_only_by_the_same_key_as_loaded(repo: Path, knoc: Knoc) -> None:
     """`"0x1"` in the card does not override a merged `0x1` (loaded as "1"):
     both keys are published, and the merge is said."""
-    edit(repo, LEGACY, "capabilities:\n  streaming: true\n  push_notifications: false\n", "")
-    edit(repo, LEGACY, "authentication:\n", "provenance:\n  origin:\n    stash: &s {0x1: SECRETMERGEHEX}\n"
-         "authentication:\n")
-    edit(repo, LEGACY, "skills:\n", "capabilities:\n  streaming: true\n  push_notifications: false\n  extensions:\n"
-         "    - uri: https://possibility.space/extensions/review-trace/v1\n"
-         '      params: {"0x1": public, format: sarif, <<: *s}\nskills:\n')
-    _, out, _ = knoc("validate", "--format", "json", root=repo)
-    found = [d for d in json_diags(out) if d["code"] == "KNO-CARD-ALIAS"]
-    assert [d["json_path"] for d in found] == ["$.capabilities.extensions[0].params"], out
+    found = _legacy_params_aliased(repo, knoc, "provenance:\n  origin:\n    stash: &s {0x1: SECRETMERGEHEX}\n"
+                                   "authentication:\n", '{"0x1": public, format: sarif, <<: *s}')
+    assert [d["json_path"] for d in found] == ["$.capabilities.extensions[0].params"], found
     assert "merges in (`<<`) `provenance.origin.stash`" in found[0]["message"]
 
 
